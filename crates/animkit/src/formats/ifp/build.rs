@@ -1,0 +1,444 @@
+//! Model → IFP raw layer, in canonical form (`ifp.md` §6 and §7).
+//!
+//! Tracks are grouped per bone into one sequence (ANP3) or object (ANPK) whose frames carry a
+//! rotation and, when the bone has a translation track, a translation. Where the model's tracks
+//! of a bone do not share their key times and a linear rule, they are resampled at the union of
+//! their key times; a step becomes two keys at the same time (which the engine plays as a step);
+//! a cubic track adds samples on a 1/60 s grid. Encoding of compressed frames: time
+//! `round_half_away(t·60)`, rotation `trunc(q·4096)`, translation `trunc(v·1024)`, each checked
+//! against the i16 range.
+
+use bytes::Bytes;
+use glam::{Quat, Vec3};
+
+use super::bones::ped_tag;
+use super::canonical::{canonicalize_anpk, canonicalize_v2, padded_name};
+use super::raw::*;
+use crate::error::{Error, Result};
+use crate::formats::WriteOptions;
+use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Skeleton, Target, Track};
+use crate::sample::{sample_track, sample_track_left, Sampled};
+use crate::text::{fixed_name, to_latin1};
+
+/// What to do when a value does not fit a compressed (i16) frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overflow {
+    /// Fail with an error naming the value.
+    Error,
+    /// Write that animation with uncompressed float frames (types 1/2, flags 0) and warn.
+    Uncompressed,
+}
+
+/// Options for writing IFP from the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// `ANP3` or `ANPK`.
+    pub anpk: bool,
+    /// ANP3 only: write float frames (types 1/2) for every animation.
+    pub uncompressed: bool,
+    pub overflow: Overflow,
+}
+
+impl BuildOptions {
+    /// Reads `variant` (`anp3`, `anpk`) and the params `compression=auto|none` and
+    /// `overflow=uncompressed|error`.
+    pub fn from_write_options(o: &WriteOptions) -> Result<Self> {
+        let anpk = match o.variant.as_deref() {
+            None | Some("anp3") | Some("ifp") => false,
+            Some("anpk") => true,
+            Some(v) => return Err(Error::unsupported(format!("unknown IFP variant \"{v}\" (anp3 or anpk)"))),
+        };
+        let uncompressed = match o.param("compression") {
+            None | Some("auto") => false,
+            Some("none") => true,
+            Some(v) => return Err(Error::unsupported(format!("compression={v}: expected auto or none"))),
+        };
+        let overflow = match o.param("overflow") {
+            None | Some("uncompressed") => Overflow::Uncompressed,
+            Some("error") => Overflow::Error,
+            Some(v) => return Err(Error::unsupported(format!("overflow={v}: expected uncompressed or error"))),
+        };
+        Ok(BuildOptions { anpk, uncompressed, overflow })
+    }
+}
+
+/// One engine frame before encoding.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Frame {
+    time: f32,
+    rotation: Quat,
+    translation: Option<Vec3>,
+    scale: Option<Vec3>,
+}
+
+/// The frames of one bone.
+struct BoneFrames {
+    bone: BoneRef,
+    frames: Vec<Frame>,
+}
+
+/// The tracks of one bone.
+#[derive(Default)]
+struct BoneTracks<'a> {
+    rotation: Option<&'a Track>,
+    translation: Option<&'a Track>,
+    scale: Option<&'a Track>,
+}
+
+impl<'a> BoneTracks<'a> {
+    fn all(&self) -> impl Iterator<Item = &'a Track> {
+        [self.rotation, self.translation, self.scale].into_iter().flatten()
+    }
+}
+
+/// Builds an IFP file from the model; returns it with warnings about what was approximated.
+pub fn from_model(package: &Package, options: BuildOptions) -> Result<(IfpFile, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let block = to_latin1(&package.name)
+        .filter(|b| b.len() <= 23)
+        .ok_or_else(|| Error::unrepresentable(format!("package name \"{}\" is not 1–23 Latin-1 bytes", package.name)))?;
+    let mut clips = Vec::with_capacity(package.clips.len());
+    for clip in &package.clips {
+        let bones = clip_frames(clip, package.skeleton.as_ref(), &mut warnings)
+            .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
+        clips.push((clip, bones));
+    }
+    let body = if options.anpk {
+        Body::Anpk(build_anpk(&block, &clips)?)
+    } else {
+        Body::V2(build_anp3(&block, &clips, options, &mut warnings)?)
+    };
+    Ok((IfpFile { body, tail: Bytes::new(), salvage: None }, warnings))
+}
+
+fn name_bytes<const N: usize>(name: &str, what: &str) -> Result<[u8; N]> {
+    fixed_name::<N>(name).ok_or_else(|| {
+        Error::unrepresentable(format!("{what} name \"{name}\" does not fit {} Latin-1 bytes and a NUL", N - 1))
+    })
+}
+
+/// Names are limited to 23 bytes and a NUL in every game buffer (`ifp.md` §4.5).
+fn short_name(name: &str, what: &str) -> Result<[u8; 24]> {
+    name_bytes::<24>(name, what)
+}
+
+fn bone_name(bone: &BoneRef) -> String {
+    bone.name.clone().unwrap_or_else(|| bone.label())
+}
+
+fn bone_tag(bone: &BoneRef) -> i32 {
+    bone.id.or_else(|| bone.name.as_deref().and_then(ped_tag)).unwrap_or(-1)
+}
+
+/// Groups a clip's tracks per bone and turns each group into engine frames.
+fn clip_frames(clip: &Clip, skeleton: Option<&Skeleton>, warnings: &mut Vec<String>) -> Result<Vec<BoneFrames>> {
+    let mut groups: Vec<(BoneRef, BoneTracks)> = Vec::new();
+    let mut skipped = 0;
+    for track in &clip.tracks {
+        track.validate().map_err(|m| Error::unrepresentable(m).within(format!("track {}", track.target.label())))?;
+        let Target::Bone(bone) = &track.target else {
+            skipped += 1;
+            continue;
+        };
+        let i = match groups.iter().position(|(b, _)| b == bone) {
+            Some(i) => i,
+            None => {
+                groups.push((bone.clone(), BoneTracks::default()));
+                groups.len() - 1
+            }
+        };
+        let slot = match track.channel() {
+            Channel::Rotation => &mut groups[i].1.rotation,
+            Channel::Translation => &mut groups[i].1.translation,
+            Channel::Scale => &mut groups[i].1.scale,
+            _ => {
+                skipped += 1;
+                continue;
+            }
+        };
+        if slot.is_some() {
+            warnings.push(format!("clip \"{}\": second {:?} track of {} ignored", clip.name, track.channel(), bone.label()));
+        } else if track.key_count() > 0 {
+            *slot = Some(track);
+        }
+    }
+    if skipped > 0 {
+        warnings.push(format!("clip \"{}\": {skipped} non-transform track(s) dropped: IFP animates bones only", clip.name));
+    }
+    let mut out = Vec::with_capacity(groups.len());
+    for (bone, tracks) in groups {
+        if tracks.all().next().is_none() {
+            continue;
+        }
+        let rest = skeleton
+            .and_then(|s| s.find(&bone).and_then(|i| s.bones.get(i)))
+            .map_or(Quat::IDENTITY, |b| b.rest.rotation);
+        let frames = bone_frames(&tracks, rest, clip, &bone, warnings);
+        out.push(BoneFrames { bone, frames });
+    }
+    Ok(out)
+}
+
+/// Whether a track can be copied key for key into engine frames (linear rule, no cubic tangents).
+fn is_linear(track: &Track) -> bool {
+    matches!(track.interpolation, Interpolation::Linear | Interpolation::Slerp | Interpolation::Nlerp)
+}
+
+fn bone_frames(tracks: &BoneTracks, rest: Quat, clip: &Clip, bone: &BoneRef, warnings: &mut Vec<String>) -> Vec<Frame> {
+    let first = tracks.all().next().map(|t| &t.times);
+    if tracks.all().all(|t| Some(&t.times) == first && is_linear(t)) {
+        // Same times and a linear rule: copy keys by index, so repeated times keep both values.
+        let n = first.map_or(0, Vec::len);
+        return (0..n).map(|i| key_frame(tracks, i, rest)).collect();
+    }
+    warnings.push(format!("clip \"{}\": {} resampled to shared key times", clip.name, bone.label()));
+    let vec3 = |track: Option<&Track>, t: f32, left: bool| match track.and_then(|tr| sample(tr, t, left)) {
+        Some(Sampled::Translation(v) | Sampled::Scale(v)) => Some(v),
+        _ => None,
+    };
+    let frame = |time: f32, left: bool| Frame {
+        time,
+        rotation: match tracks.rotation.and_then(|r| sample(r, time, left)) {
+            Some(Sampled::Rotation(q)) => q,
+            _ => rest,
+        },
+        translation: vec3(tracks.translation, time, left),
+        scale: vec3(tracks.scale, time, left),
+    };
+    let (times, lefts) = event_times(tracks);
+    let mut frames = Vec::with_capacity(times.len() * 2);
+    for (&t, &left) in times.iter().zip(&lefts) {
+        if left {
+            frames.push(frame(t, true));
+        }
+        frames.push(frame(t, false));
+    }
+    frames
+}
+
+/// The frame made of key `i` of every track (all tracks share their times).
+fn key_frame(tracks: &BoneTracks, i: usize, rest: Quat) -> Frame {
+    use crate::model::Values;
+    let time = tracks.all().next().and_then(|t| t.times.get(i).copied()).unwrap_or(0.0);
+    let vec3 = |t: Option<&Track>| match t.map(|t| &t.values) {
+        Some(Values::Translation(v) | Values::Scale(v)) => v.get(i).copied(),
+        _ => None,
+    };
+    let rotation = match tracks.rotation.map(|t| &t.values) {
+        Some(Values::Rotation(v)) => v.get(i).copied().unwrap_or(rest),
+        _ => rest,
+    };
+    Frame { time, rotation, translation: vec3(tracks.translation), scale: vec3(tracks.scale) }
+}
+
+fn sample(track: &Track, t: f32, left: bool) -> Option<Sampled> {
+    if left {
+        sample_track_left(track, t)
+    } else {
+        sample_track(track, t)
+    }
+}
+
+/// The union of the tracks' key times (plus a 1/60 s grid over cubic tracks), and for each time
+/// whether the value just before it differs (a step key or a repeated time): then the frame list
+/// gets an extra key at the same time holding the left value.
+fn event_times(tracks: &BoneTracks) -> (Vec<f32>, Vec<bool>) {
+    let mut times: Vec<f32> = Vec::new();
+    for track in tracks.all() {
+        times.extend_from_slice(&track.times);
+        if track.interpolation == Interpolation::CubicSpline {
+            if let (Some(&a), Some(&b)) = (track.times.first(), track.times.last()) {
+                let steps = ((b - a) * 60.0).floor() as usize;
+                times.extend((1..steps).map(|k| a + k as f32 / 60.0));
+            }
+        }
+    }
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    let lefts = times
+        .iter()
+        .map(|&t| {
+            tracks.all().any(|tr| {
+                let i = tr.times.partition_point(|&x| x < t);
+                let repeated = tr.times.get(i + 1) == Some(&t);
+                let step_key = tr.interpolation == Interpolation::Step && i > 0 && tr.times.get(i) == Some(&t);
+                repeated || step_key
+            })
+        })
+        .collect();
+    (times, lefts)
+}
+
+/// `round_half_away(t·60)` as i16 ticks.
+fn ticks(t: f32) -> Option<i16> {
+    let v = (f64::from(t) * 60.0).round();
+    (v >= f64::from(i16::MIN) && v <= f64::from(i16::MAX)).then_some(v as i16)
+}
+
+/// `trunc(v·scale)` as i16.
+fn fixed(v: f32, scale: f32) -> Option<i16> {
+    let x = (v * scale).trunc();
+    (x >= f32::from(i16::MIN) && x <= f32::from(i16::MAX)).then_some(x as i16)
+}
+
+/// Encodes frames as compressed type 3/4 bytes, or says which value does not fit.
+fn encode_compressed(frames: &[Frame], translation: bool) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(frames.len() * if translation { 16 } else { 10 });
+    for (k, f) in frames.iter().enumerate() {
+        let q = f.rotation.to_array();
+        for c in q {
+            let v = fixed(c, 4096.0).ok_or_else(|| format!("key {k}: rotation component {c} exceeds ±7.99"))?;
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let t = ticks(f.time).ok_or_else(|| format!("key {k}: time {} s exceeds ±546.1 s", f.time))?;
+        out.extend_from_slice(&t.to_le_bytes());
+        if translation {
+            for c in f.translation.unwrap_or(Vec3::ZERO).to_array() {
+                let v = fixed(c, 1024.0).ok_or_else(|| format!("key {k}: translation {c} m exceeds ±31.999 m"))?;
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Encodes frames as float type 1/2 bytes (time before translation).
+fn encode_float(frames: &[Frame], translation: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(frames.len() * if translation { 32 } else { 20 });
+    for f in frames {
+        for c in f.rotation.to_array() {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        out.extend_from_slice(&f.time.to_le_bytes());
+        if translation {
+            for c in f.translation.unwrap_or(Vec3::ZERO).to_array() {
+                out.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+    }
+    out
+}
+
+fn build_anp3(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)], options: BuildOptions, warnings: &mut Vec<String>) -> Result<V2> {
+    let mut animations = Vec::with_capacity(clips.len());
+    for (clip, bones) in clips {
+        let within = |e: Error| e.within(format!("clip \"{}\"", clip.name));
+        let mut sequences = Vec::with_capacity(bones.len());
+        let mut compressed = !options.uncompressed;
+        for b in bones {
+            if b.frames.iter().any(|f| f.scale.is_some_and(|s| !s.abs_diff_eq(Vec3::ONE, 1e-4))) {
+                warnings.push(format!("clip \"{}\": scale of {} dropped: ANP3 has no scale", clip.name, b.bone.label()));
+            }
+        }
+        let mut encoded = Vec::with_capacity(bones.len());
+        for b in bones {
+            let translation = b.frames.iter().any(|f| f.translation.is_some());
+            let bytes = if compressed { encode_compressed(&b.frames, translation) } else { Ok(Vec::new()) };
+            match bytes {
+                Ok(bytes) => encoded.push((translation, bytes)),
+                Err(why) if options.overflow == Overflow::Error => {
+                    return Err(within(Error::unrepresentable(format!(
+                        "{}: {why} (compressed frames); write with overflow=uncompressed",
+                        b.bone.label()
+                    ))));
+                }
+                Err(why) => {
+                    warnings.push(format!("clip \"{}\": {}: {why}; animation written uncompressed", clip.name, b.bone.label()));
+                    compressed = false;
+                    break;
+                }
+            }
+        }
+        if !compressed {
+            encoded = bones
+                .iter()
+                .map(|b| {
+                    let translation = b.frames.iter().any(|f| f.translation.is_some());
+                    (translation, encode_float(&b.frames, translation))
+                })
+                .collect();
+        }
+        for (b, (translation, bytes)) in bones.iter().zip(encoded) {
+            let frame_type = match (compressed, translation) {
+                (true, false) => FrameType::RotCompressed,
+                (true, true) => FrameType::RotTransCompressed,
+                (false, false) => FrameType::Rot,
+                (false, true) => FrameType::RotTrans,
+            };
+            let name = short_name(&bone_name(&b.bone), "bone").map_err(within)?;
+            sequences.push(V2Sequence { name, frame_type, bone_tag: bone_tag(&b.bone), frames: Bytes::from(bytes) });
+        }
+        let name = short_name(&clip.name, "animation")?;
+        animations.push(V2Animation { name, frame_data_size: 0, flags: 0, sequences });
+    }
+    let mut block_name = [0u8; 24];
+    block_name[..block.len()].copy_from_slice(block);
+    let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name, animations };
+    canonicalize_v2(&mut v2);
+    Ok(v2)
+}
+
+fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> {
+    let mut animations = Vec::with_capacity(clips.len());
+    for (clip, bones) in clips {
+        let name = short_name(&clip.name, "animation")?;
+        let mut objects = Vec::with_capacity(bones.len());
+        for b in bones {
+            let obj_name = name_bytes::<28>(&bone_name(&b.bone), "bone")
+                .and_then(|n| short_name(&bone_name(&b.bone), "bone").map(|_| n))
+                .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
+            let kind = if b.frames.iter().any(|f| f.scale.is_some()) {
+                KeyKind::Rts
+            } else if b.frames.iter().any(|f| f.translation.is_some()) {
+                KeyKind::Rt
+            } else {
+                KeyKind::R
+            };
+            let mut bytes = Vec::with_capacity(b.frames.len() * kind.frame_size());
+            for f in &b.frames {
+                let q = f.rotation;
+                for c in [-q.x, -q.y, -q.z, q.w] {
+                    bytes.extend_from_slice(&c.to_le_bytes());
+                }
+                if kind != KeyKind::R {
+                    for c in f.translation.unwrap_or(Vec3::ZERO).to_array() {
+                        bytes.extend_from_slice(&c.to_le_bytes());
+                    }
+                }
+                if kind == KeyKind::Rts {
+                    for c in f.scale.unwrap_or(Vec3::ONE).to_array() {
+                        bytes.extend_from_slice(&c.to_le_bytes());
+                    }
+                }
+                bytes.extend_from_slice(&f.time.to_le_bytes());
+            }
+            let n = b.frames.len() as i32;
+            let keys = (n > 0).then(|| KeyChunk { kind, size: 0, frames: Bytes::from(bytes) });
+            objects.push(AnpkObject {
+                cpan: ChunkHeader { id: *b"CPAN", size: 0 },
+                anim_id: *b"ANIM",
+                name: obj_name,
+                unknown: 0,
+                last_frame: n - 1,
+                link: AnimLink::Tag(bone_tag(&b.bone)),
+                keys,
+            });
+        }
+        animations.push(AnpkAnimation {
+            name_chunk: ChunkHeader { id: *b"NAME", size: 0 },
+            name: padded_name(super::canonical::until_nul(&name)),
+            dgan: ChunkHeader { id: *b"DGAN", size: 0 },
+            info: ChunkHeader { id: *b"INFO", size: 8 },
+            info_rest: Bytes::from_static(&[0; 4]),
+            objects,
+        });
+    }
+    let mut anpk = Anpk {
+        size: 0,
+        info: ChunkHeader { id: *b"INFO", size: 0 },
+        info_rest: padded_name(block),
+        animations,
+    };
+    canonicalize_anpk(&mut anpk);
+    Ok(anpk)
+}

@@ -1,0 +1,95 @@
+//! The canonical value of every derived field (`ifp.md` §6, canonical mode), used when writing
+//! from the model and by `repair`.
+//!
+//! - ANPK: header size = content − 8; header `INFO` = 4 + strlen + 1; `NAME` = strlen + 1;
+//!   `DGAN` = bytes from the end of its header to the end of the animation; DGAN `INFO` = 8;
+//!   `CPAN` = 8 + ANIM size + (8 + key size when the object has frames); key size = frames × size.
+//! - ANP3: header size = content − 8; `frameDataSize` = Σ numFrames × frame size.
+//! - Name buffers: the name, a NUL, zero fill.
+
+use bytes::Bytes;
+
+use super::raw::*;
+use crate::bytes::round_up;
+
+/// A `NAME`/`INFO` payload: the name bytes, a NUL, zeros to a multiple of 4.
+pub fn padded_name(name: &[u8]) -> Bytes {
+    let mut out = name.to_vec();
+    out.resize(round_up(name.len() + 1, 4), 0);
+    Bytes::from(out)
+}
+
+/// The bytes before the first NUL.
+pub fn until_nul(buf: &[u8]) -> &[u8] {
+    &buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())]
+}
+
+/// A fixed buffer with everything after the first NUL zeroed.
+pub fn zero_after_nul<const N: usize>(buf: [u8; N]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let name = until_nul(&buf);
+    out[..name.len()].copy_from_slice(name);
+    out
+}
+
+/// The canonical size of an object's `CPAN` chunk.
+pub fn cpan_size(obj: &AnpkObject) -> u32 {
+    8 + obj.link.anim_size() + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.len() as u32)
+}
+
+/// The canonical `DGAN` size: everything after the DGAN header to the end of the animation.
+pub fn dgan_size(anim: &AnpkAnimation) -> u32 {
+    8 + round_up(anim.info.size as usize, 4) as u32 + anim.objects.iter().map(|o| 8 + cpan_size(o)).sum::<u32>()
+}
+
+/// The length of an animation in bytes.
+fn anpk_animation_len(anim: &AnpkAnimation) -> u32 {
+    8 + anim.name.len() as u32 + 8 + dgan_size(anim)
+}
+
+/// Sets every ANPK size field to its canonical value and cleans names and extra bytes.
+pub fn canonicalize_anpk(anpk: &mut Anpk) {
+    let block = until_nul(&anpk.info_rest).to_vec();
+    anpk.info = ChunkHeader { id: *b"INFO", size: 4 + block.len() as u32 + 1 };
+    anpk.info_rest = padded_name(&block);
+    for anim in &mut anpk.animations {
+        let name = until_nul(&anim.name).to_vec();
+        anim.name_chunk = ChunkHeader { id: *b"NAME", size: name.len() as u32 + 1 };
+        anim.name = padded_name(&name);
+        anim.info = ChunkHeader { id: *b"INFO", size: 8 };
+        anim.info_rest = Bytes::from_static(&[0; 4]);
+        for obj in &mut anim.objects {
+            obj.anim_id = *b"ANIM";
+            obj.name = zero_after_nul(obj.name);
+            if let Some(keys) = &mut obj.keys {
+                keys.size = keys.frames.len() as u32;
+            }
+            obj.cpan = ChunkHeader { id: *b"CPAN", size: cpan_size(obj) };
+        }
+        anim.dgan = ChunkHeader { id: *b"DGAN", size: dgan_size(anim) };
+    }
+    let info_len = 8 + round_up(anpk.info.size as usize, 4) as u32;
+    anpk.size = info_len + anpk.animations.iter().map(anpk_animation_len).sum::<u32>();
+}
+
+/// Sets the ANP3 size fields and flags to their canonical values and cleans names.
+pub fn canonicalize_v2(v2: &mut V2) {
+    v2.block_name = zero_after_nul(v2.block_name);
+    let mut size = 28u32;
+    for anim in &mut v2.animations {
+        anim.name = zero_after_nul(anim.name);
+        let frames: u32 = anim.sequences.iter().map(|s| s.frames.len() as u32).sum();
+        if v2.version == V2Version::Anp3 {
+            anim.frame_data_size = frames;
+            anim.flags = match anim.sequences.first() {
+                Some(s) if s.frame_type.compressed() => 1,
+                _ => 0,
+            };
+        }
+        for seq in &mut anim.sequences {
+            seq.name = zero_after_nul(seq.name);
+        }
+        size += v2.version.animation_header_size() as u32 + 36 * anim.sequences.len() as u32 + frames;
+    }
+    v2.size = size;
+}

@@ -1,0 +1,158 @@
+//! GTA animation packages: `ANPK` (III, Vice City) and `ANP2`/`ANP3` (San Andreas).
+//!
+//! Spec: `shared/formats/ifp.md`. Little-endian. Layers: [`raw`] (exact structure),
+//! [`read`]/[`write`] (byte-exact), [`model`] (to the model), [`build`] (from the model, canonical),
+//! [`dump`] (lossless JSON), [`lint`] (check and repair).
+//!
+//! Observed in real data beyond the spec: none so far (every corpus file matches `ifp.md`).
+
+pub mod bones;
+pub mod build;
+pub mod canonical;
+pub mod dump;
+pub mod lint;
+pub mod model;
+pub mod raw;
+pub mod read;
+pub mod write;
+
+use std::any::Any;
+
+use bytes::Bytes;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
+use crate::lint::{Finding, Repaired};
+use crate::model::Package;
+use crate::text::latin1_until_nul;
+use raw::{Body, IfpFile};
+
+/// The IFP format.
+pub struct Ifp;
+
+impl Format for Ifp {
+    fn name(&self) -> &'static str {
+        "ifp"
+    }
+
+    fn description(&self) -> &'static str {
+        "GTA III / Vice City ANPK and San Andreas ANP2/ANP3 animation packages"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["ifp"]
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["anp3", "anpk"]
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { read: true, to_model: true, from_model: true, dump: true, archive: false, skeleton: false }
+    }
+
+    fn probe(&self, bytes: &[u8]) -> Confidence {
+        match bytes.get(..4) {
+            Some(b"ANP3" | b"ANP2") if bytes.len() >= 36 => Confidence::Certain,
+            Some(b"ANPK") if bytes.get(8..12) == Some(b"INFO") => Confidence::Certain,
+            Some(b"ANPK" | b"ANP3" | b"ANP2") => Confidence::Likely,
+            _ => Confidence::No,
+        }
+    }
+
+    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        let file = read::read(&bytes, options.lenient)?;
+        Ok(Box::new(IfpDocument { file, limits: options.limits }))
+    }
+
+    fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
+        let build_options = build::BuildOptions::from_write_options(options)?;
+        let (file, warnings) = build::from_model(package, build_options)?;
+        Ok(Written { document: Box::new(IfpDocument::new(file)), warnings })
+    }
+
+    fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
+        let dump: dump::DumpFile = serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("IFP dump"))?;
+        Ok(Box::new(IfpDocument::new(dump::from_dump(dump)?)))
+    }
+}
+
+/// A parsed IFP file.
+pub struct IfpDocument {
+    pub file: IfpFile,
+    limits: crate::formats::Limits,
+}
+
+impl IfpDocument {
+    pub fn new(file: IfpFile) -> Self {
+        IfpDocument { file, limits: Default::default() }
+    }
+}
+
+impl Document for IfpDocument {
+    fn format(&self) -> &'static dyn Format {
+        &Ifp
+    }
+
+    fn version(&self) -> String {
+        latin1_until_nul(&self.file.magic())
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ok(write::write(&self.file))
+    }
+
+    fn to_model(&self) -> Result<Package> {
+        model::to_model(&self.file, &self.limits)
+    }
+
+    fn dump(&self) -> Result<serde_json::Value> {
+        serde_json::to_value(dump::to_dump(&self.file)).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+    }
+
+    fn lint(&self) -> Vec<Finding> {
+        lint::lint(&self.file)
+    }
+
+    fn repair(&self) -> Result<Repaired> {
+        let (file, changes) = lint::repair(&self.file);
+        Ok(Repaired { document: Box::new(IfpDocument::new(file)), changes })
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let f = &self.file;
+        match &f.body {
+            Body::V2(v2) => {
+                let flags0 = v2.animations.iter().filter(|a| a.flags & 1 == 0).count();
+                let float = v2.animations.iter().flat_map(|a| &a.sequences).filter(|s| !s.frame_type.compressed()).count();
+                notes.push(format!("block \"{}\"", latin1_until_nul(&v2.block_name)));
+                if flags0 > 0 {
+                    notes.push(format!("{flags0} animation(s) with flags 0"));
+                }
+                if float > 0 {
+                    notes.push(format!("{float} uncompressed sequence(s)"));
+                }
+            }
+            Body::Anpk(a) => {
+                notes.push(format!("block \"{}\"", latin1_until_nul(&a.info_rest)));
+                let tree = a.animations.iter().filter(|an| an.objects.iter().any(|o| matches!(o.link, raw::AnimLink::Tree { .. }))).count();
+                if tree > 0 {
+                    notes.push(format!("{tree} animation(s) use the 48-byte ANIM form"));
+                }
+            }
+        }
+        if !f.tail.is_empty() {
+            notes.push(format!("{} trailing bytes", f.tail.len()));
+        }
+        if let Some(s) = &f.salvage {
+            notes.push(format!("salvaged: {} of {} animations", f.animation_count(), s.declared_animations));
+        }
+        notes
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,213 @@
+//! IFP raw layer → model.
+//!
+//! Conventions applied at this boundary (`ifp.md` §4):
+//! - ANPK stores the **conjugate** quaternion: x, y and z are negated on the way in. ANP2/ANP3
+//!   store the engine value.
+//! - Compressed frames: quaternion `i16/4096`, translation `i16/1024` m, time `i16/60` s.
+//! - Quaternions are normalised (the engine normalises after blending; a few retail keys are off
+//!   unit length by up to 30 %). A zero quaternion becomes the identity.
+//! - Times stay **absolute** (the authored timeline). The engine plays each sequence from its
+//!   first key, so a sequence whose first key is not 0 runs `t₀` early in game.
+//! - Clip duration is the engine's `CalcTotalTime`: `max(0, max last key time)`.
+//! - Rotations slerp (shortest arc), translations and scales lerp; equal times step.
+//! - An object with zero frames animates nothing and yields no track.
+//! - The package is Z-up.
+
+use glam::{Quat, Vec3, Vec4};
+
+use super::raw::*;
+use crate::error::{Error, Result};
+use crate::formats::Limits;
+use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
+use crate::text::latin1_until_nul;
+
+#[inline]
+fn f32_at(b: &[u8], i: usize) -> f32 {
+    f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
+}
+
+#[inline]
+fn i16_at(b: &[u8], i: usize) -> f32 {
+    f32::from(i16::from_le_bytes([b[i], b[i + 1]]))
+}
+
+#[inline]
+fn unit(q: Vec4) -> Quat {
+    let len = q.length();
+    if len > 0.0 && len.is_finite() {
+        Quat::from_vec4(q / len)
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+/// Decoded keys of one sequence or object.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Keys {
+    pub times: Vec<f32>,
+    pub rotations: Vec<Quat>,
+    pub translations: Option<Vec<Vec3>>,
+    pub scales: Option<Vec<Vec3>>,
+}
+
+impl Keys {
+    fn with_capacity(n: usize, translation: bool, scale: bool) -> Self {
+        Keys {
+            times: Vec::with_capacity(n),
+            rotations: Vec::with_capacity(n),
+            translations: translation.then(|| Vec::with_capacity(n)),
+            scales: scale.then(|| Vec::with_capacity(n)),
+        }
+    }
+}
+
+/// Decodes an ANP2/ANP3 sequence's frames.
+pub fn decode_v2(seq: &V2Sequence) -> Keys {
+    let size = seq.frame_type.size();
+    let mut keys = Keys::with_capacity(seq.frame_count(), seq.frame_type.has_translation(), false);
+    for f in seq.frames.chunks_exact(size) {
+        match seq.frame_type {
+            FrameType::Rot | FrameType::RotTrans => {
+                let q = Vec4::new(f32_at(f, 0), f32_at(f, 4), f32_at(f, 8), f32_at(f, 12));
+                keys.rotations.push(unit(q));
+                keys.times.push(f32_at(f, 16));
+                if let Some(t) = &mut keys.translations {
+                    t.push(Vec3::new(f32_at(f, 20), f32_at(f, 24), f32_at(f, 28)));
+                }
+            }
+            FrameType::RotCompressed | FrameType::RotTransCompressed => {
+                let q = Vec4::new(i16_at(f, 0), i16_at(f, 2), i16_at(f, 4), i16_at(f, 6));
+                keys.rotations.push(unit(q * (1.0 / 4096.0)));
+                keys.times.push(i16_at(f, 8) / 60.0);
+                if let Some(t) = &mut keys.translations {
+                    let v = Vec3::new(i16_at(f, 10), i16_at(f, 12), i16_at(f, 14));
+                    t.push(v / 1024.0);
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// Decodes an ANPK key chunk, conjugating the stored quaternions.
+pub fn decode_anpk(chunk: &KeyChunk) -> Keys {
+    let kind = chunk.kind;
+    let mut keys = Keys::with_capacity(chunk.frame_count(), kind != KeyKind::R, kind == KeyKind::Rts);
+    for f in chunk.frames.chunks_exact(kind.frame_size()) {
+        let q = Vec4::new(-f32_at(f, 0), -f32_at(f, 4), -f32_at(f, 8), f32_at(f, 12));
+        keys.rotations.push(unit(q));
+        let time_at = kind.frame_size() - 4;
+        keys.times.push(f32_at(f, time_at));
+        if let Some(t) = &mut keys.translations {
+            t.push(Vec3::new(f32_at(f, 16), f32_at(f, 20), f32_at(f, 24)));
+        }
+        if let Some(s) = &mut keys.scales {
+            s.push(Vec3::new(f32_at(f, 28), f32_at(f, 32), f32_at(f, 36)));
+        }
+    }
+    keys
+}
+
+/// Checks that key times are finite and never decrease.
+fn check_times(times: &[f32]) -> Result<(), String> {
+    if let Some(i) = times.iter().position(|t| !t.is_finite()) {
+        return Err(format!("key {i} has time {}", times[i]));
+    }
+    match times.windows(2).position(|w| w[1] < w[0]) {
+        Some(i) => Err(format!("key times decrease at key {} ({} after {})", i + 1, times[i + 1], times[i])),
+        None => Ok(()),
+    }
+}
+
+/// Appends the tracks of one sequence: rotation, then translation and scale when present. The
+/// last track takes the times vector; the others get copies.
+fn push_tracks(tracks: &mut Vec<Track>, bone: BoneRef, keys: Keys) {
+    let Keys { mut times, rotations, translations, scales } = keys;
+    let target = Target::Bone(bone);
+    let mut extra =
+        [translations.map(Values::Translation), scales.map(Values::Scale)].into_iter().flatten().peekable();
+    let mut next_times = |more: bool| if more { times.clone() } else { std::mem::take(&mut times) };
+    let rotation_times = next_times(extra.peek().is_some());
+    tracks.push(Track {
+        target: target.clone(),
+        interpolation: Interpolation::Slerp,
+        times: rotation_times,
+        values: Values::Rotation(rotations),
+    });
+    while let Some(values) = extra.next() {
+        let times = next_times(extra.peek().is_some());
+        tracks.push(Track { target: target.clone(), interpolation: Interpolation::Linear, times, values });
+    }
+}
+
+fn clip(name: String, tracks: Vec<Track>) -> Clip {
+    let duration = tracks.iter().filter_map(|t| t.times.last()).fold(0.0f32, |a, &b| a.max(b));
+    Clip { name, duration, tracks, ..Default::default() }
+}
+
+/// Converts a parsed file to the model.
+pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
+    let total_keys: u64 = match &file.body {
+        Body::Anpk(a) => a.animations.iter().flat_map(|a| &a.objects).filter_map(|o| o.keys.as_ref()).map(|k| k.frame_count() as u64).sum(),
+        Body::V2(v) => v.animations.iter().flat_map(|a| &a.sequences).map(|s| s.frame_count() as u64).sum(),
+    };
+    if total_keys > limits.max_keys {
+        return Err(Error::new(
+            crate::ErrorKind::Limit,
+            None,
+            format!("{total_keys} keys exceed the limit of {}", limits.max_keys),
+        ));
+    }
+    let mut clips;
+    let name;
+    match &file.body {
+        Body::V2(v2) => {
+            name = latin1_until_nul(&v2.block_name);
+            clips = Vec::with_capacity(v2.animations.len());
+            for (ai, anim) in v2.animations.iter().enumerate() {
+                let anim_name = latin1_until_nul(&anim.name);
+                let mut tracks = Vec::with_capacity(anim.sequences.len() * 2);
+                for (si, seq) in anim.sequences.iter().enumerate().filter(|(_, s)| !s.frames.is_empty()) {
+                    let keys = decode_v2(seq);
+                    check_times(&keys.times).map_err(|m| {
+                        Error::new(crate::ErrorKind::Invalid, None, m)
+                            .within(format!("sequence {si}"))
+                            .within(format!("animation {ai} \"{anim_name}\""))
+                    })?;
+                    let bone = BoneRef {
+                        name: Some(latin1_until_nul(&seq.name)),
+                        id: (seq.bone_tag != -1).then_some(seq.bone_tag),
+                        ..Default::default()
+                    };
+                    push_tracks(&mut tracks, bone, keys);
+                }
+                clips.push(clip(anim_name, tracks));
+            }
+        }
+        Body::Anpk(anpk) => {
+            name = latin1_until_nul(&anpk.info_rest);
+            clips = Vec::with_capacity(anpk.animations.len());
+            for (ai, anim) in anpk.animations.iter().enumerate() {
+                let anim_name = latin1_until_nul(&anim.name);
+                let mut tracks = Vec::with_capacity(anim.objects.len() * 2);
+                for (oi, obj) in anim.objects.iter().enumerate() {
+                    let Some(chunk) = &obj.keys else { continue };
+                    let keys = decode_anpk(chunk);
+                    check_times(&keys.times).map_err(|m| {
+                        Error::new(crate::ErrorKind::Invalid, None, m)
+                            .within(format!("object {oi}"))
+                            .within(format!("animation {ai} \"{anim_name}\""))
+                    })?;
+                    let id = match obj.link {
+                        AnimLink::Tag(tag) if tag != -1 => Some(tag),
+                        _ => None,
+                    };
+                    let bone = BoneRef { name: Some(latin1_until_nul(&obj.name)), id, ..Default::default() };
+                    push_tracks(&mut tracks, bone, keys);
+                }
+                clips.push(clip(anim_name, tracks));
+            }
+        }
+    }
+    Ok(Package { name, up_axis: UpAxis::Z, clips, skeleton: None })
+}

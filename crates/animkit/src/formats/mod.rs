@@ -1,0 +1,179 @@
+//! The `Format` trait and the registry: the only way the CLI and [`crate::open`] find a format.
+//!
+//! Adding a format means one module implementing [`Format`] and [`Document`], and one line in
+//! [`REGISTRY`]. Formats never call each other; conversion goes through the model.
+
+pub mod ifp;
+
+use std::any::Any;
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::lint::{Finding, Repaired};
+use crate::model::Package;
+
+/// Every format the library knows, in probing order.
+pub static REGISTRY: &[&dyn Format] = &[&ifp::Ifp];
+
+/// How sure a probe is that the bytes are in its format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    /// Not this format.
+    No,
+    /// Plausible (a short or common magic).
+    Likely,
+    /// The magic and the first structures check out.
+    Certain,
+}
+
+/// What a format implements.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Capabilities {
+    /// Reads files and writes them back byte-identically.
+    pub read: bool,
+    /// Converts to the model.
+    pub to_model: bool,
+    /// Writes new files from the model.
+    pub from_model: bool,
+    /// Lossless JSON dump and pack.
+    pub dump: bool,
+    /// Holds other assets that `extract` can take out.
+    pub archive: bool,
+    /// Holds a skeleton usable with `--skeleton`.
+    pub skeleton: bool,
+}
+
+/// Resource limits applied while decoding, so hostile input cannot exhaust memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most keys a model conversion may produce.
+    pub max_keys: u64,
+    /// The most bytes a decoder may produce (decompression, decoded buffers).
+    pub max_output_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_keys: 1 << 28, max_output_bytes: 4 << 30 }
+    }
+}
+
+/// Options for reading.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Read past damage where the format allows (drop truncated records) instead of failing;
+    /// what was dropped is reported by [`Document::lint`].
+    pub lenient: bool,
+    pub limits: Limits,
+    /// Format-specific settings (`key=value`), e.g. `skb_version=1`.
+    pub params: BTreeMap<String, String>,
+}
+
+/// Options for writing from the model.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// One of [`Format::variants`]; `None` for the format's default.
+    pub variant: Option<String>,
+    /// Format-specific settings (`key=value`), e.g. `overflow=error`.
+    pub params: BTreeMap<String, String>,
+}
+
+impl WriteOptions {
+    pub fn param(&self, key: &str) -> Option<&str> {
+        self.params.get(key).map(String::as_str)
+    }
+}
+
+/// A document made from the model, with what the conversion had to approximate.
+pub struct Written {
+    pub document: Box<dyn Document>,
+    pub warnings: Vec<String>,
+}
+
+/// An asset inside an archive, for `extract`.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// A file name for the asset, unique within the archive.
+    pub name: String,
+    /// What the asset is (`ANIM`, `MODL`, `FSKA`…).
+    pub kind: String,
+    pub data: Bytes,
+}
+
+/// A file format.
+pub trait Format: Send + Sync {
+    /// Short lower-case name used by `--to` and in dumps (`ifp`).
+    fn name(&self) -> &'static str;
+    /// One line for `animkit formats`.
+    fn description(&self) -> &'static str;
+    /// File extensions without the dot, lower-case.
+    fn extensions(&self) -> &'static [&'static str];
+    /// Names of the forms `from_model` can write (`anp3`, `anpk`); the first is the default.
+    fn variants(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn capabilities(&self) -> Capabilities;
+    /// How sure this format is that `bytes` are its own. Must be cheap and never fail.
+    fn probe(&self, bytes: &[u8]) -> Confidence;
+    /// Why `bytes` with one of this format's extensions are not this format, if it can tell.
+    fn explain_reject(&self, _bytes: &[u8]) -> Option<String> {
+        None
+    }
+    /// Parses a file. The document keeps everything needed to write it back byte for byte.
+    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>>;
+    /// Builds a new document from the model.
+    fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written>;
+    /// The inverse of [`Document::dump`].
+    fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>>;
+}
+
+/// A parsed file: the exact raw layer of one format.
+pub trait Document: Send + Sync + Any {
+    fn format(&self) -> &'static dyn Format;
+    /// The format version or variant as the file states it (`ANP3`, `V1 big-endian`).
+    fn version(&self) -> String;
+    /// The file's bytes: identical to the input when nothing was changed.
+    fn write(&self) -> Result<Vec<u8>>;
+    fn to_model(&self) -> Result<Package>;
+    /// Lossless JSON of the raw structure, for hand editing.
+    fn dump(&self) -> Result<serde_json::Value>;
+    /// Every problem found, with offsets and severities.
+    fn lint(&self) -> Vec<Finding>;
+    /// A canonical rewrite that fixes what `lint` reports as fixable.
+    fn repair(&self) -> Result<Repaired>;
+    /// Short notes on noteworthy properties for `info` (quirks, how a version was decided).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The assets inside an archive.
+    fn entries(&self) -> Result<Vec<Entry>> {
+        Ok(Vec::new())
+    }
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// The format called `name`, or the format one of whose variants is `name`.
+pub fn by_name(name: &str) -> Option<(&'static dyn Format, Option<&'static str>)> {
+    let name = name.to_ascii_lowercase();
+    REGISTRY.iter().find_map(|&f| {
+        if f.name() == name {
+            Some((f, None))
+        } else {
+            f.variants().iter().find(|&&v| v == name).map(|&v| (f, Some(v)))
+        }
+    })
+}
+
+/// The format that writes files with this extension, and the variant the extension names.
+pub fn by_extension(ext: &str) -> Option<(&'static dyn Format, Option<&'static str>)> {
+    let ext = ext.to_ascii_lowercase();
+    REGISTRY.iter().find_map(|&f| {
+        f.extensions().contains(&ext.as_str()).then(|| {
+            (f, f.variants().iter().find(|&&v| v == ext).copied())
+        })
+    })
+}

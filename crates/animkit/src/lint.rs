@@ -1,0 +1,59 @@
+//! Findings of `check` and results of `repair`, shared by every format.
+
+use serde::Serialize;
+
+use crate::formats::Document;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Noteworthy but harmless.
+    Info,
+    /// Loads in the game but is likely a mistake, or breaks other tools.
+    Warning,
+    /// The game or a strict reader fails, or data is lost.
+    Error,
+}
+
+/// One problem in a file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    /// A stable short identifier (`trailing-bytes`, `frame-data-size-too-small`).
+    pub code: &'static str,
+    /// Byte offset of the offending field, when there is one.
+    pub offset: Option<u64>,
+    /// The structure it is in (`animation 12 "run_civi" / sequence 3`).
+    pub path: String,
+    pub message: String,
+    /// Whether `repair` fixes it.
+    pub fixable: bool,
+}
+
+impl Finding {
+    pub fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
+        Finding { severity, code, offset: None, path: String::new(), message: message.into(), fixable: false }
+    }
+
+    pub fn at(mut self, offset: usize) -> Self {
+        self.offset = Some(offset as u64);
+        self
+    }
+
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    pub fn fixable(mut self) -> Self {
+        self.fixable = true;
+        self
+    }
+}
+
+/// A repaired document and a description of every change.
+pub struct Repaired {
+    pub document: Box<dyn Document>,
+    pub changes: Vec<String>,
+}

@@ -1,0 +1,301 @@
+//! The engine-neutral model every format converts to and from.
+//!
+//! A [`Package`] holds [`Clip`]s; a clip holds [`Track`]s; a track targets one thing (a bone or a
+//! material property) and carries one channel of keys. Conventions, for every format:
+//!
+//! - **Times** are seconds, non-decreasing. Two keys at the same time make a step.
+//! - **Quaternions** are unit `x y z w`, active (they rotate vectors), Hamilton, relative to the
+//!   parent: the glTF convention. Each format converts its own convention at its boundary.
+//! - **Units** are the source's (metres for GTA and CryEngine); the package says which axis is up.
+//! - **Cubic** tracks store three values per key, as glTF does: in-tangent, value, out-tangent,
+//!   with tangents in units per second.
+
+mod skeleton;
+
+pub use skeleton::{Bone, Skeleton, Transform};
+
+use glam::{Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+/// A set of clips read from one file, with an optional skeleton.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Package {
+    /// The package's own name (IFP block name, archive name), empty when the format has none.
+    pub name: String,
+    /// Which axis points up in the source's coordinate system.
+    pub up_axis: UpAxis,
+    pub clips: Vec<Clip>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skeleton: Option<Skeleton>,
+}
+
+/// The up axis of a source coordinate system. glTF is Y-up; exporters add one correcting node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum UpAxis {
+    #[default]
+    Y,
+    Z,
+}
+
+/// One animation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Clip {
+    pub name: String,
+    /// Length in seconds as the engine computes it (not always the last key time).
+    pub duration: f32,
+    /// Whether the clip loops, when the file says so; `None` when looping is decided elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub looping: Option<bool>,
+    /// True when the keys are relative to a reference pose rather than absolute local transforms.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub additive: bool,
+    /// The source's frame rate, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_rate: Option<f32>,
+    pub tracks: Vec<Track>,
+}
+
+/// One animated channel of one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Track {
+    pub target: Target,
+    pub interpolation: Interpolation,
+    /// Key times in seconds, non-decreasing.
+    pub times: Vec<f32>,
+    /// Key values: one per time, or three per time (in-tangent, value, out-tangent) for
+    /// [`Interpolation::CubicSpline`].
+    pub values: Values,
+}
+
+/// What a track animates.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// A bone or node of a hierarchy.
+    Bone(BoneRef),
+    /// A property of a material: a texture sampler, a texture transform component, visibility.
+    Material { material: String, property: String },
+}
+
+/// How a track names its bone: by whatever the format stores. At least one field is set.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct BoneRef {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A numeric id (GTA bone tag / HAnim node id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<i32>,
+    /// A name hash (CryEngine CRC-32 controller id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<u32>,
+    /// An index into the skeleton's bone list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
+}
+
+/// The key values of a track, one variant per channel kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Values {
+    Rotation(Vec<Quat>),
+    Translation(Vec<Vec3>),
+    Scale(Vec<Vec3>),
+    Scalar(Vec<f32>),
+    /// Indices into `textures`.
+    TextureIndex { indices: Vec<u32>, textures: Vec<String> },
+    Visibility(Vec<bool>),
+}
+
+/// The channel kind of a track, without its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    Rotation,
+    Translation,
+    Scale,
+    Scalar,
+    TextureIndex,
+    Visibility,
+}
+
+/// How values between keys are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interpolation {
+    /// Hold each key until the next.
+    Step,
+    /// Component-wise linear interpolation (for rotations, this is the same as `Slerp`).
+    Linear,
+    /// Shortest-arc spherical interpolation of quaternions.
+    Slerp,
+    /// Linear interpolation of quaternions on the shorter arc, then normalised (CryEngine).
+    Nlerp,
+    /// Cubic Hermite spline with explicit tangents (glTF `CUBICSPLINE`).
+    CubicSpline,
+}
+
+impl Values {
+    pub fn channel(&self) -> Channel {
+        match self {
+            Values::Rotation(_) => Channel::Rotation,
+            Values::Translation(_) => Channel::Translation,
+            Values::Scale(_) => Channel::Scale,
+            Values::Scalar(_) => Channel::Scalar,
+            Values::TextureIndex { .. } => Channel::TextureIndex,
+            Values::Visibility(_) => Channel::Visibility,
+        }
+    }
+
+    /// The number of stored values (three per key for cubic tracks).
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Rotation(v) => v.len(),
+            Values::Translation(v) | Values::Scale(v) => v.len(),
+            Values::Scalar(v) => v.len(),
+            Values::TextureIndex { indices, .. } => indices.len(),
+            Values::Visibility(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Track {
+    pub fn channel(&self) -> Channel {
+        self.values.channel()
+    }
+
+    /// The number of keys.
+    pub fn key_count(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Checks the invariants every format relies on: values per key, non-decreasing finite times.
+    pub fn validate(&self) -> Result<(), String> {
+        let per_key = if self.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        if self.values.len() != self.times.len() * per_key {
+            return Err(format!(
+                "{} values for {} keys ({} per key expected)",
+                self.values.len(),
+                self.times.len(),
+                per_key
+            ));
+        }
+        if let Some(t) = self.times.iter().find(|t| !t.is_finite()) {
+            return Err(format!("key time {t} is not finite"));
+        }
+        if let Some(i) = self.times.windows(2).position(|w| w[1] < w[0]) {
+            return Err(format!("key times decrease at key {}", i + 1));
+        }
+        Ok(())
+    }
+}
+
+impl Target {
+    /// A short human-readable label: the bone name, else `#id`, else the hash in hex, else the index.
+    pub fn label(&self) -> String {
+        match self {
+            Target::Bone(b) => b.label(),
+            Target::Material { material, property } => format!("{material}.{property}"),
+        }
+    }
+
+    pub fn bone(&self) -> Option<&BoneRef> {
+        match self {
+            Target::Bone(b) => Some(b),
+            Target::Material { .. } => None,
+        }
+    }
+}
+
+impl BoneRef {
+    pub fn named(name: impl Into<String>) -> Self {
+        BoneRef { name: Some(name.into()), ..Default::default() }
+    }
+
+    pub fn label(&self) -> String {
+        if let Some(name) = &self.name {
+            name.clone()
+        } else if let Some(id) = self.id {
+            format!("#{id}")
+        } else if let Some(hash) = self.hash {
+            format!("0x{hash:08X}")
+        } else if let Some(index) = self.index {
+            format!("bone_{index:02}")
+        } else {
+            "?".to_string()
+        }
+    }
+
+    /// Whether two references may denote the same bone: equal ids, hashes or indices when both
+    /// have them, else names compared case-insensitively and ignoring surrounding spaces.
+    pub fn matches(&self, other: &BoneRef) -> bool {
+        if let (Some(a), Some(b)) = (self.id, other.id) {
+            return a == b;
+        }
+        if let (Some(a), Some(b)) = (self.hash, other.hash) {
+            return a == b;
+        }
+        if let (Some(a), Some(b)) = (&self.name, &other.name) {
+            return a.trim().eq_ignore_ascii_case(b.trim());
+        }
+        matches!((self.index, other.index), (Some(a), Some(b)) if a == b)
+    }
+}
+
+impl Package {
+    /// The clip called `name` (exact, then case-insensitive).
+    pub fn clip(&self, name: &str) -> Option<&Clip> {
+        self.clips
+            .iter()
+            .find(|c| c.name == name)
+            .or_else(|| self.clips.iter().find(|c| c.name.eq_ignore_ascii_case(name)))
+    }
+
+    /// The total number of keys over all tracks.
+    pub fn key_count(&self) -> usize {
+        self.clips.iter().flat_map(|c| &c.tracks).map(Track::key_count).sum()
+    }
+}
+
+impl Clip {
+    /// The last key time over all tracks (0 for a clip without keys).
+    pub fn last_key_time(&self) -> f32 {
+        self.tracks.iter().filter_map(|t| t.times.last().copied()).fold(0.0, f32::max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn track(times: Vec<f32>, n: usize, interpolation: Interpolation) -> Track {
+        Track {
+            target: Target::Bone(BoneRef::named("a")),
+            interpolation,
+            times,
+            values: Values::Scalar(vec![0.0; n]),
+        }
+    }
+
+    #[test]
+    fn validate_checks_counts_and_order() {
+        assert!(track(vec![0.0, 1.0], 2, Interpolation::Linear).validate().is_ok());
+        assert!(track(vec![0.0, 1.0], 6, Interpolation::CubicSpline).validate().is_ok());
+        assert!(track(vec![0.0, 1.0], 3, Interpolation::Linear).validate().is_err());
+        assert!(track(vec![1.0, 0.0], 2, Interpolation::Linear).validate().is_err());
+        assert!(track(vec![0.0, f32::NAN], 2, Interpolation::Linear).validate().is_err());
+    }
+
+    #[test]
+    fn bone_refs_match_by_strongest_key() {
+        let tagged = BoneRef { name: Some("Pelvis".into()), id: Some(1), ..Default::default() };
+        let sa = BoneRef { name: Some(" Pelvis".into()), id: Some(1), ..Default::default() };
+        assert!(tagged.matches(&sa));
+        assert!(BoneRef::named(" pelvis").matches(&BoneRef::named("Pelvis")));
+        let other = BoneRef { name: Some("Pelvis".into()), id: Some(2), ..Default::default() };
+        assert!(!tagged.matches(&other));
+    }
+}

@@ -1,0 +1,218 @@
+//! Serde helpers for lossless JSON dumps of raw layers.
+//!
+//! - [`F32`]: a finite float is a JSON number in its shortest round-trip form (−0.0 included);
+//!   NaN and infinities are a string of their bits, `"0x7fc00000"`.
+//! - [`FixedName`] / [`PaddedName`]: a name buffer that is the name, a NUL and zero fill is a plain
+//!   string; any other buffer is `{"name": …, "after_nul": "hex"}` (`after_nul: null` when there
+//!   is no NUL at all). Names are Latin-1.
+//! - [`FourCc`]: a string when all four bytes are printable ASCII, else `"0x"` and 8 hex digits.
+//! - [`Hex`]: bytes as a hexadecimal string.
+
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::bytes::round_up;
+use crate::text::{from_hex, latin1_until_nul, to_hex, to_latin1};
+
+/// An `f32` kept bit for bit through JSON.
+#[derive(Debug, Clone, Copy)]
+pub struct F32(pub f32);
+
+impl Serialize for F32 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.is_finite() {
+            s.serialize_f32(self.0)
+        } else {
+            s.serialize_str(&format!("0x{:08x}", self.0.to_bits()))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for F32 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Num(f64),
+            Bits(String),
+        }
+        match Repr::deserialize(d)? {
+            Repr::Num(v) => Ok(F32(v as f32)),
+            Repr::Bits(s) => s
+                .strip_prefix("0x")
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .map(|b| F32(f32::from_bits(b)))
+                .ok_or_else(|| de::Error::custom(format!("bad float bits {s:?}"))),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum NameRepr {
+    Text(String),
+    Parts { name: String, after_nul: Option<String> },
+}
+
+fn name_to_repr(buf: &[u8], canonical_len: impl Fn(usize) -> usize) -> NameRepr {
+    let name = latin1_until_nul(buf);
+    let len = buf.iter().position(|&b| b == 0);
+    match len {
+        Some(n) if buf.len() == canonical_len(n) && buf[n..].iter().all(|&b| b == 0) => NameRepr::Text(name),
+        Some(n) => NameRepr::Parts { name, after_nul: Some(to_hex(&buf[n + 1..])) },
+        None => NameRepr::Parts { name, after_nul: None },
+    }
+}
+
+fn repr_to_bytes<E: de::Error>(repr: NameRepr, canonical_len: impl Fn(usize) -> usize) -> Result<Vec<u8>, E> {
+    let latin1 = |s: &str| to_latin1(s).ok_or_else(|| E::custom(format!("name {s:?} is not Latin-1 without NUL")));
+    Ok(match repr {
+        NameRepr::Text(s) => {
+            let mut b = latin1(&s)?;
+            let n = b.len();
+            b.resize(canonical_len(n).max(n + 1), 0);
+            b
+        }
+        NameRepr::Parts { name, after_nul: Some(hex) } => {
+            let mut b = latin1(&name)?;
+            b.push(0);
+            b.extend(from_hex(&hex).ok_or_else(|| E::custom("after_nul is not hex"))?);
+            b
+        }
+        NameRepr::Parts { name, after_nul: None } => latin1(&name)?,
+    })
+}
+
+/// A fixed `N`-byte name buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixedName<const N: usize>(pub [u8; N]);
+
+impl<const N: usize> Serialize for FixedName<N> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        name_to_repr(&self.0, |_| N).serialize(s)
+    }
+}
+
+impl<'de, const N: usize> Deserialize<'de> for FixedName<N> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = repr_to_bytes::<D::Error>(NameRepr::deserialize(d)?, |_| N)?;
+        let arr: [u8; N] = bytes
+            .try_into()
+            .map_err(|b: Vec<u8>| de::Error::custom(format!("name takes {} bytes, the field holds {N}", b.len())))?;
+        Ok(FixedName(arr))
+    }
+}
+
+/// A name payload padded with zeros to a multiple of 4 bytes (IFP `NAME` and `INFO` chunks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaddedName(pub Vec<u8>);
+
+impl Serialize for PaddedName {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        name_to_repr(&self.0, |n| round_up(n + 1, 4)).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for PaddedName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(PaddedName(repr_to_bytes::<D::Error>(NameRepr::deserialize(d)?, |n| round_up(n + 1, 4))?))
+    }
+}
+
+/// A four-character code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FourCc(pub [u8; 4]);
+
+impl Serialize for FourCc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+            s.serialize_str(&self.0.iter().map(|&b| b as char).collect::<String>())
+        } else {
+            s.serialize_str(&format!("0x{}", to_hex(&self.0)))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for FourCc {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let bytes = match s.strip_prefix("0x") {
+            Some(h) if h.len() == 8 => from_hex(h),
+            _ => Some(s.bytes().collect()),
+        };
+        bytes
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(FourCc)
+            .ok_or_else(|| de::Error::custom(format!("{s:?} is not a four-character code")))
+    }
+}
+
+/// Bytes as a hexadecimal string.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Hex(pub Vec<u8>);
+
+impl Serialize for Hex {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&to_hex(&self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Hex {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        from_hex(&s).map(Hex).ok_or_else(|| de::Error::custom("not a hexadecimal string"))
+    }
+}
+
+impl Hex {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round<T: Serialize + for<'de> Deserialize<'de>>(v: &T) -> (String, T) {
+        let s = serde_json::to_string(v).unwrap();
+        let back = serde_json::from_str(&s).unwrap();
+        (s, back)
+    }
+
+    #[test]
+    fn floats_keep_their_bits() {
+        // A spread of bit patterns: every sign/exponent combination with varied mantissas.
+        let mut x = 0x1234_5678u32;
+        for i in 0..200_000u32 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let bits = if i < 16 { [0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0001, 1, 0x7f7f_ffff][i as usize % 7] } else { x };
+            let (_, back) = round(&F32(f32::from_bits(bits)));
+            assert_eq!(back.0.to_bits(), bits, "{bits:#x}");
+        }
+        assert_eq!(round(&F32(-0.0)).0, "-0.0");
+        assert_eq!(round(&F32(f32::NAN)).0, "\"0x7fc00000\"");
+    }
+
+    #[test]
+    fn names_show_plain_or_with_garbage() {
+        let mut clean = [0u8; 24];
+        clean[..3].copy_from_slice(b"ped");
+        assert_eq!(round(&FixedName(clean)).0, "\"ped\"");
+        let mut dirty = *b"woman_run\0usy\0\0\0\0\0\0\0\0\0\0\0";
+        dirty[23] = 7;
+        let (s, back) = round(&FixedName(dirty));
+        assert_eq!(s, r#"{"name":"woman_run","after_nul":"7573790000000000000000000007"}"#);
+        assert_eq!(back.0, dirty);
+        let full = FixedName(*b"abcd");
+        assert_eq!(round(&full).1, full);
+        assert!(serde_json::from_str::<FixedName<4>>("\"abcd\"").is_err());
+        let padded = PaddedName(b"ped\0".to_vec());
+        assert_eq!(round(&padded).0, "\"ped\"");
+        let long = PaddedName(b"run\0\0\0\0\0".to_vec());
+        assert_eq!(round(&long).1, long);
+        assert_eq!(round(&FourCc(*b"KR00")).0, "\"KR00\"");
+        assert_eq!(round(&FourCc([0, 1, 2, 3])).1, FourCc([0, 1, 2, 3]));
+    }
+}

@@ -1,0 +1,333 @@
+//! Interpolation and pose evaluation on the model.
+//!
+//! Key search: for time `t`, key `a` is the last key with `time <= t` and `b = a + 1`; before the
+//! first key the first value holds, after the last key the last value holds (engines clamp; a
+//! looping clip wraps `t` into `[0, duration)` first). Two keys at the same time therefore make a
+//! step, which is how GTA and EvilEngine express one. Per-interpolation rules:
+//!
+//! - `Slerp` (and `Linear` on rotations): shortest arc. With `c = a·b`, `b` is negated when
+//!   `c < 0`; then `θ = acos(min(c, 1))` and the result is `(sin((1-u)θ)·a + sin(uθ)·b)/sin θ`,
+//!   falling back to a plain lerp when `sin θ < 1e-6`. This is the GTA (re3/gta-reversed) and
+//!   RenderWare rule.
+//! - `Nlerp`: negate `b` when `a·b < 0`, lerp component-wise, normalise (CryEngine).
+//! - `CubicSpline`: cubic Hermite with tangents scaled by the segment length (glTF §Appendix C);
+//!   rotations are normalised afterwards.
+//! - Texture indices and visibility always step.
+
+use glam::{Quat, Vec3, Vec4};
+use serde::Serialize;
+
+use crate::model::{Clip, Interpolation, Target, Track, Values};
+
+/// A sampled value of one track.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sampled {
+    Rotation(Quat),
+    Translation(Vec3),
+    Scale(Vec3),
+    Scalar(f32),
+    TextureIndex(u32),
+    Visibility(bool),
+}
+
+/// One target's sampled channel in a pose.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PoseEntry {
+    pub target: Target,
+    pub value: Sampled,
+}
+
+/// Where `t` falls among the keys: the two keys around it and the progress between them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Segment {
+    pub a: usize,
+    pub b: usize,
+    pub u: f32,
+    /// The segment's length in seconds (0 when `a == b`).
+    pub length: f32,
+}
+
+/// Finds the segment for time `t`; `None` when there are no keys.
+pub fn segment(times: &[f32], t: f32) -> Option<Segment> {
+    let last = times.len().checked_sub(1)?;
+    let i = times.partition_point(|&x| x <= t);
+    Some(if i == 0 {
+        Segment { a: 0, b: 0, u: 0.0, length: 0.0 }
+    } else if i > last {
+        Segment { a: last, b: last, u: 0.0, length: 0.0 }
+    } else {
+        let (ta, tb) = (times[i - 1], times[i]);
+        let length = tb - ta;
+        Segment { a: i - 1, b: i, u: ((t - ta) / length).clamp(0.0, 1.0), length }
+    })
+}
+
+/// Like [`segment`], but for the value approached from the left of `t`: at a key time the
+/// segment that ends there (so a step track gives the previous key's value).
+pub fn segment_left(times: &[f32], t: f32) -> Option<Segment> {
+    let i = times.partition_point(|&x| x < t);
+    if i == 0 || i == times.len() {
+        return segment(times, t);
+    }
+    let (ta, tb) = (times[i - 1], times[i]);
+    let length = tb - ta;
+    let u = if length > 0.0 { ((t - ta) / length).clamp(0.0, 1.0) } else { 1.0 };
+    Some(Segment { a: i - 1, b: i, u, length })
+}
+
+/// Shortest-arc spherical interpolation (the GTA/RenderWare rule, see the module docs).
+pub fn slerp(a: Quat, b: Quat, u: f32) -> Quat {
+    let (a4, mut b4) = (Vec4::from(a), Vec4::from(b));
+    let mut c = a4.dot(b4);
+    if c < 0.0 {
+        b4 = -b4;
+        c = -c;
+    }
+    let theta = c.min(1.0).acos();
+    let s = theta.sin();
+    let r = if s < 1e-6 {
+        a4 + (b4 - a4) * u
+    } else {
+        (a4 * ((1.0 - u) * theta).sin() + b4 * (u * theta).sin()) / s
+    };
+    Quat::from_vec4(r)
+}
+
+/// Hemisphere-corrected normalised linear interpolation (the CryEngine rule).
+pub fn nlerp(a: Quat, b: Quat, u: f32) -> Quat {
+    let (a4, mut b4) = (Vec4::from(a), Vec4::from(b));
+    if a4.dot(b4) < 0.0 {
+        b4 = -b4;
+    }
+    Quat::from_vec4((a4 + (b4 - a4) * u).normalize_or_zero())
+}
+
+/// Cubic Hermite basis: value at `u` from p0, scaled out-tangent m0, p1, scaled in-tangent m1.
+fn hermite<T>(p0: T, m0: T, p1: T, m1: T, u: f32) -> T
+where
+    T: std::ops::Mul<f32, Output = T> + std::ops::Add<Output = T>,
+{
+    let u2 = u * u;
+    let u3 = u2 * u;
+    p0 * (2.0 * u3 - 3.0 * u2 + 1.0)
+        + m0 * (u3 - 2.0 * u2 + u)
+        + p1 * (-2.0 * u3 + 3.0 * u2)
+        + m1 * (u3 - u2)
+}
+
+/// Interpolates a track's values of one type at a segment.
+fn interpolate<T: Copy>(
+    values: &[T],
+    seg: Segment,
+    interpolation: Interpolation,
+    lerp: impl Fn(T, T, f32) -> T,
+    cubic: impl Fn(T, T, T, T, f32) -> T,
+) -> Option<T> {
+    if interpolation == Interpolation::CubicSpline {
+        let p0 = *values.get(3 * seg.a + 1)?;
+        if seg.a == seg.b {
+            return Some(p0);
+        }
+        let m0 = *values.get(3 * seg.a + 2)?;
+        let m1 = *values.get(3 * seg.b)?;
+        let p1 = *values.get(3 * seg.b + 1)?;
+        return Some(cubic(p0, m0, p1, m1, seg.u));
+    }
+    let a = *values.get(seg.a)?;
+    if seg.a == seg.b || interpolation == Interpolation::Step {
+        return Some(a);
+    }
+    Some(lerp(a, *values.get(seg.b)?, seg.u))
+}
+
+/// Samples one track at time `t` (seconds, clamped to the keys). `None` for a track without keys
+/// or whose value count does not fit its times.
+pub fn sample_track(track: &Track, t: f32) -> Option<Sampled> {
+    sample_segment(track, segment(&track.times, t)?)
+}
+
+/// The value of a track approached from the left of `t` (differs from [`sample_track`] only at
+/// a step: a step key or two keys at the same time).
+pub fn sample_track_left(track: &Track, t: f32) -> Option<Sampled> {
+    sample_segment(track, segment_left(&track.times, t)?)
+}
+
+/// Samples one track at a segment found by [`segment`] or [`segment_left`].
+pub fn sample_segment(track: &Track, seg: Segment) -> Option<Sampled> {
+    let interp = track.interpolation;
+    let d = seg.length;
+    Some(match &track.values {
+        Values::Rotation(v) => {
+            let rot_lerp = if interp == Interpolation::Nlerp { nlerp } else { slerp };
+            let q = interpolate(v, seg, interp, rot_lerp, |p0, m0, p1, m1, u| {
+                let [p0, m0, p1, m1] = [p0, m0, p1, m1].map(Vec4::from);
+                Quat::from_vec4(hermite(p0, m0 * d, p1, m1 * d, u).normalize_or_zero())
+            })?;
+            Sampled::Rotation(q)
+        }
+        Values::Translation(v) => Sampled::Translation(interpolate(
+            v,
+            seg,
+            interp,
+            |a, b, u| a.lerp(b, u),
+            |p0, m0, p1, m1, u| hermite(p0, m0 * d, p1, m1 * d, u),
+        )?),
+        Values::Scale(v) => Sampled::Scale(interpolate(
+            v,
+            seg,
+            interp,
+            |a, b, u| a.lerp(b, u),
+            |p0, m0, p1, m1, u| hermite(p0, m0 * d, p1, m1 * d, u),
+        )?),
+        Values::Scalar(v) => Sampled::Scalar(interpolate(
+            v,
+            seg,
+            interp,
+            |a, b, u| a + (b - a) * u,
+            |p0, m0, p1, m1, u| hermite(p0, m0 * d, p1, m1 * d, u),
+        )?),
+        Values::TextureIndex { indices, .. } => Sampled::TextureIndex(*indices.get(seg.a)?),
+        Values::Visibility(v) => Sampled::Visibility(*v.get(seg.a)?),
+    })
+}
+
+/// Maps a clip time to the time the tracks are sampled at: wrapped into `[0, duration)` for a
+/// looping clip, unchanged otherwise (tracks clamp at their ends).
+pub fn clip_time(clip: &Clip, t: f32) -> f32 {
+    if clip.looping == Some(true) && clip.duration > 0.0 {
+        t.rem_euclid(clip.duration)
+    } else {
+        t
+    }
+}
+
+/// Evaluates every track of a clip at time `t`, in track order.
+pub fn sample(clip: &Clip, t: f32) -> Vec<PoseEntry> {
+    let t = clip_time(clip, t);
+    clip.tracks
+        .iter()
+        .filter_map(|track| {
+            sample_track(track, t).map(|value| PoseEntry { target: track.target.clone(), value })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::BoneRef;
+    use std::f32::consts::FRAC_PI_2;
+
+    fn rot_track(interpolation: Interpolation, times: Vec<f32>, q: Vec<Quat>) -> Track {
+        Track {
+            target: Target::Bone(BoneRef::named("b")),
+            interpolation,
+            times,
+            values: Values::Rotation(q),
+        }
+    }
+
+    fn close(a: Quat, b: Quat) -> bool {
+        Vec4::from(a).abs_diff_eq(Vec4::from(b), 1e-6)
+    }
+
+    #[test]
+    fn segment_clamps_and_steps_on_equal_times() {
+        let times = [0.0, 1.0, 1.0, 2.0];
+        assert_eq!(segment(&times, -1.0).unwrap().a, 0);
+        assert_eq!(segment(&times, 5.0).unwrap().a, 3);
+        // At a repeated time the later key holds: a step.
+        let s = segment(&times, 1.0).unwrap();
+        assert_eq!((s.a, s.b, s.u), (2, 3, 0.0));
+        let s = segment(&times, 0.25).unwrap();
+        assert_eq!((s.a, s.b, s.u), (0, 1, 0.25));
+        assert!(segment(&[], 0.0).is_none());
+    }
+
+    #[test]
+    fn left_limit_sees_the_value_before_a_step() {
+        let times = [0.0, 1.0, 1.0, 2.0];
+        let s = segment_left(&times, 1.0).unwrap();
+        assert_eq!((s.a, s.b, s.u), (0, 1, 1.0));
+        let step = Track {
+            target: Target::Bone(BoneRef::named("b")),
+            interpolation: Interpolation::Step,
+            times: vec![0.0, 1.0],
+            values: Values::Scalar(vec![3.0, 5.0]),
+        };
+        assert_eq!(sample_track_left(&step, 1.0), Some(Sampled::Scalar(3.0)));
+        assert_eq!(sample_track(&step, 1.0), Some(Sampled::Scalar(5.0)));
+    }
+
+    #[test]
+    fn slerp_halfway_about_z_is_45_degrees() {
+        // Independent value: a 90° turn about Z halves to 45°: (0, 0, sin 22.5°, cos 22.5°).
+        let b = Quat::from_rotation_z(FRAC_PI_2);
+        let expect = Quat::from_xyzw(0.0, 0.0, 0.382_683_43, 0.923_879_5);
+        assert!(close(slerp(Quat::IDENTITY, b, 0.5), expect));
+        // The other hemisphere's copy of b gives the same (shortest) arc.
+        assert!(close(slerp(Quat::IDENTITY, -b, 0.5), expect));
+    }
+
+    #[test]
+    fn slerp_quarter_keeps_constant_angular_speed() {
+        // 90° about X, a quarter of the way: 22.5° → (sin 11.25°, 0, 0, cos 11.25°).
+        let b = Quat::from_rotation_x(FRAC_PI_2);
+        let expect = Quat::from_xyzw(0.195_090_32, 0.0, 0.0, 0.980_785_3);
+        assert!(close(slerp(Quat::IDENTITY, b, 0.25), expect));
+    }
+
+    #[test]
+    fn nlerp_differs_from_slerp_off_the_midpoint() {
+        let b = Quat::from_rotation_x(FRAC_PI_2);
+        // nlerp at 1/4: normalise((1-u)·(0,0,0,1) + u·(s,0,0,c)) with s = c = √½.
+        let (s, u) = (std::f32::consts::FRAC_1_SQRT_2, 0.25);
+        let raw = Vec4::new(u * s, 0.0, 0.0, (1.0 - u) + u * s).normalize();
+        assert!(close(nlerp(Quat::IDENTITY, b, u), Quat::from_vec4(raw)));
+        assert!(!close(nlerp(Quat::IDENTITY, b, u), slerp(Quat::IDENTITY, b, u)));
+        assert!(close(nlerp(Quat::IDENTITY, -b, 0.5), slerp(Quat::IDENTITY, b, 0.5)));
+    }
+
+    #[test]
+    fn track_sampling_by_interpolation() {
+        let q = vec![Quat::IDENTITY, Quat::from_rotation_z(FRAC_PI_2)];
+        let t = rot_track(Interpolation::Step, vec![0.0, 1.0], q.clone());
+        assert_eq!(sample_track(&t, 0.9), Some(Sampled::Rotation(Quat::IDENTITY)));
+        let t = rot_track(Interpolation::Slerp, vec![0.0, 2.0], q);
+        let Some(Sampled::Rotation(r)) = sample_track(&t, 1.0) else { panic!() };
+        assert!(close(r, Quat::from_rotation_z(FRAC_PI_2 / 2.0)));
+
+        let lin = Track {
+            target: Target::Bone(BoneRef::named("b")),
+            interpolation: Interpolation::Linear,
+            times: vec![1.0, 3.0],
+            values: Values::Translation(vec![Vec3::ZERO, Vec3::new(2.0, 4.0, -6.0)]),
+        };
+        assert_eq!(sample_track(&lin, 2.5), Some(Sampled::Translation(Vec3::new(1.5, 3.0, -4.5))));
+        assert_eq!(sample_track(&lin, 0.0), Some(Sampled::Translation(Vec3::ZERO)));
+    }
+
+    #[test]
+    fn cubic_hermite_matches_closed_form() {
+        // p(t) = t³ on [0, 2]: p(0)=0, p(2)=8, p'(0)=0, p'(2)=12. At t=1 the cubic gives 1.
+        let t = Track {
+            target: Target::Bone(BoneRef::named("b")),
+            interpolation: Interpolation::CubicSpline,
+            times: vec![0.0, 2.0],
+            values: Values::Scalar(vec![0.0, 0.0, 0.0, 12.0, 8.0, 0.0]),
+        };
+        let Some(Sampled::Scalar(v)) = sample_track(&t, 1.0) else { panic!() };
+        assert!((v - 1.0).abs() < 1e-6, "{v}");
+        let Some(Sampled::Scalar(v)) = sample_track(&t, 1.5) else { panic!() };
+        assert!((v - 3.375).abs() < 1e-5, "{v}");
+    }
+
+    #[test]
+    fn looping_clip_wraps_time() {
+        let clip = Clip { duration: 2.0, looping: Some(true), ..Default::default() };
+        assert_eq!(clip_time(&clip, 5.0), 1.0);
+        let once = Clip { duration: 2.0, ..Default::default() };
+        assert_eq!(clip_time(&once, 5.0), 5.0);
+    }
+}

@@ -1,0 +1,92 @@
+//! Fixed-size name fields.
+//!
+//! Game files store names in fixed buffers: the name, a NUL, then whatever the writing tool left
+//! (zeros, or stale bytes). The name is the bytes before the first NUL, read as Latin-1 so that
+//! every byte maps to one `char` and back without loss. Raw layers keep the whole buffer.
+
+/// The name in a fixed buffer: the bytes before the first NUL, as Latin-1.
+pub fn latin1_until_nul(buf: &[u8]) -> String {
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    buf[..end].iter().map(|&b| b as char).collect()
+}
+
+/// Encodes `name` as Latin-1; `None` when a character is above U+00FF or is NUL.
+pub fn to_latin1(name: &str) -> Option<Vec<u8>> {
+    name.chars().map(|c| u8::try_from(u32::from(c)).ok().filter(|&b| b != 0)).collect()
+}
+
+/// A zero-filled `N`-byte buffer holding `name` and at least one NUL; `None` when it does not fit
+/// (more than `N - 1` bytes) or cannot be encoded.
+pub fn fixed_name<const N: usize>(name: &str) -> Option<[u8; N]> {
+    let bytes = to_latin1(name)?;
+    if bytes.len() >= N {
+        return None;
+    }
+    let mut out = [0u8; N];
+    out[..bytes.len()].copy_from_slice(&bytes);
+    Some(out)
+}
+
+/// Whether the bytes after the first NUL are all zero (false when there is no NUL).
+pub fn clean_after_nul(buf: &[u8]) -> bool {
+    match buf.iter().position(|&b| b == 0) {
+        Some(end) => buf[end..].iter().all(|&b| b == 0),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_stop_at_nul_and_keep_bytes() {
+        assert_eq!(latin1_until_nul(b"woman_run\0usy\0"), "woman_run");
+        assert_eq!(latin1_until_nul(b"\xe9t\xe9"), "\u{e9}t\u{e9}");
+        assert_eq!(to_latin1("\u{e9}t\u{e9}").unwrap(), b"\xe9t\xe9");
+        assert!(to_latin1("\u{263a}").is_none());
+    }
+
+    #[test]
+    fn fixed_names_need_room_for_nul() {
+        assert_eq!(fixed_name::<4>("abc"), Some(*b"abc\0"));
+        assert_eq!(fixed_name::<4>("abcd"), None);
+        assert!(clean_after_nul(b"ab\0\0"));
+        assert!(!clean_after_nul(b"ab\0x"));
+        assert!(!clean_after_nul(b"abcd"));
+    }
+}
+
+/// Lower-case hexadecimal of `bytes`.
+pub fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    s
+}
+
+/// Parses hexadecimal (either case, no separators); `None` on an odd length or a non-hex digit.
+pub fn from_hex(s: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| (c as char).to_digit(16);
+    let b = s.as_bytes();
+    if b.len() % 2 != 0 {
+        return None;
+    }
+    b.chunks_exact(2).map(|p| Some((digit(p[0])? * 16 + digit(p[1])?) as u8)).collect()
+}
+
+#[cfg(test)]
+mod hex_tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips() {
+        assert_eq!(to_hex(&[0, 0xab, 0x10]), "00ab10");
+        assert_eq!(from_hex("00AB10").unwrap(), vec![0, 0xab, 0x10]);
+        assert!(from_hex("abc").is_none());
+        assert!(from_hex("zz").is_none());
+    }
+}
