@@ -1,1 +1,71 @@
-fn main(){}
+//! `animkit`: read, write, inspect, repair and convert game animation files.
+//!
+//! Data goes to stdout, messages to stderr. Exit codes: 0 success, 1 findings or failures,
+//! 2 bad usage or unreadable input.
+
+mod batch;
+mod check;
+mod common;
+mod convert;
+mod dump;
+mod extract;
+mod formats;
+mod info;
+mod pack;
+mod repair;
+mod sample;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "animkit", version, about = "Read, write, inspect, repair and convert game animation files")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the supported formats and what each can do.
+    Formats(formats::Args),
+    /// Show what is in files: format, version, clips, tracks, keys, duration, quirks.
+    Info(info::Args),
+    /// Write the lossless JSON of a file's raw structure.
+    Dump(dump::Args),
+    /// Rebuild a file from its JSON dump (the exact inverse of dump).
+    Pack(pack::Args),
+    /// Convert files between formats (glTF included).
+    Convert(convert::Args),
+    /// Report every problem in files, with offsets and severities.
+    Check(check::Args),
+    /// Rewrite files canonically, fixing what check reports as fixable.
+    Repair(repair::Args),
+    /// Evaluate a clip's pose at a time, as the game computes it.
+    Sample(sample::Args),
+    /// Take the assets out of an archive.
+    Extract(extract::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Formats(a) => formats::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Dump(a) => dump::run(a),
+        Command::Pack(a) => pack::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Repair(a) => repair::run(a),
+        Command::Sample(a) => sample::run(a),
+        Command::Extract(a) => extract::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("animkit: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

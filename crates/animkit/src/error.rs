@@ -50,11 +50,7 @@ impl Error {
 
     /// The input ends before `needed` bytes at `offset`.
     pub fn truncated(offset: usize, needed: usize, available: usize) -> Self {
-        Self::new(
-            ErrorKind::Truncated,
-            Some(offset as u64),
-            format!("need {needed} bytes, only {available} remain"),
-        )
+        Self::new(ErrorKind::Truncated, Some(offset as u64), format!("need {needed} bytes, only {available} remain"))
     }
 
     /// Data that cannot be written in the requested form.
@@ -123,9 +119,6 @@ mod tests {
     fn display_names_offset_and_path() {
         let e: Result<()> = Err(Error::truncated(100, 16, 4));
         let e = e.within(|| "sequence 2").within(|| "ANP3").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "truncated at byte 100 (0x64) in ANP3 / sequence 2: need 16 bytes, only 4 remain"
-        );
+        assert_eq!(e.to_string(), "truncated at byte 100 (0x64) in ANP3 / sequence 2: need 16 bytes, only 4 remain");
     }
 }

@@ -187,7 +187,11 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 17;
             x ^= x << 5;
-            let bits = if i < 16 { [0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0001, 1, 0x7f7f_ffff][i as usize % 7] } else { x };
+            let bits = if i < 16 {
+                [0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0001, 1, 0x7f7f_ffff][i as usize % 7]
+            } else {
+                x
+            };
             let (_, back) = round(&F32(f32::from_bits(bits)));
             assert_eq!(back.0.to_bits(), bits, "{bits:#x}");
         }

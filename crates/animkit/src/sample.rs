@@ -86,11 +86,7 @@ pub fn slerp(a: Quat, b: Quat, u: f32) -> Quat {
     }
     let theta = c.min(1.0).acos();
     let s = theta.sin();
-    let r = if s < 1e-6 {
-        a4 + (b4 - a4) * u
-    } else {
-        (a4 * ((1.0 - u) * theta).sin() + b4 * (u * theta).sin()) / s
-    };
+    let r = if s < 1e-6 { a4 + (b4 - a4) * u } else { (a4 * ((1.0 - u) * theta).sin() + b4 * (u * theta).sin()) / s };
     Quat::from_vec4(r)
 }
 
@@ -110,10 +106,7 @@ where
 {
     let u2 = u * u;
     let u3 = u2 * u;
-    p0 * (2.0 * u3 - 3.0 * u2 + 1.0)
-        + m0 * (u3 - 2.0 * u2 + u)
-        + p1 * (-2.0 * u3 + 3.0 * u2)
-        + m1 * (u3 - u2)
+    p0 * (2.0 * u3 - 3.0 * u2 + 1.0) + m0 * (u3 - 2.0 * u2 + u) + p1 * (-2.0 * u3 + 3.0 * u2) + m1 * (u3 - u2)
 }
 
 /// Interpolates a track's values of one type at a segment.
@@ -207,9 +200,7 @@ pub fn sample(clip: &Clip, t: f32) -> Vec<PoseEntry> {
     let t = clip_time(clip, t);
     clip.tracks
         .iter()
-        .filter_map(|track| {
-            sample_track(track, t).map(|value| PoseEntry { target: track.target.clone(), value })
-        })
+        .filter_map(|track| sample_track(track, t).map(|value| PoseEntry { target: track.target.clone(), value }))
         .collect()
 }
 
@@ -220,12 +211,7 @@ mod tests {
     use std::f32::consts::FRAC_PI_2;
 
     fn rot_track(interpolation: Interpolation, times: Vec<f32>, q: Vec<Quat>) -> Track {
-        Track {
-            target: Target::Bone(BoneRef::named("b")),
-            interpolation,
-            times,
-            values: Values::Rotation(q),
-        }
+        Track { target: Target::Bone(BoneRef::named("b")), interpolation, times, values: Values::Rotation(q) }
     }
 
     fn close(a: Quat, b: Quat) -> bool {

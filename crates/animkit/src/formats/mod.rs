@@ -125,7 +125,8 @@ pub trait Format: Send + Sync {
     }
     /// Parses a file. The document keeps everything needed to write it back byte for byte.
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>>;
-    /// Builds a new document from the model.
+    /// Builds a new document from the model. (`&self` is the format, not a conversion source.)
+    #[allow(clippy::wrong_self_convention)]
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written>;
     /// The inverse of [`Document::dump`].
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>>;
@@ -172,8 +173,6 @@ pub fn by_name(name: &str) -> Option<(&'static dyn Format, Option<&'static str>)
 pub fn by_extension(ext: &str) -> Option<(&'static dyn Format, Option<&'static str>)> {
     let ext = ext.to_ascii_lowercase();
     REGISTRY.iter().find_map(|&f| {
-        f.extensions().contains(&ext.as_str()).then(|| {
-            (f, f.variants().iter().find(|&&v| v == ext).copied())
-        })
+        f.extensions().contains(&ext.as_str()).then(|| (f, f.variants().iter().find(|&&v| v == ext).copied()))
     })
 }

@@ -102,7 +102,10 @@ pub enum Values {
     Scale(Vec<Vec3>),
     Scalar(Vec<f32>),
     /// Indices into `textures`.
-    TextureIndex { indices: Vec<u32>, textures: Vec<String> },
+    TextureIndex {
+        indices: Vec<u32>,
+        textures: Vec<String>,
+    },
     Visibility(Vec<bool>),
 }
 
@@ -272,12 +275,7 @@ mod tests {
     use super::*;
 
     fn track(times: Vec<f32>, n: usize, interpolation: Interpolation) -> Track {
-        Track {
-            target: Target::Bone(BoneRef::named("a")),
-            interpolation,
-            times,
-            values: Values::Scalar(vec![0.0; n]),
-        }
+        Track { target: Target::Bone(BoneRef::named("a")), interpolation, times, values: Values::Scalar(vec![0.0; n]) }
     }
 
     #[test]

@@ -44,12 +44,9 @@ impl Skeleton {
     /// (case-insensitive, surrounding spaces ignored), then index.
     pub fn find(&self, r: &BoneRef) -> Option<usize> {
         let by = |f: &dyn Fn(&Bone) -> bool| self.bones.iter().position(f);
-        r.id
-            .and_then(|id| by(&|b| b.id == Some(id)))
+        r.id.and_then(|id| by(&|b| b.id == Some(id)))
             .or_else(|| r.hash.and_then(|h| by(&|b| b.hash == Some(h))))
-            .or_else(|| {
-                r.name.as_deref().and_then(|n| by(&|b| b.name.trim().eq_ignore_ascii_case(n.trim())))
-            })
+            .or_else(|| r.name.as_deref().and_then(|n| by(&|b| b.name.trim().eq_ignore_ascii_case(n.trim()))))
             .or_else(|| r.index.map(|i| i as usize).filter(|&i| i < self.bones.len()))
     }
 

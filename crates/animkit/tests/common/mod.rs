@@ -10,9 +10,9 @@ use std::path::PathBuf;
 
 /// The corpus sub-folder `name` (e.g. `"ifp"`), or `None` (after saying so) when absent outside CI.
 pub fn corpus_dir(name: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("ANIMKIT_CORPUS").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-    });
+    let root = std::env::var_os("ANIMKIT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
     let dir = root.join(name);
     if dir.is_dir() {
         return Some(dir);

@@ -94,9 +94,9 @@ impl<'a> BoneTracks<'a> {
 /// Builds an IFP file from the model; returns it with warnings about what was approximated.
 pub fn from_model(package: &Package, options: BuildOptions) -> Result<(IfpFile, Vec<String>)> {
     let mut warnings = Vec::new();
-    let block = to_latin1(&package.name)
-        .filter(|b| b.len() <= 23)
-        .ok_or_else(|| Error::unrepresentable(format!("package name \"{}\" is not 1–23 Latin-1 bytes", package.name)))?;
+    let block = to_latin1(&package.name).filter(|b| b.len() <= 23).ok_or_else(|| {
+        Error::unrepresentable(format!("package name \"{}\" is not 1–23 Latin-1 bytes", package.name))
+    })?;
     let mut clips = Vec::with_capacity(package.clips.len());
     for clip in &package.clips {
         let bones = clip_frames(clip, package.skeleton.as_ref(), &mut warnings)
@@ -157,13 +157,19 @@ fn clip_frames(clip: &Clip, skeleton: Option<&Skeleton>, warnings: &mut Vec<Stri
             }
         };
         if slot.is_some() {
-            warnings.push(format!("clip \"{}\": second {:?} track of {} ignored", clip.name, track.channel(), bone.label()));
+            warnings.push(format!(
+                "clip \"{}\": second {:?} track of {} ignored",
+                clip.name,
+                track.channel(),
+                bone.label()
+            ));
         } else if track.key_count() > 0 {
             *slot = Some(track);
         }
     }
     if skipped > 0 {
-        warnings.push(format!("clip \"{}\": {skipped} non-transform track(s) dropped: IFP animates bones only", clip.name));
+        warnings
+            .push(format!("clip \"{}\": {skipped} non-transform track(s) dropped: IFP animates bones only", clip.name));
     }
     let mut out = Vec::with_capacity(groups.len());
     for (bone, tracks) in groups {
@@ -319,7 +325,12 @@ fn encode_float(frames: &[Frame], translation: bool) -> Vec<u8> {
     out
 }
 
-fn build_anp3(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)], options: BuildOptions, warnings: &mut Vec<String>) -> Result<V2> {
+fn build_anp3(
+    block: &[u8],
+    clips: &[(&Clip, Vec<BoneFrames>)],
+    options: BuildOptions,
+    warnings: &mut Vec<String>,
+) -> Result<V2> {
     let mut animations = Vec::with_capacity(clips.len());
     for (clip, bones) in clips {
         let within = |e: Error| e.within(format!("clip \"{}\"", clip.name));
@@ -327,7 +338,11 @@ fn build_anp3(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)], options: BuildOp
         let mut compressed = !options.uncompressed;
         for b in bones {
             if b.frames.iter().any(|f| f.scale.is_some_and(|s| !s.abs_diff_eq(Vec3::ONE, 1e-4))) {
-                warnings.push(format!("clip \"{}\": scale of {} dropped: ANP3 has no scale", clip.name, b.bone.label()));
+                warnings.push(format!(
+                    "clip \"{}\": scale of {} dropped: ANP3 has no scale",
+                    clip.name,
+                    b.bone.label()
+                ));
             }
         }
         let mut encoded = Vec::with_capacity(bones.len());
@@ -343,7 +358,11 @@ fn build_anp3(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)], options: BuildOp
                     ))));
                 }
                 Err(why) => {
-                    warnings.push(format!("clip \"{}\": {}: {why}; animation written uncompressed", clip.name, b.bone.label()));
+                    warnings.push(format!(
+                        "clip \"{}\": {}: {why}; animation written uncompressed",
+                        clip.name,
+                        b.bone.label()
+                    ));
                     compressed = false;
                     break;
                 }
@@ -433,12 +452,8 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
             objects,
         });
     }
-    let mut anpk = Anpk {
-        size: 0,
-        info: ChunkHeader { id: *b"INFO", size: 0 },
-        info_rest: padded_name(block),
-        animations,
-    };
+    let mut anpk =
+        Anpk { size: 0, info: ChunkHeader { id: *b"INFO", size: 0 }, info_rest: padded_name(block), animations };
     canonicalize_anpk(&mut anpk);
     Ok(anpk)
 }

@@ -13,7 +13,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::raw_json::{FixedName, FourCc, Hex, PaddedName, F32};
 
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct DumpFile {
     #[serde(flatten)]
     body: DumpBody,
@@ -274,7 +273,8 @@ pub fn from_dump(dump: DumpFile) -> Result<IfpFile> {
                         None => None,
                         Some(k) => {
                             let kind = KeyKind::from_id(k.id.0).ok_or_else(|| at(bad("unknown key id".into())))?;
-                            let frames = pack_frames(FramesDump::Float(k.frames), kind.frame_size() / 4, false).map_err(at)?;
+                            let frames =
+                                pack_frames(FramesDump::Float(k.frames), kind.frame_size() / 4, false).map_err(at)?;
                             (!frames.is_empty()).then_some(KeyChunk { kind, size: k.size, frames })
                         }
                     };
@@ -322,7 +322,12 @@ fn v2_from_dump(v: V2Dump, version: V2Version) -> Result<V2> {
             let frames = pack_frames(s.frames, per_frame, frame_type.compressed()).map_err(at)?;
             sequences.push(V2Sequence { name: s.name.0, frame_type, bone_tag: s.bone_tag, frames });
         }
-        animations.push(V2Animation { name: an.name.0, frame_data_size: an.frame_data_size, flags: an.flags, sequences });
+        animations.push(V2Animation {
+            name: an.name.0,
+            frame_data_size: an.frame_data_size,
+            flags: an.flags,
+            sequences,
+        });
     }
     Ok(V2 { version, size: v.size, block_name: v.block_name.0, animations })
 }

@@ -27,33 +27,56 @@ impl Linter {
     /// Checks a fixed name buffer: a NUL must end it; bytes after the NUL should be zero.
     fn fixed_name(&mut self, buf: &[u8], offset: usize, path: &str) {
         if !buf.contains(&0) {
-            self.push(Finding::new(Error, "name-without-nul", format!("{}-byte name has no NUL", buf.len())).at(offset).path(path));
+            self.push(
+                Finding::new(Error, "name-without-nul", format!("{}-byte name has no NUL", buf.len()))
+                    .at(offset)
+                    .path(path),
+            );
         } else if !clean_after_nul(buf) {
-            self.push(Finding::new(Info, "garbage-after-nul", "bytes after the name's NUL are not zero").at(offset).path(path).fixable());
+            self.push(
+                Finding::new(Info, "garbage-after-nul", "bytes after the name's NUL are not zero")
+                    .at(offset)
+                    .path(path)
+                    .fixable(),
+            );
         }
         let len = until_nul(buf).len();
         if len > 23 {
-            self.push(Finding::new(Warning, "name-too-long", format!("name of {len} bytes: the games keep 23")).at(offset).path(path));
+            self.push(
+                Finding::new(Warning, "name-too-long", format!("name of {len} bytes: the games keep 23"))
+                    .at(offset)
+                    .path(path),
+            );
         }
     }
 
     /// Checks decoded keys: order, norms, start time and repeated times.
     fn keys(&mut self, keys: &Keys, offset: usize, path: &str) {
         if let Some(i) = keys.times.windows(2).position(|w| w[1] < w[0]) {
-            self.push(Finding::new(Error, "decreasing-times", format!("key {} is earlier than key {i}", i + 1)).at(offset).path(path));
+            self.push(
+                Finding::new(Error, "decreasing-times", format!("key {} is earlier than key {i}", i + 1))
+                    .at(offset)
+                    .path(path),
+            );
         }
         if keys.times.windows(2).any(|w| w[1] == w[0]) {
             self.push(Finding::new(Info, "repeated-times", "two keys share a time (a step)").at(offset).path(path));
         }
         if keys.times.first().is_some_and(|&t| t != 0.0) {
             let t0 = keys.times[0];
-            self.push(Finding::new(Warning, "first-time-not-zero", format!("first key at {t0} s: the engine plays it at 0")).at(offset).path(path));
+            self.push(
+                Finding::new(Warning, "first-time-not-zero", format!("first key at {t0} s: the engine plays it at 0"))
+                    .at(offset)
+                    .path(path),
+            );
         }
     }
 
     fn norms(&mut self, norms: impl Iterator<Item = f32>, offset: usize, path: &str) {
         if let Some((k, n)) = norms.enumerate().find(|(_, n)| (n - 1.0).abs() > 0.01) {
-            self.push(Finding::new(Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}")).at(offset).path(path));
+            self.push(
+                Finding::new(Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}")).at(offset).path(path),
+            );
         }
     }
 }
@@ -97,11 +120,19 @@ pub fn lint(file: &IfpFile) -> Vec<Finding> {
         Body::Anpk(anpk) => anpk.size,
     };
     if declared_size as usize != content_end - 8 {
-        let what = if declared_size as usize == content_end + file.tail.len() - 8 { " (it counts the trailing bytes)" } else { "" };
+        let what = if declared_size as usize == content_end + file.tail.len() - 8 {
+            " (it counts the trailing bytes)"
+        } else {
+            ""
+        };
         l.push(
-            Finding::new(Warning, "header-size", format!("header size {declared_size} ≠ content length − 8 = {}{what}", content_end - 8))
-                .at(4)
-                .fixable(),
+            Finding::new(
+                Warning,
+                "header-size",
+                format!("header size {declared_size} ≠ content length − 8 = {}{what}", content_end - 8),
+            )
+            .at(4)
+            .fixable(),
         );
     }
     if !file.tail.is_empty() && file.salvage.is_none() {
@@ -112,7 +143,11 @@ pub fn lint(file: &IfpFile) -> Vec<Finding> {
         } else {
             (Warning, "trailing-bytes", "non-zero bytes (stale data)")
         };
-        l.push(Finding::new(sev, code, format!("{} bytes after the last animation: {what}", file.tail.len())).at(content_end).fixable());
+        l.push(
+            Finding::new(sev, code, format!("{} bytes after the last animation: {what}", file.tail.len()))
+                .at(content_end)
+                .fixable(),
+        );
     }
     l.findings
 }
@@ -133,10 +168,21 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
     l.fixed_name(&v2.block_name, 8, "header");
     let block_len = until_nul(&v2.block_name).len();
     if block_len > 15 {
-        l.push(Finding::new(Warning, "block-name-too-long", format!("block name of {block_len} bytes: San Andreas keeps 15")).at(8));
+        l.push(
+            Finding::new(
+                Warning,
+                "block-name-too-long",
+                format!("block name of {block_len} bytes: San Andreas keeps 15"),
+            )
+            .at(8),
+        );
     }
     if let Some(d) = duplicates(v2.animations.iter().map(|a| until_nul(&a.name))) {
-        l.push(Finding::new(Warning, "duplicate-animation-name", format!("animation name \"{d}\" appears more than once")));
+        l.push(Finding::new(
+            Warning,
+            "duplicate-animation-name",
+            format!("animation name \"{d}\" appears more than once"),
+        ));
     }
     let mut pos = 36;
     for (ai, anim) in v2.animations.iter().enumerate() {
@@ -149,51 +195,106 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
             l.push(Finding::new(Warning, "empty-animation", "animation has no sequences").at(anim_at).path(&path));
         }
         if anim.sequences.len() > 65_535 {
-            l.push(Finding::new(Error, "too-many-sequences", "San Andreas stores the count in 16 bits").at(anim_at + 24).path(&path));
+            l.push(
+                Finding::new(Error, "too-many-sequences", "San Andreas stores the count in 16 bits")
+                    .at(anim_at + 24)
+                    .path(&path),
+            );
         }
         if sa {
             let fds = anim.frame_data_size as usize;
             if fds < frames {
-                l.push(Finding::new(Error, "frame-data-size-too-small", format!("frameDataSize {fds} < {frames} bytes of frames: San Andreas overflows its buffer")).at(anim_at + 28).path(&path).fixable());
+                l.push(
+                    Finding::new(
+                        Error,
+                        "frame-data-size-too-small",
+                        format!("frameDataSize {fds} < {frames} bytes of frames: San Andreas overflows its buffer"),
+                    )
+                    .at(anim_at + 28)
+                    .path(&path)
+                    .fixable(),
+                );
             } else if fds > frames {
-                l.push(Finding::new(Warning, "frame-data-size-too-large", format!("frameDataSize {fds} > {frames} bytes of frames")).at(anim_at + 28).path(&path).fixable());
+                l.push(
+                    Finding::new(
+                        Warning,
+                        "frame-data-size-too-large",
+                        format!("frameDataSize {fds} > {frames} bytes of frames"),
+                    )
+                    .at(anim_at + 28)
+                    .path(&path)
+                    .fixable(),
+                );
             }
         }
         let compressed: Vec<bool> = anim.sequences.iter().map(|s| s.frame_type.compressed()).collect();
         if compressed.iter().any(|&c| c) && compressed.iter().any(|&c| !c) {
-            l.push(Finding::new(Error, "mixed-frame-types", "compressed and uncompressed sequences in one animation").at(anim_at).path(&path));
+            l.push(
+                Finding::new(Error, "mixed-frame-types", "compressed and uncompressed sequences in one animation")
+                    .at(anim_at)
+                    .path(&path),
+            );
         } else if sa && !anim.sequences.is_empty() && (anim.flags & 1 == 1) != compressed[0] {
             let class = if compressed[0] { "compressed" } else { "uncompressed" };
             l.push(
-                Finding::new(Error, "flags-mismatch", format!("flags {} but the frames are {class}: gta-reversed decodes them wrongly", anim.flags))
-                    .at(anim_at + 32)
-                    .path(&path)
-                    .fixable(),
+                Finding::new(
+                    Error,
+                    "flags-mismatch",
+                    format!("flags {} but the frames are {class}: gta-reversed decodes them wrongly", anim.flags),
+                )
+                .at(anim_at + 32)
+                .path(&path)
+                .fixable(),
             );
         }
         if let Some(d) = duplicates(anim.sequences.iter().map(|s| until_nul(&s.name))) {
-            l.push(Finding::new(Warning, "duplicate-bone", format!("bone \"{d}\" has two sequences")).at(anim_at).path(&path));
+            l.push(
+                Finding::new(Warning, "duplicate-bone", format!("bone \"{d}\" has two sequences"))
+                    .at(anim_at)
+                    .path(&path),
+            );
         }
         let mut tags: Vec<i32> = anim.sequences.iter().map(|s| s.bone_tag).filter(|&t| t != -1).collect();
         tags.sort_unstable();
         if let Some(w) = tags.windows(2).find(|w| w[0] == w[1]) {
-            l.push(Finding::new(Warning, "duplicate-tag", format!("bone tag {} appears twice", w[0])).at(anim_at).path(&path));
+            l.push(
+                Finding::new(Warning, "duplicate-tag", format!("bone tag {} appears twice", w[0]))
+                    .at(anim_at)
+                    .path(&path),
+            );
         }
         for (si, seq) in anim.sequences.iter().enumerate() {
             let spath = format!("{path} / sequence {si} \"{}\"", latin1_until_nul(&seq.name));
             l.fixed_name(&seq.name, pos, &spath);
             let n = seq.frame_count();
             if n == 0 {
-                l.push(Finding::new(Error, "empty-sequence", "sequence with zero frames: San Andreas reads key −1").at(pos + 28).path(&spath).fixable());
+                l.push(
+                    Finding::new(Error, "empty-sequence", "sequence with zero frames: San Andreas reads key −1")
+                        .at(pos + 28)
+                        .path(&spath)
+                        .fixable(),
+                );
             }
             if n > 65_535 {
-                l.push(Finding::new(Error, "too-many-frames", format!("{n} frames: San Andreas stores the count in 16 bits")).at(pos + 28).path(&spath));
+                l.push(
+                    Finding::new(
+                        Error,
+                        "too-many-frames",
+                        format!("{n} frames: San Andreas stores the count in 16 bits"),
+                    )
+                    .at(pos + 28)
+                    .path(&spath),
+                );
             }
             let keys = decode_v2(seq);
             l.keys(&keys, pos + 36, &spath);
             l.norms(raw_norms(&seq.frames, seq.frame_type.size(), seq.frame_type.compressed()), pos + 36, &spath);
             if seq.frame_type.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
-                l.push(Finding::new(Info, "translation-on-bone", format!("translation keys on bone tag {}", seq.bone_tag)).at(pos + 24).path(&spath));
+                l.push(
+                    Finding::new(Info, "translation-on-bone", format!("translation keys on bone tag {}", seq.bone_tag))
+                        .at(pos + 24)
+                        .path(&spath),
+                );
             }
             pos += 36 + seq.frames.len();
         }
@@ -211,7 +312,11 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
     };
     let big = |l: &mut Linter, h: &ChunkHeader, at: usize, path: &str| {
         if h.size > GAME_BUFFER {
-            let msg = format!("{} payload of {} bytes overflows the 256-byte buffer of III and VC", latin1_until_nul(&h.id), h.size);
+            let msg = format!(
+                "{} payload of {} bytes overflows the 256-byte buffer of III and VC",
+                latin1_until_nul(&h.id),
+                h.size
+            );
             l.push(Finding::new(Error, "payload-too-large", msg).at(at + 4).path(path));
         }
     };
@@ -219,13 +324,33 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
     big(l, &anpk.info, 8, "header");
     let block = until_nul(&anpk.info_rest);
     if anpk.info.size as usize != 4 + block.len() + 1 {
-        l.push(Finding::new(Warning, "inconsistent-size", format!("header INFO size {} ≠ {}", anpk.info.size, 5 + block.len())).at(12).path("header").fixable());
+        l.push(
+            Finding::new(
+                Warning,
+                "inconsistent-size",
+                format!("header INFO size {} ≠ {}", anpk.info.size, 5 + block.len()),
+            )
+            .at(12)
+            .path("header")
+            .fixable(),
+        );
     }
     if block.len() > 19 {
-        l.push(Finding::new(Warning, "block-name-too-long", format!("block name of {} bytes: Vice City keeps 19", block.len())).at(20));
+        l.push(
+            Finding::new(
+                Warning,
+                "block-name-too-long",
+                format!("block name of {} bytes: Vice City keeps 19", block.len()),
+            )
+            .at(20),
+        );
     }
     if let Some(d) = duplicates(anpk.animations.iter().map(|a| until_nul(&a.name))) {
-        l.push(Finding::new(Warning, "duplicate-animation-name", format!("animation name \"{d}\" appears more than once")));
+        l.push(Finding::new(
+            Warning,
+            "duplicate-animation-name",
+            format!("animation name \"{d}\" appears more than once"),
+        ));
     }
     let mut pos = 16 + round_up(anpk.info.size as usize, 4);
     for (ai, anim) in anpk.animations.iter().enumerate() {
@@ -235,15 +360,33 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
         big(l, &anim.name_chunk, pos, &path);
         if anim.name_chunk.size as usize != name.len() + 1 || anim.name != padded_name(name) {
             let sev = if clean_after_nul(&anim.name) { Warning } else { Info };
-            l.push(Finding::new(sev, "name-payload", "NAME size or padding is not name + NUL + zeros").at(pos).path(&path).fixable());
+            l.push(
+                Finding::new(sev, "name-payload", "NAME size or padding is not name + NUL + zeros")
+                    .at(pos)
+                    .path(&path)
+                    .fixable(),
+            );
         }
         if name.len() > 23 {
-            l.push(Finding::new(Warning, "name-too-long", format!("name of {} bytes: the games keep 23", name.len())).at(pos + 8).path(&path));
+            l.push(
+                Finding::new(Warning, "name-too-long", format!("name of {} bytes: the games keep 23", name.len()))
+                    .at(pos + 8)
+                    .path(&path),
+            );
         }
         pos += 8 + anim.name.len();
         check_id(l, &anim.dgan, b"DGAN", pos, &path);
         if anim.dgan.size != dgan_size(anim) {
-            l.push(Finding::new(Warning, "inconsistent-size", format!("DGAN size {} ≠ {}", anim.dgan.size, dgan_size(anim))).at(pos + 4).path(&path).fixable());
+            l.push(
+                Finding::new(
+                    Warning,
+                    "inconsistent-size",
+                    format!("DGAN size {} ≠ {}", anim.dgan.size, dgan_size(anim)),
+                )
+                .at(pos + 4)
+                .path(&path)
+                .fixable(),
+            );
         }
         pos += 8;
         check_id(l, &anim.info, b"INFO", pos, &path);
@@ -260,32 +403,71 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
             let opath = format!("{path} / object {oi} \"{}\"", latin1_until_nul(&obj.name));
             check_id(l, &obj.cpan, b"CPAN", pos, &opath);
             if obj.cpan.size != cpan_size(obj) {
-                l.push(Finding::new(Warning, "inconsistent-size", format!("CPAN size {} ≠ {}", obj.cpan.size, cpan_size(obj))).at(pos + 4).path(&opath).fixable());
+                l.push(
+                    Finding::new(
+                        Warning,
+                        "inconsistent-size",
+                        format!("CPAN size {} ≠ {}", obj.cpan.size, cpan_size(obj)),
+                    )
+                    .at(pos + 4)
+                    .path(&opath)
+                    .fixable(),
+                );
             }
             pos += 8;
             check_id(l, &ChunkHeader { id: obj.anim_id, size: 0 }, b"ANIM", pos, &opath);
             l.fixed_name(&obj.name, pos + 8, &opath);
             let n = obj.keys.as_ref().map_or(0, |k| k.frame_count()) as i32;
             if obj.last_frame != n - 1 {
-                l.push(Finding::new(Warning, "last-frame-word", format!("ANIM +36 is {} (numFrames − 1 = {})", obj.last_frame, n - 1)).at(pos + 8 + 36).path(&opath).fixable());
+                l.push(
+                    Finding::new(
+                        Warning,
+                        "last-frame-word",
+                        format!("ANIM +36 is {} (numFrames − 1 = {})", obj.last_frame, n - 1),
+                    )
+                    .at(pos + 8 + 36)
+                    .path(&opath)
+                    .fixable(),
+                );
             }
             if let AnimLink::Tree { first_child, next_sibling } = obj.link {
                 let ok = |v: i32| v == -1 || (v > oi as i32 && v < n_objects);
                 if !ok(first_child) || !ok(next_sibling) {
-                    l.push(Finding::new(Warning, "bad-tree-index", format!("child {first_child} / sibling {next_sibling} are not later objects")).at(pos + 8 + 40).path(&opath));
+                    l.push(
+                        Finding::new(
+                            Warning,
+                            "bad-tree-index",
+                            format!("child {first_child} / sibling {next_sibling} are not later objects"),
+                        )
+                        .at(pos + 8 + 40)
+                        .path(&opath),
+                    );
                 }
             }
             pos += 8 + obj.link.anim_size() as usize;
             if let Some(k) = &obj.keys {
                 if k.size as usize != k.frames.len() {
-                    l.push(Finding::new(Warning, "inconsistent-size", format!("key chunk size {} ≠ {}", k.size, k.frames.len())).at(pos + 4).path(&opath).fixable());
+                    l.push(
+                        Finding::new(
+                            Warning,
+                            "inconsistent-size",
+                            format!("key chunk size {} ≠ {}", k.size, k.frames.len()),
+                        )
+                        .at(pos + 4)
+                        .path(&opath)
+                        .fixable(),
+                    );
                 }
                 let keys = decode_anpk(k);
                 l.keys(&keys, pos + 8, &opath);
                 l.norms(raw_norms(&k.frames, k.kind.frame_size(), false), pos + 8, &opath);
                 if let Some(scales) = &keys.scales {
                     if scales.iter().any(|s| !s.abs_diff_eq(glam::Vec3::ONE, 1e-4)) {
-                        l.push(Finding::new(Warning, "scale-not-one", "KRTS scale ≠ 1: every game discards it").at(pos).path(&opath));
+                        l.push(
+                            Finding::new(Warning, "scale-not-one", "KRTS scale ≠ 1: every game discards it")
+                                .at(pos)
+                                .path(&opath),
+                        );
                     }
                 }
                 pos += 8 + k.frames.len();

@@ -126,7 +126,8 @@ impl Document for IfpDocument {
         match &f.body {
             Body::V2(v2) => {
                 let flags0 = v2.animations.iter().filter(|a| a.flags & 1 == 0).count();
-                let float = v2.animations.iter().flat_map(|a| &a.sequences).filter(|s| !s.frame_type.compressed()).count();
+                let float =
+                    v2.animations.iter().flat_map(|a| &a.sequences).filter(|s| !s.frame_type.compressed()).count();
                 notes.push(format!("block \"{}\"", latin1_until_nul(&v2.block_name)));
                 if flags0 > 0 {
                     notes.push(format!("{flags0} animation(s) with flags 0"));
@@ -137,7 +138,11 @@ impl Document for IfpDocument {
             }
             Body::Anpk(a) => {
                 notes.push(format!("block \"{}\"", latin1_until_nul(&a.info_rest)));
-                let tree = a.animations.iter().filter(|an| an.objects.iter().any(|o| matches!(o.link, raw::AnimLink::Tree { .. }))).count();
+                let tree = a
+                    .animations
+                    .iter()
+                    .filter(|an| an.objects.iter().any(|o| matches!(o.link, raw::AnimLink::Tree { .. })))
+                    .count();
                 if tree > 0 {
                     notes.push(format!("{tree} animation(s) use the 48-byte ANIM form"));
                 }

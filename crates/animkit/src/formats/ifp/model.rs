@@ -124,8 +124,7 @@ fn check_times(times: &[f32]) -> Result<(), String> {
 fn push_tracks(tracks: &mut Vec<Track>, bone: BoneRef, keys: Keys) {
     let Keys { mut times, rotations, translations, scales } = keys;
     let target = Target::Bone(bone);
-    let mut extra =
-        [translations.map(Values::Translation), scales.map(Values::Scale)].into_iter().flatten().peekable();
+    let mut extra = [translations.map(Values::Translation), scales.map(Values::Scale)].into_iter().flatten().peekable();
     let mut next_times = |more: bool| if more { times.clone() } else { std::mem::take(&mut times) };
     let rotation_times = next_times(extra.peek().is_some());
     tracks.push(Track {
@@ -148,7 +147,13 @@ fn clip(name: String, tracks: Vec<Track>) -> Clip {
 /// Converts a parsed file to the model.
 pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
     let total_keys: u64 = match &file.body {
-        Body::Anpk(a) => a.animations.iter().flat_map(|a| &a.objects).filter_map(|o| o.keys.as_ref()).map(|k| k.frame_count() as u64).sum(),
+        Body::Anpk(a) => a
+            .animations
+            .iter()
+            .flat_map(|a| &a.objects)
+            .filter_map(|o| o.keys.as_ref())
+            .map(|k| k.frame_count() as u64)
+            .sum(),
         Body::V2(v) => v.animations.iter().flat_map(|a| &a.sequences).map(|s| s.frame_count() as u64).sum(),
     };
     if total_keys > limits.max_keys {

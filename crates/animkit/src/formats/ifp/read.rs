@@ -101,9 +101,8 @@ fn read_v2_sequence(data: &Bytes, c: &mut Cursor) -> Result<V2Sequence> {
     let name = c.array::<24>()?;
     let type_offset = c.offset();
     let raw_type = c.u32()?;
-    let frame_type = FrameType::from_u32(raw_type).ok_or_else(|| {
-        Error::invalid(type_offset, format!("unknown frame type {raw_type} (expected 1 to 4)"))
-    })?;
+    let frame_type = FrameType::from_u32(raw_type)
+        .ok_or_else(|| Error::invalid(type_offset, format!("unknown frame type {raw_type} (expected 1 to 4)")))?;
     let num_frames = c.u32()?;
     let bone_tag = c.i32()?;
     let n = c.count(u64::from(num_frames), frame_type.size(), "frame")?;
@@ -140,9 +139,8 @@ fn read_anpk(data: &Bytes, c: &mut Cursor, lenient: bool) -> Result<IfpFile> {
     let declared = signed_count(&mut p, "animation")?;
     let info_rest = data.slice_ref(p.rest());
     let count = c.count(declared, MIN_ANPK_ANIMATION, "animation")?;
-    let (animations, salvage) = parse_animations(c, count, lenient, |c, i| {
-        read_anpk_animation(data, c).within(|| format!("animation {i}"))
-    })?;
+    let (animations, salvage) =
+        parse_animations(c, count, lenient, |c, i| read_anpk_animation(data, c).within(|| format!("animation {i}")))?;
     let tail = data.slice(c.offset()..);
     let body = Body::Anpk(Anpk { size, info, info_rest, animations });
     Ok(IfpFile { body, tail, salvage })
@@ -191,9 +189,8 @@ fn read_anpk_object(data: &Bytes, c: &mut Cursor) -> Result<AnpkObject> {
     } else {
         let key_offset = c.offset();
         let header = chunk_header(c)?;
-        let kind = KeyKind::from_id(header.id).ok_or_else(|| {
-            Error::invalid(key_offset, format!("unknown key chunk id {:?}", magic_text(header.id)))
-        })?;
+        let kind = KeyKind::from_id(header.id)
+            .ok_or_else(|| Error::invalid(key_offset, format!("unknown key chunk id {:?}", magic_text(header.id))))?;
         let n = c.count(num_frames, kind.frame_size(), "frame")?;
         let frames = data.slice_ref(c.take(n * kind.frame_size())?);
         Some(KeyChunk { kind, size: header.size, frames })

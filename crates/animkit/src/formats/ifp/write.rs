@@ -24,12 +24,7 @@ fn estimated_size(file: &IfpFile) -> usize {
             .flat_map(|a| &a.objects)
             .map(|o| 68 + o.keys.as_ref().map_or(0, |k| k.frames.len()))
             .sum::<usize>(),
-        Body::V2(v) => v
-            .animations
-            .iter()
-            .flat_map(|a| &a.sequences)
-            .map(|s| 36 + s.frames.len())
-            .sum(),
+        Body::V2(v) => v.animations.iter().flat_map(|a| &a.sequences).map(|s| 36 + s.frames.len()).sum(),
     };
     body + file.tail.len() + 4096
 }

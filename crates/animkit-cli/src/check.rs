@@ -1,0 +1,87 @@
+//! `animkit check`: every problem, with offset and severity.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use animkit::lint::{Finding, Severity};
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::common::{open, print_json_line, FormatOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// One JSON object per file, one per line.
+    #[arg(long)]
+    json: bool,
+    /// Fail (exit 1) on warnings too, not only on errors.
+    #[arg(long)]
+    strict: bool,
+    #[command(flatten)]
+    format: FormatOptions,
+}
+
+#[derive(Serialize)]
+struct Report {
+    file: String,
+    format: Option<&'static str>,
+    findings: Vec<Finding>,
+}
+
+/// Findings for one file: a strict parse error first (as an error finding), then the findings
+/// on what a lenient parse could read. `None` when the file cannot be read at all.
+fn check_file(path: &std::path::Path, args: &Args) -> Option<Report> {
+    let mut findings = Vec::new();
+    let doc = match open(path, &args.format.read_options(false)) {
+        Ok(doc) => Some(doc),
+        Err(e) => {
+            let mut f = Finding::new(Severity::Error, "unreadable", e.to_string());
+            f.offset = e.offset;
+            findings.push(f);
+            open(path, &args.format.read_options(true)).ok()
+        }
+    };
+    let format = doc.as_ref().map(|d| d.format().name());
+    if let Some(doc) = &doc {
+        findings.extend(doc.lint());
+    } else if animkit::probe(&std::fs::read(path).ok()?, Some(path)).is_err() {
+        eprintln!("animkit: {}", findings.first().map_or(String::new(), |f| f.message.clone()));
+        return None;
+    }
+    Some(Report { file: path.display().to_string(), format, findings })
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let mut code = ExitCode::SUCCESS;
+    for path in &args.files {
+        let Some(report) = check_file(path, &args) else {
+            code = ExitCode::from(2);
+            continue;
+        };
+        let threshold = if args.strict { Severity::Warning } else { Severity::Error };
+        if report.findings.iter().any(|f| f.severity >= threshold) && code == ExitCode::SUCCESS {
+            code = ExitCode::from(1);
+        }
+        if args.json {
+            print_json_line(&report)?;
+            continue;
+        }
+        if report.findings.is_empty() {
+            println!("{}: ok", report.file);
+        }
+        for f in &report.findings {
+            let sev = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Info => "info",
+            };
+            let at = f.offset.map(|o| format!(" @{o:#x}")).unwrap_or_default();
+            let path = if f.path.is_empty() { String::new() } else { format!(" {}:", f.path) };
+            let fix = if f.fixable { " [fixable]" } else { "" };
+            println!("{}: {sev} {}{at}{path} {}{fix}", report.file, f.code, f.message);
+        }
+    }
+    Ok(code)
+}

@@ -1,0 +1,62 @@
+//! Helpers shared by the verbs: opening inputs, format options, safe output.
+
+use std::path::{Path, PathBuf};
+
+use animkit::{Document, Error, Package, ReadOptions};
+use anyhow::{bail, Context, Result};
+
+/// `--opt key=value` settings passed to a format.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct FormatOptions {
+    /// A format setting, `key=value` (repeatable): e.g. `overflow=error`, `compression=none`,
+    /// `skb_version=1`.
+    #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub opts: Vec<(String, String)>,
+}
+
+fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .ok_or_else(|| format!("expected KEY=VALUE, got \"{s}\""))
+}
+
+impl FormatOptions {
+    pub fn read_options(&self, lenient: bool) -> ReadOptions {
+        ReadOptions { lenient, params: self.opts.iter().cloned().collect(), ..Default::default() }
+    }
+}
+
+/// Reads and parses a file with the format the probe finds.
+pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Document>, Error> {
+    animkit::open_with(path, options).map_err(|e| e.within(path.display().to_string()))
+}
+
+/// Reads the skeleton of a file (any format that carries one).
+pub fn load_skeleton(path: &Path, options: &ReadOptions) -> Result<animkit::model::Skeleton> {
+    let package: Package = open(path, options)?.to_model()?;
+    package.skeleton.with_context(|| format!("{} holds no skeleton", path.display()))
+}
+
+/// Writes `data` to `out` atomically. Refuses to replace `input` unless `in_place`, and then
+/// keeps a backup of it first.
+pub fn write_output(out: &Path, data: &[u8], input: Option<&Path>, in_place: bool) -> Result<Option<PathBuf>> {
+    let mut backup = None;
+    if let Some(input) = input {
+        if animkit::io::same_file(input, out) {
+            if !in_place {
+                bail!("refusing to overwrite the input {} (use --in-place, which keeps a backup)", out.display());
+            }
+            let path = animkit::io::backup_path(out);
+            std::fs::copy(out, &path).with_context(|| format!("backing up {}", out.display()))?;
+            backup = Some(path);
+        }
+    }
+    animkit::io::write_atomic(out, data).with_context(|| format!("writing {}", out.display()))?;
+    Ok(backup)
+}
+
+/// Prints a JSON value as one line.
+pub fn print_json_line(value: &impl serde::Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string(value)?);
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! `animkit convert`: any format to any format, through the model.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use animkit::formats::{by_extension, by_name, Format};
+use animkit::WriteOptions;
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::batch::{is_dir_target, Job};
+use crate::common::{load_skeleton, open, write_output, FormatOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Input files.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output file, or a directory (existing, or ending in `/`) for one output per input.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Output format or variant (`ifp`, `anp3`, `anpk`, `glb`…); default: from the output extension.
+    #[arg(long)]
+    to: Option<String>,
+    /// A file holding the skeleton to bind tracks to (any format that carries one).
+    #[arg(long)]
+    skeleton: Option<PathBuf>,
+    /// Allow the output to replace the input (a backup `NAME.bak` is kept).
+    #[arg(long)]
+    in_place: bool,
+    #[command(flatten)]
+    format: FormatOptions,
+}
+
+/// The output format and variant, from `--to` or else the output's extension.
+fn target(to: Option<&str>, output: &Path) -> Result<(&'static dyn Format, Option<&'static str>)> {
+    if let Some(name) = to {
+        return by_name(name).ok_or_else(|| anyhow!("unknown output format \"{name}\" (see `animkit formats`)"));
+    }
+    let ext = output.extension().and_then(|e| e.to_str()).unwrap_or_default();
+    by_extension(ext).ok_or_else(|| anyhow!("cannot tell the output format from \"{}\"; use --to", output.display()))
+}
+
+/// The extension of files written as `format`/`variant`.
+fn extension(format: &dyn Format, variant: Option<&str>) -> &'static str {
+    format
+        .extensions()
+        .iter()
+        .find(|&&e| Some(e) == variant)
+        .or_else(|| format.extensions().first())
+        .copied()
+        .unwrap_or("out")
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let dir_mode = args.inputs.len() > 1 || is_dir_target(&args.output);
+    let (format, variant) = if dir_mode {
+        target(Some(args.to.as_deref().context("--to is needed when writing into a directory")?), &args.output)?
+    } else {
+        target(args.to.as_deref(), &args.output)?
+    };
+    if !format.capabilities().from_model {
+        bail!("{} cannot be written from the model yet", format.name());
+    }
+    let read_options = args.format.read_options(false);
+    let skeleton = args.skeleton.as_deref().map(|p| load_skeleton(p, &read_options)).transpose()?;
+    let write_options =
+        WriteOptions { variant: variant.map(str::to_string), params: args.format.opts.iter().cloned().collect() };
+    let jobs: Vec<Job> = if dir_mode {
+        std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
+        let ext = extension(format, variant);
+        args.inputs
+            .iter()
+            .map(|input| {
+                let stem = input.file_stem().unwrap_or_default();
+                Job { input: input.clone(), output: args.output.join(stem).with_extension(ext) }
+            })
+            .collect()
+    } else {
+        vec![Job { input: args.inputs[0].clone(), output: args.output.clone() }]
+    };
+    Ok(crate::batch::run(jobs, |job| {
+        let doc = open(&job.input, &read_options)?;
+        let mut package = doc.to_model()?;
+        if let Some(s) = &skeleton {
+            package.skeleton = Some(s.clone());
+        }
+        let written = format.from_model(&package, &write_options)?;
+        write_output(&job.output, &written.document.write()?, Some(&job.input), args.in_place)?;
+        Ok(written.warnings.into_iter().map(|w| format!("warning: {w}")).collect())
+    }))
+}

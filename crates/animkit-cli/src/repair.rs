@@ -1,0 +1,54 @@
+//! `animkit repair`: a canonical rewrite that fixes what `check` reports as fixable.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+use crate::batch::{is_dir_target, Job};
+use crate::common::{open, write_output, FormatOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output file, or a directory for several inputs.
+    #[arg(short, long, required_unless_present = "in_place")]
+    output: Option<PathBuf>,
+    /// Rewrite the inputs themselves, keeping a backup `NAME.bak` of each.
+    #[arg(long)]
+    in_place: bool,
+    #[command(flatten)]
+    format: FormatOptions,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let jobs: Vec<Job> = match &args.output {
+        None => args.inputs.iter().map(|i| Job { input: i.clone(), output: i.clone() }).collect(),
+        Some(out) if args.inputs.len() > 1 || is_dir_target(out) => {
+            std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+            args.inputs
+                .iter()
+                .map(|i| Job { input: i.clone(), output: out.join(i.file_name().unwrap_or_default()) })
+                .collect()
+        }
+        Some(out) => vec![Job { input: args.inputs[0].clone(), output: out.clone() }],
+    };
+    if jobs.is_empty() {
+        bail!("nothing to repair");
+    }
+    let options = args.format.read_options(true);
+    Ok(crate::batch::run(jobs, |job| {
+        let doc = open(&job.input, &options)?;
+        let repaired = doc.repair()?;
+        let backup = write_output(&job.output, &repaired.document.write()?, Some(&job.input), args.in_place)?;
+        let mut messages = repaired.changes;
+        if messages.is_empty() {
+            messages.push("nothing to change".into());
+        }
+        if let Some(b) = backup {
+            messages.push(format!("backup kept at {}", b.display()));
+        }
+        Ok(messages)
+    }))
+}

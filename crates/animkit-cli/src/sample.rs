@@ -1,0 +1,71 @@
+//! `animkit sample`: a clip's evaluated pose at given times.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use animkit::sample::{sample, Sampled};
+use anyhow::{Context, Result};
+
+use crate::common::{open, print_json_line, FormatOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    file: PathBuf,
+    /// The clip's name (or its index in the file).
+    #[arg(long)]
+    clip: String,
+    /// Time in seconds (repeatable).
+    #[arg(long = "time", required = true, allow_negative_numbers = true)]
+    times: Vec<f32>,
+    /// One JSON object per time, one per line.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    format: FormatOptions,
+}
+
+fn components(v: &Sampled) -> Vec<f64> {
+    match *v {
+        Sampled::Rotation(q) => q.to_array().map(f64::from).to_vec(),
+        Sampled::Translation(t) | Sampled::Scale(t) => t.to_array().map(f64::from).to_vec(),
+        Sampled::Scalar(s) => vec![f64::from(s)],
+        Sampled::TextureIndex(i) => vec![f64::from(i)],
+        Sampled::Visibility(b) => vec![if b { 1.0 } else { 0.0 }],
+    }
+}
+
+fn channel(v: &Sampled) -> &'static str {
+    match v {
+        Sampled::Rotation(_) => "rotation",
+        Sampled::Translation(_) => "translation",
+        Sampled::Scale(_) => "scale",
+        Sampled::Scalar(_) => "scalar",
+        Sampled::TextureIndex(_) => "texture_index",
+        Sampled::Visibility(_) => "visibility",
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let package = open(&args.file, &args.format.read_options(false))?.to_model()?;
+    let clip = package
+        .clip(&args.clip)
+        .or_else(|| args.clip.parse::<usize>().ok().and_then(|i| package.clips.get(i)))
+        .with_context(|| format!("no clip \"{}\" in {}", args.clip, args.file.display()))?;
+    for &t in &args.times {
+        let pose = sample(clip, t);
+        if args.json {
+            let entries: Vec<_> = pose
+                .iter()
+                .map(|e| serde_json::json!({"target": e.target.label(), "channel": channel(&e.value), "value": components(&e.value)}))
+                .collect();
+            print_json_line(&serde_json::json!({"clip": clip.name, "time": t, "pose": entries}))?;
+            continue;
+        }
+        println!("{} at {t} s:", clip.name);
+        for e in &pose {
+            let values: Vec<String> = components(&e.value).iter().map(|v| format!("{v:>10.6}")).collect();
+            println!("  {:<24} {:<12} {}", e.target.label(), channel(&e.value), values.join(" "));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,252 @@
+//! IFP on the real corpus: byte-exact round trips, dump/pack, model conversion, ANPK↔ANP3,
+//! lint and repair, and robustness against truncation and corrupted counts.
+
+mod common;
+
+use animkit::formats::ifp::raw::{Body, IfpFile};
+use animkit::formats::ifp::IfpDocument;
+use animkit::model::{Package, Values};
+use animkit::{Bytes, Document, ReadOptions, WriteOptions};
+use glam::{Quat, Vec4};
+
+fn read(bytes: &[u8]) -> Box<dyn Document> {
+    animkit::read(Bytes::copy_from_slice(bytes), None, &ReadOptions::default()).expect("reads")
+}
+
+fn ifp(doc: &dyn Document) -> &IfpFile {
+    &doc.as_any().downcast_ref::<IfpDocument>().expect("an IFP document").file
+}
+
+#[test]
+fn every_file_round_trips_byte_identically() {
+    let files = common::corpus_files("ifp");
+    for (name, bytes) in &files {
+        let doc = read(bytes);
+        assert_eq!(&doc.write().unwrap(), bytes, "{name}: read → write");
+        let json = serde_json::to_string(&animkit::dump(doc.as_ref()).unwrap()).unwrap();
+        let packed = animkit::pack(serde_json::from_str(&json).unwrap()).unwrap();
+        assert_eq!(&packed.write().unwrap(), bytes, "{name}: dump → pack");
+        doc.to_model().unwrap_or_else(|e| panic!("{name}: to_model: {e}"));
+    }
+    if !files.is_empty() {
+        assert_eq!(files.len(), 9, "the IFP corpus has nine files");
+    }
+}
+
+#[test]
+fn ped_files_have_the_known_clip_counts() {
+    for (file, clips, magic) in [("vc_ped_anpk.ifp", 234, "ANPK"), ("sa_ped_anp3.ifp", 294, "ANP3")] {
+        let Some(bytes) = common::corpus_file("ifp", file) else { return };
+        let doc = read(&bytes);
+        assert_eq!(doc.version(), magic);
+        assert_eq!(doc.to_model().unwrap().clips.len(), clips, "{file}");
+    }
+}
+
+fn rotations(p: &Package, clip: &str, bone: &str) -> Vec<Quat> {
+    let clip = p.clip(clip).unwrap();
+    let track = clip
+        .tracks
+        .iter()
+        .find(|t| {
+            t.target.bone().and_then(|b| b.name.as_deref()).is_some_and(|n| n.trim().eq_ignore_ascii_case(bone))
+                && matches!(t.values, Values::Rotation(_))
+        })
+        .unwrap();
+    match &track.values {
+        Values::Rotation(q) => q.clone(),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn vc_and_sa_give_the_same_engine_quaternions() {
+    let (Some(vc), Some(sa)) =
+        (common::corpus_file("ifp", "vc_ped_anpk.ifp"), common::corpus_file("ifp", "sa_ped_anp3.ifp"))
+    else {
+        return;
+    };
+    let (vc, sa) = (read(&vc).to_model().unwrap(), read(&sa).to_model().unwrap());
+    // ifp.md §4.1: run_civi / L UpperArm key 0 is stored (−0.297, −0.478, −0.087, 0.822) in VC, whose
+    // engine value is the conjugate, and (0.277, 0.479, 0.028, 0.832) in SA.
+    let vc_run = rotations(&vc, "run_civi", "L UpperArm")[0];
+    let sa_run = rotations(&sa, "run_civi", "L UpperArm")[0];
+    assert!(Vec4::from(vc_run).abs_diff_eq(Vec4::new(0.297, 0.478, 0.087, 0.822).normalize(), 2e-3), "{vc_run:?}");
+    assert!(Vec4::from(sa_run).abs_diff_eq(Vec4::new(0.277, 0.479, 0.028, 0.832).normalize(), 2e-3), "{sa_run:?}");
+    // Those two differ by about 7° (SA re-authored run_civi). WALK_fat / Spine is the same
+    // animation in both games. Raw keys 0 and 4 (independent decode, by hand):
+    //   VC KR00 stored (−0.0114754, −0.0017091, −0.0148936, 0.9998218) → conjugate (0.0114754, 0.0017091, 0.0148936, 0.9998218)
+    //   SA type 3 (47, 7, 61, 4095)/4096 = (0.0114746, 0.0017090, 0.0148926, 0.9997559)
+    //   VC key 4 stored (−0.0039067, 0.0104991, −0.0253932, 0.9996148); SA (16, −43, 104, 4094)/4096
+    let vc_walk = rotations(&vc, "WALK_fat", "Spine");
+    let sa_walk = rotations(&sa, "WALK_fat", "Spine");
+    for k in [0, 4] {
+        let (a, b) = (Vec4::from(vc_walk[k]), Vec4::from(sa_walk[k]));
+        // ANP3 truncates each component to 1/4096; both sides are then normalised.
+        assert!(a.abs_diff_eq(b, 1.0 / 4096.0 + 1e-6), "key {k}: VC {a} vs SA {b}");
+    }
+    let expect0 = Vec4::new(0.0114754, 0.0017091, 0.0148936, 0.9998218).normalize();
+    assert!(Vec4::from(vc_walk[0]).abs_diff_eq(expect0, 1e-6));
+}
+
+/// Largest differences between two models, key by key: (rotation component, translation, time).
+/// Rotations are compared up to sign.
+fn max_key_error(a: &Package, b: &Package) -> (f32, f32, f32) {
+    let (mut rot, mut pos, mut time) = (0.0f32, 0.0f32, 0.0f32);
+    assert_eq!(a.clips.len(), b.clips.len());
+    for (ca, cb) in a.clips.iter().zip(&b.clips) {
+        assert_eq!(ca.name, cb.name);
+        // ANP3 has no scale channel (every game discards KRTS scale, which is 1 in VC ped.ifp).
+        for ta in ca.tracks.iter().filter(|t| t.channel() != animkit::model::Channel::Scale) {
+            let tb = cb
+                .tracks
+                .iter()
+                .find(|t| t.channel() == ta.channel() && t.target.bone().unwrap().matches(ta.target.bone().unwrap()))
+                .unwrap_or_else(|| panic!("{}: no {:?} track for {}", ca.name, ta.channel(), ta.target.label()));
+            assert_eq!(ta.times.len(), tb.times.len(), "{} {}", ca.name, ta.target.label());
+            for (x, y) in ta.times.iter().zip(&tb.times) {
+                time = time.max((x - y).abs());
+            }
+            match (&ta.values, &tb.values) {
+                (Values::Rotation(x), Values::Rotation(y)) => {
+                    for (x, y) in x.iter().zip(y) {
+                        let (x, y) = (Vec4::from(*x), Vec4::from(*y));
+                        rot = rot.max((x - y).abs().max_element().min((x + y).abs().max_element()));
+                    }
+                }
+                (Values::Translation(x), Values::Translation(y)) => {
+                    for (x, y) in x.iter().zip(y) {
+                        pos = pos.max((*x - *y).abs().max_element());
+                    }
+                }
+                other => panic!("mismatched channels {other:?}"),
+            }
+        }
+    }
+    (rot, pos, time)
+}
+
+#[test]
+fn anpk_to_anp3_and_back_stays_within_quantisation() {
+    let Some(vc) = common::corpus_file("ifp", "vc_ped_anpk.ifp") else { return };
+    let first = read(&vc).to_model().unwrap();
+    let written = animkit::formats::ifp::Ifp
+        .from_model_checked(&first, &WriteOptions { variant: Some("anp3".into()), ..Default::default() });
+    let anp3 = written.document.write().unwrap();
+    assert_eq!(&anp3[..4], b"ANP3");
+    let second = read(&anp3).to_model().unwrap();
+    let (rot, pos, time) = max_key_error(&first, &second);
+    // ANP3 bounds: components truncated to 1/4096 (then renormalised: ≤ 2/4096 in all),
+    // translations truncated to 1/1024 m, times rounded to the nearest 1/60 s tick.
+    assert!(rot <= 2.0 / 4096.0, "rotation error {rot}");
+    assert!(pos <= 1.0 / 1024.0 + 1e-6, "translation error {pos}");
+    assert!(time <= 0.5 / 60.0 + 1e-6, "time error {time}");
+    // And back to ANPK: floats hold the ANP3 values exactly.
+    let anpk = animkit::formats::ifp::Ifp
+        .from_model_checked(&second, &WriteOptions { variant: Some("anpk".into()), ..Default::default() })
+        .document
+        .write()
+        .unwrap();
+    let third = read(&anpk).to_model().unwrap();
+    let (rot, pos, time) = max_key_error(&second, &third);
+    assert!(rot < 1e-6 && pos < 1e-6 && time < 1e-6, "ANP3 → ANPK changed values: {rot} {pos} {time}");
+}
+
+trait Checked {
+    fn from_model_checked(&self, p: &Package, o: &WriteOptions) -> animkit::Written;
+}
+
+impl Checked for animkit::formats::ifp::Ifp {
+    fn from_model_checked(&self, p: &Package, o: &WriteOptions) -> animkit::Written {
+        animkit::Format::from_model(self, p, o).unwrap()
+    }
+}
+
+#[test]
+fn check_reports_the_known_quirks_and_repair_clears_them() {
+    let expect = [
+        ("abdominal_trailing_garbage.ifp", "trailing-bytes"),
+        ("grenade_bad_framedatasize.ifp", "frame-data-size-too-large"),
+        ("covers_flags0.ifp", "empty-animation"),
+        ("levelxre_uncompressed.ifp", "first-time-not-zero"),
+        ("standing_cuffed_kam_export.ifp", "garbage-after-nul"),
+    ];
+    for (file, code) in expect {
+        let Some(bytes) = common::corpus_file("ifp", file) else { return };
+        let doc = read(&bytes);
+        let findings = doc.lint();
+        assert!(findings.iter().any(|f| f.code == code), "{file}: no {code} in {findings:#?}");
+    }
+    // No corpus file has flags 0 over compressed frames (covers.ifp's flags-0 animation is the
+    // empty one), so clear the flag of one SA animation to exercise that rule.
+    if let Some(mut sa) = common::corpus_file("ifp", "sa_ped_anp3.ifp") {
+        sa[36 + 32] = 0;
+        let findings = read(&sa).lint();
+        let f = findings.iter().find(|f| f.code == "flags-mismatch").expect("flags-mismatch reported");
+        assert_eq!(f.offset, Some(68));
+        let repaired = read(&sa).repair().unwrap().document.write().unwrap();
+        assert_eq!(repaired[68], 1);
+    }
+    for (name, bytes) in common::corpus_files("ifp") {
+        let doc = read(&bytes);
+        let before = doc.to_model().unwrap();
+        let repaired = doc.repair().unwrap();
+        let out = repaired.document.write().unwrap();
+        let again = read(&out);
+        let left: Vec<_> =
+            again.lint().into_iter().filter(|f| f.fixable || f.severity == animkit::lint::Severity::Error).collect();
+        assert!(left.is_empty(), "{name}: after repair: {left:#?}");
+        let after = again.to_model().unwrap();
+        assert_eq!(before.clips.len(), after.clips.len(), "{name}: repair kept every animation");
+        assert_eq!(before.key_count(), after.key_count(), "{name}: repair kept every key");
+        // Repair is idempotent: a repaired file needs no further change.
+        assert_eq!(again.repair().unwrap().document.write().unwrap(), out, "{name}");
+    }
+}
+
+#[test]
+fn truncation_anywhere_gives_an_error_with_an_offset() {
+    for (name, bytes) in common::corpus_files("ifp") {
+        let full = Bytes::from(bytes);
+        let doc = animkit::read(full.clone(), None, &ReadOptions::default()).unwrap();
+        let content = full.len() - ifp(doc.as_ref()).tail.len();
+        // Every offset of small files; of big ones the first and last 4 KiB and every 331st byte.
+        let dense = |c: usize| content <= 64 * 1024 || c < 4096 || c + 4096 > content || c % 331 == 0;
+        for cut in (0..content).filter(|&c| dense(c)) {
+            match animkit::read(full.slice(..cut), None, &ReadOptions::default()) {
+                Err(e) => assert!(e.offset.is_some(), "{name} cut at {cut}: error without offset: {e}"),
+                // Counts are fixed by the header, so any cut before the content's end must fail.
+                Ok(d) => panic!("{name} cut at {cut} parsed as {} animations", ifp(d.as_ref()).animation_count()),
+            }
+        }
+    }
+}
+
+#[test]
+fn huge_counts_are_rejected_without_allocating() {
+    for (name, bytes) in common::corpus_files("ifp") {
+        let doc = read(&bytes);
+        let file = ifp(doc.as_ref());
+        // Offsets of counts: numAnims, and the first animation's numSequences/numObjects and numFrames.
+        let offsets: Vec<usize> = match &file.body {
+            Body::V2(_) => vec![32, 36 + 24, 36 + 36 + 28],
+            Body::Anpk(a) => {
+                let info = 16 + (a.info.size as usize).div_ceil(4) * 4;
+                let name = a.animations.first().map_or(0, |an| an.name.len());
+                vec![16, info + 8 + name + 16 + 8, info + 8 + name + 16 + 12 + 4 + 16 + 28]
+            }
+        };
+        for at in offsets {
+            for value in [u32::MAX, 0x7fff_ffff, 0x1000_0000, 65_536] {
+                let mut bad = bytes.clone();
+                if at + 4 > bad.len() {
+                    continue;
+                }
+                bad[at..at + 4].copy_from_slice(&value.to_le_bytes());
+                if let Err(e) = animkit::read(Bytes::from(bad), None, &ReadOptions::default()) {
+                    assert!(e.offset.is_some(), "{name} @{at}={value:#x}: {e}");
+                }
+            }
+        }
+    }
+}
