@@ -84,7 +84,7 @@ impl Bin {
 
     /// Adds an accessor of floats to the shared animation buffer view.
     fn anim_floats(&mut self, floats: &[f32], ty: &str, count: usize, bounds: bool) -> usize {
-        let start = *self.anim_start.get_or_insert_with(|| self.data.len());
+        let start = *self.anim_start.get_or_insert(self.data.len());
         let offset = self.data.len() - start;
         for f in floats {
             self.data.extend_from_slice(&f.to_le_bytes());
@@ -436,9 +436,13 @@ pub fn resample_nlerp(times: &[f32], rotations: &[Quat]) -> (Vec<f32>, Vec<Quat>
 fn continuous_rotations(values: &mut [f32]) {
     let mut prev: Option<Vec4> = None;
     for q in values.chunks_exact_mut(4) {
-        let mut v = Vec4::new(q[0], q[1], q[2], q[3]).normalize_or_zero();
-        if v == Vec4::ZERO {
-            v = Vec4::W;
+        let mut v = Vec4::new(q[0], q[1], q[2], q[3]);
+        // Keep keys that are unit already bit for bit; normalise the others.
+        if (v.length_squared() - 1.0).abs() > 2e-6 {
+            v = v.normalize_or_zero();
+            if v == Vec4::ZERO {
+                v = Vec4::W;
+            }
         }
         if let Some(p) = prev {
             if p.dot(v) < 0.0 {

@@ -105,8 +105,8 @@ impl Format for Gltf {
         let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let start = text.iter().position(|b| !b.is_ascii_whitespace());
         if start.and_then(|s| text.get(s)) == Some(&b'{') {
-            let head = &text[..text.len().min(4096)];
-            if head.windows(7).any(|w| w == b"\"asset\"") {
+            // Keys may come in any order (ours are sorted, so "asset" follows the accessors).
+            if text.windows(7).any(|w| w == b"\"asset\"") {
                 return Confidence::Likely;
             }
         }
