@@ -117,9 +117,19 @@ fn every_corpus_ifp_exports_a_glb_that_validates_cleanly() {
         assert_eq!(r["warnings"], 0, "{r:#}");
     }
     assert!(ok, "{stdout}\n{stderr}");
+    let count = |k: &str| results.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
+    let mut codes: Vec<String> = results
+        .iter()
+        .flat_map(|r| r["messages"].as_array().unwrap())
+        .map(|m| m["code"].to_string())
+        .collect();
+    codes.sort();
+    codes.dedup();
     eprintln!(
-        "validated {} GLB files ({clips} clips): 0 errors, 0 warnings",
-        results.len()
+        "validated {} GLB files ({clips} clips): 0 errors, 0 warnings, {} infos, {} hints {codes:?}",
+        results.len(),
+        count("infos"),
+        count("hints")
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

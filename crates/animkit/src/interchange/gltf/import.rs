@@ -96,7 +96,7 @@ pub fn read_accessor(
         // No buffer view: all zeros. Bound the allocation like any other.
         let n = usize::try_from(count)
             .ok()
-            .filter(|&n| n <= (1 << 26))
+            .filter(|&n| n.saturating_mul(comps) <= (1 << 26))
             .ok_or_else(|| within(invalid("count too large")))?;
         return Ok((vec![0.0; n * comps], comps));
     };
