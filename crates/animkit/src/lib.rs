@@ -17,6 +17,7 @@
 pub mod bytes;
 pub mod error;
 pub mod formats;
+pub mod interchange;
 pub mod io;
 pub mod lint;
 pub mod model;

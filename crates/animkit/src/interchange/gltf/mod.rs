@@ -1,0 +1,582 @@
+//! glTF 2.0: export of the model to GLB / `.gltf`, and import of glTF animations into the model.
+//!
+//! Variants: `glb` (binary container: JSON chunk + BIN chunk, the default) and `gltf` (JSON with
+//! the one buffer embedded as a `data:` URI). The "raw layer" of a glTF file is its bytes: a read
+//! document writes back exactly the bytes it was read from; `dump` is the glTF JSON itself (for a
+//! GLB, the BIN chunk is put into `buffers[0].uri` as a `data:` URI so the dump stands alone), and
+//! `pack` makes a `.gltf` document from such JSON. For documents animkit writes, dump → pack →
+//! write of the `gltf` variant is byte-identical (the writer serialises the same JSON value).
+//!
+//! ## Export ([`export`])
+//! - One glTF animation per clip; channels `rotation`, `translation`, `scale`; times in seconds.
+//! - `Slerp`/`Linear` → `LINEAR` (rotations normalised and made hemisphere-continuous first),
+//!   `Step` → `STEP`, `CubicSpline` → `CUBICSPLINE` (in-tangent, value, out-tangent per key, as
+//!   the model stores it; values normalised, tangents untouched; a one-key cubic becomes `STEP`).
+//! - `Nlerp` rotations are resampled: each segment is split into 2^k equal parts (k ≤ 10) until
+//!   glTF's slerp through the samples is within **1e-5 rad** of rotation angle of the engine's
+//!   nlerp (checked at 7 points per part; nlerp and slerp follow the same great arc, so the only
+//!   error is timing along it). Segments under ~0.03 rad need no extra keys; 1 rad needs 256.
+//! - glTF needs strictly increasing times ≥ 0 (`ifp.md` §7.2): keys before 0 s are cut at 0 s
+//!   with the value (and for cubics the derivative) the model has there; a repeated key time `t`
+//!   moves to `t + 1e-4` s (less when the next key is closer, so it stays below it).
+//! - Nodes: from `package.skeleton` (tracks bound with `Skeleton::find`; unmatched targets become
+//!   extra root nodes, with a warning); without a skeleton, one flat node per distinct track target
+//!   (warning). Bone ids and hashes go into node `extras.animkit`. A skin always lists every bone
+//!   node (three.js treats only skin joints as bones), with inverse bind matrices from the rest
+//!   pose, carried by a tiny mesh (one 1 cm triangle per joint, fully weighted to it) on a root
+//!   node without a transform, as the validator wants.
+//! - `UpAxis::Z`: every bone is parented under a root node `animkit_z_up` rotated −90° about X
+//!   (`extras.animkit.role = "up_axis_z"`); keys are untouched.
+//! - Anything that is not a node channel — texture-index, scalar and visibility tracks, material
+//!   targets, a second track for the same node and channel, tracks without keys — goes into the
+//!   animation's `extras.animkit.tracks` as the model's own JSON (lossless) with its track index
+//!   and a reason, and is named in the warnings. Clips without any node channel go into the root
+//!   `extras.animkit.empty_clips`. Clip duration, looping, additive and frame rate are kept in the
+//!   animation's extras; a track reference that differs from its node's (e.g. name only) and an
+//!   interpolation glTF cannot name (`Nlerp`, `Linear` rotations) are kept in channel extras.
+//!
+//! ## Import ([`import`])
+//! `LINEAR` → `Slerp` (rotations) / `Linear`, `STEP` → `Step`, `CUBICSPLINE` → `CubicSpline`.
+//! Bones are the skin joints, the animated nodes and their ancestors, named after the nodes;
+//! the skeleton comes from the node tree. Our Z-up root node is removed (and `up_axis = Z`).
+//! The extras written by the exporter restore what glTF cannot say; without them, a generic
+//! glTF file still imports (accessors of any component type, normalised integers, byte strides).
+//! Morph-target `weights` channels are skipped and named in `notes()`.
+//!
+//! ## Observed
+//! - Real IFP data has negative key times (e.g. `levelxre_uncompressed.ifp`, first key at
+//!   −1/3 s): such tracks are cut at 0 s. Of the 15,648 corpus tracks, 2 change their keys this
+//!   way; all others export key for key (repeated times moved by ≤ 1e-4 s).
+//! - The Khronos validator warns (`ACCESSOR_JOINTS_USED_ZERO_WEIGHT`) when an unused joint slot
+//!   (weight 0) holds anything but joint 0, so the marker mesh writes `[j, 0, 0, 0]`.
+//! - three.js (r187) plays the exports to within 5e-7 of [`crate::sample::sample`] on the VC and
+//!   SA ped packages (`tests/gltf_node.rs`).
+
+pub mod export;
+pub mod import;
+
+use std::any::Any;
+
+use bytes::Bytes;
+use serde_json::Value;
+
+use crate::bytes::{Cursor, Endian};
+use crate::error::{Error, ErrorKind, Result};
+use crate::formats::{
+    Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written,
+};
+use crate::lint::{Finding, Repaired, Severity};
+use crate::model::Package;
+
+const GLB_MAGIC: &[u8; 4] = b"glTF";
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+const CHUNK_BIN: u32 = 0x004E_4942;
+
+/// The glTF 2.0 format.
+pub struct Gltf;
+
+impl Format for Gltf {
+    fn name(&self) -> &'static str {
+        "gltf"
+    }
+
+    fn description(&self) -> &'static str {
+        "glTF 2.0 (GLB or .gltf with an embedded buffer): export and import of skeletal animation"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["glb", "gltf"]
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["glb", "gltf"]
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            read: true,
+            to_model: true,
+            from_model: true,
+            dump: true,
+            archive: false,
+            skeleton: true,
+        }
+    }
+
+    fn probe(&self, bytes: &[u8]) -> Confidence {
+        if bytes.starts_with(GLB_MAGIC) {
+            return if bytes.get(4..8) == Some(&2u32.to_le_bytes()[..]) {
+                Confidence::Certain
+            } else {
+                Confidence::Likely
+            };
+        }
+        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let start = text.iter().position(|b| !b.is_ascii_whitespace());
+        if start.and_then(|s| text.get(s)) == Some(&b'{') {
+            // Keys may come in any order (ours are sorted, so "asset" follows the accessors).
+            if text.windows(7).any(|w| w == b"\"asset\"") {
+                return Confidence::Likely;
+            }
+        }
+        Confidence::No
+    }
+
+    fn explain_reject(&self, bytes: &[u8]) -> Option<String> {
+        Some(match bytes.get(..4) {
+            Some(m) if m == GLB_MAGIC => "unsupported GLB version".into(),
+            _ => "neither a GLB (magic \"glTF\") nor a JSON object with an \"asset\"".into(),
+        })
+    }
+
+    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        Ok(Box::new(GltfDocument::parse(bytes, options.limits)?))
+    }
+
+    fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
+        let glb = match options.variant.as_deref() {
+            None | Some("glb") => true,
+            Some("gltf") => false,
+            Some(v) => {
+                return Err(Error::unsupported(format!(
+                    "unknown glTF variant \"{v}\" (glb or gltf)"
+                )))
+            }
+        };
+        let exported = export::export(package)?;
+        let document = GltfDocument::from_parts(exported.json, exported.bin, glb)?;
+        Ok(Written {
+            document: Box::new(document),
+            warnings: exported.warnings,
+        })
+    }
+
+    fn undump(&self, value: Value) -> Result<Box<dyn Document>> {
+        let text = serde_json::to_vec(&value)
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?;
+        Ok(Box::new(GltfDocument::parse(
+            Bytes::from(text),
+            Limits::default(),
+        )?))
+    }
+}
+
+/// A glTF file: its exact bytes, the parsed JSON and the resolved buffers.
+pub struct GltfDocument {
+    bytes: Bytes,
+    glb: bool,
+    json: Value,
+    /// Buffer contents by index; `None` for an external URI (not resolved).
+    buffers: Vec<Option<Vec<u8>>>,
+    limits: Limits,
+    notes: Vec<String>,
+}
+
+fn invalid(offset: Option<u64>, message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Invalid, offset, message)
+}
+
+/// Standard base64 with padding.
+pub fn base64_encode(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Decodes standard (or URL-safe) base64; padding optional, whitespace not allowed.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// The bytes of a `data:` URI (base64 only).
+fn data_uri(uri: &str) -> Option<Vec<u8>> {
+    let rest = uri.strip_prefix("data:")?;
+    let (_, payload) = rest.split_once(";base64,")?;
+    base64_decode(payload)
+}
+
+impl GltfDocument {
+    /// Parses GLB or glTF JSON bytes.
+    pub fn parse(bytes: Bytes, limits: Limits) -> Result<GltfDocument> {
+        let mut notes = Vec::new();
+        let (glb, json_bytes, bin): (bool, &[u8], Option<&[u8]>) = if bytes.starts_with(GLB_MAGIC) {
+            let mut c = Cursor::new(&bytes, Endian::Little);
+            c.skip(4)?;
+            let version = c.u32().map_err(|e| e.within("GLB header"))?;
+            if version != 2 {
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
+                    Some(4),
+                    format!("GLB version {version} (only 2)"),
+                ));
+            }
+            let length = c.u32().map_err(|e| e.within("GLB header"))? as usize;
+            if length > bytes.len() {
+                return Err(Error::truncated(8, length, bytes.len()).within("GLB header length"));
+            }
+            if length < bytes.len() {
+                notes.push(format!(
+                    "{} bytes after the declared GLB length",
+                    bytes.len() - length
+                ));
+            }
+            let mut c = Cursor::new(&bytes[..length], Endian::Little);
+            c.skip(12)?;
+            let mut json = None;
+            let mut bin = None;
+            let mut index = 0;
+            while c.remaining() > 0 {
+                let at = c.offset();
+                let len = c
+                    .u32()
+                    .map_err(|e| e.within(format!("GLB chunk {index}")))?
+                    as usize;
+                let kind = c
+                    .u32()
+                    .map_err(|e| e.within(format!("GLB chunk {index}")))?;
+                let data = c
+                    .take(len)
+                    .map_err(|e| e.within(format!("GLB chunk {index}")))?;
+                match (index, kind) {
+                    (0, CHUNK_JSON) => json = Some(data),
+                    (0, _) => {
+                        return Err(invalid(
+                            Some(at as u64 + 4),
+                            "the first GLB chunk is not JSON",
+                        ))
+                    }
+                    (1, CHUNK_BIN) => bin = Some(data),
+                    _ => notes.push(format!("GLB chunk {index} (type 0x{kind:08X}) ignored")),
+                }
+                index += 1;
+            }
+            (
+                true,
+                json.ok_or_else(|| invalid(Some(12), "GLB without a JSON chunk"))?,
+                bin,
+            )
+        } else {
+            (
+                false,
+                bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes),
+                None,
+            )
+        };
+        let json: Value = serde_json::from_slice(json_bytes).map_err(|e| {
+            invalid(None, format!("glTF JSON: {e}")).within(if glb {
+                "GLB JSON chunk"
+            } else {
+                "glTF JSON"
+            })
+        })?;
+        if !json.is_object() {
+            return Err(invalid(None, "glTF JSON is not an object"));
+        }
+        let version = json
+            .pointer("/asset/version")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !version.starts_with("2.") {
+            return Err(Error::unsupported(format!(
+                "glTF asset version \"{version}\" (only 2.x)"
+            )));
+        }
+        let mut buffers = Vec::new();
+        for (i, buffer) in json
+            .get("buffers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let declared = buffer
+                .get("byteLength")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            let data = match buffer.get("uri").and_then(Value::as_str) {
+                None if i == 0 && glb => Some(
+                    bin.ok_or_else(|| invalid(None, "buffer 0 refers to a missing BIN chunk"))?
+                        .to_vec(),
+                ),
+                None => return Err(invalid(None, format!("buffer {i} has no uri"))),
+                Some(uri) if uri.starts_with("data:") => Some(
+                    data_uri(uri)
+                        .ok_or_else(|| invalid(None, format!("buffer {i}: bad data URI")))?,
+                ),
+                Some(uri) => {
+                    notes.push(format!("buffer {i} is external ({uri}): not loaded"));
+                    None
+                }
+            };
+            if let Some(d) = &data {
+                if (d.len() as u64) < declared {
+                    return Err(invalid(
+                        None,
+                        format!(
+                            "buffer {i} holds {} bytes, byteLength says {declared}",
+                            d.len()
+                        ),
+                    ));
+                }
+            }
+            buffers.push(data);
+        }
+        Ok(GltfDocument {
+            bytes,
+            glb,
+            json,
+            buffers,
+            limits,
+            notes,
+        })
+    }
+
+    /// Builds a document from export output.
+    pub fn from_parts(mut json: Value, bin: Vec<u8>, glb: bool) -> Result<GltfDocument> {
+        let bytes = if glb {
+            let text = serde_json::to_vec(&json)
+                .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?;
+            glb_bytes(&text, &bin)?
+        } else {
+            if !bin.is_empty() {
+                json["buffers"][0]["uri"] = Value::String(format!(
+                    "data:application/octet-stream;base64,{}",
+                    base64_encode(&bin)
+                ));
+            }
+            serde_json::to_vec(&json)
+                .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?
+        };
+        let buffers = if bin.is_empty() {
+            Vec::new()
+        } else {
+            vec![Some(bin)]
+        };
+        Ok(GltfDocument {
+            bytes: Bytes::from(bytes),
+            glb,
+            json,
+            buffers,
+            limits: Limits::default(),
+            notes: Vec::new(),
+        })
+    }
+
+    /// The glTF JSON.
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+
+    /// The resolved buffers.
+    pub fn buffers(&self) -> &[Option<Vec<u8>>] {
+        &self.buffers
+    }
+
+    /// Whether the file is a GLB.
+    pub fn is_glb(&self) -> bool {
+        self.glb
+    }
+}
+
+/// A GLB file from JSON text and a binary chunk (both padded to 4 bytes as the spec asks).
+pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
+    let jlen = json.len().div_ceil(4) * 4;
+    let blen = bin.len().div_ceil(4) * 4;
+    let total = 12 + 8 + jlen + if bin.is_empty() { 0 } else { 8 + blen };
+    let total32 =
+        u32::try_from(total).map_err(|_| Error::unrepresentable("the GLB would exceed 4 GiB"))?;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(GLB_MAGIC);
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&total32.to_le_bytes());
+    out.extend_from_slice(&(jlen as u32).to_le_bytes());
+    out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
+    out.extend_from_slice(json);
+    out.resize(20 + jlen, b' ');
+    if !bin.is_empty() {
+        out.extend_from_slice(&(blen as u32).to_le_bytes());
+        out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
+        out.extend_from_slice(bin);
+        out.resize(total, 0);
+    }
+    Ok(out)
+}
+
+impl Document for GltfDocument {
+    fn format(&self) -> &'static dyn Format {
+        &Gltf
+    }
+
+    fn version(&self) -> String {
+        let v = self
+            .json
+            .pointer("/asset/version")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        format!("{} {v}", if self.glb { "GLB" } else { "glTF JSON" })
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ok(self.bytes.to_vec())
+    }
+
+    fn to_model(&self) -> Result<Package> {
+        import::import(&self.json, &self.buffers, &self.limits)
+    }
+
+    fn dump(&self) -> Result<Value> {
+        let mut json = self.json.clone();
+        if self.glb {
+            if let Some(Some(bin)) = self.buffers.first() {
+                if json.pointer("/buffers/0/uri").is_none() {
+                    json["buffers"][0]["uri"] = Value::String(format!(
+                        "data:application/octet-stream;base64,{}",
+                        base64_encode(bin)
+                    ));
+                }
+            }
+        }
+        Ok(json)
+    }
+
+    fn lint(&self) -> Vec<Finding> {
+        let mut findings: Vec<Finding> = self
+            .notes
+            .iter()
+            .map(|n| Finding::new(Severity::Info, "gltf-note", n.clone()))
+            .collect();
+        if let Err(e) = self.to_model() {
+            findings.push(Finding::new(Severity::Error, "gltf-import", e.to_string()));
+        }
+        findings
+    }
+
+    fn repair(&self) -> Result<Repaired> {
+        let package = self.to_model()?;
+        let written = Gltf.from_model(
+            &package,
+            &WriteOptions {
+                variant: Some(if self.glb { "glb" } else { "gltf" }.into()),
+                ..Default::default()
+            },
+        )?;
+        let mut changes = vec!["re-exported from the model".to_string()];
+        changes.extend(written.warnings);
+        Ok(Repaired {
+            document: written.document,
+            changes,
+        })
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes = self.notes.clone();
+        let count = |k: &str| {
+            self.json
+                .get(k)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        };
+        notes.push(format!(
+            "{} animations, {} nodes, {} skins",
+            count("animations"),
+            count("nodes"),
+            count("skins")
+        ));
+        if let Some(g) = self
+            .json
+            .pointer("/asset/generator")
+            .and_then(Value::as_str)
+        {
+            notes.push(format!("generator \"{g}\""));
+        }
+        notes
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        // RFC 4648 §10.
+        for (plain, enc) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64_encode(plain.as_bytes()), enc);
+            assert_eq!(base64_decode(enc).unwrap(), plain.as_bytes());
+        }
+        assert!(base64_decode("Zm9v!").is_none());
+    }
+
+    #[test]
+    fn glb_layout_follows_the_spec() {
+        // Header 12 bytes, JSON chunk padded with spaces, BIN chunk padded with zeros.
+        let glb = glb_bytes(br#"{"a":1}"#, &[1, 2, 3, 4, 5]).unwrap();
+        assert_eq!(&glb[..4], b"glTF");
+        assert_eq!(glb.len(), 12 + 8 + 8 + 8 + 8);
+        assert_eq!(
+            u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
+            glb.len()
+        );
+        assert_eq!(&glb[16..20], b"JSON");
+        assert_eq!(glb[27], b' ');
+        assert_eq!(&glb[32..36], b"BIN\0");
+    }
+
+    #[test]
+    fn truncated_glb_is_an_error_not_a_panic() {
+        let json = br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4}]}"#;
+        let glb = glb_bytes(json, &[1, 2, 3, 4]).unwrap();
+        assert!(GltfDocument::parse(Bytes::from(glb.clone()), Limits::default()).is_ok());
+        for cut in 0..glb.len() {
+            let r = GltfDocument::parse(Bytes::from(glb[..cut].to_vec()), Limits::default());
+            assert!(r.is_err(), "cut at {cut}");
+        }
+    }
+}

@@ -1,0 +1,50 @@
+// Validates glTF/GLB files with the Khronos glTF validator (npm `gltf-validator`).
+//
+//   node validate.mjs FILE...
+//
+// Prints one JSON object: {"files": [{file, errors, warnings, infos, hints, messages}], "ok": bool}
+// (messages: the first 20 issues of each file). Exits 1 when any file has an error or a warning,
+// 2 when a file cannot be read.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import validator from 'gltf-validator';
+
+const files = process.argv.slice(2);
+if (files.length === 0) {
+  console.error('usage: node validate.mjs FILE...');
+  process.exit(2);
+}
+
+const results = [];
+let ok = true;
+for (const file of files) {
+  let bytes;
+  try {
+    bytes = new Uint8Array(readFileSync(file));
+  } catch (e) {
+    console.error(`${file}: ${e.message}`);
+    process.exit(2);
+  }
+  try {
+    const report = await validator.validateBytes(bytes, {
+      uri: basename(file),
+      maxIssues: 0,
+      externalResourceFunction: () => Promise.reject(new Error('external resources are not allowed')),
+    });
+    const i = report.issues;
+    results.push({
+      file,
+      errors: i.numErrors,
+      warnings: i.numWarnings,
+      infos: i.numInfos,
+      hints: i.numHints,
+      messages: i.messages.slice(0, 20).map((m) => ({ code: m.code, severity: m.severity, pointer: m.pointer, message: m.message })),
+    });
+    if (i.numErrors > 0 || i.numWarnings > 0) ok = false;
+  } catch (e) {
+    results.push({ file, errors: 1, warnings: 0, infos: 0, hints: 0, messages: [{ code: 'VALIDATOR_FAILED', message: String(e) }] });
+    ok = false;
+  }
+}
+console.log(JSON.stringify({ files: results, ok }));
+process.exit(ok ? 0 : 1);
