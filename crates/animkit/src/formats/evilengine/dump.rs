@@ -8,10 +8,11 @@
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
+use super::hip::{Adbg, Ahdr, Block, BlockBody, Hip, Lhdr};
 use super::skb::{Body, KeyV1, KeyV2, Skb, SkbVersion};
 use crate::bytes::Endian;
 use crate::error::{Error, ErrorKind, Result};
-use crate::raw_json::{Hex, F32};
+use crate::raw_json::{FourCc, Hex, F32};
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -185,6 +186,212 @@ pub fn from_dump(d: SkbDump) -> Result<Skb> {
     Ok(skb)
 }
 
+/// A NUL-terminated string padded to even length: plain text when canonical, else hex.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EvenString {
+    Text(String),
+    Raw { hex: Hex },
+}
+
+fn canonical_even(name: &[u8]) -> Vec<u8> {
+    let mut b = name.to_vec();
+    b.push(0);
+    if b.len() % 2 == 1 {
+        b.push(0);
+    }
+    b
+}
+
+impl EvenString {
+    fn from_bytes(b: &[u8]) -> Self {
+        let name = crate::text::latin1_until_nul(b);
+        match crate::text::to_latin1(&name) {
+            Some(enc) if canonical_even(&enc) == b => EvenString::Text(name),
+            _ => EvenString::Raw {
+                hex: Hex(b.to_vec()),
+            },
+        }
+    }
+
+    fn into_bytes(self) -> Result<Vec<u8>> {
+        match self {
+            EvenString::Text(s) => crate::text::to_latin1(&s)
+                .map(|b| canonical_even(&b))
+                .ok_or_else(|| bad(format!("{s:?} is not Latin-1 without NUL"))),
+            EvenString::Raw { hex } => Ok(hex.0),
+        }
+    }
+}
+
+/// One block of a HIP/HOP archive.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockDump {
+    pub id: FourCc,
+    #[serde(flatten)]
+    pub body: BodyDump,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BodyDump {
+    Raw(Hex),
+    Container {
+        children: Vec<BlockDump>,
+        #[serde(default, skip_serializing_if = "Hex::is_empty")]
+        tail: Hex,
+    },
+    Ahdr {
+        asset_id: u32,
+        kind: FourCc,
+        offset: i32,
+        size: i32,
+        plus: i32,
+        flags: i32,
+        children: Vec<BlockDump>,
+        #[serde(default, skip_serializing_if = "Hex::is_empty")]
+        tail: Hex,
+    },
+    Lhdr {
+        layer_type: u32,
+        asset_ids: Vec<u32>,
+        children: Vec<BlockDump>,
+        #[serde(default, skip_serializing_if = "Hex::is_empty")]
+        tail: Hex,
+    },
+    Adbg {
+        align: i32,
+        name: EvenString,
+        source: EvenString,
+        checksum: u32,
+        #[serde(default, skip_serializing_if = "Hex::is_empty")]
+        tail: Hex,
+    },
+}
+
+/// A whole archive.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HipDump {
+    pub blocks: Vec<BlockDump>,
+    #[serde(default, skip_serializing_if = "Hex::is_empty")]
+    pub tail: Hex,
+}
+
+fn blocks_dump(blocks: &[Block]) -> Vec<BlockDump> {
+    blocks.iter().map(block_dump).collect()
+}
+
+fn block_dump(b: &Block) -> BlockDump {
+    let body = match &b.body {
+        BlockBody::Raw(r) => BodyDump::Raw(Hex(r.to_vec())),
+        BlockBody::Children { children, tail } => BodyDump::Container {
+            children: blocks_dump(children),
+            tail: Hex(tail.to_vec()),
+        },
+        BlockBody::Ahdr(a) => BodyDump::Ahdr {
+            asset_id: a.asset_id,
+            kind: FourCc(a.kind),
+            offset: a.offset,
+            size: a.size,
+            plus: a.plus,
+            flags: a.flags,
+            children: blocks_dump(&a.children),
+            tail: Hex(a.tail.to_vec()),
+        },
+        BlockBody::Lhdr(l) => BodyDump::Lhdr {
+            layer_type: l.layer_type,
+            asset_ids: l.asset_ids.clone(),
+            children: blocks_dump(&l.children),
+            tail: Hex(l.tail.to_vec()),
+        },
+        BlockBody::Adbg(d) => BodyDump::Adbg {
+            align: d.align,
+            name: EvenString::from_bytes(&d.name),
+            source: EvenString::from_bytes(&d.source),
+            checksum: d.checksum,
+            tail: Hex(d.tail.to_vec()),
+        },
+    };
+    BlockDump {
+        id: FourCc(b.id),
+        body,
+    }
+}
+
+pub fn hip_to_dump(hip: &Hip) -> HipDump {
+    HipDump {
+        blocks: blocks_dump(&hip.blocks),
+        tail: Hex(hip.tail.to_vec()),
+    }
+}
+
+fn blocks_from(d: Vec<BlockDump>) -> Result<Vec<Block>> {
+    d.into_iter().map(block_from).collect()
+}
+
+fn block_from(d: BlockDump) -> Result<Block> {
+    let body = match d.body {
+        BodyDump::Raw(r) => BlockBody::Raw(Bytes::from(r.0)),
+        BodyDump::Container { children, tail } => BlockBody::Children {
+            children: blocks_from(children)?,
+            tail: Bytes::from(tail.0),
+        },
+        BodyDump::Ahdr {
+            asset_id,
+            kind,
+            offset,
+            size,
+            plus,
+            flags,
+            children,
+            tail,
+        } => BlockBody::Ahdr(Ahdr {
+            asset_id,
+            kind: kind.0,
+            offset,
+            size,
+            plus,
+            flags,
+            children: blocks_from(children)?,
+            tail: Bytes::from(tail.0),
+        }),
+        BodyDump::Lhdr {
+            layer_type,
+            asset_ids,
+            children,
+            tail,
+        } => BlockBody::Lhdr(Lhdr {
+            layer_type,
+            asset_ids,
+            children: blocks_from(children)?,
+            tail: Bytes::from(tail.0),
+        }),
+        BodyDump::Adbg {
+            align,
+            name,
+            source,
+            checksum,
+            tail,
+        } => BlockBody::Adbg(Adbg {
+            align,
+            name: Bytes::from(name.into_bytes()?),
+            source: Bytes::from(source.into_bytes()?),
+            checksum,
+            tail: Bytes::from(tail.0),
+        }),
+    };
+    Ok(Block { id: d.id.0, body })
+}
+
+pub fn hip_from_dump(d: HipDump) -> Result<Hip> {
+    Ok(Hip {
+        blocks: blocks_from(d.blocks)?,
+        tail: Bytes::from(d.tail.0),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,5 +405,16 @@ mod tests {
             let back = from_dump(serde_json::from_str(&json).unwrap()).unwrap();
             assert_eq!(write(&back), bytes);
         }
+    }
+
+    #[test]
+    fn hip_dump_round_trips() {
+        use crate::formats::evilengine::hip;
+        let bytes = hip::tests::tiny_hip(b"abc");
+        let h = hip::read(&Bytes::from(bytes.clone())).unwrap();
+        let json = serde_json::to_string(&hip_to_dump(&h)).unwrap();
+        assert!(json.contains("\"source\":\"ab.anm\""), "{json}");
+        let back = hip_from_dump(serde_json::from_str(&json).unwrap()).unwrap();
+        assert_eq!(hip::write(&back), bytes);
     }
 }

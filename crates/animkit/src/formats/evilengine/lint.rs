@@ -48,11 +48,17 @@ struct Collector {
 }
 
 impl Collector {
-    fn push(&mut self, severity: Severity, code: &'static str, offset: usize, message: String) {
+    fn push(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        offset: usize,
+        message: impl FnOnce() -> String,
+    ) {
         self.first
             .entry(code)
             .and_modify(|(_, n)| *n += 1)
-            .or_insert_with(|| (Finding::new(severity, code, message).at(offset), 1));
+            .or_insert_with(|| (Finding::new(severity, code, message()).at(offset), 1));
     }
 
     fn finish(self) -> Vec<Finding> {
@@ -83,31 +89,25 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
     let k_count = skb.key_count();
     let bones = usize::from(skb.bone_count);
     if skb.flags != 0 {
-        c.push(
-            Info,
-            "c2-flags",
-            4,
+        c.push(Info, "c2-flags", 4, || {
             format!(
                 "Flags = 0x{:08X} (0 in every retail file; preserved)",
                 skb.flags
-            ),
-        );
+            )
+        });
     }
     // C3: size and padding.
     match &skb.body {
         Body::V1 { .. } => {
             let want = v1_padding(skb.data_size());
             if skb.tail[..] != want[..] {
-                c.push(
-                    Warning,
-                    "c3-size",
-                    skb.data_size(),
+                c.push(Warning, "c3-size", skb.data_size(), || {
                     format!(
                         "{} bytes after the offsets table; the format wants {} bytes of CD",
                         skb.tail.len(),
                         want.len()
-                    ),
-                );
+                    )
+                });
             }
         }
         Body::V2 {
@@ -122,45 +122,33 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
                 || pad_offsets.len() == 1
                 || !skb.tail.is_empty()
             {
-                c.push(
-                    Warning,
-                    "c3-size",
-                    skb.data_size(),
-                    "V2 padding is not CD CD or bytes follow the data".into(),
-                );
+                c.push(Warning, "c3-size", skb.data_size(), || {
+                    "V2 padding is not CD CD or bytes follow the data".into()
+                });
             }
         }
     }
     // C4: times.
     let times = skb.times_seconds();
     if t_count == 0 {
-        c.push(Error, "c4-times", 0x0A, "TimeCount is 0".into());
+        c.push(Error, "c4-times", 0x0A, || "TimeCount is 0".into());
     } else if times.first() != Some(&0.0) {
-        c.push(
-            Error,
-            "c4-times",
-            times_offset(skb),
-            format!("times[0] = {} (must be 0)", times[0]),
-        );
+        c.push(Error, "c4-times", times_offset(skb), || {
+            format!("times[0] = {} (must be 0)", times[0])
+        });
     }
     for i in 1..times.len() {
         if times[i].partial_cmp(&times[i - 1]) != Some(std::cmp::Ordering::Greater) {
-            c.push(
-                Error,
-                "c4-times",
-                times_offset(skb),
-                format!("times[{i}] = {} does not increase", times[i]),
-            );
+            c.push(Error, "c4-times", times_offset(skb), || {
+                format!("times[{i}] = {} does not increase", times[i])
+            });
         }
     }
     for k in 0..k_count {
         if skb.key_time_index(k).is_some_and(|ti| ti >= t_count) {
-            c.push(
-                Error,
-                "time-index-range",
-                key_offset(skb, k),
-                format!("key {k} has a time index past T = {t_count}"),
-            );
+            c.push(Error, "time-index-range", key_offset(skb, k), || {
+                format!("key {k} has a time index past T = {t_count}")
+            });
         }
     }
     if let Body::V2 { keys, tran, .. } = &skb.body {
@@ -168,22 +156,16 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
             .iter()
             .position(|key| usize::from(key.tran_index) >= tran.len())
         {
-            c.push(
-                Error,
-                "tran-index-range",
-                key_offset(skb, k) + 2,
-                format!("key {k} has a translation index past N = {}", tran.len()),
-            );
+            c.push(Error, "tran-index-range", key_offset(skb, k) + 2, || {
+                format!("key {k} has a translation index past N = {}", tran.len())
+            });
         }
     }
     if t_count == 1 {
         if k_count != bones && k_count != 2 * bones {
-            c.push(
-                Error,
-                "static-pose",
-                0x0C,
-                format!("T = 1 needs K = B or K = 2B; K = {k_count}, B = {bones}"),
-            );
+            c.push(Error, "static-pose", 0x0C, || {
+                format!("T = 1 needs K = B or K = 2B; K = {k_count}, B = {bones}")
+            });
         }
         return c.finish();
     }
@@ -199,19 +181,16 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
         };
         let end = last + 1;
         if start != next_start {
-            c.push(
-                Error,
-                "c5-key-grouping",
-                offsets_offset(skb, 0, b),
-                format!("bone {b} starts at key {start}, expected {next_start}"),
-            );
+            c.push(Error, "c5-key-grouping", offsets_offset(skb, 0, b), || {
+                format!("bone {b} starts at key {start}, expected {next_start}")
+            });
         }
         if end >= k_count {
             c.push(
                 Error,
                 "c5-key-grouping",
                 offsets_offset(skb, rows - 1, b),
-                format!("bone {b}'s keys end past K = {k_count}"),
+                || format!("bone {b}'s keys end past K = {k_count}"),
             );
             next_start = end + 1;
             continue;
@@ -221,45 +200,35 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
                 Error,
                 "c5-key-grouping",
                 offsets_offset(skb, rows - 1, b),
-                format!(
-                    "the last bone ends at key {end}, not K − 1 = {}",
-                    k_count - 1
-                ),
+                || {
+                    format!(
+                        "the last bone ends at key {end}, not K − 1 = {}",
+                        k_count - 1
+                    )
+                },
             );
         }
         if end <= start {
-            c.push(
-                Error,
-                "c10-key-count",
-                offsets_offset(skb, 0, b),
-                format!("bone {b} has fewer than 2 keys"),
-            );
+            c.push(Error, "c10-key-count", offsets_offset(skb, 0, b), || {
+                format!("bone {b} has fewer than 2 keys")
+            });
         } else {
             for k in start..end {
                 if ti(k) >= ti(k + 1) {
-                    c.push(
-                        Error,
-                        "c6-time-order",
-                        key_offset(skb, k + 1),
-                        format!("bone {b}: key {} does not follow key {k} in time", k + 1),
-                    );
+                    c.push(Error, "c6-time-order", key_offset(skb, k + 1), || {
+                        format!("bone {b}: key {} does not follow key {k} in time", k + 1)
+                    });
                 }
             }
             if ti(start) != Some(0) {
-                c.push(
-                    Error,
-                    "c7-first-key",
-                    key_offset(skb, start),
-                    format!("bone {b}'s first key (key {start}) is not at time index 0"),
-                );
+                c.push(Error, "c7-first-key", key_offset(skb, start), || {
+                    format!("bone {b}'s first key (key {start}) is not at time index 0")
+                });
             }
             if ti(end) != Some(rows) {
-                c.push(
-                    Error,
-                    "c8-last-key",
-                    key_offset(skb, end),
-                    format!("bone {b}'s last key (key {end}) is not at time index T − 1 = {rows}"),
-                );
+                c.push(Error, "c8-last-key", key_offset(skb, end), || {
+                    format!("bone {b}'s last key (key {end}) is not at time index T − 1 = {rows}")
+                });
             }
         }
         for r in 0..rows {
@@ -269,23 +238,17 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
                 && ti(o).is_some_and(|x| x <= r)
                 && ti(o + 1).is_some_and(|x| r < x);
             if !ok {
-                c.push(
-                    Error,
-                    "c9-offsets",
-                    offsets_offset(skb, r, b),
-                    format!("offsets[{r}][{b}] = {o} is not bone {b}'s key for interval {r}"),
-                );
+                c.push(Error, "c9-offsets", offsets_offset(skb, r, b), || {
+                    format!("offsets[{r}][{b}] = {o} is not bone {b}'s key for interval {r}")
+                });
             }
         }
         next_start = end + 1;
     }
     if bones == 0 && k_count > 0 {
-        c.push(
-            Error,
-            "c5-key-grouping",
-            0x08,
-            format!("BoneCount is 0 but there are {k_count} keys"),
-        );
+        c.push(Error, "c5-key-grouping", 0x08, || {
+            format!("BoneCount is 0 but there are {k_count} keys")
+        });
     }
     c.finish()
 }
@@ -413,6 +376,65 @@ pub fn repair_skb(skb: &Skb) -> (Skb, Vec<String>) {
         }
     }
     (out, changes)
+}
+
+/// Every finding for an archive: structure (§5) and each ANIM asset's invariants.
+pub fn lint_hip(doc: &super::HipDocument) -> Vec<Finding> {
+    use super::hip::{asset_hash, Hip};
+    let mut findings = Vec::new();
+    let assets = doc.hip.assets();
+    if assets.windows(2).any(|w| w[1].0.asset_id < w[0].0.asset_id) {
+        findings.push(
+            Finding::new(
+                Severity::Warning,
+                "atoc-order",
+                "ATOC entries are not sorted by asset ID",
+            )
+            .path("ATOC"),
+        );
+    }
+    for (a, dbg) in &assets {
+        let path = format!(
+            "asset 0x{:08X} \"{}\"",
+            a.asset_id,
+            dbg.map(|d| d.name()).unwrap_or_default()
+        );
+        if let Err(e) = Hip::asset_data(doc.bytes(), a) {
+            findings.push(
+                Finding::new(Severity::Error, "asset-outside-file", e.message).path(path.clone()),
+            );
+        }
+        if &a.kind == b"ANIM" {
+            let source = dbg.map(|d| d.source()).unwrap_or_default();
+            let base = source.rsplit(['/', '\\']).next().unwrap_or("");
+            if !base.is_empty() && asset_hash(base) != a.asset_id {
+                findings.push(
+                    Finding::new(
+                        Severity::Info,
+                        "asset-id-hash",
+                        format!("asset ID is not the hash of \"{base}\""),
+                    )
+                    .path(path.clone()),
+                );
+            }
+        }
+    }
+    for asset in doc.anim_assets() {
+        let path = format!("ANIM 0x{:08X} \"{}\"", asset.asset_id, asset.name);
+        match asset.result {
+            Ok((skb, _)) => findings.extend(lint_skb(&skb).into_iter().map(|mut f| {
+                f.path = if f.path.is_empty() {
+                    path.clone()
+                } else {
+                    format!("{path} / {}", f.path)
+                };
+                f
+            })),
+            Err(e) => findings
+                .push(Finding::new(Severity::Error, "anim-unreadable", e.to_string()).path(path)),
+        }
+    }
+    findings
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 
 pub mod build;
 pub mod dump;
+pub mod hip;
 pub mod lint;
 pub mod model;
 pub mod skb;
@@ -27,7 +28,7 @@ use bytes::Bytes;
 use crate::bytes::Endian;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::{
-    Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written,
+    Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written,
 };
 use crate::lint::{Finding, Repaired};
 use crate::model::Package;
@@ -255,6 +256,300 @@ impl Document for SkbDocument {
             notes.push("a zero-range translation axis (Scale = 0)".into());
         }
         notes
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// HIP/HOP archives.
+pub struct HipFormat;
+
+impl Format for HipFormat {
+    fn name(&self) -> &'static str {
+        "hip"
+    }
+
+    fn description(&self) -> &'static str {
+        "EvilEngine HIP/HOP archives (Heavy Iron): ANIM and MODL assets, byte-exact block tree"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["hip", "hop"]
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            read: true,
+            to_model: true,
+            from_model: false,
+            dump: true,
+            archive: true,
+            skeleton: false,
+        }
+    }
+
+    fn probe(&self, bytes: &[u8]) -> Confidence {
+        match bytes.get(..8) {
+            Some(b) if &b[..4] == b"HIPA" && bytes.get(8..12) == Some(b"PACK") => {
+                Confidence::Certain
+            }
+            Some(b) if &b[..4] == b"HIPA" => Confidence::Likely,
+            _ => Confidence::No,
+        }
+    }
+
+    fn explain_reject(&self, _bytes: &[u8]) -> Option<String> {
+        Some("the file does not start with a HIPA block".into())
+    }
+
+    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        let hip = hip::read(&bytes)?;
+        Ok(Box::new(HipDocument {
+            hip,
+            bytes,
+            version: version_param(&options.params)?,
+            limits: options.limits,
+        }))
+    }
+
+    fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
+        Err(Error::unsupported(
+            "HIP/HOP archives are not written from the model; convert to skb and replace the asset",
+        ))
+    }
+
+    fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
+        let d: dump::HipDump = serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("HIP dump"))?;
+        Ok(Box::new(HipDocument::new(dump::hip_from_dump(d)?)))
+    }
+}
+
+/// A parsed HIP/HOP archive.
+pub struct HipDocument {
+    pub hip: hip::Hip,
+    /// The written form of `hip` (asset offsets are absolute in it).
+    bytes: Bytes,
+    /// An explicit `skb_version` overriding the archive's game.
+    version: Option<SkbVersion>,
+    limits: Limits,
+}
+
+/// One ANIM asset parsed from an archive.
+pub struct AnimAsset {
+    pub asset_id: u32,
+    /// The clip name: the source file's base name without `.anm`, else the asset name.
+    pub name: String,
+    pub result: Result<(Skb, Decided)>,
+}
+
+impl HipDocument {
+    pub fn new(hip: hip::Hip) -> Self {
+        let bytes = Bytes::from(hip::write(&hip));
+        HipDocument {
+            hip,
+            bytes,
+            version: None,
+            limits: Limits::default(),
+        }
+    }
+
+    /// The bytes of the archive as written.
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+
+    /// Every non-empty ANIM asset, parsed with the version the archive's game implies.
+    pub fn anim_assets(&self) -> Vec<AnimAsset> {
+        let game = self.hip.game();
+        let mut out = Vec::new();
+        for (a, dbg) in self.hip.assets() {
+            if &a.kind != b"ANIM" || a.size == 0 {
+                continue;
+            }
+            let name = clip_name(a, dbg);
+            let result =
+                hip::Hip::asset_data(&self.bytes, a).and_then(|data| match (self.version, game) {
+                    (Some(v), _) => Ok((skb::read_version(&data, v)?, Decided::Option)),
+                    (None, Some(g)) => Ok((
+                        skb::read_version(&data, g.skb_version())?,
+                        Decided::Archive(g.label().to_string()),
+                    )),
+                    (None, None) => skb::read(&data, None),
+                });
+            let result =
+                result.map_err(|e| e.within(format!("ANIM 0x{:08X} \"{name}\"", a.asset_id)));
+            out.push(AnimAsset {
+                asset_id: a.asset_id,
+                name,
+                result,
+            });
+        }
+        out
+    }
+}
+
+/// The base name of a source path (either slash).
+fn basename(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+fn clip_name(a: &hip::Ahdr, dbg: Option<&hip::Adbg>) -> String {
+    let source = dbg.map(|d| d.source()).unwrap_or_default();
+    let base = basename(&source);
+    if !base.is_empty() {
+        let stem = base
+            .strip_suffix(".anm")
+            .or_else(|| base.strip_suffix(".ANM"))
+            .unwrap_or(base);
+        return stem.to_string();
+    }
+    match dbg.map(|d| d.name()) {
+        Some(n) if !n.is_empty() => n,
+        _ => format!("0x{:08X}", a.asset_id),
+    }
+}
+
+impl Document for HipDocument {
+    fn format(&self) -> &'static dyn Format {
+        &HipFormat
+    }
+
+    fn version(&self) -> String {
+        match self.hip.game() {
+            Some(g) => format!("HIP ({})", g.label()),
+            None => "HIP (game unknown)".into(),
+        }
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ok(hip::write(&self.hip))
+    }
+
+    fn to_model(&self) -> Result<Package> {
+        let mut clips = Vec::new();
+        for asset in self.anim_assets() {
+            let (skb, _) = asset.result?;
+            clips.push(model::to_clip(&skb, &asset.name, None, &self.limits)?);
+        }
+        Ok(Package {
+            name: String::new(),
+            clips,
+            ..Default::default()
+        })
+    }
+
+    fn dump(&self) -> Result<serde_json::Value> {
+        serde_json::to_value(dump::hip_to_dump(&self.hip))
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+    }
+
+    fn lint(&self) -> Vec<Finding> {
+        lint::lint_hip(self)
+    }
+
+    fn repair(&self) -> Result<Repaired> {
+        let mut hip = self.hip.clone();
+        let mut changes = Vec::new();
+        for asset in self.anim_assets() {
+            let Ok((skb, _)) = asset.result else { continue };
+            let (fixed, c) = lint::repair_skb(&skb);
+            if !c.is_empty() {
+                let align = if self.hip.meta().platform.as_deref() == Some("GC") {
+                    0x20
+                } else {
+                    0x800
+                };
+                hip.replace_asset(asset.asset_id, Bytes::from(skb::write(&fixed)), align)?;
+                changes.extend(
+                    c.into_iter()
+                        .map(|c| format!("ANIM \"{}\": {c}", asset.name)),
+                );
+            }
+        }
+        Ok(Repaired {
+            document: Box::new(HipDocument::new(hip)),
+            changes,
+        })
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let m = self.hip.meta();
+        let assets = self.hip.assets();
+        let count = |k: &[u8; 4]| assets.iter().filter(|(a, _)| &a.kind == k).count();
+        let mut notes = vec![
+            format!(
+                "{} assets ({} ANIM, {} MODL), {} layers",
+                assets.len(),
+                count(b"ANIM"),
+                count(b"MODL"),
+                self.hip.layers().len()
+            ),
+            format!(
+                "platform {}, clientVersion {}, PFLG {}",
+                m.platform.as_deref().unwrap_or("?"),
+                m.client_version
+                    .map_or("?".into(), |v| format!("0x{v:08X}")),
+                m.pflg.map_or("?".into(), |v| format!("0x{v:08X}"))
+            ),
+        ];
+        match (self.version, self.hip.game()) {
+            (Some(v), _) => notes.push(format!(
+                "ANIM version {} set by the skb_version option",
+                v.label()
+            )),
+            (None, Some(g)) => notes.push(format!(
+                "ANIM version {} decided by the archive's game ({})",
+                g.skb_version().label(),
+                g.label()
+            )),
+            (None, None) => notes
+                .push("game unknown: each ANIM's version is decided by size and validation".into()),
+        }
+        notes.push("looping is not stored in ANIM assets (ATBL/entity code decides)".into());
+        notes
+    }
+
+    fn entries(&self) -> Result<Vec<Entry>> {
+        let mut out: Vec<Entry> = Vec::new();
+        for (a, dbg) in self.hip.assets() {
+            let ext = match &a.kind {
+                b"ANIM" => "anm",
+                b"MODL" => "dff",
+                _ => continue,
+            };
+            let data = hip::Hip::asset_data(&self.bytes, a)?;
+            let stem = if ext == "anm" {
+                clip_name(a, dbg)
+            } else {
+                match dbg.map(|d| d.name()) {
+                    Some(n) if !n.is_empty() => n.strip_suffix(".dff").unwrap_or(&n).to_string(),
+                    _ => format!("0x{:08X}", a.asset_id),
+                }
+            };
+            let stem: String = stem
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "._- ".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let mut name = format!("{stem}.{ext}");
+            if out.iter().any(|e| e.name.eq_ignore_ascii_case(&name)) {
+                name = format!("{stem}_{:08X}.{ext}", a.asset_id);
+            }
+            out.push(Entry {
+                name,
+                kind: String::from_utf8_lossy(&a.kind).into_owned(),
+                data,
+            });
+        }
+        Ok(out)
     }
 
     fn as_any(&self) -> &dyn Any {
