@@ -357,3 +357,122 @@ fn truncated_inputs_are_errors_not_panics() {
         }
     }
 }
+
+/// §6: HAnim skeletons from MODL assets, and their binding to the ANIM clips.
+#[test]
+fn skeletons_from_modl_bind_to_clips() {
+    use animkit::formats::evilengine::rwskel;
+    let Some(bytes) = common::corpus_file("evilengine", "bfbb_gc_boot.HIP") else {
+        return;
+    };
+    let d = open(&bytes);
+    let h = doc(d.as_ref());
+    let models = h.skinned_models();
+    assert!(!models.is_empty());
+    // Node parents from PUSH/POP flags equal the FrameList parents (§6.2: 41 of 41).
+    for (a, dbg) in h.hip.assets().iter().filter(|(a, _)| &a.kind == b"MODL") {
+        let data = hip::Hip::asset_data(h.bytes(), a).unwrap();
+        let clump = rwskel::read_clump(&data).unwrap();
+        let Some(skel) = rwskel::skeleton(&clump).unwrap() else {
+            continue;
+        };
+        let frame_of = |id: i32| {
+            clump
+                .frames
+                .iter()
+                .position(|f| f.hanim.as_ref().is_some_and(|x| x.node_id == id))
+                .unwrap()
+        };
+        for (i, bone) in skel.bones.iter().enumerate() {
+            let frame = &clump.frames[frame_of(bone.id.unwrap())];
+            let expected = bone
+                .parent
+                .map_or(0, |p| frame_of(skel.bones[p].id.unwrap()) as i32);
+            assert_eq!(frame.parent, expected, "{} node {i}", dbg.unwrap().name());
+        }
+        assert_eq!(
+            clump.frames.len(),
+            skel.bones.len() + 1,
+            "{}",
+            dbg.unwrap().name()
+        );
+    }
+    let package = d.to_model().unwrap();
+    let skel = package.skeleton.as_ref().expect("a skeleton binds");
+    let sb = models.iter().find(|m| m.prefix == "spongebob").unwrap();
+    assert_eq!(skel, &sb.skeleton, "SpongeBob's model binds the most clips");
+    assert_eq!(skel.bones.len(), 44);
+    // Keys are parent-relative local TRS (§6.2): at t = 0 many non-root bones sit on their bind
+    // position (4,354 of 7,061 in the spec's sample).
+    let (mut near, mut total) = (0, 0);
+    for clip in package
+        .clips
+        .iter()
+        .filter(|c| c.name.starts_with("spongebob_"))
+    {
+        for t in clip
+            .tracks
+            .iter()
+            .filter(|t| matches!(t.values, Values::Translation(_)))
+        {
+            let bone = t.target.bone().unwrap();
+            let b = bone.index.unwrap() as usize;
+            assert_eq!(
+                bone.name.as_deref(),
+                skel.bones.get(b).map(|x| x.name.as_str())
+            );
+            let (Values::Translation(v), Some(rest)) = (&t.values, skel.bones.get(b)) else {
+                continue;
+            };
+            if b == 0 {
+                continue;
+            }
+            total += 1;
+            near += usize::from((v[0] - rest.rest.translation).abs().max_element() < 1e-3);
+        }
+    }
+    // Rotation convention (§6.2): `right, up, at` are the columns of q's matrix, so more bones
+    // start on the bind rotation than on its transpose (the conjugate).
+    let (mut same, mut transposed) = (0, 0);
+    for clip in package
+        .clips
+        .iter()
+        .filter(|c| c.name.starts_with("spongebob_"))
+    {
+        for t in clip.tracks.iter() {
+            let (Values::Rotation(v), Some(b)) = (&t.values, t.target.bone().and_then(|b| b.index))
+            else {
+                continue;
+            };
+            let rest = skel.bones[b as usize].rest.rotation;
+            let close = |q: glam::Quat| v[0].dot(q).abs() > 1.0 - 1e-6;
+            let asym = rest.xyz().length() > 1e-3;
+            same += usize::from(asym && close(rest));
+            transposed += usize::from(asym && close(rest.conjugate()));
+        }
+    }
+    eprintln!("{near} of {total} SpongeBob non-root bones start on their bind position; rotations: {same} match q, {transposed} its conjugate");
+    assert!(same > transposed);
+    assert!(near * 2 > total);
+    assert!(
+        d.notes().iter().any(|n| n.contains("spongebob_bind.dff")),
+        "{:?}",
+        d.notes()
+    );
+    // `model=none` gives no skeleton; `model=NAME` keeps only that model's clips.
+    let mut o = ReadOptions::default();
+    o.params.insert("model".into(), "none".into());
+    let p = animkit::read(Bytes::from(bytes.clone()), None, &o)
+        .unwrap()
+        .to_model()
+        .unwrap();
+    assert!(p.skeleton.is_none() && p.clips.len() == 127);
+    o.params
+        .insert("model".into(), "cruise_bubble_bind.dff".into());
+    let p = animkit::read(Bytes::from(bytes.clone()), None, &o)
+        .unwrap()
+        .to_model()
+        .unwrap();
+    assert!(p.skeleton.is_some() && !p.clips.is_empty());
+    assert!(p.clips.iter().all(|c| c.name.starts_with("cruise_bubble_")));
+}

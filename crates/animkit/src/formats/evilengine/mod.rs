@@ -19,6 +19,7 @@ pub mod dump;
 pub mod hip;
 pub mod lint;
 pub mod model;
+pub mod rwskel;
 pub mod skb;
 
 use std::any::Any;
@@ -286,7 +287,7 @@ impl Format for HipFormat {
             from_model: false,
             dump: true,
             archive: true,
-            skeleton: false,
+            skeleton: true,
         }
     }
 
@@ -310,6 +311,7 @@ impl Format for HipFormat {
             hip,
             bytes,
             version: version_param(&options.params)?,
+            model: options.params.get("model").cloned(),
             limits: options.limits,
         }))
     }
@@ -334,7 +336,35 @@ pub struct HipDocument {
     bytes: Bytes,
     /// An explicit `skb_version` overriding the archive's game.
     version: Option<SkbVersion>,
+    /// The `model` read parameter: the MODL whose skeleton to use (`none` for no skeleton).
+    model: Option<String>,
     limits: Limits,
+}
+
+/// A MODL asset with an HAnim hierarchy.
+pub struct SkinnedModel {
+    pub asset_id: u32,
+    /// The asset name (`spongebob_bind.dff`).
+    pub name: String,
+    /// The clip-name prefix it binds: the name without extension and `_bind` (`spongebob`).
+    pub prefix: String,
+    pub skeleton: crate::model::Skeleton,
+}
+
+/// Whether clip `clip` binds to the model with `prefix`: the clip name starts with `prefix_`
+/// and no other skinned model has a longer matching prefix.
+pub fn binds(clip: &str, prefix: &str, models: &[SkinnedModel]) -> bool {
+    let matches = |p: &str| {
+        clip.len() > p.len()
+            && clip
+                .get(..p.len())
+                .is_some_and(|x| x.eq_ignore_ascii_case(p))
+            && clip.as_bytes()[p.len()] == b'_'
+    };
+    matches(prefix)
+        && !models
+            .iter()
+            .any(|m| m.prefix.len() > prefix.len() && matches(&m.prefix))
 }
 
 /// One ANIM asset parsed from an archive.
@@ -352,6 +382,7 @@ impl HipDocument {
             hip,
             bytes,
             version: None,
+            model: None,
             limits: Limits::default(),
         }
     }
@@ -359,6 +390,33 @@ impl HipDocument {
     /// The bytes of the archive as written.
     pub fn bytes(&self) -> &Bytes {
         &self.bytes
+    }
+
+    /// Every MODL asset that carries an HAnim skeleton (unreadable ones are skipped).
+    pub fn skinned_models(&self) -> Vec<SkinnedModel> {
+        let mut out = Vec::new();
+        for (a, dbg) in self.hip.assets() {
+            if &a.kind != b"MODL" {
+                continue;
+            }
+            let Ok(data) = hip::Hip::asset_data(&self.bytes, a) else {
+                continue;
+            };
+            let Ok(Some(skeleton)) = rwskel::read_clump(&data).and_then(|c| rwskel::skeleton(&c))
+            else {
+                continue;
+            };
+            let name = dbg.map(|d| d.name()).unwrap_or_default();
+            let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
+            let prefix = stem.strip_suffix("_bind").unwrap_or(stem).to_string();
+            out.push(SkinnedModel {
+                asset_id: a.asset_id,
+                name: name.clone(),
+                prefix,
+                skeleton,
+            });
+        }
+        out
     }
 
     /// Every non-empty ANIM asset, parsed with the version the archive's game implies.
@@ -429,14 +487,54 @@ impl Document for HipDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
+        let models = self.skinned_models();
+        let anims = self.anim_assets();
+        // The model that binds the most clips (by name, §6.2), or the one `model=` names.
+        let chosen: Option<&SkinnedModel> = match self.model.as_deref() {
+            Some("none") => None,
+            Some(name) => Some(
+                models
+                    .iter()
+                    .find(|m| {
+                        m.name.eq_ignore_ascii_case(name) || m.prefix.eq_ignore_ascii_case(name)
+                    })
+                    .ok_or_else(|| {
+                        Error::unsupported(format!("no skinned MODL asset \"{name}\""))
+                    })?,
+            ),
+            None => models
+                .iter()
+                .map(|m| {
+                    (
+                        anims
+                            .iter()
+                            .filter(|a| binds(&a.name, &m.prefix, &models))
+                            .count(),
+                        m,
+                    )
+                })
+                .filter(|(n, _)| *n > 0)
+                .max_by_key(|(n, _)| *n)
+                .map(|(_, m)| m),
+        };
         let mut clips = Vec::new();
-        for asset in self.anim_assets() {
+        for asset in anims {
+            let bound = chosen.filter(|m| binds(&asset.name, &m.prefix, &models));
+            if self.model.as_deref().is_some_and(|m| m != "none") && bound.is_none() {
+                continue;
+            }
             let (skb, _) = asset.result?;
-            clips.push(model::to_clip(&skb, &asset.name, None, &self.limits)?);
+            clips.push(model::to_clip(
+                &skb,
+                &asset.name,
+                bound.map(|m| &m.skeleton),
+                &self.limits,
+            )?);
         }
         Ok(Package {
             name: String::new(),
             clips,
+            skeleton: chosen.map(|m| m.skeleton.clone()),
             ..Default::default()
         })
     }
@@ -509,6 +607,28 @@ impl Document for HipDocument {
                 .push("game unknown: each ANIM's version is decided by size and validation".into()),
         }
         notes.push("looping is not stored in ANIM assets (ATBL/entity code decides)".into());
+        let models = self.skinned_models();
+        let anims = self.anim_assets();
+        for m in &models {
+            let nodes = m.skeleton.bones.len();
+            let (mut equal, mut fewer, mut more, mut bound) = (0, 0, 0, 0);
+            for a in anims.iter().filter(|a| binds(&a.name, &m.prefix, &models)) {
+                bound += 1;
+                if let Ok((skb, _)) = &a.result {
+                    match usize::from(skb.bone_count).cmp(&nodes) {
+                        std::cmp::Ordering::Equal => equal += 1,
+                        std::cmp::Ordering::Less => fewer += 1,
+                        std::cmp::Ordering::Greater => more += 1,
+                    }
+                }
+            }
+            if bound > 0 {
+                notes.push(format!(
+                    "MODL \"{}\" ({nodes} HAnim nodes) binds {bound} clips by name: {equal} with {nodes} bones, {fewer} with fewer, {more} with more",
+                    m.name
+                ));
+            }
+        }
         notes
     }
 
