@@ -4,7 +4,7 @@ mod common;
 
 use animkit::bytes::Endian;
 use animkit::formats::evilengine::{build, hip, lint, model, skb, HipDocument};
-use animkit::formats::{Limits, ReadOptions};
+use animkit::formats::{Document, Format, Limits, ReadOptions};
 use animkit::model::Values;
 use animkit::sample::{sample, Sampled};
 use animkit::Bytes;
@@ -51,6 +51,19 @@ fn archives_round_trip_byte_identically() {
             &packed.write().unwrap(),
             bytes,
             "{name}: dump → pack differs"
+        );
+        let findings = d.lint();
+        assert!(
+            findings
+                .iter()
+                .all(|f| f.severity == animkit::lint::Severity::Info),
+            "{name}: {findings:?}"
+        );
+        let repaired = d.repair().unwrap();
+        assert!(
+            repaired.changes.is_empty(),
+            "{name}: {:?}",
+            repaired.changes
         );
         let package = d.to_model().unwrap();
         let anims = doc(d.as_ref())
@@ -475,4 +488,63 @@ fn skeletons_from_modl_bind_to_clips() {
         .unwrap();
     assert!(p.skeleton.is_some() && !p.clips.is_empty());
     assert!(p.clips.iter().all(|c| c.name.starts_with("cruise_bubble_")));
+}
+
+/// Model → SKB → archive: an edited clip replaces its ANIM asset; the archive re-packs and
+/// every other asset is unchanged.
+#[test]
+fn an_edited_clip_replaces_its_asset() {
+    let Some(bytes) = common::corpus_file("evilengine", "bfbb_gc_boot.HIP") else {
+        return;
+    };
+    let d = animkit::formats::evilengine::HipFormat
+        .read(Bytes::from(bytes.clone()), &ReadOptions::default())
+        .unwrap();
+    let mut h = HipDocument::new(doc(d.as_ref()).hip.clone());
+    let package = d.to_model().unwrap();
+    let mut clip = package.clip("spongebob_idle01").unwrap().clone();
+    // Edit: lift the root bone by 1 unit at every key.
+    for t in clip
+        .tracks
+        .iter_mut()
+        .filter(|t| t.target.bone().unwrap().index == Some(1))
+    {
+        if let Values::Translation(v) = &mut t.values {
+            v.iter_mut().for_each(|p| p.y += 1.0);
+        }
+    }
+    let options = build::BuildOptions {
+        version: skb::SkbVersion::V1,
+        endian: Endian::Big,
+    };
+    let rebuilt =
+        build::from_clip(&clip, package.skeleton.as_ref(), options, &mut Vec::new()).unwrap();
+    h.replace_anim("spongebob_idle01", &rebuilt).unwrap();
+    let out = h.write().unwrap();
+    let d2 = open(&out);
+    let before = d.entries().unwrap();
+    let after = d2.entries().unwrap();
+    assert_eq!(before.len(), after.len());
+    for (a, b) in before.iter().zip(&after) {
+        assert_eq!(a.name, b.name);
+        if a.name == "spongebob_idle01.anm" {
+            assert_eq!(&b.data[..], &skb::write(&rebuilt)[..]);
+        } else {
+            assert_eq!(a.data, b.data, "{}", a.name);
+        }
+    }
+    assert!(d2
+        .lint()
+        .iter()
+        .all(|f| f.severity == animkit::lint::Severity::Info));
+    let p2 = d2.to_model().unwrap();
+    let c2 = p2.clip("spongebob_idle01").unwrap();
+    let Sampled::Translation(y) = sample(c2, 0.0)[3].value else {
+        panic!()
+    };
+    let Sampled::Translation(y0) = sample(package.clip("spongebob_idle01").unwrap(), 0.0)[3].value
+    else {
+        panic!()
+    };
+    assert!((y.y - y0.y - 1.0).abs() < 1e-3, "{y} {y0}");
 }

@@ -685,6 +685,36 @@ pub(crate) mod tests {
         assert_eq!(a.plus, 13);
     }
 
+    /// Random byte mutations of an archive holding a real-layout SKB asset: never a panic.
+    #[test]
+    fn mutations_never_panic() {
+        use crate::formats::Document;
+        let anim = crate::formats::evilengine::skb::tests::v1_sample(Endian::Big);
+        let sample = tiny_hip(&anim);
+        let mut x = 0x1234_5678u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for _ in 0..3000 {
+            let mut b = sample.clone();
+            for _ in 0..1 + next() % 4 {
+                let i = next() as usize % b.len();
+                b[i] = next() as u8;
+            }
+            if let Ok(h) = read(&Bytes::from(b)) {
+                let d = super::super::HipDocument::new(h);
+                let _ = d.to_model();
+                let _ = d.entries();
+                let _ = d.lint();
+                let _ = d.notes();
+                let _ = d.repair();
+            }
+        }
+    }
+
     #[test]
     fn asset_hash_matches_the_spec_recipe() {
         // Python: h=0; [h:=(h*131+ord(c.upper()))%2**32 for c in "ab.anm"][-1]

@@ -11,8 +11,19 @@
 //! parameter. Inside an archive the game detected from PVER/PFLG/PCRT decides (§5.6). `info`
 //! shows how it was decided.
 //!
-//! Observed in the corpus (BFBB GameCube `boot.HIP`, `b101.HIP`) beyond the spec: nothing that
-//! contradicts it so far; see the corpus tests for the measured figures.
+//! Skeletons: `hip` reads the HAnim hierarchy of every skinned `MODL` ([`rwskel`]) and binds
+//! clips to a model by name (`spongebob_*` ↔ `spongebob_bind.dff`, longest prefix wins). The
+//! package skeleton is the model that binds the most clips (or the `model=NAME` read parameter,
+//! which also keeps only that model's clips; `model=none` for none). Clips of other characters
+//! keep index-only bone references. Bone-count mismatches are reported in `info`, never fatal.
+//!
+//! Observed in the corpus (BFBB GameCube `boot.HIP`, 127 ANIM / 56 MODL; `b101.HIP`, no ANIM),
+//! all consistent with the spec: every ANIM is V1 big-endian with Flags 0 and satisfies C3–C10;
+//! 7 carry 2 bytes of `CD` padding, 5 are dense; the ANIM asset ID is the hash of the source
+//! file's base name for all 127; re-packing the stream with unchanged data reproduces the archive
+//! byte for byte (so the §5.5 layout rules hold, including padLength); for every skinned model
+//! `numFrames = numNodes + 1` and PUSH/POP parents equal the FrameList parents; at t = 0,
+//! 2,635 of 4,545 SpongeBob non-root bone translations lie within 1e-3 of the bind pose.
 
 pub mod build;
 pub mod dump;
@@ -239,6 +250,7 @@ impl Document for SkbDocument {
                 s.times_seconds().last().copied().unwrap_or(0.0)
             ),
             "looping is not stored in SKB (decided by ATBL/entity code)".to_string(),
+            "no skeleton: bone i is HAnim node i of the character's MODL; read the HIP/HOP archive (or extract the .dff) to bind names and rest poses".to_string(),
         ];
         let dense = s.key_count() == usize::from(s.bone_count) * s.time_count();
         notes.push(if dense {
@@ -390,6 +402,42 @@ impl HipDocument {
     /// The bytes of the archive as written.
     pub fn bytes(&self) -> &Bytes {
         &self.bytes
+    }
+
+    /// The layer boundary of the archive's platform (§5.5): 0x20 on GameCube, 0x800 elsewhere.
+    pub fn layer_align(&self) -> usize {
+        match self.hip.meta().platform.as_deref() {
+            Some("GC") | None => 0x20,
+            Some(_) => 0x800,
+        }
+    }
+
+    /// Replaces the ANIM asset whose clip name (or asset name) is `name` with `skb` and re-packs
+    /// the stream: AHDR offsets, sizes and fill recomputed (§5.5).
+    pub fn replace_anim(&mut self, name: &str, skb: &Skb) -> Result<()> {
+        skb::check_counts(skb)?;
+        let id = self
+            .hip
+            .assets()
+            .iter()
+            .find(|(a, d)| {
+                &a.kind == b"ANIM"
+                    && (clip_name(a, *d).eq_ignore_ascii_case(name)
+                        || d.is_some_and(|d| d.name().eq_ignore_ascii_case(name)))
+            })
+            .map(|(a, _)| a.asset_id)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Invalid,
+                    None,
+                    format!("no ANIM asset \"{name}\""),
+                )
+            })?;
+        let align = self.layer_align();
+        self.hip
+            .replace_asset(id, Bytes::from(skb::write(skb)), align)?;
+        self.bytes = Bytes::from(hip::write(&self.hip));
+        Ok(())
     }
 
     /// Every MODL asset that carries an HAnim skeleton (unreadable ones are skipped).
@@ -555,11 +603,7 @@ impl Document for HipDocument {
             let Ok((skb, _)) = asset.result else { continue };
             let (fixed, c) = lint::repair_skb(&skb);
             if !c.is_empty() {
-                let align = if self.hip.meta().platform.as_deref() == Some("GC") {
-                    0x20
-                } else {
-                    0x800
-                };
+                let align = self.layer_align();
                 hip.replace_asset(asset.asset_id, Bytes::from(skb::write(&fixed)), align)?;
                 changes.extend(
                     c.into_iter()

@@ -120,6 +120,13 @@ pub fn to_clip(
             rotations.push(unit(skb.key_rotation(k).ok_or_else(bad)?));
             translations.push(Vec3::from_array(skb.key_translation(k).ok_or_else(bad)?));
         }
+        if let Some(t) = key_times.iter().find(|t| !t.is_finite()) {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                None,
+                format!("bone {b}: key time {t} is not finite"),
+            ));
+        }
         if let Some(i) = key_times.windows(2).position(|w| w[1] <= w[0]) {
             return Err(Error::new(
                 ErrorKind::Invalid,
@@ -194,6 +201,9 @@ pub struct BonePose {
 pub fn evaluate(skb: &Skb, t: f32) -> Option<Vec<BonePose>> {
     let times = skb.times_seconds();
     let last = *times.last()?;
+    if last.is_nan() || last < 0.0 {
+        return None;
+    }
     let t = t.clamp(0.0, last);
     let bones = usize::from(skb.bone_count);
     if times.len() == 1 {

@@ -725,6 +725,38 @@ pub(crate) mod tests {
         }
     }
 
+    /// Random byte mutations of the samples: every layer must return, never panic.
+    #[test]
+    fn mutations_never_panic() {
+        let mut x = 0x9E37_79B9u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for sample in [v1_sample(Endian::Big), v2_sample(Endian::Little)] {
+            for _ in 0..3000 {
+                let mut b = sample.clone();
+                for _ in 0..1 + next() % 4 {
+                    let i = next() as usize % b.len();
+                    b[i] = next() as u8;
+                }
+                let b = Bytes::from(b);
+                for v in [None, Some(SkbVersion::V1), Some(SkbVersion::V2)] {
+                    if let Ok((skb, _)) = read(&b, v) {
+                        let _ = super::super::lint::lint_skb(&skb);
+                        let _ = super::super::lint::repair_skb(&skb);
+                        let _ = super::super::model::evaluate(&skb, 0.3);
+                        let _ = super::super::model::to_clip(&skb, "m", None, &Default::default());
+                        let _ = super::super::dump::to_dump(&skb);
+                        let _ = write(&skb);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn byte_order_swap_round_trips() {
         let be = Bytes::from(v1_sample(Endian::Big));
