@@ -451,7 +451,7 @@ pub fn read(bytes: &Bytes, version: Option<SkbVersion>) -> Result<(Skb, Decided)
         }
         if let Some(v) = super::lint::invariant_violations(&skb)
             .into_iter()
-            .find(|v| v.code != "C1" && v.code != "C2" && v.code != "C3")
+            .find(|v| !matches!(v.code, "c2-flags" | "c3-size"))
         {
             return Err(format!("{}: {}", v.code, v.message));
         }
@@ -722,6 +722,53 @@ pub(crate) mod tests {
                 let _ = read_v1(&b);
                 let _ = read_v2(&b);
             }
+        }
+    }
+
+    /// Peer-tool variants (§7): an extra offsets row (BFBBAnimTools), `H` padding
+    /// (io_scene_bfbb_anm), no padding. Each reads as V1, keeps its bytes, is flagged by lint
+    /// and is made canonical by repair.
+    #[test]
+    fn peer_tool_variants_read_and_repair() {
+        use crate::formats::evilengine::lint::{lint_skb, repair_skb};
+        // B = 1, T = 2, K = 2: S = 28 + 32 + 8 + 2 = 70, canonical file 72 bytes (CD CD).
+        let base = {
+            let mut w = Writer::new(Endian::Big);
+            w.u32(MAGIC);
+            w.u32(0);
+            w.u16(1);
+            w.u16(2);
+            w.u32(2);
+            [0.0f32; 3].iter().for_each(|&s| w.f32(s));
+            for ti in [0u16, 1] {
+                w.u16(ti);
+                [0i16, 0, 0, 32767, 0, 0, 0].iter().for_each(|&v| w.i16(v));
+            }
+            w.f32(0.0);
+            w.f32(0.5);
+            w.u16(0);
+            w.into_vec()
+        };
+        let canonical = [base.clone(), vec![PAD; 2]].concat();
+        let variants = [
+            base.clone(),                            // no padding
+            [base.clone(), b"HH".to_vec()].concat(), // 'H' padding
+            [base.clone(), vec![0, 1]].concat(),     // an extra offsets row (row T−1 = key 1)
+        ];
+        for v in variants {
+            let bytes = Bytes::from(v.clone());
+            let (skb, decided) = read(&bytes, None).unwrap();
+            assert_eq!(
+                (skb.version(), decided),
+                (SkbVersion::V1, Decided::Validation)
+            );
+            assert_eq!(write(&skb), v);
+            assert!(lint_skb(&skb)
+                .iter()
+                .any(|f| f.code == "c3-size" && f.fixable));
+            let (fixed, changes) = repair_skb(&skb);
+            assert_eq!(changes.len(), 1);
+            assert_eq!(write(&fixed), canonical);
         }
     }
 
