@@ -12,6 +12,8 @@
 //! - Duration `times[T−1]`; looping is not stored in the file, so `looping` is `None`.
 //! - **T = 1 (static pose, §3.4):** one key per bone at time 0: `keys[2b]` when K = 2B, `keys[b]`
 //!   when K = B; anything else is an error. The duration is 0.
+//! - V2 `Frame` is read as a time index (bits 0–14) and bit 15 as the sign of w, as IndustrialPark
+//!   and the spec do; no retail V2 asset has been checked (§8, open question 2).
 //! - Keys are grouped per bone through the offsets table (C5). When the table is inconsistent,
 //!   the grouping falls back to runs of increasing TimeIndex (what `repair` rebuilds from).
 
@@ -329,6 +331,27 @@ mod tests {
         );
         let m = crate::sample::slerp(Quat::IDENTITY, Quat::from_xyzw(0.0, 0.0, -h, -h), 0.5);
         assert!((m.z - r[2]).abs() < 1e-5 && (m.w - r[3]).abs() < 1e-5);
+    }
+
+    /// T = 1 static pose rule: K = B uses keys[b]; any other K is an error.
+    #[test]
+    fn static_pose_with_k_equal_b_uses_keys_b() {
+        let mut skb = sample_skb();
+        if let super::super::skb::Body::V1 { keys, times } = &mut skb.body {
+            keys.truncate(2);
+            keys[1].tran = [0, 500, 0];
+            times.truncate(1);
+        }
+        skb.offsets.clear();
+        let clip = to_clip(&skb, "s", None, &Limits::default()).unwrap();
+        let Values::Translation(t) = &clip.tracks[3].values else {
+            panic!()
+        };
+        assert_eq!(t, &vec![Vec3::new(0.0, 500.0 * 0.002, 0.0)]);
+        if let super::super::skb::Body::V1 { keys, .. } = &mut skb.body {
+            keys.truncate(1);
+        }
+        assert!(to_clip(&skb, "s", None, &Limits::default()).is_err());
     }
 
     /// T = 1 static pose rule: K = 2B uses keys[2b].
