@@ -5,8 +5,9 @@
 //!   between consecutive keys of the same bone (§6.3).
 //! - Rotation: `Quat / 32767` (V2: w derived, sign from bit 15), then normalised for the model
 //!   (the game does not renormalise; observed |q| is within 1e-4 of 1, below the quantisation
-//!   step). Signs are kept as stored: the model's `Slerp` flips the hemisphere exactly as
-//!   `rw_slerp` does (§3.3), so no sign fix-up is needed.
+//!   step). Signs are made continuous (a key is negated when its dot product with the previous
+//!   key of the bone is negative), as §6.3 asks for glTF; the pose is unchanged because the
+//!   game's `rw_slerp` and the model's `Slerp` both take the shortest arc (§3.3).
 //! - Translation: `Tran × Scale` per axis, a multiply.
 //! - Bones: `BoneRef::index = b` (the HAnim node index, §6.2); a skeleton adds names and ids.
 //! - Duration `times[T−1]`; looping is not stored in the file, so `looping` is `None`.
@@ -102,7 +103,7 @@ pub fn to_clip(
     for (b, &(start, end)) in ranges.iter().enumerate() {
         let n = end - start + 1;
         let mut key_times = Vec::with_capacity(n);
-        let mut rotations = Vec::with_capacity(n);
+        let mut rotations: Vec<Quat> = Vec::with_capacity(n);
         let mut translations = Vec::with_capacity(n);
         for k in start..=end {
             let bad = || {
@@ -119,7 +120,13 @@ pub fn to_clip(
                 *times.get(ti).ok_or_else(bad)?
             };
             key_times.push(time);
-            rotations.push(unit(skb.key_rotation(k).ok_or_else(bad)?));
+            let q = unit(skb.key_rotation(k).ok_or_else(bad)?);
+            // Hemisphere continuity (§6.3): the same rotation, on the arc the game takes.
+            let q = match rotations.last() {
+                Some(prev) if prev.dot(q) < 0.0 => -q,
+                _ => q,
+            };
+            rotations.push(q);
             translations.push(Vec3::from_array(skb.key_translation(k).ok_or_else(bad)?));
         }
         if let Some(t) = key_times.iter().find(|t| !t.is_finite()) {
