@@ -1,0 +1,381 @@
+//! SKB raw layer → model, and the game's evaluator on the raw keys (`evilengine.md` §3, §6.3).
+//!
+//! - One rotation track (`Slerp`) and one translation track (`Linear`) per bone; a bone's key
+//!   times are `times[TimeIndex]` of its own keys, which is exact because the game interpolates
+//!   between consecutive keys of the same bone (§6.3).
+//! - Rotation: `Quat / 32767` (V2: w derived, sign from bit 15), then normalised for the model
+//!   (the game does not renormalise; observed |q| is within 1e-4 of 1, below the quantisation
+//!   step). Signs are made continuous (a key is negated when its dot product with the previous
+//!   key of the bone is negative), as §6.3 asks for glTF; the pose is unchanged because the
+//!   game's `rw_slerp` and the model's `Slerp` both take the shortest arc (§3.3).
+//! - Translation: `Tran × Scale` per axis, a multiply.
+//! - Bones: `BoneRef::index = b` (the HAnim node index, §6.2); a skeleton adds names and ids.
+//! - Duration `times[T−1]`; looping is not stored in the file, so `looping` is `None`.
+//! - **T = 1 (static pose, §3.4):** one key per bone at time 0: `keys[2b]` when K = 2B, `keys[b]`
+//!   when K = B; anything else is an error. The duration is 0.
+//! - V2 `Frame` is read as a time index (bits 0–14) and bit 15 as the sign of w, as IndustrialPark
+//!   and the spec do; no retail V2 asset has been checked (§8, open question 2).
+//! - Keys are grouped per bone through the offsets table (C5). When the table is inconsistent,
+//!   the grouping falls back to runs of increasing TimeIndex (what `repair` rebuilds from).
+
+use glam::{Quat, Vec3, Vec4};
+
+use super::lint::derive_bone_runs;
+use super::skb::Skb;
+use crate::error::{Error, ErrorKind, Result};
+use crate::formats::Limits;
+use crate::model::{BoneRef, Clip, Interpolation, Skeleton, Target, Track, Values};
+
+/// Normalises a dequantised quaternion; a zero one becomes the identity.
+pub fn unit(q: [f32; 4]) -> Quat {
+    let v = Vec4::from_array(q);
+    let len = v.length();
+    if len > 0.0 && len.is_finite() {
+        Quat::from_vec4(v / len)
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+/// The key range `start..=end` of each bone: from the offsets table when it satisfies C5,
+/// else from runs of increasing TimeIndex.
+pub fn bone_ranges(skb: &Skb) -> Result<Vec<(usize, usize)>> {
+    let bones = usize::from(skb.bone_count);
+    let k = skb.key_count();
+    let t = skb.time_count();
+    let invalid = |m: String| Error::new(ErrorKind::Invalid, None, m);
+    if t == 0 {
+        return Err(invalid("TimeCount is 0".into()));
+    }
+    if t == 1 {
+        return if k == 2 * bones {
+            Ok((0..bones).map(|b| (2 * b, 2 * b)).collect())
+        } else if k == bones {
+            Ok((0..bones).map(|b| (b, b)).collect())
+        } else {
+            Err(invalid(format!(
+                "static pose (T = 1) needs K = B or K = 2B; K = {k}, B = {bones}"
+            )))
+        };
+    }
+    let rows = t - 1;
+    let mut ranges = Vec::with_capacity(bones);
+    let mut next = 0usize;
+    let mut consistent = true;
+    for b in 0..bones {
+        match (skb.offset(0, b), skb.offset(rows - 1, b)) {
+            (Some(s), Some(l)) if s == next && l >= s && l + 1 < k => {
+                ranges.push((s, l + 1));
+                next = l + 2;
+            }
+            _ => {
+                consistent = false;
+                break;
+            }
+        }
+    }
+    if consistent && next == k {
+        return Ok(ranges);
+    }
+    derive_bone_runs(skb).ok_or_else(|| {
+        invalid("keys are not grouped by bone: the offsets table and the TimeIndex runs disagree with BoneCount".into())
+    })
+}
+
+/// Converts one SKB animation to a clip. `skeleton` (HAnim node order) names the bones it has.
+pub fn to_clip(
+    skb: &Skb,
+    name: &str,
+    skeleton: Option<&Skeleton>,
+    limits: &Limits,
+) -> Result<Clip> {
+    if skb.key_count() as u64 > limits.max_keys {
+        return Err(Error::new(
+            ErrorKind::Limit,
+            None,
+            format!("{} keys exceed the limit", skb.key_count()),
+        ));
+    }
+    let ranges = bone_ranges(skb)?;
+    let times = skb.times_seconds();
+    let static_pose = times.len() == 1;
+    let mut tracks = Vec::with_capacity(2 * ranges.len());
+    for (b, &(start, end)) in ranges.iter().enumerate() {
+        let n = end - start + 1;
+        let mut key_times = Vec::with_capacity(n);
+        let mut rotations: Vec<Quat> = Vec::with_capacity(n);
+        let mut translations = Vec::with_capacity(n);
+        for k in start..=end {
+            let bad = || {
+                Error::new(
+                    ErrorKind::Invalid,
+                    None,
+                    format!("key {k} of bone {b} is out of range"),
+                )
+            };
+            let ti = skb.key_time_index(k).ok_or_else(bad)?;
+            let time = if static_pose {
+                0.0
+            } else {
+                *times.get(ti).ok_or_else(bad)?
+            };
+            key_times.push(time);
+            let q = unit(skb.key_rotation(k).ok_or_else(bad)?);
+            // Hemisphere continuity (§6.3): the same rotation, on the arc the game takes.
+            let q = match rotations.last() {
+                Some(prev) if prev.dot(q) < 0.0 => -q,
+                _ => q,
+            };
+            rotations.push(q);
+            translations.push(Vec3::from_array(skb.key_translation(k).ok_or_else(bad)?));
+        }
+        if let Some(t) = key_times.iter().find(|t| !t.is_finite()) {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                None,
+                format!("bone {b}: key time {t} is not finite"),
+            ));
+        }
+        if let Some(i) = key_times.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                None,
+                format!(
+                    "bone {b}: key {} is not later than key {}",
+                    start + i + 1,
+                    start + i
+                ),
+            ));
+        }
+        let bone = skeleton.and_then(|s| s.bones.get(b));
+        let target = Target::Bone(BoneRef {
+            name: bone.map(|x| x.name.clone()),
+            id: bone.and_then(|x| x.id),
+            index: Some(b as u32),
+            ..Default::default()
+        });
+        tracks.push(Track {
+            target: target.clone(),
+            interpolation: Interpolation::Slerp,
+            times: key_times.clone(),
+            values: Values::Rotation(rotations),
+        });
+        tracks.push(Track {
+            target,
+            interpolation: Interpolation::Linear,
+            times: key_times,
+            values: Values::Translation(translations),
+        });
+    }
+    let duration = if static_pose {
+        0.0
+    } else {
+        times.last().copied().unwrap_or(0.0)
+    };
+    Ok(Clip {
+        name: name.to_string(),
+        duration,
+        looping: None,
+        additive: false,
+        frame_rate: None,
+        tracks,
+    })
+}
+
+/// The game's `rw_slerp` (§3.3) on unnormalised quaternions: hemisphere flip, then a plain lerp
+/// when `1 − c < 1e-5`, else the slerp formula.
+pub fn rw_slerp(a: [f32; 4], b: [f32; 4], u: f32) -> [f32; 4] {
+    let (a, mut b) = (Vec4::from_array(a), Vec4::from_array(b));
+    let mut c = a.dot(b);
+    if c < 0.0 {
+        b = -b;
+        c = -c;
+    }
+    if 1.0 - c < 1e-5 {
+        return (a + (b - a) * u).to_array();
+    }
+    let theta = c.min(1.0).acos();
+    ((a * ((1.0 - u) * theta).sin() + b * (u * theta).sin()) / theta.sin()).to_array()
+}
+
+/// One bone's evaluated pose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BonePose {
+    pub rotation: [f32; 4],
+    pub translation: [f32; 3],
+}
+
+/// The game's evaluator (§3.3) on the raw keys, through the offsets table. `None` when the
+/// animation breaks the invariants it relies on.
+pub fn evaluate(skb: &Skb, t: f32) -> Option<Vec<BonePose>> {
+    let times = skb.times_seconds();
+    let last = *times.last()?;
+    if last.is_nan() || last < 0.0 {
+        return None;
+    }
+    let t = t.clamp(0.0, last);
+    let bones = usize::from(skb.bone_count);
+    if times.len() == 1 {
+        let ranges = bone_ranges(skb).ok()?;
+        return ranges
+            .iter()
+            .map(|&(k, _)| {
+                Some(BonePose {
+                    rotation: skb.key_rotation(k)?,
+                    translation: skb.key_translation(k)?,
+                })
+            })
+            .collect();
+    }
+    let r = (0..times.len() - 1)
+        .rev()
+        .find(|&i| times[i] < t)
+        .unwrap_or(0);
+    (0..bones)
+        .map(|b| {
+            let k0 = skb.offset(r, b)?;
+            let k1 = k0 + 1;
+            let ta = *times.get(skb.key_time_index(k0)?)?;
+            let tb = *times.get(skb.key_time_index(k1)?)?;
+            let u = (t - ta) / (tb - ta);
+            let (q0, q1) = (skb.key_rotation(k0)?, skb.key_rotation(k1)?);
+            let (p0, p1) = (skb.key_translation(k0)?, skb.key_translation(k1)?);
+            Some(BonePose {
+                rotation: rw_slerp(q0, q1, u),
+                translation: [0, 1, 2].map(|i| p0[i] + (p1[i] - p0[i]) * u),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bytes::Endian;
+    use crate::formats::evilengine::skb::{read_v1, tests::v1_sample};
+    use crate::sample::{sample, Sampled};
+    use bytes::Bytes;
+
+    fn sample_skb() -> Skb {
+        read_v1(&Bytes::from(v1_sample(Endian::Big))).unwrap()
+    }
+
+    #[test]
+    fn converts_keys_scales_and_times() {
+        let clip = to_clip(&sample_skb(), "s", None, &Limits::default()).unwrap();
+        assert_eq!(clip.duration, 1.0);
+        assert_eq!(clip.tracks.len(), 4);
+        // Bone 1: keys at times[0], times[1], times[2] = 0, 0.5, 1.
+        assert_eq!(clip.tracks[2].times, vec![0.0, 0.5, 1.0]);
+        assert_eq!(clip.tracks[0].times, vec![0.0, 1.0]);
+        let Values::Translation(t) = &clip.tracks[3].values else {
+            panic!()
+        };
+        // 16384 × 0.002 = 32.768; −32767 × 0.001 = −32.767.
+        assert!((t[1].y - 32.768).abs() < 1e-4 && (t[2].x + 32.767).abs() < 1e-4);
+        assert_eq!(clip.tracks[3].target.bone().unwrap().index, Some(1));
+    }
+
+    /// Expected poses of bone 1 computed independently in Python from the raw keys (§3.3):
+    /// ```text
+    /// import math
+    /// q=lambda v:[c/32767 for c in v]
+    /// def slerp(a,b,u):
+    ///     c=sum(x*y for x,y in zip(a,b))
+    ///     if c<0: b=[-x for x in b]; c=-c
+    ///     if 1-c<1e-5: return [x+(y-x)*u for x,y in zip(a,b)]
+    ///     th=math.acos(c); return [(math.sin((1-u)*th)*x+math.sin(u*th)*y)/math.sin(th) for x,y in zip(a,b)]
+    /// slerp(q([0,0,0,32767]),q([0,0,23170,23170]),0.5)   # t=0.25 → z=0.3826865, w=0.9238814
+    /// slerp(q([0,0,23170,23170]),q([0,0,32767,0]),0.4)   # t=0.7  → z=0.8910093, w=0.4539942
+    /// translation t=0.7: lerp((0,16384·0.002,0), (−32767·0.001, 32767·0.002, 0), 0.4)
+    ///                    = (−13.1068, 45.8744, 0)
+    /// ```
+    #[test]
+    fn model_sampling_matches_hand_computed_game_values() {
+        let skb = sample_skb();
+        let clip = to_clip(&skb, "s", None, &Limits::default()).unwrap();
+        let cases = [
+            (0.25f32, [0.0, 0.0, 0.382_686_5, 0.923_881_4]),
+            (0.7, [0.0, 0.0, 0.891_009_3, 0.453_994_2]),
+        ];
+        for (t, want) in cases {
+            let game = evaluate(&skb, t).unwrap()[1];
+            let pose = sample(&clip, t);
+            let Sampled::Rotation(q) = pose[2].value else {
+                panic!()
+            };
+            for (i, w) in want.iter().enumerate() {
+                assert!(
+                    (game.rotation[i] - w).abs() < 2e-5,
+                    "game {t}: {:?}",
+                    game.rotation
+                );
+                assert!((q.to_array()[i] - w).abs() < 2e-4, "model {t}: {q:?}");
+            }
+        }
+        let Sampled::Translation(p) = sample(&clip, 0.7)[3].value else {
+            panic!()
+        };
+        assert!(
+            (p - Vec3::new(-13.1068, 45.8744, 0.0)).abs().max_element() < 1e-3,
+            "{p:?}"
+        );
+        let g = evaluate(&skb, 0.7).unwrap()[1].translation;
+        assert!((Vec3::from_array(g) - p).abs().max_element() < 1e-4);
+    }
+
+    /// A negative dot product between consecutive keys takes the short way (§3.3 hemisphere
+    /// flip): keys (0,0,0,1) → (0,0,−0.7071,−0.7071), which is +90° about Z stored in the other
+    /// hemisphere. Halfway is +45°: z = sin 22.5° =
+    /// 0.3826834, w = cos 22.5° = 0.9238795.
+    #[test]
+    fn hemisphere_flip_takes_the_short_arc() {
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let r = rw_slerp([0.0, 0.0, 0.0, 1.0], [0.0, 0.0, -h, -h], 0.5);
+        assert!(
+            (r[2] - 0.382_683_4).abs() < 1e-5 && (r[3] - 0.923_879_5).abs() < 1e-5,
+            "{r:?}"
+        );
+        let m = crate::sample::slerp(Quat::IDENTITY, Quat::from_xyzw(0.0, 0.0, -h, -h), 0.5);
+        assert!((m.z - r[2]).abs() < 1e-5 && (m.w - r[3]).abs() < 1e-5);
+    }
+
+    /// T = 1 static pose rule: K = B uses keys[b]; any other K is an error.
+    #[test]
+    fn static_pose_with_k_equal_b_uses_keys_b() {
+        let mut skb = sample_skb();
+        if let super::super::skb::Body::V1 { keys, times } = &mut skb.body {
+            keys.truncate(2);
+            keys[1].tran = [0, 500, 0];
+            times.truncate(1);
+        }
+        skb.offsets.clear();
+        let clip = to_clip(&skb, "s", None, &Limits::default()).unwrap();
+        let Values::Translation(t) = &clip.tracks[3].values else {
+            panic!()
+        };
+        assert_eq!(t, &vec![Vec3::new(0.0, 500.0 * 0.002, 0.0)]);
+        if let super::super::skb::Body::V1 { keys, .. } = &mut skb.body {
+            keys.truncate(1);
+        }
+        assert!(to_clip(&skb, "s", None, &Limits::default()).is_err());
+    }
+
+    /// T = 1 static pose rule: K = 2B uses keys[2b].
+    #[test]
+    fn static_pose_uses_every_other_key_when_k_is_2b() {
+        let mut skb = sample_skb();
+        if let super::super::skb::Body::V1 { keys, times } = &mut skb.body {
+            keys.truncate(4);
+            keys[2].tran = [1000, 0, 0];
+            times.truncate(1);
+        }
+        skb.offsets.clear();
+        let clip = to_clip(&skb, "s", None, &Limits::default()).unwrap();
+        assert_eq!(clip.duration, 0.0);
+        let Values::Translation(t) = &clip.tracks[3].values else {
+            panic!()
+        };
+        assert_eq!(t, &vec![Vec3::new(1000.0 * 0.001, 0.0, 0.0)]);
+    }
+}

@@ -1,0 +1,315 @@
+//! RenderWare clump skeletons from `MODL` assets: FrameList + HAnim PLG → model skeleton
+//! (`evilengine.md` §6).
+//!
+//! RenderWare streams are little-endian on every platform. Chunks are `u32 type, u32 size,
+//! u32 libraryID`. Only the Clump (0x10) → FrameList (0x0E) → Struct (0x01) + one Extension (0x03)
+//! per frame is read; everything else is skipped by size.
+//!
+//! Bones are in **HAnim node order** (ANIM bone i = node index i, §6.2); each node finds its frame
+//! through its nodeID. Parents come from the node flags (PUSH = 2, POP = 1). The rest pose is the
+//! frame matrix: `right`, `up`, `at` are the columns of the rotation. Names: the frame name
+//! (`0x0253F2FE`) when present (none in BFBB), else `bone_NN`; `Bone::id` is the nodeID.
+
+use glam::{Mat3, Quat, Vec3};
+
+use crate::bytes::{Cursor, Endian};
+use crate::error::{Context, Error, ErrorKind, Result};
+use crate::model::{Bone, Skeleton, Transform};
+
+const CLUMP: u32 = 0x10;
+const FRAME_LIST: u32 = 0x0E;
+const STRUCT: u32 = 0x01;
+const EXTENSION: u32 = 0x03;
+const HANIM_PLG: u32 = 0x11E;
+const FRAME_NAME: u32 = 0x0253_F2FE;
+
+/// One FrameList frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub right: Vec3,
+    pub up: Vec3,
+    pub at: Vec3,
+    pub position: Vec3,
+    pub parent: i32,
+    pub flags: u32,
+    pub name: Option<String>,
+    pub hanim: Option<HAnim>,
+}
+
+/// A frame's HAnim PLG.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HAnim {
+    pub version: u32,
+    pub node_id: i32,
+    /// `(nodeID, nodeIndex, flags)`, only on the hierarchy root.
+    pub nodes: Vec<(i32, i32, u32)>,
+}
+
+/// The frames of a clump.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clump {
+    pub frames: Vec<Frame>,
+}
+
+struct Chunk<'a> {
+    kind: u32,
+    body: &'a [u8],
+    base: usize,
+}
+
+fn chunks(data: &[u8], base: usize) -> Result<Vec<Chunk<'_>>> {
+    let mut c = Cursor::with_base(data, base, Endian::Little);
+    let mut out = Vec::new();
+    while c.remaining() >= 12 {
+        let kind = c.u32()?;
+        let size = c.u32()? as usize;
+        let _library = c.u32()?;
+        let at = c.offset();
+        let body = c
+            .take(size)
+            .within(|| format!("RenderWare chunk 0x{kind:X}"))?;
+        out.push(Chunk {
+            kind,
+            body,
+            base: at,
+        });
+    }
+    Ok(out)
+}
+
+fn find<'a>(list: &'a [Chunk<'a>], kind: u32) -> Option<&'a Chunk<'a>> {
+    list.iter().find(|c| c.kind == kind)
+}
+
+fn vec3(c: &mut Cursor) -> Result<Vec3> {
+    Ok(Vec3::new(c.f32()?, c.f32()?, c.f32()?))
+}
+
+/// Reads the frames of a clump stream.
+pub fn read_clump(data: &[u8]) -> Result<Clump> {
+    let top = chunks(data, 0)?;
+    let clump = find(&top, CLUMP).ok_or_else(|| Error::invalid(0, "no RenderWare clump (0x10)"))?;
+    let inner = chunks(clump.body, clump.base)?;
+    let list = find(&inner, FRAME_LIST)
+        .ok_or_else(|| Error::invalid(clump.base, "clump without a FrameList"))?;
+    let parts = chunks(list.body, list.base)?;
+    let st = find(&parts, STRUCT)
+        .ok_or_else(|| Error::invalid(list.base, "FrameList without a Struct"))?;
+    let mut c = Cursor::with_base(st.body, st.base, Endian::Little);
+    let n = c.u32()?;
+    let n = c.count(u64::from(n), 56, "frame")?;
+    let mut frames = Vec::with_capacity(n);
+    for _ in 0..n {
+        frames.push(Frame {
+            right: vec3(&mut c)?,
+            up: vec3(&mut c)?,
+            at: vec3(&mut c)?,
+            position: vec3(&mut c)?,
+            parent: c.i32()?,
+            flags: c.u32()?,
+            name: None,
+            hanim: None,
+        });
+    }
+    for (frame, ext) in frames
+        .iter_mut()
+        .zip(parts.iter().filter(|p| p.kind == EXTENSION))
+    {
+        for plg in chunks(ext.body, ext.base)? {
+            match plg.kind {
+                HANIM_PLG => {
+                    let mut c = Cursor::with_base(plg.body, plg.base, Endian::Little);
+                    let version = c.u32()?;
+                    let node_id = c.i32()?;
+                    let count = c.u32()?;
+                    let mut nodes = Vec::new();
+                    if count > 0 {
+                        let _flags = c.u32()?;
+                        let _key_frame_size = c.u32()?;
+                        let count = c.count(u64::from(count), 12, "HAnim node")?;
+                        nodes.reserve(count);
+                        for _ in 0..count {
+                            nodes.push((c.i32()?, c.i32()?, c.u32()?));
+                        }
+                    }
+                    frame.hanim = Some(HAnim {
+                        version,
+                        node_id,
+                        nodes,
+                    });
+                }
+                FRAME_NAME => frame.name = Some(crate::text::latin1_until_nul(plg.body)),
+                _ => {}
+            }
+        }
+    }
+    Ok(Clump { frames })
+}
+
+/// Parents of HAnim nodes from their flags (PUSH = 2, POP = 1), §6.2.
+pub fn node_parents(flags: &[u32]) -> Vec<Option<usize>> {
+    let mut stack: Vec<Option<usize>> = Vec::new();
+    let mut next: Option<usize> = None;
+    let mut parents = Vec::with_capacity(flags.len());
+    for (i, &f) in flags.iter().enumerate() {
+        parents.push(next);
+        if f & 2 != 0 {
+            stack.push(next);
+        }
+        next = if f & 1 != 0 {
+            stack.pop().flatten()
+        } else {
+            Some(i)
+        };
+    }
+    parents
+}
+
+/// The rest transform of a frame: rotation from the columns right, up, at.
+pub fn frame_transform(f: &Frame) -> Transform {
+    let m = Mat3::from_cols(f.right, f.up, f.at);
+    let scale = Vec3::new(f.right.length(), f.up.length(), f.at.length());
+    let unscaled = Mat3::from_cols(
+        f.right / scale.x.max(f32::MIN_POSITIVE),
+        f.up / scale.y.max(f32::MIN_POSITIVE),
+        f.at / scale.z.max(f32::MIN_POSITIVE),
+    );
+    let rotation = Quat::from_mat3(if m.determinant().is_finite() {
+        &unscaled
+    } else {
+        &Mat3::IDENTITY
+    })
+    .normalize();
+    let rotation = if rotation.is_finite() {
+        rotation
+    } else {
+        Quat::IDENTITY
+    };
+    let near_one = (scale - Vec3::ONE).abs().max_element() < 1e-3;
+    Transform {
+        translation: f.position,
+        rotation,
+        scale: if near_one { Vec3::ONE } else { scale },
+    }
+}
+
+/// The HAnim skeleton of a clump (node order), or `None` for an unskinned model.
+pub fn skeleton(clump: &Clump) -> Result<Option<Skeleton>> {
+    let Some(root) = clump
+        .frames
+        .iter()
+        .find(|f| f.hanim.as_ref().is_some_and(|h| !h.nodes.is_empty()))
+    else {
+        return Ok(None);
+    };
+    let nodes = &root
+        .hanim
+        .as_ref()
+        .map(|h| h.nodes.clone())
+        .unwrap_or_default();
+    let parents = node_parents(&nodes.iter().map(|n| n.2).collect::<Vec<_>>());
+    let mut bones = Vec::with_capacity(nodes.len());
+    for (i, &(node_id, _, _)) in nodes.iter().enumerate() {
+        let frame = clump
+            .frames
+            .iter()
+            .find(|f| f.hanim.as_ref().is_some_and(|h| h.node_id == node_id))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Invalid,
+                    None,
+                    format!("no frame carries HAnim node ID {node_id}"),
+                )
+            })?;
+        bones.push(Bone {
+            name: frame.name.clone().unwrap_or_else(|| format!("bone_{i:02}")),
+            id: Some(node_id),
+            hash: None,
+            parent: parents[i],
+            rest: frame_transform(frame),
+        });
+    }
+    Ok(Some(Skeleton { bones }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_pop_rebuilds_parents() {
+        // Root(0) → a(1, PUSH) ; a's sibling b(2) under root; b → c(3, POP).
+        // Independent walk: 0 has no parent; 1 child of 0 (PUSH saves 0); 1 is a leaf (POP) → next
+        // parent is the saved 0; 2 child of 0; 3 child of 2, POP with an empty stack → none.
+        let flags = [0, 2 | 1, 0, 1];
+        assert_eq!(node_parents(&flags), vec![None, Some(0), Some(0), Some(2)]);
+    }
+
+    fn chunk(kind: u32, body: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&kind.to_le_bytes());
+        v.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        v.extend_from_slice(&0x1003_FFFFu32.to_le_bytes());
+        v.extend_from_slice(body);
+        v
+    }
+
+    #[test]
+    fn reads_a_two_node_clump() {
+        let mut frames = 3u32.to_le_bytes().to_vec();
+        // Frame 0: clump root; frame 1: node 0 (id 10), turned 90° about Z (right = +Y, up = −X);
+        // frame 2: node 1 (id 11) at (0, 2, 0).
+        let mats: [([f32; 9], [f32; 3], i32); 3] = [
+            ([1., 0., 0., 0., 1., 0., 0., 0., 1.], [0.; 3], -1),
+            ([0., 1., 0., -1., 0., 0., 0., 0., 1.], [1., 0., 0.], 0),
+            ([1., 0., 0., 0., 1., 0., 0., 0., 1.], [0., 2., 0.], 1),
+        ];
+        for (m, p, parent) in mats {
+            m.iter()
+                .chain(&p)
+                .for_each(|v| frames.extend_from_slice(&v.to_le_bytes()));
+            frames.extend_from_slice(&parent.to_le_bytes());
+            frames.extend_from_slice(&0u32.to_le_bytes());
+        }
+        let hanim = |id: i32, nodes: &[(i32, i32, u32)]| {
+            let mut b = Vec::new();
+            for v in [0x100u32, id as u32, nodes.len() as u32] {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+            if !nodes.is_empty() {
+                b.extend_from_slice(&0u32.to_le_bytes());
+                b.extend_from_slice(&36u32.to_le_bytes());
+                for &(a, i, f) in nodes {
+                    for v in [a as u32, i as u32, f] {
+                        b.extend_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+            chunk(EXTENSION, &chunk(HANIM_PLG, &b))
+        };
+        let mut list = chunk(STRUCT, &frames);
+        list.extend(chunk(EXTENSION, &[]));
+        list.extend(hanim(10, &[(10, 0, 0), (11, 1, 1)]));
+        list.extend(hanim(11, &[]));
+        let clump = chunk(
+            CLUMP,
+            &[chunk(STRUCT, &[0; 12]), chunk(FRAME_LIST, &list)].concat(),
+        );
+        let skel = skeleton(&read_clump(&clump).unwrap()).unwrap().unwrap();
+        assert_eq!(skel.bones.len(), 2);
+        assert_eq!(
+            (skel.bones[0].id, skel.bones[1].parent),
+            (Some(10), Some(0))
+        );
+        // 90° about Z: (0, 0, sin 45°, cos 45°).
+        let q = skel.bones[0].rest.rotation;
+        assert!(
+            (q.z.abs() - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6 && q.z * q.w > 0.0,
+            "{q:?}"
+        );
+        assert_eq!(skel.bones[1].rest.translation, Vec3::new(0.0, 2.0, 0.0));
+        for n in 0..clump.len() {
+            let _ = read_clump(&clump[..n]).and_then(|c| skeleton(&c));
+        }
+    }
+}
