@@ -1,0 +1,152 @@
+//! CryEngine animation: `.caf`, `.i_caf`, `.dba`, `.chr` skeletons, and Star Citizen `#ivo`.
+//!
+//! Spec: `shared/formats/cryengine.md`. Layers: [`chunkfile`] (exact container: header, table,
+//! chunk bytes and gaps; byte-identical write), [`quat_codecs`] and [`time_formats`] (key
+//! encodings), [`controller`] (controller chunks 0x827–0x833), [`dba`] (0x905 track database),
+//! [`skeleton`] (CompiledBones 0x800 from `.chr`), [`ivo`] (Star Citizen), [`model`] (to the
+//! model), [`build`] (a CAF from the model), [`dump`] (lossless JSON), [`lint`].
+//!
+//! Observed in real data beyond the spec (`cryengine.md` §13 lists more):
+//! - CrCh 0x746 files keep the table right after the 16-byte header; the first chunk follows the
+//!   table directly. Chunk sizes leave out alignment padding in CrCh files as well as in 0x745
+//!   (e.g. `ce5_run_fwd_3p_0832.caf`); the padding bytes are zero and kept as gaps.
+//! - No corpus file has bytes outside header, table, chunks and padding, and none has a
+//!   big-endian chunk.
+
+pub mod build;
+pub mod chunkfile;
+pub mod controller;
+pub mod dba;
+pub mod dump;
+pub mod ivo;
+pub mod lint;
+pub mod model;
+pub mod quat_codecs;
+pub mod skeleton;
+pub mod time_formats;
+
+use std::any::Any;
+
+use bytes::Bytes;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::formats::{Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written};
+use crate::lint::{Finding, Repaired};
+use crate::model::Package;
+use chunkfile::{ChunkFile, Container};
+
+/// The CryEngine format.
+pub struct CryEngine;
+
+impl Format for CryEngine {
+    fn name(&self) -> &'static str {
+        "cryengine"
+    }
+
+    fn description(&self) -> &'static str {
+        "CryEngine 2/3/5 and Lumberyard CAF, i_caf, DBA and CHR skeletons; Star Citizen #ivo CAF/DBA"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["caf", "i_caf", "dba", "chr"]
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["crch", "crytek"]
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { read: true, to_model: true, from_model: true, dump: true, archive: false, skeleton: true }
+    }
+
+    fn probe(&self, bytes: &[u8]) -> Confidence {
+        match chunkfile::sniff(bytes) {
+            Some(Container::CryTek744 | Container::CryTek745) if bytes.len() >= 24 => Confidence::Certain,
+            Some(Container::CrCh) if bytes.get(4..8) == Some(&[0x46, 0x07, 0, 0]) => Confidence::Certain,
+            Some(Container::Ivo) if bytes.get(4..8) == Some(&[0, 9, 0, 0]) => Confidence::Certain,
+            Some(_) => Confidence::Likely,
+            None => Confidence::No,
+        }
+    }
+
+    fn explain_reject(&self, bytes: &[u8]) -> Option<String> {
+        if bytes.get(..4) == Some(b"CAF\0") {
+            return Some(
+                "it looks like a Cal3D animation file (magic \"CAF\\0\"), which shares the .caf extension; \
+                 CryEngine files start with \"CryTek\", \"CrCh\" or \"#ivo\""
+                    .into(),
+            );
+        }
+        if bytes.get(..6) == Some(b"CryTek") {
+            return Some("a CryTek chunk file of an unknown version (0x744 and 0x745 are known)".into());
+        }
+        Some("it has no CryTek, CrCh or #ivo magic".into())
+    }
+
+    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        let file = chunkfile::read(&bytes)?;
+        Ok(Box::new(CryDocument { file, limits: options.limits }))
+    }
+
+    fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
+        let (file, warnings) = build::from_model(package, options)?;
+        Ok(Written { document: Box::new(CryDocument::new(file)), warnings })
+    }
+
+    fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
+        let d: dump::DumpFile = serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("CryEngine dump"))?;
+        Ok(Box::new(CryDocument::new(dump::from_dump(d)?)))
+    }
+}
+
+/// A parsed CryEngine chunk file.
+pub struct CryDocument {
+    pub file: ChunkFile,
+    limits: Limits,
+}
+
+impl CryDocument {
+    pub fn new(file: ChunkFile) -> Self {
+        CryDocument { file, limits: Limits::default() }
+    }
+}
+
+impl Document for CryDocument {
+    fn format(&self) -> &'static dyn Format {
+        &CryEngine
+    }
+
+    fn version(&self) -> String {
+        self.file.container.name().to_string()
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        self.file.write()
+    }
+
+    fn to_model(&self) -> Result<Package> {
+        model::to_model(&self.file, &self.limits)
+    }
+
+    fn dump(&self) -> Result<serde_json::Value> {
+        serde_json::to_value(dump::to_dump(&self.file)).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+    }
+
+    fn lint(&self) -> Vec<Finding> {
+        lint::lint(&self.file)
+    }
+
+    fn repair(&self) -> Result<Repaired> {
+        let (file, changes) = lint::repair(&self.file)?;
+        Ok(Repaired { document: Box::new(CryDocument::new(file)), changes })
+    }
+
+    fn notes(&self) -> Vec<String> {
+        model::notes(&self.file)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
