@@ -59,6 +59,8 @@ pub fn position_size(f: u8) -> Option<usize> {
     }
 }
 
+/// The engine's literal `0.70710678` (equal to `FRAC_1_SQRT_2` in f32).
+#[allow(clippy::approx_constant)]
 const HALF_SQRT2: f32 = 0.707_106_78;
 
 /// A smallest-three layout: component widths, scales and the position of the 2-bit index.
@@ -247,7 +249,7 @@ mod tests {
     //       raw=clamp(floor((c+K)*max+0.5)); v|=raw<<s
     //   dec(v,...): c=f32(f32(raw/max)-K); w=sqrt(max(0,1-Σc²))
     //   q=(1,2,3,4)/sqrt(30):
-    //     dword   83 1e bc f8               -> 0.1822432 0.3648158 0.5473884 0.7307960
+    //     dword   83 1e bc f8               -> 0.1822432 0.364_815_8 0.5473884 0.730_796
     //     st48    86 50 86 b0 64 dc         -> 0.1825781 0.3651418 0.5477055 0.7303118
     //     st64    ca 10 4a 19 c2 5e 32 ce   -> 0.1825749 0.3651486 0.5477223 0.7302967
     //     st64ext 94 21 34 65 08 7b c9 f8   -> 0.1825743 0.3651485 0.5477223 0.7302969
@@ -272,11 +274,11 @@ mod tests {
     #[test]
     fn decode_spec_vectors() {
         let cases: [(u8, &str, [f32; 4]); 5] = [
-            (4, "83 1E BC F8", [0.1822432, 0.3648158, 0.5473884, 0.7307960]),
+            (4, "83 1E BC F8", [0.1822432, 0.364_815_8, 0.5473884, 0.730_796]),
             (5, "86 50 86 B0 64 DC", [0.1825781, 0.3651418, 0.5477055, 0.7303118]),
             (6, "CA 10 4A 19 C2 5E 32 CE", [0.1825749, 0.3651486, 0.5477223, 0.7302967]),
             (8, "94 21 34 65 08 7B C9 F8", [0.1825743, 0.3651485, 0.5477223, 0.7302969]),
-            (3, "5E 17 BD 2E 1B 46", [0.1825617, 0.3651540, 0.5477157, 0.7303022]),
+            (3, "5E 17 BD 2E 1B 46", [0.1825617, 0.365_154, 0.5477157, 0.7303022]),
         ];
         for (f, bytes, expect) in cases {
             close(decode_rotation(f, &hex(bytes)).unwrap(), expect, 1e-5);
@@ -285,7 +287,7 @@ mod tests {
             assert_eq!(out, hex(bytes), "format {f}");
         }
         let identities: [(u8, &str, [f32; 4]); 5] = [
-            (4, "FF FD F7 DF", [-0.0003294, -0.0003294, -0.0003294, 0.9999998]),
+            (4, "FF FD F7 DF", [-0.0003294, -0.0003294, -0.0003294, 0.999_999_8]),
             (5, "00 40 00 20 00 D0", [1.45e-5, 1.45e-5, 1.45e-5, 1.0]),
             (6, "FF FF F7 FF 7F FF FF C7", [0.0, 0.0, 0.0, 1.0]),
             (8, "FF FF EF FF FF FD FF DF", [0.0, 0.0, 0.0, 1.0]),
