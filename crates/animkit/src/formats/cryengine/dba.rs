@@ -1,1 +1,231 @@
-//! TODO
+//! DBA track database: controller 0x905 (`cryengine.md` §7; CE5/LY `LoaderDBA.cpp`).
+//!
+//! Tracks are grouped by format in enum order; time, position and rotation tracks are shared by
+//! all clips of the database, which refer to them by index in their controller infos.
+
+use glam::{Quat, Vec3};
+
+use super::controller::{parse_motion_params, KeyTrack, MotionParams};
+use super::quat_codecs::{decode_position, decode_rotation, position_size, rotation_size};
+use super::time_formats;
+use crate::bytes::{round_up, Cursor, Endian};
+use crate::error::{Context, Error, Result};
+use crate::text::latin1_until_nul;
+
+/// One clip of the database.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DbaAnimation {
+    pub path: String,
+    pub motion: MotionParams,
+    pub controllers: Vec<DbaController>,
+}
+
+/// One bone's channels in a clip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DbaController {
+    pub id: u32,
+    pub rotation: Option<KeyTrack<Quat>>,
+    pub position: Option<KeyTrack<Vec3>>,
+}
+
+/// The decoded database.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Dba {
+    pub animations: Vec<DbaAnimation>,
+    pub time_formats: Vec<u8>,
+    pub in_place: bool,
+}
+
+/// The format of track `i` given per-format counts (tracks grouped by format in enum order).
+fn format_of(i: usize, counts: &[u32]) -> Option<u8> {
+    let mut acc = 0usize;
+    for (f, &n) in counts.iter().enumerate() {
+        acc += n as usize;
+        if i < acc {
+            return Some(f as u8);
+        }
+    }
+    None
+}
+
+const NONE: u32 = 0xFFFF_FFFF;
+
+/// Parses a 0x905 payload (embedded header stripped); `base` is its absolute offset.
+pub fn parse(payload: &[u8], base: usize, endian: Endian) -> Result<Dba> {
+    if endian == Endian::Big {
+        return Err(Error::unsupported("big-endian DBA (the engine rejects it too)"));
+    }
+    parse_inner(payload, base).within(|| "DBA 0x905")
+}
+
+fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
+    let mut c = Cursor::with_base(payload, base, Endian::Little);
+    let num_pos = c.u32()?;
+    let num_rot = c.u32()?;
+    let num_time = c.u32()?;
+    let num_anims = c.u32()?;
+    let u16s = |c: &mut Cursor, n: u32, what: &str| -> Result<Vec<u16>> {
+        let n = c.count(u64::from(n), 2, what)?;
+        (0..n).map(|_| c.u16()).collect()
+    };
+    let u32s = |c: &mut Cursor, n: usize| -> Result<Vec<u32>> { (0..n).map(|_| c.u32()).collect() };
+    let i32s = |c: &mut Cursor, n: u64, what: &str| -> Result<Vec<i32>> {
+        let n = c.count(n, 4, what)?;
+        (0..n).map(|_| c.i32()).collect()
+    };
+    let kt_sizes = u16s(&mut c, num_time, "time track")?;
+    let kt_counts = u32s(&mut c, 7)?;
+    let pos_sizes = u16s(&mut c, num_pos, "position track")?;
+    let pos_counts = u32s(&mut c, 9)?;
+    let rot_sizes = u16s(&mut c, num_rot, "rotation track")?;
+    let rot_counts = u32s(&mut c, 9)?;
+    let kt_offsets = i32s(&mut c, u64::from(num_time), "time offset")?;
+    let pos_offsets = i32s(&mut c, u64::from(num_pos), "position offset")?;
+    let rot_offsets = i32s(&mut c, u64::from(num_rot) + 1, "rotation offset")?;
+    let total = *rot_offsets.last().unwrap_or(&0);
+    let in_place = total < 0;
+    let padding_len = if in_place { c.u32()? as usize } else { 0 };
+    let aligned = round_up(c.pos(), 4);
+    c.seek(aligned)?;
+    let blob_len = total.unsigned_abs() as usize;
+    let (blob, blob_base) = if in_place {
+        let start = payload
+            .len()
+            .checked_sub(blob_len)
+            .ok_or_else(|| Error::invalid(base, "in-place blob larger than the chunk"))?;
+        (payload.get(start..).unwrap_or_default(), base + start)
+    } else {
+        let at = c.offset();
+        let b = c.take(round_up(blob_len, 4))?;
+        (b.get(..blob_len).unwrap_or_default(), at)
+    };
+    if in_place {
+        c.skip(padding_len)?;
+    }
+    let track = |offsets: &[i32], i: usize| -> Result<usize> {
+        let o = *offsets.get(i).ok_or_else(|| Error::invalid(base, format!("track {i} does not exist")))?;
+        let o = if in_place { i64::from(o) + blob_len as i64 } else { i64::from(o) };
+        usize::try_from(o).ok().filter(|&o| o <= blob.len()).ok_or_else(|| {
+            Error::invalid(blob_base, format!("track {i} offset {o} is outside the {}-byte blob", blob.len()))
+        })
+    };
+    let read_times = |i: u32| -> Result<Vec<f32>> {
+        let i = i as usize;
+        let f =
+            format_of(i, &kt_counts).ok_or_else(|| Error::invalid(base, format!("time track {i} has no format")))?;
+        let size = usize::from(*kt_sizes.get(i).unwrap_or(&0));
+        let at = track(&kt_offsets, i)?;
+        let data = blob.get(at..).unwrap_or_default();
+        let n = match f {
+            time_formats::BITSET => {
+                if data.len() < 6 {
+                    return Err(Error::truncated(blob_base + at, 6, data.len()));
+                }
+                usize::from(u16::from_le_bytes([data[4], data[5]]))
+            }
+            3..=5 => {
+                // Key count from start/stop.
+                let e = time_formats::element_size(f).unwrap_or(1);
+                let rd = |k: usize| -> Option<f32> {
+                    let b = data.get(k * e..k * e + e)?;
+                    Some(match f {
+                        3 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                        4 => f32::from(u16::from_le_bytes([b[0], b[1]])),
+                        _ => f32::from(b[0]),
+                    })
+                };
+                let (a, z) = (rd(0), rd(1));
+                match (a, z) {
+                    (Some(a), Some(z)) if z >= a && (z - a) < 1e6 => (z - a) as usize + 1,
+                    _ => return Err(Error::invalid(blob_base + at, "bad start/stop time track")),
+                }
+            }
+            _ => size,
+        };
+        time_formats::decode(f, n, data, blob_base + at).within(|| format!("time track {i}"))
+    };
+    let read_values = |i: u32, rotation: bool| -> Result<(u8, &[u8], usize, usize)> {
+        let i = i as usize;
+        let (counts, sizes, offsets) =
+            if rotation { (&rot_counts, &rot_sizes, &rot_offsets) } else { (&pos_counts, &pos_sizes, &pos_offsets) };
+        let f = format_of(i, counts).ok_or_else(|| Error::invalid(base, format!("value track {i} has no format")))?;
+        let n =
+            usize::from(*sizes.get(i).ok_or_else(|| Error::invalid(base, format!("value track {i} does not exist")))?);
+        let at = track(offsets, i)?;
+        let e = if rotation { rotation_size(f) } else { position_size(f) }
+            .ok_or_else(|| Error::unsupported(format!("value format {f} in track {i}")))?;
+        let data = blob.get(at..at + n * e).ok_or_else(|| Error::truncated(blob_base + at, n * e, blob.len() - at))?;
+        Ok((f, data, e, n))
+    };
+
+    let records_start = c.pos();
+    let n_anims = c.count(u64::from(num_anims), 2 + 132 + 2 + 2, "animation")?;
+    let mut animations = Vec::with_capacity(n_anims);
+    for a in 0..n_anims {
+        let anim = (|| -> Result<DbaAnimation> {
+            let len = c.u16()?;
+            let path = latin1_until_nul(c.take(usize::from(len))?);
+            let motion = parse_motion_params(&mut c)?;
+            let fp = c.u16()?;
+            c.skip(usize::from(fp))?;
+            let n = c.u16()?;
+            let mut infos = if in_place {
+                let off = c.i32()?;
+                let at = records_start as i64 + i64::from(off);
+                let mut ic = Cursor::with_base(payload, base, Endian::Little);
+                ic.seek(
+                    usize::try_from(at).map_err(|_| Error::invalid(c.offset(), "negative controller info offset"))?,
+                )?;
+                ic
+            } else {
+                let here = c.pos();
+                c.skip(c.count(u64::from(n), 20, "controller info")? * 20)?;
+                let mut ic = Cursor::with_base(payload, base, Endian::Little);
+                ic.seek(here)?;
+                ic
+            };
+            let n = infos.count(u64::from(n), 20, "controller info")?;
+            let mut controllers = Vec::with_capacity(n);
+            for k in 0..n {
+                let id = infos.u32()?;
+                let [pt, pv, rt, rv] = [infos.u32()?, infos.u32()?, infos.u32()?, infos.u32()?];
+                let ctrl = (|| -> Result<DbaController> {
+                    let mut rotation = None;
+                    if rt != NONE && rv != NONE {
+                        let frames = read_times(rt)?;
+                        let (f, data, e, n) = read_values(rv, true)?;
+                        let values = data.chunks_exact(e).map(|b| decode_rotation(f, b)).collect::<Result<Vec<_>>>()?;
+                        if frames.len() != n {
+                            return Err(Error::invalid(
+                                blob_base,
+                                format!("{n} rotation keys, {} times", frames.len()),
+                            ));
+                        }
+                        rotation = Some(KeyTrack { frames, values });
+                    }
+                    let mut position = None;
+                    if pt != NONE && pv != NONE {
+                        let frames = read_times(pt)?;
+                        let (f, data, e, n) = read_values(pv, false)?;
+                        let values = data.chunks_exact(e).map(|b| decode_position(f, b)).collect::<Result<Vec<_>>>()?;
+                        if frames.len() != n {
+                            return Err(Error::invalid(
+                                blob_base,
+                                format!("{n} position keys, {} times", frames.len()),
+                            ));
+                        }
+                        position = Some(KeyTrack { frames, values });
+                    }
+                    Ok(DbaController { id, rotation, position })
+                })()
+                .within(|| format!("controller {k} (0x{id:08X})"))?;
+                controllers.push(ctrl);
+            }
+            Ok(DbaAnimation { path, motion, controllers })
+        })()
+        .within(|| format!("animation {a}"))?;
+        animations.push(anim);
+    }
+    let time_formats = (0..kt_sizes.len()).filter_map(|i| format_of(i, &kt_counts)).collect();
+    Ok(Dba { animations, time_formats, in_place })
+}
