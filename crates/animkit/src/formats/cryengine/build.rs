@@ -1,10 +1,366 @@
-//! Model → CAF.
+//! Model → compiled CAF (`cryengine.md` §2, §3, §6).
+//!
+//! Canonical output: a `CrCh` 0x746 file (variant `crch`, default) or a CryTek 0x745 file
+//! (variant `crytek`, embedded chunk headers) holding MotionParameters 0x925 (id 1), one
+//! controller 0x829 per bone (tracks aligned to 4, rotations SmallTree48BitQuat unless
+//! `rotation=` names another codec, positions NoCompressVec3 in metres; 0x832 instead when a
+//! track animates scale), and a BoneNameList
+//! 0x745 when every bone has a name. Key times are frames at 30 fps: UINT16 (Byte when every
+//! frame is below 256) when all are whole frames, else F32. Controller id = the track's hash,
+//! else the CRC-32 of its name.
+//!
+//! Parameters: `rotation=st48|st64|st64ext|dword|shotint3|f32`, `clip=NAME` (default: the
+//! first clip), `bone_names=false`.
 
-use super::chunkfile::ChunkFile;
+use std::collections::BTreeMap;
+
+use glam::{Quat, Vec3};
+
+use super::chunkfile::{kind, ChunkFile, Container};
+use super::controller::{FLAG_ADDITIVE, FLAG_CYCLE};
+use super::quat_codecs::{controller_id, encode_position, encode_rotation, format};
+use super::time_formats;
+use crate::bytes::round_up;
 use crate::error::{Error, Result};
 use crate::formats::WriteOptions;
-use crate::model::Package;
+use crate::model::{Clip, Interpolation, Package, Target, Values};
 
-pub fn from_model(_package: &Package, _options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
-    Err(Error::unsupported("CryEngine writing"))
+/// One bone's channels, gathered from the model.
+#[derive(Default)]
+struct Bone {
+    name: Option<String>,
+    rotation: Option<(Vec<f32>, Vec<Quat>)>,
+    position: Option<(Vec<f32>, Vec<Vec3>)>,
+    scale: Option<(Vec<f32>, Vec<Vec3>)>,
+}
+
+fn rotation_format(options: &WriteOptions) -> Result<u8> {
+    Ok(match options.param("rotation").unwrap_or("st48") {
+        "st48" | "smalltree48" | "5" => format::SMALL_TREE_48BIT_QUAT,
+        "st64" | "smalltree64" | "6" => format::SMALL_TREE_64BIT_QUAT,
+        "st64ext" | "smalltree64ext" | "8" => format::SMALL_TREE_64BIT_EXT_QUAT,
+        "dword" | "4" => format::SMALL_TREE_DWORD_QUAT,
+        "shotint3" | "3" => format::SHOT_INT3_QUAT,
+        "f32" | "none" | "1" => format::NO_COMPRESS_QUAT,
+        other => {
+            return Err(Error::unsupported(format!(
+                "rotation codec \"{other}\" (st48, st64, st64ext, dword, shotint3, f32)"
+            )))
+        }
+    })
+}
+
+/// Key values at each key (the middle value of cubic triples), with strictly increasing frames:
+/// a repeated time keeps its last key.
+fn keys<T: Copy>(times: &[f32], values: &[T], cubic: bool, fps: f32) -> (Vec<f32>, Vec<T>) {
+    let mut frames: Vec<f32> = Vec::with_capacity(times.len());
+    let mut out: Vec<T> = Vec::with_capacity(times.len());
+    for (i, &t) in times.iter().enumerate() {
+        let v = if cubic { values.get(3 * i + 1) } else { values.get(i) };
+        let Some(&v) = v else { break };
+        let mut f = t * fps;
+        if (f - f.round()).abs() < 1e-3 {
+            f = f.round();
+        }
+        if frames.last().is_some_and(|&l| f <= l) {
+            if let (Some(lf), Some(lv)) = (frames.last_mut(), out.last_mut()) {
+                *lf = lf.max(f);
+                *lv = v;
+            }
+            continue;
+        }
+        frames.push(f);
+        out.push(v);
+    }
+    (frames, out)
+}
+
+fn time_track(frames: &[f32]) -> Result<(u8, Vec<u8>)> {
+    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
+    let f = if whole && frames.iter().all(|&f| f < 256.0) {
+        time_formats::BYTE
+    } else if whole && frames.iter().all(|&f| f < 65536.0) {
+        time_formats::UINT16
+    } else {
+        time_formats::F32
+    };
+    Ok((f, time_formats::encode(f, frames)?))
+}
+
+fn pad4(out: &mut Vec<u8>) {
+    out.resize(round_up(out.len(), 4), 0);
+}
+
+/// A controller 0x829 payload, or 0x832 (with scale) when `with_scale`.
+fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool) -> Result<Vec<u8>> {
+    let (nr, np) = (bone.rotation.as_ref().map_or(0, |r| r.0.len()), bone.position.as_ref().map_or(0, |p| p.0.len()));
+    let ns = if with_scale { bone.scale.as_ref().map_or(0, |s| s.0.len()) } else { 0 };
+    if nr > 0xFFFF || np > 0xFFFF || ns > 0xFFFF {
+        return Err(Error::unrepresentable(format!("controller 0x{id:08X} has more than 65535 keys")));
+    }
+    let mut body = Vec::new();
+    let (mut rf, mut rtf) = (0u8, 0u8);
+    let mut rot_frames: &[f32] = &[];
+    if let Some((frames, values)) = bone.rotation.as_ref().filter(|r| !r.0.is_empty()) {
+        rf = rot_format;
+        for &q in values {
+            encode_rotation(rot_format, q, &mut body)?;
+        }
+        pad4(&mut body);
+        let (tf, bytes) = time_track(frames)?;
+        rtf = tf;
+        body.extend_from_slice(&bytes);
+        pad4(&mut body);
+        rot_frames = frames;
+    }
+    let (mut pf, mut pki, mut ptf) = (0u8, 0u8, 0u8);
+    if let Some((frames, values)) = bone.position.as_ref().filter(|p| !p.0.is_empty()) {
+        pf = format::NO_COMPRESS_VEC3;
+        for &p in values {
+            encode_position(p, &mut body);
+        }
+        pad4(&mut body);
+        if frames.as_slice() != rot_frames {
+            pki = 1;
+            let (tf, bytes) = time_track(frames)?;
+            ptf = tf;
+            body.extend_from_slice(&bytes);
+            pad4(&mut body);
+        } else {
+            ptf = rtf;
+        }
+    }
+    let (mut sf, mut ski, mut stf) = (0u8, 0u8, 0u8);
+    if let Some((frames, values)) = bone.scale.as_ref().filter(|s| with_scale && !s.0.is_empty()) {
+        sf = format::NO_COMPRESS_VEC3;
+        for &p in values {
+            encode_position(p, &mut body);
+        }
+        pad4(&mut body);
+        if frames.as_slice() == rot_frames {
+            stf = rtf;
+        } else if bone.position.as_ref().is_some_and(|p| p.0 == *frames) {
+            ski = 1;
+            stf = ptf;
+        } else {
+            ski = 2;
+            let (tf, bytes) = time_track(frames)?;
+            stf = tf;
+            body.extend_from_slice(&bytes);
+            pad4(&mut body);
+        }
+    }
+    let mut out = Vec::with_capacity(20 + body.len());
+    out.extend_from_slice(&id.to_le_bytes());
+    out.extend_from_slice(&(nr as u16).to_le_bytes());
+    out.extend_from_slice(&(np as u16).to_le_bytes());
+    if with_scale {
+        out.extend_from_slice(&(ns as u16).to_le_bytes());
+        out.extend_from_slice(&[rf, rtf, pf, pki, ptf, sf, ski, stf, 0, 0]);
+    } else {
+        out.extend_from_slice(&[rf, rtf, pf, pki, ptf, 1, 0, 0]);
+    }
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// MotionParameters 0x925 (`MotionParams905`, 132 bytes).
+fn motion_parameters(clip: &Clip, end_frame: i32) -> Vec<u8> {
+    let mut flags = 0u32;
+    if clip.additive {
+        flags |= FLAG_ADDITIVE;
+    }
+    if clip.looping == Some(true) {
+        flags |= FLAG_CYCLE;
+    }
+    let mut out = Vec::with_capacity(132);
+    for w in [flags, u32::MAX, 1] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend_from_slice(&(1.0f32 / 30.0).to_le_bytes());
+    out.extend_from_slice(&0i32.to_le_bytes());
+    out.extend_from_slice(&end_frame.to_le_bytes());
+    out.extend_from_slice(&[0; 20]);
+    for _ in 0..2 {
+        for v in [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&[0; 32]);
+    out
+}
+
+/// Builds a CAF from one clip of the package.
+pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let container = match options.variant.as_deref() {
+        None | Some("crch") => Container::CrCh,
+        Some("crytek") => Container::CryTek745,
+        Some(v) => return Err(Error::unsupported(format!("variant \"{v}\" (crch, crytek)"))),
+    };
+    let rot_format = rotation_format(options)?;
+    let clip = match options.param("clip") {
+        Some(name) => package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip named \"{name}\"")))?,
+        None => package.clips.first().ok_or_else(|| Error::unrepresentable("the package has no clip"))?,
+    };
+    if package.clips.len() > 1 && options.param("clip").is_none() {
+        warnings.push(format!(
+            "a CAF holds one clip: wrote \"{}\", {} more left out",
+            clip.name,
+            package.clips.len() - 1
+        ));
+    }
+    let fps = 30.0;
+    let mut bones: BTreeMap<u32, Bone> = BTreeMap::new();
+    let mut order: Vec<u32> = Vec::new();
+    for track in &clip.tracks {
+        track.validate().map_err(|e| Error::unrepresentable(format!("track {}: {e}", track.target.label())))?;
+        let Target::Bone(b) = &track.target else {
+            warnings.push(format!("material track {} left out", track.target.label()));
+            continue;
+        };
+        let Some(id) = b.hash.or_else(|| b.name.as_deref().map(controller_id)) else {
+            warnings.push(format!("track {} has neither a hash nor a name: left out", b.label()));
+            continue;
+        };
+        if !order.contains(&id) {
+            order.push(id);
+        }
+        let bone = bones.entry(id).or_default();
+        if bone.name.is_none() {
+            bone.name = b.name.clone();
+        }
+        let cubic = track.interpolation == Interpolation::CubicSpline;
+        if cubic || track.interpolation == Interpolation::Step {
+            warnings.push(format!(
+                "{} {:?} keys written as the engine's linear/nlerp keys",
+                b.label(),
+                track.interpolation
+            ));
+        }
+        match &track.values {
+            Values::Rotation(v) => {
+                let (f, q) = keys(&track.times, v, cubic, fps);
+                bone.rotation = Some((f, q.into_iter().map(|q| q.normalize()).collect()));
+            }
+            Values::Translation(v) => bone.position = Some(keys(&track.times, v, cubic, fps)),
+            Values::Scale(v) => bone.scale = Some(keys(&track.times, v, cubic, fps)),
+            _ => warnings.push(format!("{:?} track of {} left out", track.channel(), b.label())),
+        }
+    }
+    // Scale needs controller 0x832 (CE5); otherwise 0x829, which CE5 and Lumberyard both read.
+    let with_scale = bones.values().any(|b| b.scale.is_some());
+    let version = if with_scale { 0x832 } else { 0x829 };
+    let end_frame = (clip.duration * fps).round().clamp(0.0, i32::MAX as f32) as i32;
+    let mut payloads = vec![(kind::MOTION_PARAMETERS, 0x925, 1, motion_parameters(clip, end_frame))];
+    let mut next_id = 2;
+    let mut names = Vec::new();
+    for id in &order {
+        let Some(bone) = bones.get(id) else { continue };
+        payloads.push((kind::CONTROLLER, version, next_id, controller_payload(*id, bone, rot_format, with_scale)?));
+        next_id += 1;
+        names.push(bone.name.clone());
+    }
+    let write_names = options.param("bone_names") != Some("false");
+    if write_names && !names.is_empty() && names.iter().all(Option::is_some) {
+        let mut list = (names.len() as i32).to_le_bytes().to_vec();
+        for n in names.iter().flatten() {
+            let latin = crate::text::to_latin1(n)
+                .ok_or_else(|| Error::unrepresentable(format!("bone name \"{n}\" is not Latin-1 without NUL")))?;
+            list.extend_from_slice(&latin);
+            list.push(0);
+        }
+        list.push(0);
+        payloads.push((kind::BONE_NAME_LIST, 0x745, next_id, list));
+    }
+    Ok((ChunkFile::build(container, 0xFFFF_0000, payloads), warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::cryengine::{model, CryEngine};
+    use crate::formats::{Format, ReadOptions};
+    use crate::model::{BoneRef, Track};
+
+    fn clip() -> Package {
+        let bone = |name: &str| Target::Bone(BoneRef::named(name));
+        let q = |a: f32| Quat::from_rotation_z(a) * Quat::from_rotation_x(0.3 * a);
+        Package {
+            clips: vec![Clip {
+                name: "walk".into(),
+                duration: 1.0,
+                looping: Some(true),
+                additive: false,
+                frame_rate: Some(30.0),
+                tracks: vec![
+                    Track {
+                        target: bone("Bip01"),
+                        interpolation: Interpolation::Nlerp,
+                        times: (0..=30).map(|k| k as f32 / 30.0).collect(),
+                        values: Values::Rotation((0..=30).map(|k| q(k as f32 * 0.1)).collect()),
+                    },
+                    Track {
+                        target: bone("Bip01"),
+                        interpolation: Interpolation::Linear,
+                        times: vec![0.0, 0.5, 1.0],
+                        values: Values::Translation(vec![
+                            Vec3::ZERO,
+                            Vec3::new(0.0, 1.0, 0.0),
+                            Vec3::new(0.0, 2.0, 0.1),
+                        ]),
+                    },
+                    Track {
+                        target: bone("Bip01 Spine"),
+                        interpolation: Interpolation::Nlerp,
+                        times: vec![0.0, 0.25, 1.0 / 60.0 + 0.5],
+                        values: Values::Rotation(vec![q(0.0), q(-1.0), q(2.5)]),
+                    },
+                ],
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn written_caf_reads_back_within_quantisation() {
+        for (variant, rot) in [(None, "st48"), (Some("crytek"), "st64ext"), (None, "dword"), (None, "f32")] {
+            let mut options = WriteOptions { variant: variant.map(String::from), ..Default::default() };
+            options.params.insert("rotation".into(), rot.into());
+            let src = clip();
+            let written = CryEngine.from_model(&src, &options).unwrap();
+            let bytes = written.document.write().unwrap();
+            let doc = CryEngine.read(bytes::Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
+            assert_eq!(doc.write().unwrap(), bytes);
+            let back = doc.to_model().unwrap();
+            let c = &back.clips[0];
+            assert_eq!(c.duration, 1.0);
+            assert_eq!(c.looping, Some(true));
+            assert_eq!(c.tracks.len(), 3);
+            let tol = if rot == "dword" { 6e-3 } else { 2e-4 };
+            for (a, b) in src.clips[0].tracks.iter().zip(&c.tracks) {
+                assert_eq!(b.target.bone().unwrap().name, a.target.bone().unwrap().name);
+                assert_eq!(
+                    b.target.bone().unwrap().hash,
+                    Some(controller_id(a.target.bone().unwrap().name.as_deref().unwrap()))
+                );
+                assert_eq!(a.times.len(), b.times.len());
+                for (ta, tb) in a.times.iter().zip(&b.times) {
+                    assert!((ta - tb).abs() < 1e-6, "{ta} {tb}");
+                }
+                match (&a.values, &b.values) {
+                    (Values::Rotation(x), Values::Rotation(y)) => {
+                        for (p, q) in x.iter().zip(y) {
+                            let e = super::super::quat_codecs::angle_between(*p, *q);
+                            assert!(e < tol, "{rot}: {e}");
+                        }
+                    }
+                    (Values::Translation(x), Values::Translation(y)) => assert_eq!(x, y),
+                    _ => panic!("channel changed"),
+                }
+            }
+            let c = model::contents(&doc.as_any().downcast_ref::<super::super::CryDocument>().unwrap().file).unwrap();
+            assert_eq!(c.bone_names.as_deref(), Some(&["Bip01".to_string(), "Bip01 Spine".to_string()][..]));
+        }
+    }
 }
