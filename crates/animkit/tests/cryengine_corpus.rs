@@ -265,3 +265,58 @@ fn clips_rewritten_as_caf_keep_their_pose() {
     }
     eprintln!("{rewritten} clips rewritten as CAF");
 }
+
+/// Corrupted bytes anywhere give errors or odd values, never a panic.
+#[test]
+fn corrupted_bytes_never_panic() {
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    for (_, bytes) in real_files() {
+        for _ in 0..150 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + rnd() % 4 {
+                let i = (rnd() % b.len() as u64) as usize;
+                b[i] = match rnd() % 3 {
+                    0 => 0xFF,
+                    1 => 0,
+                    _ => rnd() as u8,
+                };
+            }
+            if let Ok(doc) = CryEngine.read(Bytes::from(b), &ReadOptions::default()) {
+                let _ = doc.to_model();
+                let _ = doc.notes();
+                let _ = doc.lint();
+                let _ = doc.write();
+            }
+        }
+    }
+}
+
+/// DBA tracks decode to smooth curves (a wrong format grouping would give noise).
+#[test]
+fn dba_rotations_are_continuous() {
+    for name in ["ce3_seagull_0905.dba", "ce3_scar_fp_0905.dba"] {
+        let Some(p) = model_of(name) else { return };
+        let (mut worst, mut sum, mut n) = (0f32, 0f64, 0);
+        for c in &p.clips {
+            for t in &c.tracks {
+                if let animkit::model::Values::Rotation(q) = &t.values {
+                    for w in q.windows(2) {
+                        worst = worst.max(angle(w[0], w[1]));
+                        sum += f64::from(angle(w[0], w[1]));
+                        n += 1;
+                    }
+                }
+            }
+        }
+        let mean = sum / f64::from(n.max(1));
+        eprintln!("{name}: {n} steps between rotation keys, mean {mean:.4} rad, largest {worst} rad");
+        // Random (misdecoded) rotations would step ~2 rad on average.
+        assert!(n > 100 && mean < 0.3 && worst < 1.0, "{name}: mean {mean}, worst {worst}");
+    }
+}

@@ -438,29 +438,29 @@ impl ChunkFile {
     /// The file's bytes: every gap, chunk, the header and the table at their offsets.
     pub fn write(&self) -> Result<Vec<u8>> {
         let (header, table) = self.header_and_table();
-        let mut len = header.len().max(self.table_offset as usize + table.len());
+        let too_big = || Error::unrepresentable("a chunk file larger than 4 GiB (offsets are 32-bit)");
+        let end = |offset: u64, len: usize| offset.checked_add(len as u64).filter(|&e| e <= u64::from(u32::MAX));
+        let mut len = end(0, header.len()).ok_or_else(too_big)?;
+        len = len.max(end(u64::from(self.table_offset), table.len()).ok_or_else(too_big)?);
         for ch in &self.chunks {
-            len = len.max(usize::try_from(ch.offset).unwrap_or(usize::MAX).saturating_add(ch.data.len()));
+            len = len.max(end(ch.offset, ch.data.len()).ok_or_else(too_big)?);
         }
         for g in &self.gaps {
-            len = len.max(usize::try_from(g.offset).unwrap_or(usize::MAX).saturating_add(g.data.len()));
+            len = len.max(end(g.offset, g.data.len()).ok_or_else(too_big)?);
         }
-        if len > (u32::MAX as usize) && self.container != Container::Ivo {
-            return Err(Error::unrepresentable("a chunk file larger than 4 GiB"));
-        }
-        let mut out = vec![0u8; len];
-        let mut put = |at: usize, b: &[u8]| {
-            if let Some(dst) = out.get_mut(at..at + b.len()) {
+        let mut out = vec![0u8; len as usize];
+        let mut put = |at: u64, b: &[u8]| {
+            if let Some(dst) = out.get_mut(at as usize..at as usize + b.len()) {
                 dst.copy_from_slice(b);
             }
         };
         for g in &self.gaps {
-            put(g.offset as usize, &g.data);
+            put(g.offset, &g.data);
         }
         for ch in &self.chunks {
-            put(ch.offset as usize, &ch.data);
+            put(ch.offset, &ch.data);
         }
-        put(self.table_offset as usize, &table);
+        put(u64::from(self.table_offset), &table);
         put(0, &header);
         Ok(out)
     }

@@ -153,7 +153,7 @@ pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
             }
             package.clips.push(Clip {
                 name: stem(&a.path),
-                duration: ((m.end - m.start) as f32 / 30.0).max(0.0),
+                duration: ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0),
                 looping: Some(m.asset_flags & FLAG_CYCLE != 0),
                 additive: m.asset_flags & FLAG_ADDITIVE != 0,
                 frame_rate: Some(30.0),
@@ -218,7 +218,7 @@ fn caf_clip(c: &Contents, limits: &Limits, keys: &mut u64) -> Result<Clip> {
         tracks,
     };
     clip.duration = match (&c.motion, &c.gah, &c.timing) {
-        (Some(m), _, _) if m.end >= m.start => (m.end - m.start) as f32 / 30.0,
+        (Some(m), _, _) if m.end >= m.start => (i64::from(m.end) - i64::from(m.start)) as f32 / 30.0,
         (_, Some(g), _) if g.total_duration.is_finite() && g.total_duration > 0.0 => g.total_duration,
         (_, _, Some(Timing::Samples { count, rate, .. })) if *rate > 0.0 && *count >= 1 => (*count - 1) as f32 / rate,
         _ => clip.last_key_time(),
