@@ -320,3 +320,20 @@ fn dba_rotations_are_continuous() {
         assert!(n > 100 && mean < 0.3 && worst < 1.0, "{name}: mean {mean}, worst {worst}");
     }
 }
+
+/// Real files have no error findings; repair keeps the model.
+#[test]
+fn lint_and_repair() {
+    for (name, bytes) in real_files() {
+        let doc = CryEngine.read(Bytes::from(bytes), &ReadOptions::default()).unwrap();
+        let findings = doc.lint();
+        for f in &findings {
+            eprintln!("{name}: {:?} {} {}", f.severity, f.code, f.message);
+        }
+        assert!(!findings.iter().any(|f| f.severity == animkit::lint::Severity::Error), "{name}");
+        let repaired = doc.repair().unwrap();
+        let again = CryEngine.read(Bytes::from(repaired.document.write().unwrap()), &ReadOptions::default()).unwrap();
+        assert_eq!(again.to_model().unwrap(), doc.to_model().unwrap(), "{name}");
+        eprintln!("{name}: repair {:?}", repaired.changes);
+    }
+}

@@ -467,7 +467,7 @@ impl ChunkFile {
 
     /// A new file in the canonical layout (CE5 `ChunkFileWriters.cpp`): header, table right after
     /// it, chunk data in table order, each chunk aligned to 4 with zero padding that the size
-    /// leaves out. `payloads` are `(type in new numbering, version, id, payload)`; 0x744/0x745
+    /// leaves out, no padding after the last chunk. `payloads` are `(type in new numbering, version, id, payload)`; 0x744/0x745
     /// chunks get their embedded header unless their type/version is in §1.3's list.
     pub fn build(container: Container, file_type: u32, payloads: Vec<(u32, u32, u32, Vec<u8>)>) -> ChunkFile {
         let (magic, version): (Vec<u8>, u32) = match container {
@@ -487,7 +487,8 @@ impl ChunkFile {
             });
         }
         let mut chunks = Vec::with_capacity(payloads.len());
-        for (kind, ver, id, payload) in payloads {
+        let last = payloads.len().saturating_sub(1);
+        for (i, (kind, ver, id, payload)) in payloads.into_iter().enumerate() {
             let stored_type = match container {
                 Container::CryTek744 | Container::CryTek745 => to_old_type(kind),
                 _ => kind,
@@ -506,7 +507,8 @@ impl ChunkFile {
             if len == 0 {
                 next = pos + 4;
             }
-            let pad = next - pos - len;
+            // The file ends right after the last chunk (as the engine's files do).
+            let pad = if i == last { 0 } else { next - pos - len };
             if container.has_size() && pad > 0 {
                 gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; pad]) });
             } else if pad > 0 {
