@@ -337,3 +337,17 @@ fn lint_and_repair() {
         eprintln!("{name}: repair {:?}", repaired.changes);
     }
 }
+
+/// `skeleton=PATH` names the tracks of a CAF and attaches the skeleton.
+#[test]
+fn skeleton_read_parameter_names_tracks() {
+    let Some(dir) = common::corpus_dir(DIR) else { return };
+    let mut options = ReadOptions::default();
+    options.params.insert("skeleton".into(), dir.join("ly_jack_root.chr").display().to_string());
+    let doc = animkit::open_with(dir.join("ly_enemy_ambient_idle1_0831.caf"), &options).unwrap();
+    let p = doc.to_model().unwrap();
+    assert_eq!(p.skeleton.as_ref().map(|s| s.bones.len()), Some(77));
+    assert!(p.clips[0].tracks.iter().all(|t| t.target.bone().unwrap().name.is_some()));
+    options.params.insert("skeleton".into(), dir.join("not_cryengine_cal3d_walk.caf").display().to_string());
+    assert!(animkit::open_with(dir.join("ly_enemy_ambient_idle1_0831.caf"), &options).is_err());
+}

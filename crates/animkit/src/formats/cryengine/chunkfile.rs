@@ -628,6 +628,30 @@ mod tests {
     }
 
     #[test]
+    fn crytek_744_chunks_end_at_the_table_when_it_follows_the_data() {
+        // Header (table at 0x24), chunk A at 0x14 (8 bytes), chunk B at 0x1C (8 bytes), then the
+        // table: count 2 and two 16-byte entries (no size field).
+        let mut f = b"CryTek\0\0".to_vec();
+        for w in [0xFFFF_0001u32, 0x744, 0x24] {
+            f.extend_from_slice(&w.to_le_bytes());
+        }
+        f.extend_from_slice(&[1; 8]);
+        f.extend_from_slice(&[2; 8]);
+        f.extend_from_slice(&2u32.to_le_bytes());
+        for (off, id) in [(0x1Cu32, 2u32), (0x14, 1)] {
+            for w in [0xCCCC_000Du32, 0x827, off, id] {
+                f.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        let file = read(&Bytes::from(f.clone())).unwrap();
+        assert_eq!(file.container, Container::CryTek744);
+        assert_eq!(&file.chunks[0].data[..], &[2; 8]);
+        assert_eq!(&file.chunks[1].data[..], &[1; 8]);
+        assert!(file.gaps.is_empty());
+        assert_eq!(file.write().unwrap(), f);
+    }
+
+    #[test]
     fn truncation_never_panics() {
         let file = ChunkFile::build(Container::CryTek745, 0xFFFF_0000, vec![(0x100D, 0x829, 2, vec![7; 40])]);
         let bytes = file.write().unwrap();

@@ -229,3 +229,104 @@ fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
     let time_formats = (0..kt_sizes.len()).filter_map(|i| format_of(i, &kt_counts)).collect();
     Ok(Dba { animations, time_formats, in_place })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-built 0x905 payload following §7 item by item: one clip, one bone with a position
+    /// track (f32, Byte times 0, 5, 10) and a rotation track (SmallTree48 `86 50 86 B0 64 DC`
+    /// = (1,2,3,4)/√30, Bitset times start 0, end 10, count 3, word 0x0421 = bits 0, 5, 10).
+    fn payload(in_place: bool) -> Vec<u8> {
+        let mut blob = vec![0u8, 5, 10, 0]; // Byte times, padded
+        for w in [0u16, 10, 3, 0x0421] {
+            blob.extend(w.to_le_bytes());
+        }
+        for v in [1f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] {
+            blob.extend(v.to_le_bytes());
+        }
+        for _ in 0..3 {
+            blob.extend([0x86, 0x50, 0x86, 0xB0, 0x64, 0xDC]);
+        }
+        assert_eq!(blob.len(), 66);
+        let rel = |o: i32| if in_place { o - 66 } else { o };
+        let mut p = Vec::new();
+        for w in [1u32, 1, 2, 1] {
+            p.extend(w.to_le_bytes());
+        }
+        for s in [3u16, 4] {
+            p.extend(s.to_le_bytes());
+        }
+        for n in [0u32, 0, 1, 0, 0, 0, 1] {
+            p.extend(n.to_le_bytes());
+        }
+        p.extend(3u16.to_le_bytes());
+        for n in [0u32, 0, 1, 0, 0, 0, 0, 0, 0] {
+            p.extend(n.to_le_bytes());
+        }
+        p.extend(3u16.to_le_bytes());
+        for n in [0u32, 0, 0, 0, 0, 1, 0, 0, 0] {
+            p.extend(n.to_le_bytes());
+        }
+        for o in [rel(0), rel(4), rel(12), rel(48), if in_place { -66 } else { 66 }] {
+            p.extend(o.to_le_bytes());
+        }
+        if in_place {
+            p.extend(0u32.to_le_bytes()); // paddingLen
+        }
+        p.resize(round_up(p.len(), 4), 0);
+        if !in_place {
+            p.extend(&blob);
+            p.extend([0, 0]);
+        }
+        let records = p.len();
+        p.extend(8u16.to_le_bytes());
+        p.extend(b"anim.caf");
+        let mut motion = Vec::new();
+        for w in [2u32, 0, 1] {
+            motion.extend(w.to_le_bytes());
+        }
+        motion.extend((1.0f32 / 30.0).to_le_bytes());
+        motion.extend(0i32.to_le_bytes());
+        motion.extend(10i32.to_le_bytes());
+        motion.resize(132, 0);
+        p.extend(motion);
+        p.extend(0u16.to_le_bytes());
+        p.extend(1u16.to_le_bytes());
+        let info: Vec<u8> = [0x7856_1A24u32, 0, 0, 1, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
+        if in_place {
+            let off = (p.len() + 4 - records) as i32;
+            p.extend(off.to_le_bytes());
+            p.extend(info);
+            p.extend(&blob);
+        } else {
+            p.extend(info);
+        }
+        p
+    }
+
+    #[test]
+    fn hand_built_database_decodes() {
+        for in_place in [false, true] {
+            let p = payload(in_place);
+            let dba = parse(&p, 0, Endian::Little).unwrap();
+            assert_eq!(dba.in_place, in_place);
+            assert_eq!(dba.time_formats, [2, 6]);
+            let a = &dba.animations[0];
+            assert_eq!(a.path, "anim.caf");
+            assert_eq!((a.motion.start, a.motion.end, a.motion.asset_flags), (0, 10, 2));
+            let c = &a.controllers[0];
+            assert_eq!(c.id, 0x7856_1A24);
+            let pos = c.position.as_ref().unwrap();
+            assert_eq!(pos.frames, [0.0, 5.0, 10.0]);
+            assert_eq!(pos.values[2], Vec3::new(7.0, 8.0, 9.0));
+            let rot = c.rotation.as_ref().unwrap();
+            assert_eq!(rot.frames, [0.0, 5.0, 10.0]);
+            assert!((rot.values[0].x - 0.182_578).abs() < 1e-5);
+            for cut in 0..p.len() {
+                let _ = parse(&p[..cut], 0, Endian::Little);
+            }
+            assert!(parse(&p[..p.len() - 1], 0, Endian::Little).is_err());
+        }
+    }
+}

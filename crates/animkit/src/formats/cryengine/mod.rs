@@ -32,7 +32,7 @@ use bytes::Bytes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::{Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired};
-use crate::model::Package;
+use crate::model::{Package, Skeleton};
 use chunkfile::{ChunkFile, Container};
 
 /// The CryEngine format.
@@ -85,7 +85,11 @@ impl Format for CryEngine {
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let file = chunkfile::read(&bytes)?;
-        Ok(Box::new(CryDocument { file, limits: options.limits }))
+        let skeleton = match options.params.get("skeleton") {
+            Some(path) => Some(load_skeleton(std::path::Path::new(path))?),
+            None => None,
+        };
+        Ok(Box::new(CryDocument { file, limits: options.limits, skeleton }))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -100,15 +104,40 @@ impl Format for CryEngine {
     }
 }
 
+/// The skeleton of a `.chr` (CompiledBones), for naming the tracks of a CAF or DBA.
+pub fn load_skeleton(path: &std::path::Path) -> Result<Skeleton> {
+    let data = std::fs::read(path).map_err(|e| Error::from(e).within(path.display().to_string()))?;
+    let file = chunkfile::read(&Bytes::from(data)).map_err(|e| e.within(path.display().to_string()))?;
+    skeleton_of(&file)?.ok_or_else(|| {
+        Error::new(ErrorKind::Invalid, None, "the file has no CompiledBones skeleton chunk")
+            .within(path.display().to_string())
+    })
+}
+
+/// The skeleton in a chunk file, if it has one.
+pub fn skeleton_of(file: &ChunkFile) -> Result<Option<Skeleton>> {
+    let contents = model::contents(file)?;
+    contents.bones.as_deref().map(skeleton::to_skeleton).transpose()
+}
+
 /// A parsed CryEngine chunk file.
 pub struct CryDocument {
     pub file: ChunkFile,
     limits: Limits,
+    /// A skeleton given with the `skeleton=PATH` read parameter: names the tracks by controller
+    /// id and is attached to the package.
+    pub skeleton: Option<Skeleton>,
 }
 
 impl CryDocument {
     pub fn new(file: ChunkFile) -> Self {
-        CryDocument { file, limits: Limits::default() }
+        CryDocument { file, limits: Limits::default(), skeleton: None }
+    }
+
+    /// Names tracks with `skeleton` (and attaches it) when converting to the model.
+    pub fn with_skeleton(mut self, skeleton: Skeleton) -> Self {
+        self.skeleton = Some(skeleton);
+        self
     }
 }
 
@@ -126,7 +155,14 @@ impl Document for CryDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        model::to_model(&self.file, &self.limits)
+        let mut package = model::to_model(&self.file, &self.limits)?;
+        if let Some(skel) = &self.skeleton {
+            model::name_tracks(&mut package.clips, skel);
+            if package.skeleton.is_none() {
+                package.skeleton = Some(skel.clone());
+            }
+        }
+        Ok(package)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
