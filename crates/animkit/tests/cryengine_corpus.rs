@@ -351,3 +351,34 @@ fn skeleton_read_parameter_names_tracks() {
     options.params.insert("skeleton".into(), dir.join("not_cryengine_cal3d_walk.caf").display().to_string());
     assert!(animkit::open_with(dir.join("ly_enemy_ambient_idle1_0831.caf"), &options).is_err());
 }
+
+/// A clip written as an intermediate `.i_caf` (PQLog 0x827 on every frame) samples to the same
+/// pose on every frame.
+#[test]
+fn clips_rewritten_as_i_caf_keep_their_pose() {
+    for name in ["ce5_run_fwd_3p_0832.caf", "ly_enemy_ambient_idle1_0831.caf", "ce3_barrel_cutscene_0829.caf"] {
+        let Some(src) = model_of(name) else { return };
+        let options = animkit::WriteOptions { variant: Some("i_caf".into()), ..Default::default() };
+        let written = CryEngine.from_model(&src, &options).unwrap();
+        let bytes = written.document.write().unwrap();
+        let back = CryEngine.read(Bytes::from(bytes), &ReadOptions::default()).unwrap().to_model().unwrap();
+        let (a, b) = (&src.clips[0], &back.clips[0]);
+        let frames = (a.duration * 30.0).round() as i32;
+        assert!((b.duration - frames as f32 / 30.0).abs() < 1e-4, "{name}");
+        let (mut worst_r, mut worst_p) = (0f32, 0f32);
+        for tr in &a.tracks {
+            let h = tr.target.bone().unwrap().hash.unwrap();
+            for f in 0..=frames {
+                let t = f as f32 / 30.0;
+                if let (Some(x), Some(y)) = (rotation_at(a, h, t), rotation_at(b, h, t)) {
+                    worst_r = worst_r.max(angle(x, y));
+                }
+                if let (Some(x), Some(y)) = (translation_at(a, h, t), translation_at(b, h, t)) {
+                    worst_p = worst_p.max((x - y).length());
+                }
+            }
+        }
+        eprintln!("{name} as i_caf: worst rotation {worst_r} rad, position {worst_p} m");
+        assert!(worst_r < 1e-5 && worst_p < 1e-5, "{name}");
+    }
+}

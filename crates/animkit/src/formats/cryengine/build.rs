@@ -1,6 +1,6 @@
 //! Model → compiled CAF (`cryengine.md` §2, §3, §6).
 //!
-//! Canonical output: a `CrCh` 0x746 file (variant `crch`, default) or a CryTek 0x745 file
+//! Canonical output: a `CrCh` 0x746 file (variant `caf`, default) or a CryTek 0x745 file
 //! (variant `crytek`, embedded chunk headers) holding MotionParameters 0x925 (id 1), one
 //! controller 0x829 per bone (tracks aligned to 4, rotations SmallTree48BitQuat unless
 //! `rotation=` names another codec, positions NoCompressVec3 in metres; 0x832 instead when a
@@ -8,6 +8,8 @@
 //! 0x745 when every bone has a name. Key times are frames at 30 fps: UINT16 (Byte when every
 //! frame is below 256) when all are whole frames, else F32. Controller id = the track's hash,
 //! else the CRC-32 of its name.
+//!
+//! Variant `i_caf`: an intermediate clip for the Resource Compiler (see [`build_icaf`]).
 //!
 //! Parameters: `rotation=st48|st64|st64ext|dword|shotint3|f32`, `clip=NAME` (default: the
 //! first clip), `bone_names=false`.
@@ -190,13 +192,137 @@ fn motion_parameters(clip: &Clip, end_frame: i32) -> Vec<u8> {
     out
 }
 
+fn pick_clip<'a>(package: &'a Package, options: &WriteOptions, warnings: &mut Vec<String>) -> Result<&'a Clip> {
+    let clip = match options.param("clip") {
+        Some(name) => package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip named \"{name}\"")))?,
+        None => package.clips.first().ok_or_else(|| Error::unrepresentable("the package has no clip"))?,
+    };
+    if package.clips.len() > 1 && options.param("clip").is_none() {
+        warnings.push(format!(
+            "a CAF holds one clip: wrote \"{}\", {} more left out",
+            clip.name,
+            package.clips.len() - 1
+        ));
+    }
+    Ok(clip)
+}
+
+/// Builds an intermediate `.i_caf` (CE5 `SaveICAF`): `CrCh` with Timing 0x919, one PQLog
+/// controller 0x827 per bone sampled on every frame at 30 fps (ticks = frame × 160, positions
+/// in centimetres, rotations stored as `log(conj(q))`), and a BoneNameList. A bone without a
+/// rotation or position track gets the skeleton's rest value (identity / zero without one).
+fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
+    use crate::sample::{sample_track, Sampled};
+    let mut warnings = Vec::new();
+    let clip = pick_clip(package, options, &mut warnings)?;
+    if clip.additive {
+        warnings.push("the clip is additive: an .i_caf does not say so (the .animsettings does)".into());
+    }
+    let frames = (clip.duration.max(clip.last_key_time()) * 30.0).round().clamp(0.0, 1e6) as i32;
+    let mut order: Vec<(u32, Option<String>)> = Vec::new();
+    let mut by_id: BTreeMap<u32, (Option<&crate::model::Track>, Option<&crate::model::Track>)> = BTreeMap::new();
+    for track in &clip.tracks {
+        let Target::Bone(b) = &track.target else { continue };
+        let Some(id) = b.hash.or_else(|| b.name.as_deref().map(controller_id)) else {
+            warnings.push(format!("track {} has neither a hash nor a name: left out", b.label()));
+            continue;
+        };
+        if !order.iter().any(|(i, _)| *i == id) {
+            order.push((id, b.name.clone()));
+        }
+        let e = by_id.entry(id).or_default();
+        match track.values {
+            Values::Rotation(_) => e.0 = Some(track),
+            Values::Translation(_) => e.1 = Some(track),
+            _ => warnings.push(format!(
+                "{:?} track of {} left out (PQLog has rotation and position)",
+                track.channel(),
+                b.label()
+            )),
+        }
+    }
+    let rest = |id: u32| {
+        package
+            .skeleton
+            .as_ref()
+            .and_then(|s| s.bones.iter().find(|b| b.hash == Some(id) || controller_id(&b.name) == id))
+            .map(|b| b.rest)
+    };
+    let mut timing = Vec::with_capacity(12);
+    timing.extend_from_slice(&(frames + 1).to_le_bytes());
+    timing.extend_from_slice(&30f32.to_le_bytes());
+    timing.extend_from_slice(&0f32.to_le_bytes());
+    let mut payloads = vec![(kind::TIMING, 0x919, 1, timing)];
+    let mut next_id = 2;
+    for (id, name) in &order {
+        let Some(&(rot, pos)) = by_id.get(id) else { continue };
+        let rest = rest(*id);
+        if pos.is_none() && rest.is_none() {
+            warnings.push(format!(
+                "0x{id:08X} ({}) has no position track and no rest pose: written at the origin",
+                name.as_deref().unwrap_or("?")
+            ));
+        }
+        let mut body = Vec::with_capacity(8 + 28 * (frames as usize + 1));
+        body.extend_from_slice(&((frames + 1) as u32).to_le_bytes());
+        body.extend_from_slice(&id.to_le_bytes());
+        let mut prev: Option<Quat> = None;
+        for f in 0..=frames {
+            let t = f as f32 / 30.0;
+            let q = match rot.and_then(|r| sample_track(r, t)) {
+                Some(Sampled::Rotation(q)) => q.normalize(),
+                _ => rest.map_or(Quat::IDENTITY, |r| r.rotation),
+            };
+            let q = match prev {
+                Some(p) if p.dot(q) < 0.0 => -q,
+                None if q.w < 0.0 => -q,
+                _ => q,
+            };
+            prev = Some(q);
+            let p = match pos.and_then(|r| sample_track(r, t)) {
+                Some(Sampled::Translation(p)) => p,
+                _ => rest.map_or(Vec3::ZERO, |r| r.translation),
+            };
+            body.extend_from_slice(&(f * super::controller::TICKS_PER_FRAME as i32).to_le_bytes());
+            for v in (p * 100.0).to_array().into_iter().chain(super::controller::log_quat(q.conjugate()).to_array()) {
+                body.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        payloads.push((kind::CONTROLLER, 0x827, next_id, body));
+        next_id += 1;
+    }
+    if order.iter().all(|(_, n)| n.is_some()) && !order.is_empty() {
+        payloads.push((
+            kind::BONE_NAME_LIST,
+            0x745,
+            next_id,
+            bone_name_list(order.iter().filter_map(|(_, n)| n.as_deref()))?,
+        ));
+    }
+    Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, payloads), warnings))
+}
+
+fn bone_name_list<'a>(names: impl Iterator<Item = &'a str>) -> Result<Vec<u8>> {
+    let names: Vec<&str> = names.collect();
+    let mut list = (names.len() as i32).to_le_bytes().to_vec();
+    for n in names {
+        let latin = crate::text::to_latin1(n)
+            .ok_or_else(|| Error::unrepresentable(format!("bone name \"{n}\" is not Latin-1 without NUL")))?;
+        list.extend_from_slice(&latin);
+        list.push(0);
+    }
+    list.push(0);
+    Ok(list)
+}
+
 /// Builds a CAF from one clip of the package.
 pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
     let mut warnings = Vec::new();
     let container = match options.variant.as_deref() {
-        None | Some("crch") => Container::CrCh,
+        None | Some("crch" | "caf") => Container::CrCh,
         Some("crytek") => Container::CryTek745,
-        Some(v) => return Err(Error::unsupported(format!("variant \"{v}\" (crch, crytek)"))),
+        Some("i_caf") => return build_icaf(package, options),
+        Some(v) => return Err(Error::unsupported(format!("variant \"{v}\" (crch, crytek, i_caf)"))),
     };
     let rot_format = rotation_format(options)?;
     let clip = match options.param("clip") {
@@ -263,15 +389,12 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     }
     let write_names = options.param("bone_names") != Some("false");
     if write_names && !names.is_empty() && names.iter().all(Option::is_some) {
-        let mut list = (names.len() as i32).to_le_bytes().to_vec();
-        for n in names.iter().flatten() {
-            let latin = crate::text::to_latin1(n)
-                .ok_or_else(|| Error::unrepresentable(format!("bone name \"{n}\" is not Latin-1 without NUL")))?;
-            list.extend_from_slice(&latin);
-            list.push(0);
-        }
-        list.push(0);
-        payloads.push((kind::BONE_NAME_LIST, 0x745, next_id, list));
+        payloads.push((
+            kind::BONE_NAME_LIST,
+            0x745,
+            next_id,
+            bone_name_list(names.iter().flatten().map(String::as_str))?,
+        ));
     }
     Ok((ChunkFile::build(container, 0xFFFF_0000, payloads), warnings))
 }

@@ -52,7 +52,7 @@ impl Format for CryEngine {
     }
 
     fn variants(&self) -> &'static [&'static str] {
-        &["crch", "crytek"]
+        &["caf", "crytek", "i_caf"]
     }
 
     fn capabilities(&self) -> Capabilities {
