@@ -382,3 +382,35 @@ fn clips_rewritten_as_i_caf_keep_their_pose() {
         assert!(worst_r < 1e-5 && worst_p < 1e-5, "{name}");
     }
 }
+
+/// The clips of a DBA written as a new DBA (0x905) decode to the same keys within SmallTree48.
+#[test]
+fn dba_rewritten_keeps_every_clip() {
+    for name in ["ce3_seagull_0905.dba", "ce3_scar_fp_0905.dba"] {
+        let Some(src) = model_of(name) else { return };
+        let options = animkit::WriteOptions { variant: Some("dba".into()), ..Default::default() };
+        let written = CryEngine.from_model(&src, &options).unwrap();
+        let bytes = written.document.write().unwrap();
+        let back = CryEngine.read(Bytes::from(bytes), &ReadOptions::default()).unwrap().to_model().unwrap();
+        assert_eq!(back.clips.len(), src.clips.len(), "{name}");
+        let mut worst = 0f32;
+        for (a, b) in src.clips.iter().zip(&back.clips) {
+            assert_eq!((&a.name, a.duration, a.looping, a.additive), (&b.name, b.duration, b.looping, b.additive));
+            assert_eq!(a.tracks.len(), b.tracks.len());
+            for (x, y) in a.tracks.iter().zip(&b.tracks) {
+                assert_eq!(x.target, y.target);
+                assert_eq!(x.times, y.times);
+                match (&x.values, &y.values) {
+                    (animkit::model::Values::Rotation(p), animkit::model::Values::Rotation(q)) => {
+                        for (p, q) in p.iter().zip(q) {
+                            worst = worst.max(angle(*p, *q));
+                        }
+                    }
+                    (p, q) => assert_eq!(p, q),
+                }
+            }
+        }
+        eprintln!("{name} rewritten: {} clips, worst rotation {worst} rad", back.clips.len());
+        assert!(worst < 2e-4);
+    }
+}

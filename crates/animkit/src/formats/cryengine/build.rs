@@ -9,6 +9,7 @@
 //! frame is below 256) when all are whole frames, else F32. Controller id = the track's hash,
 //! else the CRC-32 of its name.
 //!
+//! Variant `dba`: every clip in one track database (controller 0x905, see [`dba::write`]).
 //! Variant `i_caf`: an intermediate clip for the Resource Compiler (see [`build_icaf`]).
 //!
 //! Parameters: `rotation=st48|st64|st64ext|dword|shotint3|f32`, `clip=NAME` (default: the
@@ -19,7 +20,8 @@ use std::collections::BTreeMap;
 use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile, Container};
-use super::controller::{FLAG_ADDITIVE, FLAG_CYCLE};
+use super::controller::{KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE};
+use super::dba;
 use super::quat_codecs::{controller_id, encode_position, encode_rotation, format};
 use super::time_formats;
 use crate::bytes::round_up;
@@ -315,27 +317,35 @@ fn bone_name_list<'a>(names: impl Iterator<Item = &'a str>) -> Result<Vec<u8>> {
     Ok(list)
 }
 
-/// Builds a CAF from one clip of the package.
-pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
+/// Builds a `.dba` (controller 0x905 in a `CrCh` file) holding every clip of the package.
+fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
     let mut warnings = Vec::new();
-    let container = match options.variant.as_deref() {
-        None | Some("crch" | "caf") => Container::CrCh,
-        Some("crytek") => Container::CryTek745,
-        Some("i_caf") => return build_icaf(package, options),
-        Some(v) => return Err(Error::unsupported(format!("variant \"{v}\" (crch, crytek, i_caf)"))),
-    };
     let rot_format = rotation_format(options)?;
-    let clip = match options.param("clip") {
-        Some(name) => package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip named \"{name}\"")))?,
-        None => package.clips.first().ok_or_else(|| Error::unrepresentable("the package has no clip"))?,
-    };
-    if package.clips.len() > 1 && options.param("clip").is_none() {
-        warnings.push(format!(
-            "a CAF holds one clip: wrote \"{}\", {} more left out",
-            clip.name,
-            package.clips.len() - 1
-        ));
+    let mut anims = Vec::with_capacity(package.clips.len());
+    for clip in &package.clips {
+        let (bones, order) = gather(clip, &mut warnings)?;
+        if bones.values().any(|b| b.scale.is_some()) {
+            warnings.push(format!("{}: scale left out (DBA tracks have none)", clip.name));
+        }
+        let controllers = order
+            .iter()
+            .filter_map(|id| bones.get(id).map(|b| (id, b)))
+            .map(|(&id, b)| dba::WriteController {
+                id,
+                rotation: b.rotation.clone().map(|(frames, values)| KeyTrack { frames, values }),
+                position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
+            })
+            .collect();
+        let path = if clip.name.contains('.') { clip.name.clone() } else { format!("{}.caf", clip.name) };
+        let end_frame = (clip.duration * 30.0).round().clamp(0.0, i32::MAX as f32) as i32;
+        anims.push(dba::WriteAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
     }
+    let payload = dba::write(&anims, rot_format)?;
+    Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)]), warnings))
+}
+
+/// The bones of a clip by controller id, in first-appearance order.
+fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone>, Vec<u32>)> {
     let fps = 30.0;
     let mut bones: BTreeMap<u32, Bone> = BTreeMap::new();
     let mut order: Vec<u32> = Vec::new();
@@ -374,6 +384,33 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
             _ => warnings.push(format!("{:?} track of {} left out", track.channel(), b.label())),
         }
     }
+    Ok((bones, order))
+}
+
+/// Builds a CAF from one clip of the package.
+pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let container = match options.variant.as_deref() {
+        None | Some("crch" | "caf") => Container::CrCh,
+        Some("crytek") => Container::CryTek745,
+        Some("i_caf") => return build_icaf(package, options),
+        Some("dba") => return build_dba(package, options),
+        Some(v) => return Err(Error::unsupported(format!("variant \"{v}\" (caf, crytek, i_caf, dba)"))),
+    };
+    let rot_format = rotation_format(options)?;
+    let clip = match options.param("clip") {
+        Some(name) => package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip named \"{name}\"")))?,
+        None => package.clips.first().ok_or_else(|| Error::unrepresentable("the package has no clip"))?,
+    };
+    if package.clips.len() > 1 && options.param("clip").is_none() {
+        warnings.push(format!(
+            "a CAF holds one clip: wrote \"{}\", {} more left out",
+            clip.name,
+            package.clips.len() - 1
+        ));
+    }
+    let (bones, order) = gather(clip, &mut warnings)?;
+    let fps = 30.0;
     // Scale needs controller 0x832 (CE5); otherwise 0x829, which CE5 and Lumberyard both read.
     let with_scale = bones.values().any(|b| b.scale.is_some());
     let version = if with_scale { 0x832 } else { 0x829 };

@@ -230,6 +230,161 @@ fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
     Ok(Dba { animations, time_formats, in_place })
 }
 
+/// Channels of one bone of one clip for [`write`]: frames and values.
+pub struct WriteController {
+    pub id: u32,
+    pub rotation: Option<KeyTrack<Quat>>,
+    pub position: Option<KeyTrack<Vec3>>,
+}
+
+/// One clip for [`write`].
+pub struct WriteAnimation {
+    pub path: String,
+    /// `MotionParams905` (132 bytes).
+    pub motion: Vec<u8>,
+    pub controllers: Vec<WriteController>,
+}
+
+/// Builds a 0x905 payload (not in-place): time tracks grouped by format (F32, UINT16, Byte),
+/// positions NoCompressVec3, rotations in `rot_format`; each track aligned to 4 in the blob.
+pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
+    use super::quat_codecs::{encode_position, encode_rotation};
+    // Collect tracks: (format, keys, bytes).
+    struct T {
+        format: u8,
+        keys: usize,
+        bytes: Vec<u8>,
+    }
+    let mut times: Vec<T> = Vec::new();
+    let mut poss: Vec<T> = Vec::new();
+    let mut rots: Vec<T> = Vec::new();
+    // Per controller: (id, pos time, pos, rot time, rot) as indices into the unsorted lists.
+    let mut infos: Vec<Vec<[u32; 5]>> = Vec::new();
+    let time_track = |frames: &[f32]| -> Result<T> {
+        let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
+        let format = if whole && frames.iter().all(|&f| f < 256.0) {
+            time_formats::BYTE
+        } else if whole && frames.iter().all(|&f| f < 65536.0) {
+            time_formats::UINT16
+        } else {
+            time_formats::F32
+        };
+        Ok(T { format, keys: frames.len(), bytes: time_formats::encode(format, frames)? })
+    };
+    for a in anims {
+        let mut list = Vec::new();
+        for c in &a.controllers {
+            let mut info = [c.id, NONE, NONE, NONE, NONE];
+            if let Some(p) = c.position.as_ref().filter(|p| !p.frames.is_empty()) {
+                info[1] = times.len() as u32;
+                times.push(time_track(&p.frames)?);
+                info[2] = poss.len() as u32;
+                let mut bytes = Vec::new();
+                p.values.iter().for_each(|&v| encode_position(v, &mut bytes));
+                poss.push(T { format: 2, keys: p.values.len(), bytes });
+            }
+            if let Some(r) = c.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
+                info[3] = times.len() as u32;
+                times.push(time_track(&r.frames)?);
+                info[4] = rots.len() as u32;
+                let mut bytes = Vec::new();
+                for &q in &r.values {
+                    encode_rotation(rot_format, q, &mut bytes)?;
+                }
+                rots.push(T { format: rot_format, keys: r.values.len(), bytes });
+            }
+            list.push(info);
+        }
+        infos.push(list);
+    }
+    if [&times, &poss, &rots].iter().any(|l| l.iter().any(|t| t.keys > 0xFFFF)) {
+        return Err(Error::unrepresentable("a DBA track holds at most 65535 keys"));
+    }
+    // Group by format (stable): new index of every old index.
+    let order = |tracks: &[T]| -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..tracks.len()).collect();
+        idx.sort_by_key(|&i| tracks[i].format);
+        idx
+    };
+    let (to, po, ro) = (order(&times), order(&poss), order(&rots));
+    let remap = |o: &[usize]| {
+        let mut m = vec![0u32; o.len()];
+        for (new, &old) in o.iter().enumerate() {
+            m[old] = new as u32;
+        }
+        m
+    };
+    let (tm, pm, rm) = (remap(&to), remap(&po), remap(&ro));
+    let mut out = Vec::new();
+    let w32 = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
+    for n in [poss.len(), rots.len(), times.len(), anims.len()] {
+        w32(&mut out, n as u32);
+    }
+    let counts = |tracks: &[T], n: usize| {
+        let mut c = vec![0u32; n];
+        for t in tracks {
+            if let Some(x) = c.get_mut(usize::from(t.format)) {
+                *x += 1;
+            }
+        }
+        c
+    };
+    for &i in &to {
+        out.extend_from_slice(&(times[i].keys as u16).to_le_bytes());
+    }
+    counts(&times, 7).into_iter().for_each(|c| w32(&mut out, c));
+    for &i in &po {
+        out.extend_from_slice(&(poss[i].keys as u16).to_le_bytes());
+    }
+    counts(&poss, 9).into_iter().for_each(|c| w32(&mut out, c));
+    for &i in &ro {
+        out.extend_from_slice(&(rots[i].keys as u16).to_le_bytes());
+    }
+    counts(&rots, 9).into_iter().for_each(|c| w32(&mut out, c));
+    let mut blob = Vec::new();
+    let offsets = |order: &[usize], tracks: &[T], blob: &mut Vec<u8>| -> Vec<i32> {
+        order
+            .iter()
+            .map(|&i| {
+                let at = blob.len() as i32;
+                blob.extend_from_slice(&tracks[i].bytes);
+                blob.resize(round_up(blob.len(), 4), 0);
+                at
+            })
+            .collect()
+    };
+    let kt_off = offsets(&to, &times, &mut blob);
+    let pos_off = offsets(&po, &poss, &mut blob);
+    let rot_off = offsets(&ro, &rots, &mut blob);
+    if blob.len() > i32::MAX as usize {
+        return Err(Error::unrepresentable("a DBA blob larger than 2 GiB"));
+    }
+    for o in kt_off.iter().chain(&pos_off).chain(&rot_off) {
+        out.extend_from_slice(&o.to_le_bytes());
+    }
+    out.extend_from_slice(&(blob.len() as i32).to_le_bytes());
+    out.resize(round_up(out.len(), 4), 0);
+    out.extend_from_slice(&blob);
+    for (a, list) in anims.iter().zip(&infos) {
+        let path = crate::text::to_latin1(&a.path)
+            .filter(|p| p.len() <= 0xFFFF)
+            .ok_or_else(|| Error::unrepresentable(format!("clip path \"{}\"", a.path)))?;
+        out.extend_from_slice(&(path.len() as u16).to_le_bytes());
+        out.extend_from_slice(&path);
+        out.extend_from_slice(&a.motion);
+        out.extend_from_slice(&0u16.to_le_bytes());
+        let n = u16::try_from(list.len()).map_err(|_| Error::unrepresentable("more than 65535 bones in a clip"))?;
+        out.extend_from_slice(&n.to_le_bytes());
+        for info in list {
+            let map = |v: u32, m: &[u32]| if v == NONE { NONE } else { m[v as usize] };
+            for v in [info[0], map(info[1], &tm), map(info[2], &pm), map(info[3], &tm), map(info[4], &rm)] {
+                w32(&mut out, v);
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

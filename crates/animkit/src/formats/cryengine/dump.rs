@@ -31,6 +31,9 @@ struct DumpChunk {
     #[serde(rename = "type")]
     chunk_type: String,
     version: String,
+    /// What the type is, for reading the dump (ignored by `pack`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    kind: Option<String>,
     #[serde(default)]
     id: u32,
     offset: u64,
@@ -60,6 +63,7 @@ pub fn to_dump(file: &ChunkFile) -> DumpFile {
             .map(|c| DumpChunk {
                 chunk_type: format!("0x{:X}", c.chunk_type),
                 version: format!("0x{:X}", c.version),
+                kind: kind_name(c.kind(file.container)).map(String::from),
                 id: c.id,
                 offset: c.offset,
                 size: c.size,
@@ -68,6 +72,27 @@ pub fn to_dump(file: &ChunkFile) -> DumpFile {
             .collect(),
         gaps: file.gaps.iter().map(|g| DumpGap { offset: g.offset, data: Hex(g.data.to_vec()) }).collect(),
     }
+}
+
+fn kind_name(t: u32) -> Option<&'static str> {
+    use super::chunkfile::kind::*;
+    Some(match t {
+        CONTROLLER => "Controller",
+        BONE_NAME_LIST => "BoneNameList",
+        TIMING => "Timing",
+        COMPILED_BONES => "CompiledBones",
+        MOTION_PARAMETERS => "MotionParameters",
+        GAH_CAF => "GlobalAnimationHeaderCAF",
+        GAH_AIM => "GlobalAnimationHeaderAIM",
+        TIMESTAMP => "Timestamp",
+        SOURCE_INFO => "SourceInfo",
+        BONE_ANIM => "BoneAnim",
+        IVO_ANIM_INFO => "IvoAnimInfo",
+        IVO_CAF_DATA => "IvoCAFData",
+        IVO_DBA_DATA => "IvoDBAData",
+        IVO_DBA_META => "IvoDBAMeta",
+        _ => return None,
+    })
 }
 
 fn hex_u32(s: &str, what: &str) -> Result<u32> {

@@ -52,7 +52,7 @@ impl Format for CryEngine {
     }
 
     fn variants(&self) -> &'static [&'static str] {
-        &["caf", "crytek", "i_caf"]
+        &["caf", "crytek", "i_caf", "dba"]
     }
 
     fn capabilities(&self) -> Capabilities {

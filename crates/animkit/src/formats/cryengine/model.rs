@@ -260,6 +260,18 @@ pub fn name_tracks(clips: &mut [Clip], skeleton: &Skeleton) {
 pub fn notes(file: &ChunkFile) -> Vec<String> {
     let mut notes = vec![format!("{}, {} chunks", file.container.name(), file.chunks.len())];
     if file.container == Container::Ivo {
+        match ivo::parse(file) {
+            Ok(a) => {
+                let bones: usize = a.blocks.iter().map(|b| b.controllers.len()).sum();
+                notes.push(format!("{} #ivo block(s), {bones} bone tracks", a.blocks.len()));
+                if a.info.is_some_and(|i| i.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
+                    || a.meta.iter().any(|m| m.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
+                {
+                    notes.push("non-identity start rotation (not composed into the keys)".into());
+                }
+            }
+            Err(_) => notes.push("the #ivo animation does not decode (see check)".into()),
+        }
         return notes;
     }
     let Ok(c) = contents(file) else {
