@@ -10,7 +10,8 @@
 //! else the CRC-32 of its name.
 //!
 //! Variant `dba`: every clip in one track database (controller 0x905, see [`dba::write`]).
-//! Variant `i_caf`: an intermediate clip for the Resource Compiler (see [`build_icaf`]).
+//! Variant `i_caf`: an intermediate clip for the Resource Compiler (`SaveICAF` conventions: Timing 0x919, PQLog 0x827 on
+//! every frame).
 //!
 //! Parameters: `rotation=st48|st64|st64ext|dword|shotint3|f32`, `clip=NAME` (default: the
 //! first clip), `bone_names=false`.

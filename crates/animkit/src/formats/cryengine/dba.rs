@@ -230,14 +230,14 @@ fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
     Ok(Dba { animations, time_formats, in_place })
 }
 
-/// Channels of one bone of one clip for [`write`]: frames and values.
+/// Channels of one bone of one clip for [`write()`]: frames and values.
 pub struct WriteController {
     pub id: u32,
     pub rotation: Option<KeyTrack<Quat>>,
     pub position: Option<KeyTrack<Vec3>>,
 }
 
-/// One clip for [`write`].
+/// One clip for [`write()`].
 pub struct WriteAnimation {
     pub path: String,
     /// `MotionParams905` (132 bytes).

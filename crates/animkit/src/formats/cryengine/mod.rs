@@ -6,12 +6,25 @@
 //! [`skeleton`] (CompiledBones 0x800 from `.chr`), [`ivo`] (Star Citizen), [`model`] (to the
 //! model), [`build`] (a CAF from the model), [`dump`] (lossless JSON), [`lint`].
 //!
-//! Observed in real data beyond the spec (`cryengine.md` §13 lists more):
-//! - CrCh 0x746 files keep the table right after the 16-byte header; the first chunk follows the
-//!   table directly. Chunk sizes leave out alignment padding in CrCh files as well as in 0x745
-//!   (e.g. `ce5_run_fwd_3p_0832.caf`); the padding bytes are zero and kept as gaps.
-//! - No corpus file has bytes outside header, table, chunks and padding, and none has a
-//!   big-endian chunk.
+//! Observed in the corpus (16 real files) beyond the spec (`cryengine.md` §13 lists more):
+//! - CrCh 0x746 files keep the table right after the 16-byte header and the first chunk right
+//!   after the table. Chunk sizes leave out alignment padding in CrCh files as well as in 0x745
+//!   ones (e.g. `ce5_run_fwd_3p_0832.caf`); the padding is zero and kept as gaps. Files end at
+//!   the last chunk's end, without padding. No bytes lie outside header, table, chunks and
+//!   padding; no chunk is big-endian.
+//! - Compressed CAF key times use only Byte and UINT16; StartStop and Bitset appear only in the
+//!   DBAs (Bitset there, sized in words including its 3-word header), so the StartStop/Bitset
+//!   length ambiguity of §10 C12 never arises in a CAF; no 0x831 has the CE2 PQLog layout. Rotation formats seen: 0 (absent), 1, 5, 8; positions 0 (absent) and 2.
+//! - Timing 0x918 in `.i_caf` files counts frames (`end − start` = key span: §10 C8 → frames).
+//!   0x833 keys are one per frame from index 0 although Timing 0x919 says
+//!   `startTimeInSeconds = 1/30`: the compiled 0x832 clip lines up with key index = frame.
+//! - The compiled CE5 0x832 clip matches its 0x833 source within 9.0e-5 rad at its own keys, but
+//!   by up to 4.3e-4 rad between them (the compiler's key reduction). Its root ("root") stores
+//!   `p(f) − p(0)` (0.21 m per frame off the source otherwise).
+//! - `ce3_ay69_look_add_0829_st64ext.caf` is named additive but carries only the cycle flag,
+//!   with MotionParameters start 2, end 3.
+//! - Controller ids always equal the CRC-32 of the case-preserved `.chr` bone name; no byte-swapped
+//!   or lowercase ids occur.
 
 pub mod build;
 pub mod chunkfile;

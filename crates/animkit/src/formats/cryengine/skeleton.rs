@@ -1,7 +1,7 @@
 //! Classic skeletons: CompiledBones 0x800 in `.chr` files (`cryengine.md` §8).
 //!
 //! `char reserved[32]`, then 584-byte `CryBoneDescData_Comp` records: controller id at 0x000,
-//! `defaultB2W` (bind pose in model space, Matrix34 row-major) at 0x108, name[256] at 0x138,
+//! `defaultB2W` (bind pose in model space, Matrix34 row-major) at 0x108, `name[256]` at 0x138,
 //! `offsetParent` at 0x23C (parent = index + offset; 0 = root). Local bind =
 //! `inverse(parent.B2W) × B2W`.
 
