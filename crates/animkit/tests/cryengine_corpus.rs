@@ -414,3 +414,45 @@ fn dba_rewritten_keeps_every_clip() {
         assert!(worst < 2e-4);
     }
 }
+
+/// Clips written as Star Citizen `#ivo` CAF / DBA read back with the same keys (SmallTree48).
+#[test]
+fn clips_rewritten_as_ivo_keep_their_keys() {
+    for (name, variant) in [
+        ("ce5_run_fwd_3p_0832.caf", "ivo"),
+        ("ly_enemy_ambient_idle1_0831.caf", "ivo"),
+        ("ce3_scar_fp_0905.dba", "ivo_dba"),
+    ] {
+        let Some(src) = model_of(name) else { return };
+        let options = animkit::WriteOptions { variant: Some(variant.into()), ..Default::default() };
+        let written = CryEngine.from_model(&src, &options).unwrap();
+        let bytes = written.document.write().unwrap();
+        let doc = CryEngine.read(Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
+        assert_eq!(doc.write().unwrap(), bytes);
+        assert!(doc.lint().is_empty(), "{name}: {:?}", doc.lint());
+        let back = doc.to_model().unwrap();
+        let n = if variant == "ivo" { 1 } else { src.clips.len() };
+        assert_eq!(back.clips.len(), n, "{name}");
+        let mut worst = 0f32;
+        for (a, b) in src.clips.iter().zip(&back.clips) {
+            assert!((a.duration - b.duration).abs() < 1e-6 || variant == "ivo_dba", "{name}");
+            let a_tracks: Vec<_> =
+                a.tracks.iter().filter(|t| !matches!(t.values, animkit::model::Values::Scale(_))).collect();
+            assert_eq!(a_tracks.len(), b.tracks.len(), "{name}");
+            for (x, y) in a_tracks.iter().zip(&b.tracks) {
+                assert_eq!(x.target.bone().unwrap().hash, y.target.bone().unwrap().hash);
+                assert_eq!(x.times, y.times, "{name}");
+                match (&x.values, &y.values) {
+                    (animkit::model::Values::Rotation(p), animkit::model::Values::Rotation(q)) => {
+                        for (p, q) in p.iter().zip(q) {
+                            worst = worst.max(angle(*p, *q));
+                        }
+                    }
+                    (p, q) => assert_eq!(p, q),
+                }
+            }
+        }
+        eprintln!("{name} as {variant}: {} clips, worst rotation {worst} rad", back.clips.len());
+        assert!(worst < 2e-4, "{name}");
+    }
+}

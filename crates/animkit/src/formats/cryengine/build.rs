@@ -388,6 +388,66 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone
     Ok((bones, order))
 }
 
+/// Builds a Star Citizen `#ivo` CAF (variant `ivo`, one clip: AnimInfo + CAFData) or DBA
+/// (variant `ivo_dba`, every clip: DBAData + DBAMeta 0x901), per §9.7. Rotations SmallTree48
+/// (0x82) or f32 (0x80, `rotation=f32`), positions f32 (0xC0), times u8/u16 frames at 30 fps.
+fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
+    use super::ivo;
+    let mut warnings = Vec::new();
+    let rot_codec = match rotation_format(options)? {
+        format::NO_COMPRESS_QUAT => 0x80,
+        format::SMALL_TREE_48BIT_QUAT => 0x82,
+        f => return Err(Error::unsupported(format!("#ivo rotations are f32 or SmallTree48, not format {f}"))),
+    };
+    let dba = options.variant.as_deref() == Some("ivo_dba");
+    let clips: Vec<&Clip> =
+        if dba { package.clips.iter().collect() } else { vec![pick_clip(package, options, &mut warnings)?] };
+    let mut blocks = Vec::with_capacity(clips.len());
+    let mut meta = Vec::with_capacity(clips.len());
+    for clip in &clips {
+        let (bones, order) = gather(clip, &mut warnings)?;
+        if bones.values().any(|b| b.scale.is_some()) {
+            warnings.push(format!("{}: scale left out (#ivo tracks have none)", clip.name));
+        }
+        let list: Vec<ivo::WriteBone> = order
+            .iter()
+            .filter_map(|id| bones.get(id).map(|b| (id, b)))
+            .map(|(&hash, b)| ivo::WriteBone {
+                hash,
+                rotation: b.rotation.clone().map(|(frames, values)| KeyTrack { frames, values }),
+                position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
+            })
+            .collect();
+        let path = if clip.name.contains('.') { clip.name.clone() } else { format!("{}.caf", clip.name) };
+        meta.push((list.len() as u16, path));
+        blocks.push(list);
+    }
+    let file = if dba {
+        // DBAData: u32 totalSize (the bytes after it), then the blocks.
+        let body = ivo::write_blocks(&blocks, b"#dba", rot_codec)?;
+        let mut data = (body.len() as u32).to_le_bytes().to_vec();
+        data.extend_from_slice(&body);
+        ChunkFile::build(
+            Container::Ivo,
+            0,
+            vec![(kind::IVO_DBA_DATA, 0x900, 0, data), (kind::IVO_DBA_META, 0x901, 0, ivo::dba_meta(&meta)?)],
+        )
+    } else {
+        let clip = clips[0];
+        let n = u16::try_from(blocks[0].len()).map_err(|_| Error::unrepresentable("more than 65535 bones"))?;
+        let end_frame = (clip.duration * 30.0).round().clamp(0.0, u32::MAX as f32) as u32;
+        ChunkFile::build(
+            Container::Ivo,
+            0,
+            vec![
+                (kind::IVO_ANIM_INFO, 0x901, 0, ivo::anim_info(n, end_frame)),
+                (kind::IVO_CAF_DATA, 0x900, 0, ivo::write_blocks(&blocks, b"#caf", rot_codec)?),
+            ],
+        )
+    };
+    Ok((file, warnings))
+}
+
 /// Builds a CAF from one clip of the package.
 pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
     let mut warnings = Vec::new();
@@ -396,7 +456,8 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
         Some("crytek") => Container::CryTek745,
         Some("i_caf") => return build_icaf(package, options),
         Some("dba") => return build_dba(package, options),
-        Some(v) => return Err(Error::unsupported(format!("variant \"{v}\" (caf, crytek, i_caf, dba)"))),
+        Some("ivo" | "ivo_dba") => return build_ivo(package, options),
+        Some(v) => return Err(Error::unsupported(format!("variant \"{v}\" (caf, crytek, i_caf, dba, ivo, ivo_dba)"))),
     };
     let rot_format = rotation_format(options)?;
     let clip = match options.param("clip") {

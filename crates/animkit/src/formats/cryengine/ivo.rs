@@ -363,6 +363,134 @@ pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
     Ok(package)
 }
 
+/// One bone for [`write_blocks`]: hash and key tracks (frames).
+pub struct WriteBone {
+    pub hash: u32,
+    pub rotation: Option<KeyTrack<Quat>>,
+    pub position: Option<KeyTrack<Vec3>>,
+}
+
+fn ivo_times(frames: &[f32]) -> Result<(u16, Vec<u8>)> {
+    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
+    if !whole {
+        return Err(Error::unrepresentable("#ivo key times are whole frames"));
+    }
+    if frames.iter().all(|&f| f < 256.0) {
+        Ok((0, frames.iter().map(|&f| f as u8).collect()))
+    } else if frames.iter().all(|&f| f < 65536.0) {
+        Ok((1, frames.iter().flat_map(|&f| (f as u16).to_le_bytes()).collect()))
+    } else {
+        Err(Error::unrepresentable("#ivo key frames above 65535"))
+    }
+}
+
+fn pad4(v: &mut Vec<u8>) {
+    v.resize(crate::bytes::round_up(v.len(), 4), 0);
+}
+
+/// Writes `#caf`/`#dba` blocks (§9.7): all block headers, hashes and entries first, then the
+/// key data pool; arrays padded to 4; flags keep bit 0x40; `dataSize` = header, hashes, entries
+/// and the block's own data; magic 0xAA55. Offsets are relative to each entry, so the bytes can
+/// go anywhere in the chunk.
+pub fn write_blocks(blocks: &[Vec<WriteBone>], sig: &[u8; 4], rot_codec: u16) -> Result<Vec<u8>> {
+    let headers: usize = blocks.iter().map(|b| 12 + 28 * b.len()).sum();
+    let mut head = Vec::with_capacity(headers);
+    let mut pool = Vec::new();
+    for bones in blocks {
+        let n = u16::try_from(bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bones in a block"))?;
+        let start = head.len();
+        head.extend_from_slice(sig);
+        head.extend_from_slice(&n.to_le_bytes());
+        head.extend_from_slice(&0xAA55u16.to_le_bytes());
+        head.extend_from_slice(&0u32.to_le_bytes());
+        for b in bones {
+            head.extend_from_slice(&b.hash.to_le_bytes());
+        }
+        let pool_before = pool.len();
+        for b in bones {
+            let entry = head.len();
+            let mut track = |n: usize, flags: u16, times: Vec<u8>, data: Vec<u8>, head: &mut Vec<u8>| -> Result<()> {
+                let n =
+                    u16::try_from(n).map_err(|_| Error::unrepresentable("more than 65535 keys in an #ivo track"))?;
+                let rel = |abs: usize| {
+                    u32::try_from(abs - entry).map_err(|_| Error::unrepresentable("#ivo offsets above 4 GiB"))
+                };
+                let t = headers + pool.len();
+                pool.extend_from_slice(&times);
+                pad4(&mut pool);
+                let d = headers + pool.len();
+                pool.extend_from_slice(&data);
+                pad4(&mut pool);
+                head.extend_from_slice(&n.to_le_bytes());
+                head.extend_from_slice(&flags.to_le_bytes());
+                head.extend_from_slice(&rel(t)?.to_le_bytes());
+                head.extend_from_slice(&rel(d)?.to_le_bytes());
+                Ok(())
+            };
+            match b.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
+                Some(r) => {
+                    let (tf, times) = ivo_times(&r.frames)?;
+                    let mut data = Vec::new();
+                    for &q in &r.values {
+                        super::quat_codecs::encode_rotation(if rot_codec == 0x80 { 1 } else { 5 }, q, &mut data)?;
+                    }
+                    track(r.values.len(), rot_codec << 8 | 0x40 | tf, times, data, &mut head)?;
+                }
+                None => head.extend_from_slice(&[0; 12]),
+            }
+            match b.position.as_ref().filter(|p| !p.frames.is_empty()) {
+                Some(p) => {
+                    let (tf, times) = ivo_times(&p.frames)?;
+                    let data = p.values.iter().flat_map(|v| v.to_array()).flat_map(f32::to_le_bytes).collect();
+                    track(p.values.len(), 0xC0 << 8 | 0x40 | tf, times, data, &mut head)?;
+                }
+                None => head.extend_from_slice(&[0; 12]),
+            }
+        }
+        let size = u32::try_from(12 + 28 * bones.len() + pool.len() - pool_before)
+            .map_err(|_| Error::unrepresentable("an #ivo block above 4 GiB"))?;
+        head[start + 8..start + 12].copy_from_slice(&size.to_le_bytes());
+    }
+    head.extend_from_slice(&pool);
+    Ok(head)
+}
+
+/// AnimInfo 0x901 (48 bytes) for a clip.
+pub fn anim_info(num_bones: u16, end_frame: u32) -> Vec<u8> {
+    let mut v = Vec::with_capacity(48);
+    v.extend_from_slice(&0u32.to_le_bytes());
+    v.extend_from_slice(&30u16.to_le_bytes());
+    v.extend_from_slice(&num_bones.to_le_bytes());
+    v.extend_from_slice(&0u32.to_le_bytes());
+    v.extend_from_slice(&end_frame.to_le_bytes());
+    for f in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
+        v.extend_from_slice(&f.to_le_bytes());
+    }
+    v.extend_from_slice(&0u32.to_le_bytes());
+    v
+}
+
+/// DBAMeta 0x901 for the blocks: `count`, 44-byte entries, NUL-terminated paths, padding to 4.
+pub fn dba_meta(entries: &[(u16, String)]) -> Result<Vec<u8>> {
+    let mut v = (entries.len() as u32).to_le_bytes().to_vec();
+    for (n, _) in entries {
+        v.extend_from_slice(&0u32.to_le_bytes());
+        v.extend_from_slice(&30u16.to_le_bytes());
+        v.extend_from_slice(&n.to_le_bytes());
+        v.extend_from_slice(&[0; 8]);
+        for f in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
+            v.extend_from_slice(&f.to_le_bytes());
+        }
+    }
+    for (_, path) in entries {
+        let p = crate::text::to_latin1(path).ok_or_else(|| Error::unrepresentable(format!("path \"{path}\"")))?;
+        v.extend_from_slice(&p);
+        v.push(0);
+    }
+    pad4(&mut v);
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,6 +557,16 @@ mod tests {
         for cut in 0..bytes.len() {
             if let Ok(f) = chunkfile::read(&Bytes::from(bytes[..cut].to_vec())) {
                 let _ = to_model(&f, &Limits::default());
+            }
+        }
+        // Every single-byte corruption decodes or fails cleanly.
+        for i in 0..bytes.len() {
+            for v in [0u8, 0x7F, 0xFF] {
+                let mut b = bytes.clone();
+                b[i] = v;
+                if let Ok(f) = chunkfile::read(&Bytes::from(b)) {
+                    let _ = to_model(&f, &Limits::default());
+                }
             }
         }
     }

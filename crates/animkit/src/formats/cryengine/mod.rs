@@ -65,7 +65,7 @@ impl Format for CryEngine {
     }
 
     fn variants(&self) -> &'static [&'static str] {
-        &["caf", "crytek", "i_caf", "dba"]
+        &["caf", "crytek", "i_caf", "dba", "ivo", "ivo_dba"]
     }
 
     fn capabilities(&self) -> Capabilities {
