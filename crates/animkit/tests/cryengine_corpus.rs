@@ -456,3 +456,18 @@ fn clips_rewritten_as_ivo_keep_their_keys() {
         assert!(worst < 2e-4, "{name}");
     }
 }
+
+/// A lenient read salvages the controllers of a truncated CAF and writes it back as read.
+#[test]
+fn lenient_read_salvages_truncated_files() {
+    let Some(bytes) = common::corpus_file(DIR, "ce3_barrel_cutscene_0829.caf") else { return };
+    let cut = &bytes[..bytes.len() / 2];
+    assert!(CryEngine.read(Bytes::from(cut.to_vec()), &ReadOptions::default()).is_err());
+    let options = ReadOptions { lenient: true, ..Default::default() };
+    let doc = CryEngine.read(Bytes::from(cut.to_vec()), &options).unwrap();
+    assert_eq!(doc.write().unwrap(), cut);
+    let p = doc.to_model().unwrap();
+    let tracks = p.clips[0].tracks.len();
+    assert!(tracks > 20 && tracks < 150, "{tracks}");
+    assert!(doc.lint().iter().any(|f| f.code == "chunk-does-not-decode"));
+}

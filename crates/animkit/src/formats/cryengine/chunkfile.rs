@@ -228,10 +228,16 @@ pub fn sniff(bytes: &[u8]) -> Option<Container> {
 
 /// Parses a chunk file.
 pub fn read(data: &Bytes) -> Result<ChunkFile> {
-    read_inner(data).within(|| "chunk file")
+    read_inner(data, false).within(|| "chunk file")
 }
 
-fn read_inner(data: &Bytes) -> Result<ChunkFile> {
+/// Parses a damaged chunk file: a chunk that runs past the end of the file keeps the bytes that
+/// are there (the table still states its size, so the file writes back as it was read).
+pub fn read_lenient(data: &Bytes) -> Result<ChunkFile> {
+    read_inner(data, true).within(|| "chunk file")
+}
+
+fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
     let bytes: &[u8] = data;
     let mut c = Cursor::new(bytes, Endian::Little);
     let container = match magic_container(bytes) {
@@ -337,11 +343,19 @@ fn read_inner(data: &Bytes) -> Result<ChunkFile> {
                 end.saturating_sub(e.offset)
             }
         };
-        let end = e.offset.checked_add(len).filter(|&end| end <= file_len).ok_or_else(|| {
-            Error::truncated(e.offset.min(file_len) as usize, len as usize, file_len.saturating_sub(e.offset) as usize)
-                .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id))
-        })?;
-        let chunk_data = data.slice(e.offset as usize..end as usize);
+        let end = match e.offset.checked_add(len).filter(|&end| end <= file_len) {
+            Some(end) => end,
+            None if lenient => file_len.max(e.offset),
+            None => {
+                return Err(Error::truncated(
+                    e.offset.min(file_len) as usize,
+                    len as usize,
+                    file_len.saturating_sub(e.offset) as usize,
+                )
+                .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id)))
+            }
+        };
+        let chunk_data = if e.offset >= file_len { Bytes::new() } else { data.slice(e.offset as usize..end as usize) };
         chunks.push(Chunk {
             chunk_type: e.chunk_type,
             version: e.version,
@@ -442,7 +456,8 @@ impl ChunkFile {
         let end = |offset: u64, len: usize| offset.checked_add(len as u64).filter(|&e| e <= u64::from(u32::MAX));
         let mut len = end(0, header.len()).ok_or_else(too_big)?;
         len = len.max(end(u64::from(self.table_offset), table.len()).ok_or_else(too_big)?);
-        for ch in &self.chunks {
+        // An empty chunk adds no bytes (a salvaged chunk may point past the end).
+        for ch in self.chunks.iter().filter(|c| !c.data.is_empty()) {
             len = len.max(end(ch.offset, ch.data.len()).ok_or_else(too_big)?);
         }
         for g in &self.gaps {

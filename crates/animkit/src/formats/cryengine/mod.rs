@@ -97,12 +97,12 @@ impl Format for CryEngine {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        let file = chunkfile::read(&bytes)?;
+        let file = if options.lenient { chunkfile::read_lenient(&bytes)? } else { chunkfile::read(&bytes)? };
         let skeleton = match options.params.get("skeleton") {
             Some(path) => Some(load_skeleton(std::path::Path::new(path))?),
             None => None,
         };
-        Ok(Box::new(CryDocument { file, limits: options.limits, skeleton }))
+        Ok(Box::new(CryDocument { file, limits: options.limits, skeleton, lenient: options.lenient }))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -140,11 +140,13 @@ pub struct CryDocument {
     /// A skeleton given with the `skeleton=PATH` read parameter: names the tracks by controller
     /// id and is attached to the package.
     pub skeleton: Option<Skeleton>,
+    /// Read with `lenient`: chunks that do not decode are left out of the model.
+    lenient: bool,
 }
 
 impl CryDocument {
     pub fn new(file: ChunkFile) -> Self {
-        CryDocument { file, limits: Limits::default(), skeleton: None }
+        CryDocument { file, limits: Limits::default(), skeleton: None, lenient: false }
     }
 
     /// Names tracks with `skeleton` (and attaches it) when converting to the model.
@@ -168,7 +170,7 @@ impl Document for CryDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let mut package = model::to_model(&self.file, &self.limits)?;
+        let mut package = model::to_model_with(&self.file, &self.limits, self.lenient)?;
         if let Some(skel) = &self.skeleton {
             model::name_tracks(&mut package.clips, skel);
             if package.skeleton.is_none() {

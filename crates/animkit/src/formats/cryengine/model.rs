@@ -38,6 +38,12 @@ pub struct Contents {
 
 /// Decodes the chunks the model uses; unknown chunks are skipped.
 pub fn contents(file: &ChunkFile) -> Result<Contents> {
+    contents_with(file, false)
+}
+
+/// Like [`contents`]; with `lenient`, chunks that do not decode are skipped too (lint reports
+/// them).
+pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
     let container = file.container;
     let mut out = Contents::default();
     for (i, ch) in file.chunks.iter().enumerate() {
@@ -62,7 +68,9 @@ pub fn contents(file: &ChunkFile) -> Result<Contents> {
             }
             Ok(())
         })();
-        r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?;
+        if !lenient {
+            r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?;
+        }
     }
     Ok(out)
 }
@@ -122,10 +130,16 @@ fn stem(path: &str) -> String {
 
 /// Converts a chunk file.
 pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
+    to_model_with(file, limits, false)
+}
+
+/// Converts a chunk file; with `lenient`, controllers and other chunks that do not decode are
+/// left out instead of failing the conversion.
+pub fn to_model_with(file: &ChunkFile, limits: &Limits, lenient: bool) -> Result<Package> {
     if file.container == Container::Ivo {
         return ivo::to_model(file, limits);
     }
-    let c = contents(file)?;
+    let c = contents_with(file, lenient)?;
     let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
     if let Some(bones) = &c.bones {
         package.skeleton = Some(skeleton::to_skeleton(bones)?);
