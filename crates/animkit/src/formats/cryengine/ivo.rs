@@ -329,7 +329,7 @@ pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
                     target: target.clone(),
                     interpolation: Interpolation::Nlerp,
                     times: r.frames.iter().map(|f| f / fps).collect(),
-                    values: Values::Rotation(r.values.iter().map(|q| q.normalize()).collect()),
+                    values: Values::Rotation(super::model::continuous(&r.values)),
                 });
             }
             if let Some(p) = &ctrl.position {

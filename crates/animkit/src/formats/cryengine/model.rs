@@ -5,8 +5,9 @@
 //! - Key times: `(frame − start)/fps`, fps 30 unless a Timing 0x919 chunk states another rate;
 //!   `start` is the MotionParameters start frame (compressed CAFs; PQLog/PQS keys already start
 //!   at 0).
-//! - Rotations [`Interpolation::Nlerp`] (the engine's nlerp with hemisphere flip), positions and
-//!   scales [`Interpolation::Linear`].
+//! - Rotations [`Interpolation::Nlerp`] (the engine's nlerp with hemisphere flip), normalised
+//!   and made hemisphere-continuous (for glTF slerp samplers); positions and scales
+//!   [`Interpolation::Linear`].
 //! - Tracks target `BoneRef { hash: controller id, name }`; names come from a BoneNameList
 //!   (name *i* belongs to controller chunk *i*), else stay unset until [`name_tracks`] applies a
 //!   skeleton.
@@ -102,7 +103,7 @@ fn push_tracks(
             target: target.clone(),
             interpolation: Interpolation::Nlerp,
             times: times(&r.frames),
-            values: Values::Rotation(r.values.iter().map(|q| q.normalize()).collect()),
+            values: Values::Rotation(continuous(&r.values)),
         });
     }
     if let Some(p) = position.filter(|p| !p.frames.is_empty()) {
@@ -121,6 +122,20 @@ fn push_tracks(
             values: Values::Scale(s.values.clone()),
         });
     }
+}
+
+/// Normalised rotations with each key in the hemisphere of the previous one (nlerp flips anyway;
+/// glTF slerp samplers need it, §6).
+pub fn continuous(values: &[glam::Quat]) -> Vec<glam::Quat> {
+    let mut out: Vec<glam::Quat> = Vec::with_capacity(values.len());
+    for q in values {
+        let q = if q.length_squared() > 0.0 && q.is_finite() { q.normalize() } else { glam::Quat::IDENTITY };
+        out.push(match out.last() {
+            Some(p) if p.dot(q) < 0.0 => -q,
+            _ => q,
+        });
+    }
+    out
 }
 
 fn stem(path: &str) -> String {
