@@ -455,8 +455,8 @@ pub fn parse_bone_names(payload: &[u8], base: usize) -> Result<Vec<String>> {
             .iter()
             .position(|&b| b == 0)
             .ok_or_else(|| Error::invalid(c.offset(), format!("bone name {i} has no NUL")).within("bone name list"))?;
-        names.push(latin1_until_nul(&rest[..end]));
-        rest = &rest[end + 1..];
+        names.push(latin1_until_nul(rest.get(..end).unwrap_or_default()));
+        rest = rest.get(end + 1..).unwrap_or_default();
     }
     Ok(names)
 }

@@ -253,7 +253,7 @@ fn meta(payload: &[u8], base: usize, version: u32) -> Result<Vec<MetaEntry>> {
     let mut rest = c.rest();
     for e in &mut entries {
         let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
-        e.path = latin1_until_nul(&rest[..end]);
+        e.path = latin1_until_nul(rest.get(..end).unwrap_or_default());
         rest = rest.get(end + 1..).unwrap_or_default();
     }
     Ok(entries)
