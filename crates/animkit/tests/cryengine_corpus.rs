@@ -475,3 +475,27 @@ fn lenient_read_salvages_truncated_files() {
     assert!(tracks > 20 && tracks < 150, "{tracks}");
     assert!(doc.lint().iter().any(|f| f.code == "chunk-does-not-decode"));
 }
+
+/// The `.chr` rest pose (local bind from CompiledBones) agrees with the animations: an i_caf's
+/// first-frame local positions equal the rest translations for most bones.
+#[test]
+fn skeleton_rest_pose_matches_animation_bone_offsets() {
+    for (anim, chr) in
+        [("ly_jack_shoot_0830.i_caf", "ly_jack_root.chr"), ("ce5_run_fwd_3p_0833.i_caf", "ce5_skelProxy.chr")]
+    {
+        let (Some(a), Some(s)) = (model_of(anim), model_of(chr)) else { return };
+        let skel = s.skeleton.unwrap();
+        let (mut matched, mut total) = (0, 0);
+        for t in &a.clips[0].tracks {
+            let Some(i) = skel.find(t.target.bone().unwrap()) else { continue };
+            if let (animkit::model::Values::Translation(p), Some(_)) = (&t.values, skel.bones[i].parent) {
+                total += 1;
+                if (p[0] - skel.bones[i].rest.translation).length() < 1e-3 {
+                    matched += 1;
+                }
+            }
+        }
+        eprintln!("{anim}: {matched}/{total} bone offsets match the rest pose");
+        assert!(total > 20 && matched * 10 >= total * 9, "{anim}: {matched}/{total}");
+    }
+}

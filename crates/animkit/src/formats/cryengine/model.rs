@@ -63,7 +63,9 @@ pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
                     out.motion = Some(controller::parse_motion_params(&mut c)?);
                 }
                 kind::GAH_CAF if version == 0x971 => out.gah = Some(controller::parse_gah_caf(payload, base)?),
-                kind::TIMING => out.timing = Some(controller::parse_timing(version, payload, base)?),
+                kind::TIMING if matches!(version, 0x918 | 0x919) => {
+                    out.timing = Some(controller::parse_timing(version, payload, base)?)
+                }
                 kind::COMPILED_BONES if version == 0x800 => out.bones = Some(skeleton::parse(payload, base)?),
                 _ => {}
             }
