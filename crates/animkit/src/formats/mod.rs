@@ -3,6 +3,7 @@
 //! Adding a format means one module implementing [`Format`] and [`Document`], and one line in
 //! [`REGISTRY`]. Formats never call each other; conversion goes through the model.
 
+pub mod cryengine;
 pub mod evilengine;
 pub mod ifp;
 
@@ -21,6 +22,7 @@ pub static REGISTRY: &[&dyn Format] = &[
     &ifp::Ifp,
     &evilengine::SkbFormat,
     &evilengine::HipFormat,
+    &cryengine::CryEngine,
     &crate::interchange::gltf::Gltf,
 ];
 

@@ -1,0 +1,588 @@
+//! Model → compiled CAF (`cryengine.md` §2, §3, §6).
+//!
+//! Canonical output: a `CrCh` 0x746 file (variant `caf`, default) or a CryTek 0x745 file
+//! (variant `crytek`, embedded chunk headers) holding MotionParameters 0x925 (id 1), one
+//! controller 0x829 per bone (tracks aligned to 4, rotations SmallTree48BitQuat unless
+//! `rotation=` names another codec, positions NoCompressVec3 in metres; 0x832 instead when a
+//! track animates scale), and a BoneNameList
+//! 0x745 when every bone has a name. Key times are frames at 30 fps: UINT16 (Byte when every
+//! frame is below 256) when all are whole frames, else F32. Controller id = the track's hash,
+//! else the CRC-32 of its name.
+//!
+//! Variant `dba`: every clip in one track database (controller 0x905, see [`dba::write`]).
+//! Variant `i_caf`: an intermediate clip for the Resource Compiler (`SaveICAF` conventions: Timing 0x919, PQLog 0x827 on
+//! every frame).
+//!
+//! Parameters: `rotation=st48|st64|st64ext|dword|shotint3|f32`, `clip=NAME` (default: the
+//! first clip), `bone_names=false`.
+
+use std::collections::BTreeMap;
+
+use glam::{Quat, Vec3};
+
+use super::chunkfile::{kind, ChunkFile, Container};
+use super::controller::{KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE};
+use super::dba;
+use super::quat_codecs::{controller_id, encode_position, encode_rotation, format};
+use super::time_formats;
+use crate::bytes::round_up;
+use crate::error::{Error, Result};
+use crate::formats::WriteOptions;
+use crate::model::{Clip, Interpolation, Package, Target, Values};
+
+/// One bone's channels, gathered from the model.
+#[derive(Default)]
+struct Bone {
+    name: Option<String>,
+    rotation: Option<(Vec<f32>, Vec<Quat>)>,
+    position: Option<(Vec<f32>, Vec<Vec3>)>,
+    scale: Option<(Vec<f32>, Vec<Vec3>)>,
+}
+
+fn rotation_format(options: &WriteOptions) -> Result<u8> {
+    Ok(match options.param("rotation").unwrap_or("st48") {
+        "st48" | "smalltree48" | "5" => format::SMALL_TREE_48BIT_QUAT,
+        "st64" | "smalltree64" | "6" => format::SMALL_TREE_64BIT_QUAT,
+        "st64ext" | "smalltree64ext" | "8" => format::SMALL_TREE_64BIT_EXT_QUAT,
+        "dword" | "4" => format::SMALL_TREE_DWORD_QUAT,
+        "shotint3" | "3" => format::SHOT_INT3_QUAT,
+        "f32" | "none" | "1" => format::NO_COMPRESS_QUAT,
+        other => {
+            return Err(Error::unsupported(format!(
+                "rotation codec \"{other}\" (st48, st64, st64ext, dword, shotint3, f32)"
+            )))
+        }
+    })
+}
+
+/// Key values at each key (the middle value of cubic triples), with strictly increasing frames:
+/// a repeated time keeps its last key.
+fn keys<T: Copy>(times: &[f32], values: &[T], cubic: bool, fps: f32) -> (Vec<f32>, Vec<T>) {
+    let mut frames: Vec<f32> = Vec::with_capacity(times.len());
+    let mut out: Vec<T> = Vec::with_capacity(times.len());
+    for (i, &t) in times.iter().enumerate() {
+        let v = if cubic { values.get(3 * i + 1) } else { values.get(i) };
+        let Some(&v) = v else { break };
+        let mut f = t * fps;
+        if (f - f.round()).abs() < 1e-3 {
+            f = f.round();
+        }
+        if frames.last().is_some_and(|&l| f <= l) {
+            if let (Some(lf), Some(lv)) = (frames.last_mut(), out.last_mut()) {
+                *lf = lf.max(f);
+                *lv = v;
+            }
+            continue;
+        }
+        frames.push(f);
+        out.push(v);
+    }
+    (frames, out)
+}
+
+fn time_track(frames: &[f32]) -> Result<(u8, Vec<u8>)> {
+    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
+    let f = if whole && frames.iter().all(|&f| f < 256.0) {
+        time_formats::BYTE
+    } else if whole && frames.iter().all(|&f| f < 65536.0) {
+        time_formats::UINT16
+    } else {
+        time_formats::F32
+    };
+    Ok((f, time_formats::encode(f, frames)?))
+}
+
+fn pad4(out: &mut Vec<u8>) {
+    out.resize(round_up(out.len(), 4), 0);
+}
+
+/// A controller 0x829 payload, or 0x832 (with scale) when `with_scale`.
+fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool) -> Result<Vec<u8>> {
+    let (nr, np) = (bone.rotation.as_ref().map_or(0, |r| r.0.len()), bone.position.as_ref().map_or(0, |p| p.0.len()));
+    let ns = if with_scale { bone.scale.as_ref().map_or(0, |s| s.0.len()) } else { 0 };
+    if nr > 0xFFFF || np > 0xFFFF || ns > 0xFFFF {
+        return Err(Error::unrepresentable(format!("controller 0x{id:08X} has more than 65535 keys")));
+    }
+    let mut body = Vec::new();
+    let (mut rf, mut rtf) = (0u8, 0u8);
+    let mut rot_frames: &[f32] = &[];
+    if let Some((frames, values)) = bone.rotation.as_ref().filter(|r| !r.0.is_empty()) {
+        rf = rot_format;
+        for &q in values {
+            encode_rotation(rot_format, q, &mut body)?;
+        }
+        pad4(&mut body);
+        let (tf, bytes) = time_track(frames)?;
+        rtf = tf;
+        body.extend_from_slice(&bytes);
+        pad4(&mut body);
+        rot_frames = frames;
+    }
+    let (mut pf, mut pki, mut ptf) = (0u8, 0u8, 0u8);
+    if let Some((frames, values)) = bone.position.as_ref().filter(|p| !p.0.is_empty()) {
+        pf = format::NO_COMPRESS_VEC3;
+        for &p in values {
+            encode_position(p, &mut body);
+        }
+        pad4(&mut body);
+        if frames.as_slice() != rot_frames {
+            pki = 1;
+            let (tf, bytes) = time_track(frames)?;
+            ptf = tf;
+            body.extend_from_slice(&bytes);
+            pad4(&mut body);
+        } else {
+            ptf = rtf;
+        }
+    }
+    let (mut sf, mut ski, mut stf) = (0u8, 0u8, 0u8);
+    if let Some((frames, values)) = bone.scale.as_ref().filter(|s| with_scale && !s.0.is_empty()) {
+        sf = format::NO_COMPRESS_VEC3;
+        for &p in values {
+            encode_position(p, &mut body);
+        }
+        pad4(&mut body);
+        if frames.as_slice() == rot_frames {
+            stf = rtf;
+        } else if bone.position.as_ref().is_some_and(|p| p.0 == *frames) {
+            ski = 1;
+            stf = ptf;
+        } else {
+            ski = 2;
+            let (tf, bytes) = time_track(frames)?;
+            stf = tf;
+            body.extend_from_slice(&bytes);
+            pad4(&mut body);
+        }
+    }
+    let mut out = Vec::with_capacity(20 + body.len());
+    out.extend_from_slice(&id.to_le_bytes());
+    out.extend_from_slice(&(nr as u16).to_le_bytes());
+    out.extend_from_slice(&(np as u16).to_le_bytes());
+    if with_scale {
+        out.extend_from_slice(&(ns as u16).to_le_bytes());
+        out.extend_from_slice(&[rf, rtf, pf, pki, ptf, sf, ski, stf, 0, 0]);
+    } else {
+        out.extend_from_slice(&[rf, rtf, pf, pki, ptf, 1, 0, 0]);
+    }
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// MotionParameters 0x925 (`MotionParams905`, 132 bytes).
+fn motion_parameters(clip: &Clip, end_frame: i32) -> Vec<u8> {
+    let mut flags = 0u32;
+    if clip.additive {
+        flags |= FLAG_ADDITIVE;
+    }
+    if clip.looping == Some(true) {
+        flags |= FLAG_CYCLE;
+    }
+    let mut out = Vec::with_capacity(132);
+    for w in [flags, u32::MAX, 1] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend_from_slice(&(1.0f32 / 30.0).to_le_bytes());
+    out.extend_from_slice(&0i32.to_le_bytes());
+    out.extend_from_slice(&end_frame.to_le_bytes());
+    out.extend_from_slice(&[0; 20]);
+    for _ in 0..2 {
+        for v in [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&[0; 32]);
+    out
+}
+
+fn pick_clip<'a>(package: &'a Package, options: &WriteOptions, warnings: &mut Vec<String>) -> Result<&'a Clip> {
+    let clip = match options.param("clip") {
+        Some(name) => package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip named \"{name}\"")))?,
+        None => package.clips.first().ok_or_else(|| Error::unrepresentable("the package has no clip"))?,
+    };
+    if package.clips.len() > 1 && options.param("clip").is_none() {
+        warnings.push(format!(
+            "a CAF holds one clip: wrote \"{}\", {} more left out",
+            clip.name,
+            package.clips.len() - 1
+        ));
+    }
+    Ok(clip)
+}
+
+/// Builds an intermediate `.i_caf` (CE5 `SaveICAF`): `CrCh` with Timing 0x919, one PQLog
+/// controller 0x827 per bone sampled on every frame at 30 fps (ticks = frame × 160, positions
+/// in centimetres, rotations stored as `log(conj(q))`), and a BoneNameList. A bone without a
+/// rotation or position track gets the skeleton's rest value (identity / zero without one).
+fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
+    use crate::sample::{sample_track, Sampled};
+    let mut warnings = Vec::new();
+    let clip = pick_clip(package, options, &mut warnings)?;
+    if clip.additive {
+        warnings.push("the clip is additive: an .i_caf does not say so (the .animsettings does)".into());
+    }
+    let frames = (clip.duration.max(clip.last_key_time()) * 30.0).round().clamp(0.0, 1e6) as i32;
+    let mut order: Vec<(u32, Option<String>)> = Vec::new();
+    let mut by_id: BTreeMap<u32, (Option<&crate::model::Track>, Option<&crate::model::Track>)> = BTreeMap::new();
+    for track in &clip.tracks {
+        let Target::Bone(b) = &track.target else { continue };
+        let Some(id) = b.hash.or_else(|| b.name.as_deref().map(controller_id)) else {
+            warnings.push(format!("track {} has neither a hash nor a name: left out", b.label()));
+            continue;
+        };
+        if !order.iter().any(|(i, _)| *i == id) {
+            order.push((id, b.name.clone()));
+        }
+        let e = by_id.entry(id).or_default();
+        match track.values {
+            Values::Rotation(_) => e.0 = Some(track),
+            Values::Translation(_) => e.1 = Some(track),
+            _ => warnings.push(format!(
+                "{:?} track of {} left out (PQLog has rotation and position)",
+                track.channel(),
+                b.label()
+            )),
+        }
+    }
+    let rest = |id: u32| {
+        package
+            .skeleton
+            .as_ref()
+            .and_then(|s| s.bones.iter().find(|b| b.hash == Some(id) || controller_id(&b.name) == id))
+            .map(|b| b.rest)
+    };
+    let mut timing = Vec::with_capacity(12);
+    timing.extend_from_slice(&(frames + 1).to_le_bytes());
+    timing.extend_from_slice(&30f32.to_le_bytes());
+    timing.extend_from_slice(&0f32.to_le_bytes());
+    let mut payloads = vec![(kind::TIMING, 0x919, 1, timing)];
+    let mut next_id = 2;
+    for (id, name) in &order {
+        let Some(&(rot, pos)) = by_id.get(id) else { continue };
+        let rest = rest(*id);
+        if pos.is_none() && rest.is_none() {
+            warnings.push(format!(
+                "0x{id:08X} ({}) has no position track and no rest pose: written at the origin",
+                name.as_deref().unwrap_or("?")
+            ));
+        }
+        let mut body = Vec::with_capacity(8 + 28 * (frames as usize + 1));
+        body.extend_from_slice(&((frames + 1) as u32).to_le_bytes());
+        body.extend_from_slice(&id.to_le_bytes());
+        let mut prev: Option<Quat> = None;
+        for f in 0..=frames {
+            let t = f as f32 / 30.0;
+            let q = match rot.and_then(|r| sample_track(r, t)) {
+                Some(Sampled::Rotation(q)) => q.normalize(),
+                _ => rest.map_or(Quat::IDENTITY, |r| r.rotation),
+            };
+            let q = match prev {
+                Some(p) if p.dot(q) < 0.0 => -q,
+                None if q.w < 0.0 => -q,
+                _ => q,
+            };
+            prev = Some(q);
+            let p = match pos.and_then(|r| sample_track(r, t)) {
+                Some(Sampled::Translation(p)) => p,
+                _ => rest.map_or(Vec3::ZERO, |r| r.translation),
+            };
+            body.extend_from_slice(&(f * super::controller::TICKS_PER_FRAME as i32).to_le_bytes());
+            for v in (p * 100.0).to_array().into_iter().chain(super::controller::log_quat(q.conjugate()).to_array()) {
+                body.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        payloads.push((kind::CONTROLLER, 0x827, next_id, body));
+        next_id += 1;
+    }
+    if order.iter().all(|(_, n)| n.is_some()) && !order.is_empty() {
+        payloads.push((
+            kind::BONE_NAME_LIST,
+            0x745,
+            next_id,
+            bone_name_list(order.iter().filter_map(|(_, n)| n.as_deref()))?,
+        ));
+    }
+    Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, payloads), warnings))
+}
+
+fn bone_name_list<'a>(names: impl Iterator<Item = &'a str>) -> Result<Vec<u8>> {
+    let names: Vec<&str> = names.collect();
+    let mut list = (names.len() as i32).to_le_bytes().to_vec();
+    for n in names {
+        let latin = crate::text::to_latin1(n)
+            .ok_or_else(|| Error::unrepresentable(format!("bone name \"{n}\" is not Latin-1 without NUL")))?;
+        list.extend_from_slice(&latin);
+        list.push(0);
+    }
+    list.push(0);
+    Ok(list)
+}
+
+/// Builds a `.dba` (controller 0x905 in a `CrCh` file) holding every clip of the package.
+fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let rot_format = rotation_format(options)?;
+    let mut anims = Vec::with_capacity(package.clips.len());
+    for clip in &package.clips {
+        let (bones, order) = gather(clip, &mut warnings)?;
+        if bones.values().any(|b| b.scale.is_some()) {
+            warnings.push(format!("{}: scale left out (DBA tracks have none)", clip.name));
+        }
+        let controllers = order
+            .iter()
+            .filter_map(|id| bones.get(id).map(|b| (id, b)))
+            .map(|(&id, b)| dba::WriteController {
+                id,
+                rotation: b.rotation.clone().map(|(frames, values)| KeyTrack { frames, values }),
+                position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
+            })
+            .collect();
+        let path = if clip.name.contains('.') { clip.name.clone() } else { format!("{}.caf", clip.name) };
+        let end_frame = (clip.duration * 30.0).round().clamp(0.0, i32::MAX as f32) as i32;
+        anims.push(dba::WriteAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
+    }
+    let payload = dba::write(&anims, rot_format)?;
+    Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)]), warnings))
+}
+
+/// The bones of a clip by controller id, in first-appearance order.
+fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone>, Vec<u32>)> {
+    let fps = 30.0;
+    let mut bones: BTreeMap<u32, Bone> = BTreeMap::new();
+    let mut order: Vec<u32> = Vec::new();
+    for track in &clip.tracks {
+        track.validate().map_err(|e| Error::unrepresentable(format!("track {}: {e}", track.target.label())))?;
+        let Target::Bone(b) = &track.target else {
+            warnings.push(format!("material track {} left out", track.target.label()));
+            continue;
+        };
+        let Some(id) = b.hash.or_else(|| b.name.as_deref().map(controller_id)) else {
+            warnings.push(format!("track {} has neither a hash nor a name: left out", b.label()));
+            continue;
+        };
+        if !order.contains(&id) {
+            order.push(id);
+        }
+        let bone = bones.entry(id).or_default();
+        if bone.name.is_none() {
+            bone.name = b.name.clone();
+        }
+        let cubic = track.interpolation == Interpolation::CubicSpline;
+        if cubic || track.interpolation == Interpolation::Step {
+            warnings.push(format!(
+                "{} {:?} keys written as the engine's linear/nlerp keys",
+                b.label(),
+                track.interpolation
+            ));
+        }
+        match &track.values {
+            Values::Rotation(v) => {
+                let (f, q) = keys(&track.times, v, cubic, fps);
+                bone.rotation = Some((f, q.into_iter().map(|q| q.normalize()).collect()));
+            }
+            Values::Translation(v) => bone.position = Some(keys(&track.times, v, cubic, fps)),
+            Values::Scale(v) => bone.scale = Some(keys(&track.times, v, cubic, fps)),
+            _ => warnings.push(format!("{:?} track of {} left out", track.channel(), b.label())),
+        }
+    }
+    Ok((bones, order))
+}
+
+/// Builds a Star Citizen `#ivo` CAF (variant `ivo`, one clip: AnimInfo + CAFData) or DBA
+/// (variant `ivo_dba`, every clip: DBAData + DBAMeta 0x901), per §9.7. Rotations SmallTree48
+/// (0x82) or f32 (0x80, `rotation=f32`), positions f32 (0xC0), times u8/u16 frames at 30 fps.
+fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
+    use super::ivo;
+    let mut warnings = Vec::new();
+    let rot_codec = match rotation_format(options)? {
+        format::NO_COMPRESS_QUAT => 0x80,
+        format::SMALL_TREE_48BIT_QUAT => 0x82,
+        f => return Err(Error::unsupported(format!("#ivo rotations are f32 or SmallTree48, not format {f}"))),
+    };
+    let dba = options.variant.as_deref() == Some("ivo_dba");
+    let clips: Vec<&Clip> =
+        if dba { package.clips.iter().collect() } else { vec![pick_clip(package, options, &mut warnings)?] };
+    let mut blocks = Vec::with_capacity(clips.len());
+    let mut meta = Vec::with_capacity(clips.len());
+    for clip in &clips {
+        let (bones, order) = gather(clip, &mut warnings)?;
+        if bones.values().any(|b| b.scale.is_some()) {
+            warnings.push(format!("{}: scale left out (#ivo tracks have none)", clip.name));
+        }
+        let list: Vec<ivo::WriteBone> = order
+            .iter()
+            .filter_map(|id| bones.get(id).map(|b| (id, b)))
+            .map(|(&hash, b)| ivo::WriteBone {
+                hash,
+                rotation: b.rotation.clone().map(|(frames, values)| KeyTrack { frames, values }),
+                position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
+            })
+            .collect();
+        let path = if clip.name.contains('.') { clip.name.clone() } else { format!("{}.caf", clip.name) };
+        meta.push((list.len() as u16, path));
+        blocks.push(list);
+    }
+    let file = if dba {
+        // DBAData: u32 totalSize (the bytes after it), then the blocks.
+        let body = ivo::write_blocks(&blocks, b"#dba", rot_codec)?;
+        let mut data = (body.len() as u32).to_le_bytes().to_vec();
+        data.extend_from_slice(&body);
+        ChunkFile::build(
+            Container::Ivo,
+            0,
+            vec![(kind::IVO_DBA_DATA, 0x900, 0, data), (kind::IVO_DBA_META, 0x901, 0, ivo::dba_meta(&meta)?)],
+        )
+    } else {
+        let clip = clips[0];
+        let n = u16::try_from(blocks[0].len()).map_err(|_| Error::unrepresentable("more than 65535 bones"))?;
+        let end_frame = (clip.duration * 30.0).round().clamp(0.0, u32::MAX as f32) as u32;
+        ChunkFile::build(
+            Container::Ivo,
+            0,
+            vec![
+                (kind::IVO_ANIM_INFO, 0x901, 0, ivo::anim_info(n, end_frame)),
+                (kind::IVO_CAF_DATA, 0x900, 0, ivo::write_blocks(&blocks, b"#caf", rot_codec)?),
+            ],
+        )
+    };
+    Ok((file, warnings))
+}
+
+/// Builds a CAF from one clip of the package.
+pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let container = match options.variant.as_deref() {
+        None | Some("crch" | "caf") => Container::CrCh,
+        Some("crytek") => Container::CryTek745,
+        Some("i_caf") => return build_icaf(package, options),
+        Some("dba") => return build_dba(package, options),
+        Some("ivo" | "ivo_dba") => return build_ivo(package, options),
+        Some(v) => return Err(Error::unsupported(format!("variant \"{v}\" (caf, crytek, i_caf, dba, ivo, ivo_dba)"))),
+    };
+    let rot_format = rotation_format(options)?;
+    let clip = match options.param("clip") {
+        Some(name) => package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip named \"{name}\"")))?,
+        None => package.clips.first().ok_or_else(|| Error::unrepresentable("the package has no clip"))?,
+    };
+    if package.clips.len() > 1 && options.param("clip").is_none() {
+        warnings.push(format!(
+            "a CAF holds one clip: wrote \"{}\", {} more left out",
+            clip.name,
+            package.clips.len() - 1
+        ));
+    }
+    let (bones, order) = gather(clip, &mut warnings)?;
+    let fps = 30.0;
+    // Scale needs controller 0x832 (CE5); otherwise 0x829, which CE5 and Lumberyard both read.
+    let with_scale = bones.values().any(|b| b.scale.is_some());
+    let version = if with_scale { 0x832 } else { 0x829 };
+    let end_frame = (clip.duration * fps).round().clamp(0.0, i32::MAX as f32) as i32;
+    let mut payloads = vec![(kind::MOTION_PARAMETERS, 0x925, 1, motion_parameters(clip, end_frame))];
+    let mut next_id = 2;
+    let mut names = Vec::new();
+    for id in &order {
+        let Some(bone) = bones.get(id) else { continue };
+        payloads.push((kind::CONTROLLER, version, next_id, controller_payload(*id, bone, rot_format, with_scale)?));
+        next_id += 1;
+        names.push(bone.name.clone());
+    }
+    let write_names = options.param("bone_names") != Some("false");
+    if write_names && !names.is_empty() && names.iter().all(Option::is_some) {
+        payloads.push((
+            kind::BONE_NAME_LIST,
+            0x745,
+            next_id,
+            bone_name_list(names.iter().flatten().map(String::as_str))?,
+        ));
+    }
+    Ok((ChunkFile::build(container, 0xFFFF_0000, payloads), warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::cryengine::{model, CryEngine};
+    use crate::formats::{Format, ReadOptions};
+    use crate::model::{BoneRef, Track};
+
+    fn clip() -> Package {
+        let bone = |name: &str| Target::Bone(BoneRef::named(name));
+        let q = |a: f32| Quat::from_rotation_z(a) * Quat::from_rotation_x(0.3 * a);
+        Package {
+            clips: vec![Clip {
+                name: "walk".into(),
+                duration: 1.0,
+                looping: Some(true),
+                additive: false,
+                frame_rate: Some(30.0),
+                tracks: vec![
+                    Track {
+                        target: bone("Bip01"),
+                        interpolation: Interpolation::Nlerp,
+                        times: (0..=30).map(|k| k as f32 / 30.0).collect(),
+                        values: Values::Rotation((0..=30).map(|k| q(k as f32 * 0.1)).collect()),
+                    },
+                    Track {
+                        target: bone("Bip01"),
+                        interpolation: Interpolation::Linear,
+                        times: vec![0.0, 0.5, 1.0],
+                        values: Values::Translation(vec![
+                            Vec3::ZERO,
+                            Vec3::new(0.0, 1.0, 0.0),
+                            Vec3::new(0.0, 2.0, 0.1),
+                        ]),
+                    },
+                    Track {
+                        target: bone("Bip01 Spine"),
+                        interpolation: Interpolation::Nlerp,
+                        times: vec![0.0, 0.25, 1.0 / 60.0 + 0.5],
+                        values: Values::Rotation(vec![q(0.0), q(-1.0), q(2.5)]),
+                    },
+                ],
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn written_caf_reads_back_within_quantisation() {
+        for (variant, rot) in [(None, "st48"), (Some("crytek"), "st64ext"), (None, "dword"), (None, "f32")] {
+            let mut options = WriteOptions { variant: variant.map(String::from), ..Default::default() };
+            options.params.insert("rotation".into(), rot.into());
+            let src = clip();
+            let written = CryEngine.from_model(&src, &options).unwrap();
+            let bytes = written.document.write().unwrap();
+            let doc = CryEngine.read(bytes::Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
+            assert_eq!(doc.write().unwrap(), bytes);
+            let back = doc.to_model().unwrap();
+            let c = &back.clips[0];
+            assert_eq!(c.duration, 1.0);
+            assert_eq!(c.looping, Some(true));
+            assert_eq!(c.tracks.len(), 3);
+            let tol = if rot == "dword" { 6e-3 } else { 2e-4 };
+            for (a, b) in src.clips[0].tracks.iter().zip(&c.tracks) {
+                assert_eq!(b.target.bone().unwrap().name, a.target.bone().unwrap().name);
+                assert_eq!(
+                    b.target.bone().unwrap().hash,
+                    Some(controller_id(a.target.bone().unwrap().name.as_deref().unwrap()))
+                );
+                assert_eq!(a.times.len(), b.times.len());
+                for (ta, tb) in a.times.iter().zip(&b.times) {
+                    assert!((ta - tb).abs() < 1e-6, "{ta} {tb}");
+                }
+                match (&a.values, &b.values) {
+                    (Values::Rotation(x), Values::Rotation(y)) => {
+                        for (p, q) in x.iter().zip(y) {
+                            let e = super::super::quat_codecs::angle_between(*p, *q);
+                            assert!(e < tol, "{rot}: {e}");
+                        }
+                    }
+                    (Values::Translation(x), Values::Translation(y)) => assert_eq!(x, y),
+                    _ => panic!("channel changed"),
+                }
+            }
+            let c = model::contents(&doc.as_any().downcast_ref::<super::super::CryDocument>().unwrap().file).unwrap();
+            assert_eq!(c.bone_names.as_deref(), Some(&["Bip01".to_string(), "Bip01 Spine".to_string()][..]));
+        }
+    }
+}

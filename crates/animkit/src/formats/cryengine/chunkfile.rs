@@ -1,0 +1,677 @@
+//! The chunk-file container: CryTek 0x744/0x745, `CrCh` 0x746 and Star Citizen `#ivo` 0x900
+//! (`cryengine.md` §1, §9.1).
+//!
+//! The raw layer keeps the header fields, every table entry as stored (type, version, id, offset,
+//! size), each chunk's bytes (including the 16-byte embedded header of 0x744/0x745 chunks) and
+//! every byte that no structure covers (alignment padding after a chunk whose size leaves it out,
+//! unreferenced data, trailing bytes) as [`Gap`]s at their offsets. Writing places all of them at
+//! their offsets again, so a file that was read writes back byte for byte.
+//!
+//! Chunk extents: 0x745 and 0x746 entries carry a size. 0x744 and `#ivo` entries do not: a chunk
+//! ends at the next greater chunk offset; the last one at the table when the table follows the
+//! data (0x744), otherwise at the end of the file.
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+use crate::bytes::{round_up, Cursor, Endian, Writer};
+use crate::error::{Context, Error, Result};
+
+/// The container flavour, from the file's magic and version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Container {
+    /// `CryTek\0\0`, version 0x744: 16-byte entries without a size.
+    CryTek744,
+    /// `CryTek\0\0`, version 0x745: 20-byte entries with a size.
+    CryTek745,
+    /// `CrCh`, version 0x746: 16-byte entries, new chunk numbering, no embedded headers.
+    CrCh,
+    /// `#ivo`, version 0x900: 16-byte entries `type, version, u64 offset`.
+    Ivo,
+}
+
+impl Container {
+    pub fn header_len(self) -> usize {
+        match self {
+            Container::CryTek744 | Container::CryTek745 => 20,
+            Container::CrCh | Container::Ivo => 16,
+        }
+    }
+
+    pub fn entry_len(self) -> usize {
+        match self {
+            Container::CryTek745 => 20,
+            _ => 16,
+        }
+    }
+
+    /// Whether the chunk count is stored at the table offset (CryTek) rather than in the header.
+    fn count_in_table(self) -> bool {
+        matches!(self, Container::CryTek744 | Container::CryTek745)
+    }
+
+    fn has_size(self) -> bool {
+        matches!(self, Container::CryTek745 | Container::CrCh)
+    }
+
+    /// Whether chunks may start with a 16-byte copy of their entry.
+    pub fn embedded_headers(self) -> bool {
+        matches!(self, Container::CryTek744 | Container::CryTek745)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Container::CryTek744 => "CryTek 0x744",
+            Container::CryTek745 => "CryTek 0x745",
+            Container::CrCh => "CrCh 0x746",
+            Container::Ivo => "#ivo 0x900",
+        }
+    }
+}
+
+/// One table entry and the bytes it points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// The type as stored: old numbering (0xCCCC000D) in CryTek files, new (0x100D) in `CrCh`,
+    /// a 32-bit hash in `#ivo`.
+    pub chunk_type: u32,
+    /// The version as stored, with its big-endian flag bit.
+    pub version: u32,
+    /// The chunk id (0 in `#ivo`, which has none).
+    pub id: u32,
+    /// The stored offset.
+    pub offset: u64,
+    /// The stored size (0x745, 0x746); `None` where the entry has no size field.
+    pub size: Option<u32>,
+    /// The chunk's bytes (`size` bytes, or up to the next chunk for sizeless containers).
+    pub data: Bytes,
+}
+
+/// Bytes at `offset` that no header, table or chunk covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gap {
+    pub offset: u64,
+    pub data: Bytes,
+}
+
+/// A whole chunk file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkFile {
+    pub container: Container,
+    /// The magic as stored (8 bytes for CryTek, 4 otherwise).
+    pub magic: Vec<u8>,
+    /// CryTek `fileType` (0xFFFF0000 geometry, 0xFFFF0001 animation); 0 for other containers.
+    pub file_type: u32,
+    /// The header's version field.
+    pub version: u32,
+    pub table_offset: u32,
+    /// Chunks in table order.
+    pub chunks: Vec<Chunk>,
+    /// Uncovered bytes in offset order.
+    pub gaps: Vec<Gap>,
+}
+
+/// Chunk type numbers in the new (0x746) numbering.
+pub mod kind {
+    pub const MESH_MORPH_TARGET: u32 = 0x1011;
+    pub const BONE_INITIAL_POS: u32 = 0x1012;
+    pub const SOURCE_INFO: u32 = 0x1013;
+    pub const BONE_ANIM: u32 = 0x1003;
+    pub const BONE_NAME_LIST: u32 = 0x1005;
+    pub const CONTROLLER: u32 = 0x100D;
+    pub const TIMING: u32 = 0x100E;
+    pub const COMPILED_BONES: u32 = 0x2000;
+    pub const MOTION_PARAMETERS: u32 = 0x3002;
+    pub const TIMESTAMP: u32 = 0x3006;
+    pub const GAH_CAF: u32 = 0x3007;
+    pub const GAH_AIM: u32 = 0x3008;
+    // `#ivo`
+    pub const IVO_ANIM_INFO: u32 = 0x4733_C6ED;
+    pub const IVO_CAF_DATA: u32 = 0xA949_6CB5;
+    pub const IVO_DBA_DATA: u32 = 0x194F_BC50;
+    pub const IVO_DBA_META: u32 = 0xF735_1608;
+}
+
+/// `ConvertChunkTypeTo0x746`: old CryTek numbering to the new one (other values unchanged).
+pub fn to_new_type(t: u32) -> u32 {
+    match t & 0xFFFF_F000 {
+        0xCCCC_0000 => 0x1000 | (t & 0xFFF),
+        0xACDC_0000 => 0x2000 | (t & 0xFFF),
+        0xAAFC_0000 => 0x3000 | (t & 0xFFF),
+        _ => t,
+    }
+}
+
+/// The inverse of [`to_new_type`].
+pub fn to_old_type(t: u32) -> u32 {
+    match t & 0xFFFF_F000 {
+        0x1000 => 0xCCCC_0000 | (t & 0xFFF),
+        0x2000 => 0xACDC_0000 | (t & 0xFFF),
+        0x3000 => 0xAAFC_0000 | (t & 0xFFF),
+        _ => t,
+    }
+}
+
+impl Chunk {
+    /// The type in new numbering (CryTek types converted; `#ivo` hashes unchanged).
+    pub fn kind(&self, container: Container) -> u32 {
+        match container {
+            Container::Ivo => self.chunk_type,
+            _ => to_new_type(self.chunk_type),
+        }
+    }
+
+    /// The version without the big-endian flag, and whether the flag is set.
+    pub fn version_and_endian(&self, container: Container) -> (u32, Endian) {
+        let flag = match container {
+            Container::CryTek744 | Container::CryTek745 => 0x8000_0000,
+            Container::CrCh => 0x8000,
+            Container::Ivo => 0,
+        };
+        let endian = if self.version & flag != 0 { Endian::Big } else { Endian::Little };
+        let masked = match container {
+            Container::Ivo => self.version & 0xFFFF,
+            _ => self.version & !flag,
+        };
+        (masked, endian)
+    }
+
+    /// Whether the data starts with a 16-byte copy of the entry (type, version, id match; the
+    /// offset may differ): the robust rule of §1.3.
+    pub fn has_embedded_header(&self, container: Container) -> bool {
+        if !container.embedded_headers() {
+            return false;
+        }
+        let Some(h) = self.data.get(..16) else {
+            return false;
+        };
+        let word = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
+        word(0) == self.chunk_type && word(4) == self.version && word(12) == self.id
+    }
+
+    /// The payload: the data without an embedded header.
+    pub fn payload(&self, container: Container) -> &[u8] {
+        if self.has_embedded_header(container) {
+            self.data.get(16..).unwrap_or_default()
+        } else {
+            &self.data
+        }
+    }
+
+    /// The absolute file offset of the payload's first byte.
+    pub fn payload_offset(&self, container: Container) -> usize {
+        self.offset as usize + if self.has_embedded_header(container) { 16 } else { 0 }
+    }
+}
+
+fn magic_container(bytes: &[u8]) -> Option<Container> {
+    if bytes.get(..6) == Some(b"CryTek") {
+        let version = bytes.get(12..16).map(|v| u32::from_le_bytes([v[0], v[1], v[2], v[3]]));
+        return match version {
+            Some(0x744) => Some(Container::CryTek744),
+            Some(0x745) => Some(Container::CryTek745),
+            _ => None,
+        };
+    }
+    match bytes.get(..4) {
+        Some(b"CrCh") => Some(Container::CrCh),
+        Some(b"#ivo") => Some(Container::Ivo),
+        _ => None,
+    }
+}
+
+/// The container the magic names (with a known version for CryTek), without parsing further.
+pub fn sniff(bytes: &[u8]) -> Option<Container> {
+    magic_container(bytes)
+}
+
+/// Parses a chunk file.
+pub fn read(data: &Bytes) -> Result<ChunkFile> {
+    read_inner(data, false).within(|| "chunk file")
+}
+
+/// Parses a damaged chunk file: a chunk that runs past the end of the file keeps the bytes that
+/// are there (the table still states its size, so the file writes back as it was read).
+pub fn read_lenient(data: &Bytes) -> Result<ChunkFile> {
+    read_inner(data, true).within(|| "chunk file")
+}
+
+fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
+    let bytes: &[u8] = data;
+    let mut c = Cursor::new(bytes, Endian::Little);
+    let container = match magic_container(bytes) {
+        Some(k) => k,
+        None if bytes.get(..6) == Some(b"CryTek") => {
+            let v = bytes.get(12..16).map(|v| u32::from_le_bytes([v[0], v[1], v[2], v[3]])).unwrap_or(0);
+            return Err(Error::unsupported(format!("CryTek chunk file version 0x{v:X} (0x744 and 0x745 are known)")));
+        }
+        None => return Err(Error::invalid(0, "not a CryEngine chunk file (no CryTek, CrCh or #ivo magic)")),
+    };
+    let (magic, file_type, version, count_in_header, table_offset);
+    match container {
+        Container::CryTek744 | Container::CryTek745 => {
+            magic = c.take(8)?.to_vec();
+            file_type = c.u32()?;
+            version = c.u32()?;
+            table_offset = c.u32()?;
+            count_in_header = None;
+        }
+        Container::CrCh | Container::Ivo => {
+            magic = c.take(4)?.to_vec();
+            file_type = 0;
+            version = c.u32()?;
+            count_in_header = Some(c.u32()?);
+            table_offset = c.u32()?;
+        }
+    }
+    if container == Container::CrCh && version != 0x746 {
+        return Err(Error::unsupported(format!("CrCh chunk file version 0x{version:X} (0x746 is known)")));
+    }
+    if container == Container::Ivo && version != 0x900 {
+        return Err(Error::unsupported(format!("#ivo chunk file version 0x{version:X} (0x900 is known)")));
+    }
+    c.seek(table_offset as usize).map_err(|_| {
+        Error::invalid(
+            12,
+            format!("chunk table offset {table_offset} is past the end of the file ({} bytes)", bytes.len()),
+        )
+    })?;
+    let count = match count_in_header {
+        Some(n) => n,
+        None => c.u32().within(|| "chunk table")?,
+    };
+    let n = c.count(u64::from(count), container.entry_len(), "chunk").within(|| "chunk table")?;
+    struct Entry {
+        chunk_type: u32,
+        version: u32,
+        id: u32,
+        offset: u64,
+        size: Option<u32>,
+    }
+    let mut entries = Vec::with_capacity(n);
+    for i in 0..n {
+        let e = (|| -> Result<Entry> {
+            Ok(match container {
+                Container::CryTek744 | Container::CryTek745 => {
+                    let chunk_type = c.u32()?;
+                    let version = c.u32()?;
+                    let offset = u64::from(c.u32()?);
+                    let id = c.u32()?;
+                    let size = if container == Container::CryTek745 { Some(c.u32()?) } else { None };
+                    Entry { chunk_type, version, id, offset, size }
+                }
+                Container::CrCh => {
+                    let chunk_type = u32::from(c.u16()?);
+                    let version = u32::from(c.u16()?);
+                    let id = c.u32()?;
+                    let size = Some(c.u32()?);
+                    let offset = u64::from(c.u32()?);
+                    Entry { chunk_type, version, id, offset, size }
+                }
+                Container::Ivo => {
+                    let chunk_type = c.u32()?;
+                    let version = c.u32()?;
+                    let offset = c.u64()?;
+                    Entry { chunk_type, version, id: 0, offset, size: None }
+                }
+            })
+        })()
+        .within(|| format!("chunk table entry {i}"))?;
+        entries.push(e);
+    }
+    let table_end = c.pos();
+    let file_len = bytes.len() as u64;
+
+    // Extents of sizeless chunks: up to the next greater offset.
+    let mut sorted: Vec<u64> = entries.iter().map(|e| e.offset).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut chunks = Vec::with_capacity(n);
+    for (i, e) in entries.into_iter().enumerate() {
+        let len = match e.size {
+            Some(s) => u64::from(s),
+            None => {
+                let next = sorted.iter().copied().find(|&o| o > e.offset);
+                let end = match next {
+                    Some(o) => o,
+                    None if container == Container::CryTek744 && u64::from(table_offset) >= e.offset => {
+                        u64::from(table_offset)
+                    }
+                    None => file_len,
+                };
+                end.saturating_sub(e.offset)
+            }
+        };
+        let end = match e.offset.checked_add(len).filter(|&end| end <= file_len) {
+            Some(end) => end,
+            None if lenient => file_len.max(e.offset),
+            None => {
+                return Err(Error::truncated(
+                    e.offset.min(file_len) as usize,
+                    len as usize,
+                    file_len.saturating_sub(e.offset) as usize,
+                )
+                .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id)))
+            }
+        };
+        let chunk_data = if e.offset >= file_len { Bytes::new() } else { data.slice(e.offset as usize..end as usize) };
+        chunks.push(Chunk {
+            chunk_type: e.chunk_type,
+            version: e.version,
+            id: e.id,
+            offset: e.offset,
+            size: e.size,
+            data: chunk_data,
+        });
+    }
+
+    // Gaps: the complement of header, table and chunks.
+    let mut covered: Vec<(u64, u64)> = Vec::with_capacity(chunks.len() + 2);
+    covered.push((0, container.header_len() as u64));
+    covered.push((u64::from(table_offset), table_end as u64));
+    for ch in &chunks {
+        covered.push((ch.offset, ch.offset + ch.data.len() as u64));
+    }
+    let gaps = complement(&mut covered, file_len)
+        .into_iter()
+        .map(|(a, b)| Gap { offset: a, data: data.slice(a as usize..b as usize) })
+        .collect();
+
+    Ok(ChunkFile { container, magic, file_type, version, table_offset, chunks, gaps })
+}
+
+/// The ranges of `[0, len)` that no range in `covered` includes.
+fn complement(covered: &mut [(u64, u64)], len: u64) -> Vec<(u64, u64)> {
+    covered.sort_unstable();
+    let mut out = Vec::new();
+    let mut pos = 0u64;
+    for &(a, b) in covered.iter() {
+        if a > pos {
+            out.push((pos, a.min(len)));
+        }
+        pos = pos.max(b);
+    }
+    if pos < len {
+        out.push((pos, len));
+    }
+    out.retain(|(a, b)| b > a);
+    out
+}
+
+impl ChunkFile {
+    /// The bytes of the header and the chunk table.
+    fn header_and_table(&self) -> (Vec<u8>, Vec<u8>) {
+        let mut h = Writer::new(Endian::Little);
+        h.bytes(&self.magic);
+        match self.container {
+            Container::CryTek744 | Container::CryTek745 => {
+                h.u32(self.file_type);
+                h.u32(self.version);
+                h.u32(self.table_offset);
+            }
+            Container::CrCh | Container::Ivo => {
+                h.u32(self.version);
+                h.u32(self.chunks.len() as u32);
+                h.u32(self.table_offset);
+            }
+        }
+        let mut t = Writer::new(Endian::Little);
+        if self.container.count_in_table() {
+            t.u32(self.chunks.len() as u32);
+        }
+        for ch in &self.chunks {
+            match self.container {
+                Container::CryTek744 | Container::CryTek745 => {
+                    t.u32(ch.chunk_type);
+                    t.u32(ch.version);
+                    t.u32(ch.offset as u32);
+                    t.u32(ch.id);
+                    if self.container == Container::CryTek745 {
+                        t.u32(ch.size.unwrap_or(ch.data.len() as u32));
+                    }
+                }
+                Container::CrCh => {
+                    t.u16(ch.chunk_type as u16);
+                    t.u16(ch.version as u16);
+                    t.u32(ch.id);
+                    t.u32(ch.size.unwrap_or(ch.data.len() as u32));
+                    t.u32(ch.offset as u32);
+                }
+                Container::Ivo => {
+                    t.u32(ch.chunk_type);
+                    t.u32(ch.version);
+                    t.u32(ch.offset as u32);
+                    t.u32((ch.offset >> 32) as u32);
+                }
+            }
+        }
+        (h.into_vec(), t.into_vec())
+    }
+
+    /// The file's bytes: every gap, chunk, the header and the table at their offsets.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        let (header, table) = self.header_and_table();
+        let too_big = || Error::unrepresentable("a chunk file larger than 4 GiB (offsets are 32-bit)");
+        let end = |offset: u64, len: usize| offset.checked_add(len as u64).filter(|&e| e <= u64::from(u32::MAX));
+        let mut len = end(0, header.len()).ok_or_else(too_big)?;
+        len = len.max(end(u64::from(self.table_offset), table.len()).ok_or_else(too_big)?);
+        // An empty chunk adds no bytes (a salvaged chunk may point past the end).
+        for ch in self.chunks.iter().filter(|c| !c.data.is_empty()) {
+            len = len.max(end(ch.offset, ch.data.len()).ok_or_else(too_big)?);
+        }
+        for g in &self.gaps {
+            len = len.max(end(g.offset, g.data.len()).ok_or_else(too_big)?);
+        }
+        let mut out = vec![0u8; len as usize];
+        let mut put = |at: u64, b: &[u8]| {
+            if let Some(dst) = out.get_mut(at as usize..at as usize + b.len()) {
+                dst.copy_from_slice(b);
+            }
+        };
+        for g in &self.gaps {
+            put(g.offset, &g.data);
+        }
+        for ch in &self.chunks {
+            put(ch.offset, &ch.data);
+        }
+        put(u64::from(self.table_offset), &table);
+        put(0, &header);
+        Ok(out)
+    }
+
+    /// A new file in the canonical layout (CE5 `ChunkFileWriters.cpp`): header, table right after
+    /// it, chunk data in table order, each chunk aligned to 4 with zero padding that the size
+    /// leaves out, no padding after the last chunk. `payloads` are `(type in new numbering, version, id, payload)`; 0x744/0x745
+    /// chunks get their embedded header unless their type/version is in §1.3's list.
+    pub fn build(container: Container, file_type: u32, payloads: Vec<(u32, u32, u32, Vec<u8>)>) -> ChunkFile {
+        let (magic, version): (Vec<u8>, u32) = match container {
+            Container::CryTek744 => (b"CryTek\0\0".to_vec(), 0x744),
+            Container::CryTek745 => (b"CryTek\0\0".to_vec(), 0x745),
+            Container::CrCh => (b"CrCh".to_vec(), 0x746),
+            Container::Ivo => (b"#ivo".to_vec(), 0x900),
+        };
+        let table_offset = container.header_len() as u32;
+        let table_len = payloads.len() * container.entry_len() + if container.count_in_table() { 4 } else { 0 };
+        let mut pos = round_up(table_offset as usize + table_len, 4);
+        let mut gaps = Vec::new();
+        if pos > table_offset as usize + table_len {
+            gaps.push(Gap {
+                offset: (table_offset as usize + table_len) as u64,
+                data: Bytes::from(vec![0; pos - table_offset as usize - table_len]),
+            });
+        }
+        let mut chunks = Vec::with_capacity(payloads.len());
+        let last = payloads.len().saturating_sub(1);
+        for (i, (kind, ver, id, payload)) in payloads.into_iter().enumerate() {
+            let stored_type = match container {
+                Container::CryTek744 | Container::CryTek745 => to_old_type(kind),
+                _ => kind,
+            };
+            let mut data = Vec::with_capacity(payload.len() + 16);
+            if container.embedded_headers() && !no_embedded_header(kind, ver) {
+                data.extend_from_slice(&stored_type.to_le_bytes());
+                data.extend_from_slice(&ver.to_le_bytes());
+                data.extend_from_slice(&(pos as u32).to_le_bytes());
+                data.extend_from_slice(&id.to_le_bytes());
+            }
+            data.extend_from_slice(&payload);
+            let len = data.len();
+            let size = container.has_size().then_some(len as u32);
+            let mut next = round_up(pos + len, 4);
+            if len == 0 {
+                next = pos + 4;
+            }
+            // The file ends right after the last chunk (as the engine's files do).
+            let pad = if i == last { 0 } else { next - pos - len };
+            if container.has_size() && pad > 0 {
+                gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; pad]) });
+            } else if pad > 0 {
+                data.resize(len + pad, 0);
+            }
+            chunks.push(Chunk {
+                chunk_type: stored_type,
+                version: ver,
+                id,
+                offset: pos as u64,
+                size,
+                data: Bytes::from(data),
+            });
+            pos = next;
+        }
+        ChunkFile { container, magic, file_type, version, table_offset, chunks, gaps }
+    }
+}
+
+/// Chunks written without an embedded header in 0x745 files (§1.3).
+fn no_embedded_header(kind: u32, version: u32) -> bool {
+    matches!(
+        (kind, version),
+        (kind::SOURCE_INFO, _)
+            | (kind::CONTROLLER, 0x827)
+            | (kind::CONTROLLER, 0x830)
+            | (kind::BONE_NAME_LIST, 0x745)
+            | (kind::MESH_MORPH_TARGET, 0x0001)
+            | (kind::BONE_INITIAL_POS, 0x0001)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_numbering_converts_both_ways() {
+        assert_eq!(to_new_type(0xCCCC_000D), 0x100D);
+        assert_eq!(to_new_type(0xACDC_0000), 0x2000);
+        assert_eq!(to_new_type(0xAAFC_0007), 0x3007);
+        assert_eq!(to_old_type(0x3002), 0xAAFC_0002);
+        assert_eq!(to_old_type(0x1005), 0xCCCC_0005);
+    }
+
+    #[test]
+    fn spec_header_vectors_parse() {
+        // §1.1: candycane_a.chr header (Geom, 0x745, table at 20, 32 chunks); we build a file with
+        // that header and 32 empty-size chunks pointing just past the table.
+        let mut f = hex_bytes("43 72 79 54 65 6B 00 00 00 00 FF FF 45 07 00 00 14 00 00 00 20 00 00 00");
+        let data_at = 24 + 32 * 20;
+        for i in 0..32u32 {
+            for w in [0xCCCC_0000u32, 0x800, data_at, i, 0] {
+                f.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        let file = read(&Bytes::from(f.clone())).unwrap();
+        assert_eq!(file.container, Container::CryTek745);
+        assert_eq!(file.file_type, 0xFFFF_0000);
+        assert_eq!(file.chunks.len(), 32);
+        assert_eq!(file.write().unwrap(), f);
+        // raquel_skeleton.chr: CrCh 0x746, 21 chunks, table at 16.
+        let mut f = hex_bytes("43 72 43 68 46 07 00 00 15 00 00 00 10 00 00 00");
+        for i in 0..21u32 {
+            f.extend_from_slice(&0x1000u16.to_le_bytes());
+            f.extend_from_slice(&0x1u16.to_le_bytes());
+            for w in [i, 0, 16 + 21 * 16] {
+                f.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        let file = read(&Bytes::from(f.clone())).unwrap();
+        assert_eq!((file.container, file.chunks.len(), file.table_offset), (Container::CrCh, 21, 16));
+        assert_eq!(file.write().unwrap(), f);
+    }
+
+    fn hex_bytes(s: &str) -> Vec<u8> {
+        s.split_whitespace().map(|h| u8::from_str_radix(h, 16).unwrap()).collect()
+    }
+
+    #[test]
+    fn build_then_read_round_trips_with_padding_gaps() {
+        for container in [Container::CryTek744, Container::CryTek745, Container::CrCh, Container::Ivo] {
+            let file = ChunkFile::build(
+                container,
+                0xFFFF_0000,
+                vec![
+                    (0x100D, 0x829, 2, vec![1, 2, 3, 4, 5]),
+                    (0x1005, 0x745, 3, vec![]),
+                    (0x3002, 0x925, 4, vec![9; 7]),
+                ],
+            );
+            let bytes = file.write().unwrap();
+            let back = read(&Bytes::from(bytes.clone())).unwrap();
+            assert_eq!(back.write().unwrap(), bytes, "{container:?}");
+            assert_eq!(back.chunks.len(), 3);
+            if container != Container::Ivo {
+                assert_eq!(&back.chunks[0].payload(container)[..5], &[1, 2, 3, 4, 5]);
+            }
+        }
+    }
+
+    #[test]
+    fn sizeless_chunks_end_at_next_offset() {
+        // #ivo with two chunks after the table (which ends at 0x30): 0x30..0x34 and 0x34..end.
+        let mut f = b"#ivo".to_vec();
+        for w in [0x900u32, 2, 16] {
+            f.extend_from_slice(&w.to_le_bytes());
+        }
+        f.extend_from_slice(&[0xED, 0xC6, 0x33, 0x47, 1, 9, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0]);
+        f.extend_from_slice(&[0xB5, 0x6C, 0x49, 0xA9, 0, 9, 0, 0, 0x34, 0, 0, 0, 0, 0, 0, 0]);
+        f.extend_from_slice(&[0xAA; 4 + 3]);
+        let file = read(&Bytes::from(f.clone())).unwrap();
+        assert_eq!(file.chunks[0].data.len(), 4);
+        assert_eq!(file.chunks[1].data.len(), 3);
+        assert!(file.gaps.is_empty());
+        assert_eq!(file.write().unwrap(), f);
+    }
+
+    #[test]
+    fn crytek_744_chunks_end_at_the_table_when_it_follows_the_data() {
+        // Header (table at 0x24), chunk A at 0x14 (8 bytes), chunk B at 0x1C (8 bytes), then the
+        // table: count 2 and two 16-byte entries (no size field).
+        let mut f = b"CryTek\0\0".to_vec();
+        for w in [0xFFFF_0001u32, 0x744, 0x24] {
+            f.extend_from_slice(&w.to_le_bytes());
+        }
+        f.extend_from_slice(&[1; 8]);
+        f.extend_from_slice(&[2; 8]);
+        f.extend_from_slice(&2u32.to_le_bytes());
+        for (off, id) in [(0x1Cu32, 2u32), (0x14, 1)] {
+            for w in [0xCCCC_000Du32, 0x827, off, id] {
+                f.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        let file = read(&Bytes::from(f.clone())).unwrap();
+        assert_eq!(file.container, Container::CryTek744);
+        assert_eq!(&file.chunks[0].data[..], &[2; 8]);
+        assert_eq!(&file.chunks[1].data[..], &[1; 8]);
+        assert!(file.gaps.is_empty());
+        assert_eq!(file.write().unwrap(), f);
+    }
+
+    #[test]
+    fn truncation_never_panics() {
+        let file = ChunkFile::build(Container::CryTek745, 0xFFFF_0000, vec![(0x100D, 0x829, 2, vec![7; 40])]);
+        let bytes = file.write().unwrap();
+        for cut in 0..bytes.len() {
+            assert!(read(&Bytes::from(bytes[..cut].to_vec())).is_err(), "cut {cut}");
+        }
+    }
+}

@@ -1,0 +1,542 @@
+//! Controller chunks (type 0x100D) and the CAF header chunks (`cryengine.md` §2, §3, §5.5, §5.6).
+//!
+//! Decoded controllers hold key times in **frames** and values in the model's convention:
+//! quaternions active (glTF), positions in metres. PQLog (0x827, 0x830) rotations are stored as
+//! `log(conj(q))` (§13) and positions in centimetres; their tick times become
+//! `(t − t₀)/160` frames. 0x833 keys carry no time: key *i* is frame *i*.
+
+use glam::{Quat, Vec3};
+
+use super::quat_codecs::{decode_position, decode_rotation, position_size, rotation_size};
+use super::time_formats::{self, LengthRule};
+use crate::bytes::{round_up, Cursor, Endian};
+use crate::error::{Context, Error, Result};
+use crate::text::latin1_until_nul;
+
+/// Key times (frames) and values of one channel.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KeyTrack<T> {
+    pub frames: Vec<f32>,
+    pub values: Vec<T>,
+}
+
+/// Formats of one compressed channel, for `info` and lint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ChannelFormat {
+    pub value_format: u8,
+    pub time_format: u8,
+    /// 0 = reuse the rotation time track, 1 = own track (positions); 2 = own (scale).
+    pub keys_info: u8,
+}
+
+/// A decoded controller.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Controller {
+    pub id: u32,
+    /// The chunk version (0x827 … 0x833).
+    pub version: u32,
+    pub rotation: Option<KeyTrack<Quat>>,
+    pub position: Option<KeyTrack<Vec3>>,
+    pub scale: Option<KeyTrack<Vec3>>,
+    /// Compressed controllers: rotation, position and scale formats.
+    pub formats: Option<[ChannelFormat; 3]>,
+    /// Which StartStop/Bitset length rule made the arrays end at the chunk's end.
+    pub length_rule: Option<LengthRule>,
+    /// Whether tracks are aligned to 4 bytes.
+    pub aligned: bool,
+    /// 0x831 (Lumberyard) flags word.
+    pub flags: Option<u32>,
+}
+
+/// PQLog / PQS tick rate: 160 ticks per frame.
+pub const TICKS_PER_FRAME: i64 = 160;
+
+/// `exp` of a log-quaternion (`Cry_Quat.h`): `(sin|v|·v/|v|, cos|v|)`.
+pub fn exp_log(v: Vec3) -> Quat {
+    let a = v.length();
+    if a <= 0.0 || !a.is_finite() {
+        return Quat::IDENTITY;
+    }
+    let s = a.sin() / a;
+    Quat::from_xyzw(v.x * s, v.y * s, v.z * s, a.cos())
+}
+
+/// The inverse of [`exp_log`]: `q.xyz · atan2(|q.xyz|, w)/|q.xyz|`.
+pub fn log_quat(q: Quat) -> Vec3 {
+    let v = q.xyz();
+    let s = v.length();
+    if s <= 0.0 {
+        return Vec3::ZERO;
+    }
+    v * (s.atan2(q.w) / s)
+}
+
+fn vec3(c: &mut Cursor) -> Result<Vec3> {
+    Ok(Vec3::new(c.f32()?, c.f32()?, c.f32()?))
+}
+
+/// Parses a controller chunk payload (embedded header already stripped). `base` is the payload's
+/// absolute offset.
+pub fn parse(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
+    parse_inner(version, payload, base, endian).within(|| format!("controller 0x{version:X}"))
+}
+
+fn parse_inner(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
+    if endian == Endian::Big && matches!(version, 0x829 | 0x831 | 0x832) {
+        return Err(Error::unsupported("big-endian compressed controllers").within(format!("at {base}")));
+    }
+    let mut c = Cursor::with_base(payload, base, endian);
+    match version {
+        0x827 | 0x830 => parse_pqlog(&mut c, version == 0x830),
+        0x831 => {
+            // CE2 used 0x831 for `{numKeys, id}` + PQLog keys (§10 C11): tell by size.
+            let mut probe = c.clone();
+            let n = probe.u32()? as u64;
+            if n.checked_mul(28).and_then(|b| b.checked_add(8)) == Some(payload.len() as u64) {
+                return parse_pqlog(&mut c, false);
+            }
+            parse_compressed(version, payload, base)
+        }
+        0x829 | 0x832 => parse_compressed(version, payload, base),
+        0x833 => {
+            let n = c.u32()?;
+            let id = c.u32()?;
+            let n = c.count(u64::from(n), 40, "PQS key")?;
+            let mut rot = KeyTrack::default();
+            let mut pos = KeyTrack::default();
+            let mut scl = KeyTrack::default();
+            for i in 0..n {
+                let p = vec3(&mut c)? / 100.0;
+                let q = Quat::from_xyzw(c.f32()?, c.f32()?, c.f32()?, c.f32()?);
+                let s = vec3(&mut c)?;
+                for f in [&mut rot.frames, &mut pos.frames, &mut scl.frames] {
+                    f.push(i as f32);
+                }
+                rot.values.push(q);
+                pos.values.push(p);
+                scl.values.push(s);
+            }
+            Ok(Controller {
+                id,
+                version,
+                rotation: Some(rot),
+                position: Some(pos),
+                scale: Some(scl),
+                formats: None,
+                length_rule: None,
+                aligned: false,
+                flags: None,
+            })
+        }
+        _ => Err(Error::unsupported(format!("controller version 0x{version:X}")).within(format!("at {base}"))),
+    }
+}
+
+fn parse_pqlog(c: &mut Cursor, with_flags: bool) -> Result<Controller> {
+    let n = c.u32()?;
+    let id = c.u32()?;
+    let flags = if with_flags { Some(c.u32()?) } else { None };
+    let n = c.count(u64::from(n), 28, "PQLog key")?;
+    let mut rot = KeyTrack { frames: Vec::with_capacity(n), values: Vec::with_capacity(n) };
+    let mut pos = KeyTrack { frames: Vec::with_capacity(n), values: Vec::with_capacity(n) };
+    let mut t0 = None;
+    for _ in 0..n {
+        let t = i64::from(c.i32()?);
+        let p = vec3(c)?;
+        let l = vec3(c)?;
+        let t0 = *t0.get_or_insert(t);
+        // CE5: (t − t₀)/160 (§5.5); ticks off a frame keep their fraction.
+        let frame = ((t - t0) as f64 / TICKS_PER_FRAME as f64) as f32;
+        rot.frames.push(frame);
+        pos.frames.push(frame);
+        rot.values.push(exp_log(l).conjugate());
+        pos.values.push(p / 100.0);
+    }
+    Ok(Controller {
+        id,
+        version: if with_flags { 0x830 } else { 0x827 },
+        rotation: Some(rot),
+        position: Some(pos),
+        scale: None,
+        formats: None,
+        length_rule: None,
+        aligned: false,
+        flags,
+    })
+}
+
+/// The descriptor of a compressed controller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Descriptor {
+    pub id: u32,
+    pub flags: Option<u32>,
+    pub num_rot: u16,
+    pub num_pos: u16,
+    pub num_scl: u16,
+    pub rot: ChannelFormat,
+    pub pos: ChannelFormat,
+    pub scl: ChannelFormat,
+    pub aligned: bool,
+    pub size: usize,
+}
+
+fn descriptor(version: u32, c: &mut Cursor) -> Result<Descriptor> {
+    let mut d = Descriptor { id: c.u32()?, ..Default::default() };
+    if version == 0x831 {
+        d.flags = Some(c.u32()?);
+    }
+    d.num_rot = c.u16()?;
+    d.num_pos = c.u16()?;
+    if version == 0x832 {
+        d.num_scl = c.u16()?;
+    }
+    d.rot.value_format = c.u8()?;
+    d.rot.time_format = c.u8()?;
+    d.pos.value_format = c.u8()?;
+    d.pos.keys_info = c.u8()?;
+    d.pos.time_format = c.u8()?;
+    if version == 0x832 {
+        d.aligned = true;
+        d.scl.value_format = c.u8()?;
+        d.scl.keys_info = c.u8()?;
+        d.scl.time_format = c.u8()?;
+    } else {
+        d.aligned = c.u8()? != 0;
+    }
+    c.skip(2)?;
+    d.size = c.pos();
+    Ok(d)
+}
+
+/// Reads one compressed controller with a StartStop/Bitset length rule; returns it and the end of
+/// the last array before alignment.
+fn read_compressed(
+    d: &Descriptor,
+    version: u32,
+    payload: &[u8],
+    base: usize,
+    rule: LengthRule,
+) -> Result<(Controller, usize)> {
+    let align = if d.aligned { 4 } else { 1 };
+    let mut pos = d.size;
+    let mut end = pos;
+    let slice = |pos: usize, len: usize| -> Result<&[u8]> {
+        payload
+            .get(pos..)
+            .and_then(|r| r.get(..len))
+            .ok_or_else(|| Error::truncated(base + pos.min(payload.len()), len, payload.len().saturating_sub(pos)))
+    };
+    let times = |pos: &mut usize, end: &mut usize, f: u8, n: usize, what: &str| -> Result<Vec<f32>> {
+        let rest = payload.get(*pos..).unwrap_or_default();
+        let len = time_formats::stored_len(f, n, rule, rest)
+            .ok_or_else(|| Error::invalid(base + *pos, format!("{what} time format {f} has no size")))?;
+        let bytes = slice(*pos, len)?;
+        let frames = time_formats::decode(f, n, bytes, base + *pos).within(|| format!("{what} times"))?;
+        *end = *pos + len;
+        *pos += round_up(len, align);
+        Ok(frames)
+    };
+    let mut rotation = None;
+    let mut rot_frames = Vec::new();
+    if d.num_rot > 0 {
+        let n = usize::from(d.num_rot);
+        let size = rotation_size(d.rot.value_format).ok_or_else(|| {
+            Error::unsupported(format!("rotation format {} has no codec", d.rot.value_format)).within("rotation keys")
+        })?;
+        let bytes = slice(pos, n * size).within(|| "rotation keys")?;
+        let mut values = Vec::with_capacity(n);
+        for k in bytes.chunks_exact(size) {
+            values.push(decode_rotation(d.rot.value_format, k)?);
+        }
+        end = pos + n * size;
+        pos += round_up(n * size, align);
+        rot_frames = times(&mut pos, &mut end, d.rot.time_format, n, "rotation")?;
+        rotation = Some(KeyTrack { frames: rot_frames.clone(), values });
+    }
+    let mut position = None;
+    let mut pos_frames = Vec::new();
+    if d.num_pos > 0 {
+        let n = usize::from(d.num_pos);
+        let size = position_size(d.pos.value_format).ok_or_else(|| {
+            Error::unsupported(format!("position format {} has no codec", d.pos.value_format)).within("position keys")
+        })?;
+        let bytes = slice(pos, n * size).within(|| "position keys")?;
+        let mut values = Vec::with_capacity(n);
+        for k in bytes.chunks_exact(size) {
+            values.push(decode_position(d.pos.value_format, k)?);
+        }
+        end = pos + n * size;
+        pos += round_up(n * size, align);
+        pos_frames = if d.pos.keys_info == 1 {
+            times(&mut pos, &mut end, d.pos.time_format, n, "position")?
+        } else if rot_frames.len() == n {
+            rot_frames.clone()
+        } else {
+            return Err(Error::invalid(
+                base,
+                format!("{n} position keys share the {} rotation key times", rot_frames.len()),
+            ));
+        };
+        position = Some(KeyTrack { frames: pos_frames.clone(), values });
+    }
+    let mut scale = None;
+    if d.num_scl > 0 {
+        let n = usize::from(d.num_scl);
+        let size = position_size(d.scl.value_format).ok_or_else(|| {
+            Error::unsupported(format!("scale format {} has no codec", d.scl.value_format)).within("scale keys")
+        })?;
+        let bytes = slice(pos, n * size).within(|| "scale keys")?;
+        let mut values = Vec::with_capacity(n);
+        for k in bytes.chunks_exact(size) {
+            values.push(decode_position(d.scl.value_format, k)?);
+        }
+        end = pos + n * size;
+        pos += round_up(n * size, align);
+        let frames = match d.scl.keys_info {
+            2 => times(&mut pos, &mut end, d.scl.time_format, n, "scale")?,
+            0 if rot_frames.len() == n => rot_frames.clone(),
+            1 if pos_frames.len() == n => pos_frames.clone(),
+            k => return Err(Error::invalid(base, format!("{n} scale keys cannot share key times (keys info {k})"))),
+        };
+        scale = Some(KeyTrack { frames, values });
+    }
+    let _ = pos;
+    Ok((
+        Controller {
+            id: d.id,
+            version,
+            rotation,
+            position,
+            scale,
+            formats: Some([d.rot, d.pos, d.scl]),
+            length_rule: Some(rule),
+            aligned: d.aligned,
+            flags: d.flags,
+        },
+        end,
+    ))
+}
+
+fn parse_compressed(version: u32, payload: &[u8], base: usize) -> Result<Controller> {
+    let mut c = Cursor::with_base(payload, base, Endian::Little);
+    let d = descriptor(version, &mut c)?;
+    // §10 C12: keep the length rule whose last array ends at the chunk's end (± alignment).
+    let fits = |end: usize| end <= payload.len() && payload.len() - end < 4;
+    let per_key = read_compressed(&d, version, payload, base, LengthRule::PerKey);
+    if let Ok((ctrl, end)) = &per_key {
+        if fits(*end) {
+            return Ok(ctrl.clone());
+        }
+    }
+    let raw = read_compressed(&d, version, payload, base, LengthRule::Raw);
+    match (per_key, raw) {
+        (_, Ok((ctrl, end))) if fits(end) => Ok(ctrl),
+        (Ok((ctrl, _)), _) => Ok(ctrl),
+        (Err(e), _) => Err(e),
+    }
+}
+
+/// Timing chunk 0x918 / 0x919.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Timing {
+    /// 0x918: `secsPerTick, ticksPerFrame, name, start, end` (§2; units decided per file, C8).
+    Range { secs_per_tick: f32, ticks_per_frame: i32, name: String, start: i32, end: i32 },
+    /// 0x919: `numberOfSamples, samplesPerSecond, startTimeInSeconds`.
+    Samples { count: i32, rate: f32, start: f32 },
+}
+
+pub fn parse_timing(version: u32, payload: &[u8], base: usize) -> Result<Timing> {
+    let mut c = Cursor::with_base(payload, base, Endian::Little);
+    (|| {
+        Ok(match version {
+            0x918 => {
+                let secs_per_tick = c.f32()?;
+                let ticks_per_frame = c.i32()?;
+                let name = latin1_until_nul(c.take(32)?);
+                let start = c.i32()?;
+                let end = c.i32()?;
+                Timing::Range { secs_per_tick, ticks_per_frame, name, start, end }
+            }
+            0x919 => Timing::Samples { count: c.i32()?, rate: c.f32()?, start: c.f32()? },
+            v => return Err(Error::unsupported(format!("timing version 0x{v:X}"))),
+        })
+    })()
+    .within(|| "timing")
+}
+
+/// `MotionParams905` (132 B), in MotionParameters 0x925 and DBA records.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct MotionParams {
+    pub asset_flags: u32,
+    pub compression: u32,
+    pub ticks_per_frame: i32,
+    pub secs_per_tick: f32,
+    pub start: i32,
+    pub end: i32,
+    pub move_speed: f32,
+    pub turn_speed: f32,
+    pub asset_turn: f32,
+    pub distance: f32,
+    pub slope: f32,
+    pub start_location: (Quat, Vec3),
+    pub end_location: (Quat, Vec3),
+    pub foot_plants: [f32; 8],
+}
+
+pub const FLAG_ADDITIVE: u32 = 0x001;
+pub const FLAG_CYCLE: u32 = 0x002;
+
+fn quat_t(c: &mut Cursor) -> Result<(Quat, Vec3)> {
+    let q = Quat::from_xyzw(c.f32()?, c.f32()?, c.f32()?, c.f32()?);
+    Ok((q, vec3(c)?))
+}
+
+pub fn parse_motion_params(c: &mut Cursor) -> Result<MotionParams> {
+    let mut m = MotionParams {
+        asset_flags: c.u32()?,
+        compression: c.u32()?,
+        ticks_per_frame: c.i32()?,
+        secs_per_tick: c.f32()?,
+        start: c.i32()?,
+        end: c.i32()?,
+        move_speed: c.f32()?,
+        turn_speed: c.f32()?,
+        asset_turn: c.f32()?,
+        distance: c.f32()?,
+        slope: c.f32()?,
+        ..Default::default()
+    };
+    m.start_location = quat_t(c)?;
+    m.end_location = quat_t(c)?;
+    for f in &mut m.foot_plants {
+        *f = c.f32()?;
+    }
+    Ok(m)
+}
+
+/// GlobalAnimationHeaderCAF 0x971 (the fields the model uses).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GahCaf {
+    pub flags: u32,
+    pub path: String,
+    pub start_sec: f32,
+    pub end_sec: f32,
+    pub total_duration: f32,
+    pub controllers: u32,
+}
+
+pub fn parse_gah_caf(payload: &[u8], base: usize) -> Result<GahCaf> {
+    let mut c = Cursor::with_base(payload, base, Endian::Little);
+    (|| {
+        let flags = c.u32()?;
+        let path = latin1_until_nul(c.take(256)?);
+        c.skip(8 + 32)?;
+        Ok(GahCaf {
+            flags,
+            path,
+            start_sec: c.f32()?,
+            end_sec: c.f32()?,
+            total_duration: c.f32()?,
+            controllers: c.u32()?,
+        })
+    })()
+    .within(|| "GlobalAnimationHeaderCAF")
+}
+
+/// BoneNameList 0x745: `i32 count`, then NUL-terminated names.
+pub fn parse_bone_names(payload: &[u8], base: usize) -> Result<Vec<String>> {
+    let mut c = Cursor::with_base(payload, base, Endian::Little);
+    let n = c.i32().within(|| "bone name list")?;
+    let n = c.count(u64::try_from(n).unwrap_or(u64::MAX), 1, "bone name").within(|| "bone name list")?;
+    let mut names = Vec::with_capacity(n);
+    let mut rest = c.rest();
+    for i in 0..n {
+        let end = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| Error::invalid(c.offset(), format!("bone name {i} has no NUL")).within("bone name list"))?;
+        names.push(latin1_until_nul(rest.get(..end).unwrap_or_default()));
+        rest = rest.get(end + 1..).unwrap_or_default();
+    }
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pqlog_example_from_the_spec() {
+        const H: f32 = std::f32::consts::FRAC_1_SQRT_2;
+        // §5.6: rotLog (0, 0, π/4) → exp = (0, 0, H, H) → rotation (0, 0, −H, H).
+        let q = exp_log(Vec3::new(0.0, 0.0, std::f32::consts::FRAC_PI_4));
+        assert!((q - Quat::from_xyzw(0.0, 0.0, H, H)).length() < 1e-4);
+        let mut chunk = Vec::new();
+        for w in [2u32, 0x7856_1A24] {
+            chunk.extend_from_slice(&w.to_le_bytes());
+        }
+        // Keys at ticks 0 and 320 (frame 2, §5.5), position 150 cm.
+        for (t, l) in [(0i32, 0.0f32), (320, std::f32::consts::FRAC_PI_4)] {
+            chunk.extend_from_slice(&t.to_le_bytes());
+            for v in [150.0f32, 0.0, 0.0, 0.0, 0.0, l] {
+                chunk.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let ctrl = parse(0x827, &chunk, 0, Endian::Little).unwrap();
+        let rot = ctrl.rotation.unwrap();
+        assert_eq!(rot.frames, [0.0, 2.0]);
+        assert!((rot.values[1] - Quat::from_xyzw(0.0, 0.0, -H, H)).length() < 1e-4);
+        assert_eq!(ctrl.position.unwrap().values[0], Vec3::new(1.5, 0.0, 0.0));
+        assert!(parse(0x827, &chunk[..chunk.len() - 1], 0, Endian::Little).is_err());
+        assert!((log_quat(exp_log(Vec3::new(0.1, -0.2, 0.3))) - Vec3::new(0.1, -0.2, 0.3)).length() < 1e-4);
+    }
+
+    #[test]
+    fn compressed_layouts_follow_the_descriptor_tables() {
+        // 0x831 (LY), tracks aligned: id, flags, 2 rot keys (ST48, Byte times), 3 pos keys (f32,
+        // own UINT16 times). Arrays: rot 12 B, times 2 B + 2 pad, pos 36 B, times 6 B + 2 pad.
+        let st48 = [0x86u8, 0x50, 0x86, 0xB0, 0x64, 0xDC];
+        let mut p = Vec::new();
+        p.extend(0x7856_1A24u32.to_le_bytes());
+        p.extend(0x55u32.to_le_bytes());
+        p.extend(2u16.to_le_bytes());
+        p.extend(3u16.to_le_bytes());
+        p.extend([5, 2, 2, 1, 1, 1, 0, 0]);
+        assert_eq!(p.len(), 20);
+        p.extend(st48);
+        p.extend(st48);
+        p.extend([0, 4, 0, 0]);
+        for v in [1f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] {
+            p.extend(v.to_le_bytes());
+        }
+        p.extend([0, 0, 2, 0, 4, 0]); // UINT16 0, 2, 4; the size leaves out the last 2 pad bytes
+        let c = parse(0x831, &p, 0, Endian::Little).unwrap();
+        assert_eq!(c.flags, Some(0x55));
+        assert!(c.aligned);
+        assert_eq!(c.rotation.as_ref().unwrap().frames, [0.0, 4.0]);
+        let pos = c.position.unwrap();
+        assert_eq!(pos.frames, [0.0, 2.0, 4.0]);
+        assert_eq!(pos.values[1], Vec3::new(4.0, 5.0, 6.0));
+        // The same controller as 0x829 without alignment: 16-byte descriptor, arrays packed.
+        let mut q = Vec::new();
+        q.extend(0x7856_1A24u32.to_le_bytes());
+        q.extend(2u16.to_le_bytes());
+        q.extend(3u16.to_le_bytes());
+        q.extend([5, 2, 2, 0, 0, 0, 0, 0]); // positions reuse the rotation times: need 3 = 2 → error
+        q.extend(st48);
+        q.extend(st48);
+        q.extend([0, 4]);
+        q.extend([0u8; 36]);
+        assert!(parse(0x829, &q, 0, Endian::Little).is_err());
+        q[6] = 2; // 2 position keys sharing the rotation times
+        q.truncate(16 + 12 + 2 + 24);
+        let c = parse(0x829, &q, 0, Endian::Little).unwrap();
+        assert!(!c.aligned);
+        assert_eq!(c.position.unwrap().frames, [0.0, 4.0]);
+        // A track with 0 keys and zero format bytes is absent (§13).
+        let mut r = q[..16].to_vec();
+        r[4..8].copy_from_slice(&[0, 0, 0, 0]);
+        let c = parse(0x829, &r, 0, Endian::Little).unwrap();
+        assert!(c.rotation.is_none() && c.position.is_none());
+    }
+}

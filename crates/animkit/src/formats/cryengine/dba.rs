@@ -1,0 +1,487 @@
+//! DBA track database: controller 0x905 (`cryengine.md` §7; CE5/LY `LoaderDBA.cpp`).
+//!
+//! Tracks are grouped by format in enum order; time, position and rotation tracks are shared by
+//! all clips of the database, which refer to them by index in their controller infos.
+
+use glam::{Quat, Vec3};
+
+use super::controller::{parse_motion_params, KeyTrack, MotionParams};
+use super::quat_codecs::{decode_position, decode_rotation, position_size, rotation_size};
+use super::time_formats;
+use crate::bytes::{round_up, Cursor, Endian};
+use crate::error::{Context, Error, Result};
+use crate::text::latin1_until_nul;
+
+/// One clip of the database.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DbaAnimation {
+    pub path: String,
+    pub motion: MotionParams,
+    pub controllers: Vec<DbaController>,
+}
+
+/// One bone's channels in a clip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DbaController {
+    pub id: u32,
+    pub rotation: Option<KeyTrack<Quat>>,
+    pub position: Option<KeyTrack<Vec3>>,
+}
+
+/// The decoded database.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Dba {
+    pub animations: Vec<DbaAnimation>,
+    pub time_formats: Vec<u8>,
+    pub in_place: bool,
+}
+
+/// The format of track `i` given per-format counts (tracks grouped by format in enum order).
+fn format_of(i: usize, counts: &[u32]) -> Option<u8> {
+    let mut acc = 0usize;
+    for (f, &n) in counts.iter().enumerate() {
+        acc += n as usize;
+        if i < acc {
+            return Some(f as u8);
+        }
+    }
+    None
+}
+
+const NONE: u32 = 0xFFFF_FFFF;
+
+/// Parses a 0x905 payload (embedded header stripped); `base` is its absolute offset.
+pub fn parse(payload: &[u8], base: usize, endian: Endian) -> Result<Dba> {
+    if endian == Endian::Big {
+        return Err(Error::unsupported("big-endian DBA (the engine rejects it too)"));
+    }
+    parse_inner(payload, base).within(|| "DBA 0x905")
+}
+
+fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
+    let mut c = Cursor::with_base(payload, base, Endian::Little);
+    let num_pos = c.u32()?;
+    let num_rot = c.u32()?;
+    let num_time = c.u32()?;
+    let num_anims = c.u32()?;
+    let u16s = |c: &mut Cursor, n: u32, what: &str| -> Result<Vec<u16>> {
+        let n = c.count(u64::from(n), 2, what)?;
+        (0..n).map(|_| c.u16()).collect()
+    };
+    let u32s = |c: &mut Cursor, n: usize| -> Result<Vec<u32>> { (0..n).map(|_| c.u32()).collect() };
+    let i32s = |c: &mut Cursor, n: u64, what: &str| -> Result<Vec<i32>> {
+        let n = c.count(n, 4, what)?;
+        (0..n).map(|_| c.i32()).collect()
+    };
+    let kt_sizes = u16s(&mut c, num_time, "time track")?;
+    let kt_counts = u32s(&mut c, 7)?;
+    let pos_sizes = u16s(&mut c, num_pos, "position track")?;
+    let pos_counts = u32s(&mut c, 9)?;
+    let rot_sizes = u16s(&mut c, num_rot, "rotation track")?;
+    let rot_counts = u32s(&mut c, 9)?;
+    let kt_offsets = i32s(&mut c, u64::from(num_time), "time offset")?;
+    let pos_offsets = i32s(&mut c, u64::from(num_pos), "position offset")?;
+    let rot_offsets = i32s(&mut c, u64::from(num_rot) + 1, "rotation offset")?;
+    let total = *rot_offsets.last().unwrap_or(&0);
+    let in_place = total < 0;
+    let padding_len = if in_place { c.u32()? as usize } else { 0 };
+    let aligned = round_up(c.pos(), 4);
+    c.seek(aligned)?;
+    let blob_len = total.unsigned_abs() as usize;
+    let (blob, blob_base) = if in_place {
+        let start = payload
+            .len()
+            .checked_sub(blob_len)
+            .ok_or_else(|| Error::invalid(base, "in-place blob larger than the chunk"))?;
+        (payload.get(start..).unwrap_or_default(), base + start)
+    } else {
+        let at = c.offset();
+        let b = c.take(round_up(blob_len, 4))?;
+        (b.get(..blob_len).unwrap_or_default(), at)
+    };
+    if in_place {
+        c.skip(padding_len)?;
+    }
+    let track = |offsets: &[i32], i: usize| -> Result<usize> {
+        let o = *offsets.get(i).ok_or_else(|| Error::invalid(base, format!("track {i} does not exist")))?;
+        let o = if in_place { i64::from(o) + blob_len as i64 } else { i64::from(o) };
+        usize::try_from(o).ok().filter(|&o| o <= blob.len()).ok_or_else(|| {
+            Error::invalid(blob_base, format!("track {i} offset {o} is outside the {}-byte blob", blob.len()))
+        })
+    };
+    let read_times = |i: u32| -> Result<Vec<f32>> {
+        let i = i as usize;
+        let f =
+            format_of(i, &kt_counts).ok_or_else(|| Error::invalid(base, format!("time track {i} has no format")))?;
+        let size = usize::from(*kt_sizes.get(i).unwrap_or(&0));
+        let at = track(&kt_offsets, i)?;
+        let data = blob.get(at..).unwrap_or_default();
+        let n = match f {
+            time_formats::BITSET => {
+                if data.len() < 6 {
+                    return Err(Error::truncated(blob_base + at, 6, data.len()));
+                }
+                usize::from(u16::from_le_bytes([data[4], data[5]]))
+            }
+            3..=5 => {
+                // Key count from start/stop.
+                let e = time_formats::element_size(f).unwrap_or(1);
+                let rd = |k: usize| -> Option<f32> {
+                    let b = data.get(k * e..k * e + e)?;
+                    Some(match f {
+                        3 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                        4 => f32::from(u16::from_le_bytes([b[0], b[1]])),
+                        _ => f32::from(b[0]),
+                    })
+                };
+                let (a, z) = (rd(0), rd(1));
+                match (a, z) {
+                    (Some(a), Some(z)) if z >= a && (z - a) < 1e6 => (z - a) as usize + 1,
+                    _ => return Err(Error::invalid(blob_base + at, "bad start/stop time track")),
+                }
+            }
+            _ => size,
+        };
+        time_formats::decode(f, n, data, blob_base + at).within(|| format!("time track {i}"))
+    };
+    let read_values = |i: u32, rotation: bool| -> Result<(u8, &[u8], usize, usize)> {
+        let i = i as usize;
+        let (counts, sizes, offsets) =
+            if rotation { (&rot_counts, &rot_sizes, &rot_offsets) } else { (&pos_counts, &pos_sizes, &pos_offsets) };
+        let f = format_of(i, counts).ok_or_else(|| Error::invalid(base, format!("value track {i} has no format")))?;
+        let n =
+            usize::from(*sizes.get(i).ok_or_else(|| Error::invalid(base, format!("value track {i} does not exist")))?);
+        let at = track(offsets, i)?;
+        let e = if rotation { rotation_size(f) } else { position_size(f) }
+            .ok_or_else(|| Error::unsupported(format!("value format {f} in track {i}")))?;
+        let data = blob.get(at..at + n * e).ok_or_else(|| Error::truncated(blob_base + at, n * e, blob.len() - at))?;
+        Ok((f, data, e, n))
+    };
+
+    let records_start = c.pos();
+    let n_anims = c.count(u64::from(num_anims), 2 + 132 + 2 + 2, "animation")?;
+    let mut animations = Vec::with_capacity(n_anims);
+    for a in 0..n_anims {
+        let anim = (|| -> Result<DbaAnimation> {
+            let len = c.u16()?;
+            let path = latin1_until_nul(c.take(usize::from(len))?);
+            let motion = parse_motion_params(&mut c)?;
+            let fp = c.u16()?;
+            c.skip(usize::from(fp))?;
+            let n = c.u16()?;
+            let mut infos = if in_place {
+                let off = c.i32()?;
+                let at = records_start as i64 + i64::from(off);
+                let mut ic = Cursor::with_base(payload, base, Endian::Little);
+                ic.seek(
+                    usize::try_from(at).map_err(|_| Error::invalid(c.offset(), "negative controller info offset"))?,
+                )?;
+                ic
+            } else {
+                let here = c.pos();
+                c.skip(c.count(u64::from(n), 20, "controller info")? * 20)?;
+                let mut ic = Cursor::with_base(payload, base, Endian::Little);
+                ic.seek(here)?;
+                ic
+            };
+            let n = infos.count(u64::from(n), 20, "controller info")?;
+            let mut controllers = Vec::with_capacity(n);
+            for k in 0..n {
+                let id = infos.u32()?;
+                let [pt, pv, rt, rv] = [infos.u32()?, infos.u32()?, infos.u32()?, infos.u32()?];
+                let ctrl = (|| -> Result<DbaController> {
+                    let mut rotation = None;
+                    if rt != NONE && rv != NONE {
+                        let frames = read_times(rt)?;
+                        let (f, data, e, n) = read_values(rv, true)?;
+                        let values = data.chunks_exact(e).map(|b| decode_rotation(f, b)).collect::<Result<Vec<_>>>()?;
+                        if frames.len() != n {
+                            return Err(Error::invalid(
+                                blob_base,
+                                format!("{n} rotation keys, {} times", frames.len()),
+                            ));
+                        }
+                        rotation = Some(KeyTrack { frames, values });
+                    }
+                    let mut position = None;
+                    if pt != NONE && pv != NONE {
+                        let frames = read_times(pt)?;
+                        let (f, data, e, n) = read_values(pv, false)?;
+                        let values = data.chunks_exact(e).map(|b| decode_position(f, b)).collect::<Result<Vec<_>>>()?;
+                        if frames.len() != n {
+                            return Err(Error::invalid(
+                                blob_base,
+                                format!("{n} position keys, {} times", frames.len()),
+                            ));
+                        }
+                        position = Some(KeyTrack { frames, values });
+                    }
+                    Ok(DbaController { id, rotation, position })
+                })()
+                .within(|| format!("controller {k} (0x{id:08X})"))?;
+                controllers.push(ctrl);
+            }
+            Ok(DbaAnimation { path, motion, controllers })
+        })()
+        .within(|| format!("animation {a}"))?;
+        animations.push(anim);
+    }
+    let time_formats = (0..kt_sizes.len()).filter_map(|i| format_of(i, &kt_counts)).collect();
+    Ok(Dba { animations, time_formats, in_place })
+}
+
+/// Channels of one bone of one clip for [`write()`]: frames and values.
+pub struct WriteController {
+    pub id: u32,
+    pub rotation: Option<KeyTrack<Quat>>,
+    pub position: Option<KeyTrack<Vec3>>,
+}
+
+/// One clip for [`write()`].
+pub struct WriteAnimation {
+    pub path: String,
+    /// `MotionParams905` (132 bytes).
+    pub motion: Vec<u8>,
+    pub controllers: Vec<WriteController>,
+}
+
+/// Builds a 0x905 payload (not in-place): time tracks grouped by format (F32, UINT16, Byte),
+/// positions NoCompressVec3, rotations in `rot_format`; each track aligned to 4 in the blob.
+pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
+    use super::quat_codecs::{encode_position, encode_rotation};
+    // Collect tracks: (format, keys, bytes).
+    struct T {
+        format: u8,
+        keys: usize,
+        bytes: Vec<u8>,
+    }
+    let mut times: Vec<T> = Vec::new();
+    let mut poss: Vec<T> = Vec::new();
+    let mut rots: Vec<T> = Vec::new();
+    // Per controller: (id, pos time, pos, rot time, rot) as indices into the unsorted lists.
+    let mut infos: Vec<Vec<[u32; 5]>> = Vec::new();
+    let time_track = |frames: &[f32]| -> Result<T> {
+        let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
+        let format = if whole && frames.iter().all(|&f| f < 256.0) {
+            time_formats::BYTE
+        } else if whole && frames.iter().all(|&f| f < 65536.0) {
+            time_formats::UINT16
+        } else {
+            time_formats::F32
+        };
+        Ok(T { format, keys: frames.len(), bytes: time_formats::encode(format, frames)? })
+    };
+    for a in anims {
+        let mut list = Vec::new();
+        for c in &a.controllers {
+            let mut info = [c.id, NONE, NONE, NONE, NONE];
+            if let Some(p) = c.position.as_ref().filter(|p| !p.frames.is_empty()) {
+                info[1] = times.len() as u32;
+                times.push(time_track(&p.frames)?);
+                info[2] = poss.len() as u32;
+                let mut bytes = Vec::new();
+                p.values.iter().for_each(|&v| encode_position(v, &mut bytes));
+                poss.push(T { format: 2, keys: p.values.len(), bytes });
+            }
+            if let Some(r) = c.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
+                info[3] = times.len() as u32;
+                times.push(time_track(&r.frames)?);
+                info[4] = rots.len() as u32;
+                let mut bytes = Vec::new();
+                for &q in &r.values {
+                    encode_rotation(rot_format, q, &mut bytes)?;
+                }
+                rots.push(T { format: rot_format, keys: r.values.len(), bytes });
+            }
+            list.push(info);
+        }
+        infos.push(list);
+    }
+    if [&times, &poss, &rots].iter().any(|l| l.iter().any(|t| t.keys > 0xFFFF)) {
+        return Err(Error::unrepresentable("a DBA track holds at most 65535 keys"));
+    }
+    // Group by format (stable): new index of every old index.
+    let order = |tracks: &[T]| -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..tracks.len()).collect();
+        idx.sort_by_key(|&i| tracks[i].format);
+        idx
+    };
+    let (to, po, ro) = (order(&times), order(&poss), order(&rots));
+    let remap = |o: &[usize]| {
+        let mut m = vec![0u32; o.len()];
+        for (new, &old) in o.iter().enumerate() {
+            m[old] = new as u32;
+        }
+        m
+    };
+    let (tm, pm, rm) = (remap(&to), remap(&po), remap(&ro));
+    let mut out = Vec::new();
+    let w32 = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
+    for n in [poss.len(), rots.len(), times.len(), anims.len()] {
+        w32(&mut out, n as u32);
+    }
+    let counts = |tracks: &[T], n: usize| {
+        let mut c = vec![0u32; n];
+        for t in tracks {
+            if let Some(x) = c.get_mut(usize::from(t.format)) {
+                *x += 1;
+            }
+        }
+        c
+    };
+    for &i in &to {
+        out.extend_from_slice(&(times[i].keys as u16).to_le_bytes());
+    }
+    counts(&times, 7).into_iter().for_each(|c| w32(&mut out, c));
+    for &i in &po {
+        out.extend_from_slice(&(poss[i].keys as u16).to_le_bytes());
+    }
+    counts(&poss, 9).into_iter().for_each(|c| w32(&mut out, c));
+    for &i in &ro {
+        out.extend_from_slice(&(rots[i].keys as u16).to_le_bytes());
+    }
+    counts(&rots, 9).into_iter().for_each(|c| w32(&mut out, c));
+    let mut blob = Vec::new();
+    let offsets = |order: &[usize], tracks: &[T], blob: &mut Vec<u8>| -> Vec<i32> {
+        order
+            .iter()
+            .map(|&i| {
+                let at = blob.len() as i32;
+                blob.extend_from_slice(&tracks[i].bytes);
+                blob.resize(round_up(blob.len(), 4), 0);
+                at
+            })
+            .collect()
+    };
+    let kt_off = offsets(&to, &times, &mut blob);
+    let pos_off = offsets(&po, &poss, &mut blob);
+    let rot_off = offsets(&ro, &rots, &mut blob);
+    if blob.len() > i32::MAX as usize {
+        return Err(Error::unrepresentable("a DBA blob larger than 2 GiB"));
+    }
+    for o in kt_off.iter().chain(&pos_off).chain(&rot_off) {
+        out.extend_from_slice(&o.to_le_bytes());
+    }
+    out.extend_from_slice(&(blob.len() as i32).to_le_bytes());
+    out.resize(round_up(out.len(), 4), 0);
+    out.extend_from_slice(&blob);
+    for (a, list) in anims.iter().zip(&infos) {
+        let path = crate::text::to_latin1(&a.path)
+            .filter(|p| p.len() <= 0xFFFF)
+            .ok_or_else(|| Error::unrepresentable(format!("clip path \"{}\"", a.path)))?;
+        out.extend_from_slice(&(path.len() as u16).to_le_bytes());
+        out.extend_from_slice(&path);
+        out.extend_from_slice(&a.motion);
+        out.extend_from_slice(&0u16.to_le_bytes());
+        let n = u16::try_from(list.len()).map_err(|_| Error::unrepresentable("more than 65535 bones in a clip"))?;
+        out.extend_from_slice(&n.to_le_bytes());
+        for info in list {
+            let map = |v: u32, m: &[u32]| if v == NONE { NONE } else { m[v as usize] };
+            for v in [info[0], map(info[1], &tm), map(info[2], &pm), map(info[3], &tm), map(info[4], &rm)] {
+                w32(&mut out, v);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-built 0x905 payload following §7 item by item: one clip, one bone with a position
+    /// track (f32, Byte times 0, 5, 10) and a rotation track (SmallTree48 `86 50 86 B0 64 DC`
+    /// = (1,2,3,4)/√30, Bitset times start 0, end 10, count 3, word 0x0421 = bits 0, 5, 10).
+    fn payload(in_place: bool) -> Vec<u8> {
+        let mut blob = vec![0u8, 5, 10, 0]; // Byte times, padded
+        for w in [0u16, 10, 3, 0x0421] {
+            blob.extend(w.to_le_bytes());
+        }
+        for v in [1f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] {
+            blob.extend(v.to_le_bytes());
+        }
+        for _ in 0..3 {
+            blob.extend([0x86, 0x50, 0x86, 0xB0, 0x64, 0xDC]);
+        }
+        assert_eq!(blob.len(), 66);
+        let rel = |o: i32| if in_place { o - 66 } else { o };
+        let mut p = Vec::new();
+        for w in [1u32, 1, 2, 1] {
+            p.extend(w.to_le_bytes());
+        }
+        for s in [3u16, 4] {
+            p.extend(s.to_le_bytes());
+        }
+        for n in [0u32, 0, 1, 0, 0, 0, 1] {
+            p.extend(n.to_le_bytes());
+        }
+        p.extend(3u16.to_le_bytes());
+        for n in [0u32, 0, 1, 0, 0, 0, 0, 0, 0] {
+            p.extend(n.to_le_bytes());
+        }
+        p.extend(3u16.to_le_bytes());
+        for n in [0u32, 0, 0, 0, 0, 1, 0, 0, 0] {
+            p.extend(n.to_le_bytes());
+        }
+        for o in [rel(0), rel(4), rel(12), rel(48), if in_place { -66 } else { 66 }] {
+            p.extend(o.to_le_bytes());
+        }
+        if in_place {
+            p.extend(0u32.to_le_bytes()); // paddingLen
+        }
+        p.resize(round_up(p.len(), 4), 0);
+        if !in_place {
+            p.extend(&blob);
+            p.extend([0, 0]);
+        }
+        let records = p.len();
+        p.extend(8u16.to_le_bytes());
+        p.extend(b"anim.caf");
+        let mut motion = Vec::new();
+        for w in [2u32, 0, 1] {
+            motion.extend(w.to_le_bytes());
+        }
+        motion.extend((1.0f32 / 30.0).to_le_bytes());
+        motion.extend(0i32.to_le_bytes());
+        motion.extend(10i32.to_le_bytes());
+        motion.resize(132, 0);
+        p.extend(motion);
+        p.extend(0u16.to_le_bytes());
+        p.extend(1u16.to_le_bytes());
+        let info: Vec<u8> = [0x7856_1A24u32, 0, 0, 1, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
+        if in_place {
+            let off = (p.len() + 4 - records) as i32;
+            p.extend(off.to_le_bytes());
+            p.extend(info);
+            p.extend(&blob);
+        } else {
+            p.extend(info);
+        }
+        p
+    }
+
+    #[test]
+    fn hand_built_database_decodes() {
+        for in_place in [false, true] {
+            let p = payload(in_place);
+            let dba = parse(&p, 0, Endian::Little).unwrap();
+            assert_eq!(dba.in_place, in_place);
+            assert_eq!(dba.time_formats, [2, 6]);
+            let a = &dba.animations[0];
+            assert_eq!(a.path, "anim.caf");
+            assert_eq!((a.motion.start, a.motion.end, a.motion.asset_flags), (0, 10, 2));
+            let c = &a.controllers[0];
+            assert_eq!(c.id, 0x7856_1A24);
+            let pos = c.position.as_ref().unwrap();
+            assert_eq!(pos.frames, [0.0, 5.0, 10.0]);
+            assert_eq!(pos.values[2], Vec3::new(7.0, 8.0, 9.0));
+            let rot = c.rotation.as_ref().unwrap();
+            assert_eq!(rot.frames, [0.0, 5.0, 10.0]);
+            assert!((rot.values[0].x - 0.182_578).abs() < 1e-5);
+            for cut in 0..p.len() {
+                let _ = parse(&p[..cut], 0, Endian::Little);
+            }
+            assert!(parse(&p[..p.len() - 1], 0, Endian::Little).is_err());
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! `check` and `repair` for CryEngine chunk files.
+//!
+//! Container findings (offsets are the chunk's file offset): embedded headers whose offset field
+//! differs from the chunk's (fixable), overlapping chunks, bytes outside every chunk that are not
+//! zero padding (fixable: dropped), big-endian chunks. Content findings: chunks that do not
+//! decode, key times that are not strictly increasing (the Lumberyard RC refuses them),
+//! rotation formats the CE5 runtime does not accept (3, 4), non-unit f32 rotations, a bone name
+//! list whose length differs from the controller count, `#ivo` time bitmaps whose popcount is
+//! not the key count.
+//!
+//! `repair` rewrites the file in the canonical layout (§1.6): same chunks, order and ids; table
+//! after the header; chunks aligned to 4 with zero padding; embedded headers with the chunk's
+//! own offset.
+
+use bytes::Bytes;
+
+use super::chunkfile::{kind, Chunk, ChunkFile, Container, Gap};
+use super::controller::{self, Controller};
+use super::ivo;
+use crate::bytes::{round_up, Endian};
+use crate::error::Result;
+use crate::lint::{Finding, Severity::*};
+
+fn path(ch: &Chunk, i: usize) -> String {
+    format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id)
+}
+
+fn increasing(frames: &[f32]) -> bool {
+    frames.windows(2).all(|w| w[1] > w[0])
+}
+
+fn controller_findings(out: &mut Vec<Finding>, ctrl: &Controller, at: usize, p: &str) {
+    let tracks = [
+        ("rotation", ctrl.rotation.as_ref().map(|t| &t.frames)),
+        ("position", ctrl.position.as_ref().map(|t| &t.frames)),
+        ("scale", ctrl.scale.as_ref().map(|t| &t.frames)),
+    ];
+    for (what, frames) in tracks {
+        if frames.is_some_and(|f| !increasing(f)) {
+            out.push(
+                Finding::new(Error, "key-times-not-increasing", format!("{what} key times repeat or decrease"))
+                    .at(at)
+                    .path(p),
+            );
+        }
+    }
+    if let Some(f) = ctrl.formats {
+        if matches!(f[0].value_format, 3 | 4) && ctrl.rotation.is_some() {
+            out.push(
+                Finding::new(
+                    Warning,
+                    "rotation-format-not-in-ce5",
+                    format!("rotation format {} is not read by the CE5 runtime (0, 1, 5, 6, 8 are)", f[0].value_format),
+                )
+                .at(at)
+                .path(p),
+            );
+        }
+        if matches!(f[0].value_format, 0 | 1) {
+            if let Some(r) = &ctrl.rotation {
+                if let Some((k, q)) = r.values.iter().enumerate().find(|(_, q)| (q.length() - 1.0).abs() > 0.01) {
+                    out.push(
+                        Finding::new(Warning, "quaternion-not-unit", format!("key {k} has |q| = {:.4}", q.length()))
+                            .at(at)
+                            .path(p),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Every problem found in the file.
+pub fn lint(file: &ChunkFile) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let c = file.container;
+    // Overlaps.
+    let mut spans: Vec<(u64, u64, usize)> = file
+        .chunks
+        .iter()
+        .enumerate()
+        .map(|(i, ch)| (ch.offset, ch.offset.saturating_add(ch.data.len() as u64), i))
+        .collect();
+    spans.sort_unstable();
+    for w in spans.windows(2) {
+        if w[1].0 < w[0].1 && w[1].0 != w[0].0 {
+            out.push(
+                Finding::new(Warning, "overlapping-chunks", format!("chunks {} and {} overlap", w[0].2, w[1].2))
+                    .at(w[1].0 as usize),
+            );
+        }
+    }
+    for g in &file.gaps {
+        if g.data.iter().any(|&b| b != 0) {
+            out.push(
+                Finding::new(
+                    Info,
+                    "unreferenced-bytes",
+                    format!("{} bytes outside every chunk are not zero padding", g.data.len()),
+                )
+                .at(g.offset as usize)
+                .fixable(),
+            );
+        }
+    }
+    let mut controllers = 0usize;
+    let mut names = None;
+    for (i, ch) in file.chunks.iter().enumerate() {
+        let p = path(ch, i);
+        let at = ch.offset as usize;
+        if ch.has_embedded_header(c) {
+            let stored = ch.data.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            if stored != Some(ch.offset as u32) {
+                out.push(
+                    Finding::new(
+                        Info,
+                        "embedded-header-offset",
+                        format!("embedded header says offset {}, the table {}", stored.unwrap_or(0), ch.offset),
+                    )
+                    .at(at)
+                    .path(&p)
+                    .fixable(),
+                );
+            }
+        }
+        let (version, endian) = ch.version_and_endian(c);
+        if endian == Endian::Big {
+            out.push(
+                Finding::new(Info, "big-endian-chunk", "the chunk's data is big-endian (console build)")
+                    .at(at)
+                    .path(&p),
+            );
+        }
+        if c == Container::Ivo {
+            continue;
+        }
+        let payload = ch.payload(c);
+        let base = ch.payload_offset(c);
+        match ch.kind(c) {
+            kind::CONTROLLER if version != 0x905 => {
+                controllers += 1;
+                match controller::parse(version, payload, base, endian) {
+                    Ok(ctrl) => controller_findings(&mut out, &ctrl, at, &p),
+                    Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at).path(&p)),
+                }
+            }
+            kind::BONE_NAME_LIST if version == 0x745 => match controller::parse_bone_names(payload, base) {
+                Ok(n) => names = Some((n.len(), at, p)),
+                Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at).path(&p)),
+            },
+            _ => {}
+        }
+    }
+    if let Some((n, at, p)) = names {
+        if controllers > 0 && n != controllers {
+            out.push(
+                Finding::new(Warning, "bone-name-count", format!("{n} bone names for {controllers} controllers"))
+                    .at(at)
+                    .path(p),
+            );
+        }
+    }
+    match c {
+        Container::Ivo => {
+            match ivo::parse(file) {
+                Ok(anim) => {
+                    for (b, block) in anim.blocks.iter().enumerate() {
+                        for ctrl in block.controllers.iter().filter(|k| k.bitmap_fallback) {
+                            out.push(
+                            Finding::new(
+                                Warning,
+                                "time-bitmap-count",
+                                format!("a time bitmap of bone 0x{:08X} does not hold its key count: keys spread evenly", ctrl.hash),
+                            )
+                            .at(block.offset)
+                            .path(format!("block {b}")),
+                        );
+                        }
+                    }
+                }
+                Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string())),
+            }
+        }
+        _ => {
+            if let Err(e) = super::model::contents(file) {
+                if !out.iter().any(|f| f.code == "chunk-does-not-decode") {
+                    out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The canonical rewrite when a finding is fixable (the last chunk gets no trailing padding, as
+/// in the engine's files), and what changed. `#ivo` files are left as they are (their track
+/// offsets may reach into the next chunk, which a new layout could break).
+pub fn repair(file: &ChunkFile) -> Result<(ChunkFile, Vec<String>)> {
+    let c = file.container;
+    if c == Container::Ivo || !lint(file).iter().any(|f| f.fixable) {
+        return Ok((file.clone(), Vec::new()));
+    }
+    let header = c.header_len();
+    let table = file.chunks.len() * c.entry_len() + if c.embedded_headers() { 4 } else { 0 };
+    let mut pos = round_up(header + table, 4);
+    let mut out = ChunkFile {
+        container: c,
+        magic: file.magic.clone(),
+        file_type: file.file_type,
+        version: file.version,
+        table_offset: header as u32,
+        chunks: Vec::with_capacity(file.chunks.len()),
+        gaps: Vec::new(),
+    };
+    if pos > header + table {
+        out.gaps.push(Gap { offset: (header + table) as u64, data: Bytes::from(vec![0; pos - header - table]) });
+    }
+    let last = file.chunks.len().saturating_sub(1);
+    for (i, ch) in file.chunks.iter().enumerate() {
+        let mut data = ch.data.to_vec();
+        if ch.has_embedded_header(c) {
+            if let Some(field) = data.get_mut(8..12) {
+                field.copy_from_slice(&(pos as u32).to_le_bytes());
+            }
+        }
+        let len = data.len();
+        let next = if len == 0 { pos + 4 } else { round_up(pos + len, 4) };
+        let size = ch.size.map(|_| len as u32);
+        if next > pos + len && i != last {
+            if size.is_some() {
+                out.gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; next - pos - len]) });
+            } else {
+                data.resize(next - pos, 0);
+            }
+        }
+        out.chunks.push(Chunk { data: Bytes::from(data), offset: pos as u64, size, ..ch.clone() });
+        pos = next;
+    }
+    let mut changes = Vec::new();
+    let (before, after) = (file.write()?, out.write()?);
+    if before != after {
+        changes.push(format!("rewrote the chunk layout canonically ({} → {} bytes)", before.len(), after.len()));
+    }
+    Ok((out, changes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repair_fixes_embedded_offsets_and_keeps_content() {
+        let file = ChunkFile::build(
+            Container::CryTek745,
+            0xFFFF_0000,
+            vec![
+                (0x100D, 0x827, 2, {
+                    let mut v = 1u32.to_le_bytes().to_vec();
+                    v.extend(7u32.to_le_bytes());
+                    v.extend([0u8; 28]);
+                    v
+                }),
+                (0x3002, 0x925, 1, vec![0; 132]),
+            ],
+        );
+        let mut broken = file.clone();
+        // Corrupt the MotionParameters embedded offset field.
+        let mut d = broken.chunks[1].data.to_vec();
+        d[8] ^= 0x40;
+        broken.chunks[1].data = Bytes::from(d);
+        let findings = lint(&broken);
+        assert!(findings.iter().any(|f| f.code == "embedded-header-offset" && f.fixable), "{findings:?}");
+        let (fixed, changes) = repair(&broken).unwrap();
+        assert_eq!(changes.len(), 1);
+        assert_eq!(fixed.write().unwrap(), file.write().unwrap());
+        assert!(lint(&fixed).is_empty());
+    }
+}

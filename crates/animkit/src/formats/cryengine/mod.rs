@@ -1,0 +1,220 @@
+//! CryEngine animation: `.caf`, `.i_caf`, `.dba`, `.chr` skeletons, and Star Citizen `#ivo`.
+//!
+//! Spec: `shared/formats/cryengine.md`. Layers: [`chunkfile`] (exact container: header, table,
+//! chunk bytes and gaps; byte-identical write), [`quat_codecs`] and [`time_formats`] (key
+//! encodings), [`controller`] (controller chunks 0x827–0x833), [`dba`] (0x905 track database),
+//! [`skeleton`] (CompiledBones 0x800 from `.chr`), [`ivo`] (Star Citizen), [`model`] (to the
+//! model), [`build`] (a CAF from the model), [`dump`] (lossless JSON), [`lint`].
+//!
+//! Observed in the corpus (16 real files) beyond the spec (`cryengine.md` §13 lists more):
+//! - CrCh 0x746 files keep the table right after the 16-byte header and the first chunk right
+//!   after the table. Chunk sizes leave out alignment padding in CrCh files as well as in 0x745
+//!   ones (e.g. `ce5_run_fwd_3p_0832.caf`); the padding is zero and kept as gaps. Files end at
+//!   the last chunk's end, without padding. No bytes lie outside header, table, chunks and
+//!   padding; no chunk is big-endian.
+//! - Compressed CAF key times use only Byte and UINT16; StartStop and Bitset appear only in the
+//!   DBAs (Bitset there, sized in words including its 3-word header), so the StartStop/Bitset
+//!   length ambiguity of §10 C12 never arises in a CAF; no 0x831 has the CE2 PQLog layout. Rotation formats seen: 0 (absent), 1, 5, 8; positions 0 (absent) and 2.
+//! - Timing 0x918 in `.i_caf` files counts frames (`end − start` = key span: §10 C8 → frames).
+//!   0x833 keys are one per frame from index 0 although Timing 0x919 says
+//!   `startTimeInSeconds = 1/30`: the compiled 0x832 clip lines up with key index = frame.
+//! - The compiled CE5 0x832 clip matches its 0x833 source within 9.0e-5 rad at its own keys, but
+//!   by up to 4.3e-4 rad between them (the compiler's key reduction). Its root ("root") stores
+//!   `p(f) − p(0)` (0.21 m per frame off the source otherwise).
+//! - `ce3_ay69_look_add_0829_st64ext.caf` is named additive but carries only the cycle flag,
+//!   with MotionParameters start 2, end 3.
+//! - Controller ids always equal the CRC-32 of the case-preserved `.chr` bone name; no byte-swapped
+//!   or lowercase ids occur.
+
+pub mod build;
+pub mod chunkfile;
+pub mod controller;
+pub mod dba;
+pub mod dump;
+pub mod ivo;
+pub mod lint;
+pub mod model;
+pub mod quat_codecs;
+pub mod skeleton;
+pub mod time_formats;
+
+use std::any::Any;
+
+use bytes::Bytes;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::formats::{Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written};
+use crate::lint::{Finding, Repaired};
+use crate::model::{Package, Skeleton};
+use chunkfile::{ChunkFile, Container};
+
+/// The CryEngine format.
+pub struct CryEngine;
+
+impl Format for CryEngine {
+    fn name(&self) -> &'static str {
+        "cryengine"
+    }
+
+    fn description(&self) -> &'static str {
+        "CryEngine 2/3/5 and Lumberyard CAF, i_caf, DBA and CHR skeletons; Star Citizen #ivo CAF/DBA"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["caf", "i_caf", "dba", "chr"]
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["caf", "crytek", "i_caf", "dba", "ivo", "ivo_dba"]
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { read: true, to_model: true, from_model: true, dump: true, archive: false, skeleton: true }
+    }
+
+    fn probe(&self, bytes: &[u8]) -> Confidence {
+        match chunkfile::sniff(bytes) {
+            Some(Container::CryTek744 | Container::CryTek745) if bytes.len() >= 24 => Confidence::Certain,
+            Some(Container::CrCh) if bytes.get(4..8) == Some(&[0x46, 0x07, 0, 0]) => Confidence::Certain,
+            Some(Container::Ivo) if bytes.get(4..8) == Some(&[0, 9, 0, 0]) => Confidence::Certain,
+            Some(_) => Confidence::Likely,
+            None => Confidence::No,
+        }
+    }
+
+    fn explain_reject(&self, bytes: &[u8]) -> Option<String> {
+        if bytes.get(..4) == Some(b"CAF\0") {
+            return Some(
+                "it looks like a Cal3D animation file (magic \"CAF\\0\"), which shares the .caf extension; \
+                 CryEngine files start with \"CryTek\", \"CrCh\" or \"#ivo\""
+                    .into(),
+            );
+        }
+        if bytes.get(..6) == Some(b"CryTek") {
+            return Some("a CryTek chunk file of an unknown version (0x744 and 0x745 are known)".into());
+        }
+        Some("it has no CryTek, CrCh or #ivo magic".into())
+    }
+
+    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        let file = if options.lenient { chunkfile::read_lenient(&bytes)? } else { chunkfile::read(&bytes)? };
+        let skeleton = match options.params.get("skeleton") {
+            Some(path) => Some(load_skeleton(std::path::Path::new(path))?),
+            None => None,
+        };
+        Ok(Box::new(CryDocument { file, limits: options.limits, skeleton, lenient: options.lenient }))
+    }
+
+    fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
+        let (file, warnings) = build::from_model(package, options)?;
+        Ok(Written { document: Box::new(CryDocument::new(file)), warnings })
+    }
+
+    fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
+        let d: dump::DumpFile = serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("CryEngine dump"))?;
+        Ok(Box::new(CryDocument::new(dump::from_dump(d)?)))
+    }
+}
+
+/// The skeleton of a `.chr` (CompiledBones), for naming the tracks of a CAF or DBA.
+pub fn load_skeleton(path: &std::path::Path) -> Result<Skeleton> {
+    let data = std::fs::read(path).map_err(|e| Error::from(e).within(path.display().to_string()))?;
+    let file = chunkfile::read(&Bytes::from(data)).map_err(|e| e.within(path.display().to_string()))?;
+    skeleton_of(&file)?.ok_or_else(|| {
+        Error::new(ErrorKind::Invalid, None, "the file has no CompiledBones skeleton chunk")
+            .within(path.display().to_string())
+    })
+}
+
+/// The skeleton in a chunk file, if it has one.
+pub fn skeleton_of(file: &ChunkFile) -> Result<Option<Skeleton>> {
+    let contents = model::contents(file)?;
+    contents.bones.as_deref().map(skeleton::to_skeleton).transpose()
+}
+
+/// A parsed CryEngine chunk file.
+pub struct CryDocument {
+    pub file: ChunkFile,
+    limits: Limits,
+    /// A skeleton given with the `skeleton=PATH` read parameter: names the tracks by controller
+    /// id and is attached to the package.
+    pub skeleton: Option<Skeleton>,
+    /// Read with `lenient`: chunks that do not decode are left out of the model.
+    lenient: bool,
+}
+
+impl CryDocument {
+    pub fn new(file: ChunkFile) -> Self {
+        CryDocument { file, limits: Limits::default(), skeleton: None, lenient: false }
+    }
+
+    /// Names tracks with `skeleton` (and attaches it) when converting to the model.
+    pub fn with_skeleton(mut self, skeleton: Skeleton) -> Self {
+        self.skeleton = Some(skeleton);
+        self
+    }
+}
+
+impl Document for CryDocument {
+    fn format(&self) -> &'static dyn Format {
+        &CryEngine
+    }
+
+    fn version(&self) -> String {
+        self.file.container.name().to_string()
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        self.file.write()
+    }
+
+    fn to_model(&self) -> Result<Package> {
+        let mut package = model::to_model_with(&self.file, &self.limits, self.lenient)?;
+        if let Some(skel) = &self.skeleton {
+            model::name_tracks(&mut package.clips, skel);
+            if package.skeleton.is_none() {
+                package.skeleton = Some(skel.clone());
+            }
+        }
+        Ok(package)
+    }
+
+    fn dump(&self) -> Result<serde_json::Value> {
+        serde_json::to_value(dump::to_dump(&self.file)).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+    }
+
+    fn lint(&self) -> Vec<Finding> {
+        lint::lint(&self.file)
+    }
+
+    fn repair(&self) -> Result<Repaired> {
+        let (file, changes) = lint::repair(&self.file)?;
+        Ok(Repaired { document: Box::new(CryDocument::new(file)), changes })
+    }
+
+    fn notes(&self) -> Vec<String> {
+        model::notes(&self.file)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_finds_the_format_and_its_variants() {
+        let (f, v) = crate::formats::by_extension("i_caf").unwrap();
+        assert_eq!((f.name(), v), ("cryengine", Some("i_caf")));
+        assert_eq!(crate::formats::by_extension("CAF").unwrap().1, Some("caf"));
+        assert_eq!(crate::formats::by_extension("dba").unwrap().1, Some("dba"));
+        assert_eq!(crate::formats::by_name("cryengine").unwrap().0.name(), "cryengine");
+        assert_eq!(CryEngine.probe(b"CAF\0\x1f\x03\0\0"), Confidence::No);
+        assert_eq!(CryEngine.probe(b"#ivo\0\x09\0\0\0\0\0\0"), Confidence::Certain);
+        assert!(CryEngine.explain_reject(b"CAF\0").unwrap().contains("Cal3D"));
+    }
+}

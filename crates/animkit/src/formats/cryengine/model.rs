@@ -1,0 +1,343 @@
+//! Chunk file → model (`cryengine.md` §6, §8).
+//!
+//! - A CAF / i_caf becomes one clip; a DBA one clip per animation record; a `.chr` a package
+//!   with a [`Skeleton`] (bones in file order, `hash` = controller id, local bind pose).
+//! - Key times: `(frame − start)/fps`, fps 30 unless a Timing 0x919 chunk states another rate;
+//!   `start` is the MotionParameters start frame (compressed CAFs; PQLog/PQS keys already start
+//!   at 0).
+//! - Rotations [`Interpolation::Nlerp`] (the engine's nlerp with hemisphere flip), normalised
+//!   and made hemisphere-continuous (for glTF slerp samplers); positions and scales
+//!   [`Interpolation::Linear`].
+//! - Tracks target `BoneRef { hash: controller id, name }`; names come from a BoneNameList
+//!   (name *i* belongs to controller chunk *i*), else stay unset until [`name_tracks`] applies a
+//!   skeleton.
+//! - Duration: MotionParameters `(end − start)/30`, else GAHCAF `totalDuration`, else Timing
+//!   0x919 `(count − 1)/rate`, else the last key. Additive (asset flag 0x001) and cycle (0x002)
+//!   flags map to `additive` and `looping`. The package is Z-up, metres.
+
+use glam::Vec3;
+
+use super::chunkfile::{kind, ChunkFile, Container};
+use super::controller::{self, Controller, GahCaf, KeyTrack, MotionParams, Timing, FLAG_ADDITIVE, FLAG_CYCLE};
+use super::{dba, ivo, skeleton};
+use crate::bytes::Cursor;
+use crate::error::{Context, Error, ErrorKind, Result};
+use crate::formats::Limits;
+use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, UpAxis, Values};
+
+/// Everything the model needs from a classic chunk file.
+#[derive(Debug, Default)]
+pub struct Contents {
+    pub controllers: Vec<Controller>,
+    pub bone_names: Option<Vec<String>>,
+    pub motion: Option<MotionParams>,
+    pub gah: Option<GahCaf>,
+    pub timing: Option<Timing>,
+    pub bones: Option<Vec<skeleton::CompiledBone>>,
+    pub dba: Option<dba::Dba>,
+}
+
+/// Decodes the chunks the model uses; unknown chunks are skipped.
+pub fn contents(file: &ChunkFile) -> Result<Contents> {
+    contents_with(file, false)
+}
+
+/// Like [`contents`]; with `lenient`, chunks that do not decode are skipped too (lint reports
+/// them).
+pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
+    let container = file.container;
+    let mut out = Contents::default();
+    for (i, ch) in file.chunks.iter().enumerate() {
+        let (version, endian) = ch.version_and_endian(container);
+        let payload = ch.payload(container);
+        let base = ch.payload_offset(container);
+        let r: Result<()> = (|| {
+            match ch.kind(container) {
+                kind::CONTROLLER if version == 0x905 => out.dba = Some(dba::parse(payload, base, endian)?),
+                kind::CONTROLLER => out.controllers.push(controller::parse(version, payload, base, endian)?),
+                kind::BONE_NAME_LIST if version == 0x745 => {
+                    out.bone_names = Some(controller::parse_bone_names(payload, base)?)
+                }
+                kind::MOTION_PARAMETERS if version == 0x925 => {
+                    let mut c = Cursor::with_base(payload, base, endian);
+                    out.motion = Some(controller::parse_motion_params(&mut c)?);
+                }
+                kind::GAH_CAF if version == 0x971 => out.gah = Some(controller::parse_gah_caf(payload, base)?),
+                kind::TIMING if matches!(version, 0x918 | 0x919) => {
+                    out.timing = Some(controller::parse_timing(version, payload, base)?)
+                }
+                kind::COMPILED_BONES if version == 0x800 => out.bones = Some(skeleton::parse(payload, base)?),
+                _ => {}
+            }
+            Ok(())
+        })();
+        if !lenient {
+            r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?;
+        }
+    }
+    Ok(out)
+}
+
+fn check_keys(count: &mut u64, n: usize, limits: &Limits) -> Result<()> {
+    *count += n as u64;
+    if *count > limits.max_keys {
+        return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
+    }
+    Ok(())
+}
+
+/// Appends the tracks of one controller.
+#[allow(clippy::too_many_arguments)]
+fn push_tracks(
+    tracks: &mut Vec<Track>,
+    id: u32,
+    name: Option<String>,
+    rotation: Option<&KeyTrack<glam::Quat>>,
+    position: Option<&KeyTrack<Vec3>>,
+    scale: Option<&KeyTrack<Vec3>>,
+    start: f32,
+    fps: f32,
+) {
+    let target = Target::Bone(BoneRef { name, hash: Some(id), ..Default::default() });
+    let times = |f: &[f32]| f.iter().map(|&x| (x - start) / fps).collect::<Vec<f32>>();
+    if let Some(r) = rotation.filter(|r| !r.frames.is_empty()) {
+        tracks.push(Track {
+            target: target.clone(),
+            interpolation: Interpolation::Nlerp,
+            times: times(&r.frames),
+            values: Values::Rotation(continuous(&r.values)),
+        });
+    }
+    if let Some(p) = position.filter(|p| !p.frames.is_empty()) {
+        tracks.push(Track {
+            target: target.clone(),
+            interpolation: Interpolation::Linear,
+            times: times(&p.frames),
+            values: Values::Translation(p.values.clone()),
+        });
+    }
+    if let Some(s) = scale.filter(|s| !s.frames.is_empty()) {
+        tracks.push(Track {
+            target,
+            interpolation: Interpolation::Linear,
+            times: times(&s.frames),
+            values: Values::Scale(s.values.clone()),
+        });
+    }
+}
+
+/// Normalised rotations with each key in the hemisphere of the previous one (nlerp flips anyway;
+/// glTF slerp samplers need it, §6).
+pub fn continuous(values: &[glam::Quat]) -> Vec<glam::Quat> {
+    let mut out: Vec<glam::Quat> = Vec::with_capacity(values.len());
+    for q in values {
+        let q = if q.length_squared() > 0.0 && q.is_finite() { q.normalize() } else { glam::Quat::IDENTITY };
+        out.push(match out.last() {
+            Some(p) if p.dot(q) < 0.0 => -q,
+            _ => q,
+        });
+    }
+    out
+}
+
+fn stem(path: &str) -> String {
+    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    file.rsplit_once('.').map_or(file, |(s, _)| s).to_string()
+}
+
+/// Converts a chunk file.
+pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
+    to_model_with(file, limits, false)
+}
+
+/// Converts a chunk file; with `lenient`, controllers and other chunks that do not decode are
+/// left out instead of failing the conversion.
+pub fn to_model_with(file: &ChunkFile, limits: &Limits, lenient: bool) -> Result<Package> {
+    if file.container == Container::Ivo {
+        return ivo::to_model(file, limits);
+    }
+    let c = contents_with(file, lenient)?;
+    let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
+    if let Some(bones) = &c.bones {
+        package.skeleton = Some(skeleton::to_skeleton(bones)?);
+    }
+    let mut keys = 0u64;
+    if let Some(d) = &c.dba {
+        for a in &d.animations {
+            let m = &a.motion;
+            let start = m.start as f32;
+            let mut tracks = Vec::new();
+            for ctrl in &a.controllers {
+                let n = ctrl.rotation.as_ref().map_or(0, |r| r.frames.len())
+                    + ctrl.position.as_ref().map_or(0, |p| p.frames.len());
+                check_keys(&mut keys, n, limits)?;
+                push_tracks(
+                    &mut tracks,
+                    ctrl.id,
+                    None,
+                    ctrl.rotation.as_ref(),
+                    ctrl.position.as_ref(),
+                    None,
+                    start,
+                    30.0,
+                );
+            }
+            package.clips.push(Clip {
+                name: stem(&a.path),
+                duration: ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0),
+                looping: Some(m.asset_flags & FLAG_CYCLE != 0),
+                additive: m.asset_flags & FLAG_ADDITIVE != 0,
+                frame_rate: Some(30.0),
+                tracks,
+            });
+        }
+    }
+    if !c.controllers.is_empty() {
+        package.clips.push(caf_clip(&c, limits, &mut keys)?);
+    }
+    if let Some(skel) = &package.skeleton {
+        name_tracks(&mut package.clips, skel);
+    }
+    Ok(package)
+}
+
+/// The frame rate and start frame of a CAF's key times.
+fn caf_timebase(c: &Contents) -> (f32, f32) {
+    let fps = match &c.timing {
+        Some(Timing::Samples { rate, .. }) if rate.is_finite() && *rate > 0.0 => *rate,
+        _ => 30.0,
+    };
+    let compressed = c.controllers.iter().any(|k| matches!(k.version, 0x829 | 0x831 | 0x832) && k.formats.is_some());
+    let start = match (&c.motion, &c.gah) {
+        _ if !compressed => 0.0,
+        (Some(m), _) => m.start as f32,
+        (None, Some(g)) if g.start_sec.is_finite() => g.start_sec * 30.0,
+        _ => 0.0,
+    };
+    (fps, start)
+}
+
+fn caf_clip(c: &Contents, limits: &Limits, keys: &mut u64) -> Result<Clip> {
+    let (fps, start) = caf_timebase(c);
+    let mut tracks = Vec::new();
+    for (i, ctrl) in c.controllers.iter().enumerate() {
+        let n = [ctrl.rotation.as_ref().map(|t| t.frames.len()), ctrl.position.as_ref().map(|t| t.frames.len())]
+            .into_iter()
+            .flatten()
+            .sum::<usize>()
+            + ctrl.scale.as_ref().map_or(0, |t| t.frames.len());
+        check_keys(keys, n, limits)?;
+        let name = c.bone_names.as_ref().and_then(|names| names.get(i)).cloned();
+        push_tracks(
+            &mut tracks,
+            ctrl.id,
+            name,
+            ctrl.rotation.as_ref(),
+            ctrl.position.as_ref(),
+            ctrl.scale.as_ref(),
+            start,
+            fps,
+        );
+    }
+    let flags = c.motion.map(|m| m.asset_flags).or(c.gah.as_ref().map(|g| g.flags));
+    let mut clip = Clip {
+        name: c.gah.as_ref().map(|g| stem(&g.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| "animation".into()),
+        duration: 0.0,
+        looping: flags.map(|f| f & FLAG_CYCLE != 0),
+        additive: flags.is_some_and(|f| f & FLAG_ADDITIVE != 0),
+        frame_rate: Some(fps),
+        tracks,
+    };
+    clip.duration = match (&c.motion, &c.gah, &c.timing) {
+        (Some(m), _, _) if m.end >= m.start => (i64::from(m.end) - i64::from(m.start)) as f32 / 30.0,
+        (_, Some(g), _) if g.total_duration.is_finite() && g.total_duration > 0.0 => g.total_duration,
+        (_, _, Some(Timing::Samples { count, rate, .. })) if *rate > 0.0 && *count >= 1 => (*count - 1) as f32 / rate,
+        _ => clip.last_key_time(),
+    };
+    Ok(clip)
+}
+
+/// Names every track whose hash matches a skeleton bone (case-preserved CRC-32 controller ids;
+/// the byte-swapped id some tools write is tried too, §10.3). Unmatched hashes stay.
+pub fn name_tracks(clips: &mut [Clip], skeleton: &Skeleton) {
+    for clip in clips {
+        for track in &mut clip.tracks {
+            if let Target::Bone(b) = &mut track.target {
+                if b.name.is_some() {
+                    continue;
+                }
+                let Some(h) = b.hash else { continue };
+                let bone = skeleton
+                    .bones
+                    .iter()
+                    .find(|bone| bone.hash == Some(h))
+                    .or_else(|| skeleton.bones.iter().find(|bone| bone.hash == Some(h.swap_bytes())))
+                    .or_else(|| skeleton.bones.iter().find(|bone| super::quat_codecs::controller_id(&bone.name) == h))
+                    .or_else(|| {
+                        skeleton
+                            .bones
+                            .iter()
+                            .find(|bone| super::quat_codecs::controller_id(&bone.name.to_lowercase()) == h)
+                    });
+                if let Some(bone) = bone {
+                    b.name = Some(bone.name.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Short notes for `info`.
+pub fn notes(file: &ChunkFile) -> Vec<String> {
+    let mut notes = vec![format!("{}, {} chunks", file.container.name(), file.chunks.len())];
+    if file.container == Container::Ivo {
+        match ivo::parse(file) {
+            Ok(a) => {
+                let bones: usize = a.blocks.iter().map(|b| b.controllers.len()).sum();
+                notes.push(format!("{} #ivo block(s), {bones} bone tracks", a.blocks.len()));
+                if a.info.is_some_and(|i| i.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
+                    || a.meta.iter().any(|m| m.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
+                {
+                    notes.push("non-identity start rotation (not composed into the keys)".into());
+                }
+            }
+            Err(_) => notes.push("the #ivo animation does not decode (see check)".into()),
+        }
+        return notes;
+    }
+    let Ok(c) = contents(file) else {
+        notes.push("some chunks do not decode (see check)".into());
+        return notes;
+    };
+    let mut versions: Vec<u32> = c.controllers.iter().map(|k| k.version).collect();
+    versions.dedup();
+    if !versions.is_empty() {
+        let v: Vec<String> = versions.iter().map(|v| format!("0x{v:X}")).collect();
+        notes.push(format!("{} controllers ({})", c.controllers.len(), v.join(", ")));
+    }
+    let mut fmts: Vec<&str> = c
+        .controllers
+        .iter()
+        .filter_map(|k| k.formats)
+        .filter(|f| f[0].value_format != 0 || f[0].time_format != 0)
+        .map(|f| super::quat_codecs::format_name(f[0].value_format))
+        .collect();
+    fmts.sort_unstable();
+    fmts.dedup();
+    if !fmts.is_empty() {
+        notes.push(format!("rotation formats: {}", fmts.join(", ")));
+    }
+    if c.bone_names.is_some() {
+        notes.push("bone name list".into());
+    }
+    if let Some(b) = &c.bones {
+        notes.push(format!("skeleton of {} bones", b.len()));
+    }
+    if let Some(d) = &c.dba {
+        notes.push(format!("DBA of {} animations{}", d.animations.len(), if d.in_place { " (in-place)" } else { "" }));
+    }
+    if c.motion.is_some_and(|m| m.asset_flags & FLAG_ADDITIVE != 0) {
+        notes.push("additive".into());
+    }
+    notes
+}

@@ -1,0 +1,362 @@
+//! Rotation and position value codecs of compressed controllers (`cryengine.md` §4, §5), and
+//! the CRC-32 controller ids (§8).
+//!
+//! Decoding works in `f32` per step as the engine does; the dropped smallest-three component is
+//! clamped (`sqrt(max(0, 1 − Σc²))`). Encoders follow §5.2: normalise, drop the first largest
+//! component, make it non-negative, round to nearest, clamp; bit 45 of the 48-bit form stays 0.
+
+use glam::{Quat, Vec3};
+
+use crate::error::{Error, Result};
+
+/// `ECompressionFormat` values (§4).
+pub mod format {
+    pub const NO_COMPRESS: u8 = 0;
+    pub const NO_COMPRESS_QUAT: u8 = 1;
+    pub const NO_COMPRESS_VEC3: u8 = 2;
+    pub const SHOT_INT3_QUAT: u8 = 3;
+    pub const SMALL_TREE_DWORD_QUAT: u8 = 4;
+    pub const SMALL_TREE_48BIT_QUAT: u8 = 5;
+    pub const SMALL_TREE_64BIT_QUAT: u8 = 6;
+    pub const POLAR_QUAT: u8 = 7;
+    pub const SMALL_TREE_64BIT_EXT_QUAT: u8 = 8;
+}
+
+/// The name of a compression format value.
+pub fn format_name(f: u8) -> &'static str {
+    match f {
+        0 => "NoCompress",
+        1 => "NoCompressQuat",
+        2 => "NoCompressVec3",
+        3 => "ShotInt3Quat",
+        4 => "SmallTreeDWORDQuat",
+        5 => "SmallTree48BitQuat",
+        6 => "SmallTree64BitQuat",
+        7 => "PolarQuat",
+        8 => "SmallTree64BitExtQuat",
+        9 => "AutomaticQuat",
+        10 => "NoController",
+        _ => "unknown",
+    }
+}
+
+/// The size of one rotation value in format `f`, or `None` for a format without a codec.
+pub fn rotation_size(f: u8) -> Option<usize> {
+    match f {
+        0 | 1 => Some(16),
+        3 | 5 => Some(6),
+        4 => Some(4),
+        6 | 8 => Some(8),
+        _ => None,
+    }
+}
+
+/// The size of one position (or scale) value in format `f`: 3×f32 in formats 0 and 2.
+pub fn position_size(f: u8) -> Option<usize> {
+    match f {
+        0 | 2 => Some(12),
+        _ => None,
+    }
+}
+
+/// The engine's literal `0.70710678` (equal to `FRAC_1_SQRT_2` in f32).
+#[allow(clippy::approx_constant)]
+const HALF_SQRT2: f32 = 0.707_106_78;
+
+/// A smallest-three layout: component widths, scales and the position of the 2-bit index.
+struct SmallTree {
+    widths: [u32; 3],
+    maxes: [f32; 3],
+    index_shift: u32,
+}
+
+const DWORD: SmallTree = SmallTree { widths: [10, 10, 10], maxes: [723.0; 3], index_shift: 30 };
+const ST48: SmallTree = SmallTree { widths: [15, 15, 15], maxes: [23170.0; 3], index_shift: 46 };
+const ST64: SmallTree = SmallTree { widths: [20, 20, 20], maxes: [741_454.0; 3], index_shift: 62 };
+const ST64EXT: SmallTree =
+    SmallTree { widths: [21, 21, 20], maxes: [1_482_909.0, 1_482_909.0, 741_454.0], index_shift: 62 };
+
+impl SmallTree {
+    fn decode(&self, v: u64) -> Quat {
+        let idx = ((v >> self.index_shift) & 3) as usize;
+        let mut q = [0f32; 4];
+        let (mut shift, mut k, mut sum) = (0u32, 0usize, 0f32);
+        for (comp, slot) in q.iter_mut().enumerate() {
+            if comp == idx {
+                continue;
+            }
+            let raw = (v >> shift) & ((1u64 << self.widths[k]) - 1);
+            let c = raw as f32 / self.maxes[k] - HALF_SQRT2;
+            *slot = c;
+            sum += c * c;
+            shift += self.widths[k];
+            k += 1;
+        }
+        q[idx] = (1.0 - sum).max(0.0).sqrt();
+        Quat::from_xyzw(q[0], q[1], q[2], q[3])
+    }
+
+    fn encode(&self, q: Quat) -> u64 {
+        let q = normalized(q);
+        let mut c = q.to_array();
+        let mut idx = 0;
+        for i in 1..4 {
+            if c[i].abs() > c[idx].abs() {
+                idx = i;
+            }
+        }
+        if c[idx] < 0.0 {
+            c = c.map(|x| -x);
+        }
+        let mut v = (idx as u64) << self.index_shift;
+        let (mut shift, mut k) = (0u32, 0usize);
+        for (comp, &x) in c.iter().enumerate() {
+            if comp == idx {
+                continue;
+            }
+            let top = ((1u64 << self.widths[k]) - 1) as f64;
+            let raw = ((f64::from(x) + f64::from(HALF_SQRT2)) * f64::from(self.maxes[k]) + 0.5).floor().clamp(0.0, top);
+            v |= (raw as u64) << shift;
+            shift += self.widths[k];
+            k += 1;
+        }
+        v
+    }
+}
+
+fn normalized(q: Quat) -> Quat {
+    let len = q.length();
+    if len > 0.0 && len.is_finite() {
+        q / len
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+fn u16_at(b: &[u8], i: usize) -> u64 {
+    b.get(i..i + 2).map_or(0, |s| u64::from(u16::from_le_bytes([s[0], s[1]])))
+}
+
+fn u32_at(b: &[u8], i: usize) -> u64 {
+    b.get(i..i + 4).map_or(0, |s| u64::from(u32::from_le_bytes([s[0], s[1], s[2], s[3]])))
+}
+
+fn f32_at(b: &[u8], i: usize) -> f32 {
+    f32::from_bits(u32_at(b, i) as u32)
+}
+
+/// Decodes one rotation value of format `f` from `b`, which holds exactly [`rotation_size`]
+/// bytes. Little-endian.
+pub fn decode_rotation(f: u8, b: &[u8]) -> Result<Quat> {
+    let need = rotation_size(f).ok_or_else(|| unsupported_rotation(f))?;
+    if b.len() < need {
+        return Err(Error::truncated(0, need, b.len()));
+    }
+    Ok(match f {
+        0 | 1 => Quat::from_xyzw(f32_at(b, 0), f32_at(b, 4), f32_at(b, 8), f32_at(b, 12)),
+        3 => {
+            let c = |i: usize| f32::from(u16_at(b, i) as u16 as i16) / 32767.0;
+            let (x, y, z) = (c(0), c(2), c(4));
+            Quat::from_xyzw(x, y, z, (1.0 - x * x - y * y - z * z).max(0.0).sqrt())
+        }
+        4 => DWORD.decode(u32_at(b, 0)),
+        5 => ST48.decode(u16_at(b, 0) | u16_at(b, 2) << 16 | u16_at(b, 4) << 32),
+        6 => ST64.decode(u32_at(b, 0) | u32_at(b, 4) << 32),
+        _ => ST64EXT.decode(u32_at(b, 0) | u32_at(b, 4) << 32),
+    })
+}
+
+/// Appends the encoding of `q` in format `f`.
+pub fn encode_rotation(f: u8, q: Quat, out: &mut Vec<u8>) -> Result<()> {
+    match f {
+        0 | 1 => {
+            for c in q.to_array() {
+                out.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        3 => {
+            let mut q = normalized(q);
+            if q.w < 0.0 {
+                q = -q;
+            }
+            for c in [q.x, q.y, q.z] {
+                let v = (f64::from(c) * 32767.0 + 0.5).floor().clamp(-32767.0, 32767.0) as i16;
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        4 => out.extend_from_slice(&(DWORD.encode(q) as u32).to_le_bytes()),
+        5 => out.extend_from_slice(&ST48.encode(q).to_le_bytes()[..6]),
+        6 => out.extend_from_slice(&ST64.encode(q).to_le_bytes()),
+        8 => out.extend_from_slice(&ST64EXT.encode(q).to_le_bytes()),
+        _ => return Err(unsupported_rotation(f)),
+    }
+    Ok(())
+}
+
+fn unsupported_rotation(f: u8) -> Error {
+    Error::unsupported(format!("rotation format {f} ({}) has no codec", format_name(f)))
+}
+
+/// Decodes one position (or scale) value: 3×f32 in formats 0 and 2.
+pub fn decode_position(f: u8, b: &[u8]) -> Result<Vec3> {
+    if position_size(f).is_none() {
+        return Err(Error::unsupported(format!("position format {f} ({}) has no codec", format_name(f))));
+    }
+    if b.len() < 12 {
+        return Err(Error::truncated(0, 12, b.len()));
+    }
+    Ok(Vec3::new(f32_at(b, 0), f32_at(b, 4), f32_at(b, 8)))
+}
+
+/// Appends a position (3×f32).
+pub fn encode_position(p: Vec3, out: &mut Vec<u8>) {
+    for c in p.to_array() {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+}
+
+/// The controller id of a bone name: the standard CRC-32 of the case-preserved name (§8).
+pub fn controller_id(name: &str) -> u32 {
+    crc32fast::hash(name.as_bytes())
+}
+
+/// The largest error (radians of rotation) the codec `f` may introduce, for tests and lint.
+pub fn max_error(f: u8) -> f32 {
+    match f {
+        0 | 1 => 1e-6,
+        // w = sqrt(1 − Σc²) amplifies the x, y, z rounding when w is near 0.
+        3 => 0.02,
+        4 => 2.0 / 723.0 * 2.0,
+        5 => 2.0 / 23170.0 * 2.0,
+        _ => 2.0 / 741_454.0 * 2.0 + 1e-6,
+    }
+}
+
+/// The rotation angle between two unit quaternions (q and −q are equal).
+pub fn angle_between(a: Quat, b: Quat) -> f32 {
+    // atan2 stays accurate for tiny angles where acos(dot) loses precision in f32.
+    let d = a * b.conjugate();
+    2.0 * d.xyz().length().atan2(d.w.abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Expected values computed independently from the spec's math (§5.2, strict f32 per step):
+    //   K=0.70710678; f32=lambda x: struct.unpack('<f',struct.pack('<f',x))[0]
+    //   enc(q,widths,maxes,shift): idx=first largest |q|; negate if q[idx]<0;
+    //       raw=clamp(floor((c+K)*max+0.5)); v|=raw<<s
+    //   dec(v,...): c=f32(f32(raw/max)-K); w=sqrt(max(0,1-Σc²))
+    //   q=(1,2,3,4)/sqrt(30):
+    //     dword   83 1e bc f8               -> 0.1822432 0.364_815_8 0.5473884 0.730_796
+    //     st48    86 50 86 b0 64 dc         -> 0.1825781 0.3651418 0.5477055 0.7303118
+    //     st64    ca 10 4a 19 c2 5e 32 ce   -> 0.1825749 0.3651486 0.5477223 0.7302967
+    //     st64ext 94 21 34 65 08 7b c9 f8   -> 0.1825743 0.3651485 0.5477223 0.7302969
+    //     shotint3: floor(c*32767+0.5) as i16 LE -> 5e 17 bd 2e 1b 46 -> 5982/32767, 11965/32767,
+    //       17947/32767, w = 0.7303022
+    //   identity: dword ff fd f7 df -> (-0.0003294 x3, 0.9999998); st48 00 40 00 20 00 d0 -> (1.45e-5 x3, 1);
+    //     st64 ff ff f7 ff 7f ff ff c7; st64ext ff ff ef ff ff fd ff df -> (~0, ~0, ~0, 1)
+    fn hex(s: &str) -> Vec<u8> {
+        s.split_whitespace().map(|h| u8::from_str_radix(h, 16).unwrap()).collect()
+    }
+
+    fn q1234() -> Quat {
+        Quat::from_xyzw(1.0, 2.0, 3.0, 4.0) / 30f32.sqrt()
+    }
+
+    fn close(a: Quat, b: [f32; 4], tol: f32) {
+        let b = Quat::from_array(b);
+        let d = if a.dot(b) < 0.0 { -a } else { a };
+        assert!((d - b).length() < tol, "{a:?} vs {b:?}");
+    }
+
+    #[test]
+    fn decode_spec_vectors() {
+        let cases: [(u8, &str, [f32; 4]); 5] = [
+            (4, "83 1E BC F8", [0.1822432, 0.364_815_8, 0.5473884, 0.730_796]),
+            (5, "86 50 86 B0 64 DC", [0.1825781, 0.3651418, 0.5477055, 0.7303118]),
+            (6, "CA 10 4A 19 C2 5E 32 CE", [0.1825749, 0.3651486, 0.5477223, 0.7302967]),
+            (8, "94 21 34 65 08 7B C9 F8", [0.1825743, 0.3651485, 0.5477223, 0.7302969]),
+            (3, "5E 17 BD 2E 1B 46", [0.1825617, 0.365_154, 0.5477157, 0.7303022]),
+        ];
+        for (f, bytes, expect) in cases {
+            close(decode_rotation(f, &hex(bytes)).unwrap(), expect, 1e-5);
+            let mut out = Vec::new();
+            encode_rotation(f, q1234(), &mut out).unwrap();
+            assert_eq!(out, hex(bytes), "format {f}");
+        }
+        let identities: [(u8, &str, [f32; 4]); 5] = [
+            (4, "FF FD F7 DF", [-0.0003294, -0.0003294, -0.0003294, 0.999_999_8]),
+            (5, "00 40 00 20 00 D0", [1.45e-5, 1.45e-5, 1.45e-5, 1.0]),
+            (6, "FF FF F7 FF 7F FF FF C7", [0.0, 0.0, 0.0, 1.0]),
+            (8, "FF FF EF FF FF FD FF DF", [0.0, 0.0, 0.0, 1.0]),
+            (3, "00 00 00 00 00 00", [0.0, 0.0, 0.0, 1.0]),
+        ];
+        for (f, bytes, expect) in identities {
+            close(decode_rotation(f, &hex(bytes)).unwrap(), expect, 1e-6);
+            let mut out = Vec::new();
+            encode_rotation(f, Quat::IDENTITY, &mut out).unwrap();
+            assert_eq!(out, hex(bytes), "identity format {f}");
+        }
+        // Worked example of §5.2: index 3, raws 20614, 24844, 29074.
+        let v = 0xDC64_B086_5086u64;
+        assert_eq!(v >> 46, 3);
+        assert_eq!([v & 0x7FFF, (v >> 15) & 0x7FFF, (v >> 30) & 0x7FFF], [20614, 24844, 29074]);
+        close(
+            decode_rotation(1, &hex("00 00 80 3F 00 00 00 00 00 00 00 00 00 00 00 00")).unwrap(),
+            [1.0, 0.0, 0.0, 0.0],
+            1e-9,
+        );
+        assert!(decode_rotation(7, &[0; 16]).is_err());
+        assert!(decode_rotation(5, &[0; 5]).is_err());
+    }
+
+    #[test]
+    fn crc32_controller_ids() {
+        // zlib.crc32 of the names (Python): the §8 vectors.
+        assert_eq!(controller_id("Bip01"), 0x7856_1A24);
+        assert_eq!(controller_id("bip01"), 0xB997_3520);
+        assert_eq!(controller_id("Hips"), 0xDED1_0611);
+        assert_eq!(controller_id("World"), 0xFBB6_3E47);
+        assert_eq!(controller_id("L_UpperLeg"), 0x1253_AE20);
+    }
+
+    #[test]
+    fn encoders_round_trip_random_quaternions() {
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut worst = [0f32; 9];
+        for _ in 0..100_000 {
+            // Uniform random rotation (Shoemake).
+            let (u1, u2, u3) = (rnd(), rnd(), rnd());
+            let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
+            let t2 = std::f64::consts::TAU * u2;
+            let t3 = std::f64::consts::TAU * u3;
+            let q = Quat::from_xyzw(
+                (a * t2.sin()) as f32,
+                (a * t2.cos()) as f32,
+                (b * t3.sin()) as f32,
+                (b * t3.cos()) as f32,
+            );
+            for f in [1u8, 3, 4, 5, 6, 8] {
+                let mut out = Vec::new();
+                encode_rotation(f, q, &mut out).unwrap();
+                assert_eq!(out.len(), rotation_size(f).unwrap());
+                if f == 5 {
+                    assert_eq!(out[5] & 0x20, 0, "bit 45 must stay clear");
+                }
+                let back = decode_rotation(f, &out).unwrap();
+                let e = angle_between(back.normalize(), q);
+                worst[f as usize] = worst[f as usize].max(e);
+                assert!(e <= max_error(f), "format {f}: error {e} for {q:?}");
+            }
+        }
+        assert!(worst[5] > 0.0 && worst[5] < 1.3e-4, "{worst:?}");
+    }
+}
