@@ -12,9 +12,7 @@ use animkit::Bytes;
 fn hip_files() -> Vec<(String, Vec<u8>)> {
     common::corpus_files("evilengine")
         .into_iter()
-        .filter(|(n, _)| {
-            n.to_ascii_lowercase().ends_with(".hip") || n.to_ascii_lowercase().ends_with(".hop")
-        })
+        .filter(|(n, _)| n.to_ascii_lowercase().ends_with(".hip") || n.to_ascii_lowercase().ends_with(".hop"))
         .collect()
 }
 
@@ -29,12 +27,7 @@ fn doc(d: &dyn animkit::Document) -> &HipDocument {
 /// Every ANIM asset's bytes, with its clip name.
 fn anim_assets(bytes: &[u8]) -> Vec<(String, Bytes)> {
     let d = open(bytes);
-    d.entries()
-        .unwrap()
-        .into_iter()
-        .filter(|e| e.kind == "ANIM")
-        .map(|e| (e.name, e.data))
-        .collect()
+    d.entries().unwrap().into_iter().filter(|e| e.kind == "ANIM").map(|e| (e.name, e.data)).collect()
 }
 
 #[test]
@@ -47,37 +40,15 @@ fn archives_round_trip_byte_identically() {
         let dumped = animkit::dump(d.as_ref()).unwrap();
         let text = serde_json::to_string(&dumped).unwrap();
         let packed = animkit::pack(serde_json::from_str(&text).unwrap()).unwrap();
-        assert_eq!(
-            &packed.write().unwrap(),
-            bytes,
-            "{name}: dump → pack differs"
-        );
+        assert_eq!(&packed.write().unwrap(), bytes, "{name}: dump → pack differs");
         let findings = d.lint();
-        assert!(
-            findings
-                .iter()
-                .all(|f| f.severity == animkit::lint::Severity::Info),
-            "{name}: {findings:?}"
-        );
+        assert!(findings.iter().all(|f| f.severity == animkit::lint::Severity::Info), "{name}: {findings:?}");
         let repaired = d.repair().unwrap();
-        assert!(
-            repaired.changes.is_empty(),
-            "{name}: {:?}",
-            repaired.changes
-        );
+        assert!(repaired.changes.is_empty(), "{name}: {:?}", repaired.changes);
         let package = d.to_model().unwrap();
-        let anims = doc(d.as_ref())
-            .hip
-            .assets()
-            .iter()
-            .filter(|(a, _)| &a.kind == b"ANIM")
-            .count();
+        let anims = doc(d.as_ref()).hip.assets().iter().filter(|(a, _)| &a.kind == b"ANIM").count();
         assert_eq!(package.clips.len(), anims, "{name}");
-        eprintln!(
-            "{name}: {} bytes, {anims} ANIM clips, notes {:?}",
-            bytes.len(),
-            d.notes()
-        );
+        eprintln!("{name}: {} bytes, {anims} ANIM clips, notes {:?}", bytes.len(), d.notes());
     }
     if !files.is_empty() {
         assert_eq!(files.len(), 2);
@@ -94,17 +65,11 @@ fn boot_has_the_expected_assets() {
     let anims = entries.iter().filter(|e| e.kind == "ANIM").count();
     let models = entries.iter().filter(|e| e.kind == "MODL").count();
     assert_eq!((anims, models), (127, 56));
-    let mut names: Vec<_> = entries
-        .iter()
-        .map(|e| e.name.to_ascii_lowercase())
-        .collect();
+    let mut names: Vec<_> = entries.iter().map(|e| e.name.to_ascii_lowercase()).collect();
     names.sort();
     names.dedup();
     assert_eq!(names.len(), entries.len(), "entry names are unique");
-    assert!(d
-        .notes()
-        .iter()
-        .any(|n| n.contains("decided by the archive's game (Battle for Bikini Bottom)")));
+    assert!(d.notes().iter().any(|n| n.contains("decided by the archive's game (Battle for Bikini Bottom)")));
     // §5.3: the ANIM asset ID is the hash of the source file's base name (225 of 225 in the spec).
     let h = doc(d.as_ref());
     for (a, dbg) in h.hip.assets().iter().filter(|(a, _)| &a.kind == b"ANIM") {
@@ -135,18 +100,11 @@ fn every_anim_asset_round_trips_alone() {
         let d = animkit::read(data.clone(), None, &ReadOptions::default()).unwrap();
         assert_eq!(d.format().name(), "skb");
         assert_eq!(d.version(), "V1 big-endian", "{name}");
-        assert!(
-            d.notes()[0].contains("decided by size and validation"),
-            "{name}"
-        );
+        assert!(d.notes()[0].contains("decided by size and validation"), "{name}");
         assert_eq!(&d.write().unwrap()[..], &data[..], "{name}");
         let dumped = animkit::dump(d.as_ref()).unwrap();
         let packed = animkit::pack(serde_json::from_str(&dumped.to_string()).unwrap()).unwrap();
-        assert_eq!(
-            &packed.write().unwrap()[..],
-            &data[..],
-            "{name}: dump → pack"
-        );
+        assert_eq!(&packed.write().unwrap()[..], &data[..], "{name}: dump → pack");
         // Explicit version parameter.
         let mut options = ReadOptions::default();
         options.params.insert("skb_version".into(), "1".into());
@@ -158,18 +116,11 @@ fn every_anim_asset_round_trips_alone() {
         assert_eq!(&le[..4], b"SKB1");
         let (back, _) = skb::read(&Bytes::from(le), None).unwrap();
         assert_eq!(back.endian, Endian::Little);
-        assert_eq!(
-            &skb::write(&skb::with_endian(&back, Endian::Big))[..],
-            &data[..],
-            "{name}: BE → LE → BE"
-        );
+        assert_eq!(&skb::write(&skb::with_endian(&back, Endian::Big))[..], &data[..], "{name}: BE → LE → BE");
         padded += usize::from(!s.tail.is_empty());
         dense += usize::from(s.key_count() == usize::from(s.bone_count) * s.time_count());
     }
-    eprintln!(
-        "{} ANIM assets: {padded} with CD CD padding, {dense} dense",
-        assets.len()
-    );
+    eprintln!("{} ANIM assets: {padded} with CD CD padding, {dense} dense", assets.len());
 }
 
 /// §4: every invariant on every real asset (C1 big-endian, C2 flags 0, C3 size and CD padding,
@@ -223,52 +174,32 @@ fn model_sampling_matches_the_game_evaluator() {
         }
         for t in &clip.tracks {
             if let Values::Rotation(q) = &t.values {
-                assert!(
-                    q.windows(2).all(|w| w[0].dot(w[1]) >= 0.0),
-                    "{name}: §6.3 hemisphere continuity"
-                );
+                assert!(q.windows(2).all(|w| w[0].dot(w[1]) >= 0.0), "{name}: §6.3 hemisphere continuity");
             }
         }
         let times = s.times_seconds();
         let mut probes: Vec<f32> = times.clone();
-        probes.extend(
-            times
-                .windows(2)
-                .flat_map(|w| [w[0] + (w[1] - w[0]) * 0.3, (w[0] + w[1]) / 2.0]),
-        );
+        probes.extend(times.windows(2).flat_map(|w| [w[0] + (w[1] - w[0]) * 0.3, (w[0] + w[1]) / 2.0]));
         probes.push(clip.duration + 1.0);
         for t in probes {
             let game = model::evaluate(&s, t).unwrap();
             let pose = sample(&clip, t);
             for (b, g) in game.iter().enumerate() {
-                let Sampled::Rotation(q) = pose[2 * b].value else {
-                    panic!()
-                };
-                let Sampled::Translation(p) = pose[2 * b + 1].value else {
-                    panic!()
-                };
+                let Sampled::Rotation(q) = pose[2 * b].value else { panic!() };
+                let Sampled::Translation(p) = pose[2 * b + 1].value else { panic!() };
                 let gq = glam::Vec4::from_array(g.rotation).normalize();
                 let dq = 1.0 - glam::Vec4::from(q).dot(gq).abs();
-                let dp = (p - glam::Vec3::from_array(g.translation))
-                    .abs()
-                    .max_element();
+                let dp = (p - glam::Vec3::from_array(g.translation)).abs().max_element();
                 let scale = glam::Vec3::from_array(s.scale).max_element();
                 assert!(dq < 1e-5, "{name} t={t} bone {b}: {q:?} vs {gq:?}");
-                assert!(
-                    dp <= scale * 0.01 + 1e-5,
-                    "{name} t={t} bone {b}: {p} vs {:?}",
-                    g.translation
-                );
+                assert!(dp <= scale * 0.01 + 1e-5, "{name} t={t} bone {b}: {p} vs {:?}", g.translation);
                 worst = (worst.0.max(dq), worst.1.max(dp));
                 checked += 1;
             }
         }
     }
     eprintln!("{negative} of {pairs} raw same-bone key pairs have a negative dot product; none in the model");
-    eprintln!(
-        "{checked} bone samples agree; worst 1−|dot| {:.2e}, worst translation {:.2e}",
-        worst.0, worst.1
-    );
+    eprintln!("{checked} bone samples agree; worst 1−|dot| {:.2e}, worst translation {:.2e}", worst.0, worst.1);
 }
 
 /// Raw → model → SKB → model is stable within quantisation on every real asset.
@@ -283,18 +214,11 @@ fn model_to_skb_round_trip_on_real_assets() {
         let (s, _) = skb::read(data, None).unwrap();
         let clip = model::to_clip(&s, name, None, &Limits::default()).unwrap();
         let mut warnings = Vec::new();
-        let options = build::BuildOptions {
-            version: skb::SkbVersion::V1,
-            endian: Endian::Big,
-        };
+        let options = build::BuildOptions { version: skb::SkbVersion::V1, endian: Endian::Big };
         let rebuilt = build::from_clip(&clip, None, options, &mut warnings).unwrap();
         assert!(warnings.is_empty(), "{name}: {warnings:?}");
         assert!(lint::invariant_violations(&rebuilt).is_empty(), "{name}");
-        assert_eq!(
-            rebuilt.key_count(),
-            s.key_count(),
-            "{name}: sparse keys kept"
-        );
+        assert_eq!(rebuilt.key_count(), s.key_count(), "{name}: sparse keys kept");
         let clip2 = model::to_clip(&rebuilt, name, None, &Limits::default()).unwrap();
         for (a, b) in clip.tracks.iter().zip(&clip2.tracks) {
             assert_eq!(a.times, b.times, "{name}");
@@ -305,13 +229,9 @@ fn model_to_skb_round_trip_on_real_assets() {
                     }
                 }
                 (Values::Translation(x), Values::Translation(y)) => {
-                    let step =
-                        glam::Vec3::from_array(rebuilt.scale).max(glam::Vec3::from_array(s.scale));
+                    let step = glam::Vec3::from_array(rebuilt.scale).max(glam::Vec3::from_array(s.scale));
                     for (p, q) in x.iter().zip(y) {
-                        assert!(
-                            ((*p - *q).abs() - step).max_element() <= 1e-6,
-                            "{name}: {p} {q}"
-                        );
+                        assert!(((*p - *q).abs() - step).max_element() <= 1e-6, "{name}: {p} {q}");
                     }
                 }
                 _ => panic!(),
@@ -319,10 +239,7 @@ fn model_to_skb_round_trip_on_real_assets() {
         }
         identical += usize::from(skb::write(&rebuilt) == data.to_vec());
     }
-    eprintln!(
-        "{identical} of {} assets rebuild byte-identically from the model",
-        assets.len()
-    );
+    eprintln!("{identical} of {} assets rebuild byte-identically from the model", assets.len());
 }
 
 #[test]
@@ -333,25 +250,15 @@ fn replacing_an_asset_with_itself_keeps_the_archive() {
     let d = open(&bytes);
     let h = doc(d.as_ref());
     let anims = anim_assets(&bytes);
-    let (a, _) = *h
-        .hip
-        .assets()
-        .iter()
-        .find(|(a, _)| &a.kind == b"ANIM")
-        .unwrap();
+    let (a, _) = *h.hip.assets().iter().find(|(a, _)| &a.kind == b"ANIM").unwrap();
     let data = hip::Hip::asset_data(h.bytes(), a).unwrap();
     let mut copy = h.hip.clone();
     copy.replace_asset(a.asset_id, data.clone(), 0x20).unwrap();
-    assert_eq!(
-        hip::write(&copy),
-        bytes,
-        "re-packing unchanged data reproduces the file"
-    );
+    assert_eq!(hip::write(&copy), bytes, "re-packing unchanged data reproduces the file");
     // A grown asset: its data reads back and every other asset is unchanged.
     let mut grown = data.to_vec();
     grown.extend_from_slice(&[0xCD; 20]);
-    copy.replace_asset(a.asset_id, Bytes::from(grown.clone()), 0x20)
-        .unwrap();
+    copy.replace_asset(a.asset_id, Bytes::from(grown.clone()), 0x20).unwrap();
     let out = open(&hip::write(&copy));
     let e = out.entries().unwrap();
     let changed: Vec<_> = e
@@ -377,9 +284,7 @@ fn truncated_inputs_are_errors_not_panics() {
     for (name, data) in anim_assets(&bytes).iter().take(30) {
         let (s, _) = skb::read(data, None).unwrap();
         let step = (data.len() / 200).max(1);
-        let cuts = (0..64.min(data.len()))
-            .chain((64..data.len()).step_by(step))
-            .chain(data.len() - 4..data.len());
+        let cuts = (0..64.min(data.len())).chain((64..data.len()).step_by(step)).chain(data.len() - 4..data.len());
         for n in cuts {
             let r = skb::read(&data.slice(..n), None);
             // Dropping only the CD padding leaves a valid unpadded V1 file (a peer-tool variant).
@@ -406,26 +311,14 @@ fn skeletons_from_modl_bind_to_clips() {
         let Some(skel) = rwskel::skeleton(&clump).unwrap() else {
             continue;
         };
-        let frame_of = |id: i32| {
-            clump
-                .frames
-                .iter()
-                .position(|f| f.hanim.as_ref().is_some_and(|x| x.node_id == id))
-                .unwrap()
-        };
+        let frame_of =
+            |id: i32| clump.frames.iter().position(|f| f.hanim.as_ref().is_some_and(|x| x.node_id == id)).unwrap();
         for (i, bone) in skel.bones.iter().enumerate() {
             let frame = &clump.frames[frame_of(bone.id.unwrap())];
-            let expected = bone
-                .parent
-                .map_or(0, |p| frame_of(skel.bones[p].id.unwrap()) as i32);
+            let expected = bone.parent.map_or(0, |p| frame_of(skel.bones[p].id.unwrap()) as i32);
             assert_eq!(frame.parent, expected, "{} node {i}", dbg.unwrap().name());
         }
-        assert_eq!(
-            clump.frames.len(),
-            skel.bones.len() + 1,
-            "{}",
-            dbg.unwrap().name()
-        );
+        assert_eq!(clump.frames.len(), skel.bones.len() + 1, "{}", dbg.unwrap().name());
     }
     let package = d.to_model().unwrap();
     let skel = package.skeleton.as_ref().expect("a skeleton binds");
@@ -435,22 +328,11 @@ fn skeletons_from_modl_bind_to_clips() {
     // Keys are parent-relative local TRS (§6.2): at t = 0 many non-root bones sit on their bind
     // position (4,354 of 7,061 in the spec's sample).
     let (mut near, mut total) = (0, 0);
-    for clip in package
-        .clips
-        .iter()
-        .filter(|c| c.name.starts_with("spongebob_"))
-    {
-        for t in clip
-            .tracks
-            .iter()
-            .filter(|t| matches!(t.values, Values::Translation(_)))
-        {
+    for clip in package.clips.iter().filter(|c| c.name.starts_with("spongebob_")) {
+        for t in clip.tracks.iter().filter(|t| matches!(t.values, Values::Translation(_))) {
             let bone = t.target.bone().unwrap();
             let b = bone.index.unwrap() as usize;
-            assert_eq!(
-                bone.name.as_deref(),
-                skel.bones.get(b).map(|x| x.name.as_str())
-            );
+            assert_eq!(bone.name.as_deref(), skel.bones.get(b).map(|x| x.name.as_str()));
             let (Values::Translation(v), Some(rest)) = (&t.values, skel.bones.get(b)) else {
                 continue;
             };
@@ -464,14 +346,9 @@ fn skeletons_from_modl_bind_to_clips() {
     // Rotation convention (§6.2): `right, up, at` are the columns of q's matrix, so more bones
     // start on the bind rotation than on its transpose (the conjugate).
     let (mut same, mut transposed) = (0, 0);
-    for clip in package
-        .clips
-        .iter()
-        .filter(|c| c.name.starts_with("spongebob_"))
-    {
+    for clip in package.clips.iter().filter(|c| c.name.starts_with("spongebob_")) {
         for t in clip.tracks.iter() {
-            let (Values::Rotation(v), Some(b)) = (&t.values, t.target.bone().and_then(|b| b.index))
-            else {
+            let (Values::Rotation(v), Some(b)) = (&t.values, t.target.bone().and_then(|b| b.index)) else {
                 continue;
             };
             let rest = skel.bones[b as usize].rest.rotation;
@@ -484,25 +361,14 @@ fn skeletons_from_modl_bind_to_clips() {
     eprintln!("{near} of {total} SpongeBob non-root bones start on their bind position; rotations: {same} match q, {transposed} its conjugate");
     assert!(same > transposed);
     assert!(near * 2 > total);
-    assert!(
-        d.notes().iter().any(|n| n.contains("spongebob_bind.dff")),
-        "{:?}",
-        d.notes()
-    );
+    assert!(d.notes().iter().any(|n| n.contains("spongebob_bind.dff")), "{:?}", d.notes());
     // `model=none` gives no skeleton; `model=NAME` keeps only that model's clips.
     let mut o = ReadOptions::default();
     o.params.insert("model".into(), "none".into());
-    let p = animkit::read(Bytes::from(bytes.clone()), None, &o)
-        .unwrap()
-        .to_model()
-        .unwrap();
+    let p = animkit::read(Bytes::from(bytes.clone()), None, &o).unwrap().to_model().unwrap();
     assert!(p.skeleton.is_none() && p.clips.len() == 127);
-    o.params
-        .insert("model".into(), "cruise_bubble_bind.dff".into());
-    let p = animkit::read(Bytes::from(bytes.clone()), None, &o)
-        .unwrap()
-        .to_model()
-        .unwrap();
+    o.params.insert("model".into(), "cruise_bubble_bind.dff".into());
+    let p = animkit::read(Bytes::from(bytes.clone()), None, &o).unwrap().to_model().unwrap();
     assert!(p.skeleton.is_some() && !p.clips.is_empty());
     assert!(p.clips.iter().all(|c| c.name.starts_with("cruise_bubble_")));
 }
@@ -514,28 +380,18 @@ fn an_edited_clip_replaces_its_asset() {
     let Some(bytes) = common::corpus_file("evilengine", "bfbb_gc_boot.HIP") else {
         return;
     };
-    let d = animkit::formats::evilengine::HipFormat
-        .read(Bytes::from(bytes.clone()), &ReadOptions::default())
-        .unwrap();
+    let d = animkit::formats::evilengine::HipFormat.read(Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
     let mut h = HipDocument::new(doc(d.as_ref()).hip.clone());
     let package = d.to_model().unwrap();
     let mut clip = package.clip("spongebob_idle01").unwrap().clone();
     // Edit: lift the root bone by 1 unit at every key.
-    for t in clip
-        .tracks
-        .iter_mut()
-        .filter(|t| t.target.bone().unwrap().index == Some(1))
-    {
+    for t in clip.tracks.iter_mut().filter(|t| t.target.bone().unwrap().index == Some(1)) {
         if let Values::Translation(v) = &mut t.values {
             v.iter_mut().for_each(|p| p.y += 1.0);
         }
     }
-    let options = build::BuildOptions {
-        version: skb::SkbVersion::V1,
-        endian: Endian::Big,
-    };
-    let rebuilt =
-        build::from_clip(&clip, package.skeleton.as_ref(), options, &mut Vec::new()).unwrap();
+    let options = build::BuildOptions { version: skb::SkbVersion::V1, endian: Endian::Big };
+    let rebuilt = build::from_clip(&clip, package.skeleton.as_ref(), options, &mut Vec::new()).unwrap();
     h.replace_anim("spongebob_idle01", &rebuilt).unwrap();
     let out = h.write().unwrap();
     let d2 = open(&out);
@@ -550,18 +406,10 @@ fn an_edited_clip_replaces_its_asset() {
             assert_eq!(a.data, b.data, "{}", a.name);
         }
     }
-    assert!(d2
-        .lint()
-        .iter()
-        .all(|f| f.severity == animkit::lint::Severity::Info));
+    assert!(d2.lint().iter().all(|f| f.severity == animkit::lint::Severity::Info));
     let p2 = d2.to_model().unwrap();
     let c2 = p2.clip("spongebob_idle01").unwrap();
-    let Sampled::Translation(y) = sample(c2, 0.0)[3].value else {
-        panic!()
-    };
-    let Sampled::Translation(y0) = sample(package.clip("spongebob_idle01").unwrap(), 0.0)[3].value
-    else {
-        panic!()
-    };
+    let Sampled::Translation(y) = sample(c2, 0.0)[3].value else { panic!() };
+    let Sampled::Translation(y0) = sample(package.clip("spongebob_idle01").unwrap(), 0.0)[3].value else { panic!() };
     assert!((y.y - y0.y - 1.0).abs() < 1e-3, "{y} {y0}");
 }

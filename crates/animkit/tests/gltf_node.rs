@@ -19,20 +19,13 @@ const INSTALL: &str = "npm ci --prefix tools/gltf-check";
 /// The tools folder, or `None` (after saying so) when node or the npm packages are missing.
 fn tools() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-check");
-    let node_ok = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let modules_ok =
-        dir.join("node_modules/gltf-validator").is_dir() && dir.join("node_modules/three").is_dir();
+    let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let modules_ok = dir.join("node_modules/gltf-validator").is_dir() && dir.join("node_modules/three").is_dir();
     if node_ok && modules_ok {
         return Some(dir);
     }
     let why = if node_ok {
-        format!(
-            "{} is missing; run `{INSTALL}`",
-            dir.join("node_modules").display()
-        )
+        format!("{} is missing; run `{INSTALL}`", dir.join("node_modules").display())
     } else {
         "node is not installed".to_string()
     };
@@ -51,15 +44,8 @@ fn temp_dir(tag: &str) -> PathBuf {
 
 fn export_glb(package: &Package) -> (Vec<u8>, Vec<String>) {
     let gltf = animkit::formats::by_name("gltf").unwrap().0;
-    let written = gltf
-        .from_model(
-            package,
-            &WriteOptions {
-                variant: Some("glb".into()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let written =
+        gltf.from_model(package, &WriteOptions { variant: Some("glb".into()), ..Default::default() }).unwrap();
     (written.document.write().unwrap(), written.warnings)
 }
 
@@ -69,12 +55,7 @@ fn ifp_model(name: &str) -> Option<Package> {
 }
 
 fn run_node(tools: &Path, script: &str, args: &[&Path]) -> (bool, String, String) {
-    let out = Command::new("node")
-        .current_dir(tools)
-        .arg(script)
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new("node").current_dir(tools).arg(script).args(args).output().unwrap();
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -93,12 +74,7 @@ fn every_corpus_ifp_exports_a_glb_that_validates_cleanly() {
     let mut paths = Vec::new();
     let mut clips = 0;
     for (name, bytes) in &files {
-        let doc = animkit::read(
-            Bytes::from(bytes.clone()),
-            Some(Path::new(name)),
-            &ReadOptions::default(),
-        )
-        .unwrap();
+        let doc = animkit::read(Bytes::from(bytes.clone()), Some(Path::new(name)), &ReadOptions::default()).unwrap();
         let package = doc.to_model().unwrap();
         clips += package.clips.len();
         let (glb, _warnings) = export_glb(&package);
@@ -108,8 +84,8 @@ fn every_corpus_ifp_exports_a_glb_that_validates_cleanly() {
     }
     let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
     let (ok, stdout, stderr) = run_node(&tools, "validate.mjs", &refs);
-    let report: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("validator output: {e}\n{stdout}\n{stderr}"));
+    let report: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("validator output: {e}\n{stdout}\n{stderr}"));
     let results = report["files"].as_array().unwrap();
     assert_eq!(results.len(), files.len());
     for r in results {
@@ -118,11 +94,8 @@ fn every_corpus_ifp_exports_a_glb_that_validates_cleanly() {
     }
     assert!(ok, "{stdout}\n{stderr}");
     let count = |k: &str| results.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
-    let mut codes: Vec<String> = results
-        .iter()
-        .flat_map(|r| r["messages"].as_array().unwrap())
-        .map(|m| m["code"].to_string())
-        .collect();
+    let mut codes: Vec<String> =
+        results.iter().flat_map(|r| r["messages"].as_array().unwrap()).map(|m| m["code"].to_string()).collect();
     codes.sort();
     codes.dedup();
     eprintln!(
@@ -143,14 +116,8 @@ fn node_skeleton(json: &Value) -> Skeleton {
         .iter()
         .map(|n| Bone {
             name: n["name"].as_str().unwrap_or("").to_string(),
-            id: n
-                .pointer("/extras/animkit/id")
-                .and_then(Value::as_i64)
-                .map(|v| v as i32),
-            hash: n
-                .pointer("/extras/animkit/hash")
-                .and_then(Value::as_u64)
-                .map(|v| v as u32),
+            id: n.pointer("/extras/animkit/id").and_then(Value::as_i64).map(|v| v as i32),
+            hash: n.pointer("/extras/animkit/hash").and_then(Value::as_u64).map(|v| v as u32),
             ..Default::default()
         })
         .collect();
@@ -163,11 +130,7 @@ fn glb_json(glb: &[u8]) -> Value {
 }
 
 fn vec(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap() as f32)
-        .collect()
+    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect()
 }
 
 fn check_playback(file: &str, every: usize) {
@@ -187,28 +150,16 @@ fn check_playback(file: &str, every: usize) {
     let mut requests = Vec::new();
     let mut chosen = Vec::new();
     for (ai, a) in anims.iter().enumerate().step_by(every) {
-        let ci = a
-            .pointer("/extras/animkit/clip_index")
-            .and_then(Value::as_u64)
-            .unwrap() as usize;
+        let ci = a.pointer("/extras/animkit/clip_index").and_then(Value::as_u64).unwrap() as usize;
         let clip = &package.clips[ci];
         // Times off the keys, away from repeated key times (moved by 1e-4 s in glTF).
         let repeated: Vec<f32> = clip
             .tracks
             .iter()
-            .flat_map(|t| {
-                t.times
-                    .windows(2)
-                    .filter(|w| w[0] == w[1])
-                    .map(|w| w[0])
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|t| t.times.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect::<Vec<_>>())
             .collect();
         let d = clip.last_key_time();
-        let mut times: Vec<f32> = [0.0, 0.13, 0.37, 0.5, 0.71, 0.93, 1.0]
-            .iter()
-            .map(|f| f * d)
-            .collect();
+        let mut times: Vec<f32> = [0.0, 0.13, 0.37, 0.5, 0.71, 0.93, 1.0].iter().map(|f| f * d).collect();
         for t in &mut times {
             if repeated.iter().any(|r| (*t - r).abs() < 3e-4) {
                 *t += 5e-4;
@@ -235,9 +186,7 @@ fn check_playback(file: &str, every: usize) {
                 let Target::Bone(r) = &entry.target else {
                     continue;
                 };
-                let node = skeleton
-                    .find(r)
-                    .unwrap_or_else(|| panic!("no node for {r:?}"));
+                let node = skeleton.find(r).unwrap_or_else(|| panic!("no node for {r:?}"));
                 let channel = match entry.value {
                     Sampled::Rotation(_) => Channel::Rotation,
                     Sampled::Translation(_) => Channel::Translation,
@@ -248,24 +197,15 @@ fn check_playback(file: &str, every: usize) {
                     continue; // a second track for the same node and channel is kept in extras
                 }
                 let got = &nodes[node.to_string()];
-                assert!(
-                    !got.is_null(),
-                    "{}: clip {} node {node} not in playback",
-                    file,
-                    clip.name
-                );
+                assert!(!got.is_null(), "{}: clip {} node {node} not in playback", file, clip.name);
                 let err = match entry.value {
                     Sampled::Rotation(q) => {
                         let g = Vec4::from_slice(&vec(&got["r"]));
                         let e = Vec4::from(q);
                         (g - e).abs().max_element().min((g + e).abs().max_element())
                     }
-                    Sampled::Translation(v) => {
-                        (Vec3::from_slice(&vec(&got["t"])) - v).abs().max_element()
-                    }
-                    Sampled::Scale(v) => {
-                        (Vec3::from_slice(&vec(&got["s"])) - v).abs().max_element()
-                    }
+                    Sampled::Translation(v) => (Vec3::from_slice(&vec(&got["t"])) - v).abs().max_element(),
+                    Sampled::Scale(v) => (Vec3::from_slice(&vec(&got["s"])) - v).abs().max_element(),
                     _ => 0.0,
                 };
                 worst = worst.max(err);
@@ -282,10 +222,7 @@ fn check_playback(file: &str, every: usize) {
         }
     }
     assert!(compared > 0);
-    eprintln!(
-        "{file}: {} clips, {compared} values compared with three.js, worst difference {worst:e}",
-        chosen.len()
-    );
+    eprintln!("{file}: {} clips, {compared} values compared with three.js, worst difference {worst:e}", chosen.len());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -307,30 +244,19 @@ fn skeleton_cubic_and_step_tracks_validate_and_play() {
     let bones = vec![
         Bone {
             name: "hip".into(),
-            rest: Transform {
-                translation: Vec3::new(0.0, 0.0, 1.0),
-                ..Default::default()
-            },
+            rest: Transform { translation: Vec3::new(0.0, 0.0, 1.0), ..Default::default() },
             ..Default::default()
         },
         Bone {
             name: "knee".into(),
             id: Some(7),
             parent: Some(0),
-            rest: Transform {
-                translation: Vec3::new(0.0, 0.0, -0.5),
-                ..Default::default()
-            },
+            rest: Transform { translation: Vec3::new(0.0, 0.0, -0.5), ..Default::default() },
             ..Default::default()
         },
     ];
     let hip = || Target::Bone(BoneRef::named("hip"));
-    let knee = || {
-        Target::Bone(BoneRef {
-            id: Some(7),
-            ..Default::default()
-        })
-    };
+    let knee = || Target::Bone(BoneRef { id: Some(7), ..Default::default() });
     let q = |a: f32| Quat::from_rotation_x(a);
     let clip = Clip {
         name: "bend".into(),
@@ -362,31 +288,18 @@ fn skeleton_cubic_and_step_tracks_validate_and_play() {
                 values: Values::Rotation(vec![q(0.0), q(1.5)]),
             },
             Track {
-                target: Target::Material {
-                    material: "face".into(),
-                    property: "texture".into(),
-                },
+                target: Target::Material { material: "face".into(), property: "texture".into() },
                 interpolation: Interpolation::Step,
                 times: vec![0.0, 0.5],
-                values: Values::TextureIndex {
-                    indices: vec![0, 1],
-                    textures: vec!["a".into(), "b".into()],
-                },
+                values: Values::TextureIndex { indices: vec![0, 1], textures: vec!["a".into(), "b".into()] },
             },
         ],
         ..Default::default()
     };
-    let package = Package {
-        name: "rig".into(),
-        up_axis: UpAxis::Z,
-        clips: vec![clip],
-        skeleton: Some(Skeleton { bones }),
-    };
+    let package =
+        Package { name: "rig".into(), up_axis: UpAxis::Z, clips: vec![clip], skeleton: Some(Skeleton { bones }) };
     let (glb, warnings) = export_glb(&package);
-    assert!(
-        warnings.iter().any(|w| w.contains("TextureIndex")),
-        "{warnings:?}"
-    );
+    assert!(warnings.iter().any(|w| w.contains("TextureIndex")), "{warnings:?}");
     let dir = temp_dir("rig");
     let path = dir.join("rig.glb");
     std::fs::write(&path, &glb).unwrap();
@@ -394,45 +307,25 @@ fn skeleton_cubic_and_step_tracks_validate_and_play() {
     assert!(ok, "{stdout}\n{stderr}");
     let req = dir.join("req.json");
     let times = [0.0f32, 0.25, 0.5, 0.75, 1.0];
-    std::fs::write(
-        &req,
-        serde_json::json!([{"animation": 0, "times": times}]).to_string(),
-    )
-    .unwrap();
+    std::fs::write(&req, serde_json::json!([{"animation": 0, "times": times}]).to_string()).unwrap();
     let (ok, stdout, stderr) = run_node(&tools, "playback.mjs", &[&path, &req]);
     assert!(ok, "{stderr}");
     let result: Value = serde_json::from_str(&stdout).unwrap();
     let json = glb_json(&glb);
-    let node = |name: &str| {
-        json["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .position(|n| n["name"] == name)
-            .unwrap()
-    };
+    let node = |name: &str| json["nodes"].as_array().unwrap().iter().position(|n| n["name"] == name).unwrap();
     let clip = &package.clips[0];
     for (k, &t) in times.iter().enumerate() {
         let nodes = &result[0]["samples"][k]["nodes"];
         for e in sample(clip, t) {
             let Target::Bone(r) = &e.target else { continue };
-            let n = if r.id == Some(7) {
-                node("knee")
-            } else {
-                node("hip")
-            };
+            let n = if r.id == Some(7) { node("knee") } else { node("hip") };
             let got = &nodes[n.to_string()];
             let err = match e.value {
                 Sampled::Rotation(q) => {
                     let g = Vec4::from_slice(&vec(&got["r"]));
-                    (g - Vec4::from(q))
-                        .abs()
-                        .max_element()
-                        .min((g + Vec4::from(q)).abs().max_element())
+                    (g - Vec4::from(q)).abs().max_element().min((g + Vec4::from(q)).abs().max_element())
                 }
-                Sampled::Translation(v) => {
-                    (Vec3::from_slice(&vec(&got["t"])) - v).abs().max_element()
-                }
+                Sampled::Translation(v) => (Vec3::from_slice(&vec(&got["t"])) - v).abs().max_element(),
                 _ => 0.0,
             };
             assert!(err <= 1e-4, "t={t} {:?}: {err} ({got} vs {:?})", r, e.value);

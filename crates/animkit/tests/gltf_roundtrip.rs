@@ -15,25 +15,12 @@ fn gltf() -> &'static dyn animkit::Format {
 }
 
 fn export(package: &Package, variant: &str) -> Vec<u8> {
-    let w = gltf()
-        .from_model(
-            package,
-            &WriteOptions {
-                variant: Some(variant.into()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let w = gltf().from_model(package, &WriteOptions { variant: Some(variant.into()), ..Default::default() }).unwrap();
     w.document.write().unwrap()
 }
 
 fn import(bytes: Vec<u8>, name: &str) -> Package {
-    let doc = animkit::read(
-        Bytes::from(bytes),
-        Some(Path::new(name)),
-        &ReadOptions::default(),
-    )
-    .unwrap();
+    let doc = animkit::read(Bytes::from(bytes), Some(Path::new(name)), &ReadOptions::default()).unwrap();
     assert_eq!(doc.format().name(), "gltf");
     doc.to_model().unwrap()
 }
@@ -44,8 +31,9 @@ fn sampled_diff(a: Sampled, b: Sampled) -> f32 {
             let (p, q) = (Vec4::from(p), Vec4::from(q));
             (p - q).abs().max_element().min((p + q).abs().max_element())
         }
-        (Sampled::Translation(p), Sampled::Translation(q))
-        | (Sampled::Scale(p), Sampled::Scale(q)) => (p - q).abs().max_element(),
+        (Sampled::Translation(p), Sampled::Translation(q)) | (Sampled::Scale(p), Sampled::Scale(q)) => {
+            (p - q).abs().max_element()
+        }
         (a, b) => {
             if a == b {
                 0.0
@@ -62,11 +50,8 @@ fn assert_track_close(a: &Track, b: &Track, what: &str) -> bool {
     assert_eq!(a.target, b.target, "{what}");
     assert_eq!(a.interpolation, b.interpolation, "{what}");
     assert_eq!(a.channel(), b.channel(), "{what}");
-    let same_keys = a.times.len() == b.times.len()
-        && a.times
-            .iter()
-            .zip(&b.times)
-            .all(|(x, y)| (x - y).abs() <= 1.01e-4);
+    let same_keys =
+        a.times.len() == b.times.len() && a.times.iter().zip(&b.times).all(|(x, y)| (x - y).abs() <= 1.01e-4);
     if same_keys {
         match (&a.values, &b.values) {
             (Values::Rotation(p), Values::Rotation(q)) => {
@@ -75,8 +60,7 @@ fn assert_track_close(a: &Track, b: &Track, what: &str) -> bool {
                     assert!(d <= 1e-6, "{what}: key {k} {p} vs {q}");
                 }
             }
-            (Values::Translation(p), Values::Translation(q))
-            | (Values::Scale(p), Values::Scale(q)) => {
+            (Values::Translation(p), Values::Translation(q)) | (Values::Scale(p), Values::Scale(q)) => {
                 assert_eq!(p, q, "{what}");
             }
             (p, q) => assert_eq!(p, q, "{what}"),
@@ -86,9 +70,7 @@ fn assert_track_close(a: &Track, b: &Track, what: &str) -> bool {
         let end = a.times.last().copied().unwrap_or(0.0).max(0.0);
         for i in 0..=50 {
             let t = end * i as f32 / 50.0 + 2e-4;
-            let (Some(x), Some(y)) = (sample_track(a, t), sample_track(b, t)) else {
-                panic!("{what}")
-            };
+            let (Some(x), Some(y)) = (sample_track(a, t), sample_track(b, t)) else { panic!("{what}") };
             assert!(sampled_diff(x, y) <= 1e-4, "{what}: t={t} {x:?} vs {y:?}");
         }
         false
@@ -122,12 +104,7 @@ fn corpus_ifp_to_gltf_to_model_matches_the_first_model() {
     let files = common::corpus_files("ifp");
     let mut totals = (0, 0, 0);
     for (name, bytes) in &files {
-        let doc = animkit::read(
-            Bytes::from(bytes.clone()),
-            Some(Path::new(name)),
-            &ReadOptions::default(),
-        )
-        .unwrap();
+        let doc = animkit::read(Bytes::from(bytes.clone()), Some(Path::new(name)), &ReadOptions::default()).unwrap();
         let first = doc.to_model().unwrap();
         for variant in ["glb", "gltf"] {
             let out = export(&first, variant);
@@ -156,17 +133,10 @@ fn gltf_dump_pack_write_is_identical_and_glb_dump_stands_alone() {
     let Some(dir) = common::corpus_dir("ifp") else {
         return;
     };
-    let first = animkit::open(dir.join("weaponsprint_anp3.ifp"))
-        .unwrap()
-        .to_model()
-        .unwrap();
+    let first = animkit::open(dir.join("weaponsprint_anp3.ifp")).unwrap().to_model().unwrap();
     let text = export(&first, "gltf");
     let doc = animkit::read(Bytes::from(text.clone()), None, &ReadOptions::default()).unwrap();
-    assert_eq!(
-        doc.write().unwrap(),
-        text,
-        "a read document writes its bytes back"
-    );
+    assert_eq!(doc.write().unwrap(), text, "a read document writes its bytes back");
     let packed = animkit::pack(animkit::dump(doc.as_ref()).unwrap()).unwrap();
     assert_eq!(packed.write().unwrap(), text, "dump → pack → write");
 
@@ -195,10 +165,8 @@ fn two_bone_rig() -> Vec<u8> {
     let steps = put(&[0.0, 0.5]);
     let trans = put(&[0.0, 1.0, 0.0, 0.0, 1.2, 0.0]);
     let ibm = put(&[
-        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 0.0,
-        1.0, // hip at y = 1
-        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -0.5, 0.0,
-        1.0, // knee at y = 0.5
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 1.0, // hip at y = 1
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -0.5, 0.0, 1.0, // knee at y = 0.5
     ]);
     let json = json!({
         "asset": {"version": "2.0", "generator": "hand-written test rig"},
@@ -269,23 +237,12 @@ fn hand_made_two_bone_rig_imports() {
     assert_eq!(rot.target, Target::Bone(BoneRef::named("knee")));
     assert_eq!(rot.interpolation, Interpolation::Slerp);
     // Halfway through a 90° turn about X: 45°, i.e. (sin 22.5°, 0, 0, cos 22.5°).
-    let Some(Sampled::Rotation(q)) = sample_track(rot, 0.5) else {
-        panic!()
-    };
-    assert!(
-        Vec4::from(q).abs_diff_eq(Vec4::new(0.382_683_43, 0.0, 0.0, 0.923_879_5), 1e-6),
-        "{q}"
-    );
+    let Some(Sampled::Rotation(q)) = sample_track(rot, 0.5) else { panic!() };
+    assert!(Vec4::from(q).abs_diff_eq(Vec4::new(0.382_683_43, 0.0, 0.0, 0.923_879_5), 1e-6), "{q}");
     let step = &clip.tracks[1];
     assert_eq!(step.interpolation, Interpolation::Step);
-    assert_eq!(
-        sample_track(step, 0.49),
-        Some(Sampled::Translation(Vec3::new(0.0, 1.0, 0.0)))
-    );
-    assert_eq!(
-        sample_track(step, 0.5),
-        Some(Sampled::Translation(Vec3::new(0.0, 1.2, 0.0)))
-    );
+    assert_eq!(sample_track(step, 0.49), Some(Sampled::Translation(Vec3::new(0.0, 1.0, 0.0))));
+    assert_eq!(sample_track(step, 0.5), Some(Sampled::Translation(Vec3::new(0.0, 1.2, 0.0))));
     // And back out: the export of the import imports to the same model.
     let again = import(export(&p, "glb"), "again.glb");
     assert_eq!(again.clips, p.clips);
@@ -303,22 +260,13 @@ fn non_transform_and_nlerp_tracks_survive_a_round_trip() {
         frame_rate: Some(30.0),
         tracks: vec![
             Track {
-                target: Target::Material {
-                    material: "m".into(),
-                    property: "tex".into(),
-                },
+                target: Target::Material { material: "m".into(), property: "tex".into() },
                 interpolation: Interpolation::Step,
                 times: vec![0.0, 1.0],
-                values: Values::TextureIndex {
-                    indices: vec![1, 0],
-                    textures: vec!["x".into(), "y".into()],
-                },
+                values: Values::TextureIndex { indices: vec![1, 0], textures: vec!["x".into(), "y".into()] },
             },
             Track {
-                target: Target::Bone(BoneRef {
-                    hash: Some(0xDEADBEEF),
-                    ..Default::default()
-                }),
+                target: Target::Bone(BoneRef { hash: Some(0xDEADBEEF), ..Default::default() }),
                 interpolation: Interpolation::Nlerp,
                 times: vec![0.0, 1.0, 2.0],
                 values: Values::Rotation(vec![q(0.0), q(1.4), q(-0.5)]),
@@ -333,33 +281,17 @@ fn non_transform_and_nlerp_tracks_survive_a_round_trip() {
                 target: Target::Bone(BoneRef::named("b")),
                 interpolation: Interpolation::Linear,
                 times: vec![-0.5, 0.5, 0.5, 1.0],
-                values: Values::Scale(vec![
-                    Vec3::ONE,
-                    Vec3::splat(2.0),
-                    Vec3::splat(3.0),
-                    Vec3::ONE,
-                ]),
+                values: Values::Scale(vec![Vec3::ONE, Vec3::splat(2.0), Vec3::splat(3.0), Vec3::ONE]),
             },
         ],
     };
-    let empty = Clip {
-        name: "empty".into(),
-        duration: 1.0,
-        ..Default::default()
-    };
-    let package = Package {
-        name: "p".into(),
-        up_axis: UpAxis::Y,
-        clips: vec![empty.clone(), clip.clone()],
-        skeleton: None,
-    };
+    let empty = Clip { name: "empty".into(), duration: 1.0, ..Default::default() };
+    let package =
+        Package { name: "p".into(), up_axis: UpAxis::Y, clips: vec![empty.clone(), clip.clone()], skeleton: None };
     let back = import(export(&package, "gltf"), "p.gltf");
     assert_eq!(back.clips[0], empty);
     let c = &back.clips[1];
-    assert_eq!(
-        (c.duration, c.looping, c.additive, c.frame_rate),
-        (2.5, Some(true), true, Some(30.0))
-    );
+    assert_eq!((c.duration, c.looping, c.additive, c.frame_rate), (2.5, Some(true), true, Some(30.0)));
     assert_eq!(c.tracks[0], clip.tracks[0]);
     assert_eq!(c.tracks[2], clip.tracks[2]);
     let nl = &c.tracks[1];
@@ -368,9 +300,7 @@ fn non_transform_and_nlerp_tracks_survive_a_round_trip() {
     assert!(nl.times.len() > 3, "resampled");
     for i in 0..=200 {
         let t = i as f32 * 0.01;
-        let (Some(a), Some(b)) = (sample_track(&clip.tracks[1], t), sample_track(nl, t)) else {
-            panic!()
-        };
+        let (Some(a), Some(b)) = (sample_track(&clip.tracks[1], t), sample_track(nl, t)) else { panic!() };
         // 1e-5 rad bound on the rotation angle ≈ 5e-6 on quaternion components.
         assert!(sampled_diff(a, b) <= 1e-5, "t={t}: {a:?} vs {b:?}");
     }
@@ -423,9 +353,7 @@ fn damaged_gltf_gives_errors_not_panics() {
         out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
         out.extend_from_slice(b"BIN\0");
         out.extend_from_slice(bin);
-        let doc = gltf()
-            .read(Bytes::from(out), &ReadOptions::default())
-            .unwrap();
+        let doc = gltf().read(Bytes::from(out), &ReadOptions::default()).unwrap();
         assert!(doc.to_model().is_err(), "{pointer} = {value}");
     }
 }
@@ -438,10 +366,7 @@ fn bench_export_sa_ped_to_one_glb() {
     let Some(dir) = common::corpus_dir("ifp") else {
         return;
     };
-    let package = animkit::open(dir.join("sa_ped_anp3.ifp"))
-        .unwrap()
-        .to_model()
-        .unwrap();
+    let package = animkit::open(dir.join("sa_ped_anp3.ifp")).unwrap().to_model().unwrap();
     let mut best = f64::INFINITY;
     let mut size = 0;
     for _ in 0..5 {
@@ -461,22 +386,14 @@ fn bench_export_sa_ped_to_one_glb() {
         text.len(),
         start.elapsed().as_secs_f64() * 1e3
     );
-    eprintln!(
-        "{} clips → one GLB of {size} bytes in {:.1} ms (best of 5)",
-        package.clips.len(),
-        best * 1e3
-    );
+    eprintln!("{} clips → one GLB of {size} bytes in {:.1} ms (best of 5)", package.clips.len(), best * 1e3);
 }
 
 #[test]
 fn z_up_skeleton_round_trips_without_the_correction_node() {
     use animkit::model::{Bone, Skeleton, Transform};
     let bones = vec![
-        Bone {
-            name: "root".into(),
-            id: Some(0),
-            ..Default::default()
-        },
+        Bone { name: "root".into(), id: Some(0), ..Default::default() },
         Bone {
             name: "arm".into(),
             id: Some(22),
@@ -488,33 +405,22 @@ fn z_up_skeleton_round_trips_without_the_correction_node() {
                 scale: Vec3::new(1.0, 2.0, 1.0),
             },
         },
-        Bone {
-            name: "spare".into(),
-            parent: Some(0),
-            ..Default::default()
-        },
+        Bone { name: "spare".into(), parent: Some(0), ..Default::default() },
     ];
     let clip = Clip {
         name: "wave".into(),
         duration: 1.0,
         tracks: vec![Track {
             // Bound by id only: the node is "arm"; the reference is kept in the channel extras.
-            target: Target::Bone(BoneRef {
-                id: Some(22),
-                ..Default::default()
-            }),
+            target: Target::Bone(BoneRef { id: Some(22), ..Default::default() }),
             interpolation: Interpolation::Slerp,
             times: vec![0.0, 1.0],
             values: Values::Rotation(vec![Quat::IDENTITY, Quat::from_rotation_x(1.0)]),
         }],
         ..Default::default()
     };
-    let package = Package {
-        name: "z".into(),
-        up_axis: UpAxis::Z,
-        clips: vec![clip],
-        skeleton: Some(Skeleton { bones }),
-    };
+    let package =
+        Package { name: "z".into(), up_axis: UpAxis::Z, clips: vec![clip], skeleton: Some(Skeleton { bones }) };
     let back = import(export(&package, "glb"), "z.glb");
     assert_eq!(back, package);
 }

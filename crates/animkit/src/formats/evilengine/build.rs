@@ -60,21 +60,13 @@ pub fn from_clip(
 ) -> Result<Skb> {
     let mut per_bone: Vec<(Option<&Track>, Option<&Track>)> = Vec::new();
     for track in &clip.tracks {
-        track
-            .validate()
-            .map_err(|m| Error::unrepresentable(format!("track {}: {m}", track.target.label())))?;
+        track.validate().map_err(|m| Error::unrepresentable(format!("track {}: {m}", track.target.label())))?;
         let Some(b) = bone_index(track, skeleton) else {
-            warnings.push(format!(
-                "clip \"{}\": track {} has no bone index; skipped",
-                clip.name,
-                track.target.label()
-            ));
+            warnings.push(format!("clip \"{}\": track {} has no bone index; skipped", clip.name, track.target.label()));
             continue;
         };
         if b >= 0xFFFF {
-            return Err(Error::unrepresentable(format!(
-                "bone index {b} does not fit the u16 BoneCount"
-            )));
+            return Err(Error::unrepresentable(format!("bone index {b} does not fit the u16 BoneCount")));
         }
         if per_bone.len() <= b {
             per_bone.resize(b + 1, (None, None));
@@ -89,10 +81,7 @@ pub fn from_clip(
                 track.target.label()
             )),
         }
-        if matches!(
-            track.interpolation,
-            Interpolation::Step | Interpolation::CubicSpline
-        ) {
+        if matches!(track.interpolation, Interpolation::Step | Interpolation::CubicSpline) {
             warnings.push(format!(
                 "clip \"{}\": {:?} track of {} is approximated by linear keys at its key times",
                 clip.name,
@@ -128,11 +117,7 @@ pub fn from_clip(
     }
     let last = all.len() - 1;
     let index_of = |t: f32| {
-        let t = if options.version == SkbVersion::V2 {
-            (t * 30.0).round() / 30.0
-        } else {
-            t
-        };
+        let t = if options.version == SkbVersion::V2 { (t * 30.0).round() / 30.0 } else { t };
         all.partition_point(|&x| x < t).min(last)
     };
     // Keys per bone.
@@ -140,13 +125,7 @@ pub fn from_clip(
     for &(rot, tran) in &per_bone {
         let mut idx: Vec<usize> = vec![0, last];
         for track in [rot, tran].into_iter().flatten() {
-            idx.extend(
-                track
-                    .times
-                    .iter()
-                    .filter(|&&t| t >= 0.0)
-                    .map(|&t| index_of(t)),
-            );
+            idx.extend(track.times.iter().filter(|&&t| t >= 0.0).map(|&t| index_of(t)));
         }
         idx.sort_unstable();
         idx.dedup();
@@ -172,29 +151,19 @@ pub fn from_clip(
     for (_, _, p) in bones.iter().flat_map(|b| &b.keys) {
         for i in 0..3 {
             if !p[i].is_finite() {
-                return Err(Error::unrepresentable(format!(
-                    "clip \"{}\": a translation is not finite",
-                    clip.name
-                )));
+                return Err(Error::unrepresentable(format!("clip \"{}\": a translation is not finite", clip.name)));
             }
             max[i] = max[i].max(p[i].abs());
         }
     }
     let scale = max.map(|m| m / 32767.0);
     let quant_t = |p: Vec3| -> [i16; 3] {
-        [0, 1, 2].map(|i| {
-            if scale[i] == 0.0 {
-                0
-            } else {
-                (p[i] / scale[i]).round().clamp(-32767.0, 32767.0) as i16
-            }
-        })
+        [0, 1, 2].map(|i| if scale[i] == 0.0 { 0 } else { (p[i] / scale[i]).round().clamp(-32767.0, 32767.0) as i16 })
     };
     let quant_q = |q: Quat| -> [i16; 4] {
         let q = q.normalize();
         let q = if q.is_finite() { q } else { Quat::IDENTITY };
-        q.to_array()
-            .map(|c| (c * 32767.0).round().clamp(-32767.0, 32767.0) as i16)
+        q.to_array().map(|c| (c * 32767.0).round().clamp(-32767.0, 32767.0) as i16)
     };
     let key_total: usize = bones.iter().map(|b| b.keys.len()).sum();
     let bone_count = bones.len() as u16;
@@ -203,21 +172,14 @@ pub fn from_clip(
             let keys = bones
                 .iter()
                 .flat_map(|b| &b.keys)
-                .map(|&(i, q, p)| KeyV1 {
-                    time_index: i as u16,
-                    quat: quant_q(q),
-                    tran: quant_t(p),
-                })
+                .map(|&(i, q, p)| KeyV1 { time_index: i as u16, quat: quant_q(q), tran: quant_t(p) })
                 .collect::<Vec<_>>();
             Skb {
                 endian: options.endian,
                 flags: 0,
                 bone_count,
                 scale,
-                body: Body::V1 {
-                    keys,
-                    times: all.clone(),
-                },
+                body: Body::V1 { keys, times: all.clone() },
                 offsets: Vec::new(),
                 tail: Bytes::new(),
             }
@@ -240,16 +202,9 @@ pub fn from_clip(
                     table.push(t);
                     (table.len() - 1) as u16
                 });
-                keys.push(KeyV2 {
-                    frame: i as u16,
-                    tran_index: n,
-                    quat: [x, y, z],
-                });
+                keys.push(KeyV2 { frame: i as u16, tran_index: n, quat: [x, y, z] });
             }
-            let frames: Vec<u16> = all
-                .iter()
-                .map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16)
-                .collect();
+            let frames: Vec<u16> = all.iter().map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16).collect();
             let odd = |n: usize| if n % 2 == 1 { vec![PAD; 2] } else { Vec::new() };
             Skb {
                 endian: options.endian,
@@ -299,20 +254,9 @@ mod tests {
     use crate::sample::sample;
 
     fn track(b: u32, times: Vec<f32>, values: Values) -> Track {
-        let interpolation = if matches!(values, Values::Rotation(_)) {
-            Interpolation::Slerp
-        } else {
-            Interpolation::Linear
-        };
-        Track {
-            target: Target::Bone(BoneRef {
-                index: Some(b),
-                ..Default::default()
-            }),
-            interpolation,
-            times,
-            values,
-        }
+        let interpolation =
+            if matches!(values, Values::Rotation(_)) { Interpolation::Slerp } else { Interpolation::Linear };
+        Track { target: Target::Bone(BoneRef { index: Some(b), ..Default::default() }), interpolation, times, values }
     }
 
     fn clip() -> Clip {
@@ -320,19 +264,11 @@ mod tests {
             name: "c".into(),
             duration: 1.0,
             tracks: vec![
-                track(
-                    0,
-                    vec![0.0, 1.0],
-                    Values::Rotation(vec![Quat::IDENTITY, Quat::IDENTITY]),
-                ),
+                track(0, vec![0.0, 1.0], Values::Rotation(vec![Quat::IDENTITY, Quat::IDENTITY])),
                 track(
                     2,
                     vec![0.0, 0.4, 1.0],
-                    Values::Rotation(vec![
-                        Quat::IDENTITY,
-                        Quat::from_rotation_z(1.0),
-                        Quat::from_rotation_x(-2.0),
-                    ]),
+                    Values::Rotation(vec![Quat::IDENTITY, Quat::from_rotation_z(1.0), Quat::from_rotation_x(-2.0)]),
                 ),
                 // y never moves: a zero-range axis.
                 track(
@@ -350,19 +286,9 @@ mod tests {
         for version in [SkbVersion::V1, SkbVersion::V2] {
             for endian in [Endian::Big, Endian::Little] {
                 let mut warnings = Vec::new();
-                let skb = from_clip(
-                    &clip(),
-                    None,
-                    BuildOptions { version, endian },
-                    &mut warnings,
-                )
-                .unwrap();
+                let skb = from_clip(&clip(), None, BuildOptions { version, endian }, &mut warnings).unwrap();
                 assert!(warnings.is_empty(), "{warnings:?}");
-                assert!(
-                    invariant_violations(&skb).is_empty(),
-                    "{:?}",
-                    invariant_violations(&skb)
-                );
+                assert!(invariant_violations(&skb).is_empty(), "{:?}", invariant_violations(&skb));
                 assert_eq!(skb.scale[1], 0.0);
                 let bytes = Bytes::from(write(&skb));
                 if version == SkbVersion::V1 {
@@ -382,8 +308,7 @@ mod tests {
                             .iter()
                             .find(|e| {
                                 e.target == a.target
-                                    && std::mem::discriminant(&e.value)
-                                        == std::mem::discriminant(&a.value)
+                                    && std::mem::discriminant(&e.value) == std::mem::discriminant(&a.value)
                             })
                             .unwrap();
                         match (a.value, b.value) {
@@ -399,8 +324,7 @@ mod tests {
                     }
                 }
                 // A second generation stores the same integers (quantisation is idempotent).
-                let skb2 =
-                    from_clip(&c2, None, BuildOptions { version, endian }, &mut warnings).unwrap();
+                let skb2 = from_clip(&c2, None, BuildOptions { version, endian }, &mut warnings).unwrap();
                 assert_eq!(skb2.body, back.body);
                 assert_eq!(skb2.offsets, back.offsets);
             }

@@ -79,14 +79,7 @@ pub fn to_dump(skb: &Skb) -> SkbDump {
                 .collect();
             d.times = Some(times.iter().map(|&t| F32(t)).collect());
         }
-        Body::V2 {
-            keys,
-            times,
-            tran,
-            pad_times,
-            pad_tran,
-            pad_offsets,
-        } => {
+        Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets } => {
             d.keys = keys
                 .iter()
                 .map(|k| {
@@ -119,15 +112,8 @@ pub fn from_dump(d: SkbDump) -> Result<Skb> {
         SkbVersion::V2 => d.frames.as_ref().map_or(0, Vec::len),
     }
     .saturating_sub(1);
-    if d.offsets.len() != rows
-        || d.offsets
-            .iter()
-            .any(|r| r.len() != usize::from(d.bone_count))
-    {
-        return Err(bad(format!(
-            "offsets must be {rows} rows of {} entries",
-            d.bone_count
-        )));
+    if d.offsets.len() != rows || d.offsets.iter().any(|r| r.len() != usize::from(d.bone_count)) {
+        return Err(bad(format!("offsets must be {rows} rows of {} entries", d.bone_count)));
     }
     let offsets: Vec<u16> = d.offsets.into_iter().flatten().collect();
     let body = match d.version {
@@ -143,12 +129,7 @@ pub fn from_dump(d: SkbDump) -> Result<Skb> {
                     tran: [int(tx, k)?, int(ty, k)?, int(tz, k)?],
                 });
             }
-            let times = d
-                .times
-                .ok_or_else(|| bad("V1 needs \"times\"".into()))?
-                .into_iter()
-                .map(|t| t.0)
-                .collect();
+            let times = d.times.ok_or_else(|| bad("V1 needs \"times\"".into()))?.into_iter().map(|t| t.0).collect();
             Body::V1 { keys, times }
         }
         SkbVersion::V2 => {
@@ -208,9 +189,7 @@ impl EvenString {
         let name = crate::text::latin1_until_nul(b);
         match crate::text::to_latin1(&name) {
             Some(enc) if canonical_even(&enc) == b => EvenString::Text(name),
-            _ => EvenString::Raw {
-                hex: Hex(b.to_vec()),
-            },
+            _ => EvenString::Raw { hex: Hex(b.to_vec()) },
         }
     }
 
@@ -286,10 +265,9 @@ fn blocks_dump(blocks: &[Block]) -> Vec<BlockDump> {
 fn block_dump(b: &Block) -> BlockDump {
     let body = match &b.body {
         BlockBody::Raw(r) => BodyDump::Raw(Hex(r.to_vec())),
-        BlockBody::Children { children, tail } => BodyDump::Container {
-            children: blocks_dump(children),
-            tail: Hex(tail.to_vec()),
-        },
+        BlockBody::Children { children, tail } => {
+            BodyDump::Container { children: blocks_dump(children), tail: Hex(tail.to_vec()) }
+        }
         BlockBody::Ahdr(a) => BodyDump::Ahdr {
             asset_id: a.asset_id,
             kind: FourCc(a.kind),
@@ -314,17 +292,11 @@ fn block_dump(b: &Block) -> BlockDump {
             tail: Hex(d.tail.to_vec()),
         },
     };
-    BlockDump {
-        id: FourCc(b.id),
-        body,
-    }
+    BlockDump { id: FourCc(b.id), body }
 }
 
 pub fn hip_to_dump(hip: &Hip) -> HipDump {
-    HipDump {
-        blocks: blocks_dump(&hip.blocks),
-        tail: Hex(hip.tail.to_vec()),
-    }
+    HipDump { blocks: blocks_dump(&hip.blocks), tail: Hex(hip.tail.to_vec()) }
 }
 
 fn blocks_from(d: Vec<BlockDump>) -> Result<Vec<Block>> {
@@ -334,20 +306,10 @@ fn blocks_from(d: Vec<BlockDump>) -> Result<Vec<Block>> {
 fn block_from(d: BlockDump) -> Result<Block> {
     let body = match d.body {
         BodyDump::Raw(r) => BlockBody::Raw(Bytes::from(r.0)),
-        BodyDump::Container { children, tail } => BlockBody::Children {
-            children: blocks_from(children)?,
-            tail: Bytes::from(tail.0),
-        },
-        BodyDump::Ahdr {
-            asset_id,
-            kind,
-            offset,
-            size,
-            plus,
-            flags,
-            children,
-            tail,
-        } => BlockBody::Ahdr(Ahdr {
+        BodyDump::Container { children, tail } => {
+            BlockBody::Children { children: blocks_from(children)?, tail: Bytes::from(tail.0) }
+        }
+        BodyDump::Ahdr { asset_id, kind, offset, size, plus, flags, children, tail } => BlockBody::Ahdr(Ahdr {
             asset_id,
             kind: kind.0,
             offset,
@@ -357,24 +319,10 @@ fn block_from(d: BlockDump) -> Result<Block> {
             children: blocks_from(children)?,
             tail: Bytes::from(tail.0),
         }),
-        BodyDump::Lhdr {
-            layer_type,
-            asset_ids,
-            children,
-            tail,
-        } => BlockBody::Lhdr(Lhdr {
-            layer_type,
-            asset_ids,
-            children: blocks_from(children)?,
-            tail: Bytes::from(tail.0),
-        }),
-        BodyDump::Adbg {
-            align,
-            name,
-            source,
-            checksum,
-            tail,
-        } => BlockBody::Adbg(Adbg {
+        BodyDump::Lhdr { layer_type, asset_ids, children, tail } => {
+            BlockBody::Lhdr(Lhdr { layer_type, asset_ids, children: blocks_from(children)?, tail: Bytes::from(tail.0) })
+        }
+        BodyDump::Adbg { align, name, source, checksum, tail } => BlockBody::Adbg(Adbg {
             align,
             name: Bytes::from(name.into_bytes()?),
             source: Bytes::from(source.into_bytes()?),
@@ -386,10 +334,7 @@ fn block_from(d: BlockDump) -> Result<Block> {
 }
 
 pub fn hip_from_dump(d: HipDump) -> Result<Hip> {
-    Ok(Hip {
-        blocks: blocks_from(d.blocks)?,
-        tail: Bytes::from(d.tail.0),
-    })
+    Ok(Hip { blocks: blocks_from(d.blocks)?, tail: Bytes::from(d.tail.0) })
 }
 
 #[cfg(test)]

@@ -118,11 +118,8 @@ fn read_blocks(data: &Bytes, base: usize, depth: usize) -> Result<(Vec<Block>, B
 /// Reads a NUL-terminated string padded to an even length (§5.1).
 fn read_string(c: &mut Cursor, data: &Bytes) -> Result<Bytes> {
     let start = c.pos();
-    let len = c
-        .rest()
-        .iter()
-        .position(|&b| b == 0)
-        .ok_or_else(|| Error::invalid(c.offset(), "string without a NUL"))?;
+    let len =
+        c.rest().iter().position(|&b| b == 0).ok_or_else(|| Error::invalid(c.offset(), "string without a NUL"))?;
     let total = if (len + 1) % 2 == 1 { len + 2 } else { len + 1 };
     c.skip(total.min(c.remaining()))?;
     Ok(data.slice(start..c.pos()))
@@ -144,16 +141,7 @@ fn read_body(id: [u8; 4], payload: &Bytes, base: usize, depth: usize) -> Result<
             let (offset, size, plus, flags) = (c.i32()?, c.i32()?, c.i32()?, c.i32()?);
             let rest = payload.slice(c.pos()..);
             let (children, tail) = read_blocks(&rest, base + c.pos(), depth + 1)?;
-            Ok(BlockBody::Ahdr(Ahdr {
-                asset_id,
-                kind,
-                offset,
-                size,
-                plus,
-                flags,
-                children,
-                tail,
-            }))
+            Ok(BlockBody::Ahdr(Ahdr { asset_id, kind, offset, size, plus, flags, children, tail }))
         }
         b"LHDR" => {
             let layer_type = c.u32()?;
@@ -165,12 +153,7 @@ fn read_body(id: [u8; 4], payload: &Bytes, base: usize, depth: usize) -> Result<
             }
             let rest = payload.slice(c.pos()..);
             let (children, tail) = read_blocks(&rest, base + c.pos(), depth + 1)?;
-            Ok(BlockBody::Lhdr(Lhdr {
-                layer_type,
-                asset_ids,
-                children,
-                tail,
-            }))
+            Ok(BlockBody::Lhdr(Lhdr { layer_type, asset_ids, children, tail }))
         }
         b"ADBG" => {
             let parsed = (|| {
@@ -178,18 +161,10 @@ fn read_body(id: [u8; 4], payload: &Bytes, base: usize, depth: usize) -> Result<
                 let name = read_string(&mut c, payload)?;
                 let source = read_string(&mut c, payload)?;
                 let checksum = c.u32()?;
-                Ok(Adbg {
-                    align,
-                    name,
-                    source,
-                    checksum,
-                    tail: payload.slice(c.pos()..),
-                })
+                Ok(Adbg { align, name, source, checksum, tail: payload.slice(c.pos()..) })
             })();
             // A debug block that does not parse is kept as raw bytes.
-            Ok(parsed
-                .map(BlockBody::Adbg)
-                .unwrap_or_else(|_: Error| BlockBody::Raw(payload.clone())))
+            Ok(parsed.map(BlockBody::Adbg).unwrap_or_else(|_: Error| BlockBody::Raw(payload.clone())))
         }
         _ => Ok(BlockBody::Raw(payload.clone())),
     }
@@ -206,10 +181,7 @@ pub fn read(data: &Bytes) -> Result<Hip> {
             return Err(Error::new(
                 ErrorKind::Truncated,
                 Some(data.len() as u64),
-                format!(
-                    "no {} block: the archive is incomplete",
-                    latin1_until_nul(id)
-                ),
+                format!("no {} block: the archive is incomplete", latin1_until_nul(id)),
             )
             .within("HIP"));
         }
@@ -337,17 +309,12 @@ impl Hip {
             return m;
         };
         let raw = |id: &[u8; 4]| {
-            Self::children_of(pack, id)
-                .next()
-                .and_then(|b| match &b.body {
-                    BlockBody::Raw(r) => Some(r.clone()),
-                    _ => None,
-                })
+            Self::children_of(pack, id).next().and_then(|b| match &b.body {
+                BlockBody::Raw(r) => Some(r.clone()),
+                _ => None,
+            })
         };
-        let u32_at = |b: &Bytes, i: usize| {
-            b.get(i..i + 4)
-                .map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
-        };
+        let u32_at = |b: &Bytes, i: usize| b.get(i..i + 4).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]));
         m.client_version = raw(b"PVER").and_then(|b| u32_at(&b, 4));
         m.pflg = raw(b"PFLG").and_then(|b| u32_at(&b, 0));
         m.created = raw(b"PCRT").and_then(|b| u32_at(&b, 0));
@@ -422,10 +389,7 @@ impl Hip {
         };
         let start = usize::try_from(ahdr.offset).map_err(|_| bad())?;
         let len = usize::try_from(ahdr.size).map_err(|_| bad())?;
-        let end = start
-            .checked_add(len)
-            .filter(|&e| e <= file.len())
-            .ok_or_else(bad)?;
+        let end = start.checked_add(len).filter(|&e| e <= file.len()).ok_or_else(bad)?;
         Ok(file.slice(start..end))
     }
 
@@ -438,19 +402,11 @@ impl Hip {
         let file = Bytes::from(write(self));
         let mut datas: Vec<(u32, Bytes)> = Vec::new();
         for (a, _) in self.assets() {
-            let d = if a.asset_id == asset_id {
-                data.clone()
-            } else {
-                Self::asset_data(&file, a)?
-            };
+            let d = if a.asset_id == asset_id { data.clone() } else { Self::asset_data(&file, a)? };
             datas.push((a.asset_id, d));
         }
         if !datas.iter().any(|(id, _)| *id == asset_id) {
-            return Err(Error::new(
-                ErrorKind::Invalid,
-                None,
-                format!("no asset 0x{asset_id:08X}"),
-            ));
+            return Err(Error::new(ErrorKind::Invalid, None, format!("no asset 0x{asset_id:08X}")));
         }
         // Order: layers, then the rest.
         let mut order: Vec<u32> = Vec::new();
@@ -461,11 +417,7 @@ impl Hip {
                 }
             }
         }
-        let layer_starts: Vec<u32> = self
-            .layers()
-            .iter()
-            .filter_map(|l| l.asset_ids.first().copied())
-            .collect();
+        let layer_starts: Vec<u32> = self.layers().iter().filter_map(|l| l.asset_ids.first().copied()).collect();
         for (id, _) in &datas {
             if !order.contains(id) {
                 order.push(*id);
@@ -490,15 +442,11 @@ impl Hip {
             }
             pos += size;
         }
-        let (start, dpak) = dpak_payload
-            .ok_or_else(|| Error::new(ErrorKind::Invalid, None, "no STRM/DPAK block"))?;
+        let (start, dpak) = dpak_payload.ok_or_else(|| Error::new(ErrorKind::Invalid, None, "no STRM/DPAK block"))?;
         let BlockBody::Raw(old) = &dpak.body else {
             return Err(Error::new(ErrorKind::Invalid, None, "DPAK is not raw"));
         };
-        let pad_length = old
-            .get(..4)
-            .map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
-            .unwrap_or(0);
+        let pad_length = old.get(..4).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]])).unwrap_or(0);
         let mut out = pad_length.to_be_bytes().to_vec();
         let align_to = |out: &mut Vec<u8>, a: usize| {
             let abs = start + out.len();
@@ -518,12 +466,7 @@ impl Hip {
             out.extend_from_slice(d);
             let before = out.len();
             align_to(&mut out, 16);
-            placed.push((
-                *id,
-                offset as i32,
-                d.len() as i32,
-                (out.len() - before) as i32,
-            ));
+            placed.push((*id, offset as i32, d.len() as i32, (out.len() - before) as i32));
         }
         align_to(&mut out, layer_align);
         // Write back.
@@ -539,9 +482,7 @@ impl Hip {
                         if let BlockBody::Children { children, .. } = &mut atoc.body {
                             for ah in children.iter_mut() {
                                 if let BlockBody::Ahdr(a) = &mut ah.body {
-                                    if let Some(&(_, o, s, p)) =
-                                        placed.iter().find(|x| x.0 == a.asset_id)
-                                    {
+                                    if let Some(&(_, o, s, p)) = placed.iter().find(|x| x.0 == a.asset_id) {
                                         a.offset = o;
                                         a.size = s;
                                         a.plus = p;
@@ -567,10 +508,7 @@ fn block_size(b: &Block) -> usize {
 
 /// The asset ID hash (§5.3): `h = h·131 + toupper(c)` mod 2³².
 pub fn asset_hash(name: &str) -> u32 {
-    name.bytes().fold(0u32, |h, c| {
-        h.wrapping_mul(131)
-            .wrapping_add(u32::from(c.to_ascii_uppercase()))
-    })
+    name.bytes().fold(0u32, |h, c| h.wrapping_mul(131).wrapping_add(u32::from(c.to_ascii_uppercase())))
 }
 
 #[cfg(test)]
@@ -617,11 +555,7 @@ pub(crate) mod tests {
             block(&mut dict, b"ATOC", &atoc.into_vec());
             block(&mut dict, b"LTOC", &ltoc.into_vec());
             let mut pack = Writer::new(Endian::Big);
-            block(
-                &mut pack,
-                b"PVER",
-                &[0, 0, 0, 2, 0, 0x0A, 0, 0x0F, 0, 0, 0, 1],
-            );
+            block(&mut pack, b"PVER", &[0, 0, 0, 2, 0, 0x0A, 0, 0x0F, 0, 0, 0, 1]);
             let mut w = Writer::new(Endian::Big);
             block(&mut w, b"HIPA", &[]);
             block(&mut w, b"PACK", &pack.into_vec());
@@ -667,21 +601,13 @@ pub(crate) mod tests {
     #[test]
     fn replacing_an_asset_recomputes_offsets_and_sizes() {
         let mut hip = read(&Bytes::from(tiny_hip(b"12345678"))).unwrap();
-        hip.replace_asset(
-            asset_hash("ab.anm"),
-            Bytes::from_static(b"0123456789abcdefXYZ"),
-            0x20,
-        )
-        .unwrap();
+        hip.replace_asset(asset_hash("ab.anm"), Bytes::from_static(b"0123456789abcdefXYZ"), 0x20).unwrap();
         let bytes = Bytes::from(write(&hip));
         // Independent expectation: the archive built directly around the new data.
         assert_eq!(bytes.to_vec(), tiny_hip(b"0123456789abcdefXYZ"));
         let hip = read(&bytes).unwrap();
         let (a, _) = hip.assets()[0];
-        assert_eq!(
-            &Hip::asset_data(&bytes, a).unwrap()[..],
-            b"0123456789abcdefXYZ"
-        );
+        assert_eq!(&Hip::asset_data(&bytes, a).unwrap()[..], b"0123456789abcdefXYZ");
         assert_eq!(a.plus, 13);
     }
 

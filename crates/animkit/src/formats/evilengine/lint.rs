@@ -29,13 +29,7 @@ fn times_offset(skb: &Skb) -> usize {
 fn offsets_offset(skb: &Skb, r: usize, b: usize) -> usize {
     let start = match &skb.body {
         Body::V1 { times, .. } => times_offset(skb) + 4 * times.len(),
-        Body::V2 {
-            times,
-            tran,
-            pad_times,
-            pad_tran,
-            ..
-        } => {
+        Body::V2 { times, tran, pad_times, pad_tran, .. } => {
             times_offset(skb) + 2 * times.len() + pad_times.len() + 6 * tran.len() + pad_tran.len()
         }
     };
@@ -48,13 +42,7 @@ struct Collector {
 }
 
 impl Collector {
-    fn push(
-        &mut self,
-        severity: Severity,
-        code: &'static str,
-        offset: usize,
-        message: impl FnOnce() -> String,
-    ) {
+    fn push(&mut self, severity: Severity, code: &'static str, offset: usize, message: impl FnOnce() -> String) {
         self.first
             .entry(code)
             .and_modify(|(_, n)| *n += 1)
@@ -82,19 +70,12 @@ pub fn v1_padding(data_size: usize) -> Vec<u8> {
 /// Findings for C2–C10 and the key/time ranges (codes `c2-flags` … `c10-key-count`).
 pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
     use Severity::*;
-    let mut c = Collector {
-        first: BTreeMap::new(),
-    };
+    let mut c = Collector { first: BTreeMap::new() };
     let t_count = skb.time_count();
     let k_count = skb.key_count();
     let bones = usize::from(skb.bone_count);
     if skb.flags != 0 {
-        c.push(Info, "c2-flags", 4, || {
-            format!(
-                "Flags = 0x{:08X} (0 in every retail file; preserved)",
-                skb.flags
-            )
-        });
+        c.push(Info, "c2-flags", 4, || format!("Flags = 0x{:08X} (0 in every retail file; preserved)", skb.flags));
     }
     // C3: size and padding.
     match &skb.body {
@@ -110,15 +91,8 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
                 });
             }
         }
-        Body::V2 {
-            pad_times,
-            pad_tran,
-            pad_offsets,
-            ..
-        } => {
-            if [pad_times, pad_tran, pad_offsets]
-                .iter()
-                .any(|p| p.iter().any(|&b| b != PAD))
+        Body::V2 { pad_times, pad_tran, pad_offsets, .. } => {
+            if [pad_times, pad_tran, pad_offsets].iter().any(|p| p.iter().any(|&b| b != PAD))
                 || pad_offsets.len() == 1
                 || !skb.tail.is_empty()
             {
@@ -133,15 +107,11 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
     if t_count == 0 {
         c.push(Error, "c4-times", 0x0A, || "TimeCount is 0".into());
     } else if times.first() != Some(&0.0) {
-        c.push(Error, "c4-times", times_offset(skb), || {
-            format!("times[0] = {} (must be 0)", times[0])
-        });
+        c.push(Error, "c4-times", times_offset(skb), || format!("times[0] = {} (must be 0)", times[0]));
     }
     for i in 1..times.len() {
         if times[i].partial_cmp(&times[i - 1]) != Some(std::cmp::Ordering::Greater) {
-            c.push(Error, "c4-times", times_offset(skb), || {
-                format!("times[{i}] = {} does not increase", times[i])
-            });
+            c.push(Error, "c4-times", times_offset(skb), || format!("times[{i}] = {} does not increase", times[i]));
         }
     }
     for k in 0..k_count {
@@ -152,10 +122,7 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
         }
     }
     if let Body::V2 { keys, tran, .. } = &skb.body {
-        if let Some(k) = keys
-            .iter()
-            .position(|key| usize::from(key.tran_index) >= tran.len())
-        {
+        if let Some(k) = keys.iter().position(|key| usize::from(key.tran_index) >= tran.len()) {
             c.push(Error, "tran-index-range", key_offset(skb, k) + 2, || {
                 format!("key {k} has a translation index past N = {}", tran.len())
             });
@@ -163,9 +130,7 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
     }
     if t_count == 1 {
         if k_count != bones && k_count != 2 * bones {
-            c.push(Error, "static-pose", 0x0C, || {
-                format!("T = 1 needs K = B or K = 2B; K = {k_count}, B = {bones}")
-            });
+            c.push(Error, "static-pose", 0x0C, || format!("T = 1 needs K = B or K = 2B; K = {k_count}, B = {bones}"));
         }
         return c.finish();
     }
@@ -186,32 +151,19 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
             });
         }
         if end >= k_count {
-            c.push(
-                Error,
-                "c5-key-grouping",
-                offsets_offset(skb, rows - 1, b),
-                || format!("bone {b}'s keys end past K = {k_count}"),
-            );
+            c.push(Error, "c5-key-grouping", offsets_offset(skb, rows - 1, b), || {
+                format!("bone {b}'s keys end past K = {k_count}")
+            });
             next_start = end + 1;
             continue;
         }
         if b + 1 == bones && end != k_count - 1 {
-            c.push(
-                Error,
-                "c5-key-grouping",
-                offsets_offset(skb, rows - 1, b),
-                || {
-                    format!(
-                        "the last bone ends at key {end}, not K − 1 = {}",
-                        k_count - 1
-                    )
-                },
-            );
+            c.push(Error, "c5-key-grouping", offsets_offset(skb, rows - 1, b), || {
+                format!("the last bone ends at key {end}, not K − 1 = {}", k_count - 1)
+            });
         }
         if end <= start {
-            c.push(Error, "c10-key-count", offsets_offset(skb, 0, b), || {
-                format!("bone {b} has fewer than 2 keys")
-            });
+            c.push(Error, "c10-key-count", offsets_offset(skb, 0, b), || format!("bone {b} has fewer than 2 keys"));
         } else {
             for k in start..end {
                 if ti(k) >= ti(k + 1) {
@@ -233,10 +185,7 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
         }
         for r in 0..rows {
             let o = skb.offset(r, b).unwrap_or(usize::MAX);
-            let ok = o >= start
-                && o < end
-                && ti(o).is_some_and(|x| x <= r)
-                && ti(o + 1).is_some_and(|x| r < x);
+            let ok = o >= start && o < end && ti(o).is_some_and(|x| x <= r) && ti(o + 1).is_some_and(|x| r < x);
             if !ok {
                 c.push(Error, "c9-offsets", offsets_offset(skb, r, b), || {
                     format!("offsets[{r}][{b}] = {o} is not bone {b}'s key for interval {r}")
@@ -246,9 +195,7 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
         next_start = end + 1;
     }
     if bones == 0 && k_count > 0 {
-        c.push(Error, "c5-key-grouping", 0x08, || {
-            format!("BoneCount is 0 but there are {k_count} keys")
-        });
+        c.push(Error, "c5-key-grouping", 0x08, || format!("BoneCount is 0 but there are {k_count} keys"));
     }
     c.finish()
 }
@@ -258,31 +205,17 @@ pub fn lint_skb(skb: &Skb) -> Vec<Finding> {
     let mut findings = invariant_violations(skb);
     if let Body::V1 { .. } = skb.body {
         let bad = (0..skb.key_count())
-            .filter_map(|k| {
-                skb.key_rotation(k)
-                    .map(|q| (k, q.iter().map(|c| c * c).sum::<f32>().sqrt()))
-            })
+            .filter_map(|k| skb.key_rotation(k).map(|q| (k, q.iter().map(|c| c * c).sum::<f32>().sqrt())))
             .find(|(_, n)| (n - 1.0).abs() > 0.01);
         if let Some((k, n)) = bad {
             findings.push(
-                Finding::new(
-                    Severity::Warning,
-                    "quaternion-not-unit",
-                    format!("key {k} has |q| = {n:.4}"),
-                )
-                .at(key_offset(skb, k)),
+                Finding::new(Severity::Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}"))
+                    .at(key_offset(skb, k)),
             );
         }
     }
     if skb.scale.iter().any(|s| !s.is_finite()) {
-        findings.push(
-            Finding::new(
-                Severity::Error,
-                "scale-not-finite",
-                "a Scale component is not finite",
-            )
-            .at(0x10),
-        );
+        findings.push(Finding::new(Severity::Error, "scale-not-finite", "a Scale component is not finite").at(0x10));
     }
     for f in &mut findings {
         f.fixable = matches!(f.code, "c3-size" | "c9-offsets");
@@ -305,9 +238,7 @@ pub fn derive_bone_runs(skb: &Skb) -> Option<Vec<(usize, usize)>> {
     }
     let ok = t >= 2
         && runs.len() == usize::from(skb.bone_count)
-        && runs.iter().all(|&(s, e)| {
-            skb.key_time_index(s) == Some(0) && skb.key_time_index(e) == Some(t - 1) && e > s
-        });
+        && runs.iter().all(|&(s, e)| skb.key_time_index(s) == Some(0) && skb.key_time_index(e) == Some(t - 1) && e > s);
     ok.then_some(runs)
 }
 
@@ -343,29 +274,14 @@ pub fn repair_skb(skb: &Skb) -> (Skb, Vec<String>) {
         Body::V1 { .. } => {
             let want = Bytes::from(v1_padding(out.data_size()));
             if out.tail != want {
-                changes.push(format!(
-                    "replaced {} trailing bytes with {} bytes of CD",
-                    out.tail.len(),
-                    want.len()
-                ));
+                changes.push(format!("replaced {} trailing bytes with {} bytes of CD", out.tail.len(), want.len()));
                 out.tail = want;
             }
         }
-        Body::V2 {
-            times,
-            tran,
-            pad_times,
-            pad_tran,
-            pad_offsets,
-            ..
-        } => {
+        Body::V2 { times, tran, pad_times, pad_tran, pad_offsets, .. } => {
             let rows_odd = (usize::from(skb.bone_count) * skb.rows()) % 2 == 1;
             let canon = |odd: bool| if odd { vec![PAD; 2] } else { Vec::new() };
-            let (a, b, c) = (
-                canon(times.len() % 2 == 1),
-                canon(tran.len() % 2 == 1),
-                canon(rows_odd),
-            );
+            let (a, b, c) = (canon(times.len() % 2 == 1), canon(tran.len() % 2 == 1), canon(rows_odd));
             if *pad_times != a || *pad_tran != b || *pad_offsets != c || !out.tail.is_empty() {
                 changes.push("rewrote V2 padding as CD CD and dropped trailing bytes".to_string());
                 *pad_times = a;
@@ -385,36 +301,21 @@ pub fn lint_hip(doc: &super::HipDocument) -> Vec<Finding> {
     let assets = doc.hip.assets();
     if assets.windows(2).any(|w| w[1].0.asset_id < w[0].0.asset_id) {
         findings.push(
-            Finding::new(
-                Severity::Warning,
-                "atoc-order",
-                "ATOC entries are not sorted by asset ID",
-            )
-            .path("ATOC"),
+            Finding::new(Severity::Warning, "atoc-order", "ATOC entries are not sorted by asset ID").path("ATOC"),
         );
     }
     for (a, dbg) in &assets {
-        let path = format!(
-            "asset 0x{:08X} \"{}\"",
-            a.asset_id,
-            dbg.map(|d| d.name()).unwrap_or_default()
-        );
+        let path = format!("asset 0x{:08X} \"{}\"", a.asset_id, dbg.map(|d| d.name()).unwrap_or_default());
         if let Err(e) = Hip::asset_data(doc.bytes(), a) {
-            findings.push(
-                Finding::new(Severity::Error, "asset-outside-file", e.message).path(path.clone()),
-            );
+            findings.push(Finding::new(Severity::Error, "asset-outside-file", e.message).path(path.clone()));
         }
         if &a.kind == b"ANIM" {
             let source = dbg.map(|d| d.source()).unwrap_or_default();
             let base = source.rsplit(['/', '\\']).next().unwrap_or("");
             if !base.is_empty() && asset_hash(base) != a.asset_id {
                 findings.push(
-                    Finding::new(
-                        Severity::Info,
-                        "asset-id-hash",
-                        format!("asset ID is not the hash of \"{base}\""),
-                    )
-                    .path(path.clone()),
+                    Finding::new(Severity::Info, "asset-id-hash", format!("asset ID is not the hash of \"{base}\""))
+                        .path(path.clone()),
                 );
             }
         }
@@ -423,15 +324,10 @@ pub fn lint_hip(doc: &super::HipDocument) -> Vec<Finding> {
         let path = format!("ANIM 0x{:08X} \"{}\"", asset.asset_id, asset.name);
         match asset.result {
             Ok((skb, _)) => findings.extend(lint_skb(&skb).into_iter().map(|mut f| {
-                f.path = if f.path.is_empty() {
-                    path.clone()
-                } else {
-                    format!("{path} / {}", f.path)
-                };
+                f.path = if f.path.is_empty() { path.clone() } else { format!("{path} / {}", f.path) };
                 f
             })),
-            Err(e) => findings
-                .push(Finding::new(Severity::Error, "anim-unreadable", e.to_string()).path(path)),
+            Err(e) => findings.push(Finding::new(Severity::Error, "anim-unreadable", e.to_string()).path(path)),
         }
     }
     findings
@@ -446,11 +342,7 @@ mod tests {
     #[test]
     fn sample_passes_every_invariant() {
         let skb = read_v1(&Bytes::from(v1_sample(Endian::Big))).unwrap();
-        assert!(
-            invariant_violations(&skb).is_empty(),
-            "{:?}",
-            invariant_violations(&skb)
-        );
+        assert!(invariant_violations(&skb).is_empty(), "{:?}", invariant_violations(&skb));
         let runs = derive_bone_runs(&skb).unwrap();
         assert_eq!(runs, vec![(0, 1), (2, 4)]);
         assert_eq!(derive_offsets(&skb, &runs), skb.offsets);

@@ -39,24 +39,18 @@ use bytes::Bytes;
 
 use crate::bytes::Endian;
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{
-    Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written,
-};
+use crate::formats::{Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired};
 use crate::model::Package;
 use skb::{Decided, Skb, SkbVersion};
 
 /// Parses the `skb_version` parameter (`1`, `2`, `v1`, `v2`).
-pub fn version_param(
-    params: &std::collections::BTreeMap<String, String>,
-) -> Result<Option<SkbVersion>> {
+pub fn version_param(params: &std::collections::BTreeMap<String, String>) -> Result<Option<SkbVersion>> {
     match params.get("skb_version").map(|s| s.to_ascii_lowercase()) {
         None => Ok(None),
         Some(v) if v == "1" || v == "v1" => Ok(Some(SkbVersion::V1)),
         Some(v) if v == "2" || v == "v2" => Ok(Some(SkbVersion::V2)),
-        Some(v) => Err(Error::unsupported(format!(
-            "skb_version={v}: expected 1 or 2"
-        ))),
+        Some(v) => Err(Error::unsupported(format!("skb_version={v}: expected 1 or 2"))),
     }
 }
 
@@ -81,14 +75,7 @@ impl Format for SkbFormat {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            read: true,
-            to_model: true,
-            from_model: true,
-            dump: true,
-            archive: false,
-            skeleton: false,
-        }
+        Capabilities { read: true, to_model: true, from_model: true, dump: true, archive: false, skeleton: false }
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
@@ -101,10 +88,7 @@ impl Format for SkbFormat {
 
     fn explain_reject(&self, bytes: &[u8]) -> Option<String> {
         if bytes.len() < skb::HEADER_SIZE {
-            Some(format!(
-                "{} bytes is shorter than the 28-byte header",
-                bytes.len()
-            ))
+            Some(format!("{} bytes is shorter than the 28-byte header", bytes.len()))
         } else {
             Some("the magic is neither \"1BKS\" (big-endian) nor \"SKB1\" (little-endian)".into())
         }
@@ -112,11 +96,7 @@ impl Format for SkbFormat {
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let (skb, decided) = skb::read(&bytes, version_param(&options.params)?)?;
-        Ok(Box::new(SkbDocument {
-            skb,
-            decided,
-            limits: options.limits,
-        }))
+        Ok(Box::new(SkbDocument { skb, decided, limits: options.limits }))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -131,7 +111,9 @@ impl Format for SkbFormat {
             [] => return Err(Error::unrepresentable("the package has no clip")),
             [clip] => clip,
             [first, ..] => match options.param("clip") {
-                Some(name) => package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip \"{name}\"")))?,
+                Some(name) => {
+                    package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip \"{name}\"")))?
+                }
                 None => {
                     return Err(Error::unrepresentable(format!(
                         "an SKB file holds one animation; the package has {} (first \"{}\"): name one with clip=NAME",
@@ -142,17 +124,10 @@ impl Format for SkbFormat {
             },
         };
         let mut warnings = Vec::new();
-        let skb = build::from_clip(
-            clip,
-            package.skeleton.as_ref(),
-            build::BuildOptions { version, endian },
-            &mut warnings,
-        )
-        .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
-        Ok(Written {
-            document: Box::new(SkbDocument::new(skb)),
-            warnings,
-        })
+        let skb =
+            build::from_clip(clip, package.skeleton.as_ref(), build::BuildOptions { version, endian }, &mut warnings)
+                .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
+        Ok(Written { document: Box::new(SkbDocument::new(skb)), warnings })
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
@@ -171,11 +146,7 @@ pub struct SkbDocument {
 
 impl SkbDocument {
     pub fn new(skb: Skb) -> Self {
-        SkbDocument {
-            skb,
-            decided: Decided::Option,
-            limits: Limits::default(),
-        }
+        SkbDocument { skb, decided: Decided::Option, limits: Limits::default() }
     }
 }
 
@@ -192,11 +163,7 @@ impl Document for SkbDocument {
     }
 
     fn version(&self) -> String {
-        format!(
-            "{} {}",
-            self.skb.version().label(),
-            endian_label(self.skb.endian)
-        )
+        format!("{} {}", self.skb.version().label(), endian_label(self.skb.endian))
     }
 
     fn write(&self) -> Result<Vec<u8>> {
@@ -206,16 +173,11 @@ impl Document for SkbDocument {
 
     fn to_model(&self) -> Result<Package> {
         let clip = model::to_clip(&self.skb, "anim", None, &self.limits)?;
-        Ok(Package {
-            name: String::new(),
-            clips: vec![clip],
-            ..Default::default()
-        })
+        Ok(Package { name: String::new(), clips: vec![clip], ..Default::default() })
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(dump::to_dump(&self.skb))
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        serde_json::to_value(dump::to_dump(&self.skb)).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
 
     fn lint(&self) -> Vec<Finding> {
@@ -224,10 +186,7 @@ impl Document for SkbDocument {
 
     fn repair(&self) -> Result<Repaired> {
         let (skb, changes) = lint::repair_skb(&self.skb);
-        Ok(Repaired {
-            document: Box::new(SkbDocument::new(skb)),
-            changes,
-        })
+        Ok(Repaired { document: Box::new(SkbDocument::new(skb)), changes })
     }
 
     fn notes(&self) -> Vec<String> {
@@ -236,8 +195,7 @@ impl Document for SkbDocument {
             Decided::Option => "set by the skb_version option".to_string(),
             Decided::Archive(game) => format!("decided by the archive's game ({game})"),
             Decided::Validation => {
-                "decided by size and validation (only this layout fits and passes C4–C9)"
-                    .to_string()
+                "decided by size and validation (only this layout fits and passes C4–C9)".to_string()
             }
         };
         let mut notes = vec![
@@ -253,11 +211,7 @@ impl Document for SkbDocument {
             "no skeleton: bone i is HAnim node i of the character's MODL; read the HIP/HOP archive (or extract the .dff) to bind names and rest poses".to_string(),
         ];
         let dense = s.key_count() == usize::from(s.bone_count) * s.time_count();
-        notes.push(if dense {
-            "dense keys (B·T)".into()
-        } else {
-            "sparse keys".into()
-        });
+        notes.push(if dense { "dense keys (B·T)".into() } else { "sparse keys".into() });
         if !s.tail.is_empty() {
             notes.push(format!(
                 "{} trailing bytes ({})",
@@ -293,21 +247,12 @@ impl Format for HipFormat {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            read: true,
-            to_model: true,
-            from_model: false,
-            dump: true,
-            archive: true,
-            skeleton: true,
-        }
+        Capabilities { read: true, to_model: true, from_model: false, dump: true, archive: true, skeleton: true }
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
         match bytes.get(..8) {
-            Some(b) if &b[..4] == b"HIPA" && bytes.get(8..12) == Some(b"PACK") => {
-                Confidence::Certain
-            }
+            Some(b) if &b[..4] == b"HIPA" && bytes.get(8..12) == Some(b"PACK") => Confidence::Certain,
             Some(b) if &b[..4] == b"HIPA" => Confidence::Likely,
             _ => Confidence::No,
         }
@@ -329,9 +274,7 @@ impl Format for HipFormat {
     }
 
     fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
-        Err(Error::unsupported(
-            "HIP/HOP archives are not written from the model; convert to skb and replace the asset",
-        ))
+        Err(Error::unsupported("HIP/HOP archives are not written from the model; convert to skb and replace the asset"))
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
@@ -368,15 +311,10 @@ pub struct SkinnedModel {
 pub fn binds(clip: &str, prefix: &str, models: &[SkinnedModel]) -> bool {
     let matches = |p: &str| {
         clip.len() > p.len()
-            && clip
-                .get(..p.len())
-                .is_some_and(|x| x.eq_ignore_ascii_case(p))
+            && clip.get(..p.len()).is_some_and(|x| x.eq_ignore_ascii_case(p))
             && clip.as_bytes()[p.len()] == b'_'
     };
-    matches(prefix)
-        && !models
-            .iter()
-            .any(|m| m.prefix.len() > prefix.len() && matches(&m.prefix))
+    matches(prefix) && !models.iter().any(|m| m.prefix.len() > prefix.len() && matches(&m.prefix))
 }
 
 /// One ANIM asset parsed from an archive.
@@ -390,13 +328,7 @@ pub struct AnimAsset {
 impl HipDocument {
     pub fn new(hip: hip::Hip) -> Self {
         let bytes = Bytes::from(hip::write(&hip));
-        HipDocument {
-            hip,
-            bytes,
-            version: None,
-            model: None,
-            limits: Limits::default(),
-        }
+        HipDocument { hip, bytes, version: None, model: None, limits: Limits::default() }
     }
 
     /// The bytes of the archive as written.
@@ -426,16 +358,9 @@ impl HipDocument {
                         || d.is_some_and(|d| d.name().eq_ignore_ascii_case(name)))
             })
             .map(|(a, _)| a.asset_id)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::Invalid,
-                    None,
-                    format!("no ANIM asset \"{name}\""),
-                )
-            })?;
+            .ok_or_else(|| Error::new(ErrorKind::Invalid, None, format!("no ANIM asset \"{name}\"")))?;
         let align = self.layer_align();
-        self.hip
-            .replace_asset(id, Bytes::from(skb::write(skb)), align)?;
+        self.hip.replace_asset(id, Bytes::from(skb::write(skb)), align)?;
         self.bytes = Bytes::from(hip::write(&self.hip));
         Ok(())
     }
@@ -450,19 +375,13 @@ impl HipDocument {
             let Ok(data) = hip::Hip::asset_data(&self.bytes, a) else {
                 continue;
             };
-            let Ok(Some(skeleton)) = rwskel::read_clump(&data).and_then(|c| rwskel::skeleton(&c))
-            else {
+            let Ok(Some(skeleton)) = rwskel::read_clump(&data).and_then(|c| rwskel::skeleton(&c)) else {
                 continue;
             };
             let name = dbg.map(|d| d.name()).unwrap_or_default();
             let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
             let prefix = stem.strip_suffix("_bind").unwrap_or(stem).to_string();
-            out.push(SkinnedModel {
-                asset_id: a.asset_id,
-                name: name.clone(),
-                prefix,
-                skeleton,
-            });
+            out.push(SkinnedModel { asset_id: a.asset_id, name: name.clone(), prefix, skeleton });
         }
         out
     }
@@ -476,22 +395,15 @@ impl HipDocument {
                 continue;
             }
             let name = clip_name(a, dbg);
-            let result =
-                hip::Hip::asset_data(&self.bytes, a).and_then(|data| match (self.version, game) {
-                    (Some(v), _) => Ok((skb::read_version(&data, v)?, Decided::Option)),
-                    (None, Some(g)) => Ok((
-                        skb::read_version(&data, g.skb_version())?,
-                        Decided::Archive(g.label().to_string()),
-                    )),
-                    (None, None) => skb::read(&data, None),
-                });
-            let result =
-                result.map_err(|e| e.within(format!("ANIM 0x{:08X} \"{name}\"", a.asset_id)));
-            out.push(AnimAsset {
-                asset_id: a.asset_id,
-                name,
-                result,
+            let result = hip::Hip::asset_data(&self.bytes, a).and_then(|data| match (self.version, game) {
+                (Some(v), _) => Ok((skb::read_version(&data, v)?, Decided::Option)),
+                (None, Some(g)) => {
+                    Ok((skb::read_version(&data, g.skb_version())?, Decided::Archive(g.label().to_string())))
+                }
+                (None, None) => skb::read(&data, None),
             });
+            let result = result.map_err(|e| e.within(format!("ANIM 0x{:08X} \"{name}\"", a.asset_id)));
+            out.push(AnimAsset { asset_id: a.asset_id, name, result });
         }
         out
     }
@@ -506,10 +418,7 @@ fn clip_name(a: &hip::Ahdr, dbg: Option<&hip::Adbg>) -> String {
     let source = dbg.map(|d| d.source()).unwrap_or_default();
     let base = basename(&source);
     if !base.is_empty() {
-        let stem = base
-            .strip_suffix(".anm")
-            .or_else(|| base.strip_suffix(".ANM"))
-            .unwrap_or(base);
+        let stem = base.strip_suffix(".anm").or_else(|| base.strip_suffix(".ANM")).unwrap_or(base);
         return stem.to_string();
     }
     match dbg.map(|d| d.name()) {
@@ -543,24 +452,12 @@ impl Document for HipDocument {
             Some(name) => Some(
                 models
                     .iter()
-                    .find(|m| {
-                        m.name.eq_ignore_ascii_case(name) || m.prefix.eq_ignore_ascii_case(name)
-                    })
-                    .ok_or_else(|| {
-                        Error::unsupported(format!("no skinned MODL asset \"{name}\""))
-                    })?,
+                    .find(|m| m.name.eq_ignore_ascii_case(name) || m.prefix.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| Error::unsupported(format!("no skinned MODL asset \"{name}\"")))?,
             ),
             None => models
                 .iter()
-                .map(|m| {
-                    (
-                        anims
-                            .iter()
-                            .filter(|a| binds(&a.name, &m.prefix, &models))
-                            .count(),
-                        m,
-                    )
-                })
+                .map(|m| (anims.iter().filter(|a| binds(&a.name, &m.prefix, &models)).count(), m))
                 .filter(|(n, _)| *n > 0)
                 .max_by_key(|(n, _)| *n)
                 .map(|(_, m)| m),
@@ -572,19 +469,9 @@ impl Document for HipDocument {
                 continue;
             }
             let (skb, _) = asset.result?;
-            clips.push(model::to_clip(
-                &skb,
-                &asset.name,
-                bound.map(|m| &m.skeleton),
-                &self.limits,
-            )?);
+            clips.push(model::to_clip(&skb, &asset.name, bound.map(|m| &m.skeleton), &self.limits)?);
         }
-        Ok(Package {
-            name: String::new(),
-            clips,
-            skeleton: chosen.map(|m| m.skeleton.clone()),
-            ..Default::default()
-        })
+        Ok(Package { name: String::new(), clips, skeleton: chosen.map(|m| m.skeleton.clone()), ..Default::default() })
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -605,16 +492,10 @@ impl Document for HipDocument {
             if !c.is_empty() {
                 let align = self.layer_align();
                 hip.replace_asset(asset.asset_id, Bytes::from(skb::write(&fixed)), align)?;
-                changes.extend(
-                    c.into_iter()
-                        .map(|c| format!("ANIM \"{}\": {c}", asset.name)),
-                );
+                changes.extend(c.into_iter().map(|c| format!("ANIM \"{}\": {c}", asset.name)));
             }
         }
-        Ok(Repaired {
-            document: Box::new(HipDocument::new(hip)),
-            changes,
-        })
+        Ok(Repaired { document: Box::new(HipDocument::new(hip)), changes })
     }
 
     fn notes(&self) -> Vec<String> {
@@ -632,23 +513,18 @@ impl Document for HipDocument {
             format!(
                 "platform {}, clientVersion {}, PFLG {}",
                 m.platform.as_deref().unwrap_or("?"),
-                m.client_version
-                    .map_or("?".into(), |v| format!("0x{v:08X}")),
+                m.client_version.map_or("?".into(), |v| format!("0x{v:08X}")),
                 m.pflg.map_or("?".into(), |v| format!("0x{v:08X}"))
             ),
         ];
         match (self.version, self.hip.game()) {
-            (Some(v), _) => notes.push(format!(
-                "ANIM version {} set by the skb_version option",
-                v.label()
-            )),
+            (Some(v), _) => notes.push(format!("ANIM version {} set by the skb_version option", v.label())),
             (None, Some(g)) => notes.push(format!(
                 "ANIM version {} decided by the archive's game ({})",
                 g.skb_version().label(),
                 g.label()
             )),
-            (None, None) => notes
-                .push("game unknown: each ANIM's version is decided by size and validation".into()),
+            (None, None) => notes.push("game unknown: each ANIM's version is decided by size and validation".into()),
         }
         notes.push("looping is not stored in ANIM assets (ATBL/entity code decides)".into());
         let models = self.skinned_models();
@@ -693,25 +569,13 @@ impl Document for HipDocument {
                     _ => format!("0x{:08X}", a.asset_id),
                 }
             };
-            let stem: String = stem
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || "._- ".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
+            let stem: String =
+                stem.chars().map(|c| if c.is_ascii_alphanumeric() || "._- ".contains(c) { c } else { '_' }).collect();
             let mut name = format!("{stem}.{ext}");
             if out.iter().any(|e| e.name.eq_ignore_ascii_case(&name)) {
                 name = format!("{stem}_{:08X}.{ext}", a.asset_id);
             }
-            out.push(Entry {
-                name,
-                kind: String::from_utf8_lossy(&a.kind).into_owned(),
-                data,
-            });
+            out.push(Entry { name, kind: String::from_utf8_lossy(&a.kind).into_owned(), data });
         }
         Ok(out)
     }

@@ -53,9 +53,7 @@ pub fn bone_ranges(skb: &Skb) -> Result<Vec<(usize, usize)>> {
         } else if k == bones {
             Ok((0..bones).map(|b| (b, b)).collect())
         } else {
-            Err(invalid(format!(
-                "static pose (T = 1) needs K = B or K = 2B; K = {k}, B = {bones}"
-            )))
+            Err(invalid(format!("static pose (T = 1) needs K = B or K = 2B; K = {k}, B = {bones}")))
         };
     }
     let rows = t - 1;
@@ -83,18 +81,9 @@ pub fn bone_ranges(skb: &Skb) -> Result<Vec<(usize, usize)>> {
 }
 
 /// Converts one SKB animation to a clip. `skeleton` (HAnim node order) names the bones it has.
-pub fn to_clip(
-    skb: &Skb,
-    name: &str,
-    skeleton: Option<&Skeleton>,
-    limits: &Limits,
-) -> Result<Clip> {
+pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limits) -> Result<Clip> {
     if skb.key_count() as u64 > limits.max_keys {
-        return Err(Error::new(
-            ErrorKind::Limit,
-            None,
-            format!("{} keys exceed the limit", skb.key_count()),
-        ));
+        return Err(Error::new(ErrorKind::Limit, None, format!("{} keys exceed the limit", skb.key_count())));
     }
     let ranges = bone_ranges(skb)?;
     let times = skb.times_seconds();
@@ -106,19 +95,9 @@ pub fn to_clip(
         let mut rotations: Vec<Quat> = Vec::with_capacity(n);
         let mut translations = Vec::with_capacity(n);
         for k in start..=end {
-            let bad = || {
-                Error::new(
-                    ErrorKind::Invalid,
-                    None,
-                    format!("key {k} of bone {b} is out of range"),
-                )
-            };
+            let bad = || Error::new(ErrorKind::Invalid, None, format!("key {k} of bone {b} is out of range"));
             let ti = skb.key_time_index(k).ok_or_else(bad)?;
-            let time = if static_pose {
-                0.0
-            } else {
-                *times.get(ti).ok_or_else(bad)?
-            };
+            let time = if static_pose { 0.0 } else { *times.get(ti).ok_or_else(bad)? };
             key_times.push(time);
             let q = unit(skb.key_rotation(k).ok_or_else(bad)?);
             // Hemisphere continuity (§6.3): the same rotation, on the arc the game takes.
@@ -130,21 +109,13 @@ pub fn to_clip(
             translations.push(Vec3::from_array(skb.key_translation(k).ok_or_else(bad)?));
         }
         if let Some(t) = key_times.iter().find(|t| !t.is_finite()) {
-            return Err(Error::new(
-                ErrorKind::Invalid,
-                None,
-                format!("bone {b}: key time {t} is not finite"),
-            ));
+            return Err(Error::new(ErrorKind::Invalid, None, format!("bone {b}: key time {t} is not finite")));
         }
         if let Some(i) = key_times.windows(2).position(|w| w[1] <= w[0]) {
             return Err(Error::new(
                 ErrorKind::Invalid,
                 None,
-                format!(
-                    "bone {b}: key {} is not later than key {}",
-                    start + i + 1,
-                    start + i
-                ),
+                format!("bone {b}: key {} is not later than key {}", start + i + 1, start + i),
             ));
         }
         let bone = skeleton.and_then(|s| s.bones.get(b));
@@ -167,19 +138,8 @@ pub fn to_clip(
             values: Values::Translation(translations),
         });
     }
-    let duration = if static_pose {
-        0.0
-    } else {
-        times.last().copied().unwrap_or(0.0)
-    };
-    Ok(Clip {
-        name: name.to_string(),
-        duration,
-        looping: None,
-        additive: false,
-        frame_rate: None,
-        tracks,
-    })
+    let duration = if static_pose { 0.0 } else { times.last().copied().unwrap_or(0.0) };
+    Ok(Clip { name: name.to_string(), duration, looping: None, additive: false, frame_rate: None, tracks })
 }
 
 /// The game's `rw_slerp` (§3.3) on unnormalised quaternions: hemisphere flip, then a plain lerp
@@ -219,18 +179,10 @@ pub fn evaluate(skb: &Skb, t: f32) -> Option<Vec<BonePose>> {
         let ranges = bone_ranges(skb).ok()?;
         return ranges
             .iter()
-            .map(|&(k, _)| {
-                Some(BonePose {
-                    rotation: skb.key_rotation(k)?,
-                    translation: skb.key_translation(k)?,
-                })
-            })
+            .map(|&(k, _)| Some(BonePose { rotation: skb.key_rotation(k)?, translation: skb.key_translation(k)? }))
             .collect();
     }
-    let r = (0..times.len() - 1)
-        .rev()
-        .find(|&i| times[i] < t)
-        .unwrap_or(0);
+    let r = (0..times.len() - 1).rev().find(|&i| times[i] < t).unwrap_or(0);
     (0..bones)
         .map(|b| {
             let k0 = skb.offset(r, b)?;
@@ -268,9 +220,7 @@ mod tests {
         // Bone 1: keys at times[0], times[1], times[2] = 0, 0.5, 1.
         assert_eq!(clip.tracks[2].times, vec![0.0, 0.5, 1.0]);
         assert_eq!(clip.tracks[0].times, vec![0.0, 1.0]);
-        let Values::Translation(t) = &clip.tracks[3].values else {
-            panic!()
-        };
+        let Values::Translation(t) = &clip.tracks[3].values else { panic!() };
         // 16384 × 0.002 = 32.768; −32767 × 0.001 = −32.767.
         assert!((t[1].y - 32.768).abs() < 1e-4 && (t[2].x + 32.767).abs() < 1e-4);
         assert_eq!(clip.tracks[3].target.bone().unwrap().index, Some(1));
@@ -294,32 +244,18 @@ mod tests {
     fn model_sampling_matches_hand_computed_game_values() {
         let skb = sample_skb();
         let clip = to_clip(&skb, "s", None, &Limits::default()).unwrap();
-        let cases = [
-            (0.25f32, [0.0, 0.0, 0.382_686_5, 0.923_881_4]),
-            (0.7, [0.0, 0.0, 0.891_009_3, 0.453_994_2]),
-        ];
+        let cases = [(0.25f32, [0.0, 0.0, 0.382_686_5, 0.923_881_4]), (0.7, [0.0, 0.0, 0.891_009_3, 0.453_994_2])];
         for (t, want) in cases {
             let game = evaluate(&skb, t).unwrap()[1];
             let pose = sample(&clip, t);
-            let Sampled::Rotation(q) = pose[2].value else {
-                panic!()
-            };
+            let Sampled::Rotation(q) = pose[2].value else { panic!() };
             for (i, w) in want.iter().enumerate() {
-                assert!(
-                    (game.rotation[i] - w).abs() < 2e-5,
-                    "game {t}: {:?}",
-                    game.rotation
-                );
+                assert!((game.rotation[i] - w).abs() < 2e-5, "game {t}: {:?}", game.rotation);
                 assert!((q.to_array()[i] - w).abs() < 2e-4, "model {t}: {q:?}");
             }
         }
-        let Sampled::Translation(p) = sample(&clip, 0.7)[3].value else {
-            panic!()
-        };
-        assert!(
-            (p - Vec3::new(-13.1068, 45.8744, 0.0)).abs().max_element() < 1e-3,
-            "{p:?}"
-        );
+        let Sampled::Translation(p) = sample(&clip, 0.7)[3].value else { panic!() };
+        assert!((p - Vec3::new(-13.1068, 45.8744, 0.0)).abs().max_element() < 1e-3, "{p:?}");
         let g = evaluate(&skb, 0.7).unwrap()[1].translation;
         assert!((Vec3::from_array(g) - p).abs().max_element() < 1e-4);
     }
@@ -332,10 +268,7 @@ mod tests {
     fn hemisphere_flip_takes_the_short_arc() {
         let h = std::f32::consts::FRAC_1_SQRT_2;
         let r = rw_slerp([0.0, 0.0, 0.0, 1.0], [0.0, 0.0, -h, -h], 0.5);
-        assert!(
-            (r[2] - 0.382_683_4).abs() < 1e-5 && (r[3] - 0.923_879_5).abs() < 1e-5,
-            "{r:?}"
-        );
+        assert!((r[2] - 0.382_683_4).abs() < 1e-5 && (r[3] - 0.923_879_5).abs() < 1e-5, "{r:?}");
         let m = crate::sample::slerp(Quat::IDENTITY, Quat::from_xyzw(0.0, 0.0, -h, -h), 0.5);
         assert!((m.z - r[2]).abs() < 1e-5 && (m.w - r[3]).abs() < 1e-5);
     }
@@ -351,9 +284,7 @@ mod tests {
         }
         skb.offsets.clear();
         let clip = to_clip(&skb, "s", None, &Limits::default()).unwrap();
-        let Values::Translation(t) = &clip.tracks[3].values else {
-            panic!()
-        };
+        let Values::Translation(t) = &clip.tracks[3].values else { panic!() };
         assert_eq!(t, &vec![Vec3::new(0.0, 500.0 * 0.002, 0.0)]);
         if let super::super::skb::Body::V1 { keys, .. } = &mut skb.body {
             keys.truncate(1);
@@ -373,9 +304,7 @@ mod tests {
         skb.offsets.clear();
         let clip = to_clip(&skb, "s", None, &Limits::default()).unwrap();
         assert_eq!(clip.duration, 0.0);
-        let Values::Translation(t) = &clip.tracks[3].values else {
-            panic!()
-        };
+        let Values::Translation(t) = &clip.tracks[3].values else { panic!() };
         assert_eq!(t, &vec![Vec3::new(1000.0 * 0.001, 0.0, 0.0)]);
     }
 }

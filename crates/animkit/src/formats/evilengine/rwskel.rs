@@ -65,14 +65,8 @@ fn chunks(data: &[u8], base: usize) -> Result<Vec<Chunk<'_>>> {
         let size = c.u32()? as usize;
         let _library = c.u32()?;
         let at = c.offset();
-        let body = c
-            .take(size)
-            .within(|| format!("RenderWare chunk 0x{kind:X}"))?;
-        out.push(Chunk {
-            kind,
-            body,
-            base: at,
-        });
+        let body = c.take(size).within(|| format!("RenderWare chunk 0x{kind:X}"))?;
+        out.push(Chunk { kind, body, base: at });
     }
     Ok(out)
 }
@@ -90,11 +84,9 @@ pub fn read_clump(data: &[u8]) -> Result<Clump> {
     let top = chunks(data, 0)?;
     let clump = find(&top, CLUMP).ok_or_else(|| Error::invalid(0, "no RenderWare clump (0x10)"))?;
     let inner = chunks(clump.body, clump.base)?;
-    let list = find(&inner, FRAME_LIST)
-        .ok_or_else(|| Error::invalid(clump.base, "clump without a FrameList"))?;
+    let list = find(&inner, FRAME_LIST).ok_or_else(|| Error::invalid(clump.base, "clump without a FrameList"))?;
     let parts = chunks(list.body, list.base)?;
-    let st = find(&parts, STRUCT)
-        .ok_or_else(|| Error::invalid(list.base, "FrameList without a Struct"))?;
+    let st = find(&parts, STRUCT).ok_or_else(|| Error::invalid(list.base, "FrameList without a Struct"))?;
     let mut c = Cursor::with_base(st.body, st.base, Endian::Little);
     let n = c.u32()?;
     let n = c.count(u64::from(n), 56, "frame")?;
@@ -111,10 +103,7 @@ pub fn read_clump(data: &[u8]) -> Result<Clump> {
             hanim: None,
         });
     }
-    for (frame, ext) in frames
-        .iter_mut()
-        .zip(parts.iter().filter(|p| p.kind == EXTENSION))
-    {
+    for (frame, ext) in frames.iter_mut().zip(parts.iter().filter(|p| p.kind == EXTENSION)) {
         for plg in chunks(ext.body, ext.base)? {
             match plg.kind {
                 HANIM_PLG => {
@@ -132,11 +121,7 @@ pub fn read_clump(data: &[u8]) -> Result<Clump> {
                             nodes.push((c.i32()?, c.i32()?, c.u32()?));
                         }
                     }
-                    frame.hanim = Some(HAnim {
-                        version,
-                        node_id,
-                        nodes,
-                    });
+                    frame.hanim = Some(HAnim { version, node_id, nodes });
                 }
                 FRAME_NAME => frame.name = Some(crate::text::latin1_until_nul(plg.body)),
                 _ => {}
@@ -156,11 +141,7 @@ pub fn node_parents(flags: &[u32]) -> Vec<Option<usize>> {
         if f & 2 != 0 {
             stack.push(next);
         }
-        next = if f & 1 != 0 {
-            stack.pop().flatten()
-        } else {
-            Some(i)
-        };
+        next = if f & 1 != 0 { stack.pop().flatten() } else { Some(i) };
     }
     parents
 }
@@ -174,52 +155,24 @@ pub fn frame_transform(f: &Frame) -> Transform {
         f.up / scale.y.max(f32::MIN_POSITIVE),
         f.at / scale.z.max(f32::MIN_POSITIVE),
     );
-    let rotation = Quat::from_mat3(if m.determinant().is_finite() {
-        &unscaled
-    } else {
-        &Mat3::IDENTITY
-    })
-    .normalize();
-    let rotation = if rotation.is_finite() {
-        rotation
-    } else {
-        Quat::IDENTITY
-    };
+    let rotation = Quat::from_mat3(if m.determinant().is_finite() { &unscaled } else { &Mat3::IDENTITY }).normalize();
+    let rotation = if rotation.is_finite() { rotation } else { Quat::IDENTITY };
     let near_one = (scale - Vec3::ONE).abs().max_element() < 1e-3;
-    Transform {
-        translation: f.position,
-        rotation,
-        scale: if near_one { Vec3::ONE } else { scale },
-    }
+    Transform { translation: f.position, rotation, scale: if near_one { Vec3::ONE } else { scale } }
 }
 
 /// The HAnim skeleton of a clump (node order), or `None` for an unskinned model.
 pub fn skeleton(clump: &Clump) -> Result<Option<Skeleton>> {
-    let Some(root) = clump
-        .frames
-        .iter()
-        .find(|f| f.hanim.as_ref().is_some_and(|h| !h.nodes.is_empty()))
-    else {
+    let Some(root) = clump.frames.iter().find(|f| f.hanim.as_ref().is_some_and(|h| !h.nodes.is_empty())) else {
         return Ok(None);
     };
-    let nodes = &root
-        .hanim
-        .as_ref()
-        .map(|h| h.nodes.clone())
-        .unwrap_or_default();
+    let nodes = &root.hanim.as_ref().map(|h| h.nodes.clone()).unwrap_or_default();
     let parents = node_parents(&nodes.iter().map(|n| n.2).collect::<Vec<_>>());
     let mut bones = Vec::with_capacity(nodes.len());
     for (i, &(node_id, _, _)) in nodes.iter().enumerate() {
-        let frame = clump
-            .frames
-            .iter()
-            .find(|f| f.hanim.as_ref().is_some_and(|h| h.node_id == node_id))
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::Invalid,
-                    None,
-                    format!("no frame carries HAnim node ID {node_id}"),
-                )
+        let frame =
+            clump.frames.iter().find(|f| f.hanim.as_ref().is_some_and(|h| h.node_id == node_id)).ok_or_else(|| {
+                Error::new(ErrorKind::Invalid, None, format!("no frame carries HAnim node ID {node_id}"))
             })?;
         bones.push(Bone {
             name: frame.name.clone().unwrap_or_else(|| format!("bone_{i:02}")),
@@ -265,9 +218,7 @@ mod tests {
             ([1., 0., 0., 0., 1., 0., 0., 0., 1.], [0., 2., 0.], 1),
         ];
         for (m, p, parent) in mats {
-            m.iter()
-                .chain(&p)
-                .for_each(|v| frames.extend_from_slice(&v.to_le_bytes()));
+            m.iter().chain(&p).for_each(|v| frames.extend_from_slice(&v.to_le_bytes()));
             frames.extend_from_slice(&parent.to_le_bytes());
             frames.extend_from_slice(&0u32.to_le_bytes());
         }
@@ -291,22 +242,13 @@ mod tests {
         list.extend(chunk(EXTENSION, &[]));
         list.extend(hanim(10, &[(10, 0, 0), (11, 1, 1)]));
         list.extend(hanim(11, &[]));
-        let clump = chunk(
-            CLUMP,
-            &[chunk(STRUCT, &[0; 12]), chunk(FRAME_LIST, &list)].concat(),
-        );
+        let clump = chunk(CLUMP, &[chunk(STRUCT, &[0; 12]), chunk(FRAME_LIST, &list)].concat());
         let skel = skeleton(&read_clump(&clump).unwrap()).unwrap().unwrap();
         assert_eq!(skel.bones.len(), 2);
-        assert_eq!(
-            (skel.bones[0].id, skel.bones[1].parent),
-            (Some(10), Some(0))
-        );
+        assert_eq!((skel.bones[0].id, skel.bones[1].parent), (Some(10), Some(0)));
         // 90° about Z: (0, 0, sin 45°, cos 45°).
         let q = skel.bones[0].rest.rotation;
-        assert!(
-            (q.z.abs() - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6 && q.z * q.w > 0.0,
-            "{q:?}"
-        );
+        assert!((q.z.abs() - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6 && q.z * q.w > 0.0, "{q:?}");
         assert_eq!(skel.bones[1].rest.translation, Vec3::new(0.0, 2.0, 0.0));
         for n in 0..clump.len() {
             let _ = read_clump(&clump[..n]).and_then(|c| skeleton(&c));

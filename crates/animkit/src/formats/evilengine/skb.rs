@@ -138,9 +138,7 @@ impl Skb {
 
     /// All times in seconds.
     pub fn times_seconds(&self) -> Vec<f32> {
-        (0..self.time_count())
-            .filter_map(|i| self.time(i))
-            .collect()
+        (0..self.time_count()).filter_map(|i| self.time(i)).collect()
     }
 
     /// The time index of key `k`.
@@ -157,9 +155,7 @@ impl Skb {
         if b >= bones {
             return None;
         }
-        self.offsets
-            .get(r.checked_mul(bones)?.checked_add(b)?)
-            .map(|&o| usize::from(o))
+        self.offsets.get(r.checked_mul(bones)?.checked_add(b)?).map(|&o| usize::from(o))
     }
 
     /// The dequantised rotation of key `k` (x, y, z, w), not renormalised (§3.1).
@@ -189,17 +185,8 @@ impl Skb {
     pub fn data_size(&self) -> usize {
         let b = usize::from(self.bone_count);
         match &self.body {
-            Body::V1 { keys, times } => {
-                HEADER_SIZE + 16 * keys.len() + 4 * times.len() + 2 * b * self.rows()
-            }
-            Body::V2 {
-                keys,
-                times,
-                tran,
-                pad_times,
-                pad_tran,
-                pad_offsets,
-            } => {
+            Body::V1 { keys, times } => HEADER_SIZE + 16 * keys.len() + 4 * times.len() + 2 * b * self.rows(),
+            Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets } => {
                 HEADER_SIZE
                     + 10 * keys.len()
                     + 2 * times.len()
@@ -236,12 +223,8 @@ struct Header {
 
 /// Reads the header; the returned cursor reads in the byte order the magic announces.
 fn header(bytes: &[u8]) -> Result<(Header, Cursor<'_>)> {
-    let endian = detect_endian(bytes).ok_or_else(|| {
-        Error::invalid(
-            0,
-            "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation",
-        )
-    })?;
+    let endian = detect_endian(bytes)
+        .ok_or_else(|| Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation"))?;
     let mut c = Cursor::new(bytes, endian);
     c.skip(4)?;
     let flags = c.u32()?;
@@ -249,17 +232,7 @@ fn header(bytes: &[u8]) -> Result<(Header, Cursor<'_>)> {
     let time_count = c.u16()?;
     let count_word = c.array::<4>()?;
     let scale = [c.f32()?, c.f32()?, c.f32()?];
-    Ok((
-        Header {
-            endian,
-            flags,
-            bone_count,
-            time_count,
-            count_word,
-            scale,
-        },
-        c,
-    ))
+    Ok((Header { endian, flags, bone_count, time_count, count_word, scale }, c))
 }
 
 fn offsets_table(c: &mut Cursor, bones: usize, rows: usize) -> Result<Vec<u16>> {
@@ -295,15 +268,12 @@ fn read_v1_inner(bytes: &Bytes) -> Result<Skb> {
         .within(|| format!("key {k}"))?;
         keys.push(key);
     }
-    let t = c
-        .count(u64::from(h.time_count), 4, "time")
-        .within(|| "times")?;
+    let t = c.count(u64::from(h.time_count), 4, "time").within(|| "times")?;
     let mut times = Vec::with_capacity(t);
     for _ in 0..t {
         times.push(c.f32()?);
     }
-    let offsets = offsets_table(&mut c, usize::from(h.bone_count), t.saturating_sub(1))
-        .within(|| "offsets")?;
+    let offsets = offsets_table(&mut c, usize::from(h.bone_count), t.saturating_sub(1)).within(|| "offsets")?;
     let tail = bytes.slice(c.pos()..);
     Ok(Skb {
         endian: h.endian,
@@ -345,27 +315,17 @@ fn read_v2_inner(bytes: &Bytes) -> Result<Skb> {
     let n = c.count(u64::from(kc), 10, "key").within(|| "keys")?;
     let mut keys = Vec::with_capacity(n);
     for k in 0..n {
-        let key = (|| {
-            Ok(KeyV2 {
-                frame: c.u16()?,
-                tran_index: c.u16()?,
-                quat: [c.i16()?, c.i16()?, c.i16()?],
-            })
-        })()
-        .within(|| format!("key {k}"))?;
+        let key = (|| Ok(KeyV2 { frame: c.u16()?, tran_index: c.u16()?, quat: [c.i16()?, c.i16()?, c.i16()?] }))()
+            .within(|| format!("key {k}"))?;
         keys.push(key);
     }
-    let t = c
-        .count(u64::from(h.time_count), 2, "time")
-        .within(|| "times")?;
+    let t = c.count(u64::from(h.time_count), 2, "time").within(|| "times")?;
     let mut times = Vec::with_capacity(t);
     for _ in 0..t {
         times.push(c.u16()?);
     }
     let pad_times = pad(&mut c, t % 2 == 1, false).within(|| "times padding")?;
-    let tn = c
-        .count(u64::from(nc), 6, "translation")
-        .within(|| "translations")?;
+    let tn = c.count(u64::from(nc), 6, "translation").within(|| "translations")?;
     let mut tran = Vec::with_capacity(tn);
     for _ in 0..tn {
         tran.push([c.i16()?, c.i16()?, c.i16()?]);
@@ -381,14 +341,7 @@ fn read_v2_inner(bytes: &Bytes) -> Result<Skb> {
         flags: h.flags,
         bone_count: h.bone_count,
         scale: h.scale,
-        body: Body::V2 {
-            keys,
-            times,
-            tran,
-            pad_times,
-            pad_tran,
-            pad_offsets,
-        },
+        body: Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets },
         offsets,
         tail,
     })
@@ -432,10 +385,7 @@ pub fn length_matches(skb: &Skb) -> bool {
 /// 3): the one whose size matches and that passes C4–C9 wins; otherwise an error asks for the option.
 pub fn read(bytes: &Bytes, version: Option<SkbVersion>) -> Result<(Skb, Decided)> {
     if detect_endian(bytes).is_none() {
-        return Err(Error::invalid(
-            0,
-            "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation",
-        ));
+        return Err(Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation"));
     }
     if let Some(v) = version {
         return Ok((read_version(bytes, v)?, Decided::Option));
@@ -443,15 +393,10 @@ pub fn read(bytes: &Bytes, version: Option<SkbVersion>) -> Result<(Skb, Decided)
     let attempt = |v: SkbVersion| -> Result<Skb, String> {
         let skb = read_version(bytes, v).map_err(|e| e.to_string())?;
         if !length_matches(&skb) {
-            return Err(format!(
-                "{} trailing bytes do not fit the {} layout",
-                skb.tail.len(),
-                v.label()
-            ));
+            return Err(format!("{} trailing bytes do not fit the {} layout", skb.tail.len(), v.label()));
         }
-        if let Some(v) = super::lint::invariant_violations(&skb)
-            .into_iter()
-            .find(|v| !matches!(v.code, "c2-flags" | "c3-size"))
+        if let Some(v) =
+            super::lint::invariant_violations(&skb).into_iter().find(|v| !matches!(v.code, "c2-flags" | "c3-size"))
         {
             return Err(format!("{}: {}", v.code, v.message));
         }
@@ -491,14 +436,7 @@ pub fn write(skb: &Skb) -> Vec<u8> {
             times.iter().for_each(|&t| w.f32(t));
             skb.offsets.iter().for_each(|&o| w.u16(o));
         }
-        Body::V2 {
-            keys,
-            times,
-            tran,
-            pad_times,
-            pad_tran,
-            pad_offsets,
-        } => {
+        Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets } => {
             w.u16(keys.len() as u16);
             w.u16(tran.len() as u16);
             skb.scale.iter().for_each(|&s| w.f32(s));
@@ -525,9 +463,7 @@ pub fn write(skb: &Skb) -> Vec<u8> {
 pub fn check_counts(skb: &Skb) -> Result<()> {
     let t = skb.time_count();
     if t > usize::from(u16::MAX) {
-        return Err(Error::unrepresentable(format!(
-            "{t} times do not fit the u16 TimeCount"
-        )));
+        return Err(Error::unrepresentable(format!("{t} times do not fit the u16 TimeCount")));
     }
     if skb.offsets.len() != usize::from(skb.bone_count) * skb.rows() {
         return Err(Error::unrepresentable(format!(
@@ -538,15 +474,9 @@ pub fn check_counts(skb: &Skb) -> Result<()> {
         )));
     }
     match &skb.body {
-        Body::V1 { keys, .. } if keys.len() > u32::MAX as usize => {
-            Err(Error::unrepresentable("too many keys"))
-        }
-        Body::V2 { keys, tran, .. }
-            if keys.len() > usize::from(u16::MAX) || tran.len() > usize::from(u16::MAX) =>
-        {
-            Err(Error::unrepresentable(
-                "V2 key or translation count does not fit u16",
-            ))
+        Body::V1 { keys, .. } if keys.len() > u32::MAX as usize => Err(Error::unrepresentable("too many keys")),
+        Body::V2 { keys, tran, .. } if keys.len() > usize::from(u16::MAX) || tran.len() > usize::from(u16::MAX) => {
+            Err(Error::unrepresentable("V2 key or translation count does not fit u16"))
         }
         _ => Ok(()),
     }
@@ -554,10 +484,7 @@ pub fn check_counts(skb: &Skb) -> Result<()> {
 
 /// The same animation in the other byte order (the raw integers are unchanged).
 pub fn with_endian(skb: &Skb, endian: Endian) -> Skb {
-    Skb {
-        endian,
-        ..skb.clone()
-    }
+    Skb { endian, ..skb.clone() }
 }
 
 #[cfg(test)]
@@ -603,19 +530,12 @@ pub(crate) mod tests {
         for endian in [Endian::Big, Endian::Little] {
             let bytes = Bytes::from(v1_sample(endian));
             assert_eq!(bytes.len(), 128);
-            let expected_magic: &[u8] = if endian == Endian::Big {
-                b"1BKS"
-            } else {
-                b"SKB1"
-            };
+            let expected_magic: &[u8] = if endian == Endian::Big { b"1BKS" } else { b"SKB1" };
             assert_eq!(&bytes[..4], expected_magic);
             let (skb, decided) = read(&bytes, None).unwrap();
             assert_eq!(decided, Decided::Validation);
             assert_eq!(skb.version(), SkbVersion::V1);
-            assert_eq!(
-                (skb.bone_count, skb.time_count(), skb.key_count()),
-                (2, 3, 5)
-            );
+            assert_eq!((skb.bone_count, skb.time_count(), skb.key_count()), (2, 3, 5));
             assert_eq!(skb.offset(1, 1), Some(3));
             assert_eq!(write(&skb), bytes.to_vec());
             // Tran × Scale per axis: 32767 × 0.001, −100 × 0.002, 0 × 0.
@@ -661,11 +581,7 @@ pub(crate) mod tests {
         w.u16(3);
         w.u16(1);
         [0.01f32, 0.01, 0.01].iter().for_each(|&s| w.f32(s));
-        for (frame, q) in [
-            (0u16, [0i16, 0, 0]),
-            (1, [0, 0, 23170]),
-            (2 | 0x8000, [0, 0, 0]),
-        ] {
+        for (frame, q) in [(0u16, [0i16, 0, 0]), (1, [0, 0, 23170]), (2 | 0x8000, [0, 0, 0])] {
             w.u16(frame);
             w.u16(0);
             q.iter().for_each(|&v| w.i16(v));
@@ -684,18 +600,12 @@ pub(crate) mod tests {
             let bytes = Bytes::from(v2_sample(endian));
             assert_eq!(bytes.len(), 78);
             let (skb, decided) = read(&bytes, None).unwrap();
-            assert_eq!(
-                (skb.version(), decided),
-                (SkbVersion::V2, Decided::Validation)
-            );
+            assert_eq!((skb.version(), decided), (SkbVersion::V2, Decided::Validation));
             assert_eq!(write(&skb), bytes.to_vec());
             // w = −sqrt(1 − 0) for the key with bit 15 set; time 15 frames = 0.5 s.
             assert_eq!(skb.key_rotation(2).unwrap(), [0.0, 0.0, 0.0, -1.0]);
             assert_eq!(skb.time(1), Some(0.5));
-            assert_eq!(
-                skb.key_translation(1).unwrap(),
-                [100.0 * 0.01, 200.0 * 0.01, 300.0 * 0.01]
-            );
+            assert_eq!(skb.key_translation(1).unwrap(), [100.0 * 0.01, 200.0 * 0.01, 300.0 * 0.01]);
         }
     }
 
@@ -706,11 +616,7 @@ pub(crate) mod tests {
         let (skb, decided) = read(&bytes, Some(SkbVersion::V1)).unwrap();
         assert_eq!((skb.version(), decided), (SkbVersion::V1, Decided::Option));
         // Not an SKB at all.
-        assert!(read(
-            &Bytes::from_static(b"ABCDxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
-            None
-        )
-        .is_err());
+        assert!(read(&Bytes::from_static(b"ABCDxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), None).is_err());
     }
 
     #[test]
@@ -758,14 +664,9 @@ pub(crate) mod tests {
         for v in variants {
             let bytes = Bytes::from(v.clone());
             let (skb, decided) = read(&bytes, None).unwrap();
-            assert_eq!(
-                (skb.version(), decided),
-                (SkbVersion::V1, Decided::Validation)
-            );
+            assert_eq!((skb.version(), decided), (SkbVersion::V1, Decided::Validation));
             assert_eq!(write(&skb), v);
-            assert!(lint_skb(&skb)
-                .iter()
-                .any(|f| f.code == "c3-size" && f.fixable));
+            assert!(lint_skb(&skb).iter().any(|f| f.code == "c3-size" && f.fixable));
             let (fixed, changes) = repair_skb(&skb);
             assert_eq!(changes.len(), 1);
             assert_eq!(write(&fixed), canonical);

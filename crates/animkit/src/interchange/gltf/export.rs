@@ -22,8 +22,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
 use crate::model::{
-    Bone, BoneRef, Channel, Clip, Interpolation, Package, Skeleton, Target, Track, Transform,
-    UpAxis, Values,
+    Bone, BoneRef, Channel, Clip, Interpolation, Package, Skeleton, Target, Track, Transform, UpAxis, Values,
 };
 use crate::sample::{nlerp, sample_track, Sampled};
 
@@ -39,12 +38,7 @@ pub const Z_UP_NODE: &str = "animkit_z_up";
 
 /// The rotation of the Z-up correcting node: −90° about X (maps +Z to +Y).
 pub fn z_up_rotation() -> Quat {
-    Quat::from_xyzw(
-        -std::f32::consts::FRAC_1_SQRT_2,
-        0.0,
-        0.0,
-        std::f32::consts::FRAC_1_SQRT_2,
-    )
+    Quat::from_xyzw(-std::f32::consts::FRAC_1_SQRT_2, 0.0, 0.0, std::f32::consts::FRAC_1_SQRT_2)
 }
 
 /// The glTF JSON and binary buffer of an export, with what was approximated.
@@ -117,9 +111,7 @@ impl Bin {
     fn close_anim(&mut self) {
         if let Some(start) = self.anim_start.take() {
             let view = self.views.len();
-            self.views.push(
-                json!({"buffer": 0, "byteOffset": start, "byteLength": self.data.len() - start}),
-            );
+            self.views.push(json!({"buffer": 0, "byteOffset": start, "byteLength": self.data.len() - start}));
             for &a in &self.anim_accessors {
                 self.accessors[a]["bufferView"] = json!(view);
             }
@@ -131,8 +123,7 @@ impl Bin {
     /// An accessor in a buffer view of its own.
     fn own_view(&mut self, bytes: &[u8], target: Option<u32>, mut accessor: Value) -> usize {
         self.align();
-        let mut view =
-            json!({"buffer": 0, "byteOffset": self.data.len(), "byteLength": bytes.len()});
+        let mut view = json!({"buffer": 0, "byteOffset": self.data.len(), "byteLength": bytes.len()});
         if let Some(target) = target {
             view["target"] = json!(target);
         }
@@ -146,20 +137,14 @@ impl Bin {
 
 /// The bone reference a node stands for: its name plus the ids the node's extras record.
 pub fn node_ref(bone: &Bone) -> BoneRef {
-    BoneRef {
-        name: Some(bone.name.clone()),
-        id: bone.id,
-        hash: bone.hash,
-        index: None,
-    }
+    BoneRef { name: Some(bone.name.clone()), id: bone.id, hash: bone.hash, index: None }
 }
 
 /// The skeleton the nodes are made from, and whether it was made up from the track targets.
 fn skeleton_for(package: &Package, warnings: &mut Vec<String>) -> Result<(Skeleton, bool)> {
     let (mut skeleton, synthesized) = match &package.skeleton {
         Some(s) => {
-            s.validate()
-                .map_err(|m| Error::unrepresentable(format!("skeleton: {m}")))?;
+            s.validate().map_err(|m| Error::unrepresentable(format!("skeleton: {m}")))?;
             (s.clone(), false)
         }
         None => (Skeleton::default(), true),
@@ -236,24 +221,13 @@ pub struct FlatKeys {
 
 impl FlatKeys {
     fn from_track(track: &Track) -> Option<FlatKeys> {
-        let per_key = if track.interpolation == Interpolation::CubicSpline {
-            3
-        } else {
-            1
-        };
+        let per_key = if track.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
         let (values, comps): (Vec<f32>, usize) = match &track.values {
             Values::Rotation(q) => (q.iter().flat_map(|q| q.to_array()).collect(), 4),
-            Values::Translation(v) | Values::Scale(v) => {
-                (v.iter().flat_map(|v| v.to_array()).collect(), 3)
-            }
+            Values::Translation(v) | Values::Scale(v) => (v.iter().flat_map(|v| v.to_array()).collect(), 3),
             _ => return None,
         };
-        Some(FlatKeys {
-            times: track.times.clone(),
-            values,
-            comps,
-            per_key,
-        })
+        Some(FlatKeys { times: track.times.clone(), values, comps, per_key })
     }
 
     fn key(&self, i: usize) -> &[f32] {
@@ -475,21 +449,14 @@ fn prepare(track: &Track) -> std::result::Result<Prepared, String> {
         notes.push("keys before 0 s were cut at 0 s".to_string());
     }
     if interp == Interpolation::Nlerp && keys.comps == 4 {
-        let quats: Vec<Quat> = keys
-            .values
-            .chunks_exact(4)
-            .map(|c| Quat::from_xyzw(c[0], c[1], c[2], c[3]))
-            .collect();
+        let quats: Vec<Quat> = keys.values.chunks_exact(4).map(|c| Quat::from_xyzw(c[0], c[1], c[2], c[3])).collect();
         let before = keys.times.len();
         let (t, q) = resample_nlerp(&keys.times, &quats);
         keys.times = t;
         keys.values = q.iter().flat_map(|q| q.to_array()).collect();
         interp = Interpolation::Slerp;
         if keys.times.len() != before {
-            notes.push(format!(
-                "nlerp resampled from {before} to {} keys",
-                keys.times.len()
-            ));
+            notes.push(format!("nlerp resampled from {before} to {} keys", keys.times.len()));
         }
     } else if interp == Interpolation::Nlerp {
         interp = Interpolation::Linear;
@@ -513,9 +480,7 @@ fn prepare(track: &Track) -> std::result::Result<Prepared, String> {
     }
     let (drop, moved) = strict_times(&mut keys.times);
     if moved > 0 {
-        notes.push(format!(
-            "{moved} repeated key time(s) moved by up to {REPEAT_OFFSET} s"
-        ));
+        notes.push(format!("{moved} repeated key time(s) moved by up to {REPEAT_OFFSET} s"));
     }
     if !drop.is_empty() {
         let n = keys.comps * keys.per_key;
@@ -523,23 +488,14 @@ fn prepare(track: &Track) -> std::result::Result<Prepared, String> {
             keys.times.remove(d);
             keys.values.drain(d * n..(d + 1) * n);
         }
-        notes.push(format!(
-            "{} key(s) at an unrepresentable repeated time dropped",
-            drop.len()
-        ));
+        notes.push(format!("{} key(s) at an unrepresentable repeated time dropped", drop.len()));
     }
     let interpolation = match interp {
         Interpolation::Step => "STEP",
         Interpolation::CubicSpline => "CUBICSPLINE",
         _ => "LINEAR",
     };
-    Ok(Prepared {
-        times: keys.times,
-        values: keys.values,
-        comps: keys.comps,
-        interpolation,
-        notes,
-    })
+    Ok(Prepared { times: keys.times, values: keys.values, comps: keys.comps, interpolation, notes })
 }
 
 fn extra_track(index: usize, track: &Track, reason: &str) -> Value {
@@ -573,13 +529,7 @@ pub fn export(package: &Package) -> Result<Exported> {
     let base = usize::from(z_up);
     if z_up {
         let mut n = json!({"name": Z_UP_NODE, "extras": {"animkit": {"role": "up_axis_z"}}});
-        trs_json(
-            &mut n,
-            &Transform {
-                rotation: z_up_rotation(),
-                ..Default::default()
-            },
-        );
+        trs_json(&mut n, &Transform { rotation: z_up_rotation(), ..Default::default() });
         nodes.push(n);
     }
     let mut roots = Vec::new();
@@ -641,16 +591,10 @@ pub fn export(package: &Package) -> Result<Exported> {
             let reason = match (bone, path) {
                 (None, _) => Some(format!("{:?} track of a material target", channel)),
                 (Some(_), "") => Some(format!("{:?} is not a glTF node channel", channel)),
-                (Some(b), _) => used
-                    .get(&(b, channel))
-                    .map(|&o| format!("same node and channel as track {o}")),
+                (Some(b), _) => used.get(&(b, channel)).map(|&o| format!("same node and channel as track {o}")),
             };
             if let Some(reason) = reason {
-                clip_notes.push(format!(
-                    "track {ti} ({}, {:?}): {reason}",
-                    track.target.label(),
-                    channel
-                ));
+                clip_notes.push(format!("track {ti} ({}, {:?}): {reason}", track.target.label(), channel));
                 extra_tracks.push(extra_track(ti, track, &reason));
                 continue;
             }
@@ -671,19 +615,13 @@ pub fn export(package: &Package) -> Result<Exported> {
             let count = prepared.values.len() / prepared.comps;
             let ty = if prepared.comps == 4 { "VEC4" } else { "VEC3" };
             let output = bin.anim_floats(&prepared.values, ty, count, false);
-            samplers.push(
-                json!({"input": input, "output": output, "interpolation": prepared.interpolation}),
-            );
-            let mut ch =
-                json!({"sampler": samplers.len() - 1, "target": {"node": base + b, "path": path}});
+            samplers.push(json!({"input": input, "output": output, "interpolation": prepared.interpolation}));
+            let mut ch = json!({"sampler": samplers.len() - 1, "target": {"node": base + b, "path": path}});
             let mut ch_extras = Map::new();
             if let Target::Bone(r) = &track.target {
                 let node_ref = node_ref(&skeleton.bones[b]);
                 if *r != node_ref {
-                    ch_extras.insert(
-                        "target".into(),
-                        serde_json::to_value(r).unwrap_or(Value::Null),
-                    );
+                    ch_extras.insert("target".into(), serde_json::to_value(r).unwrap_or(Value::Null));
                 }
             }
             let natural = match (prepared.interpolation, channel) {
@@ -693,10 +631,7 @@ pub fn export(package: &Package) -> Result<Exported> {
                 _ => Interpolation::Linear,
             };
             if track.interpolation != natural {
-                ch_extras.insert(
-                    "interpolation".into(),
-                    json!(interpolation_name(track.interpolation)),
-                );
+                ch_extras.insert("interpolation".into(), json!(interpolation_name(track.interpolation)));
             }
             if !ch_extras.is_empty() {
                 ch["extras"] = json!({ "animkit": ch_extras });
@@ -714,18 +649,11 @@ pub fn export(package: &Package) -> Result<Exported> {
                 "clip {ci} \"{}\": {}{}",
                 clip.name,
                 shown.join("; "),
-                if more > 0 {
-                    format!("; and {more} more")
-                } else {
-                    String::new()
-                }
+                if more > 0 { format!("; and {more} more") } else { String::new() }
             ));
         }
         if channels.is_empty() {
-            warnings.push(format!(
-                "clip {ci} \"{}\" has no node channel: kept in extras only",
-                clip.name
-            ));
+            warnings.push(format!("clip {ci} \"{}\" has no node channel: kept in extras only", clip.name));
             empty_clips.push(Value::Object(extras));
         } else {
             animations.push(json!({
@@ -743,18 +671,10 @@ pub fn export(package: &Package) -> Result<Exported> {
     let mut meshes = Vec::new();
     let joints: Vec<usize> = (0..skeleton.bones.len()).map(|i| base + i).collect();
     if !joints.is_empty() {
-        let root_xf = if z_up {
-            Affine3A::from_quat(z_up_rotation())
-        } else {
-            Affine3A::IDENTITY
-        };
+        let root_xf = if z_up { Affine3A::from_quat(z_up_rotation()) } else { Affine3A::IDENTITY };
         let mut globals: Vec<Affine3A> = Vec::with_capacity(skeleton.bones.len());
         for bone in &skeleton.bones {
-            let parent = bone
-                .parent
-                .and_then(|p| globals.get(p))
-                .copied()
-                .unwrap_or(root_xf);
+            let parent = bone.parent.and_then(|p| globals.get(p)).copied().unwrap_or(root_xf);
             globals.push(parent * affine(&bone.rest));
         }
         let mut ibm = Vec::with_capacity(64 * globals.len());
@@ -776,11 +696,7 @@ pub fn export(package: &Package) -> Result<Exported> {
                 positions.extend_from_slice(&v.to_array());
             }
         }
-        let ibm_acc = bin.own_view(
-            &ibm,
-            None,
-            json!({"componentType": FLOAT, "count": joints.len(), "type": "MAT4"}),
-        );
+        let ibm_acc = bin.own_view(&ibm, None, json!({"componentType": FLOAT, "count": joints.len(), "type": "MAT4"}));
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
         for p in positions.chunks_exact(3) {
@@ -820,11 +736,8 @@ pub fn export(package: &Package) -> Result<Exported> {
             Some(34962),
             json!({"componentType": joint_type, "count": vcount, "type": "VEC4"}),
         );
-        let weights_acc = bin.own_view(
-            &weight_bytes,
-            Some(34962),
-            json!({"componentType": FLOAT, "count": vcount, "type": "VEC4"}),
-        );
+        let weights_acc =
+            bin.own_view(&weight_bytes, Some(34962), json!({"componentType": FLOAT, "count": vcount, "type": "VEC4"}));
         meshes.push(json!({
             "name": "animkit_joint_markers",
             "primitives": [{"attributes": {"POSITION": pos_acc, "JOINTS_0": joints_acc, "WEIGHTS_0": weights_acc}}],
@@ -873,11 +786,7 @@ pub fn export(package: &Package) -> Result<Exported> {
     if !bin.data.is_empty() {
         root["buffers"] = json!([{"byteLength": bin.data.len()}]);
     }
-    Ok(Exported {
-        json: root,
-        bin: bin.data,
-        warnings,
-    })
+    Ok(Exported { json: root, bin: bin.data, warnings })
 }
 
 #[cfg(test)]

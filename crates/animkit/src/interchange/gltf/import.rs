@@ -11,24 +11,18 @@ use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
-use crate::model::{
-    Bone, BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Transform, UpAxis, Values,
-};
+use crate::model::{Bone, BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Transform, UpAxis, Values};
 
 fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Invalid, None, message)
 }
 
 fn list<'a>(json: &'a Value, key: &str) -> &'a [Value] {
-    json.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    json.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 fn index(v: Option<&Value>, len: usize, what: &str) -> Result<usize> {
-    let i = v
-        .and_then(Value::as_u64)
-        .ok_or_else(|| invalid(format!("{what}: missing or not an index")))?;
+    let i = v.and_then(Value::as_u64).ok_or_else(|| invalid(format!("{what}: missing or not an index")))?;
     usize::try_from(i)
         .ok()
         .filter(|&i| i < len)
@@ -48,36 +42,20 @@ fn floats<const N: usize>(v: Option<&Value>) -> Option<[f32; N]> {
 }
 
 /// Reads an accessor as floats (`comps` per element), decoding normalised integers.
-pub fn read_accessor(
-    json: &Value,
-    buffers: &[Option<Vec<u8>>],
-    i: usize,
-) -> Result<(Vec<f32>, usize)> {
+pub fn read_accessor(json: &Value, buffers: &[Option<Vec<u8>>], i: usize) -> Result<(Vec<f32>, usize)> {
     let accessors = list(json, "accessors");
-    let acc = accessors
-        .get(i)
-        .ok_or_else(|| invalid(format!("accessor {i} does not exist")))?;
+    let acc = accessors.get(i).ok_or_else(|| invalid(format!("accessor {i} does not exist")))?;
     let within = |e: Error| e.within(format!("accessor {i}"));
-    let count = acc
-        .get("count")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| within(invalid("no count")))?;
+    let count = acc.get("count").and_then(Value::as_u64).ok_or_else(|| within(invalid("no count")))?;
     let comps = match acc.get("type").and_then(Value::as_str) {
         Some("SCALAR") => 1,
         Some("VEC2") => 2,
         Some("VEC3") => 3,
         Some("VEC4") => 4,
         Some("MAT4") => 16,
-        other => {
-            return Err(within(Error::unsupported(format!(
-                "accessor type {other:?}"
-            ))))
-        }
+        other => return Err(within(Error::unsupported(format!("accessor type {other:?}")))),
     };
-    let ctype = acc
-        .get("componentType")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
+    let ctype = acc.get("componentType").and_then(Value::as_u64).unwrap_or(0);
     let csize = match ctype {
         5120 | 5121 => 1,
         5122 | 5123 => 2,
@@ -87,10 +65,7 @@ pub fn read_accessor(
     if acc.get("sparse").is_some() {
         return Err(within(Error::unsupported("sparse accessors")));
     }
-    let normalized = acc
-        .get("normalized")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let normalized = acc.get("normalized").and_then(Value::as_bool).unwrap_or(false);
     let elem = comps * csize;
     let Some(view_index) = acc.get("bufferView") else {
         // No buffer view: all zeros. Bound the allocation like any other.
@@ -103,13 +78,11 @@ pub fn read_accessor(
     let views = list(json, "bufferViews");
     let vi = index(Some(view_index), views.len(), "bufferView").map_err(within)?;
     let view = &views[vi];
-    let bi = index(view.get("buffer"), buffers.len(), "buffer")
-        .map_err(|e| within(e.within(format!("bufferView {vi}"))))?;
-    let data = buffers[bi].as_deref().ok_or_else(|| {
-        within(Error::unsupported(format!(
-            "buffer {bi} is external and was not loaded"
-        )))
-    })?;
+    let bi =
+        index(view.get("buffer"), buffers.len(), "buffer").map_err(|e| within(e.within(format!("bufferView {vi}"))))?;
+    let data = buffers[bi]
+        .as_deref()
+        .ok_or_else(|| within(Error::unsupported(format!("buffer {bi} is external and was not loaded"))))?;
     let vo = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
     let vl = view.get("byteLength").and_then(Value::as_u64).unwrap_or(0);
     let slice = usize::try_from(vo)
@@ -117,34 +90,28 @@ pub fn read_accessor(
         .zip(usize::try_from(vl).ok())
         .and_then(|(o, l)| data.get(o..o.checked_add(l)?))
         .ok_or_else(|| {
-            within(Error::new(
-                ErrorKind::Truncated,
-                Some(vo),
-                format!("bufferView {vi} runs past buffer {bi}"),
-            ))
+            within(Error::new(ErrorKind::Truncated, Some(vo), format!("bufferView {vi} runs past buffer {bi}")))
         })?;
     let stride = match view.get("byteStride").and_then(Value::as_u64) {
         Some(s) => usize::try_from(s).map_err(|_| within(invalid("byteStride")))?,
         None => elem,
     };
     if stride < elem {
-        return Err(within(invalid(format!(
-            "byteStride {stride} is below the element size {elem}"
-        ))));
+        return Err(within(invalid(format!("byteStride {stride} is below the element size {elem}"))));
     }
     let ao = usize::try_from(acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0))
         .map_err(|_| within(invalid("byteOffset")))?;
     let n = usize::try_from(count).map_err(|_| within(invalid("count")))?;
     if n > 0 {
-        let end = (n - 1)
-            .checked_mul(stride)
-            .and_then(|x| x.checked_add(ao))
-            .and_then(|x| x.checked_add(elem));
+        let end = (n - 1).checked_mul(stride).and_then(|x| x.checked_add(ao)).and_then(|x| x.checked_add(elem));
         if end.is_none_or(|e| e > slice.len()) {
             return Err(within(Error::new(
                 ErrorKind::Truncated,
                 Some(vo),
-                format!("{n} elements of {elem} bytes (stride {stride}) from {ao} do not fit bufferView {vi} ({} bytes)", slice.len()),
+                format!(
+                    "{n} elements of {elem} bytes (stride {stride}) from {ao} do not fit bufferView {vi} ({} bytes)",
+                    slice.len()
+                ),
             )));
         }
     }
@@ -207,18 +174,10 @@ struct NodeInfo {
 
 fn node_info(i: usize, node: &Value, count: usize) -> Result<NodeInfo> {
     let within = |e: Error| e.within(format!("node {i}"));
-    let name = node
-        .get("name")
-        .and_then(Value::as_str)
-        .map_or_else(|| format!("node_{i}"), str::to_string);
+    let name = node.get("name").and_then(Value::as_str).map_or_else(|| format!("node_{i}"), str::to_string);
     let rest = if let Some(m) = floats::<16>(node.get("matrix")) {
-        let (scale, rotation, translation) =
-            Mat4::from_cols_array(&m).to_scale_rotation_translation();
-        Transform {
-            translation,
-            rotation,
-            scale,
-        }
+        let (scale, rotation, translation) = Mat4::from_cols_array(&m).to_scale_rotation_translation();
+        Transform { translation, rotation, scale }
     } else {
         Transform {
             translation: floats::<3>(node.get("translation")).map_or(Vec3::ZERO, Vec3::from),
@@ -232,23 +191,10 @@ fn node_info(i: usize, node: &Value, count: usize) -> Result<NodeInfo> {
         .collect::<Result<Vec<_>>>()
         .map_err(within)?;
     let ours = node.pointer("/extras/animkit");
-    let id = ours
-        .and_then(|o| o.get("id"))
-        .and_then(Value::as_i64)
-        .and_then(|v| i32::try_from(v).ok());
-    let hash = ours
-        .and_then(|o| o.get("hash"))
-        .and_then(Value::as_u64)
-        .and_then(|v| u32::try_from(v).ok());
+    let id = ours.and_then(|o| o.get("id")).and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
+    let hash = ours.and_then(|o| o.get("hash")).and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok());
     let z_up = ours.and_then(|o| o.get("role")).and_then(Value::as_str) == Some("up_axis_z");
-    Ok(NodeInfo {
-        name,
-        rest,
-        children,
-        id,
-        hash,
-        z_up,
-    })
+    Ok(NodeInfo { name, rest, children, id, hash, z_up })
 }
 
 fn clip_from_extras(extras: Option<&Value>, fallback_name: String, tracks: Vec<Track>) -> Clip {
@@ -256,16 +202,9 @@ fn clip_from_extras(extras: Option<&Value>, fallback_name: String, tracks: Vec<T
     let duration = get("duration")
         .and_then(Value::as_f64)
         .map(|d| d as f32)
-        .unwrap_or_else(|| {
-            tracks
-                .iter()
-                .filter_map(|t| t.times.last().copied())
-                .fold(0.0, f32::max)
-        });
+        .unwrap_or_else(|| tracks.iter().filter_map(|t| t.times.last().copied()).fold(0.0, f32::max));
     Clip {
-        name: get("name")
-            .and_then(Value::as_str)
-            .map_or(fallback_name, str::to_string),
+        name: get("name").and_then(Value::as_str).map_or(fallback_name, str::to_string),
         duration,
         looping: get("looping").and_then(Value::as_bool),
         additive: get("additive").and_then(Value::as_bool).unwrap_or(false),
@@ -277,22 +216,11 @@ fn clip_from_extras(extras: Option<&Value>, fallback_name: String, tracks: Vec<T
 /// The tracks kept in `extras.animkit.tracks`, with their original indices.
 fn extra_tracks(extras: Option<&Value>) -> Result<Vec<(Option<usize>, Track)>> {
     let mut out = Vec::new();
-    for (k, e) in extras
-        .and_then(|e| e.get("tracks"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (k, e) in extras.and_then(|e| e.get("tracks")).and_then(Value::as_array).into_iter().flatten().enumerate() {
         let track: Track = serde_json::from_value(e.get("track").cloned().unwrap_or(Value::Null))
             .map_err(|err| invalid(format!("extras track {k}: {err}")))?;
-        track
-            .validate()
-            .map_err(|m| invalid(format!("extras track {k}: {m}")))?;
-        let index = e
-            .get("index")
-            .and_then(Value::as_u64)
-            .and_then(|i| usize::try_from(i).ok());
+        track.validate().map_err(|m| invalid(format!("extras track {k}: {m}")))?;
+        let index = e.get("index").and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok());
         out.push((index, track));
     }
     Ok(out)
@@ -325,18 +253,13 @@ fn merge(channels: Vec<Track>, extras: Vec<(Option<usize>, Track)>) -> Vec<Track
 /// Imports a parsed glTF into the model.
 pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Result<Package> {
     let raw_nodes = list(json, "nodes");
-    let nodes: Vec<NodeInfo> = raw_nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| node_info(i, n, raw_nodes.len()))
-        .collect::<Result<_>>()?;
+    let nodes: Vec<NodeInfo> =
+        raw_nodes.iter().enumerate().map(|(i, n)| node_info(i, n, raw_nodes.len())).collect::<Result<_>>()?;
     let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
     for (i, n) in nodes.iter().enumerate() {
         for &c in &n.children {
             if c == i || parent[c].is_some() {
-                return Err(invalid(format!(
-                    "node {c} has more than one parent or is its own child"
-                )));
+                return Err(invalid(format!("node {c} has more than one parent or is its own child")));
             }
             parent[c] = Some(i);
         }
@@ -360,9 +283,7 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
     let mut wanted = BTreeSet::new();
     for (si, skin) in list(json, "skins").iter().enumerate() {
         for j in list(skin, "joints") {
-            wanted.insert(
-                index(Some(j), nodes.len(), "joint").map_err(|e| e.within(format!("skin {si}")))?,
-            );
+            wanted.insert(index(Some(j), nodes.len(), "joint").map_err(|e| e.within(format!("skin {si}")))?);
         }
     }
     let animations = list(json, "animations");
@@ -401,10 +322,7 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
     if order.iter().any(|&n| bone_parent(n).is_some_and(|p| p > n)) {
         // Not parent-before-child in index order: depth-first from the roots instead.
         order.clear();
-        let mut stack: Vec<usize> = (0..nodes.len())
-            .filter(|&i| parent[i].is_none())
-            .rev()
-            .collect();
+        let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| parent[i].is_none()).rev().collect();
         while let Some(n) = stack.pop() {
             if wanted.contains(&n) {
                 order.push(n);
@@ -423,12 +341,8 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             rest: nodes[n].rest,
         })
         .collect();
-    let node_ref = |n: usize| BoneRef {
-        name: Some(nodes[n].name.clone()),
-        id: nodes[n].id,
-        hash: nodes[n].hash,
-        index: None,
-    };
+    let node_ref =
+        |n: usize| BoneRef { name: Some(nodes[n].name.clone()), id: nodes[n].id, hash: nodes[n].hash, index: None };
 
     let mut clips: Vec<(Option<usize>, Clip)> = Vec::new();
     let mut total_keys = 0u64;
@@ -443,10 +357,7 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
                 continue;
             };
             let node = index(Some(node), nodes.len(), "target node").map_err(within)?;
-            let path = ch
-                .pointer("/target/path")
-                .and_then(Value::as_str)
-                .unwrap_or("");
+            let path = ch.pointer("/target/path").and_then(Value::as_str).unwrap_or("");
             if !matches!(path, "rotation" | "translation" | "scale") {
                 continue;
             }
@@ -460,17 +371,10 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             }
             total_keys += times.len() as u64;
             if total_keys > limits.max_keys {
-                return Err(Error::new(
-                    ErrorKind::Limit,
-                    None,
-                    format!("more than {} keys", limits.max_keys),
-                ));
+                return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
             }
             let (values, vc) = read_accessor(json, buffers, output).map_err(within)?;
-            let glinterp = sampler
-                .get("interpolation")
-                .and_then(Value::as_str)
-                .unwrap_or("LINEAR");
+            let glinterp = sampler.get("interpolation").and_then(Value::as_str).unwrap_or("LINEAR");
             let (mut interpolation, per_key) = match glinterp {
                 "STEP" => (Interpolation::Step, 1),
                 "CUBICSPLINE" => (Interpolation::CubicSpline, 3),
@@ -480,10 +384,7 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             };
             let ch_extras = ch.pointer("/extras/animkit");
             if glinterp == "LINEAR" {
-                match ch_extras
-                    .and_then(|e| e.get("interpolation"))
-                    .and_then(Value::as_str)
-                {
+                match ch_extras.and_then(|e| e.get("interpolation")).and_then(Value::as_str) {
                     Some("linear") => interpolation = Interpolation::Linear,
                     Some("slerp") => interpolation = Interpolation::Slerp,
                     Some("nlerp") => interpolation = Interpolation::Nlerp,
@@ -492,33 +393,22 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             }
             let want = if path == "rotation" { 4 } else { 3 };
             if vc != want {
-                return Err(within(invalid(format!(
-                    "{path} output has {vc} components"
-                ))));
+                return Err(within(invalid(format!("{path} output has {vc} components"))));
             }
             let values = match path {
-                "rotation" => Values::Rotation(
-                    values
-                        .chunks_exact(4)
-                        .map(|c| Quat::from_xyzw(c[0], c[1], c[2], c[3]))
-                        .collect(),
-                ),
-                "translation" => {
-                    Values::Translation(values.chunks_exact(3).map(Vec3::from_slice).collect())
+                "rotation" => {
+                    Values::Rotation(values.chunks_exact(4).map(|c| Quat::from_xyzw(c[0], c[1], c[2], c[3])).collect())
                 }
+                "translation" => Values::Translation(values.chunks_exact(3).map(Vec3::from_slice).collect()),
                 _ => Values::Scale(values.chunks_exact(3).map(Vec3::from_slice).collect()),
             };
             let target = match ch_extras.and_then(|e| e.get("target")) {
-                Some(t) => serde_json::from_value(t.clone())
-                    .map_err(|e| within(invalid(format!("extras target: {e}"))))?,
+                Some(t) => {
+                    serde_json::from_value(t.clone()).map_err(|e| within(invalid(format!("extras target: {e}"))))?
+                }
                 None => node_ref(node),
             };
-            let track = Track {
-                target: Target::Bone(target),
-                interpolation,
-                times,
-                values,
-            };
+            let track = Track { target: Target::Bone(target), interpolation, times, values };
             if values_per_key_mismatch(&track, per_key) {
                 return Err(within(invalid(format!(
                     "{} output values for {} keys ({glinterp})",
@@ -530,35 +420,15 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             tracks.push(track);
         }
         let tracks = merge(tracks, extra_tracks(extras).map_err(within)?);
-        let name = anim
-            .get("name")
-            .and_then(Value::as_str)
-            .map_or_else(|| format!("animation_{ai}"), str::to_string);
-        let index = extras
-            .and_then(|e| e.get("clip_index"))
-            .and_then(Value::as_u64)
-            .and_then(|i| usize::try_from(i).ok());
+        let name = anim.get("name").and_then(Value::as_str).map_or_else(|| format!("animation_{ai}"), str::to_string);
+        let index =
+            extras.and_then(|e| e.get("clip_index")).and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok());
         clips.push((index, clip_from_extras(extras, name, tracks)));
     }
-    for (k, e) in ours
-        .and_then(|o| o.get("empty_clips"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let tracks = merge(
-            Vec::new(),
-            extra_tracks(Some(e)).map_err(|err| err.within(format!("empty clip {k}")))?,
-        );
-        let index = e
-            .get("clip_index")
-            .and_then(Value::as_u64)
-            .and_then(|i| usize::try_from(i).ok());
-        clips.push((
-            index,
-            clip_from_extras(Some(e), format!("clip_{k}"), tracks),
-        ));
+    for (k, e) in ours.and_then(|o| o.get("empty_clips")).and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let tracks = merge(Vec::new(), extra_tracks(Some(e)).map_err(|err| err.within(format!("empty clip {k}")))?);
+        let index = e.get("clip_index").and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok());
+        clips.push((index, clip_from_extras(Some(e), format!("clip_{k}"), tracks)));
     }
     clips.sort_by_key(|(i, _)| i.unwrap_or(usize::MAX));
 
@@ -568,15 +438,8 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let flat = ours
-        .and_then(|o| o.get("skeleton"))
-        .and_then(Value::as_bool)
-        == Some(false);
-    let up_axis = if z_up_node.is_some() {
-        UpAxis::Z
-    } else {
-        UpAxis::Y
-    };
+    let flat = ours.and_then(|o| o.get("skeleton")).and_then(Value::as_bool) == Some(false);
+    let up_axis = if z_up_node.is_some() { UpAxis::Z } else { UpAxis::Y };
     Ok(Package {
         name,
         up_axis,

@@ -62,9 +62,7 @@ use serde_json::Value;
 
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{
-    Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written,
-};
+use crate::formats::{Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired, Severity};
 use crate::model::Package;
 
@@ -93,14 +91,7 @@ impl Format for Gltf {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            read: true,
-            to_model: true,
-            from_model: true,
-            dump: true,
-            archive: false,
-            skeleton: true,
-        }
+        Capabilities { read: true, to_model: true, from_model: true, dump: true, archive: false, skeleton: true }
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
@@ -137,27 +128,16 @@ impl Format for Gltf {
         let glb = match options.variant.as_deref() {
             None | Some("glb") => true,
             Some("gltf") => false,
-            Some(v) => {
-                return Err(Error::unsupported(format!(
-                    "unknown glTF variant \"{v}\" (glb or gltf)"
-                )))
-            }
+            Some(v) => return Err(Error::unsupported(format!("unknown glTF variant \"{v}\" (glb or gltf)"))),
         };
         let exported = export::export(package)?;
         let document = GltfDocument::from_parts(exported.json, exported.bin, glb)?;
-        Ok(Written {
-            document: Box::new(document),
-            warnings: exported.warnings,
-        })
+        Ok(Written { document: Box::new(document), warnings: exported.warnings })
     }
 
     fn undump(&self, value: Value) -> Result<Box<dyn Document>> {
-        let text = serde_json::to_vec(&value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?;
-        Ok(Box::new(GltfDocument::parse(
-            Bytes::from(text),
-            Limits::default(),
-        )?))
+        let text = serde_json::to_vec(&value).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?;
+        Ok(Box::new(GltfDocument::parse(Bytes::from(text), Limits::default())?))
     }
 }
 
@@ -181,11 +161,7 @@ pub fn base64_encode(data: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
+        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -239,21 +215,14 @@ impl GltfDocument {
             c.skip(4)?;
             let version = c.u32().map_err(|e| e.within("GLB header"))?;
             if version != 2 {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    Some(4),
-                    format!("GLB version {version} (only 2)"),
-                ));
+                return Err(Error::new(ErrorKind::Unsupported, Some(4), format!("GLB version {version} (only 2)")));
             }
             let length = c.u32().map_err(|e| e.within("GLB header"))? as usize;
             if length > bytes.len() {
                 return Err(Error::truncated(8, length, bytes.len()).within("GLB header length"));
             }
             if length < bytes.len() {
-                notes.push(format!(
-                    "{} bytes after the declared GLB length",
-                    bytes.len() - length
-                ));
+                notes.push(format!("{} bytes after the declared GLB length", bytes.len() - length));
             }
             let mut c = Cursor::new(&bytes[..length], Endian::Little);
             c.skip(12)?;
@@ -262,82 +231,42 @@ impl GltfDocument {
             let mut index = 0;
             while c.remaining() > 0 {
                 let at = c.offset();
-                let len = c
-                    .u32()
-                    .map_err(|e| e.within(format!("GLB chunk {index}")))?
-                    as usize;
-                let kind = c
-                    .u32()
-                    .map_err(|e| e.within(format!("GLB chunk {index}")))?;
-                let data = c
-                    .take(len)
-                    .map_err(|e| e.within(format!("GLB chunk {index}")))?;
+                let len = c.u32().map_err(|e| e.within(format!("GLB chunk {index}")))? as usize;
+                let kind = c.u32().map_err(|e| e.within(format!("GLB chunk {index}")))?;
+                let data = c.take(len).map_err(|e| e.within(format!("GLB chunk {index}")))?;
                 match (index, kind) {
                     (0, CHUNK_JSON) => json = Some(data),
-                    (0, _) => {
-                        return Err(invalid(
-                            Some(at as u64 + 4),
-                            "the first GLB chunk is not JSON",
-                        ))
-                    }
+                    (0, _) => return Err(invalid(Some(at as u64 + 4), "the first GLB chunk is not JSON")),
                     (1, CHUNK_BIN) => bin = Some(data),
                     _ => notes.push(format!("GLB chunk {index} (type 0x{kind:08X}) ignored")),
                 }
                 index += 1;
             }
-            (
-                true,
-                json.ok_or_else(|| invalid(Some(12), "GLB without a JSON chunk"))?,
-                bin,
-            )
+            (true, json.ok_or_else(|| invalid(Some(12), "GLB without a JSON chunk"))?, bin)
         } else {
-            (
-                false,
-                bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes),
-                None,
-            )
+            (false, bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes), None)
         };
         let json: Value = serde_json::from_slice(json_bytes).map_err(|e| {
-            invalid(None, format!("glTF JSON: {e}")).within(if glb {
-                "GLB JSON chunk"
-            } else {
-                "glTF JSON"
-            })
+            invalid(None, format!("glTF JSON: {e}")).within(if glb { "GLB JSON chunk" } else { "glTF JSON" })
         })?;
         if !json.is_object() {
             return Err(invalid(None, "glTF JSON is not an object"));
         }
-        let version = json
-            .pointer("/asset/version")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let version = json.pointer("/asset/version").and_then(Value::as_str).unwrap_or("");
         if !version.starts_with("2.") {
-            return Err(Error::unsupported(format!(
-                "glTF asset version \"{version}\" (only 2.x)"
-            )));
+            return Err(Error::unsupported(format!("glTF asset version \"{version}\" (only 2.x)")));
         }
         let mut buffers = Vec::new();
-        for (i, buffer) in json
-            .get("buffers")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let declared = buffer
-                .get("byteLength")
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
+        for (i, buffer) in json.get("buffers").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let declared = buffer.get("byteLength").and_then(Value::as_u64).unwrap_or(0);
             let data = match buffer.get("uri").and_then(Value::as_str) {
-                None if i == 0 && glb => Some(
-                    bin.ok_or_else(|| invalid(None, "buffer 0 refers to a missing BIN chunk"))?
-                        .to_vec(),
-                ),
+                None if i == 0 && glb => {
+                    Some(bin.ok_or_else(|| invalid(None, "buffer 0 refers to a missing BIN chunk"))?.to_vec())
+                }
                 None => return Err(invalid(None, format!("buffer {i} has no uri"))),
-                Some(uri) if uri.starts_with("data:") => Some(
-                    data_uri(uri)
-                        .ok_or_else(|| invalid(None, format!("buffer {i}: bad data URI")))?,
-                ),
+                Some(uri) if uri.starts_with("data:") => {
+                    Some(data_uri(uri).ok_or_else(|| invalid(None, format!("buffer {i}: bad data URI")))?)
+                }
                 Some(uri) => {
                     notes.push(format!("buffer {i} is external ({uri}): not loaded"));
                     None
@@ -347,54 +276,29 @@ impl GltfDocument {
                 if (d.len() as u64) < declared {
                     return Err(invalid(
                         None,
-                        format!(
-                            "buffer {i} holds {} bytes, byteLength says {declared}",
-                            d.len()
-                        ),
+                        format!("buffer {i} holds {} bytes, byteLength says {declared}", d.len()),
                     ));
                 }
             }
             buffers.push(data);
         }
-        Ok(GltfDocument {
-            bytes,
-            glb,
-            json,
-            buffers,
-            limits,
-            notes,
-        })
+        Ok(GltfDocument { bytes, glb, json, buffers, limits, notes })
     }
 
     /// Builds a document from export output.
     pub fn from_parts(mut json: Value, bin: Vec<u8>, glb: bool) -> Result<GltfDocument> {
         let bytes = if glb {
-            let text = serde_json::to_vec(&json)
-                .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?;
+            let text = serde_json::to_vec(&json).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?;
             glb_bytes(&text, &bin)?
         } else {
             if !bin.is_empty() {
-                json["buffers"][0]["uri"] = Value::String(format!(
-                    "data:application/octet-stream;base64,{}",
-                    base64_encode(&bin)
-                ));
+                json["buffers"][0]["uri"] =
+                    Value::String(format!("data:application/octet-stream;base64,{}", base64_encode(&bin)));
             }
-            serde_json::to_vec(&json)
-                .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?
+            serde_json::to_vec(&json).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?
         };
-        let buffers = if bin.is_empty() {
-            Vec::new()
-        } else {
-            vec![Some(bin)]
-        };
-        Ok(GltfDocument {
-            bytes: Bytes::from(bytes),
-            glb,
-            json,
-            buffers,
-            limits: Limits::default(),
-            notes: Vec::new(),
-        })
+        let buffers = if bin.is_empty() { Vec::new() } else { vec![Some(bin)] };
+        Ok(GltfDocument { bytes: Bytes::from(bytes), glb, json, buffers, limits: Limits::default(), notes: Vec::new() })
     }
 
     /// The glTF JSON.
@@ -418,8 +322,7 @@ pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
     let jlen = json.len().div_ceil(4) * 4;
     let blen = bin.len().div_ceil(4) * 4;
     let total = 12 + 8 + jlen + if bin.is_empty() { 0 } else { 8 + blen };
-    let total32 =
-        u32::try_from(total).map_err(|_| Error::unrepresentable("the GLB would exceed 4 GiB"))?;
+    let total32 = u32::try_from(total).map_err(|_| Error::unrepresentable("the GLB would exceed 4 GiB"))?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(GLB_MAGIC);
     out.extend_from_slice(&2u32.to_le_bytes());
@@ -443,11 +346,7 @@ impl Document for GltfDocument {
     }
 
     fn version(&self) -> String {
-        let v = self
-            .json
-            .pointer("/asset/version")
-            .and_then(Value::as_str)
-            .unwrap_or("?");
+        let v = self.json.pointer("/asset/version").and_then(Value::as_str).unwrap_or("?");
         format!("{} {v}", if self.glb { "GLB" } else { "glTF JSON" })
     }
 
@@ -464,10 +363,8 @@ impl Document for GltfDocument {
         if self.glb {
             if let Some(Some(bin)) = self.buffers.first() {
                 if json.pointer("/buffers/0/uri").is_none() {
-                    json["buffers"][0]["uri"] = Value::String(format!(
-                        "data:application/octet-stream;base64,{}",
-                        base64_encode(bin)
-                    ));
+                    json["buffers"][0]["uri"] =
+                        Value::String(format!("data:application/octet-stream;base64,{}", base64_encode(bin)));
                 }
             }
         }
@@ -475,11 +372,8 @@ impl Document for GltfDocument {
     }
 
     fn lint(&self) -> Vec<Finding> {
-        let mut findings: Vec<Finding> = self
-            .notes
-            .iter()
-            .map(|n| Finding::new(Severity::Info, "gltf-note", n.clone()))
-            .collect();
+        let mut findings: Vec<Finding> =
+            self.notes.iter().map(|n| Finding::new(Severity::Info, "gltf-note", n.clone())).collect();
         if let Err(e) = self.to_model() {
             findings.push(Finding::new(Severity::Error, "gltf-import", e.to_string()));
         }
@@ -490,38 +384,18 @@ impl Document for GltfDocument {
         let package = self.to_model()?;
         let written = Gltf.from_model(
             &package,
-            &WriteOptions {
-                variant: Some(if self.glb { "glb" } else { "gltf" }.into()),
-                ..Default::default()
-            },
+            &WriteOptions { variant: Some(if self.glb { "glb" } else { "gltf" }.into()), ..Default::default() },
         )?;
         let mut changes = vec!["re-exported from the model".to_string()];
         changes.extend(written.warnings);
-        Ok(Repaired {
-            document: written.document,
-            changes,
-        })
+        Ok(Repaired { document: written.document, changes })
     }
 
     fn notes(&self) -> Vec<String> {
         let mut notes = self.notes.clone();
-        let count = |k: &str| {
-            self.json
-                .get(k)
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len)
-        };
-        notes.push(format!(
-            "{} animations, {} nodes, {} skins",
-            count("animations"),
-            count("nodes"),
-            count("skins")
-        ));
-        if let Some(g) = self
-            .json
-            .pointer("/asset/generator")
-            .and_then(Value::as_str)
-        {
+        let count = |k: &str| self.json.get(k).and_then(Value::as_array).map_or(0, Vec::len);
+        notes.push(format!("{} animations, {} nodes, {} skins", count("animations"), count("nodes"), count("skins")));
+        if let Some(g) = self.json.pointer("/asset/generator").and_then(Value::as_str) {
             notes.push(format!("generator \"{g}\""));
         }
         notes
@@ -560,10 +434,7 @@ mod tests {
         let glb = glb_bytes(br#"{"a":1}"#, &[1, 2, 3, 4, 5]).unwrap();
         assert_eq!(&glb[..4], b"glTF");
         assert_eq!(glb.len(), 12 + 8 + 8 + 8 + 8);
-        assert_eq!(
-            u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
-            glb.len()
-        );
+        assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
         assert_eq!(&glb[16..20], b"JSON");
         assert_eq!(glb[27], b' ');
         assert_eq!(&glb[32..36], b"BIN\0");
