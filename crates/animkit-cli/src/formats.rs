@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             also.push("skeleton");
         }
         println!(
-            "{:<10} {:<22} {:<5} {:<6} {:<6} {:<6} {:<5} {}",
+            "{:<10} {:<22} {:<5} {:<6} {:<6} {:<6} {:<16} {}",
             f.name(),
             f.extensions().join(","),
             yes(c.read),
