@@ -15,7 +15,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let yes = |b: bool| if b { "yes" } else { "-" };
     if !args.json {
         println!(
-            "{:<10} {:<22} {:<5} {:<6} {:<6} {:<6} {:<5} description",
+            "{:<10} {:<22} {:<5} {:<6} {:<6} {:<6} {:<16} description",
             "format", "extensions", "read", "write", "model", "dump", "also"
         );
     }
