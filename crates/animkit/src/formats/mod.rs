@@ -16,7 +16,7 @@ use crate::lint::{Finding, Repaired};
 use crate::model::Package;
 
 /// Every format the library knows, in probing order.
-pub static REGISTRY: &[&dyn Format] = &[&ifp::Ifp];
+pub static REGISTRY: &[&dyn Format] = &[&ifp::Ifp, &crate::containers::yaz0::Yaz0];
 
 /// How sure a probe is that the bytes are in its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

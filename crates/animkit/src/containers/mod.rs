@@ -1,0 +1,3 @@
+//! Containers that wrap other files: Yaz0 compression and SARC archives.
+
+pub mod yaz0;
