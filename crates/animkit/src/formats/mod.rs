@@ -3,6 +3,7 @@
 //! Adding a format means one module implementing [`Format`] and [`Document`], and one line in
 //! [`REGISTRY`]. Formats never call each other; conversion goes through the model.
 
+pub mod bfres;
 pub mod ifp;
 
 use std::any::Any;
@@ -16,7 +17,7 @@ use crate::lint::{Finding, Repaired};
 use crate::model::Package;
 
 /// Every format the library knows, in probing order.
-pub static REGISTRY: &[&dyn Format] = &[&ifp::Ifp, &crate::containers::yaz0::Yaz0];
+pub static REGISTRY: &[&dyn Format] = &[&ifp::Ifp, &bfres::Bfres, &crate::containers::yaz0::Yaz0];
 
 /// How sure a probe is that the bytes are in its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
