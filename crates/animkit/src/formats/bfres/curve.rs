@@ -262,7 +262,8 @@ impl Curve {
         Ok(curve)
     }
 
-    fn key(&self, i: usize, j: usize) -> f32 {
+    /// Key element `j` of key `i` as stored (unscaled).
+    pub fn key(&self, i: usize, j: usize) -> f32 {
         self.keys.get(i * self.stride() + j).copied().unwrap_or(0.0) as f32
     }
 

@@ -98,6 +98,37 @@ impl ResDict {
     }
 }
 
+/// The entries of the group at `at` (absolute): `(name, absolute data position)` in storage order.
+pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>> {
+    let mut c = Cursor::new(data, crate::bytes::Endian::Big);
+    c.seek(at)?;
+    let dict = ResDict::read(&mut c)?;
+    let mut out = Vec::with_capacity(dict.len());
+    for k in 0..dict.len() {
+        let (name, target) = dict.entry_targets(at, k);
+        let name = match name {
+            Some(n) => super::strings::name_at(data, n)?,
+            None => String::new(),
+        };
+        let target = match target {
+            Some(t) => Some(
+                usize::try_from(t)
+                    .ok()
+                    .filter(|&t| t < data.len())
+                    .ok_or_else(|| {
+                        Error::invalid(
+                            at + 8 + 16 * (k + 1) + 12,
+                            "entry data offset outside the file",
+                        )
+                    })?,
+            ),
+            None => None,
+        };
+        out.push((name, target));
+    }
+    Ok(out)
+}
+
 /// `bit(s, b)`: bit `b & 7` of byte `b >> 3` counted from the start of the name; 0 past the end.
 fn bit(s: &[u8], b: u32) -> bool {
     s.get((b >> 3) as usize)

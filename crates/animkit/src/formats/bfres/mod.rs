@@ -18,6 +18,11 @@ pub mod curve;
 pub mod dict;
 pub mod dump;
 pub mod fres;
+pub mod fshu;
+pub mod fska;
+pub mod fskl;
+pub mod ftxp;
+pub mod fvis;
 pub mod strings;
 
 use std::any::Any;
@@ -31,6 +36,68 @@ use crate::formats::{
 use crate::lint::{Finding, Repaired, Severity};
 use crate::model::Package;
 use fres::FresFile;
+
+/// Converts every animation subfile to a clip, and the first FMDL skeleton to the package's
+/// skeleton. Clip order: FSKA, FSHU (param, colour, SRT), FTXP, FVIS (bone, material).
+pub fn to_model(
+    data: &[u8],
+    header: &fres::Header,
+    fps: f32,
+    limits: &crate::formats::Limits,
+) -> Result<Package> {
+    use crate::error::Context;
+    use fres::*;
+    let v = header.version;
+    let name_of = |g: usize, name: &str| format!("{} \"{name}\"", GROUP_NAMES[g]);
+    let mut package = Package {
+        name: String::new(),
+        ..Default::default()
+    };
+    if header.name != 0 {
+        package.name = strings::name_at(data, 0x14 + i64::from(header.name)).unwrap_or_default();
+    }
+    for (name, at) in entries(data, header, G_FMDL)? {
+        if let Some(skel) =
+            fskl::read_model_skeleton(data, at, v).within(|| name_of(G_FMDL, &name))?
+        {
+            package.skeleton = Some(skel);
+            break;
+        }
+    }
+    for (name, at) in entries(data, header, G_FSKA)? {
+        let anim = fska::read(data, at, v).within(|| name_of(G_FSKA, &name))?;
+        package
+            .clips
+            .push(fska::to_clip(&anim, fps, limits).within(|| name_of(G_FSKA, &name))?);
+    }
+    for (g, kind) in [
+        (G_FSHU_PARAM, fshu::Kind::ShaderParam),
+        (4, fshu::Kind::Colour),
+        (G_FSHU_SRT, fshu::Kind::TextureSrt),
+    ] {
+        for (name, at) in entries(data, header, g)? {
+            let anim = fshu::read(data, at, v).within(|| name_of(g, &name))?;
+            package
+                .clips
+                .push(fshu::to_clip(&anim, kind, fps, limits).within(|| name_of(g, &name))?);
+        }
+    }
+    for (name, at) in entries(data, header, G_FTXP)? {
+        let anim = ftxp::read(data, at, v).within(|| name_of(G_FTXP, &name))?;
+        package
+            .clips
+            .push(ftxp::to_clip(&anim, fps).within(|| name_of(G_FTXP, &name))?);
+    }
+    for g in [G_FVIS_BONE, G_FVIS_MAT] {
+        for (name, at) in entries(data, header, g)? {
+            let anim = fvis::read(data, at, v).within(|| name_of(g, &name))?;
+            package
+                .clips
+                .push(fvis::to_clip(&anim, fps).within(|| name_of(g, &name))?);
+        }
+    }
+    Ok(package)
+}
 
 /// The BFRES format.
 pub struct Bfres;
@@ -156,11 +223,12 @@ impl Document for BfresDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let fps = self.fps()?;
-        let _ = fps;
-        Err(Error::unsupported(
-            "BFRES model conversion is not implemented yet",
-        ))
+        to_model(
+            &self.data,
+            &self.file.header,
+            self.fps()?,
+            &self.options.limits,
+        )
     }
 
     fn dump(&self) -> Result<serde_json::Value> {

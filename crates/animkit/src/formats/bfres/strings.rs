@@ -124,6 +124,14 @@ pub fn name_at(data: &[u8], at: i64) -> Result<String> {
     Ok(String::from_utf8_lossy(c.take(n)?).into_owned())
 }
 
+/// Reads a self-relative name offset at the cursor and the name it points at (`""` for null).
+pub fn name_field(data: &[u8], c: &mut Cursor) -> Result<String> {
+    match super::curve::rel(c, "name")? {
+        Some(at) => name_at(data, at as i64),
+        None => Ok(String::new()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
