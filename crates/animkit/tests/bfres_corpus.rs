@@ -60,33 +60,55 @@ fn every_file_round_trips_byte_for_byte() {
 #[test]
 fn truncation_is_an_error() {
     for (name, data) in files() {
-        let step = (data.len() / 300).max(1);
-        for cut in (0..data.len()).step_by(step) {
-            let r = fres::read(&data[..cut]);
-            if let Ok(doc) = Bfres.read(Bytes::from(data[..cut].to_vec()), &ReadOptions::default())
-            {
-                // A cut inside trailing opaque bytes may still parse; the model must not panic.
+        let step = (data.len() / 400).max(1);
+        let mut cuts = 0;
+        for cut in (0..data.len())
+            .step_by(step)
+            .chain([data.len() - 1, 4, 0x6B, 0x6C])
+        {
+            let r = Bfres.read(Bytes::from(data[..cut].to_vec()), &ReadOptions::default());
+            assert!(r.is_err(), "{name} cut at {cut} reads");
+            cuts += 1;
+        }
+        // Damage inside the subfiles (not truncation) must give errors or values, never a panic.
+        let mut x = 0x9E37_79B9u32;
+        let rounds = if data.len() > 1 << 20 { 8 } else { 150 };
+        for _ in 0..rounds {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let mut bad = data.clone();
+            let at = 0x6C + (x as usize % (bad.len() - 0x6C));
+            bad[at] ^= (x >> 24) as u8 | 1;
+            if let Ok(doc) = Bfres.read(Bytes::from(bad), &ReadOptions::default()) {
                 let _ = doc.to_model();
-            } else {
-                assert!(r.is_err(), "{name} cut at {cut}");
+                let _ = doc.lint();
             }
         }
+        eprintln!("{name}: {cuts} truncations rejected");
     }
 }
 
 fn doc(name: &str) -> Option<Box<dyn animkit::Document>> {
     let data = files().into_iter().find(|f| f.0 == name)?.1;
-    Some(Bfres.read(Bytes::from(data), &ReadOptions::default()).unwrap())
+    Some(
+        Bfres
+            .read(Bytes::from(data), &ReadOptions::default())
+            .unwrap(),
+    )
 }
 
 #[test]
 fn every_file_converts_to_the_model() {
     for (name, data) in files() {
-        let doc = Bfres.read(Bytes::from(data), &ReadOptions::default()).unwrap();
+        let doc = Bfres
+            .read(Bytes::from(data), &ReadOptions::default())
+            .unwrap();
         let p = doc.to_model().unwrap_or_else(|e| panic!("{name}: {e}"));
         for clip in &p.clips {
             for t in &clip.tracks {
-                t.validate().unwrap_or_else(|e| panic!("{name} {} {}: {e}", clip.name, t.target.label()));
+                t.validate()
+                    .unwrap_or_else(|e| panic!("{name} {} {}: {e}", clip.name, t.target.label()));
             }
         }
         let kinds: Vec<_> = p.clips.iter().map(|c| c.tracks.len()).collect();
@@ -102,18 +124,171 @@ fn every_file_converts_to_the_model() {
 
 #[test]
 fn bass_color_selects_the_three_albedo_variants() {
-    let Some(doc) = doc("Animal_Bass.bfres") else { return };
+    let Some(doc) = doc("Animal_Bass.bfres") else {
+        return;
+    };
     let p = doc.to_model().unwrap();
     let clip = p.clip("Bass_Color").expect("FTXP clip");
     assert_eq!(clip.tracks.len(), 1);
     let t = &clip.tracks[0];
-    assert_eq!(t.target, animkit::model::Target::Material { material: "Mt_Body".into(), property: "_a0".into() });
-    let animkit::model::Values::TextureIndex { textures, .. } = &t.values else { panic!("not a texture track") };
+    assert_eq!(
+        t.target,
+        animkit::model::Target::Material {
+            material: "Mt_Body".into(),
+            property: "_a0".into()
+        }
+    );
+    let animkit::model::Values::TextureIndex { textures, .. } = &t.values else {
+        panic!("not a texture track")
+    };
     assert_eq!(textures, &["Bass_Alb.0", "Bass_Alb.1", "Bass_Alb.2"]);
     for (frame, want) in [(0.0f32, 0u32), (0.5, 0), (1.0, 1), (1.5, 1), (2.0, 2)] {
         let s = animkit::sample::sample_track(t, frame / 30.0).unwrap();
-        assert_eq!(s, animkit::sample::Sampled::TextureIndex(want), "frame {frame}");
+        assert_eq!(
+            s,
+            animkit::sample::Sampled::TextureIndex(want),
+            "frame {frame}"
+        );
     }
     assert_eq!(clip.looping, Some(false));
     assert!((clip.duration - 2.0 / 30.0).abs() < 1e-6);
+}
+
+/// Every FSKA curve of every file, with its animation's frame count.
+fn fska_curves() -> Vec<(String, animkit::formats::bfres::curve::Curve)> {
+    use animkit::formats::bfres::fska;
+    let mut out = Vec::new();
+    for (name, data) in files() {
+        if name.ends_with(".sbfres") {
+            continue;
+        }
+        let file = fres::read(&data).unwrap();
+        for (anim, at) in fres::entries(&data, &file.header, fres::G_FSKA).unwrap() {
+            let a = fska::read(&data, at, file.header.version).unwrap();
+            for b in a.bones {
+                for c in b.curves {
+                    out.push((format!("{name} {anim} {}", b.name), c));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn fska_curves_reproduce_keys_and_are_continuous() {
+    use animkit::formats::bfres::curve::CurveType;
+    let curves = fska_curves();
+    let (mut keys, mut segments, mut worst_units) = (0usize, 0usize, 0f64);
+    for (what, c) in &curves {
+        assert_eq!(c.curve_type(), CurveType::Cubic, "{what}");
+        assert_eq!(
+            c.frames.first().copied(),
+            Some(c.start),
+            "{what}: first key at start"
+        );
+        assert_eq!(
+            c.frames.last().copied(),
+            Some(c.end),
+            "{what}: last key at end"
+        );
+        for (i, &f) in c.frames.iter().enumerate() {
+            let v = c.eval(f).as_f32();
+            let want = c.key(i, 0) * c.scale() + c.offset_f32();
+            assert!(v == want, "{what} key {i} frame {f}: {v} vs {want}");
+            keys += 1;
+        }
+        // Continuity: the segment's end value (Σc) equals the next key's c0 within 2 units.
+        let n = c.frames.len();
+        for i in 0..n.saturating_sub(1) {
+            let end: f64 = (0..4).map(|j| f64::from(c.key(i, j))).sum();
+            let next = f64::from(c.key(i + 1, 0));
+            let units = if c.key_type() == animkit::formats::bfres::curve::KeyType::Bits32 {
+                (end - next).abs() / (next.abs().max(1.0) * 1e-5)
+            } else {
+                (end - next).abs()
+            };
+            worst_units = worst_units.max(units);
+            assert!(
+                units <= 2.0 + 1e-9,
+                "{what} segment {i}: end {end} vs next {next}"
+            );
+            segments += 1;
+        }
+        // The delta field is value(last) - value(first) within 2 quantisation steps (§5.6).
+        if let Some(d) = c.delta {
+            let first = c.key(0, 0) * c.scale() + c.offset_f32();
+            let last = c.key(n - 1, 0) * c.scale() + c.offset_f32();
+            let step = c.scale().abs().max(f32::EPSILON);
+            assert!(
+                ((last - first) - d).abs() <= 2.0 * step + 1e-6 * d.abs(),
+                "{what}: delta {d} vs {}",
+                last - first
+            );
+        }
+    }
+    eprintln!("{} FSKA curves, {keys} keys reproduced, {segments} segments continuous (worst {worst_units} units)", curves.len());
+    if !curves.is_empty() {
+        assert!(curves.len() > 1000);
+    }
+}
+
+#[test]
+fn model_tracks_match_curve_evaluation() {
+    use animkit::formats::bfres::fska;
+    use animkit::model::Values;
+    use animkit::sample::{sample_track, Sampled};
+    let Some(data) = files()
+        .into_iter()
+        .find(|f| f.0 == "Animal_Bass_Animation.bfres")
+        .map(|f| f.1)
+    else {
+        return;
+    };
+    let file = fres::read(&data).unwrap();
+    let fps = 30.0;
+    let mut checked = 0;
+    for (_, at) in fres::entries(&data, &file.header, fres::G_FSKA).unwrap() {
+        let a = fska::read(&data, at, file.header.version).unwrap();
+        let clip = fska::to_clip(&a, fps, &Default::default()).unwrap();
+        for b in &a.bones {
+            for c in &b.curves {
+                let (kind, comp) = match c.target {
+                    0x04..=0x0C => ("scale", (c.target - 4) / 4),
+                    0x10..=0x18 => ("translation", (c.target - 0x10) / 4),
+                    _ => continue,
+                };
+                let track = clip
+                    .tracks
+                    .iter()
+                    .find(|t| {
+                        t.target.label() == b.name
+                            && matches!(
+                                (&t.values, kind),
+                                (Values::Scale(_), "scale")
+                                    | (Values::Translation(_), "translation")
+                            )
+                    })
+                    .unwrap();
+                let mut f = c.start;
+                while f <= c.end {
+                    let want = c.eval(f).as_f32();
+                    let got = match sample_track(track, f / fps).unwrap() {
+                        Sampled::Scale(v) | Sampled::Translation(v) => v[comp as usize],
+                        other => panic!("{other:?}"),
+                    };
+                    let tol = 1e-4 * want.abs().max(1.0);
+                    assert!(
+                        (got - want).abs() <= tol,
+                        "{} {} {kind}[{comp}] frame {f}: {got} vs {want}",
+                        a.name,
+                        b.name
+                    );
+                    checked += 1;
+                    f += 0.25;
+                }
+            }
+        }
+    }
+    eprintln!("{checked} cubic samples match");
 }

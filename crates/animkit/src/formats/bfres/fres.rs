@@ -179,6 +179,9 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
 pub fn read(data: &[u8]) -> Result<FresFile> {
     let header = read_header(data).within(|| "FRES header")?;
     let len = data.len();
+    if (header.file_size as usize) > len {
+        return Err(Error::truncated(len, header.file_size as usize - len, 0).within("FRES"));
+    }
     let in_file = |at: i64, what: &str, field: usize| -> Result<usize> {
         usize::try_from(at)
             .ok()
@@ -192,20 +195,19 @@ pub fn read(data: &[u8]) -> Result<FresFile> {
     };
     let mut regions: Vec<(usize, Region)> = Vec::new();
     let mut dicts: Vec<(usize, ResDict)> = Vec::new();
-    for g in 0..GROUPS {
+    for (g, group_name) in GROUP_NAMES.iter().enumerate() {
         let Some(at) = header.group_at(g) else {
             continue;
         };
-        let at = in_file(at as i64, GROUP_NAMES[g], 0x20 + 4 * g)?;
+        let at = in_file(at as i64, group_name, 0x20 + 4 * g)?;
         let mut c = Cursor::new(data, Endian::Big);
         c.seek(at)?;
-        let dict =
-            ResDict::read(&mut c).within(|| format!("index group {g} ({})", GROUP_NAMES[g]))?;
+        let dict = ResDict::read(&mut c).within(|| format!("index group {g} ({group_name})"))?;
         if g != G_EMBEDDED {
             for k in 0..dict.len() {
                 if let (_, Some(t)) = dict.entry_targets(at, k) {
                     let t = in_file(t, "subfile", at + 8 + 16 * (k + 1) + 12)
-                        .within(|| format!("index group {g} ({}) entry {k}", GROUP_NAMES[g]))?;
+                        .within(|| format!("index group {g} ({group_name}) entry {k}"))?;
                     regions.push((t, Region::Subfile(g, k)));
                 }
             }

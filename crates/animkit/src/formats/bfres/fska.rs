@@ -173,14 +173,20 @@ fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
     Ok(bone)
 }
 
+/// The most keys one Euler rotation track may be resampled to.
+const MAX_RESAMPLED: u64 = 1 << 20;
+
 /// Target offsets of the channels (§7.1).
 const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
 const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
 const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
 
-fn curve_for<'a>(bone: &'a BoneAnim, target: u32) -> Option<&'a Curve> {
+fn curve_for(bone: &BoneAnim, target: u32) -> Option<&Curve> {
     bone.curves.iter().find(|c| c.target == target)
 }
+
+/// Key times (seconds) and, per key, `[in-tangent, value, out-tangent]` of each component.
+pub type UnionKeys<const N: usize> = (Vec<f32>, Vec<[[f32; N]; 3]>);
 
 /// Per-component cubic keys at the union of the component curves' frames: for each key the
 /// in-tangent, value and out-tangent of every component (tangents per second).
@@ -189,7 +195,7 @@ pub fn union_cubic<const N: usize>(
     base: [f32; N],
     fps: f32,
     limits: &Limits,
-) -> Result<(Vec<f32>, Vec<[[f32; N]; 3]>)> {
+) -> Result<UnionKeys<N>> {
     let mut frames: Vec<f32> = curves
         .iter()
         .flatten()
@@ -302,21 +308,23 @@ fn rotation_track(
         RotateMode::EulerXyz => {
             let component = |j: usize, f: f32| rot[j].map_or(base[j], |c| c.eval(f).as_f32());
             let animated = rot[..3].iter().any(Option::is_some);
+            // Resample up to the last stored key (the curves hold their value after it), not to
+            // header fields, so the work is bounded by the data actually present.
             let last = if animated {
                 let end = rot[..3]
                     .iter()
                     .flatten()
-                    .map(|c| c.end)
-                    .fold(anim.frame_count as f32, f32::max);
+                    .filter_map(|c| c.frames.last().copied())
+                    .fold(0.0, f32::max);
                 end.max(0.0).ceil() as u64
             } else {
                 0
             };
-            if last + 1 > limits.max_keys {
+            if last + 1 > limits.max_keys.min(MAX_RESAMPLED) {
                 return Err(Error::new(
                     ErrorKind::Limit,
                     None,
-                    "too many resampled rotation keys",
+                    format!("{} resampled rotation keys", last + 1),
                 ));
             }
             let mut times = Vec::with_capacity(last as usize + 1);
