@@ -292,3 +292,73 @@ fn model_tracks_match_curve_evaluation() {
     }
     eprintln!("{checked} cubic samples match");
 }
+
+#[test]
+fn skeleton_and_euler_rotations() {
+    use animkit::formats::bfres::fska::{self, euler_xyz};
+    use animkit::model::Values;
+    let Some(data) = files()
+        .into_iter()
+        .find(|f| f.0 == "Animal_Bass_Animation.bfres")
+        .map(|f| f.1)
+    else {
+        return;
+    };
+    let doc = Bfres
+        .read(Bytes::from(data.clone()), &ReadOptions::default())
+        .unwrap();
+    let p = doc.to_model().unwrap();
+    let skel = p.skeleton.as_ref().unwrap();
+    let names: Vec<_> = skel.bones.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["Root", "Skl_Root", "Head", "Spine_1", "Spine_2", "Spine_3"]
+    );
+    let parents: Vec<_> = skel.bones.iter().map(|b| b.parent).collect();
+    assert_eq!(parents, [None, Some(0), Some(1), Some(1), Some(3), Some(4)]);
+    // Head rests at Euler (0, -π/2, 0): a −90° turn about Y, quaternion (0, −sin 45°, 0, cos 45°).
+    let head = skel.bones[2].rest.rotation;
+    assert!(
+        (head.y + std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6
+            && (head.w - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6
+    );
+    assert!((skel.bones[2].rest.translation.z - 0.015).abs() < 1e-6);
+
+    let file = fres::read(&data).unwrap();
+    let mut checked = 0;
+    for (_, at) in fres::entries(&data, &file.header, fres::G_FSKA).unwrap() {
+        let a = fska::read(&data, at, file.header.version).unwrap();
+        assert_eq!(a.rotate_mode(), fska::RotateMode::EulerXyz);
+        let clip = p.clip(&a.name).unwrap();
+        for b in &a.bones {
+            let Some(track) = clip
+                .tracks
+                .iter()
+                .find(|t| t.target.label() == b.name && matches!(t.values, Values::Rotation(_)))
+            else {
+                continue;
+            };
+            let Values::Rotation(qs) = &track.values else {
+                unreachable!()
+            };
+            for (i, q) in qs.iter().enumerate() {
+                let f = i as f32;
+                let comp = |t: u32, j: usize| {
+                    b.curves
+                        .iter()
+                        .find(|c| c.target == t)
+                        .map_or(b.rotate.map_or(0.0, |r| r[j]), |c| c.eval(f).as_f32())
+                };
+                let want = euler_xyz(comp(0x20, 0), comp(0x24, 1), comp(0x28, 2));
+                assert!(
+                    q.dot(want).abs() > 1.0 - 1e-6,
+                    "{} {} frame {f}",
+                    a.name,
+                    b.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100);
+}
