@@ -17,7 +17,7 @@ use crate::lint::{Finding, Repaired};
 use crate::model::Package;
 
 /// Every format the library knows, in probing order.
-pub static REGISTRY: &[&dyn Format] = &[&ifp::Ifp, &bfres::Bfres, &crate::containers::yaz0::Yaz0];
+pub static REGISTRY: &[&dyn Format] = &[&ifp::Ifp, &bfres::Bfres, &crate::containers::yaz0::Yaz0, &crate::containers::sarc::SarcFormat];
 
 /// How sure a probe is that the bytes are in its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
