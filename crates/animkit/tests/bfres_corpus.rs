@@ -362,3 +362,46 @@ fn skeleton_and_euler_rotations() {
     }
     assert!(checked > 100);
 }
+
+/// Quantiser parity (§5.7): re-encoding the decoded coefficients reproduces the stored keys,
+/// scale and offset. Reports how many curves match exactly; requires a large majority.
+#[test]
+fn quantiser_parity() {
+    use animkit::formats::bfres::curve::{quantise_cubic, KeyType};
+    let curves = fska_curves();
+    let (mut total, mut keys_equal, mut all_equal, mut near) = (0usize, 0usize, 0usize, 0usize);
+    for (_, c) in &curves {
+        let limit = match c.key_type() {
+            KeyType::S16 => 32767.0,
+            KeyType::S8 => 127.0,
+            KeyType::Bits32 => continue,
+        };
+        total += 1;
+        let (scale, offset, rows) = quantise_cubic(&c.final_rows(), limit);
+        let stored = c.stored_rows();
+        let max_diff = rows
+            .iter()
+            .zip(&stored)
+            .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
+            .max()
+            .unwrap_or(0);
+        if max_diff == 0 {
+            keys_equal += 1;
+            if scale.to_bits() == c.scale_bits && offset.to_bits() == c.offset_bits {
+                all_equal += 1;
+            }
+        }
+        if max_diff <= 1 {
+            near += 1;
+        }
+    }
+    eprintln!(
+        "quantiser parity: {total} integer cubic curves; keys identical {keys_equal}, keys+scale+offset bit-identical {all_equal}, within 1 unit {near}"
+    );
+    if total > 0 {
+        assert!(
+            near * 100 >= total * 99,
+            "{near} of {total} within one unit"
+        );
+    }
+}

@@ -423,6 +423,66 @@ impl Curve {
     }
 }
 
+/// Nintendo's cubic quantiser (§5.7): `rows` are per-key coefficients in final units
+/// (`c0` includes the offset). Returns `(scale, offset, stored rows)` for `s16` (`limit`
+/// 32767) or `s8` (127) keys: `offset = (min c0 + max c0) / 2`, `scale = max |coef| / limit`
+/// over all rows and columns after subtracting the offset from `c0`, `stored = round(coef / scale)`.
+pub fn quantise_cubic(rows: &[[f32; 4]], limit: f32) -> (f32, f32, Vec<[i32; 4]>) {
+    let (min, max) = rows
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), r| {
+            (a.min(r[0]), b.max(r[0]))
+        });
+    let offset = if rows.is_empty() {
+        0.0
+    } else {
+        (min + max) / 2.0
+    };
+    let centred: Vec<[f32; 4]> = rows
+        .iter()
+        .map(|r| [r[0] - offset, r[1], r[2], r[3]])
+        .collect();
+    let peak = centred.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
+    let scale = peak / limit;
+    let stored = centred
+        .iter()
+        .map(|r| {
+            r.map(|v| {
+                if scale > 0.0 {
+                    (v / scale).round() as i32
+                } else {
+                    0
+                }
+            })
+        })
+        .collect();
+    (scale, offset, stored)
+}
+
+impl Curve {
+    /// The cubic rows in final units: `[c0·scale + offset, c1·scale, c2·scale, c3·scale]`.
+    pub fn final_rows(&self) -> Vec<[f32; 4]> {
+        let (s, o) = (self.scale(), self.offset_f32());
+        (0..self.frames.len())
+            .map(|i| {
+                [
+                    self.key(i, 0) * s + o,
+                    self.key(i, 1) * s,
+                    self.key(i, 2) * s,
+                    self.key(i, 3) * s,
+                ]
+            })
+            .collect()
+    }
+
+    /// The stored cubic rows as integers.
+    pub fn stored_rows(&self) -> Vec<[i32; 4]> {
+        (0..self.frames.len())
+            .map(|i| [0, 1, 2, 3].map(|j| self.key(i, j) as i32))
+            .collect()
+    }
+}
+
 fn curve_type(flags: u16) -> Option<CurveType> {
     Some(match (flags >> 4) & 7 {
         0 => CurveType::Cubic,
