@@ -14,6 +14,7 @@
 //!   record (`off data; u32 size`) right after the header, as §2.4 says; its data lies after the
 //!   string pool with the GPU data.
 
+pub mod build;
 pub mod curve;
 pub mod dict;
 pub mod dump;
