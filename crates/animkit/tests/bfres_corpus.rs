@@ -457,7 +457,6 @@ fn retail_subfiles_rewrite_byte_for_byte() {
             let mut o = Out::new(at);
             if a.user_data_count > 0 {
                 skipped += 1;
-                continue;
             }
             write_fska(&mut o, &a, v).unwrap();
             check(format!("{name} FSKA {anim}"), at, o);
@@ -469,5 +468,5 @@ fn retail_subfiles_rewrite_byte_for_byte() {
             check(format!("{name} FTXP {anim}"), at, o);
         }
     }
-    eprintln!("{same} of {total} retail FSKA/FTXP subfiles rewritten byte for byte ({skipped} with user data skipped)");
+    eprintln!("{same} of {total} retail FSKA/FTXP subfiles rewritten byte for byte ({skipped} with user data)");
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use super::curve::{Curve, CurveType, FrameType, KeyType};
 use super::dict::build as build_trie;
 use super::fres::{write_header, Header, GROUPS, HEADER_SIZE};
-use super::fska::Fska;
+use super::fska::{Fska, UserData, UserValues};
 use super::ftxp::Ftxp;
 use super::strings::{write_pool, PoolString};
 use crate::bytes::{round_up, Endian, Writer};
@@ -133,9 +133,6 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
     if version < 0x0304_0000 {
         return Err(Error::unsupported("writing FSKA before 3.4.0.0"));
     }
-    if a.user_data_count != 0 {
-        return Err(Error::unsupported("writing FSKA user data"));
-    }
     let n = u16::try_from(a.bones.len())
         .map_err(|_| Error::unrepresentable("more than 65535 bone animations"))?;
     o.w.bytes(b"FSKA");
@@ -144,13 +141,13 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
     o.w.u32(a.flags);
     o.w.i32(a.frame_count);
     o.w.u16(n);
-    o.w.u16(0);
+    o.w.u16(a.user_data.len() as u16);
     o.w.i32(a.curve_count);
     o.w.u32(a.baked_size);
     let bones_slot = o.slot();
     o.w.i32(0); // bound skeleton
     let bind_slot = o.slot();
-    o.w.i32(0); // user data
+    let user_slot = o.slot();
     o.patch_here(bind_slot);
     for _ in 0..n {
         o.w.u16(0xFFFF);
@@ -196,7 +193,47 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
             curve_data(o, c, s);
         }
     }
+    if !a.user_data.is_empty() {
+        o.patch_here(user_slot);
+        write_user_data(o, &a.user_data);
+    }
     Ok(())
+}
+
+/// Writes a user-data index group followed by its entries.
+pub fn write_user_data(o: &mut Out, entries: &[UserData]) {
+    let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+    let dict_len = 8 + 16 * (entries.len() + 1);
+    let mut targets = Vec::with_capacity(entries.len());
+    let mut p = o.pos() + dict_len;
+    for e in entries {
+        targets.push(p);
+        p += 8 + match &e.values {
+            UserValues::Words(v) => 4 * v.len(),
+            UserValues::Strings(v) => 4 * v.len(),
+            UserValues::Bytes(v) => round_up(v.len(), 4),
+        };
+    }
+    write_dict(o, &names, &targets);
+    for e in entries {
+        o.string(&e.name);
+        let count = match &e.values {
+            UserValues::Words(v) => v.len(),
+            UserValues::Strings(v) => v.len(),
+            UserValues::Bytes(v) => v.len(),
+        };
+        o.w.u16(count as u16);
+        o.w.u8(e.kind);
+        o.w.u8(e.pad);
+        match &e.values {
+            UserValues::Words(v) => v.iter().for_each(|&x| o.w.u32(x)),
+            UserValues::Strings(v) => v.iter().for_each(|x| o.string(x)),
+            UserValues::Bytes(v) => {
+                o.w.bytes(v);
+                o.align4();
+            }
+        }
+    }
 }
 
 /// Writes an FTXP (v >= 3.4 layout, §3.4 storage order) at the output's position.

@@ -26,6 +26,68 @@ pub struct Fska {
     pub curve_count: i32,
     pub baked_size: u32,
     pub bones: Vec<BoneAnim>,
+    /// The user-data entries in storage order (their index group is rebuilt from the names).
+    pub user_data: Vec<UserData>,
+}
+
+/// One user-data entry: `off name; u16 count; u8 type; u8 pad`, then the values inline
+/// (types 0 `i32`, 1 `f32`, 2 string offset, 3 wide-string offset, 4 byte) [S], checked on
+/// 53 retail FSKA.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserData {
+    pub name: String,
+    pub kind: u8,
+    pub pad: u8,
+    pub values: UserValues,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum UserValues {
+    /// `i32` or `f32` values as raw words.
+    Words(Vec<u32>),
+    /// String offsets, resolved.
+    Strings(Vec<String>),
+    /// Bytes (padded to 4 when stored).
+    Bytes(Vec<u8>),
+}
+
+/// Reads the user-data index group at `at` and its entries.
+pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
+    let mut out = Vec::new();
+    for (name, target) in super::dict::entries_at(data, at)? {
+        let Some(e) = target else {
+            return Err(Error::invalid(at, "user data entry without data"));
+        };
+        let mut c = Cursor::new(data, Endian::Big);
+        c.seek(e)?;
+        let _name = c.i32()?;
+        let count = c.u16()?;
+        let kind = c.u8()?;
+        let pad = c.u8()?;
+        let values = match kind {
+            0 | 1 => {
+                let n = c.count(u64::from(count), 4, "user data value")?;
+                UserValues::Words((0..n).map(|_| c.u32()).collect::<Result<_>>()?)
+            }
+            2 | 3 => {
+                let n = c.count(u64::from(count), 4, "user data string")?;
+                UserValues::Strings(
+                    (0..n)
+                        .map(|_| name_field(data, &mut c))
+                        .collect::<Result<_>>()?,
+                )
+            }
+            4 => UserValues::Bytes(c.take(usize::from(count))?.to_vec()),
+            k => return Err(Error::invalid(e + 6, format!("unknown user data type {k}"))),
+        };
+        out.push(UserData {
+            name,
+            kind,
+            pad,
+            values,
+        });
+    }
+    Ok(out)
 }
 
 /// One bone's animation.
@@ -94,6 +156,13 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fska> {
             (i32::from(fc), bc, ud, i32::from(cc), bs)
         };
     let bones_at = rel(&mut c, "bone animations")?;
+    let _skeleton = c.i32()?;
+    let _bind = c.i32()?;
+    let user_at = rel(&mut c, "user data")?;
+    let user_data = match user_at {
+        Some(u) if user_data_count > 0 => read_user_data(data, u).within(|| "user data")?,
+        _ => Vec::new(),
+    };
     let mut bones = Vec::new();
     if bone_count > 0 {
         let bones_at =
@@ -117,6 +186,7 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fska> {
         curve_count,
         baked_size,
         bones,
+        user_data,
     })
 }
 
