@@ -362,6 +362,16 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
         };
         groups.entry(g).or_default().push((n, s));
     }
+    for entries in groups.values() {
+        let mut names: Vec<&str> = entries.iter().map(|e| e.0).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::unrepresentable(format!(
+                "two subfiles of one kind are named {:?}",
+                w[0]
+            )));
+        }
+    }
     let mut o = Out::new(HEADER_SIZE);
     let mut group_at = [0usize; GROUPS];
     let mut data_slots: Vec<(usize, usize, usize)> = Vec::new(); // (group, index, slot)

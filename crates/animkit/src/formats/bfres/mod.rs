@@ -19,6 +19,7 @@ pub mod curve;
 pub mod dict;
 pub mod dump;
 pub mod fres;
+pub mod from_model;
 pub mod fshu;
 pub mod fska;
 pub mod fskl;
@@ -120,7 +121,7 @@ impl Format for Bfres {
         Capabilities {
             read: true,
             to_model: true,
-            from_model: false,
+            from_model: true,
             dump: true,
             archive: false,
             skeleton: true,
@@ -155,10 +156,10 @@ impl Format for Bfres {
         }))
     }
 
-    fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
-        Err(Error::unsupported(
-            "writing BFRES from the model is not implemented yet",
-        ))
+    fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
+        let (bytes, warnings) = from_model::from_model(package, options)?;
+        let document = self.read(Bytes::from(bytes), &ReadOptions::default())?;
+        Ok(Written { document, warnings })
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
