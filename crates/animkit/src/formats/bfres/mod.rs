@@ -25,6 +25,7 @@ pub mod fska;
 pub mod fskl;
 pub mod ftxp;
 pub mod fvis;
+pub mod lint;
 pub mod strings;
 
 use std::any::Any;
@@ -35,7 +36,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::formats::{
     Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written,
 };
-use crate::lint::{Finding, Repaired, Severity};
+use crate::lint::{Finding, Repaired};
 use crate::model::Package;
 use fres::FresFile;
 
@@ -239,71 +240,14 @@ impl Document for BfresDocument {
     }
 
     fn lint(&self) -> Vec<Finding> {
-        let mut out = Vec::new();
-        let h = &self.file.header;
-        if h.file_size as usize != self.data.len() {
-            out.push(
-                Finding::new(
-                    Severity::Warning,
-                    "file-size-mismatch",
-                    format!(
-                        "header file size {} but the file has {} bytes",
-                        h.file_size,
-                        self.data.len()
-                    ),
-                )
-                .at(0x0C),
-            );
-        }
-        for g in 0..fres::GROUPS {
-            if let Ok(entries) = fres::entries(&self.data, h, g) {
-                if entries.len() != usize::from(h.counts[g]) {
-                    out.push(
-                        Finding::new(
-                            Severity::Warning,
-                            "group-count-mismatch",
-                            format!(
-                                "header count {} but the group has {} entries",
-                                h.counts[g],
-                                entries.len()
-                            ),
-                        )
-                        .at(0x50 + 2 * g)
-                        .path(fres::GROUP_NAMES[g]),
-                    );
-                }
-                let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
-                let built = dict::build(&names);
-                let stored = self.file.parts.iter().find_map(|p| match p {
-                    fres::Part::Dict { group, dict } if *group == g => Some(dict),
-                    _ => None,
-                });
-                if let Some(d) = stored {
-                    let same = d
-                        .nodes
-                        .iter()
-                        .zip(&built)
-                        .all(|(n, b)| (n.reference, n.left, n.right) == *b);
-                    if !same {
-                        out.push(
-                            Finding::new(
-                                Severity::Error,
-                                "dict-trie-mismatch",
-                                "stored trie differs from the one built from the names",
-                            )
-                            .path(fres::GROUP_NAMES[g]),
-                        );
-                    }
-                }
-            }
-        }
-        out
+        lint::lint(&self.file, &self.data)
     }
 
     fn repair(&self) -> Result<Repaired> {
+        let (file, changes) = lint::repair(&self.file, &self.data);
         Ok(Repaired {
-            document: Box::new(BfresDocument::new(self.file.clone())),
-            changes: Vec::new(),
+            document: Box::new(BfresDocument::new(file)),
+            changes,
         })
     }
 
