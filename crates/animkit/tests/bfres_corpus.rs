@@ -32,6 +32,13 @@ fn every_file_round_trips_byte_for_byte() {
         assert!(doc.write().unwrap() == *data, "{name}: write differs");
         let dumped = animkit::dump(doc.as_ref()).unwrap();
         let text = serde_json::to_string(&dumped).unwrap();
+        let parts = dumped["document"]["parts"].as_array().unwrap();
+        let structured = parts
+            .iter()
+            .filter(|p| p.get("fska").is_some() || p.get("ftxp").is_some())
+            .count();
+        let hex = parts.iter().filter(|p| p.get("subfile").is_some()).count();
+        eprintln!("{name}: dump has {structured} structured FSKA/FTXP and {hex} hex subfiles");
         let packed = animkit::pack(serde_json::from_str(&text).unwrap()).unwrap();
         assert!(
             packed.write().unwrap() == *data,
@@ -469,4 +476,26 @@ fn retail_subfiles_rewrite_byte_for_byte() {
         }
     }
     eprintln!("{same} of {total} retail FSKA/FTXP subfiles rewritten byte for byte ({skipped} with user data)");
+}
+
+#[test]
+fn hand_edited_dump_packs_into_a_changed_animation() {
+    let Some(doc) = doc("Animal_Bass.bfres") else {
+        return;
+    };
+    let mut dumped = animkit::dump(doc.as_ref()).unwrap();
+    let parts = dumped["document"]["parts"].as_array_mut().unwrap();
+    let ftxp = parts.iter_mut().find_map(|p| p.get_mut("ftxp")).unwrap();
+    let keys = &mut ftxp["ftxp"]["materials"][0]["curves"][0]["keys"];
+    assert_eq!(keys, &serde_json::json!([-1.0, 0.0, 1.0]));
+    *keys = serde_json::json!([1, 0, -1]);
+    let packed = animkit::pack(dumped).unwrap();
+    let p = packed.to_model().unwrap();
+    let animkit::model::Values::TextureIndex { indices, .. } =
+        &p.clip("Bass_Color").unwrap().tracks[0].values
+    else {
+        panic!()
+    };
+    assert_eq!(indices, &[2, 1, 0]);
+    assert_eq!(packed.write().unwrap().len(), doc.write().unwrap().len());
 }

@@ -167,7 +167,7 @@ impl Format for Bfres {
         let d: dump::DumpFile = serde_json::from_value(value).map_err(|e| {
             Error::new(ErrorKind::Invalid, None, e.to_string()).within("BFRES dump")
         })?;
-        Ok(Box::new(BfresDocument::new(dump::from_dump(d))))
+        Ok(Box::new(BfresDocument::new(dump::from_dump(d)?)))
     }
 }
 
