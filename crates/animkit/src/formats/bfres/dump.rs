@@ -134,6 +134,9 @@ fn write_structured(
     Ok(o.into_vec())
 }
 
+/// A structured subfile with its group and entry index.
+type Placed = (usize, usize, Structured);
+
 enum Structured {
     Fska(Fska),
     Ftxp(Ftxp),
@@ -142,7 +145,7 @@ enum Structured {
 pub fn from_dump(d: DumpFile) -> Result<FresFile> {
     let version = d.header.version;
     // Pass 1: every part with its length (structured subfiles are written once to measure).
-    let mut staged: Vec<(Option<(usize, usize, Structured)>, Part)> = Vec::new();
+    let mut staged: Vec<(Option<Placed>, Part)> = Vec::new();
     for p in d.parts {
         staged.push(match p {
             DumpPart::Dict { group, size, nodes } => (
