@@ -468,6 +468,22 @@ fn retail_subfiles_rewrite_byte_for_byte() {
             write_fska(&mut o, &a, v).unwrap();
             check(format!("{name} FSKA {anim}"), at, o);
         }
+        for g in [fres::G_FSHU_PARAM, 4, fres::G_FSHU_SRT] {
+            for (anim, at) in fres::entries(&data, &file.header, g).unwrap() {
+                let a = animkit::formats::bfres::fshu::read(&data, at, v).unwrap();
+                let mut o = Out::new(at);
+                animkit::formats::bfres::build::write_fshu(&mut o, &a, v).unwrap();
+                check(format!("{name} FSHU {anim}"), at, o);
+            }
+        }
+        for g in [fres::G_FVIS_BONE, fres::G_FVIS_MAT] {
+            for (anim, at) in fres::entries(&data, &file.header, g).unwrap() {
+                let a = animkit::formats::bfres::fvis::read(&data, at, v).unwrap();
+                let mut o = Out::new(at);
+                animkit::formats::bfres::build::write_fvis(&mut o, &a, v).unwrap();
+                check(format!("{name} FVIS {anim}"), at, o);
+            }
+        }
         for (anim, at) in fres::entries(&data, &file.header, fres::G_FTXP).unwrap() {
             let a = ftxp::read(&data, at, v).unwrap();
             let mut o = Out::new(at);
@@ -475,7 +491,7 @@ fn retail_subfiles_rewrite_byte_for_byte() {
             check(format!("{name} FTXP {anim}"), at, o);
         }
     }
-    eprintln!("{same} of {total} retail FSKA/FTXP subfiles rewritten byte for byte ({skipped} with user data)");
+    eprintln!("{same} of {total} retail FSKA/FSHU/FVIS/FTXP subfiles rewritten byte for byte ({skipped} with user data)");
 }
 
 #[test]

@@ -11,8 +11,10 @@ use std::collections::BTreeMap;
 use super::curve::{Curve, CurveType, FrameType, KeyType};
 use super::dict::build as build_trie;
 use super::fres::{write_header, Header, GROUPS, HEADER_SIZE};
+use super::fshu::Fshu;
 use super::fska::{Fska, UserData, UserValues};
 use super::ftxp::Ftxp;
+use super::fvis::Fvis;
 use super::strings::{write_pool, PoolString};
 use crate::bytes::{round_up, Endian, Writer};
 use crate::error::{Error, Result};
@@ -322,6 +324,122 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
     o.patch_here(refs_slot);
     let names: Vec<&str> = a.textures.iter().map(String::as_str).collect();
     write_dict(o, &names, &ref_positions);
+    Ok(())
+}
+
+/// Writes an FSHU (v >= 3.4 layout, §7.3 storage order) at the output's position.
+pub fn write_fshu(o: &mut Out, a: &Fshu, version: u32) -> Result<()> {
+    if version < 0x0304_0000 {
+        return Err(Error::unsupported("writing FSHU before 3.4.0.0"));
+    }
+    let mats = u16::try_from(a.materials.len())
+        .map_err(|_| Error::unrepresentable("too many materials"))?;
+    o.w.bytes(b"FSHU");
+    o.string(&a.name);
+    o.string("");
+    o.w.u32(a.flags);
+    o.w.i32(a.frame_count);
+    o.w.u16(mats);
+    o.w.u16(0);
+    o.w.i32(a.param_anim_count);
+    o.w.i32(a.curve_count);
+    o.w.u32(a.baked_size);
+    o.w.i32(0); // bound model
+    let bind_slot = o.slot();
+    let mats_slot = o.slot();
+    o.w.i32(0); // user data
+    o.patch_here(bind_slot);
+    for _ in 0..mats {
+        o.w.u16(0xFFFF);
+    }
+    o.align4();
+    o.patch_here(mats_slot);
+    let (mut begin_curve, mut begin_param) = (0i32, 0i32);
+    let mut slots = Vec::new();
+    for m in &a.materials {
+        o.w.u16(m.params.len() as u16);
+        o.w.u16(m.curves.len() as u16);
+        o.w.u16(m.constants.len() as u16);
+        o.w.u16(0);
+        o.w.i32(begin_curve);
+        o.w.i32(begin_param);
+        begin_curve += m.curves.len() as i32;
+        begin_param += (m.curves.len() + m.constants.len()) as i32;
+        o.string(&m.name);
+        slots.push((o.slot(), o.slot(), o.slot()));
+    }
+    for (m, &(infos, curves, consts)) in a.materials.iter().zip(&slots) {
+        o.patch_here(infos);
+        for p in &m.params {
+            o.w.u16(p.begin_curve);
+            o.w.u16(p.float_curves);
+            o.w.u16(p.int_curves);
+            o.w.u16(p.begin_constant);
+            o.w.u16(p.constant_count);
+            o.w.u16(p.sub_bind_index);
+            o.string(&p.name);
+        }
+        o.patch_here(consts);
+        for &(t, v) in &m.constants {
+            o.w.u32(t);
+            o.w.u32(v);
+        }
+        o.patch_here(curves);
+        let cs: Vec<_> = m
+            .curves
+            .iter()
+            .map(|c| curve_header(o, c, version))
+            .collect();
+        for (c, s) in m.curves.iter().zip(cs) {
+            curve_data(o, c, s);
+        }
+    }
+    Ok(())
+}
+
+/// Writes an FVIS (v >= 3.4 layout, §7.2 storage order) at the output's position.
+pub fn write_fvis(o: &mut Out, a: &Fvis, version: u32) -> Result<()> {
+    if version < 0x0304_0000 {
+        return Err(Error::unsupported("writing FVIS before 3.4.0.0"));
+    }
+    let n = u16::try_from(a.names.len()).map_err(|_| Error::unrepresentable("too many entries"))?;
+    o.w.bytes(b"FVIS");
+    o.string(&a.name);
+    o.string("");
+    o.w.u16(a.flags);
+    o.w.u16(0);
+    o.w.i32(a.frame_count);
+    o.w.u16(n);
+    o.w.u16(a.curves.len() as u16);
+    o.w.u32(a.baked_size);
+    o.w.i32(0); // bound model
+    let bind_slot = o.slot();
+    let names_slot = o.slot();
+    let curves_slot = o.slot();
+    let base_slot = o.slot();
+    o.w.i32(0); // user data
+    o.patch_here(bind_slot);
+    for _ in 0..n {
+        o.w.u16(0xFFFF);
+    }
+    o.align4();
+    o.patch_here(names_slot);
+    for name in &a.names {
+        o.string(name);
+    }
+    o.patch_here(curves_slot);
+    let cs: Vec<_> = a
+        .curves
+        .iter()
+        .map(|c| curve_header(o, c, version))
+        .collect();
+    o.patch_here(base_slot);
+    for &w in &a.base {
+        o.w.u32(w);
+    }
+    for (c, s) in a.curves.iter().zip(cs) {
+        curve_data(o, c, s);
+    }
     Ok(())
 }
 

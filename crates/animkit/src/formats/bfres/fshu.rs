@@ -28,6 +28,9 @@ pub struct Fshu {
     pub name: String,
     pub flags: u32,
     pub frame_count: i32,
+    pub param_anim_count: i32,
+    pub curve_count: i32,
+    pub baked_size: u32,
     pub materials: Vec<MaterialAnim>,
 }
 
@@ -50,6 +53,7 @@ pub struct ParamInfo {
     pub int_curves: u16,
     pub begin_constant: u16,
     pub constant_count: u16,
+    pub sub_bind_index: u16,
 }
 
 impl Fshu {
@@ -73,9 +77,9 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fshu> {
     let frame_count = c.i32()?;
     let mat_count = c.u16()?;
     let _ud = c.u16()?;
-    let _param_anims = c.i32()?;
-    let _curves = c.i32()?;
-    let _baked = c.u32()?;
+    let param_anim_count = c.i32()?;
+    let curve_count = c.i32()?;
+    let baked_size = c.u32()?;
     let _model = c.i32()?;
     let _bind = c.i32()?;
     let mats_at = rel(&mut c, "material animations")?;
@@ -97,6 +101,9 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fshu> {
         name,
         flags,
         frame_count,
+        param_anim_count,
+        curve_count,
+        baked_size,
         materials,
     })
 }
@@ -127,7 +134,7 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialAnim> {
             let int_curves = p.u16()?;
             let begin_constant = p.u16()?;
             let constant_count = p.u16()?;
-            let _sub_bind = p.u16()?;
+            let sub_bind_index = p.u16()?;
             let name = name_field(data, &mut p)?;
             params.push(ParamInfo {
                 name,
@@ -136,6 +143,7 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialAnim> {
                 int_curves,
                 begin_constant,
                 constant_count,
+                sub_bind_index,
             });
         }
     }

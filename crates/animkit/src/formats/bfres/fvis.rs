@@ -15,6 +15,7 @@ pub struct Fvis {
     pub name: String,
     pub flags: u16,
     pub frame_count: i32,
+    pub baked_size: u32,
     pub names: Vec<String>,
     pub curves: Vec<Curve>,
     pub base: Vec<u32>,
@@ -48,7 +49,7 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fvis> {
     let frame_count = c.i32()?;
     let anim_count = c.u16()?;
     let curve_count = c.u16()?;
-    let _baked = c.u32()?;
+    let baked_size = c.u32()?;
     let _model = c.i32()?;
     let _bind = c.i32()?;
     let names_at = rel(&mut c, "names")?;
@@ -95,6 +96,7 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fvis> {
         name,
         flags,
         frame_count,
+        baked_size,
         names,
         curves,
         base,
