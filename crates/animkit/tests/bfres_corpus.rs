@@ -35,10 +35,16 @@ fn every_file_round_trips_byte_for_byte() {
         let parts = dumped["document"]["parts"].as_array().unwrap();
         let structured = parts
             .iter()
-            .filter(|p| p.get("fska").is_some() || p.get("ftxp").is_some())
+            .filter(|p| {
+                ["fska", "ftxp", "fshu", "fvis"]
+                    .iter()
+                    .any(|k| p.get(*k).is_some())
+            })
             .count();
         let hex = parts.iter().filter(|p| p.get("subfile").is_some()).count();
-        eprintln!("{name}: dump has {structured} structured FSKA/FTXP and {hex} hex subfiles");
+        eprintln!(
+            "{name}: dump has {structured} structured animation subfiles and {hex} hex subfiles"
+        );
         let packed = animkit::pack(serde_json::from_str(&text).unwrap()).unwrap();
         assert!(
             packed.write().unwrap() == *data,

@@ -6,10 +6,17 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::HashMap;
 
-use super::build::{write_fska, write_ftxp, Out};
+use super::build::{write_fshu, write_fska, write_ftxp, write_fvis, Out};
 use super::curve::Curve;
 use super::dict::{Node, ResDict};
-use super::fres::{FresFile, Header, Part, G_FSKA, G_FTXP, HEADER_SIZE};
+use super::fres::{
+    FresFile, Header, Part, G_FSHU_PARAM, G_FSHU_SRT, G_FSKA, G_FTXP, G_FVIS_BONE, G_FVIS_MAT,
+    HEADER_SIZE,
+};
+use super::fshu::{self, Fshu, MaterialAnim, ParamInfo};
+use super::fvis::{self, Fvis};
+
+const G_FSHU_COLOUR: usize = 4;
 use super::fska::{self, BoneAnim, Fska, UserData, UserValues};
 use super::ftxp::{self, Ftxp, MaterialPattern, PatternInfo};
 use super::strings::{name_at, PoolString, PoolStringDump};
@@ -47,6 +54,18 @@ enum DumpPart {
         group: usize,
         index: usize,
         ftxp: FtxpDump,
+    },
+    /// An FSHU in structured form (used when it writes back byte for byte).
+    Fshu {
+        group: usize,
+        index: usize,
+        fshu: FshuDump,
+    },
+    /// An FVIS in structured form (used when it writes back byte for byte).
+    Fvis {
+        group: usize,
+        index: usize,
+        fvis: FvisDump,
     },
     Strings(Vec<PoolStringDump>),
     Bytes(Hex),
@@ -129,6 +148,8 @@ fn write_structured(
     match sub {
         Structured::Fska(a) => write_fska(&mut o, a, version)?,
         Structured::Ftxp(a) => write_ftxp(&mut o, a, version)?,
+        Structured::Fshu(a) => write_fshu(&mut o, a, version)?,
+        Structured::Fvis(a) => write_fvis(&mut o, a, version)?,
     }
     o.resolve(find)?;
     Ok(o.into_vec())
@@ -140,6 +161,8 @@ type Placed = (usize, usize, Structured);
 enum Structured {
     Fska(Fska),
     Ftxp(Ftxp),
+    Fshu(Fshu),
+    Fvis(Fvis),
 }
 
 pub fn from_dump(d: DumpFile) -> Result<FresFile> {
@@ -176,6 +199,14 @@ pub fn from_dump(d: DumpFile) -> Result<FresFile> {
             ),
             DumpPart::Ftxp { group, index, ftxp } => (
                 Some((group, index, Structured::Ftxp(ftxp_from_dump(ftxp)))),
+                Part::Bytes(Vec::new()),
+            ),
+            DumpPart::Fshu { group, index, fshu } => (
+                Some((group, index, Structured::Fshu(fshu_from_dump(fshu)))),
+                Part::Bytes(Vec::new()),
+            ),
+            DumpPart::Fvis { group, index, fvis } => (
+                Some((group, index, Structured::Fvis(fvis_from_dump(fvis)))),
                 Part::Bytes(Vec::new()),
             ),
             DumpPart::Strings(s) => (None, Part::Strings(s.into_iter().map(Into::into).collect())),
@@ -542,6 +573,24 @@ fn structured(
                 ftxp: ftxp_to_dump(&a),
             }
         }
+        G_FSHU_PARAM | G_FSHU_COLOUR | G_FSHU_SRT => {
+            let a = fshu::read(data, at, version).ok()?;
+            write_fshu(&mut o, &a, version).ok()?;
+            DumpPart::Fshu {
+                group,
+                index,
+                fshu: fshu_to_dump(&a),
+            }
+        }
+        G_FVIS_BONE | G_FVIS_MAT => {
+            let a = fvis::read(data, at, version).ok()?;
+            write_fvis(&mut o, &a, version).ok()?;
+            DumpPart::Fvis {
+                group,
+                index,
+                fvis: fvis_to_dump(&a),
+            }
+        }
         _ => return None,
     };
     o.resolve(|s| pool.get(s).copied()).ok()?;
@@ -558,4 +607,145 @@ fn pool_positions(pool: &[PoolString], at: usize) -> HashMap<String, usize> {
         p += s.byte_len();
     }
     out
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParamInfoDump {
+    name: String,
+    begin_curve: u16,
+    float_curves: u16,
+    int_curves: u16,
+    begin_constant: u16,
+    constant_count: u16,
+    sub_bind_index: u16,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MaterialAnimDump {
+    name: String,
+    params: Vec<ParamInfoDump>,
+    curves: Vec<CurveDump>,
+    /// `(target, raw value word)`.
+    constants: Vec<(u32, u32)>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FshuDump {
+    name: String,
+    flags: u32,
+    frame_count: i32,
+    param_anim_count: i32,
+    curve_count: i32,
+    baked_size: u32,
+    materials: Vec<MaterialAnimDump>,
+}
+
+fn fshu_to_dump(a: &Fshu) -> FshuDump {
+    FshuDump {
+        name: a.name.clone(),
+        flags: a.flags,
+        frame_count: a.frame_count,
+        param_anim_count: a.param_anim_count,
+        curve_count: a.curve_count,
+        baked_size: a.baked_size,
+        materials: a
+            .materials
+            .iter()
+            .map(|m| MaterialAnimDump {
+                name: m.name.clone(),
+                params: m
+                    .params
+                    .iter()
+                    .map(|p| ParamInfoDump {
+                        name: p.name.clone(),
+                        begin_curve: p.begin_curve,
+                        float_curves: p.float_curves,
+                        int_curves: p.int_curves,
+                        begin_constant: p.begin_constant,
+                        constant_count: p.constant_count,
+                        sub_bind_index: p.sub_bind_index,
+                    })
+                    .collect(),
+                curves: m.curves.iter().map(curve_to_dump).collect(),
+                constants: m.constants.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn fshu_from_dump(d: FshuDump) -> Fshu {
+    Fshu {
+        at: 0,
+        name: d.name,
+        flags: d.flags,
+        frame_count: d.frame_count,
+        param_anim_count: d.param_anim_count,
+        curve_count: d.curve_count,
+        baked_size: d.baked_size,
+        materials: d
+            .materials
+            .into_iter()
+            .map(|m| MaterialAnim {
+                name: m.name,
+                begin_curve: 0,
+                begin_param_anim: 0,
+                params: m
+                    .params
+                    .into_iter()
+                    .map(|p| ParamInfo {
+                        name: p.name,
+                        begin_curve: p.begin_curve,
+                        float_curves: p.float_curves,
+                        int_curves: p.int_curves,
+                        begin_constant: p.begin_constant,
+                        constant_count: p.constant_count,
+                        sub_bind_index: p.sub_bind_index,
+                    })
+                    .collect(),
+                curves: m.curves.into_iter().map(curve_from_dump).collect(),
+                constants: m.constants,
+            })
+            .collect(),
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FvisDump {
+    name: String,
+    flags: u16,
+    frame_count: i32,
+    baked_size: u32,
+    names: Vec<String>,
+    curves: Vec<CurveDump>,
+    /// Base visibility bits, LSB first, 32 per word.
+    base: Vec<u32>,
+}
+
+fn fvis_to_dump(a: &Fvis) -> FvisDump {
+    FvisDump {
+        name: a.name.clone(),
+        flags: a.flags,
+        frame_count: a.frame_count,
+        baked_size: a.baked_size,
+        names: a.names.clone(),
+        curves: a.curves.iter().map(curve_to_dump).collect(),
+        base: a.base.clone(),
+    }
+}
+
+fn fvis_from_dump(d: FvisDump) -> Fvis {
+    Fvis {
+        at: 0,
+        name: d.name,
+        flags: d.flags,
+        frame_count: d.frame_count,
+        baked_size: d.baked_size,
+        names: d.names,
+        curves: d.curves.into_iter().map(curve_from_dump).collect(),
+        base: d.base,
+    }
 }
