@@ -467,6 +467,10 @@ pub fn write_dict(o: &mut Out, names: &[&str], targets: &[usize]) {
 pub enum Subfile<'a> {
     Fska(&'a Fska),
     Ftxp(&'a Ftxp),
+    /// An FSHU and its index group (3 shader param, 4 colour, 5 texture SRT).
+    Fshu(&'a Fshu, usize),
+    /// An FVIS (bone or material group from its flags).
+    Fvis(&'a Fvis),
 }
 
 /// Builds a complete animation-only FRES (alignment 4): header, index groups, subfiles in group
@@ -477,6 +481,15 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
         let (g, n) = match s {
             Subfile::Fska(a) => (super::fres::G_FSKA, a.name.as_str()),
             Subfile::Ftxp(a) => (super::fres::G_FTXP, a.name.as_str()),
+            Subfile::Fshu(a, g) => (*g, a.name.as_str()),
+            Subfile::Fvis(a) => {
+                let g = if a.material() {
+                    super::fres::G_FVIS_MAT
+                } else {
+                    super::fres::G_FVIS_BONE
+                };
+                (g, a.name.as_str())
+            }
         };
         groups.entry(g).or_default().push((n, s));
     }
@@ -520,6 +533,8 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
             match s {
                 Subfile::Fska(a) => write_fska(&mut o, a, version)?,
                 Subfile::Ftxp(a) => write_ftxp(&mut o, a, version)?,
+                Subfile::Fshu(a, _) => write_fshu(&mut o, a, version)?,
+                Subfile::Fvis(a) => write_fvis(&mut o, a, version)?,
             }
         }
     }

@@ -9,7 +9,9 @@
 //! - **FTXP.** Texture-index tracks on material targets become step-int curves (`s8` keys when
 //!   they fit, offset `(min+max)/2`, raw scale word 0); a constant sampler stores only its base
 //!   value. The texture list is the union of the tracks' lists.
-//! - Scalar and visibility tracks are skipped with a warning.
+//! - **FSHU.** Scalar tracks on `param.component` material properties (the names `to_model`
+//!   gives) become float curves or constants, grouped by kind (texture SRT, colour, param).
+//! - **FVIS.** Visibility tracks become step-bool curves (scale word 1) or base bits.
 //!
 //! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`quat`|`euler`).
 
@@ -19,8 +21,10 @@ use glam::{EulerRot, Quat};
 
 use super::build::{write_file, Subfile};
 use super::curve::{quantise_cubic, Curve};
+use super::fshu::Fshu;
 use super::fska::{BoneAnim, Fska};
 use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
+use super::fvis::Fvis;
 use crate::error::{Error, Result};
 use crate::formats::WriteOptions;
 use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
@@ -73,8 +77,8 @@ fn snap(f: f32) -> f32 {
 }
 
 /// A cubic float curve from keys `(frame, value, in-slope, out-slope)` (slopes per frame), or
-/// `None` when the channel is constant.
-fn float_curve(target: u32, keys: &[(f32, f32, f32, f32)]) -> Option<Curve> {
+/// `None` when the channel is constant. With `hold`, each segment keeps its first value (step).
+pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Option<Curve> {
     if keys.len() < 2 {
         return None;
     }
@@ -89,6 +93,7 @@ fn float_curve(target: u32, keys: &[(f32, f32, f32, f32)]) -> Option<Curve> {
     for i in 0..keys.len() {
         let (_, p0, _, s0) = keys[i];
         match keys.get(i + 1) {
+            Some(_) if hold => rows.push([p0, 0.0, 0.0, 0.0]),
             Some(&(f1, p1, s1, _)) => {
                 let d = f1 - frames[i];
                 let (s0, s1) = (s0 * d, s1 * d);
@@ -169,14 +174,15 @@ fn component_keys<const N: usize>(
 
 /// Builds the curves of one channel: `(base value, curves)`.
 fn channel<const N: usize>(
-    keys: &[[(f32, f32, f32, f32); N]],
+    keys: &[[HermiteKey; N]],
     targets: [u32; N],
+    hold: bool,
 ) -> ([f32; N], Vec<Curve>) {
     let base = keys.first().map_or([0.0; N], |k| k.map(|c| c.1));
     let curves = (0..N)
         .filter_map(|j| {
             let ks: Vec<_> = keys.iter().map(|k| k[j]).collect();
-            float_curve(targets[j], &ks)
+            float_curve(targets[j], &ks, hold)
         })
         .collect();
     (base, curves)
@@ -254,28 +260,29 @@ fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
         let (mut scale, mut rotate, mut translate) = (None, None, None);
         let mut curves: Vec<Curve> = Vec::new();
         for t in tracks {
+            let hold = t.interpolation == Interpolation::Step;
             match &t.values {
                 Values::Scale(v) => {
                     let vals: Vec<[f32; 3]> = v.iter().map(|x| x.to_array()).collect();
-                    let (b, c) = channel(&component_keys(t, &vals, fps)?, SCALE);
+                    let (b, c) = channel(&component_keys(t, &vals, fps)?, SCALE, hold);
                     scale = Some(b);
                     curves.extend(c);
                 }
                 Values::Translation(v) => {
                     let vals: Vec<[f32; 3]> = v.iter().map(|x| x.to_array()).collect();
-                    let (b, c) = channel(&component_keys(t, &vals, fps)?, TRANSLATE);
+                    let (b, c) = channel(&component_keys(t, &vals, fps)?, TRANSLATE, hold);
                     translate = Some(b);
                     curves.extend(c);
                 }
                 Values::Rotation(q) if euler => {
                     let keys = euler_keys(t, q, fps)?;
-                    let (b, c) = channel(&keys, [ROTATE[0], ROTATE[1], ROTATE[2]]);
+                    let (b, c) = channel(&keys, [ROTATE[0], ROTATE[1], ROTATE[2]], hold);
                     rotate = Some([b[0], b[1], b[2], 1.0]);
                     curves.extend(c);
                 }
                 Values::Rotation(q) => {
                     let vals: Vec<[f32; 4]> = q.iter().map(|x| x.to_array()).collect();
-                    let (b, c) = channel(&component_keys(t, &vals, fps)?, ROTATE);
+                    let (b, c) = channel(&component_keys(t, &vals, fps)?, ROTATE, hold);
                     rotate = Some(b);
                     curves.extend(c);
                 }
@@ -445,6 +452,215 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
     }))
 }
 
+/// FVIS subfiles (bone and material) from a clip's visibility tracks.
+fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
+    let mut out = Vec::new();
+    for material in [false, true] {
+        let mut names = Vec::new();
+        let mut curves = Vec::new();
+        let mut bits = Vec::new();
+        let mut baked = 0u32;
+        for t in &clip.tracks {
+            let Values::Visibility(v) = &t.values else {
+                continue;
+            };
+            let name = match (&t.target, material) {
+                (Target::Bone(b), false) => b.label(),
+                (Target::Material { material: m, .. }, true) => m.clone(),
+                _ => continue,
+            };
+            let index = names.len();
+            names.push(name);
+            let first = v.first().copied().unwrap_or(false);
+            bits.push(first);
+            if v.iter().any(|&x| x != first) {
+                let frames: Vec<f32> = t.times.iter().map(|s| snap(s * fps)).collect();
+                let fbits = frame_type_bits(&frames);
+                let frames = stored_frames(&frames, fbits);
+                let mut words = vec![0u32; v.len().div_ceil(32)];
+                for (i, &b) in v.iter().enumerate() {
+                    if b {
+                        words[i >> 5] |= 1 << (i & 31);
+                    }
+                }
+                let n = (frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32 + 1;
+                baked += 4 * n.div_ceil(32) + 8;
+                let last = v.last().copied().unwrap_or(false);
+                curves.push(Curve {
+                    at: 0,
+                    flags: fbits | (6 << 4),
+                    key_count: u16::try_from(v.len())
+                        .map_err(|_| Error::unrepresentable("too many keys"))?,
+                    target: index as u32,
+                    start: frames[0],
+                    end: *frames.last().unwrap_or(&0.0),
+                    scale_bits: 1,
+                    offset_bits: 0,
+                    delta: Some(f32::from(u8::from(last)) - f32::from(u8::from(first))),
+                    frames,
+                    keys: words.iter().map(|&w| f64::from(w)).collect(),
+                });
+            }
+        }
+        if names.is_empty() {
+            continue;
+        }
+        let mut base = vec![0u32; names.len().div_ceil(32)];
+        for (i, &b) in bits.iter().enumerate() {
+            if b {
+                base[i >> 5] |= 1 << (i & 31);
+            }
+        }
+        out.push(Fvis {
+            at: 0,
+            name: clip.name.clone(),
+            flags: if material { 0x100 } else { 0 }
+                | if clip.looping == Some(true) { 4 } else { 0 },
+            frame_count: (clip.duration * fps).round() as i32,
+            baked_size: baked,
+            names,
+            curves,
+            base,
+        });
+    }
+    Ok(out)
+}
+
+/// The FSHU kind and target offset of a scalar property's component name.
+fn shader_target(component: &str) -> Option<(usize, u32)> {
+    Some(match component {
+        "mode" => (5, 0x00),
+        "scale_x" => (5, 0x04),
+        "scale_y" => (5, 0x08),
+        "rotate" => (5, 0x0C),
+        "translate_x" => (5, 0x10),
+        "translate_y" => (5, 0x14),
+        "r" => (4, 0x00),
+        "g" => (4, 0x04),
+        "b" => (4, 0x08),
+        "a" => (4, 0x0C),
+        c => (
+            3,
+            u32::from_str_radix(c.strip_prefix("[+0x")?.strip_suffix(']')?, 16).ok()?,
+        ),
+    })
+}
+
+/// FSHU subfiles (one per kind present) from a clip's scalar tracks on `param.component`
+/// material properties.
+fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<Vec<(usize, Fshu)>> {
+    // kind → material → param → [(target, track)]
+    type Params<'a> = Vec<(String, Vec<(u32, &'a Track)>)>;
+    let mut kinds: BTreeMap<usize, Vec<(String, Params)>> = BTreeMap::new();
+    for t in &clip.tracks {
+        let (Target::Material { material, property }, Values::Scalar(_)) = (&t.target, &t.values)
+        else {
+            continue;
+        };
+        let Some((param, (kind, target))) = property
+            .rsplit_once('.')
+            .and_then(|(p, c)| Some((p, shader_target(c)?)))
+        else {
+            warnings.push(format!(
+                "{}: scalar property {property:?} is not param.component; skipped",
+                clip.name
+            ));
+            continue;
+        };
+        let mats = kinds.entry(kind).or_default();
+        if !mats.iter().any(|m| &m.0 == material) {
+            mats.push((material.clone(), Vec::new()));
+        }
+        let Some(mat) = mats.iter_mut().find(|m| &m.0 == material) else {
+            continue;
+        };
+        if !mat.1.iter().any(|p| p.0 == param) {
+            mat.1.push((param.to_string(), Vec::new()));
+        }
+        if let Some(p) = mat.1.iter_mut().find(|p| p.0 == param) {
+            p.1.push((target, t));
+        }
+    }
+    let mut out = Vec::new();
+    for (kind, mats) in kinds {
+        let (mut total_curves, mut total_params, mut baked) = (0i32, 0i32, 0u32);
+        let mut materials = Vec::new();
+        for (name, params) in mats {
+            let mut curves = Vec::new();
+            let mut constants = Vec::new();
+            let mut infos = Vec::new();
+            for (pname, mut comps) in params {
+                comps.sort_by_key(|c| c.0);
+                let (begin_curve, begin_constant) = (curves.len(), constants.len());
+                let mut float_curves = 0u16;
+                for &(target, t) in &comps {
+                    let Values::Scalar(v) = &t.values else {
+                        continue;
+                    };
+                    let vals: Vec<[f32; 1]> = v.iter().map(|&x| [x]).collect();
+                    let keys: Vec<HermiteKey> = component_keys(t, &vals, fps)?
+                        .into_iter()
+                        .map(|k| k[0])
+                        .collect();
+                    let hold = t.interpolation == Interpolation::Step;
+                    match float_curve(target, &keys, hold) {
+                        Some(c) if !(kind == 5 && target == 0) => {
+                            baked += 4 * ((c.end - c.start).max(0.0) as u32 + 1) + 20;
+                            curves.push(c);
+                            float_curves += 1;
+                        }
+                        _ => {
+                            let first = keys.first().map_or(0.0, |k| k.1);
+                            if kind == 5 && target == 0 && keys.iter().any(|k| k.1 != first) {
+                                warnings.push(format!("{} {name}.{pname}: animated SRT mode written as its first value", clip.name));
+                            }
+                            let raw = if kind == 5 && target == 0 {
+                                first as i32 as u32
+                            } else {
+                                first.to_bits()
+                            };
+                            constants.push((target, raw));
+                        }
+                    }
+                }
+                infos.push(super::fshu::ParamInfo {
+                    name: pname,
+                    begin_curve: begin_curve as u16,
+                    float_curves,
+                    int_curves: 0,
+                    begin_constant: begin_constant as u16,
+                    constant_count: (constants.len() - begin_constant) as u16,
+                    sub_bind_index: 0xFFFF,
+                });
+            }
+            total_curves += curves.len() as i32;
+            total_params += (curves.len() + constants.len()) as i32;
+            materials.push(super::fshu::MaterialAnim {
+                name,
+                begin_curve: 0,
+                begin_param_anim: 0,
+                params: infos,
+                curves,
+                constants,
+            });
+        }
+        out.push((
+            kind,
+            Fshu {
+                at: 0,
+                name: clip.name.clone(),
+                flags: if clip.looping == Some(true) { 4 } else { 0 },
+                frame_count: (clip.duration * fps).round() as i32,
+                param_anim_count: total_params,
+                curve_count: total_curves,
+                baked_size: baked,
+                materials,
+            },
+        ));
+    }
+    Ok(out)
+}
+
 /// Builds a BFRES file from the model; returns the bytes and warnings.
 pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
     let euler = match options.param("rotation") {
@@ -459,6 +675,8 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
     let mut warnings = Vec::new();
     let mut fskas = Vec::new();
     let mut ftxps = Vec::new();
+    let mut fshus = Vec::new();
+    let mut fviss = Vec::new();
     for clip in &package.clips {
         let fps = match options.param("fps") {
             Some(v) => v
@@ -468,14 +686,8 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
                 .ok_or_else(|| Error::unrepresentable(format!("fps={v}")))?,
             None => clip.frame_rate.filter(|f| *f > 0.0).unwrap_or(30.0),
         };
-        let skipped = clip
-            .tracks
-            .iter()
-            .filter(|t| matches!(t.values, Values::Scalar(_) | Values::Visibility(_)))
-            .count();
-        if skipped > 0 {
-            warnings.push(format!("{}: {skipped} scalar/visibility track(s) not written (FSHU/FVIS writing is not implemented)", clip.name));
-        }
+        fshus.extend(fshu_from_clip(clip, fps, &mut warnings)?);
+        fviss.extend(fvis_from_clip(clip, fps)?);
         if let Some(a) = fska_from_clip(clip, fps, euler)? {
             fskas.push(a);
         }
@@ -484,7 +696,9 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
         }
     }
     let mut subfiles: Vec<Subfile> = fskas.iter().map(Subfile::Fska).collect();
+    subfiles.extend(fshus.iter().map(|(g, a)| Subfile::Fshu(a, *g)));
     subfiles.extend(ftxps.iter().map(Subfile::Ftxp));
+    subfiles.extend(fviss.iter().map(Subfile::Fvis));
     let name = if package.name.is_empty() {
         "animkit"
     } else {
