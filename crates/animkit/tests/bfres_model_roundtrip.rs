@@ -158,6 +158,31 @@ fn generated_clip_round_trips() {
         ],
         ..Default::default()
     };
+    let mut clip = clip;
+    // A held (step) scalar and translation: written as held segments, read back as steps.
+    let steps: Vec<f32> = vec![0.0, 10.0 / 30.0, 25.0 / 30.0];
+    let mat = Target::Material {
+        material: "Mt".into(),
+        property: "tex_srt0.translate_x".into(),
+    };
+    clip.tracks.push(Track {
+        target: mat,
+        interpolation: Interpolation::Step,
+        times: steps.clone(),
+        values: Values::Scalar(vec![0.0, 0.5, -0.25]),
+    });
+    let leg = Target::Bone(BoneRef::named("Leg"));
+    let tv = vec![
+        Vec3::ZERO,
+        Vec3::new(1.0, 0.0, 2.0),
+        Vec3::new(-1.0, 3.0, 2.0),
+    ];
+    clip.tracks.push(Track {
+        target: leg,
+        interpolation: Interpolation::Step,
+        times: steps,
+        values: Values::Translation(tv),
+    });
     let a = Package {
         name: "gen".into(),
         clips: vec![clip],

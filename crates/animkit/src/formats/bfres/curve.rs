@@ -369,6 +369,23 @@ impl Curve {
         (word >> (i & 31)) & 1 == 1
     }
 
+    /// At a key whose segment before it ends more than 4 quantisation steps away from the key's
+    /// value (a held, stepped segment), the value the curve approaches from the left.
+    pub fn left_limit(&self, f: f32) -> Option<f32> {
+        if !matches!(self.curve_type(), CurveType::Cubic | CurveType::Linear) {
+            return None;
+        }
+        let k = self
+            .frames
+            .iter()
+            .position(|&x| x == f)
+            .filter(|&k| k > 0)?;
+        let left = self.poly(k - 1, 1.0) * self.scale() + self.offset_f32();
+        let right = self.key_value(k);
+        let tol = 4.0 * self.scale().abs() + 1e-6 * right.abs();
+        ((left - right).abs() > tol).then_some(left)
+    }
+
     /// Value and slopes (final units per frame) at frame `f` for cubic and linear curves:
     /// `(value, in_slope, out_slope)`. At a key the in-slope comes from the segment before it;
     /// before the first key and after the last the slopes are 0 (clamp). No wrapping is applied.

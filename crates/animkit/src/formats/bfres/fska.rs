@@ -281,8 +281,10 @@ pub fn union_cubic<const N: usize>(
     }
     let last = frames.len() - 1;
     let mut keys = Vec::with_capacity(frames.len());
+    let mut times = Vec::with_capacity(frames.len());
     for (k, &f) in frames.iter().enumerate() {
         let mut key = [[0f32; N]; 3];
+        let mut left: Option<[[f32; N]; 3]> = None;
         for j in 0..N {
             let (v, inn, out) = match curves[j] {
                 Some(c) => c.hermite(f),
@@ -291,10 +293,34 @@ pub fn union_cubic<const N: usize>(
             key[0][j] = if k == 0 { 0.0 } else { inn * fps };
             key[1][j] = v;
             key[2][j] = if k == last { 0.0 } else { out * fps };
+            // A jump at this key (a held segment): the segment before ends elsewhere.
+            if let Some(l) = curves[j].and_then(|c| c.left_limit(f)) {
+                let entry = left.get_or_insert_with(|| {
+                    let mut e = [[0f32; N]; 3];
+                    e[1] = [f32::NAN; N];
+                    e
+                });
+                entry[1][j] = l;
+            }
+        }
+        if let Some(mut l) = left {
+            for j in 0..N {
+                if l[1][j].is_nan() {
+                    l[1][j] = key[1][j];
+                }
+                l[0][j] = key[0][j];
+            }
+            key[0] = [0.0; N];
+            keys.push(l);
+            times.push(f / fps);
         }
         keys.push(key);
+        times.push(f / fps);
     }
-    Ok((frames.iter().map(|f| f / fps).collect(), keys))
+    if keys.len() as u64 > limits.max_keys {
+        return Err(Error::new(ErrorKind::Limit, None, "too many keys"));
+    }
+    Ok((times, keys))
 }
 
 /// Converts one FSKA to a clip.
