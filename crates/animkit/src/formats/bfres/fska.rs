@@ -31,7 +31,7 @@ pub struct Fska {
 }
 
 /// One user-data entry: `off name; u16 count; u8 type; u8 pad`, then the values inline
-/// (types 0 `i32`, 1 `f32`, 2 string offset, 3 wide-string offset, 4 byte) [S], checked on
+/// (types 0 `i32`, 1 `f32`, 2 string offset, 3 wide-string offset, 4 byte) (spec tag S), checked on
 /// 53 retail FSKA.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserData {
