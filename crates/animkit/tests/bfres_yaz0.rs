@@ -30,8 +30,19 @@ fn sbfres_decodes_to_the_bfres_and_reencodes() {
     let entries = doc.entries().unwrap();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].data.as_ref(), b.as_slice());
-    let packed = animkit::pack(animkit::dump(doc.as_ref()).unwrap()).unwrap();
+    let mut dumped = animkit::dump(doc.as_ref()).unwrap();
+    let packed = animkit::pack(dumped.clone()).unwrap();
     assert_eq!(packed.write().unwrap(), s);
+    // The payload is the BFRES dump; editing it re-encodes the stream.
+    assert_eq!(dumped["document"]["payload"]["format"], "bfres");
+    dumped["document"]["payload"]["document"]["header"]["user_pointer"] = serde_json::json!(7);
+    let edited = animkit::pack(dumped).unwrap();
+    let bytes = edited.write().unwrap();
+    assert_ne!(bytes, s);
+    let (dec, _) = yaz0::decode(&bytes, &Limits::default()).unwrap();
+    assert_eq!(&dec[..0x68], &b[..0x68]);
+    assert_eq!(&dec[0x68..0x6C], &[0, 0, 0, 7]);
+    assert_eq!(&dec[0x6C..], &b[0x6C..]);
 
     // Truncation never panics.
     for cut in (0..s.len()).step_by(97) {

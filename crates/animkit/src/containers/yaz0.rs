@@ -285,7 +285,11 @@ impl Format for Yaz0 {
 #[serde(deny_unknown_fields)]
 struct Yaz0Dump {
     header: Header,
-    /// The whole file as stored (header included), so the dump packs byte for byte.
+    /// The decoded file: an animkit dump of its own format when that packs back exactly (so it
+    /// can be edited), else a hexadecimal string.
+    payload: serde_json::Value,
+    /// The whole file as stored (header included). `pack` keeps it when it still decodes to the
+    /// payload, and re-encodes the payload otherwise.
     stream: Hex,
 }
 
@@ -320,18 +324,27 @@ impl Yaz0Document {
     }
 
     fn from_dump(d: Yaz0Dump) -> Result<Box<dyn Document>> {
-        let doc = Yaz0.read(Bytes::from(d.stream.0), &ReadOptions::default())?;
-        let h = doc
-            .as_any()
-            .downcast_ref::<Yaz0Document>()
-            .map(|y| y.header);
-        if h != Some(d.header) {
-            return Err(
-                Error::new(ErrorKind::Invalid, None, "header does not match the stream")
-                    .within("Yaz0 dump"),
-            );
+        let bad = |m: String| Error::new(ErrorKind::Invalid, None, m).within("Yaz0 dump");
+        let payload = match d.payload {
+            serde_json::Value::String(h) => {
+                crate::text::from_hex(&h).ok_or_else(|| bad("payload is not hexadecimal".into()))?
+            }
+            v => crate::pack(v)
+                .and_then(|doc| doc.write())
+                .map_err(|e| e.within("Yaz0 payload"))?,
+        };
+        let limits = Limits {
+            max_output_bytes: payload.len() as u64,
+            ..Limits::default()
+        };
+        let stored = header(&d.stream.0)
+            .ok()
+            .filter(|h| *h == d.header)
+            .and_then(|_| decode(&d.stream.0, &limits).ok());
+        if stored.is_some_and(|(p, _)| p == payload) {
+            return Yaz0.read(Bytes::from(d.stream.0), &ReadOptions::default());
         }
-        Ok(doc)
+        Ok(Box::new(Yaz0Document::new(payload, d.header.alignment)))
     }
 
     /// The inner document, read through the registry.
@@ -358,8 +371,16 @@ impl Document for Yaz0Document {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
+        let structured = self.inner().ok().and_then(|inner| {
+            let v = crate::dump(inner.as_ref()).ok()?;
+            let back = crate::pack(v.clone()).ok()?.write().ok()?;
+            (back == self.payload.as_ref()).then_some(v)
+        });
+        let payload = structured
+            .unwrap_or_else(|| serde_json::Value::String(crate::text::to_hex(&self.payload)));
         serde_json::to_value(Yaz0Dump {
             header: self.header,
+            payload,
             stream: Hex(self.stream.to_vec()),
         })
         .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
