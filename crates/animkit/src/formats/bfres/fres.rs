@@ -129,6 +129,13 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
     if c.array::<4>()? != *b"FRES" {
         return Err(Error::invalid(0, "not a FRES file"));
     }
+    if data.get(4..8) == Some(b"    ") {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            Some(4),
+            "Switch BFRES (\"FRES    \", little-endian, relocation table) is not supported; only Wii U files are",
+        ));
+    }
     let version = c.u32()?;
     let bom = c.u16()?;
     if bom != 0xFEFF {

@@ -152,6 +152,46 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
                             .path(path),
                     ),
                 },
+                fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => match super::fshu::read(data, at, v) {
+                    Ok(a) => lint_fshu(&mut out, &path, &a),
+                    Err(e) => out.push(
+                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
+                            .at(at)
+                            .path(path),
+                    ),
+                },
+                fres::G_FVIS_BONE | fres::G_FVIS_MAT => match super::fvis::read(data, at, v) {
+                    Ok(a) => {
+                        for c in &a.curves {
+                            check_curve(&mut out, &path, c);
+                            if c.target as usize >= a.names.len() {
+                                out.push(warn(
+                                    "curve-target",
+                                    &path,
+                                    c.at,
+                                    format!(
+                                        "curve targets entry {} of {}",
+                                        c.target,
+                                        a.names.len()
+                                    ),
+                                ));
+                            }
+                        }
+                        if (g == fres::G_FVIS_MAT) != a.material() {
+                            out.push(warn(
+                                "fvis-kind",
+                                &path,
+                                a.at + 0x0C,
+                                "the type flag (bit 8) does not match the index group".into(),
+                            ));
+                        }
+                    }
+                    Err(e) => out.push(
+                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
+                            .at(at)
+                            .path(path),
+                    ),
+                },
                 _ => {}
             }
         }
@@ -228,6 +268,54 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska) {
             .at(a.at + 0x1C)
             .path(path.to_string()),
         );
+    }
+}
+
+fn lint_fshu(out: &mut Vec<Finding>, path: &str, a: &super::fshu::Fshu) {
+    let (mut curves, mut params) = (0i32, 0i32);
+    for m in &a.materials {
+        let mpath = format!("{path} / material \"{}\"", m.name);
+        if m.begin_curve != curves || m.begin_param_anim != params {
+            out.push(warn(
+                "begin-index",
+                &mpath,
+                a.at,
+                format!(
+                    "begin indices {}/{} but {curves}/{params} precede (§7.3)",
+                    m.begin_curve, m.begin_param_anim
+                ),
+            ));
+        }
+        curves += m.curves.len() as i32;
+        params += (m.curves.len() + m.constants.len()) as i32;
+        for c in &m.curves {
+            check_curve(out, &mpath, c);
+        }
+        for p in &m.params {
+            let end = usize::from(p.begin_curve)
+                + usize::from(p.float_curves)
+                + usize::from(p.int_curves);
+            let cend = usize::from(p.begin_constant) + usize::from(p.constant_count);
+            if end > m.curves.len() || cend > m.constants.len() {
+                out.push(warn(
+                    "param-range",
+                    &mpath,
+                    a.at,
+                    format!("parameter {} refers past its curves or constants", p.name),
+                ));
+            }
+        }
+    }
+    if a.curve_count != curves || a.param_anim_count != params {
+        out.push(warn(
+            "curve-count",
+            path,
+            a.at + 0x18,
+            format!(
+                "header totals {}/{} but materials hold {curves}/{params}",
+                a.param_anim_count, a.curve_count
+            ),
+        ));
     }
 }
 

@@ -163,6 +163,9 @@ impl Format for Bfres {
     fn explain_reject(&self, bytes: &[u8]) -> Option<String> {
         match bytes.get(..4) {
             Some(b"Yaz0") => Some("the file is Yaz0-compressed (read it as yaz0)".into()),
+            Some(b"FRES") if bytes.get(4..8) == Some(b"    ") => {
+                Some("a Switch BFRES; only Wii U files are supported".into())
+            }
             _ => None,
         }
     }
