@@ -295,7 +295,10 @@ fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
         flags |= if translate.is_some() { 0x20 } else { 0 };
         for c in &curves {
             flags |= flag_bit(c.target);
-            baked += 4 * ((c.end - c.start).max(0.0) as u32 + 1) + 20;
+            baked = baked.saturating_add(
+                4u32.saturating_mul(((c.end - c.start).max(0.0) as u32).saturating_add(1))
+                    .saturating_add(20),
+            );
         }
         let begin_curve = u16::try_from(total_curves)
             .map_err(|_| Error::unrepresentable("more than 65535 curves"))?;
@@ -404,14 +407,16 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
                 0
             };
             let last = remapped.last().copied().unwrap_or(0);
-            let n = (frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32 + 1;
-            baked += n * if fits8 {
+            let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32)
+                .saturating_add(1);
+            let size = if fits8 {
                 1
             } else if fits16 {
                 2
             } else {
                 4
-            } + 8;
+            };
+            baked = baked.saturating_add(n.saturating_mul(size).saturating_add(8));
             m.curves.push(Curve {
                 at: 0,
                 flags: bits | key_bits | (4 << 4),
@@ -483,8 +488,9 @@ fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
                         words[i >> 5] |= 1 << (i & 31);
                     }
                 }
-                let n = (frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32 + 1;
-                baked += 4 * n.div_ceil(32) + 8;
+                let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32)
+                    .saturating_add(1);
+                baked = baked.saturating_add(4 * n.div_ceil(32) + 8);
                 let last = v.last().copied().unwrap_or(false);
                 curves.push(Curve {
                     at: 0,
@@ -605,7 +611,12 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
                     let hold = t.interpolation == Interpolation::Step;
                     match float_curve(target, &keys, hold) {
                         Some(c) if !(kind == 5 && target == 0) => {
-                            baked += 4 * ((c.end - c.start).max(0.0) as u32 + 1) + 20;
+                            baked = baked.saturating_add(
+                                4u32.saturating_mul(
+                                    ((c.end - c.start).max(0.0) as u32).saturating_add(1),
+                                )
+                                .saturating_add(20),
+                            );
                             curves.push(c);
                             float_curves += 1;
                         }

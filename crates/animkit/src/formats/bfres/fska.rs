@@ -416,11 +416,11 @@ fn rotation_track(
             } else {
                 0
             };
-            if last + 1 > limits.max_keys.min(MAX_RESAMPLED) {
+            if last >= limits.max_keys.min(MAX_RESAMPLED) {
                 return Err(Error::new(
                     ErrorKind::Limit,
                     None,
-                    format!("{} resampled rotation keys", last + 1),
+                    format!("{last} or more resampled rotation keys"),
                 ));
             }
             let mut times = Vec::with_capacity(last as usize + 1);

@@ -60,9 +60,11 @@ fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
 
 /// Baked size of one curve (§8): float `4n + 20`, step int `n + 8` (s8 keys), bool `4·ceil(n/32) + 8`.
 pub fn baked_size(c: &Curve) -> Option<u32> {
-    let n = (c.end - c.start).max(0.0) as u32 + 1;
+    let n = ((c.end - c.start).max(0.0) as u32).saturating_add(1);
     match c.curve_type() {
-        CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat => Some(4 * n + 20),
+        CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat => {
+            Some(n.saturating_mul(4).saturating_add(20))
+        }
         CurveType::StepInt | CurveType::BakedInt if c.key_type() == super::curve::KeyType::S8 => {
             Some(n + 8)
         }
@@ -216,7 +218,7 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska) {
         let mut prev_bit = 0;
         for c in &b.curves {
             check_curve(out, &bpath, c);
-            baked += baked_size(c).unwrap_or(0);
+            baked = baked.saturating_add(baked_size(c).unwrap_or(0));
             let bit = match c.target {
                 0x04..=0x0C => (c.target - 4) / 4,
                 0x20..=0x2C => 3 + (c.target - 0x20) / 4,
