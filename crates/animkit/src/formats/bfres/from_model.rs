@@ -689,6 +689,15 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
     let mut fshus = Vec::new();
     let mut fviss = Vec::new();
     for clip in &package.clips {
+        for t in &clip.tracks {
+            t.validate().map_err(|e| {
+                Error::unrepresentable(format!(
+                    "clip {} track {}: {e}",
+                    clip.name,
+                    t.target.label()
+                ))
+            })?;
+        }
         let fps = match options.param("fps") {
             Some(v) => v
                 .parse::<f32>()
