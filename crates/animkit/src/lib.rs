@@ -15,6 +15,7 @@
 //! ```
 
 pub mod bytes;
+pub mod containers;
 pub mod error;
 pub mod formats;
 pub mod interchange;

@@ -3,6 +3,7 @@
 //! Adding a format means one module implementing [`Format`] and [`Document`], and one line in
 //! [`REGISTRY`]. Formats never call each other; conversion goes through the model.
 
+pub mod bfres;
 pub mod cryengine;
 pub mod evilengine;
 pub mod ifp;
@@ -23,6 +24,9 @@ pub static REGISTRY: &[&dyn Format] = &[
     &evilengine::SkbFormat,
     &evilengine::HipFormat,
     &cryengine::CryEngine,
+    &bfres::Bfres,
+    &crate::containers::yaz0::Yaz0,
+    &crate::containers::sarc::SarcFormat,
     &crate::interchange::gltf::Gltf,
 ];
 

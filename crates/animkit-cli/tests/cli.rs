@@ -1,0 +1,163 @@
+//! The command-line contract: exit codes, JSON Lines, dump → pack, safe output, batches.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn animkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_animkit")).args(args).output().expect("runs")
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example() -> String {
+    repo().join("examples/walk_cycle.ifp").display().to_string()
+}
+
+/// A corpus file, or `None` (skip) when the corpus is absent outside CI.
+fn corpus(dir: &str, name: &str) -> Option<String> {
+    let root = std::env::var_os("ANIMKIT_CORPUS").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/corpus"));
+    let path = root.join(dir).join(name);
+    if path.is_file() {
+        return Some(path.display().to_string());
+    }
+    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "corpus file {} missing under CI", path.display());
+    eprintln!("SKIPPED: {} not found", path.display());
+    None
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("animkit-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+#[test]
+fn formats_lists_the_registry() {
+    let o = animkit(&["formats"]);
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for name in ["ifp", "gltf"] {
+        assert!(text.lines().any(|l| l.starts_with(name)), "{text}");
+    }
+}
+
+#[test]
+fn info_json_reports_clip_counts_one_line_per_file() {
+    let (Some(vc), Some(sa)) = (corpus("ifp", "vc_ped_anpk.ifp"), corpus("ifp", "sa_ped_anp3.ifp")) else { return };
+    let o = animkit(&["info", "--json", &vc, &sa]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["format"], "ifp");
+    assert_eq!(lines[0]["version"], "ANPK");
+    assert_eq!(lines[0]["clips"].as_array().unwrap().len(), 234);
+    assert_eq!(lines[1]["version"], "ANP3");
+    assert_eq!(lines[1]["clips"].as_array().unwrap().len(), 294);
+    let clip = &lines[1]["clips"][0];
+    assert!(clip["name"].is_string() && clip["duration_s"].is_number());
+    let track = &clip["tracks"][0];
+    assert!(track["target"].is_string() && track["keys"].is_number());
+}
+
+#[test]
+fn dump_then_pack_gives_the_identical_bytes() {
+    let dir = temp_dir("dump");
+    let mut inputs = vec![example()];
+    inputs.extend(corpus("ifp", "abdominal_trailing_garbage.ifp"));
+    inputs.extend(corpus("ifp", "vc_ped_anpk.ifp"));
+    for input in inputs {
+        let json = dir.join("d.json");
+        let out = dir.join("packed.bin");
+        assert_eq!(code(&animkit(&["dump", &input, "-o", json.to_str().unwrap()])), 0);
+        let o = animkit(&["pack", json.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(std::fs::read(&out).unwrap() == std::fs::read(&input).unwrap(), "{input}");
+    }
+}
+
+#[test]
+fn convert_never_overwrites_its_input_unless_asked() {
+    let dir = temp_dir("inplace");
+    let file = dir.join("walk.ifp");
+    std::fs::copy(example(), &file).unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let o = animkit(&["convert", file.to_str().unwrap(), "-o", file.to_str().unwrap(), "--to", "anpk"]);
+    assert_eq!(code(&o), 1);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--in-place"));
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    let o = animkit(&["convert", file.to_str().unwrap(), "-o", file.to_str().unwrap(), "--to", "anpk", "--in-place"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(&std::fs::read(&file).unwrap()[..4], b"ANPK");
+    assert_eq!(std::fs::read(dir.join("walk.ifp.bak")).unwrap(), before);
+}
+
+#[test]
+fn batch_convert_continues_past_a_bad_file() {
+    let dir = temp_dir("batch");
+    let bad = dir.join("broken.ifp");
+    std::fs::write(&bad, b"ANP3\x10\0\0\0truncated").unwrap();
+    let out = dir.join("out/");
+    let o = animkit(&["convert", &example(), bad.to_str().unwrap(), "-o", out.to_str().unwrap(), "--to", "glb"]);
+    assert_eq!(code(&o), 1);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("1 of 2 files done, 1 failed"), "{err}");
+    assert!(err.contains("broken.ifp") && err.contains("truncated"), "{err}");
+    assert!(out.join("walk_cycle.glb").is_file());
+    assert!(!out.join("broken.glb").exists());
+}
+
+#[test]
+fn check_and_repair() {
+    let Some(garbage) = corpus("ifp", "abdominal_trailing_garbage.ifp") else { return };
+    let o = animkit(&["check", "--json", &garbage]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let codes: Vec<&str> = report["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"trailing-bytes"), "{codes:?}");
+    assert_eq!(code(&animkit(&["check", "--strict", &garbage])), 1);
+    let dir = temp_dir("repair");
+    let fixed = dir.join("fixed.ifp");
+    let o = animkit(&["repair", &garbage, "-o", fixed.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("removed"));
+    let o = animkit(&["check", "--json", fixed.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stdout));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(report["findings"].as_array().unwrap().iter().all(|f| f["severity"] != "error" && !f["fixable"].as_bool().unwrap()));
+}
+
+#[test]
+fn unreadable_input_exits_2_with_a_message() {
+    let dir = temp_dir("bad");
+    let junk = dir.join("junk.ifp");
+    std::fs::write(&junk, b"not an animation").unwrap();
+    let o = animkit(&["info", junk.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a format animkit knows"));
+    assert_eq!(code(&animkit(&["info", "/no/such/file.ifp"])), 2);
+    assert_eq!(code(&animkit(&["sample"])), 2, "usage errors exit 2");
+}
+
+#[test]
+fn sample_prints_the_pose_as_json() {
+    let o = animkit(&["sample", &example(), "--clip", "walk_cycle", "--time", "0.16666667", "--time", "0.5", "--json"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    let pose = lines[0]["pose"].as_array().unwrap();
+    let thigh = pose.iter().find(|e| e["target"] == "L Thigh" && e["channel"] == "rotation").unwrap();
+    // At key 5 (t = 1/6 s) the recipe turns L Thigh by 25°·sin(2π/6) = 21.65° about X:
+    // (sin 10.825°, 0, 0, cos 10.825°), within the 1/4096 quantisation of ANP3.
+    let q: Vec<f64> = thigh["value"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let half = (25.0 * 60f64.to_radians().sin() / 2.0).to_radians();
+    let expect = [half.sin(), 0.0, 0.0, half.cos()];
+    assert!(q.iter().zip(expect).all(|(a, b)| (a - b).abs() < 1e-3), "{q:?}");
+}

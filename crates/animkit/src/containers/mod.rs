@@ -1,0 +1,4 @@
+//! Containers that wrap other files: Yaz0 compression and SARC archives.
+
+pub mod sarc;
+pub mod yaz0;

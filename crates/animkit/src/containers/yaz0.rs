@@ -1,0 +1,536 @@
+//! Yaz0: Nintendo's LZ77 wrapper (`.szs`, `.sbfres`). Spec: `shared/formats/bfres.md` §12.
+//!
+//! Header: `Yaz0`, big-endian `u32` decoded size, `u32` alignment hint, `u32` reserved. Then
+//! groups: a flag byte read MSB first; `1` copies a literal, `0` reads a back-reference
+//! `b1 b2 [b3]` with `dist = ((b1 & 15) << 8 | b2) + 1` and length `(b1 >> 4) + 2`, or
+//! `b3 + 0x12` when `b1 >> 4 == 0`. Decoding stops when the output is full, even mid-group.
+//!
+//! The document keeps the original compressed stream so an unchanged file writes back byte for
+//! byte; [`encode`] (a greedy hash-chain matcher with one step of lazy evaluation) is used only
+//! when the payload is new. Nintendo's own encoder is not reproducible (§12).
+
+use std::any::Any;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::formats::{
+    Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written,
+};
+use crate::lint::{Finding, Repaired, Severity};
+use crate::model::Package;
+use crate::raw_json::Hex;
+
+/// The 16-byte header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub decoded_size: u32,
+    pub alignment: u32,
+    pub reserved: u32,
+}
+
+/// Reads the header of a Yaz0 stream.
+pub fn header(data: &[u8]) -> Result<Header> {
+    let mut c = crate::bytes::Cursor::new(data, crate::bytes::Endian::Big);
+    let magic = c.array::<4>()?;
+    if &magic != b"Yaz0" {
+        return Err(Error::invalid(
+            0,
+            "not a Yaz0 stream (magic is not \"Yaz0\")",
+        ));
+    }
+    Ok(Header {
+        decoded_size: c.u32()?,
+        alignment: c.u32()?,
+        reserved: c.u32()?,
+    })
+}
+
+/// Decodes a whole Yaz0 file (header included). Returns the payload and the number of input bytes
+/// the stream consumed (header included). The declared size is checked against
+/// `limits.max_output_bytes` before anything is allocated.
+pub fn decode(data: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize)> {
+    let h = header(data).map_err(|e| e.within("Yaz0 header"))?;
+    let size = u64::from(h.decoded_size);
+    if size > limits.max_output_bytes {
+        return Err(Error::new(
+            ErrorKind::Limit,
+            Some(4),
+            format!(
+                "decoded size {size} exceeds the limit of {} bytes",
+                limits.max_output_bytes
+            ),
+        ));
+    }
+    let size = h.decoded_size as usize;
+    // Each input byte yields at most 0x111 output bytes, so a size the input cannot produce is
+    // rejected before allocating it.
+    let max_possible = (data.len().saturating_sub(16) as u64).saturating_mul(0x111);
+    if size as u64 > max_possible {
+        return Err(Error::truncated(
+            16,
+            size.div_ceil(0x111),
+            data.len().saturating_sub(16),
+        ));
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(size);
+    let mut pos = 16usize;
+    let next = |pos: &mut usize| -> Result<u8> {
+        let b = data
+            .get(*pos)
+            .copied()
+            .ok_or_else(|| Error::truncated(*pos, 1, 0).within("Yaz0 stream"))?;
+        *pos += 1;
+        Ok(b)
+    };
+    while out.len() < size {
+        let group = next(&mut pos)?;
+        for bit in (0..8).rev() {
+            if out.len() >= size {
+                break;
+            }
+            if group >> bit & 1 == 1 {
+                out.push(next(&mut pos)?);
+            } else {
+                let at = pos;
+                let b1 = next(&mut pos)?;
+                let b2 = next(&mut pos)?;
+                let dist = ((usize::from(b1 & 0x0F) << 8) | usize::from(b2)) + 1;
+                let len = match b1 >> 4 {
+                    0 => usize::from(next(&mut pos)?) + 0x12,
+                    n => usize::from(n) + 2,
+                };
+                if dist > out.len() {
+                    return Err(Error::invalid(
+                        at,
+                        format!("back-reference distance {dist} reaches before the start ({} bytes decoded)", out.len()),
+                    )
+                    .within("Yaz0 stream"));
+                }
+                let len = len.min(size - out.len());
+                let start = out.len() - dist;
+                for i in 0..len {
+                    let b = out.get(start + i).copied().unwrap_or(0);
+                    out.push(b);
+                }
+            }
+        }
+    }
+    Ok((out, pos))
+}
+
+/// Encodes `payload` as a Yaz0 file with the given alignment hint.
+pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
+    const WINDOW: usize = 0x1000;
+    const MAX_LEN: usize = 0x111;
+    const CHAIN: usize = 64;
+    let n = payload.len();
+    let mut out = Vec::with_capacity(16 + n + n / 8 + 8);
+    out.extend_from_slice(b"Yaz0");
+    out.extend_from_slice(&(n as u32).to_be_bytes());
+    out.extend_from_slice(&alignment.to_be_bytes());
+    out.extend_from_slice(&[0; 4]);
+
+    // Hash chains over 3-byte prefixes.
+    const HBITS: u32 = 15;
+    let mut head = vec![usize::MAX; 1 << HBITS];
+    let mut prev = vec![usize::MAX; n];
+    let hash = |i: usize| -> usize {
+        let v = (u32::from(payload[i]) << 16)
+            | (u32::from(payload[i + 1]) << 8)
+            | u32::from(payload[i + 2]);
+        (v.wrapping_mul(2_654_435_761) >> (32 - HBITS)) as usize
+    };
+    let mut inserted = 0usize; // positions < inserted are in the chains
+    let mut insert_upto = |to: usize, head: &mut Vec<usize>, prev: &mut Vec<usize>| {
+        while inserted < to {
+            if inserted + 3 <= n {
+                let h = hash(inserted);
+                prev[inserted] = head[h];
+                head[h] = inserted;
+            }
+            inserted += 1;
+        }
+    };
+    let find = |i: usize, head: &Vec<usize>, prev: &Vec<usize>| -> (usize, usize) {
+        if i + 3 > n {
+            return (0, 0);
+        }
+        let max = MAX_LEN.min(n - i);
+        let (mut best_len, mut best_dist) = (0, 0);
+        let mut cand = head[hash(i)];
+        let mut steps = 0;
+        while cand != usize::MAX && i - cand <= WINDOW && steps < CHAIN {
+            let mut l = 0;
+            while l < max && payload[cand + l] == payload[i + l] {
+                l += 1;
+            }
+            if l > best_len {
+                best_len = l;
+                best_dist = i - cand;
+                if l == max {
+                    break;
+                }
+            }
+            cand = prev[cand];
+            steps += 1;
+        }
+        (best_len, best_dist)
+    };
+
+    let mut i = 0;
+    while i < n {
+        let group_at = out.len();
+        out.push(0);
+        let mut group = 0u8;
+        for bit in (0..8).rev() {
+            if i >= n {
+                break;
+            }
+            insert_upto(i, &mut head, &mut prev);
+            let (len, dist) = find(i, &head, &prev);
+            let mut take_match = len >= 3;
+            if take_match && len < MAX_LEN && i + 1 < n {
+                // Lazy step: prefer a literal when the next position has a longer match.
+                insert_upto(i + 1, &mut head, &mut prev);
+                let (next_len, _) = find(i + 1, &head, &prev);
+                if next_len > len + 1 {
+                    take_match = false;
+                }
+            }
+            if take_match {
+                let d = dist - 1;
+                if len >= 0x12 {
+                    out.push((d >> 8) as u8);
+                    out.push(d as u8);
+                    out.push((len - 0x12) as u8);
+                } else {
+                    out.push((((len - 2) << 4) | (d >> 8)) as u8);
+                    out.push(d as u8);
+                }
+                i += len;
+            } else {
+                group |= 1 << bit;
+                out.push(payload[i]);
+                i += 1;
+            }
+        }
+        out[group_at] = group;
+    }
+    out
+}
+
+/// The Yaz0 container format.
+pub struct Yaz0;
+
+impl Format for Yaz0 {
+    fn name(&self) -> &'static str {
+        "yaz0"
+    }
+
+    fn description(&self) -> &'static str {
+        "Nintendo Yaz0 compression (.szs, .sbfres); models and entries come from the decoded file"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["szs", "sbfres"]
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            read: true,
+            to_model: true,
+            from_model: false,
+            dump: true,
+            archive: true,
+            skeleton: false,
+        }
+    }
+
+    fn probe(&self, bytes: &[u8]) -> Confidence {
+        match bytes.get(..4) {
+            Some(b"Yaz0") if bytes.len() >= 16 => Confidence::Certain,
+            Some(b"Yaz0") => Confidence::Likely,
+            _ => Confidence::No,
+        }
+    }
+
+    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        let header = header(&bytes).map_err(|e| e.within("Yaz0 header"))?;
+        let (payload, consumed) = decode(&bytes, &options.limits)?;
+        Ok(Box::new(Yaz0Document {
+            header,
+            stream: bytes,
+            consumed,
+            payload: Bytes::from(payload),
+            options: options.clone(),
+        }))
+    }
+
+    fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
+        Err(Error::unsupported(
+            "yaz0 is a container: write the inner format, then compress it",
+        ))
+    }
+
+    fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
+        let d: Yaz0Dump = serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("Yaz0 dump"))?;
+        Yaz0Document::from_dump(d)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Yaz0Dump {
+    header: Header,
+    /// The decoded file: an animkit dump of its own format when that packs back exactly (so it
+    /// can be edited), else a hexadecimal string.
+    payload: serde_json::Value,
+    /// The whole file as stored (header included). `pack` keeps it when it still decodes to the
+    /// payload, and re-encodes the payload otherwise.
+    stream: Hex,
+}
+
+/// A Yaz0 file: its stream as stored and the decoded payload.
+pub struct Yaz0Document {
+    pub header: Header,
+    /// The file as read (header and compressed stream, plus anything after the stream).
+    pub stream: Bytes,
+    /// Input bytes the stream used (header included).
+    pub consumed: usize,
+    /// The decoded inner file.
+    pub payload: Bytes,
+    options: ReadOptions,
+}
+
+impl Yaz0Document {
+    /// A new document holding `payload`, compressed with [`encode`].
+    pub fn new(payload: Vec<u8>, alignment: u32) -> Self {
+        let stream = encode(&payload, alignment);
+        let consumed = stream.len();
+        Yaz0Document {
+            header: Header {
+                decoded_size: payload.len() as u32,
+                alignment,
+                reserved: 0,
+            },
+            stream: Bytes::from(stream),
+            consumed,
+            payload: Bytes::from(payload),
+            options: ReadOptions::default(),
+        }
+    }
+
+    fn from_dump(d: Yaz0Dump) -> Result<Box<dyn Document>> {
+        let bad = |m: String| Error::new(ErrorKind::Invalid, None, m).within("Yaz0 dump");
+        let payload = match d.payload {
+            serde_json::Value::String(h) => {
+                crate::text::from_hex(&h).ok_or_else(|| bad("payload is not hexadecimal".into()))?
+            }
+            v => crate::pack(v)
+                .and_then(|doc| doc.write())
+                .map_err(|e| e.within("Yaz0 payload"))?,
+        };
+        let limits = Limits {
+            max_output_bytes: payload.len() as u64,
+            ..Limits::default()
+        };
+        let stored = header(&d.stream.0)
+            .ok()
+            .filter(|h| *h == d.header)
+            .and_then(|_| decode(&d.stream.0, &limits).ok());
+        if stored.is_some_and(|(p, _)| p == payload) {
+            return Yaz0.read(Bytes::from(d.stream.0), &ReadOptions::default());
+        }
+        Ok(Box::new(Yaz0Document::new(payload, d.header.alignment)))
+    }
+
+    /// The inner document, read through the registry.
+    pub fn inner(&self) -> Result<Box<dyn Document>> {
+        crate::read(self.payload.clone(), None, &self.options).map_err(|e| e.within("Yaz0 payload"))
+    }
+}
+
+impl Document for Yaz0Document {
+    fn format(&self) -> &'static dyn Format {
+        &Yaz0
+    }
+
+    fn version(&self) -> String {
+        format!("Yaz0 (alignment {})", self.header.alignment)
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ok(self.stream.to_vec())
+    }
+
+    fn to_model(&self) -> Result<Package> {
+        self.inner()?.to_model()
+    }
+
+    fn dump(&self) -> Result<serde_json::Value> {
+        let structured = self.inner().ok().and_then(|inner| {
+            let v = crate::dump(inner.as_ref()).ok()?;
+            let back = crate::pack(v.clone()).ok()?.write().ok()?;
+            (back == self.payload.as_ref()).then_some(v)
+        });
+        let payload = structured
+            .unwrap_or_else(|| serde_json::Value::String(crate::text::to_hex(&self.payload)));
+        serde_json::to_value(Yaz0Dump {
+            header: self.header,
+            payload,
+            stream: Hex(self.stream.to_vec()),
+        })
+        .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+    }
+
+    fn lint(&self) -> Vec<Finding> {
+        let mut f = Vec::new();
+        if self.consumed < self.stream.len() {
+            f.push(
+                Finding::new(
+                    Severity::Info,
+                    "yaz0-trailing-bytes",
+                    format!(
+                        "{} bytes after the end of the compressed stream",
+                        self.stream.len() - self.consumed
+                    ),
+                )
+                .at(self.consumed),
+            );
+        }
+        if self.header.reserved != 0 {
+            f.push(
+                Finding::new(
+                    Severity::Info,
+                    "yaz0-reserved",
+                    "reserved header word is not 0",
+                )
+                .at(12),
+            );
+        }
+        if let Ok(inner) = self.inner() {
+            for mut x in inner.lint() {
+                x.path = format!("Yaz0 payload / {}", x.path);
+                f.push(x);
+            }
+        }
+        f
+    }
+
+    fn repair(&self) -> Result<Repaired> {
+        let doc = Yaz0Document::new(self.payload.to_vec(), self.header.alignment);
+        Ok(Repaired {
+            document: Box::new(doc),
+            changes: vec!["re-encoded the compressed stream".into()],
+        })
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let inner = crate::probe(&self.payload, None)
+            .map(|f| f.name())
+            .unwrap_or("unknown");
+        vec![format!(
+            "{} bytes decoded, payload format {inner}",
+            self.payload.len()
+        )]
+    }
+
+    fn entries(&self) -> Result<Vec<Entry>> {
+        let kind = self
+            .payload
+            .get(..4)
+            .map(|m| String::from_utf8_lossy(m).into_owned())
+            .unwrap_or_default();
+        let ext = crate::probe(&self.payload, None)
+            .ok()
+            .and_then(|f| f.extensions().first().copied())
+            .unwrap_or("bin");
+        Ok(vec![Entry {
+            name: format!("payload.{ext}"),
+            kind,
+            data: self.payload.clone(),
+        }])
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip(data: &[u8]) {
+        let enc = encode(data, 0);
+        let (dec, used) = decode(&enc, &Limits::default()).unwrap();
+        assert_eq!(dec, data);
+        assert_eq!(used, enc.len());
+    }
+
+    #[test]
+    fn decodes_a_hand_made_stream() {
+        // "abcabcabcX": literals a b c, then a 6-byte copy at distance 3 (b1 = (6-2)<<4 | 0, b2 = 2),
+        // then literal X. Group bits: 1 1 1 0 1 → 0b1110_1000.
+        let mut s = b"Yaz0\0\0\0\x0a\0\0\0\0\0\0\0\0".to_vec();
+        s.extend_from_slice(&[0xE8, b'a', b'b', b'c', 0x40, 0x02, b'X']);
+        assert_eq!(decode(&s, &Limits::default()).unwrap().0, b"abcabcabcX");
+        // Three-byte form: length 0x12 + 2 = 20 of one repeated byte at distance 1.
+        let mut s = b"Yaz0\0\0\0\x15\0\0\0\0\0\0\0\0".to_vec();
+        s.extend_from_slice(&[0x80, b'z', 0x00, 0x00, 0x02]);
+        assert_eq!(decode(&s, &Limits::default()).unwrap().0, vec![b'z'; 21]);
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        // Back-reference before the start.
+        let mut s = b"Yaz0\0\0\0\x04\0\0\0\0\0\0\0\0".to_vec();
+        s.extend_from_slice(&[0x00, 0x20, 0x05]);
+        assert!(decode(&s, &Limits::default()).is_err());
+        // Size over the limit, checked before allocation.
+        let s = b"Yaz0\xff\xff\xff\xff\0\0\0\0\0\0\0\0\x00".to_vec();
+        let e = decode(
+            &s,
+            &Limits {
+                max_keys: 1,
+                max_output_bytes: 1000,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Limit);
+        // Size the input cannot produce.
+        assert!(decode(&s, &Limits::default()).is_err());
+        // Truncated stream.
+        let s = b"Yaz0\0\0\0\x04\0\0\0\0\0\0\0\0\xff\x01".to_vec();
+        assert!(decode(&s, &Limits::default()).is_err());
+    }
+
+    #[test]
+    fn encode_roundtrips_generated_data() {
+        roundtrip(b"");
+        roundtrip(b"a");
+        roundtrip(&[7u8; 5000]);
+        let mut x = 0x2545_F491u32;
+        let mut noisy = Vec::new();
+        let mut structured = Vec::new();
+        for i in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            noisy.push(x as u8);
+            structured.push(if x % 7 == 0 {
+                x as u8
+            } else {
+                (i % 251) as u8 ^ (i / 4096) as u8
+            });
+        }
+        roundtrip(&noisy);
+        roundtrip(&structured);
+        let text = b"the quick brown fox jumps over the lazy dog; ".repeat(300);
+        roundtrip(&text);
+        assert!(encode(&text, 0).len() < text.len() / 5);
+    }
+}

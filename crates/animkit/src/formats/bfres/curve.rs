@@ -1,0 +1,644 @@
+//! The AnimCurve system shared by FSKA, FTXP, FSHU and FVIS (spec §4–§5).
+//!
+//! [`Curve::read`] reads a curve header with its frames and keys; [`Curve::eval`] evaluates it
+//! at a frame as §5 describes (wrap modes, segment search, every curve type);
+//! [`Curve::hermite`] gives value and in/out slopes for the glTF cubic mapping (§5.5).
+
+use serde::Serialize;
+
+use crate::bytes::{Cursor, Endian};
+use crate::error::{Context, Error, Result};
+
+/// Frame storage (flags bits 0–1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum FrameType {
+    F32,
+    /// `s16` fixed point 10.5 (`raw / 32`).
+    Fixed10x5,
+    U8,
+}
+
+/// Key storage (flags bits 2–3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum KeyType {
+    /// `f32` for float curves, `s32`/`u32` for int and bool curves.
+    Bits32,
+    S16,
+    S8,
+}
+
+/// Curve type (flags bits 4–6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CurveType {
+    Cubic,
+    Linear,
+    BakedFloat,
+    StepInt,
+    BakedInt,
+    StepBool,
+    BakedBool,
+}
+
+/// Pre/post wrap (flags bits 8–9 and 12–13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Wrap {
+    Clamp,
+    Repeat,
+    Mirror,
+    /// Value 3: undefined (§5.1); evaluated as clamp.
+    Undefined,
+}
+
+impl Wrap {
+    fn from_bits(b: u16) -> Wrap {
+        match b & 3 {
+            0 => Wrap::Clamp,
+            1 => Wrap::Repeat,
+            2 => Wrap::Mirror,
+            _ => Wrap::Undefined,
+        }
+    }
+}
+
+/// An evaluated value.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum Value {
+    Float(f32),
+    Int(i32),
+    Bool(bool),
+}
+
+impl Value {
+    /// The value as a float (ints converted, bools 0/1).
+    pub fn as_f32(self) -> f32 {
+        match self {
+            Value::Float(v) => v,
+            Value::Int(v) => v as f32,
+            Value::Bool(b) => f32::from(u8::from(b)),
+        }
+    }
+}
+
+/// One curve with its frames and keys, decoded.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Curve {
+    /// Absolute position of the curve header.
+    pub at: usize,
+    pub flags: u16,
+    pub key_count: u16,
+    pub target: u32,
+    pub start: f32,
+    pub end: f32,
+    /// The raw scale word (an `f32` for float curves; 0 or 1 in int and bool curves).
+    pub scale_bits: u32,
+    /// The raw offset word: `f32` for float curves, `s32` for int and bool curves.
+    pub offset_bits: u32,
+    /// `value(last) - value(first)`; absent before 3.4.
+    pub delta: Option<f32>,
+    /// Frame of each key.
+    pub frames: Vec<f32>,
+    /// Key elements as stored (4 per key for cubic, 2 for linear, 1 otherwise; packed words
+    /// for bool curves), widened to `f64` (every stored type converts exactly).
+    pub keys: Vec<f64>,
+}
+
+impl Curve {
+    pub fn frame_type(&self) -> FrameType {
+        match self.flags & 3 {
+            0 => FrameType::F32,
+            1 => FrameType::Fixed10x5,
+            _ => FrameType::U8,
+        }
+    }
+
+    pub fn key_type(&self) -> KeyType {
+        match (self.flags >> 2) & 3 {
+            0 => KeyType::Bits32,
+            1 => KeyType::S16,
+            _ => KeyType::S8,
+        }
+    }
+
+    pub fn curve_type(&self) -> CurveType {
+        curve_type(self.flags).unwrap_or(CurveType::Cubic)
+    }
+
+    pub fn pre_wrap(&self) -> Wrap {
+        Wrap::from_bits(self.flags >> 8)
+    }
+
+    pub fn post_wrap(&self) -> Wrap {
+        Wrap::from_bits(self.flags >> 12)
+    }
+
+    /// The header size for a file version.
+    pub fn header_size(version: u32) -> usize {
+        if version >= 0x0304_0000 {
+            0x24
+        } else {
+            0x20
+        }
+    }
+
+    pub fn is_float(&self) -> bool {
+        matches!(
+            self.curve_type(),
+            CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat
+        )
+    }
+
+    pub fn scale(&self) -> f32 {
+        f32::from_bits(self.scale_bits)
+    }
+
+    pub fn offset_f32(&self) -> f32 {
+        f32::from_bits(self.offset_bits)
+    }
+
+    pub fn offset_i32(&self) -> i32 {
+        self.offset_bits as i32
+    }
+
+    /// Key elements per key.
+    pub fn stride(&self) -> usize {
+        match self.curve_type() {
+            CurveType::Cubic => 4,
+            CurveType::Linear => 2,
+            _ => 1,
+        }
+    }
+
+    /// Reads the curve whose header is at `at` (absolute) in `data`.
+    pub fn read(data: &[u8], at: usize, version: u32) -> Result<Curve> {
+        let mut c = Cursor::new(data, Endian::Big);
+        c.seek(at)?;
+        let flags = c.u16()?;
+        let ct = curve_type(flags)
+            .ok_or_else(|| Error::invalid(at, format!("curve type 3 in flags {flags:#06x}")))?;
+        let key_count = c.u16()?;
+        let target = c.u32()?;
+        let start = c.f32()?;
+        let end = c.f32()?;
+        let scale_bits = c.u32()?;
+        let offset_bits = c.u32()?;
+        let delta = if version >= 0x0304_0000 {
+            Some(c.f32()?)
+        } else {
+            None
+        };
+        let frames_at = rel(&mut c, "frames")?;
+        let keys_at = rel(&mut c, "keys")?;
+        let n = usize::from(key_count);
+        let mut curve = Curve {
+            at,
+            flags,
+            key_count,
+            target,
+            start,
+            end,
+            scale_bits,
+            offset_bits,
+            delta,
+            frames: Vec::new(),
+            keys: Vec::new(),
+        };
+        let frame_type = curve.frame_type();
+        if n > 0 {
+            let frames_at =
+                frames_at.ok_or_else(|| Error::invalid(at + 0x1C, "null frame array"))?;
+            let mut f = Cursor::new(data, Endian::Big);
+            f.seek(frames_at)?;
+            let size = match frame_type {
+                FrameType::F32 => 4,
+                FrameType::Fixed10x5 => 2,
+                FrameType::U8 => 1,
+            };
+            f.count(n as u64, size, "frame")?;
+            curve.frames = (0..n)
+                .map(|_| {
+                    Ok(match frame_type {
+                        FrameType::F32 => f.f32()?,
+                        FrameType::Fixed10x5 => f32::from(f.i16()?) / 32.0,
+                        FrameType::U8 => f32::from(f.u8()?),
+                    })
+                })
+                .collect::<Result<_>>()
+                .within(|| "frames")?;
+        }
+        let elements = match ct {
+            CurveType::StepBool | CurveType::BakedBool => n.div_ceil(32),
+            _ => n * curve.stride(),
+        };
+        if elements > 0 {
+            let keys_at = keys_at.ok_or_else(|| Error::invalid(at + 0x20, "null key array"))?;
+            let mut k = Cursor::new(data, Endian::Big);
+            k.seek(keys_at)?;
+            let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
+            let key_type = if bool_curve {
+                KeyType::Bits32
+            } else {
+                curve.key_type()
+            };
+            let size = match key_type {
+                KeyType::Bits32 => 4,
+                KeyType::S16 => 2,
+                KeyType::S8 => 1,
+            };
+            k.count(elements as u64, size, "key")?;
+            let float = curve.is_float();
+            curve.keys = (0..elements)
+                .map(|_| {
+                    Ok(match key_type {
+                        KeyType::Bits32 if bool_curve => f64::from(k.u32()?),
+                        KeyType::Bits32 if float => f64::from(k.f32()?),
+                        KeyType::Bits32 => f64::from(k.i32()?),
+                        KeyType::S16 => f64::from(k.i16()?),
+                        KeyType::S8 => f64::from(k.i8()?),
+                    })
+                })
+                .collect::<Result<_>>()
+                .within(|| "keys")?;
+        }
+        Ok(curve)
+    }
+
+    /// Key element `j` of key `i` as stored (unscaled).
+    pub fn key(&self, i: usize, j: usize) -> f32 {
+        self.keys.get(i * self.stride() + j).copied().unwrap_or(0.0) as f32
+    }
+
+    /// Maps a frame into the curve's range by its wrap modes (§5.1).
+    pub fn wrap_frame(&self, f: f32) -> f32 {
+        let len = self.end - self.start;
+        let wrap = if f < self.start {
+            self.pre_wrap()
+        } else if f > self.end {
+            self.post_wrap()
+        } else {
+            return f;
+        };
+        if len <= 0.0 {
+            return f;
+        }
+        match wrap {
+            Wrap::Clamp | Wrap::Undefined => f,
+            Wrap::Repeat => self.start + (f - self.start).rem_euclid(len),
+            Wrap::Mirror => {
+                let m = (f - self.start).rem_euclid(2.0 * len);
+                self.start + if m > len { 2.0 * len - m } else { m }
+            }
+        }
+    }
+
+    /// The segment `(i, t)` for a frame already wrapped; `None` at or after the last key or
+    /// before the first.
+    fn segment(&self, f: f32) -> Option<(usize, f32)> {
+        let i = self.frames.iter().rposition(|&k| k <= f)?;
+        let next = *self.frames.get(i + 1)?;
+        let f0 = self.frames.get(i).copied().unwrap_or(0.0);
+        let d = next - f0;
+        Some((i, if d > 0.0 { (f - f0) / d } else { 0.0 }))
+    }
+
+    /// Index of the key in effect at `f` (clamped to the first and last key).
+    fn key_index(&self, f: f32) -> usize {
+        self.frames.iter().rposition(|&k| k <= f).unwrap_or(0)
+    }
+
+    /// The raw (unscaled) cubic or linear polynomial value of key `i`'s segment at `t`.
+    fn poly(&self, i: usize, t: f32) -> f32 {
+        match self.curve_type() {
+            CurveType::Linear => self.key(i, 0) + self.key(i, 1) * t,
+            _ => ((self.key(i, 3) * t + self.key(i, 2)) * t + self.key(i, 1)) * t + self.key(i, 0),
+        }
+    }
+
+    /// The raw derivative per unit `t` of segment `i` at `t`.
+    fn poly_slope(&self, i: usize, t: f32) -> f32 {
+        match self.curve_type() {
+            CurveType::Linear => self.key(i, 1),
+            _ => (3.0 * self.key(i, 3) * t + 2.0 * self.key(i, 2)) * t + self.key(i, 1),
+        }
+    }
+
+    /// The value of key `i` in final units (float curves).
+    pub fn key_value(&self, i: usize) -> f32 {
+        self.key(i, 0) * self.scale() + self.offset_f32()
+    }
+
+    /// Evaluates the curve at frame `f` (§5.2–§5.3).
+    pub fn eval(&self, f: f32) -> Value {
+        let f = self.wrap_frame(f);
+        let baked_index = || {
+            let k = (f.floor() - self.start).max(0.0) as usize;
+            k.min(usize::from(self.key_count).saturating_sub(1))
+        };
+        match self.curve_type() {
+            CurveType::Cubic | CurveType::Linear => {
+                let raw = match self.segment(f) {
+                    Some((i, t)) => self.poly(i, t),
+                    None if self.frames.first().is_some_and(|&f0| f < f0) => self.key(0, 0),
+                    None => self.key(self.frames.len().saturating_sub(1), 0),
+                };
+                Value::Float(raw * self.scale() + self.offset_f32())
+            }
+            CurveType::BakedFloat => {
+                let k = baked_index();
+                let frac = f - f.floor();
+                let a = self.key(k, 0);
+                let b = if k + 1 < usize::from(self.key_count) {
+                    self.key(k + 1, 0)
+                } else {
+                    a
+                };
+                Value::Float((a + (b - a) * frac) * self.scale() + self.offset_f32())
+            }
+            CurveType::StepInt => {
+                Value::Int((self.key(self.key_index(f), 0) as i32).wrapping_add(self.offset_i32()))
+            }
+            CurveType::BakedInt => {
+                Value::Int((self.key(baked_index(), 0) as i32).wrapping_add(self.offset_i32()))
+            }
+            CurveType::StepBool => Value::Bool(self.bit(self.key_index(f))),
+            CurveType::BakedBool => Value::Bool(self.bit(baked_index())),
+        }
+    }
+
+    fn bit(&self, i: usize) -> bool {
+        let word = self.keys.get(i >> 5).copied().unwrap_or(0.0) as u32;
+        (word >> (i & 31)) & 1 == 1
+    }
+
+    /// At a key whose segment before it ends more than 4 quantisation steps away from the key's
+    /// value (a held, stepped segment), the value the curve approaches from the left.
+    pub fn left_limit(&self, f: f32) -> Option<f32> {
+        if !matches!(self.curve_type(), CurveType::Cubic | CurveType::Linear) {
+            return None;
+        }
+        let k = self
+            .frames
+            .iter()
+            .position(|&x| x == f)
+            .filter(|&k| k > 0)?;
+        let left = self.poly(k - 1, 1.0) * self.scale() + self.offset_f32();
+        let right = self.key_value(k);
+        let tol = 4.0 * self.scale().abs() + 1e-6 * right.abs();
+        ((left - right).abs() > tol).then_some(left)
+    }
+
+    /// Value and slopes (final units per frame) at frame `f` for cubic and linear curves:
+    /// `(value, in_slope, out_slope)`. At a key the in-slope comes from the segment before it;
+    /// before the first key and after the last the slopes are 0 (clamp). No wrapping is applied.
+    pub fn hermite(&self, f: f32) -> (f32, f32, f32) {
+        let scale = self.scale();
+        let value = match self.eval(f) {
+            Value::Float(v) => v,
+            other => other.as_f32(),
+        };
+        if !matches!(self.curve_type(), CurveType::Cubic | CurveType::Linear) {
+            return (value, 0.0, 0.0);
+        }
+        let delta = |i: usize| {
+            let a = self.frames.get(i).copied().unwrap_or(0.0);
+            let b = self.frames.get(i + 1).copied().unwrap_or(a);
+            b - a
+        };
+        let slope_end_of = |i: usize| {
+            let d = delta(i);
+            if d > 0.0 {
+                self.poly_slope(i, 1.0) * scale / d
+            } else {
+                0.0
+            }
+        };
+        match self.segment(f) {
+            Some((i, t)) => {
+                let d = delta(i);
+                let out = if d > 0.0 {
+                    self.poly_slope(i, t) * scale / d
+                } else {
+                    0.0
+                };
+                let inn = if t == 0.0 && i > 0 {
+                    slope_end_of(i - 1)
+                } else {
+                    out
+                };
+                (value, inn, out)
+            }
+            None => {
+                let last = self.frames.len().saturating_sub(1);
+                let at_last = self.frames.last().is_some_and(|&l| l == f);
+                let inn = if at_last && last > 0 {
+                    slope_end_of(last - 1)
+                } else {
+                    0.0
+                };
+                (value, inn, 0.0)
+            }
+        }
+    }
+}
+
+/// Nintendo's cubic quantiser (§5.7): `rows` are per-key coefficients in final units
+/// (`c0` includes the offset). Returns `(scale, offset, stored rows)` for `s16` (`limit`
+/// 32767) or `s8` (127) keys: `offset = (min c0 + max c0) / 2`, `scale = max |coef| / limit`
+/// over all rows and columns after subtracting the offset from `c0`, `stored = round(coef / scale)`.
+pub fn quantise_cubic(rows: &[[f32; 4]], limit: f32) -> (f32, f32, Vec<[i32; 4]>) {
+    let (min, max) = rows
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), r| {
+            (a.min(r[0]), b.max(r[0]))
+        });
+    let offset = if rows.is_empty() {
+        0.0
+    } else {
+        (min + max) / 2.0
+    };
+    let centred: Vec<[f32; 4]> = rows
+        .iter()
+        .map(|r| [r[0] - offset, r[1], r[2], r[3]])
+        .collect();
+    let peak = centred.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
+    let scale = peak / limit;
+    let stored = centred
+        .iter()
+        .map(|r| {
+            r.map(|v| {
+                if scale > 0.0 {
+                    (v / scale).round() as i32
+                } else {
+                    0
+                }
+            })
+        })
+        .collect();
+    (scale, offset, stored)
+}
+
+impl Curve {
+    /// The cubic rows in final units: `[c0·scale + offset, c1·scale, c2·scale, c3·scale]`.
+    pub fn final_rows(&self) -> Vec<[f32; 4]> {
+        let (s, o) = (self.scale(), self.offset_f32());
+        (0..self.frames.len())
+            .map(|i| {
+                [
+                    self.key(i, 0) * s + o,
+                    self.key(i, 1) * s,
+                    self.key(i, 2) * s,
+                    self.key(i, 3) * s,
+                ]
+            })
+            .collect()
+    }
+
+    /// The stored cubic rows as integers.
+    pub fn stored_rows(&self) -> Vec<[i32; 4]> {
+        (0..self.frames.len())
+            .map(|i| [0, 1, 2, 3].map(|j| self.key(i, j) as i32))
+            .collect()
+    }
+}
+
+fn curve_type(flags: u16) -> Option<CurveType> {
+    Some(match (flags >> 4) & 7 {
+        0 => CurveType::Cubic,
+        1 => CurveType::Linear,
+        2 => CurveType::BakedFloat,
+        4 => CurveType::StepInt,
+        5 => CurveType::BakedInt,
+        6 => CurveType::StepBool,
+        7 => CurveType::BakedBool,
+        _ => return None,
+    })
+}
+
+/// Reads a self-relative offset at the cursor: the absolute target, `None` for null.
+pub fn rel(c: &mut Cursor, what: &str) -> Result<Option<usize>> {
+    let field = c.offset();
+    let v = c.i32()?;
+    if v == 0 {
+        return Ok(None);
+    }
+    let target = field as i64 + i64::from(v);
+    usize::try_from(target)
+        .ok()
+        .filter(|&t| t < c.data().len())
+        .map(Some)
+        .ok_or_else(|| Error::invalid(field, format!("{what} offset {v} points outside the file")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The §5.8 curve: header bytes from the spec, frames 0..=23 (u8, first 2 keys as given,
+    /// the rest filler), keys rows 0 and 1 from the spec, the last row `(c0, 0, 0, 0)`.
+    fn spec_curve() -> Vec<u8> {
+        let header = "0006001800000020000000004 1F00000379C198A3DCCA30600000000000000BC000000D0"
+            .replace(' ', "");
+        let mut d: Vec<u8> = (0..header.len() / 2)
+            .map(|i| u8::from_str_radix(&header[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        // Place frames at 0x1C + 0xBC = 0xD8 and keys at 0x20 + 0xD0 = 0xF0.
+        d.resize(0xD8, 0);
+        // 24 frames: 0,1,2,… (only the first two matter for the vector; the end frame is 30).
+        let frames: Vec<u8> = (0..23u8).chain([30]).collect();
+        d.extend_from_slice(&frames);
+        d.resize(0xF0, 0);
+        let mut rows: Vec<[i16; 4]> =
+            vec![[-5370, 17406, 16330, -16330], [12037, 1076, -32767, 16437]];
+        while rows.len() < 23 {
+            rows.push([0, 0, 0, 0]);
+        }
+        rows.push([-5370, 0, 0, 0]);
+        for r in rows {
+            for v in r {
+                d.extend_from_slice(&v.to_be_bytes());
+            }
+        }
+        d
+    }
+
+    #[test]
+    fn spec_5_8_test_vector() {
+        let d = spec_curve();
+        let c = Curve::read(&d, 0, 0x0405_0003).unwrap();
+        assert_eq!(c.frame_type(), FrameType::U8);
+        assert_eq!(c.key_type(), KeyType::S16);
+        assert_eq!(c.curve_type(), CurveType::Cubic);
+        assert_eq!(
+            (c.key_count, c.target, c.start, c.end),
+            (24, 0x20, 0.0, 30.0)
+        );
+        assert!((c.scale() - 1.8608542e-05).abs() < 1e-12);
+        assert!((c.offset_f32() - 0.09992032).abs() < 1e-8);
+        let close = |f: f32, want: f32| {
+            let got = c.eval(f).as_f32();
+            assert!((got - want).abs() < 2e-7, "frame {f}: {got} vs {want}");
+        };
+        close(0.0, -7.5515e-06);
+        close(0.5, 0.19992727);
+        close(1.0, 0.32391133);
+        close(30.0, -7.5515e-06);
+        // v at 0.5 = 5374.25 raw units: ((−16330·0.5 + 16330)·0.5 + 17406)·0.5 − 5370.
+        assert_eq!(c.poly(0, 0.5), 5374.25);
+        // Row 0's in-slope at t = 1 is 1076 = row 1's c1 (C1 continuity).
+        assert_eq!(c.poly_slope(0, 1.0), 1076.0);
+        let (_, inn, out) = c.hermite(1.0);
+        assert!((inn - out).abs() < 1e-9);
+    }
+
+    fn int_curve(flags: u16, keys: &[u8], frames: &[u8], offset: i32) -> Curve {
+        let mut d = Vec::new();
+        d.extend_from_slice(&flags.to_be_bytes());
+        d.extend_from_slice(&(frames.len() as u16).to_be_bytes());
+        d.extend_from_slice(&0u32.to_be_bytes());
+        d.extend_from_slice(&0f32.to_be_bytes());
+        d.extend_from_slice(&f32::from(*frames.last().unwrap()).to_be_bytes());
+        d.extend_from_slice(&0u32.to_be_bytes());
+        d.extend_from_slice(&offset.to_be_bytes());
+        d.extend_from_slice(&2f32.to_be_bytes());
+        d.extend_from_slice(&(0x24i32 - 0x1C).to_be_bytes());
+        d.extend_from_slice(&(0x24i32 + 4 - 0x20).to_be_bytes());
+        d.extend_from_slice(frames);
+        d.resize(0x28, 0);
+        d.extend_from_slice(keys);
+        d.resize(0x2C + 4, 0);
+        Curve::read(&d, 0, 0x0405_0003).unwrap()
+    }
+
+    #[test]
+    fn ftxp_step_int_curve_from_spec_3_4() {
+        // §3.4: flags 0x004A, frames 00 01 02, keys FF 00 01, offset word 1 → values 0, 1, 2.
+        let c = int_curve(0x004A, &[0xFF, 0x00, 0x01], &[0, 1, 2], 1);
+        assert_eq!(c.curve_type(), CurveType::StepInt);
+        let vals: Vec<Value> = [0.0, 0.5, 1.0, 1.99, 2.0, 5.0]
+            .iter()
+            .map(|&f| c.eval(f))
+            .collect();
+        use Value::Int;
+        assert_eq!(vals, vec![Int(0), Int(0), Int(1), Int(1), Int(2), Int(2)]);
+    }
+
+    #[test]
+    fn bool_curves_pack_lsb_first() {
+        // Step bool (0x60), u8 frames (+2), 3 keys, one word 0b101: true, false, true.
+        let c = int_curve(0x0062, &[0, 0, 0, 5], &[0, 10, 20], 0);
+        assert_eq!(c.curve_type(), CurveType::StepBool);
+        assert_eq!(c.eval(0.0), Value::Bool(true));
+        assert_eq!(c.eval(15.0), Value::Bool(false));
+        assert_eq!(c.eval(25.0), Value::Bool(true));
+    }
+
+    #[test]
+    fn wrap_modes() {
+        let mut c = int_curve(0x004A, &[0, 1, 2], &[0, 5, 10], 0);
+        c.flags |= 0x1000; // post repeat
+        assert_eq!(c.wrap_frame(12.0), 2.0);
+        c.flags = (c.flags & !0x3000) | 0x2000; // post mirror
+        assert_eq!(c.wrap_frame(12.0), 8.0);
+        c.flags |= 0x0100; // pre repeat
+        assert_eq!(c.wrap_frame(-3.0), 7.0);
+    }
+}

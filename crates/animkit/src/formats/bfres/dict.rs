@@ -1,0 +1,225 @@
+//! Wii U index groups (`ResDict`, spec §2.2): a Patricia trie over the entry names.
+//!
+//! The raw nodes are kept as stored (`ref`, `left`, `right`, and the two self-relative offsets),
+//! so a group writes back byte for byte; [`build`] recomputes the trie from the names for
+//! writers and for lint.
+
+use serde::{Deserialize, Serialize};
+
+use crate::bytes::{Cursor, Writer};
+use crate::error::{Context, Error, Result};
+
+/// One 16-byte node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Node {
+    #[serde(rename = "ref")]
+    pub reference: u32,
+    pub left: u16,
+    pub right: u16,
+    /// Self-relative offset of the name (first character), 0 for null.
+    pub name: i32,
+    /// Self-relative offset of the entry's data, 0 for null.
+    pub data: i32,
+}
+
+/// An index group as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResDict {
+    /// The stored size word (`8 + 16·(n+1)` in every retail file).
+    pub size: u32,
+    /// Node 0 (root) and one node per entry.
+    pub nodes: Vec<Node>,
+}
+
+impl ResDict {
+    /// Reads a group at the cursor's position.
+    pub fn read(c: &mut Cursor) -> Result<ResDict> {
+        let at = c.offset();
+        let size = c.u32()?;
+        let n = c.i32()?;
+        if n < 0 {
+            return Err(Error::invalid(at + 4, format!("negative entry count {n}")));
+        }
+        let count = c.count(u64::from(n as u32) + 1, 16, "index group node")?;
+        let mut nodes = Vec::with_capacity(count);
+        for i in 0..count {
+            nodes.push(
+                (|| {
+                    Ok(Node {
+                        reference: c.u32()?,
+                        left: c.u16()?,
+                        right: c.u16()?,
+                        name: c.i32()?,
+                        data: c.i32()?,
+                    })
+                })()
+                .within(|| format!("node {i}"))?,
+            );
+        }
+        Ok(ResDict { size, nodes })
+    }
+
+    /// The stored length in bytes.
+    pub fn byte_len(&self) -> usize {
+        8 + 16 * self.nodes.len()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.nodes.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn write(&self, w: &mut Writer) {
+        w.u32(self.size);
+        w.i32(self.len() as i32);
+        for n in &self.nodes {
+            w.u32(n.reference);
+            w.u16(n.left);
+            w.u16(n.right);
+            w.i32(n.name);
+            w.i32(n.data);
+        }
+    }
+
+    /// Absolute positions of entry `k`'s name and data (`None` when null), given the group's
+    /// absolute position.
+    pub fn entry_targets(&self, group_at: usize, k: usize) -> (Option<i64>, Option<i64>) {
+        let node_at = (group_at + 8 + 16 * (k + 1)) as i64;
+        let n = self.nodes.get(k + 1);
+        let t = |field: i64, v: i32| (v != 0).then_some(field + i64::from(v));
+        (
+            n.and_then(|n| t(node_at + 8, n.name)),
+            n.and_then(|n| t(node_at + 12, n.data)),
+        )
+    }
+}
+
+/// The entries of the group at `at` (absolute): `(name, absolute data position)` in storage order.
+pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>> {
+    let mut c = Cursor::new(data, crate::bytes::Endian::Big);
+    c.seek(at)?;
+    let dict = ResDict::read(&mut c)?;
+    let mut out = Vec::with_capacity(dict.len());
+    for k in 0..dict.len() {
+        let (name, target) = dict.entry_targets(at, k);
+        let name = match name {
+            Some(n) => super::strings::name_at(data, n)?,
+            None => String::new(),
+        };
+        let target = match target {
+            Some(t) => Some(
+                usize::try_from(t)
+                    .ok()
+                    .filter(|&t| t < data.len())
+                    .ok_or_else(|| {
+                        Error::invalid(
+                            at + 8 + 16 * (k + 1) + 12,
+                            "entry data offset outside the file",
+                        )
+                    })?,
+            ),
+            None => None,
+        };
+        out.push((name, target));
+    }
+    Ok(out)
+}
+
+/// `bit(s, b)`: bit `b & 7` of byte `b >> 3` counted from the start of the name; 0 past the end.
+fn bit(s: &[u8], b: u32) -> bool {
+    s.get((b >> 3) as usize)
+        .is_some_and(|&x| (x >> (b & 7)) & 1 == 1)
+}
+
+/// The `(ref, left, right)` of every node for `names` in storage order (node 0 is the root).
+pub fn build(names: &[&[u8]]) -> Vec<(u32, u16, u16)> {
+    let mut nodes: Vec<(u32, u16, u16)> = vec![(0xFFFF_FFFF, 0, 0)];
+    let mut keys: Vec<&[u8]> = vec![b""];
+    for (k, &s) in names.iter().enumerate() {
+        let k = k + 1;
+        // Find the leaf the lookup ends at.
+        let (mut p, mut c) = (0usize, nodes[0].1 as usize);
+        while nodes[c].0 < nodes[p].0 {
+            p = c;
+            c = if bit(s, nodes[c].0) {
+                nodes[c].2 as usize
+            } else {
+                nodes[c].1 as usize
+            };
+        }
+        let other = keys[c];
+        let len = s.len().max(other.len());
+        let mut b = 0u32;
+        for i in (0..len * 8).rev() {
+            if bit(s, i as u32) != bit(other, i as u32) {
+                b = i as u32;
+                break;
+            }
+        }
+        let (mut p, mut c) = (0usize, nodes[0].1 as usize);
+        while nodes[c].0 < nodes[p].0 && nodes[c].0 > b {
+            p = c;
+            c = if bit(s, nodes[c].0) {
+                nodes[c].2 as usize
+            } else {
+                nodes[c].1 as usize
+            };
+        }
+        let (right, left) = if bit(s, b) {
+            (k as u16, c as u16)
+        } else {
+            (c as u16, k as u16)
+        };
+        nodes.push((b, left, right));
+        keys.push(s);
+        if p == 0 {
+            nodes[0].1 = k as u16;
+        } else if bit(s, nodes[p].0) {
+            nodes[p].2 = k as u16;
+        } else {
+            nodes[p].1 = k as u16;
+        }
+    }
+    nodes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_test_vectors() {
+        // §2.2: texture refs Bass_Alb.0/.1/.2.
+        let t = build(&[b"Bass_Alb.0", b"Bass_Alb.1", b"Bass_Alb.2"]);
+        assert_eq!(t[0].1, 1);
+        assert_eq!(&t[1..], &[(0x4D, 0, 3), (0x48, 1, 2), (0x49, 2, 3)]);
+        // §2.2: the FSKA group of Animal_Bass_Animation.bfres.
+        let names: [&[u8]; 7] = [
+            b"Dead",
+            b"Jump",
+            b"Move",
+            b"Peck",
+            b"Put_Down",
+            b"Wait",
+            b"Wait_Ground",
+        ];
+        let t = build(&names);
+        assert_eq!(t[0].1, 7);
+        assert_eq!(
+            &t[1..],
+            &[
+                (0x1E, 0, 2),
+                (0x1C, 4, 6),
+                (0x18, 1, 3),
+                (0x1B, 3, 4),
+                (0x3E, 1, 5),
+                (0x1A, 2, 6),
+                (0x56, 5, 7)
+            ]
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! The FRES container (spec §2): header, index groups, subfiles and string pool.
+//!
+//! The file is cut into contiguous [`Part`]s from the end of the header to EOF: every index group
+//! and the string pool are parsed; each subfile (from its start to the next known structure) and
+//! every gap (embedded-file records, GPU data) is kept as opaque bytes. Nothing is recomputed on
+//! writing, so an unchanged file writes back byte for byte. Subfiles are interpreted on demand
+//! from the written bytes (`fska`, `ftxp`, `fshu`, `fvis`, `fskl`).
+
+use serde::{Deserialize, Serialize};
+
+use super::dict::ResDict;
+use super::strings::{read_pool, write_pool, PoolString};
+use crate::bytes::{Cursor, Endian, Writer};
+use crate::error::{Context, Error, ErrorKind, Result};
+
+/// The number of index groups in the header.
+pub const GROUPS: usize = 12;
+
+/// Names of the index groups, in header order.
+pub const GROUP_NAMES: [&str; GROUPS] = [
+    "FMDL",
+    "FTEX",
+    "FSKA",
+    "FSHU shader param",
+    "FSHU colour",
+    "FSHU texture SRT",
+    "FTXP",
+    "FVIS bone",
+    "FVIS material",
+    "FSHA",
+    "FSCN",
+    "embedded files",
+];
+
+/// Group indices.
+pub const G_FMDL: usize = 0;
+pub const G_FSKA: usize = 2;
+pub const G_FSHU_PARAM: usize = 3;
+pub const G_FSHU_SRT: usize = 5;
+pub const G_FTXP: usize = 6;
+pub const G_FVIS_BONE: usize = 7;
+pub const G_FVIS_MAT: usize = 8;
+pub const G_EMBEDDED: usize = 11;
+
+/// The `0x6C`-byte header of v >= 2.4.0.0, every field as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub version: u32,
+    pub bom: u16,
+    /// `0x0010` in every file.
+    pub header_word: u16,
+    pub file_size: u32,
+    pub alignment: u32,
+    /// Self-relative offset of the file name.
+    pub name: i32,
+    pub pool_size: u32,
+    /// Self-relative offset of the string pool (its first length word).
+    pub pool: i32,
+    pub groups: [i32; GROUPS],
+    pub counts: [u16; GROUPS],
+    pub user_pointer: u32,
+}
+
+pub const HEADER_SIZE: usize = 0x6C;
+
+impl Header {
+    /// The absolute position of group `g`, if present.
+    pub fn group_at(&self, g: usize) -> Option<usize> {
+        let v = *self.groups.get(g)?;
+        (v != 0).then(|| (0x20 + 4 * g as i64 + i64::from(v)) as usize)
+    }
+
+    pub fn pool_at(&self) -> i64 {
+        0x1C + i64::from(self.pool)
+    }
+
+    /// `major.minor.micro.build`.
+    pub fn version_string(&self) -> String {
+        let v = self.version.to_be_bytes();
+        format!("{}.{}.{}.{}", v[0], v[1], v[2], v[3])
+    }
+}
+
+/// A contiguous piece of the file after the header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Index group `group`.
+    Dict { group: usize, dict: ResDict },
+    /// The subfile that entry `index` of group `group` points at, as opaque bytes.
+    Subfile {
+        group: usize,
+        index: usize,
+        bytes: Vec<u8>,
+    },
+    /// The string pool.
+    Strings(Vec<PoolString>),
+    /// Anything else: embedded-file records, GPU buffers, alignment padding.
+    Bytes(Vec<u8>),
+}
+
+impl Part {
+    pub fn byte_len(&self) -> usize {
+        match self {
+            Part::Dict { dict, .. } => dict.byte_len(),
+            Part::Subfile { bytes, .. } | Part::Bytes(bytes) => bytes.len(),
+            Part::Strings(s) => s.iter().map(PoolString::byte_len).sum(),
+        }
+    }
+}
+
+/// A whole FRES file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FresFile {
+    pub header: Header,
+    pub parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Region {
+    /// Listed first so that, at the same start, a dict or pool wins over a subfile start.
+    Dict(usize),
+    Strings,
+    Subfile(usize, usize),
+}
+
+/// Reads the header.
+pub fn read_header(data: &[u8]) -> Result<Header> {
+    let mut c = Cursor::new(data, Endian::Big);
+    if c.array::<4>()? != *b"FRES" {
+        return Err(Error::invalid(0, "not a FRES file"));
+    }
+    if data.get(4..8) == Some(b"    ") {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            Some(4),
+            "Switch BFRES (\"FRES    \", little-endian, relocation table) is not supported; only Wii U files are",
+        ));
+    }
+    let version = c.u32()?;
+    let bom = c.u16()?;
+    if bom != 0xFEFF {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            Some(8),
+            format!("byte-order mark {bom:#06x}: only big-endian Wii U files are supported"),
+        ));
+    }
+    if version < 0x0204_0000 {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            Some(4),
+            format!("version {version:#010x} predates 2.4.0.0 (no group counts); not supported"),
+        ));
+    }
+    let header_word = c.u16()?;
+    let file_size = c.u32()?;
+    let alignment = c.u32()?;
+    let name = c.i32()?;
+    let pool_size = c.u32()?;
+    let pool = c.i32()?;
+    let mut groups = [0i32; GROUPS];
+    for g in &mut groups {
+        *g = c.i32()?;
+    }
+    let mut counts = [0u16; GROUPS];
+    for n in &mut counts {
+        *n = c.u16()?;
+    }
+    let user_pointer = c.u32()?;
+    Ok(Header {
+        version,
+        bom,
+        header_word,
+        file_size,
+        alignment,
+        name,
+        pool_size,
+        pool,
+        groups,
+        counts,
+        user_pointer,
+    })
+}
+
+/// Parses a FRES file into parts.
+pub fn read(data: &[u8]) -> Result<FresFile> {
+    let header = read_header(data).within(|| "FRES header")?;
+    let len = data.len();
+    if (header.file_size as usize) > len {
+        return Err(Error::truncated(len, header.file_size as usize - len, 0).within("FRES"));
+    }
+    let in_file = |at: i64, what: &str, field: usize| -> Result<usize> {
+        usize::try_from(at)
+            .ok()
+            .filter(|&a| (HEADER_SIZE..len).contains(&a))
+            .ok_or_else(|| {
+                Error::invalid(
+                    field,
+                    format!("{what} offset points at {at}, outside 0x6C..{len}"),
+                )
+            })
+    };
+    let mut regions: Vec<(usize, Region)> = Vec::new();
+    let mut dicts: Vec<(usize, ResDict)> = Vec::new();
+    for (g, group_name) in GROUP_NAMES.iter().enumerate() {
+        let Some(at) = header.group_at(g) else {
+            continue;
+        };
+        let at = in_file(at as i64, group_name, 0x20 + 4 * g)?;
+        let mut c = Cursor::new(data, Endian::Big);
+        c.seek(at)?;
+        let dict = ResDict::read(&mut c).within(|| format!("index group {g} ({group_name})"))?;
+        if g != G_EMBEDDED {
+            for k in 0..dict.len() {
+                if let (_, Some(t)) = dict.entry_targets(at, k) {
+                    let t = in_file(t, "subfile", at + 8 + 16 * (k + 1) + 12)
+                        .within(|| format!("index group {g} ({group_name}) entry {k}"))?;
+                    regions.push((t, Region::Subfile(g, k)));
+                }
+            }
+        }
+        regions.push((at, Region::Dict(g)));
+        dicts.push((g, dict));
+    }
+    let pool_at = header.pool_at();
+    let has_pool = header.pool != 0 && header.pool_size > 0;
+    if has_pool {
+        in_file(pool_at, "string pool", 0x1C)?;
+        regions.push((pool_at as usize, Region::Strings));
+    }
+    regions.sort();
+    regions.dedup_by_key(|r| r.0);
+
+    let mut parts = Vec::new();
+    let mut pos = HEADER_SIZE;
+    for (i, &(start, region)) in regions.iter().enumerate() {
+        if start < pos {
+            return Err(Error::invalid(
+                start,
+                format!("{region:?} at {start:#x} overlaps the structure before it"),
+            ));
+        }
+        if start > pos {
+            parts.push(Part::Bytes(
+                data.get(pos..start).unwrap_or_default().to_vec(),
+            ));
+        }
+        let next = regions.get(i + 1).map_or(len, |r| r.0);
+        match region {
+            Region::Dict(g) => {
+                let Some(idx) = dicts.iter().position(|d| d.0 == g) else {
+                    continue;
+                };
+                let dict = dicts.swap_remove(idx).1;
+                pos = start + dict.byte_len();
+                parts.push(Part::Dict { group: g, dict });
+            }
+            Region::Strings => {
+                let end = start.saturating_add(header.pool_size as usize);
+                if end > next {
+                    return Err(Error::invalid(
+                        0x18,
+                        format!("string pool size {} runs past {next:#x}", header.pool_size),
+                    ));
+                }
+                let mut c = Cursor::new(data, Endian::Big);
+                c.seek(start)?;
+                match read_pool(&mut c, end) {
+                    Ok(pool) => parts.push(Part::Strings(pool)),
+                    Err(_) => parts.push(Part::Bytes(
+                        data.get(start..end).unwrap_or_default().to_vec(),
+                    )),
+                }
+                pos = end;
+            }
+            Region::Subfile(group, index) => {
+                let bytes = data.get(start..next).unwrap_or_default().to_vec();
+                parts.push(Part::Subfile {
+                    group,
+                    index,
+                    bytes,
+                });
+                pos = next;
+            }
+        }
+    }
+    if pos > len {
+        return Err(Error::truncated(pos, pos - len, 0).within("FRES"));
+    }
+    if pos < len {
+        parts.push(Part::Bytes(data.get(pos..).unwrap_or_default().to_vec()));
+    }
+    Ok(FresFile { header, parts })
+}
+
+pub fn write_header(w: &mut Writer, h: &Header) {
+    w.bytes(b"FRES");
+    w.u32(h.version);
+    w.u16(h.bom);
+    w.u16(h.header_word);
+    w.u32(h.file_size);
+    w.u32(h.alignment);
+    w.i32(h.name);
+    w.u32(h.pool_size);
+    w.i32(h.pool);
+    for &g in &h.groups {
+        w.i32(g);
+    }
+    for &n in &h.counts {
+        w.u16(n);
+    }
+    w.u32(h.user_pointer);
+}
+
+/// The bytes of `file`.
+pub fn write(file: &FresFile) -> Vec<u8> {
+    let size = HEADER_SIZE + file.parts.iter().map(Part::byte_len).sum::<usize>();
+    let mut w = Writer::with_capacity(Endian::Big, size);
+    write_header(&mut w, &file.header);
+    for part in &file.parts {
+        match part {
+            Part::Dict { dict, .. } => dict.write(&mut w),
+            Part::Subfile { bytes, .. } | Part::Bytes(bytes) => w.bytes(bytes),
+            Part::Strings(pool) => write_pool(&mut w, pool),
+        }
+    }
+    w.into_vec()
+}
+
+/// Group `g`'s entries as `(name, absolute data position)` in storage order.
+pub fn entries(data: &[u8], header: &Header, g: usize) -> Result<Vec<(String, usize)>> {
+    let Some(at) = header.group_at(g) else {
+        return Ok(Vec::new());
+    };
+    let mut c = Cursor::new(data, Endian::Big);
+    c.seek(at)?;
+    let dict = ResDict::read(&mut c)?;
+    let mut out = Vec::with_capacity(dict.len());
+    for k in 0..dict.len() {
+        let (name, target) = dict.entry_targets(at, k);
+        let name = match name {
+            Some(n) => super::strings::name_at(data, n)?,
+            None => String::new(),
+        };
+        let target = target
+            .and_then(|t| usize::try_from(t).ok())
+            .filter(|&t| t < data.len())
+            .ok_or_else(|| {
+                Error::invalid(
+                    at + 8 + 16 * (k + 1) + 12,
+                    "entry data offset outside the file",
+                )
+            })?;
+        out.push((name, target));
+    }
+    Ok(out)
+}

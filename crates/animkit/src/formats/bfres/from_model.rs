@@ -1,0 +1,728 @@
+//! Building BFRES animations from the model (FSKA and FTXP), canonical per spec §5.7 and §8.
+//!
+//! - **FSKA.** One BoneAnim per bone that has rotation, translation or scale tracks, in order of
+//!   first appearance. Every channel stores its value at the first key as base data; a component
+//!   that changes gets a cubic `s16` curve quantised as §5.7 describes. Cubic tracks keep their
+//!   tangents (Hermite → cubic, §5.4); linear tracks become segments with `c2 = c3 = 0`; step
+//!   tracks hold. Rotations are written in quaternion mode by default, or as Euler XYZ
+//!   (`rotation=euler`, sampled at the keys, angles unwrapped).
+//! - **FTXP.** Texture-index tracks on material targets become step-int curves (`s8` keys when
+//!   they fit, offset `(min+max)/2`, raw scale word 0); a constant sampler stores only its base
+//!   value. The texture list is the union of the tracks' lists.
+//! - **FSHU.** Scalar tracks on `param.component` material properties (the names `to_model`
+//!   gives) become float curves or constants, grouped by kind (texture SRT, colour, param).
+//! - **FVIS.** Visibility tracks become step-bool curves (scale word 1) or base bits.
+//!
+//! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`quat`|`euler`).
+
+use std::collections::BTreeMap;
+
+use glam::{EulerRot, Quat};
+
+use super::build::{write_file, Subfile};
+use super::curve::{quantise_cubic, Curve};
+use super::fshu::Fshu;
+use super::fska::{BoneAnim, Fska};
+use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
+use super::fvis::Fvis;
+use crate::error::{Error, Result};
+use crate::formats::WriteOptions;
+use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
+
+/// A key of one component: `(frame, value, in-slope, out-slope)`, slopes per frame.
+type HermiteKey = (f32, f32, f32, f32);
+
+/// The version written (BotW Wii U).
+pub const VERSION: u32 = 0x0405_0003;
+
+/// Frame-type flag bits for a set of frames (§5.7): u8 when every frame is an integer in
+/// 0..=255, else 10.5 fixed point when it fits, else f32.
+fn frame_type_bits(frames: &[f32]) -> u16 {
+    let ints = frames
+        .iter()
+        .all(|f| f.fract() == 0.0 && (0.0..=255.0).contains(f));
+    if ints {
+        2
+    } else if frames
+        .iter()
+        .all(|f| (-1024.0..1024.0).contains(f) && (f * 32.0).fract() == 0.0)
+    {
+        1
+    } else {
+        0
+    }
+}
+
+/// Rounds frames to what their storage keeps.
+fn stored_frames(frames: &[f32], bits: u16) -> Vec<f32> {
+    match bits {
+        2 => frames.iter().map(|f| f.round()).collect(),
+        1 => frames.iter().map(|f| (f * 32.0).round() / 32.0).collect(),
+        _ => frames.to_vec(),
+    }
+}
+
+/// Snaps frames computed from seconds to integers or 1/32 steps when they are that close.
+fn snap(f: f32) -> f32 {
+    let r = f.round();
+    if (f - r).abs() < 1e-3 {
+        return r;
+    }
+    let r = (f * 32.0).round() / 32.0;
+    if (f - r).abs() < 1e-4 {
+        r
+    } else {
+        f
+    }
+}
+
+/// A cubic float curve from keys `(frame, value, in-slope, out-slope)` (slopes per frame), or
+/// `None` when the channel is constant. With `hold`, each segment keeps its first value (step).
+pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Option<Curve> {
+    if keys.len() < 2 {
+        return None;
+    }
+    let v0 = keys[0].1;
+    if keys.iter().all(|k| k.1 == v0 && k.2 == 0.0 && k.3 == 0.0) {
+        return None;
+    }
+    let frames: Vec<f32> = keys.iter().map(|k| k.0).collect();
+    let bits = frame_type_bits(&frames);
+    let frames = stored_frames(&frames, bits);
+    let mut rows = Vec::with_capacity(keys.len());
+    for i in 0..keys.len() {
+        let (_, p0, _, s0) = keys[i];
+        match keys.get(i + 1) {
+            Some(_) if hold => rows.push([p0, 0.0, 0.0, 0.0]),
+            Some(&(f1, p1, s1, _)) => {
+                let d = f1 - frames[i];
+                let (s0, s1) = (s0 * d, s1 * d);
+                rows.push([
+                    p0,
+                    s0,
+                    3.0 * (p1 - p0) - 2.0 * s0 - s1,
+                    2.0 * (p0 - p1) + s0 + s1,
+                ]);
+            }
+            None => rows.push([p0, 0.0, 0.0, 0.0]),
+        }
+    }
+    let (scale, offset, stored) = quantise_cubic(&rows, 32767.0);
+    let first = stored.first().map_or(0.0, |r| r[0] as f32 * scale + offset);
+    let last = stored.last().map_or(0.0, |r| r[0] as f32 * scale + offset);
+    Some(Curve {
+        at: 0,
+        flags: bits | (1 << 2),
+        key_count: keys.len() as u16,
+        target,
+        start: frames[0],
+        end: *frames.last().unwrap_or(&0.0),
+        scale_bits: scale.to_bits(),
+        offset_bits: offset.to_bits(),
+        delta: Some(last - first),
+        frames,
+        keys: stored.iter().flat_map(|r| r.map(f64::from)).collect(),
+    })
+}
+
+/// Per-component keys `(frame, value, in, out)` of a vector track.
+fn component_keys<const N: usize>(
+    track: &Track,
+    values: &[[f32; N]],
+    fps: f32,
+) -> Result<Vec<[HermiteKey; N]>> {
+    let n = track.times.len();
+    let cubic = track.interpolation == Interpolation::CubicSpline;
+    if values.len() != if cubic { 3 * n } else { n } {
+        return Err(Error::unrepresentable(format!(
+            "track {}: value count does not fit its times",
+            track.target.label()
+        )));
+    }
+    let frames: Vec<f32> = track.times.iter().map(|t| snap(t * fps)).collect();
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut key = [(0f32, 0f32, 0f32, 0f32); N];
+        for (j, k) in key.iter_mut().enumerate() {
+            let f = frames[i];
+            *k = if cubic {
+                (
+                    f,
+                    values[3 * i + 1][j],
+                    values[3 * i][j] / fps,
+                    values[3 * i + 2][j] / fps,
+                )
+            } else {
+                let v = values[i][j];
+                let slope = |a: usize, b: usize| {
+                    let d = frames[b] - frames[a];
+                    if d > 0.0 && track.interpolation != Interpolation::Step {
+                        (values[b][j] - values[a][j]) / d
+                    } else {
+                        0.0
+                    }
+                };
+                let inn = if i > 0 { slope(i - 1, i) } else { 0.0 };
+                let out = if i + 1 < n { slope(i, i + 1) } else { 0.0 };
+                (f, v, inn, out)
+            };
+        }
+        out.push(key);
+    }
+    Ok(out)
+}
+
+/// Builds the curves of one channel: `(base value, curves)`.
+fn channel<const N: usize>(
+    keys: &[[HermiteKey; N]],
+    targets: [u32; N],
+    hold: bool,
+) -> ([f32; N], Vec<Curve>) {
+    let base = keys.first().map_or([0.0; N], |k| k.map(|c| c.1));
+    let curves = (0..N)
+        .filter_map(|j| {
+            let ks: Vec<_> = keys.iter().map(|k| k[j]).collect();
+            float_curve(targets[j], &ks, hold)
+        })
+        .collect();
+    (base, curves)
+}
+
+/// Quaternion keys as Euler XYZ angles (`q = qZ·qY·qX`), unwrapped for continuity.
+fn euler_keys(track: &Track, qs: &[Quat], fps: f32) -> Result<Vec<[HermiteKey; 3]>> {
+    let cubic = track.interpolation == Interpolation::CubicSpline;
+    let values: Vec<Quat> = if cubic {
+        qs.iter().skip(1).step_by(3).copied().collect()
+    } else {
+        qs.to_vec()
+    };
+    let mut prev: Option<[f32; 3]> = None;
+    let mut angles = Vec::with_capacity(values.len());
+    for q in values {
+        let (z, y, x) = q.normalize().to_euler(EulerRot::ZYX);
+        let mut a = [x, y, z];
+        if let Some(p) = prev {
+            for j in 0..3 {
+                let tau = std::f32::consts::TAU;
+                a[j] += ((p[j] - a[j]) / tau).round() * tau;
+            }
+        }
+        prev = Some(a);
+        angles.push(a);
+    }
+    let lin = Track {
+        interpolation: if cubic {
+            Interpolation::Linear
+        } else {
+            track.interpolation
+        },
+        ..track.clone()
+    };
+    component_keys(&lin, &angles, fps)
+}
+
+const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
+const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
+const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
+
+fn flag_bit(target: u32) -> u32 {
+    let i = match target {
+        0x04..=0x0C => (target - 0x04) / 4,
+        0x20..=0x2C => 3 + (target - 0x20) / 4,
+        _ => 7 + (target - 0x10) / 4,
+    };
+    1 << (6 + i)
+}
+
+fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by_bone: BTreeMap<String, Vec<&Track>> = BTreeMap::new();
+    for t in &clip.tracks {
+        let (Target::Bone(b), Values::Rotation(_) | Values::Translation(_) | Values::Scale(_)) =
+            (&t.target, &t.values)
+        else {
+            continue;
+        };
+        let name = b.label();
+        if !by_bone.contains_key(&name) {
+            order.push(name.clone());
+        }
+        by_bone.entry(name).or_default().push(t);
+    }
+    if order.is_empty() {
+        return Ok(None);
+    }
+    let mut bones = Vec::new();
+    let mut total_curves = 0usize;
+    let mut baked = 0u32;
+    for name in order {
+        let tracks = by_bone.remove(&name).unwrap_or_default();
+        let (mut scale, mut rotate, mut translate) = (None, None, None);
+        let mut curves: Vec<Curve> = Vec::new();
+        for t in tracks {
+            let hold = t.interpolation == Interpolation::Step;
+            match &t.values {
+                Values::Scale(v) => {
+                    let vals: Vec<[f32; 3]> = v.iter().map(|x| x.to_array()).collect();
+                    let (b, c) = channel(&component_keys(t, &vals, fps)?, SCALE, hold);
+                    scale = Some(b);
+                    curves.extend(c);
+                }
+                Values::Translation(v) => {
+                    let vals: Vec<[f32; 3]> = v.iter().map(|x| x.to_array()).collect();
+                    let (b, c) = channel(&component_keys(t, &vals, fps)?, TRANSLATE, hold);
+                    translate = Some(b);
+                    curves.extend(c);
+                }
+                Values::Rotation(q) if euler => {
+                    let keys = euler_keys(t, q, fps)?;
+                    let (b, c) = channel(&keys, [ROTATE[0], ROTATE[1], ROTATE[2]], hold);
+                    rotate = Some([b[0], b[1], b[2], 1.0]);
+                    curves.extend(c);
+                }
+                Values::Rotation(q) => {
+                    let vals: Vec<[f32; 4]> = q.iter().map(|x| x.to_array()).collect();
+                    let (b, c) = channel(&component_keys(t, &vals, fps)?, ROTATE, hold);
+                    rotate = Some(b);
+                    curves.extend(c);
+                }
+                _ => {}
+            }
+        }
+        curves.sort_by_key(|c| flag_bit(c.target));
+        let mut flags = 0u32;
+        flags |= if scale.is_some() { 0x08 } else { 0 } | if rotate.is_some() { 0x10 } else { 0 };
+        flags |= if translate.is_some() { 0x20 } else { 0 };
+        for c in &curves {
+            flags |= flag_bit(c.target);
+            baked = baked.saturating_add(
+                4u32.saturating_mul(((c.end - c.start).max(0.0) as u32).saturating_add(1))
+                    .saturating_add(20),
+            );
+        }
+        let begin_curve = u16::try_from(total_curves)
+            .map_err(|_| Error::unrepresentable("more than 65535 curves"))?;
+        if curves.len() > 255 {
+            return Err(Error::unrepresentable("more than 255 curves in a bone"));
+        }
+        total_curves += curves.len();
+        let has_base = flags & 0x38 != 0;
+        bones.push(BoneAnim {
+            at: 0,
+            flags,
+            name,
+            begin_rotate: if has_base { 3 } else { 0 },
+            begin_translate: if has_base { 6 } else { 0 },
+            begin_base_translate: if has_base { 7 } else { 0 },
+            begin_curve,
+            scale,
+            rotate,
+            translate,
+            curves,
+        });
+    }
+    let mode = if euler { 0x1000 } else { 0 };
+    Ok(Some(Fska {
+        at: 0,
+        name: clip.name.clone(),
+        flags: mode | 0x0200 | if clip.looping == Some(true) { 4 } else { 0 },
+        frame_count: (clip.duration * fps).round() as i32,
+        user_data_count: 0,
+        curve_count: total_curves as i32,
+        baked_size: baked,
+        bones,
+        user_data: Vec::new(),
+    }))
+}
+
+fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
+    let mut textures: Vec<String> = Vec::new();
+    let mut materials: Vec<MaterialPattern> = Vec::new();
+    let mut baked = 0u32;
+    for t in &clip.tracks {
+        let (
+            Target::Material { material, property },
+            Values::TextureIndex {
+                indices,
+                textures: names,
+            },
+        ) = (&t.target, &t.values)
+        else {
+            continue;
+        };
+        let mut remapped = Vec::with_capacity(indices.len());
+        for &i in indices {
+            let name = names.get(i as usize).ok_or_else(|| {
+                Error::unrepresentable(format!(
+                    "{}: texture index {i} outside its list",
+                    t.target.label()
+                ))
+            })?;
+            let k = match textures.iter().position(|n| n == name) {
+                Some(k) => k,
+                None => {
+                    textures.push(name.clone());
+                    textures.len() - 1
+                }
+            };
+            remapped.push(k as i64);
+        }
+        if materials.last().map(|m| &m.name) != Some(material) {
+            materials.push(MaterialPattern {
+                name: material.clone(),
+                begin_curve: 0,
+                begin_pat_anim: 0,
+                infos: Vec::new(),
+                curves: Vec::new(),
+                base_values: Vec::new(),
+            });
+        }
+        let Some(m) = materials.last_mut() else {
+            continue;
+        };
+        let first = remapped.first().copied().unwrap_or(0);
+        let constant = remapped.iter().all(|&v| v == first);
+        let curve_index = if constant {
+            -1
+        } else {
+            let frames: Vec<f32> = t.times.iter().map(|s| snap(s * fps)).collect();
+            let bits = frame_type_bits(&frames);
+            let frames = stored_frames(&frames, bits);
+            let (min, max) = (
+                remapped.iter().min().copied().unwrap_or(0),
+                remapped.iter().max().copied().unwrap_or(0),
+            );
+            let offset = (min + max).div_euclid(2);
+            let fits8 = remapped
+                .iter()
+                .all(|v| (-128..=127).contains(&(v - offset)));
+            let fits16 = remapped
+                .iter()
+                .all(|v| (-32768..=32767).contains(&(v - offset)));
+            let key_bits = if fits8 {
+                2 << 2
+            } else if fits16 {
+                1 << 2
+            } else {
+                0
+            };
+            let last = remapped.last().copied().unwrap_or(0);
+            let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32)
+                .saturating_add(1);
+            let size = if fits8 {
+                1
+            } else if fits16 {
+                2
+            } else {
+                4
+            };
+            baked = baked.saturating_add(n.saturating_mul(size).saturating_add(8));
+            m.curves.push(Curve {
+                at: 0,
+                flags: bits | key_bits | (4 << 4),
+                key_count: u16::try_from(frames.len())
+                    .map_err(|_| Error::unrepresentable("too many keys"))?,
+                target: 0,
+                start: frames[0],
+                end: *frames.last().unwrap_or(&0.0),
+                scale_bits: 0,
+                offset_bits: offset as i32 as u32,
+                delta: Some((last - first) as f32),
+                frames,
+                keys: remapped.iter().map(|v| (v - offset) as f64).collect(),
+            });
+            i8::try_from(m.curves.len() - 1)
+                .map_err(|_| Error::unrepresentable("more than 127 curves in a material"))?
+        };
+        m.infos.push(PatternInfo {
+            curve_index,
+            sub_bind_index: -1,
+            sampler: property.clone(),
+        });
+        m.base_values.push(
+            u16::try_from(first).map_err(|_| Error::unrepresentable("texture index over 65535"))?,
+        );
+    }
+    if materials.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Ftxp {
+        at: 0,
+        name: clip.name.clone(),
+        flags: if clip.looping == Some(true) { 4 } else { 0 },
+        frame_count: (clip.duration * fps).round() as i32,
+        baked_size: baked,
+        textures,
+        materials,
+    }))
+}
+
+/// FVIS subfiles (bone and material) from a clip's visibility tracks.
+fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
+    let mut out = Vec::new();
+    for material in [false, true] {
+        let mut names = Vec::new();
+        let mut curves = Vec::new();
+        let mut bits = Vec::new();
+        let mut baked = 0u32;
+        for t in &clip.tracks {
+            let Values::Visibility(v) = &t.values else {
+                continue;
+            };
+            let name = match (&t.target, material) {
+                (Target::Bone(b), false) => b.label(),
+                (Target::Material { material: m, .. }, true) => m.clone(),
+                _ => continue,
+            };
+            let index = names.len();
+            names.push(name);
+            let first = v.first().copied().unwrap_or(false);
+            bits.push(first);
+            if v.iter().any(|&x| x != first) {
+                let frames: Vec<f32> = t.times.iter().map(|s| snap(s * fps)).collect();
+                let fbits = frame_type_bits(&frames);
+                let frames = stored_frames(&frames, fbits);
+                let mut words = vec![0u32; v.len().div_ceil(32)];
+                for (i, &b) in v.iter().enumerate() {
+                    if b {
+                        words[i >> 5] |= 1 << (i & 31);
+                    }
+                }
+                let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32)
+                    .saturating_add(1);
+                baked = baked.saturating_add(4 * n.div_ceil(32) + 8);
+                let last = v.last().copied().unwrap_or(false);
+                curves.push(Curve {
+                    at: 0,
+                    flags: fbits | (6 << 4),
+                    key_count: u16::try_from(v.len())
+                        .map_err(|_| Error::unrepresentable("too many keys"))?,
+                    target: index as u32,
+                    start: frames[0],
+                    end: *frames.last().unwrap_or(&0.0),
+                    scale_bits: 1,
+                    offset_bits: 0,
+                    delta: Some(f32::from(u8::from(last)) - f32::from(u8::from(first))),
+                    frames,
+                    keys: words.iter().map(|&w| f64::from(w)).collect(),
+                });
+            }
+        }
+        if names.is_empty() {
+            continue;
+        }
+        let mut base = vec![0u32; names.len().div_ceil(32)];
+        for (i, &b) in bits.iter().enumerate() {
+            if b {
+                base[i >> 5] |= 1 << (i & 31);
+            }
+        }
+        out.push(Fvis {
+            at: 0,
+            name: clip.name.clone(),
+            flags: if material { 0x100 } else { 0 }
+                | if clip.looping == Some(true) { 4 } else { 0 },
+            frame_count: (clip.duration * fps).round() as i32,
+            baked_size: baked,
+            names,
+            curves,
+            base,
+        });
+    }
+    Ok(out)
+}
+
+/// The FSHU kind and target offset of a scalar property's component name.
+fn shader_target(component: &str) -> Option<(usize, u32)> {
+    Some(match component {
+        "mode" => (5, 0x00),
+        "scale_x" => (5, 0x04),
+        "scale_y" => (5, 0x08),
+        "rotate" => (5, 0x0C),
+        "translate_x" => (5, 0x10),
+        "translate_y" => (5, 0x14),
+        "r" => (4, 0x00),
+        "g" => (4, 0x04),
+        "b" => (4, 0x08),
+        "a" => (4, 0x0C),
+        c => (
+            3,
+            u32::from_str_radix(c.strip_prefix("[+0x")?.strip_suffix(']')?, 16).ok()?,
+        ),
+    })
+}
+
+/// FSHU subfiles (one per kind present) from a clip's scalar tracks on `param.component`
+/// material properties.
+fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<Vec<(usize, Fshu)>> {
+    // kind → material → param → [(target, track)]
+    type Params<'a> = Vec<(String, Vec<(u32, &'a Track)>)>;
+    let mut kinds: BTreeMap<usize, Vec<(String, Params)>> = BTreeMap::new();
+    for t in &clip.tracks {
+        let (Target::Material { material, property }, Values::Scalar(_)) = (&t.target, &t.values)
+        else {
+            continue;
+        };
+        let Some((param, (kind, target))) = property
+            .rsplit_once('.')
+            .and_then(|(p, c)| Some((p, shader_target(c)?)))
+        else {
+            warnings.push(format!(
+                "{}: scalar property {property:?} is not param.component; skipped",
+                clip.name
+            ));
+            continue;
+        };
+        let mats = kinds.entry(kind).or_default();
+        if !mats.iter().any(|m| &m.0 == material) {
+            mats.push((material.clone(), Vec::new()));
+        }
+        let Some(mat) = mats.iter_mut().find(|m| &m.0 == material) else {
+            continue;
+        };
+        if !mat.1.iter().any(|p| p.0 == param) {
+            mat.1.push((param.to_string(), Vec::new()));
+        }
+        if let Some(p) = mat.1.iter_mut().find(|p| p.0 == param) {
+            p.1.push((target, t));
+        }
+    }
+    let mut out = Vec::new();
+    for (kind, mats) in kinds {
+        let (mut total_curves, mut total_params, mut baked) = (0i32, 0i32, 0u32);
+        let mut materials = Vec::new();
+        for (name, params) in mats {
+            let mut curves = Vec::new();
+            let mut constants = Vec::new();
+            let mut infos = Vec::new();
+            for (pname, mut comps) in params {
+                comps.sort_by_key(|c| c.0);
+                let (begin_curve, begin_constant) = (curves.len(), constants.len());
+                let mut float_curves = 0u16;
+                for &(target, t) in &comps {
+                    let Values::Scalar(v) = &t.values else {
+                        continue;
+                    };
+                    let vals: Vec<[f32; 1]> = v.iter().map(|&x| [x]).collect();
+                    let keys: Vec<HermiteKey> = component_keys(t, &vals, fps)?
+                        .into_iter()
+                        .map(|k| k[0])
+                        .collect();
+                    let hold = t.interpolation == Interpolation::Step;
+                    match float_curve(target, &keys, hold) {
+                        Some(c) if !(kind == 5 && target == 0) => {
+                            baked = baked.saturating_add(
+                                4u32.saturating_mul(
+                                    ((c.end - c.start).max(0.0) as u32).saturating_add(1),
+                                )
+                                .saturating_add(20),
+                            );
+                            curves.push(c);
+                            float_curves += 1;
+                        }
+                        _ => {
+                            let first = keys.first().map_or(0.0, |k| k.1);
+                            if kind == 5 && target == 0 && keys.iter().any(|k| k.1 != first) {
+                                warnings.push(format!("{} {name}.{pname}: animated SRT mode written as its first value", clip.name));
+                            }
+                            let raw = if kind == 5 && target == 0 {
+                                first as i32 as u32
+                            } else {
+                                first.to_bits()
+                            };
+                            constants.push((target, raw));
+                        }
+                    }
+                }
+                infos.push(super::fshu::ParamInfo {
+                    name: pname,
+                    begin_curve: begin_curve as u16,
+                    float_curves,
+                    int_curves: 0,
+                    begin_constant: begin_constant as u16,
+                    constant_count: (constants.len() - begin_constant) as u16,
+                    sub_bind_index: 0xFFFF,
+                });
+            }
+            total_curves += curves.len() as i32;
+            total_params += (curves.len() + constants.len()) as i32;
+            materials.push(super::fshu::MaterialAnim {
+                name,
+                begin_curve: 0,
+                begin_param_anim: 0,
+                params: infos,
+                curves,
+                constants,
+            });
+        }
+        out.push((
+            kind,
+            Fshu {
+                at: 0,
+                name: clip.name.clone(),
+                flags: if clip.looping == Some(true) { 4 } else { 0 },
+                frame_count: (clip.duration * fps).round() as i32,
+                param_anim_count: total_params,
+                curve_count: total_curves,
+                baked_size: baked,
+                materials,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// Builds a BFRES file from the model; returns the bytes and warnings.
+pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
+    let euler = match options.param("rotation") {
+        None | Some("quat") => false,
+        Some("euler") => true,
+        Some(v) => {
+            return Err(Error::unrepresentable(format!(
+                "rotation={v}: expected quat or euler"
+            )))
+        }
+    };
+    let mut warnings = Vec::new();
+    let mut fskas = Vec::new();
+    let mut ftxps = Vec::new();
+    let mut fshus = Vec::new();
+    let mut fviss = Vec::new();
+    for clip in &package.clips {
+        for t in &clip.tracks {
+            t.validate().map_err(|e| {
+                Error::unrepresentable(format!(
+                    "clip {} track {}: {e}",
+                    clip.name,
+                    t.target.label()
+                ))
+            })?;
+        }
+        let fps = match options.param("fps") {
+            Some(v) => v
+                .parse::<f32>()
+                .ok()
+                .filter(|f| *f > 0.0)
+                .ok_or_else(|| Error::unrepresentable(format!("fps={v}")))?,
+            None => clip.frame_rate.filter(|f| *f > 0.0).unwrap_or(30.0),
+        };
+        fshus.extend(fshu_from_clip(clip, fps, &mut warnings)?);
+        fviss.extend(fvis_from_clip(clip, fps)?);
+        if let Some(a) = fska_from_clip(clip, fps, euler)? {
+            fskas.push(a);
+        }
+        if let Some(a) = ftxp_from_clip(clip, fps)? {
+            ftxps.push(a);
+        }
+    }
+    let mut subfiles: Vec<Subfile> = fskas.iter().map(Subfile::Fska).collect();
+    subfiles.extend(fshus.iter().map(|(g, a)| Subfile::Fshu(a, *g)));
+    subfiles.extend(ftxps.iter().map(Subfile::Ftxp));
+    subfiles.extend(fviss.iter().map(Subfile::Fvis));
+    let name = if package.name.is_empty() {
+        "animkit"
+    } else {
+        package.name.as_str()
+    };
+    Ok((write_file(name, VERSION, &subfiles)?, warnings))
+}

@@ -1,0 +1,264 @@
+//! FSHU shader parameter, colour and texture SRT animations (spec §7.3) and their conversion to
+//! scalar tracks.
+//!
+//! One track per (material, parameter, component): float curves become `CubicSpline` scalar
+//! tracks (§5.5), int curves `Step` tracks at their keys, constants one-key `Step` tracks. The
+//! property is `param.component`: `mode`, `scale_x`, `scale_y`, `rotate`, `translate_x`,
+//! `translate_y` for texture SRT, `r g b a` for colour, otherwise `param[+0xNN]`.
+
+use super::curve::{rel, Curve, Value};
+use super::fska::union_cubic;
+use super::strings::name_field;
+use crate::bytes::{Cursor, Endian};
+use crate::error::{Context, Error, Result};
+use crate::formats::Limits;
+use crate::model::{Clip, Interpolation, Target, Track, Values};
+
+/// Which index group the FSHU came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    ShaderParam,
+    Colour,
+    TextureSrt,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fshu {
+    pub at: usize,
+    pub name: String,
+    pub flags: u32,
+    pub frame_count: i32,
+    pub param_anim_count: i32,
+    pub curve_count: i32,
+    pub baked_size: u32,
+    pub materials: Vec<MaterialAnim>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaterialAnim {
+    pub name: String,
+    pub begin_curve: i32,
+    pub begin_param_anim: i32,
+    pub params: Vec<ParamInfo>,
+    pub curves: Vec<Curve>,
+    /// `(target, raw value word)`.
+    pub constants: Vec<(u32, u32)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamInfo {
+    pub name: String,
+    pub begin_curve: u16,
+    pub float_curves: u16,
+    pub int_curves: u16,
+    pub begin_constant: u16,
+    pub constant_count: u16,
+    pub sub_bind_index: u16,
+}
+
+impl Fshu {
+    pub fn looping(&self) -> bool {
+        self.flags & 4 != 0
+    }
+}
+
+pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fshu> {
+    if version < 0x0304_0000 {
+        return Err(Error::unsupported("FSHU before 3.4.0.0 is not supported"));
+    }
+    let mut c = Cursor::new(data, Endian::Big);
+    c.seek(at)?;
+    if c.array::<4>()? != *b"FSHU" {
+        return Err(Error::invalid(at, "not an FSHU"));
+    }
+    let name = name_field(data, &mut c)?;
+    let _path = c.i32()?;
+    let flags = c.u32()?;
+    let frame_count = c.i32()?;
+    let mat_count = c.u16()?;
+    let _ud = c.u16()?;
+    let param_anim_count = c.i32()?;
+    let curve_count = c.i32()?;
+    let baked_size = c.u32()?;
+    let _model = c.i32()?;
+    let _bind = c.i32()?;
+    let mats_at = rel(&mut c, "material animations")?;
+    let mut materials = Vec::new();
+    if mat_count > 0 {
+        let mats_at = mats_at.ok_or_else(|| Error::invalid(at + 0x2C, "null material array"))?;
+        let mut m = Cursor::new(data, Endian::Big);
+        m.seek(mats_at)?;
+        m.count(u64::from(mat_count), 0x20, "material animation")?;
+        for i in 0..usize::from(mat_count) {
+            materials.push(
+                read_material(data, mats_at + 0x20 * i, version)
+                    .within(|| format!("material {i}"))?,
+            );
+        }
+    }
+    Ok(Fshu {
+        at,
+        name,
+        flags,
+        frame_count,
+        param_anim_count,
+        curve_count,
+        baked_size,
+        materials,
+    })
+}
+
+fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialAnim> {
+    let mut c = Cursor::new(data, Endian::Big);
+    c.seek(at)?;
+    let info_count = c.u16()?;
+    let curve_count = c.u16()?;
+    let constant_count = c.u16()?;
+    c.skip(2)?;
+    let begin_curve = c.i32()?;
+    let begin_param_anim = c.i32()?;
+    let name = name_field(data, &mut c)?;
+    let infos_at = rel(&mut c, "param infos")?;
+    let curves_at = rel(&mut c, "curves")?;
+    let consts_at = rel(&mut c, "constants")?;
+    let mut params = Vec::new();
+    if info_count > 0 {
+        let infos_at =
+            infos_at.ok_or_else(|| Error::invalid(at + 0x14, "null param info array"))?;
+        let mut p = Cursor::new(data, Endian::Big);
+        p.seek(infos_at)?;
+        p.count(u64::from(info_count), 0x10, "param info")?;
+        for _ in 0..info_count {
+            let begin_curve = p.u16()?;
+            let float_curves = p.u16()?;
+            let int_curves = p.u16()?;
+            let begin_constant = p.u16()?;
+            let constant_count = p.u16()?;
+            let sub_bind_index = p.u16()?;
+            let name = name_field(data, &mut p)?;
+            params.push(ParamInfo {
+                name,
+                begin_curve,
+                float_curves,
+                int_curves,
+                begin_constant,
+                constant_count,
+                sub_bind_index,
+            });
+        }
+    }
+    let mut curves = Vec::new();
+    if curve_count > 0 {
+        let curves_at = curves_at.ok_or_else(|| Error::invalid(at + 0x18, "null curve array"))?;
+        let size = Curve::header_size(version);
+        for i in 0..usize::from(curve_count) {
+            curves.push(
+                Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?,
+            );
+        }
+    }
+    let mut constants = Vec::new();
+    if constant_count > 0 {
+        let consts_at =
+            consts_at.ok_or_else(|| Error::invalid(at + 0x1C, "null constant array"))?;
+        let mut k = Cursor::new(data, Endian::Big);
+        k.seek(consts_at)?;
+        k.count(u64::from(constant_count), 8, "constant")?;
+        for _ in 0..constant_count {
+            constants.push((k.u32()?, k.u32()?));
+        }
+    }
+    Ok(MaterialAnim {
+        name,
+        begin_curve,
+        begin_param_anim,
+        params,
+        curves,
+        constants,
+    })
+}
+
+fn component(kind: Kind, target: u32) -> String {
+    match (kind, target) {
+        (Kind::TextureSrt, 0x00) => "mode".into(),
+        (Kind::TextureSrt, 0x04) => "scale_x".into(),
+        (Kind::TextureSrt, 0x08) => "scale_y".into(),
+        (Kind::TextureSrt, 0x0C) => "rotate".into(),
+        (Kind::TextureSrt, 0x10) => "translate_x".into(),
+        (Kind::TextureSrt, 0x14) => "translate_y".into(),
+        (Kind::Colour, t) if t < 16 && t % 4 == 0 => ["r", "g", "b", "a"][(t / 4) as usize].into(),
+        (_, t) => format!("[+0x{t:02X}]"),
+    }
+}
+
+pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Clip> {
+    let mut tracks = Vec::new();
+    for mat in &anim.materials {
+        for p in &mat.params {
+            let begin = usize::from(p.begin_curve);
+            let count = usize::from(p.float_curves) + usize::from(p.int_curves);
+            for ci in begin..begin + count {
+                let curve = mat.curves.get(ci).ok_or_else(|| {
+                    Error::invalid(anim.at, format!("{}: curve {ci} out of range", p.name))
+                })?;
+                let target = Target::Material {
+                    material: mat.name.clone(),
+                    property: format!("{}.{}", p.name, component(kind, curve.target)),
+                };
+                if curve.is_float() {
+                    let (times, keys) = union_cubic([Some(curve)], [0.0], fps, limits)?;
+                    let values = keys
+                        .iter()
+                        .flat_map(|k| [k[0][0], k[1][0], k[2][0]])
+                        .collect();
+                    tracks.push(Track {
+                        target,
+                        interpolation: Interpolation::CubicSpline,
+                        times,
+                        values: Values::Scalar(values),
+                    });
+                } else {
+                    let (times, values) = curve
+                        .frames
+                        .iter()
+                        .map(|&f| (f / fps, curve.eval(f).as_f32()))
+                        .unzip();
+                    tracks.push(Track {
+                        target,
+                        interpolation: Interpolation::Step,
+                        times,
+                        values: Values::Scalar(values),
+                    });
+                }
+            }
+            let begin = usize::from(p.begin_constant);
+            for ki in begin..begin + usize::from(p.constant_count) {
+                let &(t, raw) = mat.constants.get(ki).ok_or_else(|| {
+                    Error::invalid(anim.at, format!("{}: constant {ki} out of range", p.name))
+                })?;
+                let v = if kind == Kind::TextureSrt && t == 0 {
+                    Value::Int(raw as i32)
+                } else {
+                    Value::Float(f32::from_bits(raw))
+                };
+                tracks.push(Track {
+                    target: Target::Material {
+                        material: mat.name.clone(),
+                        property: format!("{}.{}", p.name, component(kind, t)),
+                    },
+                    interpolation: Interpolation::Step,
+                    times: vec![0.0],
+                    values: Values::Scalar(vec![v.as_f32()]),
+                });
+            }
+        }
+    }
+    Ok(Clip {
+        name: anim.name.clone(),
+        duration: anim.frame_count.max(0) as f32 / fps,
+        looping: Some(anim.looping()),
+        additive: false,
+        frame_rate: Some(fps),
+        tracks,
+    })
+}

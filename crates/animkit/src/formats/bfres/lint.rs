@@ -1,0 +1,468 @@
+//! Checks beyond parsing (spec §2–§8): header counts and tries, and inside the animation
+//! subfiles the derived fields a writer must recompute (§8): curve totals, begin indices,
+//! bakedSize, key ranges, texture indices and the `delta` field.
+
+use super::curve::{Curve, CurveType};
+use super::fres::{self, FresFile, Part, GROUP_NAMES};
+use super::{dict, fska, ftxp};
+use crate::lint::{Finding, Severity};
+
+fn warn(code: &'static str, path: &str, at: usize, msg: String) -> Finding {
+    Finding::new(Severity::Warning, code, msg)
+        .at(at)
+        .path(path.to_string())
+}
+
+fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
+    if c.frames.first().is_some_and(|&f| f != c.start)
+        || c.frames.last().is_some_and(|&f| f != c.end)
+    {
+        out.push(warn(
+            "curve-range",
+            path,
+            c.at,
+            format!(
+                "keys span {:?}..{:?} but the header says {}..{}",
+                c.frames.first(),
+                c.frames.last(),
+                c.start,
+                c.end
+            ),
+        ));
+    }
+    if c.frames.windows(2).any(|w| w[1] <= w[0]) {
+        out.push(warn(
+            "curve-frames-unsorted",
+            path,
+            c.at,
+            "key frames do not increase".into(),
+        ));
+    }
+    if let (Some(d), CurveType::Cubic | CurveType::Linear, Some(_)) =
+        (c.delta, c.curve_type(), c.frames.last())
+    {
+        let n = c.frames.len() - 1;
+        let diff = c.key_value(n) - c.key_value(0);
+        let tol = 2.0 * c.scale().abs() + 1e-5 * diff.abs().max(d.abs()) + f32::EPSILON;
+        if (diff - d).abs() > tol {
+            out.push(
+                Finding::new(
+                    Severity::Info,
+                    "curve-delta",
+                    format!("delta {d} but last − first is {diff}"),
+                )
+                .at(c.at)
+                .path(path.to_string()),
+            );
+        }
+    }
+}
+
+/// Baked size of one curve (§8): float `4n + 20`, step int `n + 8` (s8 keys), bool `4·ceil(n/32) + 8`.
+pub fn baked_size(c: &Curve) -> Option<u32> {
+    let n = ((c.end - c.start).max(0.0) as u32).saturating_add(1);
+    match c.curve_type() {
+        CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat => {
+            Some(n.saturating_mul(4).saturating_add(20))
+        }
+        CurveType::StepInt | CurveType::BakedInt if c.key_type() == super::curve::KeyType::S8 => {
+            Some(n + 8)
+        }
+        CurveType::StepBool | CurveType::BakedBool => Some(4 * n.div_ceil(32) + 8),
+        _ => None,
+    }
+}
+
+pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let h = &file.header;
+    if h.file_size as usize != data.len() {
+        out.push(
+            Finding::new(
+                Severity::Warning,
+                "file-size-mismatch",
+                format!(
+                    "header file size {} but the file has {} bytes",
+                    h.file_size,
+                    data.len()
+                ),
+            )
+            .at(0x0C)
+            .fixable(),
+        );
+    }
+    let v = h.version;
+    for (g, group_name) in GROUP_NAMES.iter().enumerate() {
+        let Ok(entries) = fres::entries(data, h, g) else {
+            continue;
+        };
+        if entries.len() != usize::from(h.counts[g]) {
+            out.push(
+                warn(
+                    "group-count-mismatch",
+                    group_name,
+                    0x50 + 2 * g,
+                    format!(
+                        "header count {} but the group has {} entries",
+                        h.counts[g],
+                        entries.len()
+                    ),
+                )
+                .fixable(),
+            );
+        }
+        let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
+        let built = dict::build(&names);
+        let stored = file.parts.iter().find_map(|p| match p {
+            Part::Dict { group, dict } if *group == g => Some(dict),
+            _ => None,
+        });
+        if let Some(d) = stored {
+            if !d
+                .nodes
+                .iter()
+                .zip(&built)
+                .all(|(n, b)| (n.reference, n.left, n.right) == *b)
+            {
+                out.push(
+                    Finding::new(
+                        Severity::Error,
+                        "dict-trie-mismatch",
+                        "stored trie differs from the one built from the names",
+                    )
+                    .path(group_name.to_string())
+                    .fixable(),
+                );
+            }
+        }
+        for (name, at) in entries {
+            let path = format!("{group_name} \"{name}\"");
+            match g {
+                fres::G_FSKA => match fska::read(data, at, v) {
+                    Ok(a) => lint_fska(&mut out, &path, &a),
+                    Err(e) => out.push(
+                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
+                            .at(at)
+                            .path(path),
+                    ),
+                },
+                fres::G_FTXP => match ftxp::read(data, at, v) {
+                    Ok(a) => lint_ftxp(&mut out, &path, &a),
+                    Err(e) => out.push(
+                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
+                            .at(at)
+                            .path(path),
+                    ),
+                },
+                fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => match super::fshu::read(data, at, v) {
+                    Ok(a) => lint_fshu(&mut out, &path, &a),
+                    Err(e) => out.push(
+                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
+                            .at(at)
+                            .path(path),
+                    ),
+                },
+                fres::G_FVIS_BONE | fres::G_FVIS_MAT => match super::fvis::read(data, at, v) {
+                    Ok(a) => {
+                        for c in &a.curves {
+                            check_curve(&mut out, &path, c);
+                            if c.target as usize >= a.names.len() {
+                                out.push(warn(
+                                    "curve-target",
+                                    &path,
+                                    c.at,
+                                    format!(
+                                        "curve targets entry {} of {}",
+                                        c.target,
+                                        a.names.len()
+                                    ),
+                                ));
+                            }
+                        }
+                        if (g == fres::G_FVIS_MAT) != a.material() {
+                            out.push(warn(
+                                "fvis-kind",
+                                &path,
+                                a.at + 0x0C,
+                                "the type flag (bit 8) does not match the index group".into(),
+                            ));
+                        }
+                    }
+                    Err(e) => out.push(
+                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
+                            .at(at)
+                            .path(path),
+                    ),
+                },
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska) {
+    let mut total = 0usize;
+    let mut baked = 0u32;
+    for b in &a.bones {
+        let bpath = format!("{path} / bone \"{}\"", b.name);
+        if usize::from(b.begin_curve) != total {
+            out.push(warn(
+                "begin-curve",
+                &bpath,
+                b.at + 0x0C,
+                format!("beginCurve {} but {total} curves precede it", b.begin_curve),
+            ));
+        }
+        total += b.curves.len();
+        let mut prev_bit = 0;
+        for c in &b.curves {
+            check_curve(out, &bpath, c);
+            baked = baked.saturating_add(baked_size(c).unwrap_or(0));
+            let bit = match c.target {
+                0x04..=0x0C => (c.target - 4) / 4,
+                0x20..=0x2C => 3 + (c.target - 0x20) / 4,
+                0x10..=0x18 => 7 + (c.target - 0x10) / 4,
+                t => {
+                    out.push(warn(
+                        "curve-target",
+                        &bpath,
+                        c.at,
+                        format!("unknown target offset {t:#x}"),
+                    ));
+                    continue;
+                }
+            };
+            if b.flags & (1 << (6 + bit)) == 0 {
+                out.push(warn(
+                    "curve-flag",
+                    &bpath,
+                    c.at,
+                    format!("curve for target {:#x} without its flag bit", c.target),
+                ));
+            }
+            if bit < prev_bit {
+                out.push(warn(
+                    "curve-order",
+                    &bpath,
+                    c.at,
+                    "curves are not in flag-bit order".into(),
+                ));
+            }
+            prev_bit = bit;
+        }
+    }
+    if a.curve_count as usize != total {
+        out.push(warn(
+            "curve-count",
+            path,
+            a.at + 0x18,
+            format!("header says {} curves, bones hold {total}", a.curve_count),
+        ));
+    }
+    if a.baked_size != baked {
+        out.push(
+            Finding::new(
+                Severity::Info,
+                "baked-size",
+                format!("bakedSize {} but §8 gives {baked}", a.baked_size),
+            )
+            .at(a.at + 0x1C)
+            .path(path.to_string()),
+        );
+    }
+}
+
+fn lint_fshu(out: &mut Vec<Finding>, path: &str, a: &super::fshu::Fshu) {
+    let (mut curves, mut params) = (0i32, 0i32);
+    for m in &a.materials {
+        let mpath = format!("{path} / material \"{}\"", m.name);
+        if m.begin_curve != curves || m.begin_param_anim != params {
+            out.push(warn(
+                "begin-index",
+                &mpath,
+                a.at,
+                format!(
+                    "begin indices {}/{} but {curves}/{params} precede (§7.3)",
+                    m.begin_curve, m.begin_param_anim
+                ),
+            ));
+        }
+        curves += m.curves.len() as i32;
+        params += (m.curves.len() + m.constants.len()) as i32;
+        for c in &m.curves {
+            check_curve(out, &mpath, c);
+        }
+        for p in &m.params {
+            let end = usize::from(p.begin_curve)
+                + usize::from(p.float_curves)
+                + usize::from(p.int_curves);
+            let cend = usize::from(p.begin_constant) + usize::from(p.constant_count);
+            if end > m.curves.len() || cend > m.constants.len() {
+                out.push(warn(
+                    "param-range",
+                    &mpath,
+                    a.at,
+                    format!("parameter {} refers past its curves or constants", p.name),
+                ));
+            }
+        }
+    }
+    if a.curve_count != curves || a.param_anim_count != params {
+        out.push(warn(
+            "curve-count",
+            path,
+            a.at + 0x18,
+            format!(
+                "header totals {}/{} but materials hold {curves}/{params}",
+                a.param_anim_count, a.curve_count
+            ),
+        ));
+    }
+}
+
+fn lint_ftxp(out: &mut Vec<Finding>, path: &str, a: &ftxp::Ftxp) {
+    let (mut curves, mut infos) = (0i32, 0i32);
+    let n = a.textures.len() as i64;
+    for m in &a.materials {
+        let mpath = format!("{path} / material \"{}\"", m.name);
+        if m.begin_curve != curves || m.begin_pat_anim != infos {
+            out.push(warn(
+                "begin-index",
+                &mpath,
+                a.at,
+                format!(
+                    "begin indices {}/{} but {curves}/{infos} precede",
+                    m.begin_curve, m.begin_pat_anim
+                ),
+            ));
+        }
+        curves += m.curves.len() as i32;
+        infos += m.infos.len() as i32;
+        for c in &m.curves {
+            check_curve(out, &mpath, c);
+            for &f in &c.frames {
+                let v = i64::from(c.eval(f).as_f32() as i32);
+                if !(0..n).contains(&v) {
+                    out.push(
+                        Finding::new(
+                            Severity::Error,
+                            "texture-index",
+                            format!("frame {f}: texture index {v} outside 0..{n}"),
+                        )
+                        .at(c.at)
+                        .path(mpath.clone()),
+                    );
+                }
+            }
+        }
+        for (j, (info, base)) in m.infos.iter().zip(&m.base_values).enumerate() {
+            if i64::from(*base) >= n {
+                out.push(
+                    Finding::new(
+                        Severity::Error,
+                        "texture-index",
+                        format!("sampler {j} base value {base} outside 0..{n}"),
+                    )
+                    .path(mpath.clone()),
+                );
+            }
+            if info.curve_index >= 0 && m.curves.get(info.curve_index as usize).is_none() {
+                out.push(
+                    Finding::new(
+                        Severity::Error,
+                        "curve-index",
+                        format!("sampler {j} uses missing curve {}", info.curve_index),
+                    )
+                    .path(mpath.clone()),
+                );
+            }
+        }
+    }
+}
+
+/// Fixes what [`lint`] marks fixable: header counts, index-group tries and the file size.
+/// Returns the repaired file and a description of each change.
+pub fn repair(file: &FresFile, data: &[u8]) -> (FresFile, Vec<String>) {
+    let mut out = file.clone();
+    let mut changes = Vec::new();
+    for (g, group_name) in GROUP_NAMES.iter().enumerate() {
+        let Ok(entries) = fres::entries(data, &file.header, g) else {
+            continue;
+        };
+        if entries.len() != usize::from(out.header.counts[g]) {
+            changes.push(format!(
+                "{group_name}: count {} → {}",
+                out.header.counts[g],
+                entries.len()
+            ));
+            out.header.counts[g] = entries.len() as u16;
+        }
+        let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
+        let built = dict::build(&names);
+        for p in &mut out.parts {
+            if let Part::Dict { group, dict } = p {
+                if *group == g {
+                    for (n, b) in dict.nodes.iter_mut().zip(&built) {
+                        if (n.reference, n.left, n.right) != *b {
+                            changes.push(format!("{group_name}: rebuilt trie node"));
+                            (n.reference, n.left, n.right) = *b;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let size = fres::write(&out).len() as u32;
+    if out.header.file_size != size {
+        changes.push(format!("file size {} → {size}", out.header.file_size));
+        out.header.file_size = size;
+    }
+    changes.dedup();
+    (out, changes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
+    use glam::Vec3;
+
+    #[test]
+    fn finds_a_wrong_curve_count_and_trie() {
+        let track = Track {
+            target: Target::Bone(BoneRef::named("B")),
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values: Values::Translation(vec![Vec3::ZERO, Vec3::ONE]),
+        };
+        let clip = Clip {
+            name: "A".into(),
+            duration: 1.0,
+            tracks: vec![track],
+            ..Default::default()
+        };
+        let p = Package {
+            clips: vec![clip],
+            ..Default::default()
+        };
+        let (mut bytes, _) = super::super::from_model::from_model(&p, &Default::default()).unwrap();
+        let file = fres::read(&bytes).unwrap();
+        assert!(lint(&file, &bytes).is_empty(), "{:?}", lint(&file, &bytes));
+        let at = fres::entries(&bytes, &file.header, fres::G_FSKA).unwrap()[0].1;
+        bytes[at + 0x1B] ^= 1;
+        let group = file.header.group_at(fres::G_FSKA).unwrap();
+        bytes[group + 8 + 16 + 3] ^= 1; // the entry node's ref
+        let file = fres::read(&bytes).unwrap();
+        let codes: Vec<_> = lint(&file, &bytes).iter().map(|f| f.code).collect();
+        assert!(
+            codes.contains(&"curve-count") && codes.contains(&"dict-trie-mismatch"),
+            "{codes:?}"
+        );
+        let (fixed, changes) = repair(&file, &bytes);
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        let fixed_bytes = fres::write(&fixed);
+        let codes: Vec<_> = lint(&fixed, &fixed_bytes).iter().map(|f| f.code).collect();
+        assert_eq!(codes, ["curve-count"]);
+    }
+}
