@@ -130,7 +130,11 @@ fn check_and_repair() {
     let o = animkit(&["check", "--json", fixed.to_str().unwrap()]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stdout));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(report["findings"].as_array().unwrap().iter().all(|f| f["severity"] != "error" && !f["fixable"].as_bool().unwrap()));
+    assert!(report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["severity"] != "error" && !f["fixable"].as_bool().unwrap()));
 }
 
 #[test]

@@ -11,8 +11,7 @@ fn files() -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .map(|(name, data)| {
             if name.ends_with(".sbfres") {
-                let (dec, _) =
-                    animkit::containers::yaz0::decode(&data, &Default::default()).unwrap();
+                let (dec, _) = animkit::containers::yaz0::decode(&data, &Default::default()).unwrap();
                 (name, dec)
             } else {
                 (name, data)
@@ -26,42 +25,21 @@ fn every_file_round_trips_byte_for_byte() {
     let files = files();
     let mut n = 0;
     for (name, data) in &files {
-        let doc = Bfres
-            .read(Bytes::from(data.clone()), &ReadOptions::default())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let doc =
+            Bfres.read(Bytes::from(data.clone()), &ReadOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(doc.write().unwrap() == *data, "{name}: write differs");
         let dumped = animkit::dump(doc.as_ref()).unwrap();
         let text = serde_json::to_string(&dumped).unwrap();
         let parts = dumped["document"]["parts"].as_array().unwrap();
-        let structured = parts
-            .iter()
-            .filter(|p| {
-                ["fska", "ftxp", "fshu", "fvis"]
-                    .iter()
-                    .any(|k| p.get(*k).is_some())
-            })
-            .count();
+        let structured =
+            parts.iter().filter(|p| ["fska", "ftxp", "fshu", "fvis"].iter().any(|k| p.get(*k).is_some())).count();
         let hex = parts.iter().filter(|p| p.get("subfile").is_some()).count();
-        eprintln!(
-            "{name}: dump has {structured} structured animation subfiles and {hex} hex subfiles"
-        );
+        eprintln!("{name}: dump has {structured} structured animation subfiles and {hex} hex subfiles");
         let packed = animkit::pack(serde_json::from_str(&text).unwrap()).unwrap();
-        assert!(
-            packed.write().unwrap() == *data,
-            "{name}: dump/pack differs"
-        );
+        assert!(packed.write().unwrap() == *data, "{name}: dump/pack differs");
         let file = fres::read(data).unwrap();
-        assert!(
-            file.parts
-                .iter()
-                .any(|p| matches!(p, fres::Part::Strings(_))),
-            "{name}: pool not parsed"
-        );
-        let subfiles = file
-            .parts
-            .iter()
-            .filter(|p| matches!(p, fres::Part::Subfile { .. }))
-            .count();
+        assert!(file.parts.iter().any(|p| matches!(p, fres::Part::Strings(_))), "{name}: pool not parsed");
+        let subfiles = file.parts.iter().filter(|p| matches!(p, fres::Part::Subfile { .. })).count();
         eprintln!("{name}: {} parts, {subfiles} subfiles", file.parts.len());
         let findings = doc.lint();
         assert!(findings.is_empty(), "{name}: {findings:?}");
@@ -75,10 +53,7 @@ fn truncation_is_an_error() {
     for (name, data) in files() {
         let step = (data.len() / 400).max(1);
         let mut cuts = 0;
-        for cut in (0..data.len())
-            .step_by(step)
-            .chain([data.len() - 1, 4, 0x6B, 0x6C])
-        {
+        for cut in (0..data.len()).step_by(step).chain([data.len() - 1, 4, 0x6B, 0x6C]) {
             let r = Bfres.read(Bytes::from(data[..cut].to_vec()), &ReadOptions::default());
             assert!(r.is_err(), "{name} cut at {cut} reads");
             cuts += 1;
@@ -104,24 +79,17 @@ fn truncation_is_an_error() {
 
 fn doc(name: &str) -> Option<Box<dyn animkit::Document>> {
     let data = files().into_iter().find(|f| f.0 == name)?.1;
-    Some(
-        Bfres
-            .read(Bytes::from(data), &ReadOptions::default())
-            .unwrap(),
-    )
+    Some(Bfres.read(Bytes::from(data), &ReadOptions::default()).unwrap())
 }
 
 #[test]
 fn every_file_converts_to_the_model() {
     for (name, data) in files() {
-        let doc = Bfres
-            .read(Bytes::from(data), &ReadOptions::default())
-            .unwrap();
+        let doc = Bfres.read(Bytes::from(data), &ReadOptions::default()).unwrap();
         let p = doc.to_model().unwrap_or_else(|e| panic!("{name}: {e}"));
         for clip in &p.clips {
             for t in &clip.tracks {
-                t.validate()
-                    .unwrap_or_else(|e| panic!("{name} {} {}: {e}", clip.name, t.target.label()));
+                t.validate().unwrap_or_else(|e| panic!("{name} {} {}: {e}", clip.name, t.target.label()));
             }
         }
         let kinds: Vec<_> = p.clips.iter().map(|c| c.tracks.len()).collect();
@@ -144,24 +112,12 @@ fn bass_color_selects_the_three_albedo_variants() {
     let clip = p.clip("Bass_Color").expect("FTXP clip");
     assert_eq!(clip.tracks.len(), 1);
     let t = &clip.tracks[0];
-    assert_eq!(
-        t.target,
-        animkit::model::Target::Material {
-            material: "Mt_Body".into(),
-            property: "_a0".into()
-        }
-    );
-    let animkit::model::Values::TextureIndex { textures, .. } = &t.values else {
-        panic!("not a texture track")
-    };
+    assert_eq!(t.target, animkit::model::Target::Material { material: "Mt_Body".into(), property: "_a0".into() });
+    let animkit::model::Values::TextureIndex { textures, .. } = &t.values else { panic!("not a texture track") };
     assert_eq!(textures, &["Bass_Alb.0", "Bass_Alb.1", "Bass_Alb.2"]);
     for (frame, want) in [(0.0f32, 0u32), (0.5, 0), (1.0, 1), (1.5, 1), (2.0, 2)] {
         let s = animkit::sample::sample_track(t, frame / 30.0).unwrap();
-        assert_eq!(
-            s,
-            animkit::sample::Sampled::TextureIndex(want),
-            "frame {frame}"
-        );
+        assert_eq!(s, animkit::sample::Sampled::TextureIndex(want), "frame {frame}");
     }
     assert_eq!(clip.looping, Some(false));
     assert!((clip.duration - 2.0 / 30.0).abs() < 1e-6);
@@ -195,16 +151,8 @@ fn fska_curves_reproduce_keys_and_are_continuous() {
     let (mut keys, mut segments, mut worst_units) = (0usize, 0usize, 0f64);
     for (what, c) in &curves {
         assert_eq!(c.curve_type(), CurveType::Cubic, "{what}");
-        assert_eq!(
-            c.frames.first().copied(),
-            Some(c.start),
-            "{what}: first key at start"
-        );
-        assert_eq!(
-            c.frames.last().copied(),
-            Some(c.end),
-            "{what}: last key at end"
-        );
+        assert_eq!(c.frames.first().copied(), Some(c.start), "{what}: first key at start");
+        assert_eq!(c.frames.last().copied(), Some(c.end), "{what}: last key at end");
         for (i, &f) in c.frames.iter().enumerate() {
             let v = c.eval(f).as_f32();
             let want = c.key(i, 0) * c.scale() + c.offset_f32();
@@ -222,10 +170,7 @@ fn fska_curves_reproduce_keys_and_are_continuous() {
                 (end - next).abs()
             };
             worst_units = worst_units.max(units);
-            assert!(
-                units <= 2.0 + 1e-9,
-                "{what} segment {i}: end {end} vs next {next}"
-            );
+            assert!(units <= 2.0 + 1e-9, "{what} segment {i}: end {end} vs next {next}");
             segments += 1;
         }
         // The delta field is value(last) - value(first) within 2 quantisation steps (§5.6).
@@ -233,14 +178,13 @@ fn fska_curves_reproduce_keys_and_are_continuous() {
             let first = c.key(0, 0) * c.scale() + c.offset_f32();
             let last = c.key(n - 1, 0) * c.scale() + c.offset_f32();
             let step = c.scale().abs().max(f32::EPSILON);
-            assert!(
-                ((last - first) - d).abs() <= 2.0 * step + 1e-6 * d.abs(),
-                "{what}: delta {d} vs {}",
-                last - first
-            );
+            assert!(((last - first) - d).abs() <= 2.0 * step + 1e-6 * d.abs(), "{what}: delta {d} vs {}", last - first);
         }
     }
-    eprintln!("{} FSKA curves, {keys} keys reproduced, {segments} segments continuous (worst {worst_units} units)", curves.len());
+    eprintln!(
+        "{} FSKA curves, {keys} keys reproduced, {segments} segments continuous (worst {worst_units} units)",
+        curves.len()
+    );
     if !curves.is_empty() {
         assert!(curves.len() > 1000);
     }
@@ -251,11 +195,7 @@ fn model_tracks_match_curve_evaluation() {
     use animkit::formats::bfres::fska;
     use animkit::model::Values;
     use animkit::sample::{sample_track, Sampled};
-    let Some(data) = files()
-        .into_iter()
-        .find(|f| f.0 == "Animal_Bass_Animation.bfres")
-        .map(|f| f.1)
-    else {
+    let Some(data) = files().into_iter().find(|f| f.0 == "Animal_Bass_Animation.bfres").map(|f| f.1) else {
         return;
     };
     let file = fres::read(&data).unwrap();
@@ -278,8 +218,7 @@ fn model_tracks_match_curve_evaluation() {
                         t.target.label() == b.name
                             && matches!(
                                 (&t.values, kind),
-                                (Values::Scale(_), "scale")
-                                    | (Values::Translation(_), "translation")
+                                (Values::Scale(_), "scale") | (Values::Translation(_), "translation")
                             )
                     })
                     .unwrap();
@@ -310,23 +249,14 @@ fn model_tracks_match_curve_evaluation() {
 fn skeleton_and_euler_rotations() {
     use animkit::formats::bfres::fska::{self, euler_xyz};
     use animkit::model::Values;
-    let Some(data) = files()
-        .into_iter()
-        .find(|f| f.0 == "Animal_Bass_Animation.bfres")
-        .map(|f| f.1)
-    else {
+    let Some(data) = files().into_iter().find(|f| f.0 == "Animal_Bass_Animation.bfres").map(|f| f.1) else {
         return;
     };
-    let doc = Bfres
-        .read(Bytes::from(data.clone()), &ReadOptions::default())
-        .unwrap();
+    let doc = Bfres.read(Bytes::from(data.clone()), &ReadOptions::default()).unwrap();
     let p = doc.to_model().unwrap();
     let skel = p.skeleton.as_ref().unwrap();
     let names: Vec<_> = skel.bones.iter().map(|b| b.name.as_str()).collect();
-    assert_eq!(
-        names,
-        ["Root", "Skl_Root", "Head", "Spine_1", "Spine_2", "Spine_3"]
-    );
+    assert_eq!(names, ["Root", "Skl_Root", "Head", "Spine_1", "Spine_2", "Spine_3"]);
     let parents: Vec<_> = skel.bones.iter().map(|b| b.parent).collect();
     assert_eq!(parents, [None, Some(0), Some(1), Some(1), Some(3), Some(4)]);
     // Head rests at Euler (0, -π/2, 0): a −90° turn about Y, quaternion (0, −sin 45°, 0, cos 45°).
@@ -344,16 +274,12 @@ fn skeleton_and_euler_rotations() {
         assert_eq!(a.rotate_mode(), fska::RotateMode::EulerXyz);
         let clip = p.clip(&a.name).unwrap();
         for b in &a.bones {
-            let Some(track) = clip
-                .tracks
-                .iter()
-                .find(|t| t.target.label() == b.name && matches!(t.values, Values::Rotation(_)))
+            let Some(track) =
+                clip.tracks.iter().find(|t| t.target.label() == b.name && matches!(t.values, Values::Rotation(_)))
             else {
                 continue;
             };
-            let Values::Rotation(qs) = &track.values else {
-                unreachable!()
-            };
+            let Values::Rotation(qs) = &track.values else { unreachable!() };
             for (i, q) in qs.iter().enumerate() {
                 let f = i as f32;
                 let comp = |t: u32, j: usize| {
@@ -363,12 +289,7 @@ fn skeleton_and_euler_rotations() {
                         .map_or(b.rotate.map_or(0.0, |r| r[j]), |c| c.eval(f).as_f32())
                 };
                 let want = euler_xyz(comp(0x20, 0), comp(0x24, 1), comp(0x28, 2));
-                assert!(
-                    q.dot(want).abs() > 1.0 - 1e-6,
-                    "{} {} frame {f}",
-                    a.name,
-                    b.name
-                );
+                assert!(q.dot(want).abs() > 1.0 - 1e-6, "{} {} frame {f}", a.name, b.name);
                 checked += 1;
             }
         }
@@ -392,12 +313,8 @@ fn quantiser_parity() {
         total += 1;
         let (scale, offset, rows) = quantise_cubic(&c.final_rows(), limit);
         let stored = c.stored_rows();
-        let max_diff = rows
-            .iter()
-            .zip(&stored)
-            .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
-            .max()
-            .unwrap_or(0);
+        let max_diff =
+            rows.iter().zip(&stored).flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs())).max().unwrap_or(0);
         if max_diff == 0 {
             keys_equal += 1;
             if scale.to_bits() == c.scale_bits && offset.to_bits() == c.offset_bits {
@@ -412,10 +329,7 @@ fn quantiser_parity() {
         "quantiser parity: {total} integer cubic curves; keys identical {keys_equal}, keys+scale+offset bit-identical {all_equal}, within 1 unit {near}"
     );
     if total > 0 {
-        assert!(
-            near * 100 >= total * 99,
-            "{near} of {total} within one unit"
-        );
+        assert!(near * 100 >= total * 99, "{near} of {total} within one unit");
     }
 }
 
@@ -459,10 +373,7 @@ fn retail_subfiles_rewrite_byte_for_byte() {
             } else {
                 let orig = &data[at..at + bytes.len()];
                 let first = bytes.iter().zip(orig).position(|(a, b)| a != b);
-                panic!(
-                    "{what}: first difference at +{first:#x?} (len {:#x})",
-                    bytes.len()
-                );
+                panic!("{what}: first difference at +{first:#x?} (len {:#x})", bytes.len());
             }
         };
         for (anim, at) in fres::entries(&data, &file.header, fres::G_FSKA).unwrap() {
@@ -497,7 +408,9 @@ fn retail_subfiles_rewrite_byte_for_byte() {
             check(format!("{name} FTXP {anim}"), at, o);
         }
     }
-    eprintln!("{same} of {total} retail FSKA/FSHU/FVIS/FTXP subfiles rewritten byte for byte ({skipped} with user data)");
+    eprintln!(
+        "{same} of {total} retail FSKA/FSHU/FVIS/FTXP subfiles rewritten byte for byte ({skipped} with user data)"
+    );
 }
 
 #[test]
@@ -513,9 +426,7 @@ fn hand_edited_dump_packs_into_a_changed_animation() {
     *keys = serde_json::json!([1, 0, -1]);
     let packed = animkit::pack(dumped).unwrap();
     let p = packed.to_model().unwrap();
-    let animkit::model::Values::TextureIndex { indices, .. } =
-        &p.clip("Bass_Color").unwrap().tracks[0].values
-    else {
+    let animkit::model::Values::TextureIndex { indices, .. } = &p.clip("Bass_Color").unwrap().tracks[0].values else {
         panic!()
     };
     assert_eq!(indices, &[2, 1, 0]);

@@ -8,11 +8,7 @@ use animkit::sample::{sample_track, Sampled};
 use animkit::{Bytes, Format, ReadOptions, WriteOptions};
 
 fn model_of(data: Vec<u8>) -> Package {
-    Bfres
-        .read(Bytes::from(data), &ReadOptions::default())
-        .unwrap()
-        .to_model()
-        .unwrap()
+    Bfres.read(Bytes::from(data), &ReadOptions::default()).unwrap().to_model().unwrap()
 }
 
 fn rewrite(p: &Package, params: &[(&str, &str)]) -> Package {
@@ -31,9 +27,7 @@ fn rewrite(p: &Package, params: &[(&str, &str)]) -> Package {
         assert_eq!(a.rotate_mode() == fska::RotateMode::EulerXyz, euler);
     }
     // The new file reads back, writes back byte for byte and lints clean.
-    let again = Bfres
-        .read(Bytes::from(bytes.clone()), &ReadOptions::default())
-        .unwrap();
+    let again = Bfres.read(Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
     assert_eq!(again.write().unwrap(), bytes);
     assert!(again.lint().is_empty(), "{:?}", again.lint());
     again.to_model().unwrap()
@@ -54,21 +48,13 @@ fn compare(a: &Package, b: &Package) -> (usize, f32) {
                 .iter()
                 .flat_map(|c| &c.tracks)
                 .find(|t| t.target == ta.target && t.channel() == ta.channel())
-                .unwrap_or_else(|| {
-                    panic!(
-                        "{} {} {:?} missing",
-                        ca.name,
-                        ta.target.label(),
-                        ta.channel()
-                    )
-                });
+                .unwrap_or_else(|| panic!("{} {} {:?} missing", ca.name, ta.target.label(), ta.channel()));
             for h in 0..=2 * frames {
                 let t = h as f32 / 60.0;
                 let (sa, sb) = (sample_track(ta, t).unwrap(), sample_track(tb, t).unwrap());
                 let err = match (sa, sb) {
                     (Sampled::Rotation(x), Sampled::Rotation(y)) => 1.0 - x.dot(y).abs(),
-                    (Sampled::Translation(x), Sampled::Translation(y))
-                    | (Sampled::Scale(x), Sampled::Scale(y)) => {
+                    (Sampled::Translation(x), Sampled::Translation(y)) | (Sampled::Scale(x), Sampled::Scale(y)) => {
                         (x - y).abs().max_element() / x.abs().max_element().max(1.0)
                     }
                     (Sampled::TextureIndex(x), Sampled::TextureIndex(y)) => (x != y) as u8 as f32,
@@ -78,13 +64,7 @@ fn compare(a: &Package, b: &Package) -> (usize, f32) {
                 };
                 worst = worst.max(err);
                 n += 1;
-                assert!(
-                    err < 2e-4,
-                    "{} {} {:?} t={t}: {sa:?} vs {sb:?}",
-                    ca.name,
-                    ta.target.label(),
-                    ta.channel()
-                );
+                assert!(err < 2e-4, "{} {} {:?} t={t}: {sa:?} vs {sb:?}", ca.name, ta.target.label(), ta.channel());
             }
         }
     }
@@ -111,15 +91,10 @@ fn ftxp_survives_the_model_exactly() {
     };
     let a = model_of(data);
     let b = rewrite(&a, &[]);
-    let (ta, tb) = (
-        &a.clip("Bass_Color").unwrap().tracks,
-        &b.clip("Bass_Color").unwrap().tracks,
-    );
+    let (ta, tb) = (&a.clip("Bass_Color").unwrap().tracks, &b.clip("Bass_Color").unwrap().tracks);
     assert_eq!(ta, tb);
     assert_eq!(ta[0].channel(), Channel::TextureIndex);
-    let Values::TextureIndex { indices, .. } = &tb[0].values else {
-        unreachable!()
-    };
+    let Values::TextureIndex { indices, .. } = &tb[0].values else { unreachable!() };
     assert_eq!(indices, &[0, 1, 2]);
 }
 
@@ -128,14 +103,8 @@ fn generated_clip_round_trips() {
     use animkit::model::{BoneRef, Clip, Interpolation, Target, Track};
     use glam::{Quat, Vec3};
     let times: Vec<f32> = (0..=40).map(|i| i as f32 / 30.0).collect();
-    let rot: Vec<Quat> = times
-        .iter()
-        .map(|t| Quat::from_rotation_y(t * 3.0) * Quat::from_rotation_x(*t))
-        .collect();
-    let tr: Vec<Vec3> = times
-        .iter()
-        .map(|t| Vec3::new(t.sin(), 2.0 * t, -t * t))
-        .collect();
+    let rot: Vec<Quat> = times.iter().map(|t| Quat::from_rotation_y(t * 3.0) * Quat::from_rotation_x(*t)).collect();
+    let tr: Vec<Vec3> = times.iter().map(|t| Vec3::new(t.sin(), 2.0 * t, -t * t)).collect();
     let bone = Target::Bone(BoneRef::named("Arm"));
     let clip = Clip {
         name: "Wave".into(),
@@ -149,22 +118,14 @@ fn generated_clip_round_trips() {
                 times: times.clone(),
                 values: Values::Rotation(rot),
             },
-            Track {
-                target: bone,
-                interpolation: Interpolation::Linear,
-                times,
-                values: Values::Translation(tr),
-            },
+            Track { target: bone, interpolation: Interpolation::Linear, times, values: Values::Translation(tr) },
         ],
         ..Default::default()
     };
     let mut clip = clip;
     // A held (step) scalar and translation: written as held segments, read back as steps.
     let steps: Vec<f32> = vec![0.0, 10.0 / 30.0, 25.0 / 30.0];
-    let mat = Target::Material {
-        material: "Mt".into(),
-        property: "tex_srt0.translate_x".into(),
-    };
+    let mat = Target::Material { material: "Mt".into(), property: "tex_srt0.translate_x".into() };
     clip.tracks.push(Track {
         target: mat,
         interpolation: Interpolation::Step,
@@ -172,22 +133,14 @@ fn generated_clip_round_trips() {
         values: Values::Scalar(vec![0.0, 0.5, -0.25]),
     });
     let leg = Target::Bone(BoneRef::named("Leg"));
-    let tv = vec![
-        Vec3::ZERO,
-        Vec3::new(1.0, 0.0, 2.0),
-        Vec3::new(-1.0, 3.0, 2.0),
-    ];
+    let tv = vec![Vec3::ZERO, Vec3::new(1.0, 0.0, 2.0), Vec3::new(-1.0, 3.0, 2.0)];
     clip.tracks.push(Track {
         target: leg,
         interpolation: Interpolation::Step,
         times: steps,
         values: Values::Translation(tv),
     });
-    let a = Package {
-        name: "gen".into(),
-        clips: vec![clip],
-        ..Default::default()
-    };
+    let a = Package { name: "gen".into(), clips: vec![clip], ..Default::default() };
     for mode in ["quat", "euler"] {
         let b = rewrite(&a, &[("rotation", mode)]);
         let (n, worst) = compare(&a, &b);
@@ -209,8 +162,5 @@ fn large_retail_file_survives_the_model() {
     });
     let b = rewrite(&a, &[("rotation", "euler")]);
     let (n, worst) = compare(&a, &b);
-    eprintln!(
-        "{} retail clips: {n} samples, worst relative error {worst:e}",
-        a.clips.len()
-    );
+    eprintln!("{} retail clips: {n} samples, worst relative error {worst:e}", a.clips.len());
 }

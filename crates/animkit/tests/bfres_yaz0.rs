@@ -59,32 +59,21 @@ fn szs_of_a_sarc_of_the_corpus_reads_through_the_registry() {
     ) else {
         return;
     };
-    let members = vec![
-        ("Animal_Bass_Animation.bfres".to_string(), a.clone()),
-        ("Animal_Bass.bfres".to_string(), b.clone()),
-    ];
+    let members =
+        vec![("Animal_Bass_Animation.bfres".to_string(), a.clone()), ("Animal_Bass.bfres".to_string(), b.clone())];
     let archive = sarc::write(&sarc::build(&members, animkit::bytes::Endian::Big).unwrap());
     let szs = yaz0::encode(&archive, 0);
     let doc = animkit::read(animkit::Bytes::from(szs.clone()), None, &Default::default()).unwrap();
     assert_eq!(doc.format().name(), "yaz0");
     assert_eq!(doc.write().unwrap(), szs);
-    let inner = animkit::read(
-        doc.entries().unwrap()[0].data.clone(),
-        None,
-        &Default::default(),
-    )
-    .unwrap();
+    let inner = animkit::read(doc.entries().unwrap()[0].data.clone(), None, &Default::default()).unwrap();
     assert_eq!(inner.format().name(), "sarc");
     assert_eq!(inner.write().unwrap(), archive);
     assert!(inner.lint().is_empty());
     let entries = inner.entries().unwrap();
     assert_eq!(entries.len(), 2);
     for e in &entries {
-        let want = if e.name == "Animal_Bass.bfres" {
-            &b
-        } else {
-            &a
-        };
+        let want = if e.name == "Animal_Bass.bfres" { &b } else { &a };
         assert_eq!(e.data.as_ref(), want.as_slice());
     }
     let packed = animkit::pack(animkit::dump(inner.as_ref()).unwrap()).unwrap();

@@ -13,9 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
-use crate::formats::{
-    Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written,
-};
+use crate::formats::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired, Severity};
 use crate::model::Package;
 use crate::raw_json::Hex;
@@ -53,9 +51,7 @@ pub struct Sarc {
 
 /// The name hash: `h = h·key + byte` (bytes as signed chars, like oead).
 pub fn hash(name: &[u8], key: u32) -> u32 {
-    name.iter().fold(0u32, |h, &b| {
-        h.wrapping_mul(key).wrapping_add(b as i8 as i32 as u32)
-    })
+    name.iter().fold(0u32, |h, &b| h.wrapping_mul(key).wrapping_add(b as i8 as i32 as u32))
 }
 
 /// Parses an archive.
@@ -78,10 +74,7 @@ pub fn read(data: &[u8]) -> Result<Sarc> {
     let version = c.u16()?;
     let reserved = c.u16()?;
     if header_size < 0x14 {
-        return Err(Error::invalid(
-            4,
-            format!("header size {header_size} < 0x14"),
-        ));
+        return Err(Error::invalid(4, format!("header size {header_size} < 0x14")));
     }
     c.seek(usize::from(header_size))?;
     let sfat_at = c.offset();
@@ -96,15 +89,8 @@ pub fn read(data: &[u8]) -> Result<Sarc> {
     let mut nodes = Vec::with_capacity(n);
     for i in 0..n {
         nodes.push(
-            (|| {
-                Ok(Node {
-                    hash: c.u32()?,
-                    attr: c.u32()?,
-                    begin: c.u32()?,
-                    end: c.u32()?,
-                })
-            })()
-            .within(|| format!("SFAT node {i}"))?,
+            (|| Ok(Node { hash: c.u32()?, attr: c.u32()?, begin: c.u32()?, end: c.u32()? }))()
+                .within(|| format!("SFAT node {i}"))?,
         );
     }
     let sfnt_at = c.offset();
@@ -119,26 +105,18 @@ pub fn read(data: &[u8]) -> Result<Sarc> {
     if data_at < names_at || data_at > data.len() {
         return Err(Error::invalid(
             12,
-            format!(
-                "data offset {data_offset:#x} outside {names_at:#x}..{:#x}",
-                data.len()
-            ),
+            format!("data offset {data_offset:#x} outside {names_at:#x}..{:#x}", data.len()),
         ));
     }
     if (file_size as usize) > data.len() {
-        return Err(
-            Error::truncated(data.len(), file_size as usize - data.len(), 0).within("SARC"),
-        );
+        return Err(Error::truncated(data.len(), file_size as usize - data.len(), 0).within("SARC"));
     }
     let region = data.len() - data_at;
     for (i, node) in nodes.iter().enumerate() {
         if node.begin > node.end || node.end as usize > region {
             return Err(Error::invalid(
                 sfat_at + 0x0C + 16 * i,
-                format!(
-                    "member {i} spans {:#x}..{:#x}, outside the {region}-byte data region",
-                    node.begin, node.end
-                ),
+                format!("member {i} spans {:#x}..{:#x}, outside the {region}-byte data region", node.begin, node.end),
             ));
         }
     }
@@ -252,27 +230,16 @@ pub fn build(members: &[(String, Vec<u8>)], endian: Endian) -> Result<Sarc> {
         data.resize(begin, 0);
         data.extend_from_slice(bytes);
         let h = hash(name.as_bytes(), KEY);
-        collisions = if prev_hash == Some(h) {
-            collisions + 1
-        } else {
-            1
-        };
+        collisions = if prev_hash == Some(h) { collisions + 1 } else { 1 };
         prev_hash = Some(h);
         let offset = u32::try_from(name_offsets[i] / 4)
             .ok()
             .filter(|&o| o < 1 << 24)
             .ok_or_else(|| Error::unrepresentable("SARC name table too large"))?;
-        nodes.push(Node {
-            hash: h,
-            attr: (collisions << 24) | offset,
-            begin: begin as u32,
-            end: data.len() as u32,
-        });
+        nodes.push(Node { hash: h, attr: (collisions << 24) | offset, begin: begin as u32, end: data.len() as u32 });
     }
-    let file_size = u32::try_from(data_offset + data.len())
-        .map_err(|_| Error::unrepresentable("SARC over 4 GiB"))?;
-    let count = u16::try_from(members.len())
-        .map_err(|_| Error::unrepresentable("more than 65535 SARC members"))?;
+    let file_size = u32::try_from(data_offset + data.len()).map_err(|_| Error::unrepresentable("SARC over 4 GiB"))?;
+    let count = u16::try_from(members.len()).map_err(|_| Error::unrepresentable("more than 65535 SARC members"))?;
     let _ = count;
     Ok(Sarc {
         endian,
@@ -319,46 +286,29 @@ impl Format for SarcFormat {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            read: true,
-            to_model: true,
-            from_model: false,
-            dump: true,
-            archive: true,
-            skeleton: false,
-        }
+        Capabilities { read: true, to_model: true, from_model: false, dump: true, archive: true, skeleton: false }
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
         match bytes.get(..4) {
-            Some(b"SARC") if matches!(bytes.get(6..8), Some([0xFE, 0xFF] | [0xFF, 0xFE])) => {
-                Confidence::Certain
-            }
+            Some(b"SARC") if matches!(bytes.get(6..8), Some([0xFE, 0xFF] | [0xFF, 0xFE])) => Confidence::Certain,
             Some(b"SARC") => Confidence::Likely,
             _ => Confidence::No,
         }
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        Ok(Box::new(SarcDocument {
-            sarc: read(&bytes)?,
-            options: options.clone(),
-        }))
+        Ok(Box::new(SarcDocument { sarc: read(&bytes)?, options: options.clone() }))
     }
 
     fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
-        Err(Error::unsupported(
-            "sarc is a container: write the members, then build the archive",
-        ))
+        Err(Error::unsupported("sarc is a container: write the members, then build the archive"))
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
         let sarc: Sarc = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("SARC dump"))?;
-        Ok(Box::new(SarcDocument {
-            sarc,
-            options: ReadOptions::default(),
-        }))
+        Ok(Box::new(SarcDocument { sarc, options: ReadOptions::default() }))
     }
 }
 
@@ -370,10 +320,7 @@ pub struct SarcDocument {
 
 impl SarcDocument {
     pub fn new(sarc: Sarc) -> Self {
-        SarcDocument {
-            sarc,
-            options: ReadOptions::default(),
-        }
+        SarcDocument { sarc, options: ReadOptions::default() }
     }
 }
 
@@ -383,11 +330,7 @@ impl Document for SarcDocument {
     }
 
     fn version(&self) -> String {
-        let e = if self.sarc.endian == Endian::Big {
-            "big-endian"
-        } else {
-            "little-endian"
-        };
+        let e = if self.sarc.endian == Endian::Big { "big-endian" } else { "little-endian" };
         format!("SARC {:#06x} {e}", self.sarc.version)
     }
 
@@ -406,9 +349,7 @@ impl Document for SarcDocument {
             let Ok(doc) = crate::read(Bytes::copy_from_slice(bytes), None, &self.options) else {
                 continue;
             };
-            let p = doc
-                .to_model()
-                .map_err(|e| e.within(format!("SARC member {name}")))?;
+            let p = doc.to_model().map_err(|e| e.within(format!("SARC member {name}")))?;
             package.clips.extend(p.clips);
             if package.skeleton.is_none() {
                 package.skeleton = p.skeleton;
@@ -418,8 +359,7 @@ impl Document for SarcDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(&self.sarc)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        serde_json::to_value(&self.sarc).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
 
     fn lint(&self) -> Vec<Finding> {
@@ -444,10 +384,7 @@ impl Document for SarcDocument {
                         Finding::new(
                             Severity::Error,
                             "name-hash-mismatch",
-                            format!(
-                                "{name}: stored {:#010x}, computed {h:#010x}",
-                                s.nodes[i].hash
-                            ),
+                            format!("{name}: stored {:#010x}, computed {h:#010x}", s.nodes[i].hash),
                         )
                         .path(format!("SFAT node {i}")),
                     );
@@ -456,12 +393,8 @@ impl Document for SarcDocument {
         }
         if s.nodes.windows(2).any(|w| w[0].hash > w[1].hash) {
             out.push(
-                Finding::new(
-                    Severity::Error,
-                    "nodes-unsorted",
-                    "SFAT nodes are not sorted by hash (lookups fail)",
-                )
-                .fixable(),
+                Finding::new(Severity::Error, "nodes-unsorted", "SFAT nodes are not sorted by hash (lookups fail)")
+                    .fixable(),
             );
         }
         out
@@ -491,10 +424,7 @@ impl Document for SarcDocument {
         Ok((0..self.sarc.nodes.len())
             .map(|i| {
                 let data = self.sarc.member(i).unwrap_or_default();
-                let kind = data
-                    .get(..4)
-                    .map(|m| String::from_utf8_lossy(m).into_owned())
-                    .unwrap_or_default();
+                let kind = data.get(..4).map(|m| String::from_utf8_lossy(m).into_owned()).unwrap_or_default();
                 Entry {
                     name: self.sarc.name(i).unwrap_or_else(|| format!("member_{i}")),
                     kind,
@@ -538,14 +468,10 @@ mod tests {
         // Sorted by hash, and every member found by name with its bytes and alignment.
         assert!(back.nodes.windows(2).all(|w| w[0].hash <= w[1].hash));
         for (name, data) in &members {
-            let i = (0..back.nodes.len())
-                .find(|&i| back.name(i).as_deref() == Some(name.as_str()))
-                .unwrap();
+            let i = (0..back.nodes.len()).find(|&i| back.name(i).as_deref() == Some(name.as_str())).unwrap();
             assert_eq!(back.member(i).unwrap(), data.as_slice());
         }
-        let i = (0..3)
-            .find(|&i| back.name(i).as_deref() == Some("Model/a.bfres"))
-            .unwrap();
+        let i = (0..3).find(|&i| back.name(i).as_deref() == Some("Model/a.bfres")).unwrap();
         assert_eq!((back.data_offset + back.nodes[i].begin) % 0x100, 0);
         let doc = SarcDocument::new(back);
         assert!(doc.lint().is_empty(), "{:?}", doc.lint());

@@ -15,9 +15,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{
-    Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written,
-};
+use crate::formats::{Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired, Severity};
 use crate::model::Package;
 use crate::raw_json::Hex;
@@ -35,16 +33,9 @@ pub fn header(data: &[u8]) -> Result<Header> {
     let mut c = crate::bytes::Cursor::new(data, crate::bytes::Endian::Big);
     let magic = c.array::<4>()?;
     if &magic != b"Yaz0" {
-        return Err(Error::invalid(
-            0,
-            "not a Yaz0 stream (magic is not \"Yaz0\")",
-        ));
+        return Err(Error::invalid(0, "not a Yaz0 stream (magic is not \"Yaz0\")"));
     }
-    Ok(Header {
-        decoded_size: c.u32()?,
-        alignment: c.u32()?,
-        reserved: c.u32()?,
-    })
+    Ok(Header { decoded_size: c.u32()?, alignment: c.u32()?, reserved: c.u32()? })
 }
 
 /// Decodes a whole Yaz0 file (header included). Returns the payload and the number of input bytes
@@ -57,10 +48,7 @@ pub fn decode(data: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize)> {
         return Err(Error::new(
             ErrorKind::Limit,
             Some(4),
-            format!(
-                "decoded size {size} exceeds the limit of {} bytes",
-                limits.max_output_bytes
-            ),
+            format!("decoded size {size} exceeds the limit of {} bytes", limits.max_output_bytes),
         ));
     }
     let size = h.decoded_size as usize;
@@ -68,19 +56,12 @@ pub fn decode(data: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize)> {
     // rejected before allocating it.
     let max_possible = (data.len().saturating_sub(16) as u64).saturating_mul(0x111);
     if size as u64 > max_possible {
-        return Err(Error::truncated(
-            16,
-            size.div_ceil(0x111),
-            data.len().saturating_sub(16),
-        ));
+        return Err(Error::truncated(16, size.div_ceil(0x111), data.len().saturating_sub(16)));
     }
     let mut out: Vec<u8> = Vec::with_capacity(size);
     let mut pos = 16usize;
     let next = |pos: &mut usize| -> Result<u8> {
-        let b = data
-            .get(*pos)
-            .copied()
-            .ok_or_else(|| Error::truncated(*pos, 1, 0).within("Yaz0 stream"))?;
+        let b = data.get(*pos).copied().ok_or_else(|| Error::truncated(*pos, 1, 0).within("Yaz0 stream"))?;
         *pos += 1;
         Ok(b)
     };
@@ -104,7 +85,10 @@ pub fn decode(data: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize)> {
                 if dist > out.len() {
                     return Err(Error::invalid(
                         at,
-                        format!("back-reference distance {dist} reaches before the start ({} bytes decoded)", out.len()),
+                        format!(
+                            "back-reference distance {dist} reaches before the start ({} bytes decoded)",
+                            out.len()
+                        ),
                     )
                     .within("Yaz0 stream"));
                 }
@@ -137,9 +121,7 @@ pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
     let mut head = vec![usize::MAX; 1 << HBITS];
     let mut prev = vec![usize::MAX; n];
     let hash = |i: usize| -> usize {
-        let v = (u32::from(payload[i]) << 16)
-            | (u32::from(payload[i + 1]) << 8)
-            | u32::from(payload[i + 2]);
+        let v = (u32::from(payload[i]) << 16) | (u32::from(payload[i + 1]) << 8) | u32::from(payload[i + 2]);
         (v.wrapping_mul(2_654_435_761) >> (32 - HBITS)) as usize
     };
     let mut inserted = 0usize; // positions < inserted are in the chains
@@ -238,14 +220,7 @@ impl Format for Yaz0 {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            read: true,
-            to_model: true,
-            from_model: false,
-            dump: true,
-            archive: true,
-            skeleton: false,
-        }
+        Capabilities { read: true, to_model: true, from_model: false, dump: true, archive: true, skeleton: false }
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
@@ -269,9 +244,7 @@ impl Format for Yaz0 {
     }
 
     fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
-        Err(Error::unsupported(
-            "yaz0 is a container: write the inner format, then compress it",
-        ))
+        Err(Error::unsupported("yaz0 is a container: write the inner format, then compress it"))
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
@@ -311,11 +284,7 @@ impl Yaz0Document {
         let stream = encode(&payload, alignment);
         let consumed = stream.len();
         Yaz0Document {
-            header: Header {
-                decoded_size: payload.len() as u32,
-                alignment,
-                reserved: 0,
-            },
+            header: Header { decoded_size: payload.len() as u32, alignment, reserved: 0 },
             stream: Bytes::from(stream),
             consumed,
             payload: Bytes::from(payload),
@@ -329,18 +298,11 @@ impl Yaz0Document {
             serde_json::Value::String(h) => {
                 crate::text::from_hex(&h).ok_or_else(|| bad("payload is not hexadecimal".into()))?
             }
-            v => crate::pack(v)
-                .and_then(|doc| doc.write())
-                .map_err(|e| e.within("Yaz0 payload"))?,
+            v => crate::pack(v).and_then(|doc| doc.write()).map_err(|e| e.within("Yaz0 payload"))?,
         };
-        let limits = Limits {
-            max_output_bytes: payload.len() as u64,
-            ..Limits::default()
-        };
-        let stored = header(&d.stream.0)
-            .ok()
-            .filter(|h| *h == d.header)
-            .and_then(|_| decode(&d.stream.0, &limits).ok());
+        let limits = Limits { max_output_bytes: payload.len() as u64, ..Limits::default() };
+        let stored =
+            header(&d.stream.0).ok().filter(|h| *h == d.header).and_then(|_| decode(&d.stream.0, &limits).ok());
         if stored.is_some_and(|(p, _)| p == payload) {
             return Yaz0.read(Bytes::from(d.stream.0), &ReadOptions::default());
         }
@@ -376,14 +338,9 @@ impl Document for Yaz0Document {
             let back = crate::pack(v.clone()).ok()?.write().ok()?;
             (back == self.payload.as_ref()).then_some(v)
         });
-        let payload = structured
-            .unwrap_or_else(|| serde_json::Value::String(crate::text::to_hex(&self.payload)));
-        serde_json::to_value(Yaz0Dump {
-            header: self.header,
-            payload,
-            stream: Hex(self.stream.to_vec()),
-        })
-        .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        let payload = structured.unwrap_or_else(|| serde_json::Value::String(crate::text::to_hex(&self.payload)));
+        serde_json::to_value(Yaz0Dump { header: self.header, payload, stream: Hex(self.stream.to_vec()) })
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
 
     fn lint(&self) -> Vec<Finding> {
@@ -393,23 +350,13 @@ impl Document for Yaz0Document {
                 Finding::new(
                     Severity::Info,
                     "yaz0-trailing-bytes",
-                    format!(
-                        "{} bytes after the end of the compressed stream",
-                        self.stream.len() - self.consumed
-                    ),
+                    format!("{} bytes after the end of the compressed stream", self.stream.len() - self.consumed),
                 )
                 .at(self.consumed),
             );
         }
         if self.header.reserved != 0 {
-            f.push(
-                Finding::new(
-                    Severity::Info,
-                    "yaz0-reserved",
-                    "reserved header word is not 0",
-                )
-                .at(12),
-            );
+            f.push(Finding::new(Severity::Info, "yaz0-reserved", "reserved header word is not 0").at(12));
         }
         if let Ok(inner) = self.inner() {
             for mut x in inner.lint() {
@@ -422,37 +369,18 @@ impl Document for Yaz0Document {
 
     fn repair(&self) -> Result<Repaired> {
         let doc = Yaz0Document::new(self.payload.to_vec(), self.header.alignment);
-        Ok(Repaired {
-            document: Box::new(doc),
-            changes: vec!["re-encoded the compressed stream".into()],
-        })
+        Ok(Repaired { document: Box::new(doc), changes: vec!["re-encoded the compressed stream".into()] })
     }
 
     fn notes(&self) -> Vec<String> {
-        let inner = crate::probe(&self.payload, None)
-            .map(|f| f.name())
-            .unwrap_or("unknown");
-        vec![format!(
-            "{} bytes decoded, payload format {inner}",
-            self.payload.len()
-        )]
+        let inner = crate::probe(&self.payload, None).map(|f| f.name()).unwrap_or("unknown");
+        vec![format!("{} bytes decoded, payload format {inner}", self.payload.len())]
     }
 
     fn entries(&self) -> Result<Vec<Entry>> {
-        let kind = self
-            .payload
-            .get(..4)
-            .map(|m| String::from_utf8_lossy(m).into_owned())
-            .unwrap_or_default();
-        let ext = crate::probe(&self.payload, None)
-            .ok()
-            .and_then(|f| f.extensions().first().copied())
-            .unwrap_or("bin");
-        Ok(vec![Entry {
-            name: format!("payload.{ext}"),
-            kind,
-            data: self.payload.clone(),
-        }])
+        let kind = self.payload.get(..4).map(|m| String::from_utf8_lossy(m).into_owned()).unwrap_or_default();
+        let ext = crate::probe(&self.payload, None).ok().and_then(|f| f.extensions().first().copied()).unwrap_or("bin");
+        Ok(vec![Entry { name: format!("payload.{ext}"), kind, data: self.payload.clone() }])
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -492,14 +420,7 @@ mod tests {
         assert!(decode(&s, &Limits::default()).is_err());
         // Size over the limit, checked before allocation.
         let s = b"Yaz0\xff\xff\xff\xff\0\0\0\0\0\0\0\0\x00".to_vec();
-        let e = decode(
-            &s,
-            &Limits {
-                max_keys: 1,
-                max_output_bytes: 1000,
-            },
-        )
-        .unwrap_err();
+        let e = decode(&s, &Limits { max_keys: 1, max_output_bytes: 1000 }).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Limit);
         // Size the input cannot produce.
         assert!(decode(&s, &Limits::default()).is_err());
@@ -521,11 +442,7 @@ mod tests {
             x ^= x >> 17;
             x ^= x << 5;
             noisy.push(x as u8);
-            structured.push(if x % 7 == 0 {
-                x as u8
-            } else {
-                (i % 251) as u8 ^ (i / 4096) as u8
-            });
+            structured.push(if x % 7 == 0 { x as u8 } else { (i % 251) as u8 ^ (i / 4096) as u8 });
         }
         roundtrip(&noisy);
         roundtrip(&structured);

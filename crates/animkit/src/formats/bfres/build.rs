@@ -28,11 +28,7 @@ pub struct Out {
 
 impl Out {
     pub fn new(base: usize) -> Self {
-        Out {
-            w: Writer::new(Endian::Big),
-            base,
-            strings: Vec::new(),
-        }
+        Out { w: Writer::new(Endian::Big), base, strings: Vec::new() }
     }
 
     /// The absolute position of the next byte.
@@ -50,8 +46,7 @@ impl Out {
     /// Points the offset at `slot` to absolute `target`.
     pub fn patch(&mut self, slot: usize, target: usize) {
         let field = (self.base + slot) as i64;
-        self.w
-            .patch_u32(slot, (target as i64 - field) as i32 as u32);
+        self.w.patch_u32(slot, (target as i64 - field) as i32 as u32);
     }
 
     /// Points the offset at `slot` to the current position.
@@ -79,9 +74,7 @@ impl Out {
     /// Patches every string reference with the position `find` gives (its first character).
     pub fn resolve(&mut self, find: impl Fn(&str) -> Option<usize>) -> Result<()> {
         for (slot, s) in std::mem::take(&mut self.strings) {
-            let at = find(&s).ok_or_else(|| {
-                Error::unrepresentable(format!("string {s:?} is not in the pool"))
-            })?;
+            let at = find(&s).ok_or_else(|| Error::unrepresentable(format!("string {s:?} is not in the pool")))?;
             self.patch(slot, at);
         }
         Ok(())
@@ -135,8 +128,7 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
     if version < 0x0304_0000 {
         return Err(Error::unsupported("writing FSKA before 3.4.0.0"));
     }
-    let n = u16::try_from(a.bones.len())
-        .map_err(|_| Error::unrepresentable("more than 65535 bone animations"))?;
+    let n = u16::try_from(a.bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bone animations"))?;
     o.w.bytes(b"FSKA");
     o.string(&a.name);
     o.string("");
@@ -158,8 +150,8 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
     o.patch_here(bones_slot);
     let mut slots = Vec::with_capacity(a.bones.len());
     for b in &a.bones {
-        let count = u8::try_from(b.curves.len())
-            .map_err(|_| Error::unrepresentable("more than 255 curves in a bone"))?;
+        let count =
+            u8::try_from(b.curves.len()).map_err(|_| Error::unrepresentable("more than 255 curves in a bone"))?;
         o.w.u32(b.flags);
         o.string(&b.name);
         o.w.u8(b.begin_rotate);
@@ -176,21 +168,11 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
             continue;
         }
         o.patch_here(base_slot);
-        for v in b
-            .scale
-            .iter()
-            .flatten()
-            .chain(b.rotate.iter().flatten())
-            .chain(b.translate.iter().flatten())
-        {
+        for v in b.scale.iter().flatten().chain(b.rotate.iter().flatten()).chain(b.translate.iter().flatten()) {
             o.w.f32(*v);
         }
         o.patch_here(curves_slot);
-        let cs: Vec<_> = b
-            .curves
-            .iter()
-            .map(|c| curve_header(o, c, version))
-            .collect();
+        let cs: Vec<_> = b.curves.iter().map(|c| curve_header(o, c, version)).collect();
         for (c, s) in b.curves.iter().zip(cs) {
             curve_data(o, c, s);
         }
@@ -243,10 +225,8 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
     if version < 0x0304_0000 {
         return Err(Error::unsupported("writing FTXP before 3.4.0.0"));
     }
-    let mats = u16::try_from(a.materials.len())
-        .map_err(|_| Error::unrepresentable("too many materials"))?;
-    let texs =
-        u16::try_from(a.textures.len()).map_err(|_| Error::unrepresentable("too many textures"))?;
+    let mats = u16::try_from(a.materials.len()).map_err(|_| Error::unrepresentable("too many materials"))?;
+    let texs = u16::try_from(a.textures.len()).map_err(|_| Error::unrepresentable("too many textures"))?;
     let infos: usize = a.materials.iter().map(|m| m.infos.len()).sum();
     let curves: usize = a.materials.iter().map(|m| m.curves.len()).sum();
     o.w.bytes(b"FTXP");
@@ -332,8 +312,7 @@ pub fn write_fshu(o: &mut Out, a: &Fshu, version: u32) -> Result<()> {
     if version < 0x0304_0000 {
         return Err(Error::unsupported("writing FSHU before 3.4.0.0"));
     }
-    let mats = u16::try_from(a.materials.len())
-        .map_err(|_| Error::unrepresentable("too many materials"))?;
+    let mats = u16::try_from(a.materials.len()).map_err(|_| Error::unrepresentable("too many materials"))?;
     o.w.bytes(b"FSHU");
     o.string(&a.name);
     o.string("");
@@ -385,11 +364,7 @@ pub fn write_fshu(o: &mut Out, a: &Fshu, version: u32) -> Result<()> {
             o.w.u32(v);
         }
         o.patch_here(curves);
-        let cs: Vec<_> = m
-            .curves
-            .iter()
-            .map(|c| curve_header(o, c, version))
-            .collect();
+        let cs: Vec<_> = m.curves.iter().map(|c| curve_header(o, c, version)).collect();
         for (c, s) in m.curves.iter().zip(cs) {
             curve_data(o, c, s);
         }
@@ -428,11 +403,7 @@ pub fn write_fvis(o: &mut Out, a: &Fvis, version: u32) -> Result<()> {
         o.string(name);
     }
     o.patch_here(curves_slot);
-    let cs: Vec<_> = a
-        .curves
-        .iter()
-        .map(|c| curve_header(o, c, version))
-        .collect();
+    let cs: Vec<_> = a.curves.iter().map(|c| curve_header(o, c, version)).collect();
     o.patch_here(base_slot);
     for &w in &a.base {
         o.w.u32(w);
@@ -483,11 +454,7 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
             Subfile::Ftxp(a) => (super::fres::G_FTXP, a.name.as_str()),
             Subfile::Fshu(a, g) => (*g, a.name.as_str()),
             Subfile::Fvis(a) => {
-                let g = if a.material() {
-                    super::fres::G_FVIS_MAT
-                } else {
-                    super::fres::G_FVIS_BONE
-                };
+                let g = if a.material() { super::fres::G_FVIS_MAT } else { super::fres::G_FVIS_BONE };
                 (g, a.name.as_str())
             }
         };
@@ -497,10 +464,7 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
         let mut names: Vec<&str> = entries.iter().map(|e| e.0).collect();
         names.sort_unstable();
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-            return Err(Error::unrepresentable(format!(
-                "two subfiles of one kind are named {:?}",
-                w[0]
-            )));
+            return Err(Error::unrepresentable(format!("two subfiles of one kind are named {:?}", w[0])));
         }
     }
     let mut o = Out::new(HEADER_SIZE);
@@ -569,16 +533,14 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
     let mut counts = [0u16; GROUPS];
     for (&g, entries) in &groups {
         groups_rel[g] = rel(0x20 + 4 * g, group_at[g]);
-        counts[g] = u16::try_from(entries.len())
-            .map_err(|_| Error::unrepresentable("too many subfiles"))?;
+        counts[g] = u16::try_from(entries.len()).map_err(|_| Error::unrepresentable("too many subfiles"))?;
     }
     let name_pos = positions.get(name).copied().unwrap_or(pool_at + 4);
     let header = Header {
         version,
         bom: 0xFEFF,
         header_word: 0x0010,
-        file_size: u32::try_from(file_size)
-            .map_err(|_| Error::unrepresentable("file over 4 GiB"))?,
+        file_size: u32::try_from(file_size).map_err(|_| Error::unrepresentable("file over 4 GiB"))?,
         alignment: 4,
         name: rel(0x14, name_pos),
         pool_size: pool_size as u32,

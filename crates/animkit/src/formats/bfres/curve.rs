@@ -141,10 +141,7 @@ impl Curve {
     }
 
     pub fn is_float(&self) -> bool {
-        matches!(
-            self.curve_type(),
-            CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat
-        )
+        matches!(self.curve_type(), CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat)
     }
 
     pub fn scale(&self) -> f32 {
@@ -173,19 +170,14 @@ impl Curve {
         let mut c = Cursor::new(data, Endian::Big);
         c.seek(at)?;
         let flags = c.u16()?;
-        let ct = curve_type(flags)
-            .ok_or_else(|| Error::invalid(at, format!("curve type 3 in flags {flags:#06x}")))?;
+        let ct = curve_type(flags).ok_or_else(|| Error::invalid(at, format!("curve type 3 in flags {flags:#06x}")))?;
         let key_count = c.u16()?;
         let target = c.u32()?;
         let start = c.f32()?;
         let end = c.f32()?;
         let scale_bits = c.u32()?;
         let offset_bits = c.u32()?;
-        let delta = if version >= 0x0304_0000 {
-            Some(c.f32()?)
-        } else {
-            None
-        };
+        let delta = if version >= 0x0304_0000 { Some(c.f32()?) } else { None };
         let frames_at = rel(&mut c, "frames")?;
         let keys_at = rel(&mut c, "keys")?;
         let n = usize::from(key_count);
@@ -204,8 +196,7 @@ impl Curve {
         };
         let frame_type = curve.frame_type();
         if n > 0 {
-            let frames_at =
-                frames_at.ok_or_else(|| Error::invalid(at + 0x1C, "null frame array"))?;
+            let frames_at = frames_at.ok_or_else(|| Error::invalid(at + 0x1C, "null frame array"))?;
             let mut f = Cursor::new(data, Endian::Big);
             f.seek(frames_at)?;
             let size = match frame_type {
@@ -234,11 +225,7 @@ impl Curve {
             let mut k = Cursor::new(data, Endian::Big);
             k.seek(keys_at)?;
             let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
-            let key_type = if bool_curve {
-                KeyType::Bits32
-            } else {
-                curve.key_type()
-            };
+            let key_type = if bool_curve { KeyType::Bits32 } else { curve.key_type() };
             let size = match key_type {
                 KeyType::Bits32 => 4,
                 KeyType::S16 => 2,
@@ -346,19 +333,11 @@ impl Curve {
                 let k = baked_index();
                 let frac = f - f.floor();
                 let a = self.key(k, 0);
-                let b = if k + 1 < usize::from(self.key_count) {
-                    self.key(k + 1, 0)
-                } else {
-                    a
-                };
+                let b = if k + 1 < usize::from(self.key_count) { self.key(k + 1, 0) } else { a };
                 Value::Float((a + (b - a) * frac) * self.scale() + self.offset_f32())
             }
-            CurveType::StepInt => {
-                Value::Int((self.key(self.key_index(f), 0) as i32).wrapping_add(self.offset_i32()))
-            }
-            CurveType::BakedInt => {
-                Value::Int((self.key(baked_index(), 0) as i32).wrapping_add(self.offset_i32()))
-            }
+            CurveType::StepInt => Value::Int((self.key(self.key_index(f), 0) as i32).wrapping_add(self.offset_i32())),
+            CurveType::BakedInt => Value::Int((self.key(baked_index(), 0) as i32).wrapping_add(self.offset_i32())),
             CurveType::StepBool => Value::Bool(self.bit(self.key_index(f))),
             CurveType::BakedBool => Value::Bool(self.bit(baked_index())),
         }
@@ -375,11 +354,7 @@ impl Curve {
         if !matches!(self.curve_type(), CurveType::Cubic | CurveType::Linear) {
             return None;
         }
-        let k = self
-            .frames
-            .iter()
-            .position(|&x| x == f)
-            .filter(|&k| k > 0)?;
+        let k = self.frames.iter().position(|&x| x == f).filter(|&k| k > 0)?;
         let left = self.poly(k - 1, 1.0) * self.scale() + self.offset_f32();
         let right = self.key_value(k);
         let tol = 4.0 * self.scale().abs() + 1e-6 * right.abs();
@@ -414,26 +389,14 @@ impl Curve {
         match self.segment(f) {
             Some((i, t)) => {
                 let d = delta(i);
-                let out = if d > 0.0 {
-                    self.poly_slope(i, t) * scale / d
-                } else {
-                    0.0
-                };
-                let inn = if t == 0.0 && i > 0 {
-                    slope_end_of(i - 1)
-                } else {
-                    out
-                };
+                let out = if d > 0.0 { self.poly_slope(i, t) * scale / d } else { 0.0 };
+                let inn = if t == 0.0 && i > 0 { slope_end_of(i - 1) } else { out };
                 (value, inn, out)
             }
             None => {
                 let last = self.frames.len().saturating_sub(1);
                 let at_last = self.frames.last().is_some_and(|&l| l == f);
-                let inn = if at_last && last > 0 {
-                    slope_end_of(last - 1)
-                } else {
-                    0.0
-                };
+                let inn = if at_last && last > 0 { slope_end_of(last - 1) } else { 0.0 };
                 (value, inn, 0.0)
             }
         }
@@ -445,34 +408,12 @@ impl Curve {
 /// 32767) or `s8` (127) keys: `offset = (min c0 + max c0) / 2`, `scale = max |coef| / limit`
 /// over all rows and columns after subtracting the offset from `c0`, `stored = round(coef / scale)`.
 pub fn quantise_cubic(rows: &[[f32; 4]], limit: f32) -> (f32, f32, Vec<[i32; 4]>) {
-    let (min, max) = rows
-        .iter()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), r| {
-            (a.min(r[0]), b.max(r[0]))
-        });
-    let offset = if rows.is_empty() {
-        0.0
-    } else {
-        (min + max) / 2.0
-    };
-    let centred: Vec<[f32; 4]> = rows
-        .iter()
-        .map(|r| [r[0] - offset, r[1], r[2], r[3]])
-        .collect();
+    let (min, max) = rows.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), r| (a.min(r[0]), b.max(r[0])));
+    let offset = if rows.is_empty() { 0.0 } else { (min + max) / 2.0 };
+    let centred: Vec<[f32; 4]> = rows.iter().map(|r| [r[0] - offset, r[1], r[2], r[3]]).collect();
     let peak = centred.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
     let scale = peak / limit;
-    let stored = centred
-        .iter()
-        .map(|r| {
-            r.map(|v| {
-                if scale > 0.0 {
-                    (v / scale).round() as i32
-                } else {
-                    0
-                }
-            })
-        })
-        .collect();
+    let stored = centred.iter().map(|r| r.map(|v| if scale > 0.0 { (v / scale).round() as i32 } else { 0 })).collect();
     (scale, offset, stored)
 }
 
@@ -481,22 +422,13 @@ impl Curve {
     pub fn final_rows(&self) -> Vec<[f32; 4]> {
         let (s, o) = (self.scale(), self.offset_f32());
         (0..self.frames.len())
-            .map(|i| {
-                [
-                    self.key(i, 0) * s + o,
-                    self.key(i, 1) * s,
-                    self.key(i, 2) * s,
-                    self.key(i, 3) * s,
-                ]
-            })
+            .map(|i| [self.key(i, 0) * s + o, self.key(i, 1) * s, self.key(i, 2) * s, self.key(i, 3) * s])
             .collect()
     }
 
     /// The stored cubic rows as integers.
     pub fn stored_rows(&self) -> Vec<[i32; 4]> {
-        (0..self.frames.len())
-            .map(|i| [0, 1, 2, 3].map(|j| self.key(i, j) as i32))
-            .collect()
+        (0..self.frames.len()).map(|i| [0, 1, 2, 3].map(|j| self.key(i, j) as i32)).collect()
     }
 }
 
@@ -535,19 +467,16 @@ mod tests {
     /// The §5.8 curve: header bytes from the spec, frames 0..=23 (u8, first 2 keys as given,
     /// the rest filler), keys rows 0 and 1 from the spec, the last row `(c0, 0, 0, 0)`.
     fn spec_curve() -> Vec<u8> {
-        let header = "0006001800000020000000004 1F00000379C198A3DCCA30600000000000000BC000000D0"
-            .replace(' ', "");
-        let mut d: Vec<u8> = (0..header.len() / 2)
-            .map(|i| u8::from_str_radix(&header[2 * i..2 * i + 2], 16).unwrap())
-            .collect();
+        let header = "0006001800000020000000004 1F00000379C198A3DCCA30600000000000000BC000000D0".replace(' ', "");
+        let mut d: Vec<u8> =
+            (0..header.len() / 2).map(|i| u8::from_str_radix(&header[2 * i..2 * i + 2], 16).unwrap()).collect();
         // Place frames at 0x1C + 0xBC = 0xD8 and keys at 0x20 + 0xD0 = 0xF0.
         d.resize(0xD8, 0);
         // 24 frames: 0,1,2,… (only the first two matter for the vector; the end frame is 30).
         let frames: Vec<u8> = (0..23u8).chain([30]).collect();
         d.extend_from_slice(&frames);
         d.resize(0xF0, 0);
-        let mut rows: Vec<[i16; 4]> =
-            vec![[-5370, 17406, 16330, -16330], [12037, 1076, -32767, 16437]];
+        let mut rows: Vec<[i16; 4]> = vec![[-5370, 17406, 16330, -16330], [12037, 1076, -32767, 16437]];
         while rows.len() < 23 {
             rows.push([0, 0, 0, 0]);
         }
@@ -567,10 +496,7 @@ mod tests {
         assert_eq!(c.frame_type(), FrameType::U8);
         assert_eq!(c.key_type(), KeyType::S16);
         assert_eq!(c.curve_type(), CurveType::Cubic);
-        assert_eq!(
-            (c.key_count, c.target, c.start, c.end),
-            (24, 0x20, 0.0, 30.0)
-        );
+        assert_eq!((c.key_count, c.target, c.start, c.end), (24, 0x20, 0.0, 30.0));
         assert!((c.scale() - 1.8608542e-05).abs() < 1e-12);
         assert!((c.offset_f32() - 0.09992032).abs() < 1e-8);
         let close = |f: f32, want: f32| {
@@ -613,10 +539,7 @@ mod tests {
         // §3.4: flags 0x004A, frames 00 01 02, keys FF 00 01, offset word 1 → values 0, 1, 2.
         let c = int_curve(0x004A, &[0xFF, 0x00, 0x01], &[0, 1, 2], 1);
         assert_eq!(c.curve_type(), CurveType::StepInt);
-        let vals: Vec<Value> = [0.0, 0.5, 1.0, 1.99, 2.0, 5.0]
-            .iter()
-            .map(|&f| c.eval(f))
-            .collect();
+        let vals: Vec<Value> = [0.0, 0.5, 1.0, 1.99, 2.0, 5.0].iter().map(|&f| c.eval(f)).collect();
         use Value::Int;
         assert_eq!(vals, vec![Int(0), Int(0), Int(1), Int(1), Int(2), Int(2)]);
     }

@@ -44,15 +44,8 @@ impl ResDict {
         let mut nodes = Vec::with_capacity(count);
         for i in 0..count {
             nodes.push(
-                (|| {
-                    Ok(Node {
-                        reference: c.u32()?,
-                        left: c.u16()?,
-                        right: c.u16()?,
-                        name: c.i32()?,
-                        data: c.i32()?,
-                    })
-                })()
+                (|| Ok(Node { reference: c.u32()?, left: c.u16()?, right: c.u16()?, name: c.i32()?, data: c.i32()? }))(
+                )
                 .within(|| format!("node {i}"))?,
             );
         }
@@ -91,10 +84,7 @@ impl ResDict {
         let node_at = (group_at + 8 + 16 * (k + 1)) as i64;
         let n = self.nodes.get(k + 1);
         let t = |field: i64, v: i32| (v != 0).then_some(field + i64::from(v));
-        (
-            n.and_then(|n| t(node_at + 8, n.name)),
-            n.and_then(|n| t(node_at + 12, n.data)),
-        )
+        (n.and_then(|n| t(node_at + 8, n.name)), n.and_then(|n| t(node_at + 12, n.data)))
     }
 }
 
@@ -115,12 +105,7 @@ pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>
                 usize::try_from(t)
                     .ok()
                     .filter(|&t| t < data.len())
-                    .ok_or_else(|| {
-                        Error::invalid(
-                            at + 8 + 16 * (k + 1) + 12,
-                            "entry data offset outside the file",
-                        )
-                    })?,
+                    .ok_or_else(|| Error::invalid(at + 8 + 16 * (k + 1) + 12, "entry data offset outside the file"))?,
             ),
             None => None,
         };
@@ -131,8 +116,7 @@ pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>
 
 /// `bit(s, b)`: bit `b & 7` of byte `b >> 3` counted from the start of the name; 0 past the end.
 fn bit(s: &[u8], b: u32) -> bool {
-    s.get((b >> 3) as usize)
-        .is_some_and(|&x| (x >> (b & 7)) & 1 == 1)
+    s.get((b >> 3) as usize).is_some_and(|&x| (x >> (b & 7)) & 1 == 1)
 }
 
 /// The `(ref, left, right)` of every node for `names` in storage order (node 0 is the root).
@@ -145,11 +129,7 @@ pub fn build(names: &[&[u8]]) -> Vec<(u32, u16, u16)> {
         let (mut p, mut c) = (0usize, nodes[0].1 as usize);
         while nodes[c].0 < nodes[p].0 {
             p = c;
-            c = if bit(s, nodes[c].0) {
-                nodes[c].2 as usize
-            } else {
-                nodes[c].1 as usize
-            };
+            c = if bit(s, nodes[c].0) { nodes[c].2 as usize } else { nodes[c].1 as usize };
         }
         let other = keys[c];
         let len = s.len().max(other.len());
@@ -163,17 +143,9 @@ pub fn build(names: &[&[u8]]) -> Vec<(u32, u16, u16)> {
         let (mut p, mut c) = (0usize, nodes[0].1 as usize);
         while nodes[c].0 < nodes[p].0 && nodes[c].0 > b {
             p = c;
-            c = if bit(s, nodes[c].0) {
-                nodes[c].2 as usize
-            } else {
-                nodes[c].1 as usize
-            };
+            c = if bit(s, nodes[c].0) { nodes[c].2 as usize } else { nodes[c].1 as usize };
         }
-        let (right, left) = if bit(s, b) {
-            (k as u16, c as u16)
-        } else {
-            (c as u16, k as u16)
-        };
+        let (right, left) = if bit(s, b) { (k as u16, c as u16) } else { (c as u16, k as u16) };
         nodes.push((b, left, right));
         keys.push(s);
         if p == 0 {
@@ -198,28 +170,12 @@ mod tests {
         assert_eq!(t[0].1, 1);
         assert_eq!(&t[1..], &[(0x4D, 0, 3), (0x48, 1, 2), (0x49, 2, 3)]);
         // §2.2: the FSKA group of Animal_Bass_Animation.bfres.
-        let names: [&[u8]; 7] = [
-            b"Dead",
-            b"Jump",
-            b"Move",
-            b"Peck",
-            b"Put_Down",
-            b"Wait",
-            b"Wait_Ground",
-        ];
+        let names: [&[u8]; 7] = [b"Dead", b"Jump", b"Move", b"Peck", b"Put_Down", b"Wait", b"Wait_Ground"];
         let t = build(&names);
         assert_eq!(t[0].1, 7);
         assert_eq!(
             &t[1..],
-            &[
-                (0x1E, 0, 2),
-                (0x1C, 4, 6),
-                (0x18, 1, 3),
-                (0x1B, 3, 4),
-                (0x3E, 1, 5),
-                (0x1A, 2, 6),
-                (0x56, 5, 7)
-            ]
+            &[(0x1E, 0, 2), (0x1C, 4, 6), (0x18, 1, 3), (0x1B, 3, 4), (0x3E, 1, 5), (0x1A, 2, 6), (0x56, 5, 7)]
         );
     }
 }

@@ -10,8 +10,7 @@ use super::build::{write_fshu, write_fska, write_ftxp, write_fvis, Out};
 use super::curve::Curve;
 use super::dict::{Node, ResDict};
 use super::fres::{
-    FresFile, Header, Part, G_FSHU_PARAM, G_FSHU_SRT, G_FSKA, G_FTXP, G_FVIS_BONE, G_FVIS_MAT,
-    HEADER_SIZE,
+    FresFile, Header, Part, G_FSHU_PARAM, G_FSHU_SRT, G_FSKA, G_FTXP, G_FVIS_BONE, G_FVIS_MAT, HEADER_SIZE,
 };
 use super::fshu::{self, Fshu, MaterialAnim, ParamInfo};
 use super::fvis::{self, Fvis};
@@ -91,50 +90,35 @@ pub fn to_dump(file: &FresFile, data: &[u8]) -> DumpFile {
     }
     let version = file.header.version;
     let mut pos = HEADER_SIZE;
-    let parts =
-        file.parts
-            .iter()
-            .map(|p| {
-                let at = pos;
-                pos += p.byte_len();
-                match p {
-                    Part::Dict { group, dict } => DumpPart::Dict {
-                        group: *group,
-                        size: dict.size,
-                        nodes: dict
-                            .nodes
-                            .iter()
-                            .enumerate()
-                            .map(|(i, n)| {
-                                let field = (at + 8 + 16 * i + 8) as i64;
-                                let key = (n.name != 0)
-                                    .then(|| name_at(data, field + i64::from(n.name)).ok())
-                                    .flatten();
-                                DumpNode { node: *n, key }
-                            })
-                            .collect(),
-                    },
-                    Part::Subfile {
-                        group,
-                        index,
-                        bytes,
-                    } => structured(data, version, *group, *index, at, bytes, &pool)
-                        .unwrap_or_else(|| DumpPart::Subfile {
-                            group: *group,
-                            index: *index,
-                            bytes: Hex(bytes.clone()),
-                        }),
-                    Part::Strings(pool) => {
-                        DumpPart::Strings(pool.iter().map(PoolStringDump::from).collect())
-                    }
-                    Part::Bytes(b) => DumpPart::Bytes(Hex(b.clone())),
-                }
-            })
-            .collect();
-    DumpFile {
-        header: file.header.clone(),
-        parts,
-    }
+    let parts = file
+        .parts
+        .iter()
+        .map(|p| {
+            let at = pos;
+            pos += p.byte_len();
+            match p {
+                Part::Dict { group, dict } => DumpPart::Dict {
+                    group: *group,
+                    size: dict.size,
+                    nodes: dict
+                        .nodes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| {
+                            let field = (at + 8 + 16 * i + 8) as i64;
+                            let key = (n.name != 0).then(|| name_at(data, field + i64::from(n.name)).ok()).flatten();
+                            DumpNode { node: *n, key }
+                        })
+                        .collect(),
+                },
+                Part::Subfile { group, index, bytes } => structured(data, version, *group, *index, at, bytes, &pool)
+                    .unwrap_or_else(|| DumpPart::Subfile { group: *group, index: *index, bytes: Hex(bytes.clone()) }),
+                Part::Strings(pool) => DumpPart::Strings(pool.iter().map(PoolStringDump::from).collect()),
+                Part::Bytes(b) => DumpPart::Bytes(Hex(b.clone())),
+            }
+        })
+        .collect();
+    DumpFile { header: file.header.clone(), parts }
 }
 
 /// A subfile from its structured dump, placed at `at`, strings resolved by `find`.
@@ -171,44 +155,22 @@ pub fn from_dump(d: DumpFile) -> Result<FresFile> {
     let mut staged: Vec<(Option<Placed>, Part)> = Vec::new();
     for p in d.parts {
         staged.push(match p {
-            DumpPart::Dict { group, size, nodes } => (
-                None,
-                Part::Dict {
-                    group,
-                    dict: ResDict {
-                        size,
-                        nodes: nodes.into_iter().map(|n| n.node).collect(),
-                    },
-                },
-            ),
-            DumpPart::Subfile {
-                group,
-                index,
-                bytes,
-            } => (
-                None,
-                Part::Subfile {
-                    group,
-                    index,
-                    bytes: bytes.0,
-                },
-            ),
-            DumpPart::Fska { group, index, fska } => (
-                Some((group, index, Structured::Fska(fska_from_dump(fska)))),
-                Part::Bytes(Vec::new()),
-            ),
-            DumpPart::Ftxp { group, index, ftxp } => (
-                Some((group, index, Structured::Ftxp(ftxp_from_dump(ftxp)))),
-                Part::Bytes(Vec::new()),
-            ),
-            DumpPart::Fshu { group, index, fshu } => (
-                Some((group, index, Structured::Fshu(fshu_from_dump(fshu)))),
-                Part::Bytes(Vec::new()),
-            ),
-            DumpPart::Fvis { group, index, fvis } => (
-                Some((group, index, Structured::Fvis(fvis_from_dump(fvis)))),
-                Part::Bytes(Vec::new()),
-            ),
+            DumpPart::Dict { group, size, nodes } => {
+                (None, Part::Dict { group, dict: ResDict { size, nodes: nodes.into_iter().map(|n| n.node).collect() } })
+            }
+            DumpPart::Subfile { group, index, bytes } => (None, Part::Subfile { group, index, bytes: bytes.0 }),
+            DumpPart::Fska { group, index, fska } => {
+                (Some((group, index, Structured::Fska(fska_from_dump(fska)))), Part::Bytes(Vec::new()))
+            }
+            DumpPart::Ftxp { group, index, ftxp } => {
+                (Some((group, index, Structured::Ftxp(ftxp_from_dump(ftxp)))), Part::Bytes(Vec::new()))
+            }
+            DumpPart::Fshu { group, index, fshu } => {
+                (Some((group, index, Structured::Fshu(fshu_from_dump(fshu)))), Part::Bytes(Vec::new()))
+            }
+            DumpPart::Fvis { group, index, fvis } => {
+                (Some((group, index, Structured::Fvis(fvis_from_dump(fvis)))), Part::Bytes(Vec::new()))
+            }
             DumpPart::Strings(s) => (None, Part::Strings(s.into_iter().map(Into::into).collect())),
             DumpPart::Bytes(b) => (None, Part::Bytes(b.0)),
         });
@@ -231,28 +193,16 @@ pub fn from_dump(d: DumpFile) -> Result<FresFile> {
     for ((sub, part), at) in staged.into_iter().zip(positions) {
         parts.push(match sub {
             Some((group, index, s)) => {
-                let bytes =
-                    write_structured(&s, version, at, |n| pool.get(n).copied()).map_err(|e| {
-                        Error::new(
-                            ErrorKind::Invalid,
-                            None,
-                            format!("{e} (add new names to the string pool)"),
-                        )
+                let bytes = write_structured(&s, version, at, |n| pool.get(n).copied()).map_err(|e| {
+                    Error::new(ErrorKind::Invalid, None, format!("{e} (add new names to the string pool)"))
                         .within(format!("group {group} entry {index}"))
-                    })?;
-                Part::Subfile {
-                    group,
-                    index,
-                    bytes,
-                }
+                })?;
+                Part::Subfile { group, index, bytes }
             }
             None => part,
         });
     }
-    Ok(FresFile {
-        header: d.header,
-        parts,
-    })
+    Ok(FresFile { header: d.header, parts })
 }
 
 // ---- Structured FSKA and FTXP ------------------------------------------------------------
@@ -309,11 +259,7 @@ fn curve_from_dump(d: CurveDump) -> Curve {
         start: d.start.0,
         end: d.end.0,
         scale_bits: d.scale.map(|s| s.0.to_bits()).or(d.scale_word).unwrap_or(0),
-        offset_bits: d
-            .offset
-            .map(|s| s.0.to_bits())
-            .or(d.offset_int.map(|o| o as u32))
-            .unwrap_or(0),
+        offset_bits: d.offset.map(|s| s.0.to_bits()).or(d.offset_int.map(|o| o as u32)).unwrap_or(0),
         delta: d.delta.map(|f| f.0),
         frames: d.frames.into_iter().map(|f| f.0).collect(),
         keys: d.keys,
@@ -400,14 +346,7 @@ fn fska_to_dump(a: &Fska) -> FskaDump {
                     UserValues::Strings(s) => strings = Some(s.clone()),
                     UserValues::Bytes(b) => bytes = Some(Hex(b.clone())),
                 }
-                UserDataDump {
-                    name: u.name.clone(),
-                    kind: u.kind,
-                    pad: u.pad,
-                    words,
-                    strings,
-                    bytes,
-                }
+                UserDataDump { name: u.name.clone(), kind: u.kind, pad: u.pad, words, strings, bytes }
             })
             .collect(),
     }
@@ -558,38 +497,22 @@ fn structured(
         G_FSKA => {
             let a = fska::read(data, at, version).ok()?;
             write_fska(&mut o, &a, version).ok()?;
-            DumpPart::Fska {
-                group,
-                index,
-                fska: fska_to_dump(&a),
-            }
+            DumpPart::Fska { group, index, fska: fska_to_dump(&a) }
         }
         G_FTXP => {
             let a = ftxp::read(data, at, version).ok()?;
             write_ftxp(&mut o, &a, version).ok()?;
-            DumpPart::Ftxp {
-                group,
-                index,
-                ftxp: ftxp_to_dump(&a),
-            }
+            DumpPart::Ftxp { group, index, ftxp: ftxp_to_dump(&a) }
         }
         G_FSHU_PARAM | G_FSHU_COLOUR | G_FSHU_SRT => {
             let a = fshu::read(data, at, version).ok()?;
             write_fshu(&mut o, &a, version).ok()?;
-            DumpPart::Fshu {
-                group,
-                index,
-                fshu: fshu_to_dump(&a),
-            }
+            DumpPart::Fshu { group, index, fshu: fshu_to_dump(&a) }
         }
         G_FVIS_BONE | G_FVIS_MAT => {
             let a = fvis::read(data, at, version).ok()?;
             write_fvis(&mut o, &a, version).ok()?;
-            DumpPart::Fvis {
-                group,
-                index,
-                fvis: fvis_to_dump(&a),
-            }
+            DumpPart::Fvis { group, index, fvis: fvis_to_dump(&a) }
         }
         _ => return None,
     };
@@ -602,8 +525,7 @@ fn pool_positions(pool: &[PoolString], at: usize) -> HashMap<String, usize> {
     let mut out = HashMap::new();
     let mut p = at;
     for s in pool {
-        out.entry(String::from_utf8_lossy(&s.text).into_owned())
-            .or_insert(p + 4);
+        out.entry(String::from_utf8_lossy(&s.text).into_owned()).or_insert(p + 4);
         p += s.byte_len();
     }
     out

@@ -87,11 +87,7 @@ pub enum Part {
     /// Index group `group`.
     Dict { group: usize, dict: ResDict },
     /// The subfile that entry `index` of group `group` points at, as opaque bytes.
-    Subfile {
-        group: usize,
-        index: usize,
-        bytes: Vec<u8>,
-    },
+    Subfile { group: usize, index: usize, bytes: Vec<u8> },
     /// The string pool.
     Strings(Vec<PoolString>),
     /// Anything else: embedded-file records, GPU buffers, alignment padding.
@@ -167,19 +163,7 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
         *n = c.u16()?;
     }
     let user_pointer = c.u32()?;
-    Ok(Header {
-        version,
-        bom,
-        header_word,
-        file_size,
-        alignment,
-        name,
-        pool_size,
-        pool,
-        groups,
-        counts,
-        user_pointer,
-    })
+    Ok(Header { version, bom, header_word, file_size, alignment, name, pool_size, pool, groups, counts, user_pointer })
 }
 
 /// Parses a FRES file into parts.
@@ -193,12 +177,7 @@ pub fn read(data: &[u8]) -> Result<FresFile> {
         usize::try_from(at)
             .ok()
             .filter(|&a| (HEADER_SIZE..len).contains(&a))
-            .ok_or_else(|| {
-                Error::invalid(
-                    field,
-                    format!("{what} offset points at {at}, outside 0x6C..{len}"),
-                )
-            })
+            .ok_or_else(|| Error::invalid(field, format!("{what} offset points at {at}, outside 0x6C..{len}")))
     };
     let mut regions: Vec<(usize, Region)> = Vec::new();
     let mut dicts: Vec<(usize, ResDict)> = Vec::new();
@@ -235,15 +214,10 @@ pub fn read(data: &[u8]) -> Result<FresFile> {
     let mut pos = HEADER_SIZE;
     for (i, &(start, region)) in regions.iter().enumerate() {
         if start < pos {
-            return Err(Error::invalid(
-                start,
-                format!("{region:?} at {start:#x} overlaps the structure before it"),
-            ));
+            return Err(Error::invalid(start, format!("{region:?} at {start:#x} overlaps the structure before it")));
         }
         if start > pos {
-            parts.push(Part::Bytes(
-                data.get(pos..start).unwrap_or_default().to_vec(),
-            ));
+            parts.push(Part::Bytes(data.get(pos..start).unwrap_or_default().to_vec()));
         }
         let next = regions.get(i + 1).map_or(len, |r| r.0);
         match region {
@@ -267,19 +241,13 @@ pub fn read(data: &[u8]) -> Result<FresFile> {
                 c.seek(start)?;
                 match read_pool(&mut c, end) {
                     Ok(pool) => parts.push(Part::Strings(pool)),
-                    Err(_) => parts.push(Part::Bytes(
-                        data.get(start..end).unwrap_or_default().to_vec(),
-                    )),
+                    Err(_) => parts.push(Part::Bytes(data.get(start..end).unwrap_or_default().to_vec())),
                 }
                 pos = end;
             }
             Region::Subfile(group, index) => {
                 let bytes = data.get(start..next).unwrap_or_default().to_vec();
-                parts.push(Part::Subfile {
-                    group,
-                    index,
-                    bytes,
-                });
+                parts.push(Part::Subfile { group, index, bytes });
                 pos = next;
             }
         }
@@ -345,12 +313,7 @@ pub fn entries(data: &[u8], header: &Header, g: usize) -> Result<Vec<(String, us
         let target = target
             .and_then(|t| usize::try_from(t).ok())
             .filter(|&t| t < data.len())
-            .ok_or_else(|| {
-                Error::invalid(
-                    at + 8 + 16 * (k + 1) + 12,
-                    "entry data offset outside the file",
-                )
-            })?;
+            .ok_or_else(|| Error::invalid(at + 8 + 16 * (k + 1) + 12, "entry data offset outside the file"))?;
         out.push((name, target));
     }
     Ok(out)

@@ -38,15 +38,10 @@ pub const VERSION: u32 = 0x0405_0003;
 /// Frame-type flag bits for a set of frames (§5.7): u8 when every frame is an integer in
 /// 0..=255, else 10.5 fixed point when it fits, else f32.
 fn frame_type_bits(frames: &[f32]) -> u16 {
-    let ints = frames
-        .iter()
-        .all(|f| f.fract() == 0.0 && (0.0..=255.0).contains(f));
+    let ints = frames.iter().all(|f| f.fract() == 0.0 && (0.0..=255.0).contains(f));
     if ints {
         2
-    } else if frames
-        .iter()
-        .all(|f| (-1024.0..1024.0).contains(f) && (f * 32.0).fract() == 0.0)
-    {
+    } else if frames.iter().all(|f| (-1024.0..1024.0).contains(f) && (f * 32.0).fract() == 0.0) {
         1
     } else {
         0
@@ -97,12 +92,7 @@ pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Optio
             Some(&(f1, p1, s1, _)) => {
                 let d = f1 - frames[i];
                 let (s0, s1) = (s0 * d, s1 * d);
-                rows.push([
-                    p0,
-                    s0,
-                    3.0 * (p1 - p0) - 2.0 * s0 - s1,
-                    2.0 * (p0 - p1) + s0 + s1,
-                ]);
+                rows.push([p0, s0, 3.0 * (p1 - p0) - 2.0 * s0 - s1, 2.0 * (p0 - p1) + s0 + s1]);
             }
             None => rows.push([p0, 0.0, 0.0, 0.0]),
         }
@@ -126,11 +116,7 @@ pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Optio
 }
 
 /// Per-component keys `(frame, value, in, out)` of a vector track.
-fn component_keys<const N: usize>(
-    track: &Track,
-    values: &[[f32; N]],
-    fps: f32,
-) -> Result<Vec<[HermiteKey; N]>> {
+fn component_keys<const N: usize>(track: &Track, values: &[[f32; N]], fps: f32) -> Result<Vec<[HermiteKey; N]>> {
     let n = track.times.len();
     let cubic = track.interpolation == Interpolation::CubicSpline;
     if values.len() != if cubic { 3 * n } else { n } {
@@ -146,12 +132,7 @@ fn component_keys<const N: usize>(
         for (j, k) in key.iter_mut().enumerate() {
             let f = frames[i];
             *k = if cubic {
-                (
-                    f,
-                    values[3 * i + 1][j],
-                    values[3 * i][j] / fps,
-                    values[3 * i + 2][j] / fps,
-                )
+                (f, values[3 * i + 1][j], values[3 * i][j] / fps, values[3 * i + 2][j] / fps)
             } else {
                 let v = values[i][j];
                 let slope = |a: usize, b: usize| {
@@ -173,11 +154,7 @@ fn component_keys<const N: usize>(
 }
 
 /// Builds the curves of one channel: `(base value, curves)`.
-fn channel<const N: usize>(
-    keys: &[[HermiteKey; N]],
-    targets: [u32; N],
-    hold: bool,
-) -> ([f32; N], Vec<Curve>) {
+fn channel<const N: usize>(keys: &[[HermiteKey; N]], targets: [u32; N], hold: bool) -> ([f32; N], Vec<Curve>) {
     let base = keys.first().map_or([0.0; N], |k| k.map(|c| c.1));
     let curves = (0..N)
         .filter_map(|j| {
@@ -191,11 +168,7 @@ fn channel<const N: usize>(
 /// Quaternion keys as Euler XYZ angles (`q = qZ·qY·qX`), unwrapped for continuity.
 fn euler_keys(track: &Track, qs: &[Quat], fps: f32) -> Result<Vec<[HermiteKey; 3]>> {
     let cubic = track.interpolation == Interpolation::CubicSpline;
-    let values: Vec<Quat> = if cubic {
-        qs.iter().skip(1).step_by(3).copied().collect()
-    } else {
-        qs.to_vec()
-    };
+    let values: Vec<Quat> = if cubic { qs.iter().skip(1).step_by(3).copied().collect() } else { qs.to_vec() };
     let mut prev: Option<[f32; 3]> = None;
     let mut angles = Vec::with_capacity(values.len());
     for q in values {
@@ -210,14 +183,7 @@ fn euler_keys(track: &Track, qs: &[Quat], fps: f32) -> Result<Vec<[HermiteKey; 3
         prev = Some(a);
         angles.push(a);
     }
-    let lin = Track {
-        interpolation: if cubic {
-            Interpolation::Linear
-        } else {
-            track.interpolation
-        },
-        ..track.clone()
-    };
+    let lin = Track { interpolation: if cubic { Interpolation::Linear } else { track.interpolation }, ..track.clone() };
     component_keys(&lin, &angles, fps)
 }
 
@@ -238,8 +204,7 @@ fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
     let mut order: Vec<String> = Vec::new();
     let mut by_bone: BTreeMap<String, Vec<&Track>> = BTreeMap::new();
     for t in &clip.tracks {
-        let (Target::Bone(b), Values::Rotation(_) | Values::Translation(_) | Values::Scale(_)) =
-            (&t.target, &t.values)
+        let (Target::Bone(b), Values::Rotation(_) | Values::Translation(_) | Values::Scale(_)) = (&t.target, &t.values)
         else {
             continue;
         };
@@ -296,12 +261,10 @@ fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
         for c in &curves {
             flags |= flag_bit(c.target);
             baked = baked.saturating_add(
-                4u32.saturating_mul(((c.end - c.start).max(0.0) as u32).saturating_add(1))
-                    .saturating_add(20),
+                4u32.saturating_mul(((c.end - c.start).max(0.0) as u32).saturating_add(1)).saturating_add(20),
             );
         }
-        let begin_curve = u16::try_from(total_curves)
-            .map_err(|_| Error::unrepresentable("more than 65535 curves"))?;
+        let begin_curve = u16::try_from(total_curves).map_err(|_| Error::unrepresentable("more than 65535 curves"))?;
         if curves.len() > 255 {
             return Err(Error::unrepresentable("more than 255 curves in a bone"));
         }
@@ -340,23 +303,15 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
     let mut materials: Vec<MaterialPattern> = Vec::new();
     let mut baked = 0u32;
     for t in &clip.tracks {
-        let (
-            Target::Material { material, property },
-            Values::TextureIndex {
-                indices,
-                textures: names,
-            },
-        ) = (&t.target, &t.values)
+        let (Target::Material { material, property }, Values::TextureIndex { indices, textures: names }) =
+            (&t.target, &t.values)
         else {
             continue;
         };
         let mut remapped = Vec::with_capacity(indices.len());
         for &i in indices {
             let name = names.get(i as usize).ok_or_else(|| {
-                Error::unrepresentable(format!(
-                    "{}: texture index {i} outside its list",
-                    t.target.label()
-                ))
+                Error::unrepresentable(format!("{}: texture index {i} outside its list", t.target.label()))
             })?;
             let k = match textures.iter().position(|n| n == name) {
                 Some(k) => k,
@@ -388,17 +343,10 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
             let frames: Vec<f32> = t.times.iter().map(|s| snap(s * fps)).collect();
             let bits = frame_type_bits(&frames);
             let frames = stored_frames(&frames, bits);
-            let (min, max) = (
-                remapped.iter().min().copied().unwrap_or(0),
-                remapped.iter().max().copied().unwrap_or(0),
-            );
+            let (min, max) = (remapped.iter().min().copied().unwrap_or(0), remapped.iter().max().copied().unwrap_or(0));
             let offset = (min + max).div_euclid(2);
-            let fits8 = remapped
-                .iter()
-                .all(|v| (-128..=127).contains(&(v - offset)));
-            let fits16 = remapped
-                .iter()
-                .all(|v| (-32768..=32767).contains(&(v - offset)));
+            let fits8 = remapped.iter().all(|v| (-128..=127).contains(&(v - offset)));
+            let fits16 = remapped.iter().all(|v| (-32768..=32767).contains(&(v - offset)));
             let key_bits = if fits8 {
                 2 << 2
             } else if fits16 {
@@ -407,8 +355,7 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
                 0
             };
             let last = remapped.last().copied().unwrap_or(0);
-            let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32)
-                .saturating_add(1);
+            let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32).saturating_add(1);
             let size = if fits8 {
                 1
             } else if fits16 {
@@ -420,8 +367,7 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
             m.curves.push(Curve {
                 at: 0,
                 flags: bits | key_bits | (4 << 4),
-                key_count: u16::try_from(frames.len())
-                    .map_err(|_| Error::unrepresentable("too many keys"))?,
+                key_count: u16::try_from(frames.len()).map_err(|_| Error::unrepresentable("too many keys"))?,
                 target: 0,
                 start: frames[0],
                 end: *frames.last().unwrap_or(&0.0),
@@ -434,14 +380,8 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
             i8::try_from(m.curves.len() - 1)
                 .map_err(|_| Error::unrepresentable("more than 127 curves in a material"))?
         };
-        m.infos.push(PatternInfo {
-            curve_index,
-            sub_bind_index: -1,
-            sampler: property.clone(),
-        });
-        m.base_values.push(
-            u16::try_from(first).map_err(|_| Error::unrepresentable("texture index over 65535"))?,
-        );
+        m.infos.push(PatternInfo { curve_index, sub_bind_index: -1, sampler: property.clone() });
+        m.base_values.push(u16::try_from(first).map_err(|_| Error::unrepresentable("texture index over 65535"))?);
     }
     if materials.is_empty() {
         return Ok(None);
@@ -488,15 +428,13 @@ fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
                         words[i >> 5] |= 1 << (i & 31);
                     }
                 }
-                let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32)
-                    .saturating_add(1);
+                let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32).saturating_add(1);
                 baked = baked.saturating_add(4 * n.div_ceil(32) + 8);
                 let last = v.last().copied().unwrap_or(false);
                 curves.push(Curve {
                     at: 0,
                     flags: fbits | (6 << 4),
-                    key_count: u16::try_from(v.len())
-                        .map_err(|_| Error::unrepresentable("too many keys"))?,
+                    key_count: u16::try_from(v.len()).map_err(|_| Error::unrepresentable("too many keys"))?,
                     target: index as u32,
                     start: frames[0],
                     end: *frames.last().unwrap_or(&0.0),
@@ -520,8 +458,7 @@ fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
         out.push(Fvis {
             at: 0,
             name: clip.name.clone(),
-            flags: if material { 0x100 } else { 0 }
-                | if clip.looping == Some(true) { 4 } else { 0 },
+            flags: if material { 0x100 } else { 0 } | if clip.looping == Some(true) { 4 } else { 0 },
             frame_count: (clip.duration * fps).round() as i32,
             baked_size: baked,
             names,
@@ -545,10 +482,7 @@ fn shader_target(component: &str) -> Option<(usize, u32)> {
         "g" => (4, 0x04),
         "b" => (4, 0x08),
         "a" => (4, 0x0C),
-        c => (
-            3,
-            u32::from_str_radix(c.strip_prefix("[+0x")?.strip_suffix(']')?, 16).ok()?,
-        ),
+        c => (3, u32::from_str_radix(c.strip_prefix("[+0x")?.strip_suffix(']')?, 16).ok()?),
     })
 }
 
@@ -559,18 +493,12 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
     type Params<'a> = Vec<(String, Vec<(u32, &'a Track)>)>;
     let mut kinds: BTreeMap<usize, Vec<(String, Params)>> = BTreeMap::new();
     for t in &clip.tracks {
-        let (Target::Material { material, property }, Values::Scalar(_)) = (&t.target, &t.values)
-        else {
+        let (Target::Material { material, property }, Values::Scalar(_)) = (&t.target, &t.values) else {
             continue;
         };
-        let Some((param, (kind, target))) = property
-            .rsplit_once('.')
-            .and_then(|(p, c)| Some((p, shader_target(c)?)))
+        let Some((param, (kind, target))) = property.rsplit_once('.').and_then(|(p, c)| Some((p, shader_target(c)?)))
         else {
-            warnings.push(format!(
-                "{}: scalar property {property:?} is not param.component; skipped",
-                clip.name
-            ));
+            warnings.push(format!("{}: scalar property {property:?} is not param.component; skipped", clip.name));
             continue;
         };
         let mats = kinds.entry(kind).or_default();
@@ -604,18 +532,13 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
                         continue;
                     };
                     let vals: Vec<[f32; 1]> = v.iter().map(|&x| [x]).collect();
-                    let keys: Vec<HermiteKey> = component_keys(t, &vals, fps)?
-                        .into_iter()
-                        .map(|k| k[0])
-                        .collect();
+                    let keys: Vec<HermiteKey> = component_keys(t, &vals, fps)?.into_iter().map(|k| k[0]).collect();
                     let hold = t.interpolation == Interpolation::Step;
                     match float_curve(target, &keys, hold) {
                         Some(c) if !(kind == 5 && target == 0) => {
                             baked = baked.saturating_add(
-                                4u32.saturating_mul(
-                                    ((c.end - c.start).max(0.0) as u32).saturating_add(1),
-                                )
-                                .saturating_add(20),
+                                4u32.saturating_mul(((c.end - c.start).max(0.0) as u32).saturating_add(1))
+                                    .saturating_add(20),
                             );
                             curves.push(c);
                             float_curves += 1;
@@ -623,13 +546,12 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
                         _ => {
                             let first = keys.first().map_or(0.0, |k| k.1);
                             if kind == 5 && target == 0 && keys.iter().any(|k| k.1 != first) {
-                                warnings.push(format!("{} {name}.{pname}: animated SRT mode written as its first value", clip.name));
+                                warnings.push(format!(
+                                    "{} {name}.{pname}: animated SRT mode written as its first value",
+                                    clip.name
+                                ));
                             }
-                            let raw = if kind == 5 && target == 0 {
-                                first as i32 as u32
-                            } else {
-                                first.to_bits()
-                            };
+                            let raw = if kind == 5 && target == 0 { first as i32 as u32 } else { first.to_bits() };
                             constants.push((target, raw));
                         }
                     }
@@ -677,11 +599,7 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
     let euler = match options.param("rotation") {
         None | Some("quat") => false,
         Some("euler") => true,
-        Some(v) => {
-            return Err(Error::unrepresentable(format!(
-                "rotation={v}: expected quat or euler"
-            )))
-        }
+        Some(v) => return Err(Error::unrepresentable(format!("rotation={v}: expected quat or euler"))),
     };
     let mut warnings = Vec::new();
     let mut fskas = Vec::new();
@@ -690,20 +608,13 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
     let mut fviss = Vec::new();
     for clip in &package.clips {
         for t in &clip.tracks {
-            t.validate().map_err(|e| {
-                Error::unrepresentable(format!(
-                    "clip {} track {}: {e}",
-                    clip.name,
-                    t.target.label()
-                ))
-            })?;
+            t.validate()
+                .map_err(|e| Error::unrepresentable(format!("clip {} track {}: {e}", clip.name, t.target.label())))?;
         }
         let fps = match options.param("fps") {
-            Some(v) => v
-                .parse::<f32>()
-                .ok()
-                .filter(|f| *f > 0.0)
-                .ok_or_else(|| Error::unrepresentable(format!("fps={v}")))?,
+            Some(v) => {
+                v.parse::<f32>().ok().filter(|f| *f > 0.0).ok_or_else(|| Error::unrepresentable(format!("fps={v}")))?
+            }
             None => clip.frame_rate.filter(|f| *f > 0.0).unwrap_or(30.0),
         };
         fshus.extend(fshu_from_clip(clip, fps, &mut warnings)?);
@@ -719,10 +630,6 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
     subfiles.extend(fshus.iter().map(|(g, a)| Subfile::Fshu(a, *g)));
     subfiles.extend(ftxps.iter().map(Subfile::Ftxp));
     subfiles.extend(fviss.iter().map(Subfile::Fvis));
-    let name = if package.name.is_empty() {
-        "animkit"
-    } else {
-        package.name.as_str()
-    };
+    let name = if package.name.is_empty() { "animkit" } else { package.name.as_str() };
     Ok((write_file(name, VERSION, &subfiles)?, warnings))
 }

@@ -90,22 +90,10 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fshu> {
         m.seek(mats_at)?;
         m.count(u64::from(mat_count), 0x20, "material animation")?;
         for i in 0..usize::from(mat_count) {
-            materials.push(
-                read_material(data, mats_at + 0x20 * i, version)
-                    .within(|| format!("material {i}"))?,
-            );
+            materials.push(read_material(data, mats_at + 0x20 * i, version).within(|| format!("material {i}"))?);
         }
     }
-    Ok(Fshu {
-        at,
-        name,
-        flags,
-        frame_count,
-        param_anim_count,
-        curve_count,
-        baked_size,
-        materials,
-    })
+    Ok(Fshu { at, name, flags, frame_count, param_anim_count, curve_count, baked_size, materials })
 }
 
 fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialAnim> {
@@ -123,8 +111,7 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialAnim> {
     let consts_at = rel(&mut c, "constants")?;
     let mut params = Vec::new();
     if info_count > 0 {
-        let infos_at =
-            infos_at.ok_or_else(|| Error::invalid(at + 0x14, "null param info array"))?;
+        let infos_at = infos_at.ok_or_else(|| Error::invalid(at + 0x14, "null param info array"))?;
         let mut p = Cursor::new(data, Endian::Big);
         p.seek(infos_at)?;
         p.count(u64::from(info_count), 0x10, "param info")?;
@@ -152,15 +139,12 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialAnim> {
         let curves_at = curves_at.ok_or_else(|| Error::invalid(at + 0x18, "null curve array"))?;
         let size = Curve::header_size(version);
         for i in 0..usize::from(curve_count) {
-            curves.push(
-                Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?,
-            );
+            curves.push(Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?);
         }
     }
     let mut constants = Vec::new();
     if constant_count > 0 {
-        let consts_at =
-            consts_at.ok_or_else(|| Error::invalid(at + 0x1C, "null constant array"))?;
+        let consts_at = consts_at.ok_or_else(|| Error::invalid(at + 0x1C, "null constant array"))?;
         let mut k = Cursor::new(data, Endian::Big);
         k.seek(consts_at)?;
         k.count(u64::from(constant_count), 8, "constant")?;
@@ -168,14 +152,7 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialAnim> {
             constants.push((k.u32()?, k.u32()?));
         }
     }
-    Ok(MaterialAnim {
-        name,
-        begin_curve,
-        begin_param_anim,
-        params,
-        curves,
-        constants,
-    })
+    Ok(MaterialAnim { name, begin_curve, begin_param_anim, params, curves, constants })
 }
 
 fn component(kind: Kind, target: u32) -> String {
@@ -198,19 +175,17 @@ pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Cli
             let begin = usize::from(p.begin_curve);
             let count = usize::from(p.float_curves) + usize::from(p.int_curves);
             for ci in begin..begin + count {
-                let curve = mat.curves.get(ci).ok_or_else(|| {
-                    Error::invalid(anim.at, format!("{}: curve {ci} out of range", p.name))
-                })?;
+                let curve = mat
+                    .curves
+                    .get(ci)
+                    .ok_or_else(|| Error::invalid(anim.at, format!("{}: curve {ci} out of range", p.name)))?;
                 let target = Target::Material {
                     material: mat.name.clone(),
                     property: format!("{}.{}", p.name, component(kind, curve.target)),
                 };
                 if curve.is_float() {
                     let (times, keys) = union_cubic([Some(curve)], [0.0], fps, limits)?;
-                    let values = keys
-                        .iter()
-                        .flat_map(|k| [k[0][0], k[1][0], k[2][0]])
-                        .collect();
+                    let values = keys.iter().flat_map(|k| [k[0][0], k[1][0], k[2][0]]).collect();
                     tracks.push(Track {
                         target,
                         interpolation: Interpolation::CubicSpline,
@@ -218,11 +193,7 @@ pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Cli
                         values: Values::Scalar(values),
                     });
                 } else {
-                    let (times, values) = curve
-                        .frames
-                        .iter()
-                        .map(|&f| (f / fps, curve.eval(f).as_f32()))
-                        .unzip();
+                    let (times, values) = curve.frames.iter().map(|&f| (f / fps, curve.eval(f).as_f32())).unzip();
                     tracks.push(Track {
                         target,
                         interpolation: Interpolation::Step,
@@ -233,9 +204,10 @@ pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Cli
             }
             let begin = usize::from(p.begin_constant);
             for ki in begin..begin + usize::from(p.constant_count) {
-                let &(t, raw) = mat.constants.get(ki).ok_or_else(|| {
-                    Error::invalid(anim.at, format!("{}: constant {ki} out of range", p.name))
-                })?;
+                let &(t, raw) = mat
+                    .constants
+                    .get(ki)
+                    .ok_or_else(|| Error::invalid(anim.at, format!("{}: constant {ki} out of range", p.name)))?;
                 let v = if kind == Kind::TextureSrt && t == 0 {
                     Value::Int(raw as i32)
                 } else {

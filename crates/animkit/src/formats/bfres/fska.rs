@@ -71,21 +71,12 @@ pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
             }
             2 | 3 => {
                 let n = c.count(u64::from(count), 4, "user data string")?;
-                UserValues::Strings(
-                    (0..n)
-                        .map(|_| name_field(data, &mut c))
-                        .collect::<Result<_>>()?,
-                )
+                UserValues::Strings((0..n).map(|_| name_field(data, &mut c)).collect::<Result<_>>()?)
             }
             4 => UserValues::Bytes(c.take(usize::from(count))?.to_vec()),
             k => return Err(Error::invalid(e + 6, format!("unknown user data type {k}"))),
         };
-        out.push(UserData {
-            name,
-            kind,
-            pad,
-            values,
-        });
+        out.push(UserData { name, kind, pad, values });
     }
     Ok(out)
 }
@@ -143,18 +134,17 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fska> {
     let name = name_field(data, &mut c)?;
     let _path = c.i32()?;
     let flags = c.u32()?;
-    let (frame_count, bone_count, user_data_count, curve_count, baked_size) =
-        if version >= 0x0304_0000 {
-            (c.i32()?, c.u16()?, c.u16()?, c.i32()?, c.u32()?)
-        } else {
-            let fc = c.u16()?;
-            let bc = c.u16()?;
-            let ud = c.u16()?;
-            let cc = c.u16()?;
-            let bs = c.u32()?;
-            c.skip(4)?;
-            (i32::from(fc), bc, ud, i32::from(cc), bs)
-        };
+    let (frame_count, bone_count, user_data_count, curve_count, baked_size) = if version >= 0x0304_0000 {
+        (c.i32()?, c.u16()?, c.u16()?, c.i32()?, c.u32()?)
+    } else {
+        let fc = c.u16()?;
+        let bc = c.u16()?;
+        let ud = c.u16()?;
+        let cc = c.u16()?;
+        let bs = c.u32()?;
+        c.skip(4)?;
+        (i32::from(fc), bc, ud, i32::from(cc), bs)
+    };
     let bones_at = rel(&mut c, "bone animations")?;
     let _skeleton = c.i32()?;
     let _bind = c.i32()?;
@@ -165,29 +155,15 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fska> {
     };
     let mut bones = Vec::new();
     if bone_count > 0 {
-        let bones_at =
-            bones_at.ok_or_else(|| Error::invalid(at + 0x20, "null bone animation array"))?;
+        let bones_at = bones_at.ok_or_else(|| Error::invalid(at + 0x20, "null bone animation array"))?;
         let mut b = Cursor::new(data, Endian::Big);
         b.seek(bones_at)?;
         b.count(u64::from(bone_count), 0x18, "bone animation")?;
         for i in 0..usize::from(bone_count) {
-            bones.push(
-                read_bone(data, bones_at + 0x18 * i, version)
-                    .within(|| format!("bone animation {i}"))?,
-            );
+            bones.push(read_bone(data, bones_at + 0x18 * i, version).within(|| format!("bone animation {i}"))?);
         }
     }
-    Ok(Fska {
-        at,
-        name,
-        flags,
-        frame_count,
-        user_data_count,
-        curve_count,
-        baked_size,
-        bones,
-        user_data,
-    })
+    Ok(Fska { at, name, flags, frame_count, user_data_count, curve_count, baked_size, bones, user_data })
 }
 
 fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
@@ -235,9 +211,7 @@ fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
         let curves_at = curves_at.ok_or_else(|| Error::invalid(at + 0x10, "null curve array"))?;
         let size = Curve::header_size(version);
         for i in 0..usize::from(curve_count) {
-            bone.curves.push(
-                Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?,
-            );
+            bone.curves.push(Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?);
         }
     }
     Ok(bone)
@@ -266,11 +240,7 @@ pub fn union_cubic<const N: usize>(
     fps: f32,
     limits: &Limits,
 ) -> Result<UnionKeys<N>> {
-    let mut frames: Vec<f32> = curves
-        .iter()
-        .flatten()
-        .flat_map(|c| c.frames.iter().copied())
-        .collect();
+    let mut frames: Vec<f32> = curves.iter().flatten().flat_map(|c| c.frames.iter().copied()).collect();
     frames.sort_by(f32::total_cmp);
     frames.dedup();
     if frames.is_empty() {
@@ -360,11 +330,7 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
         }
         let keys = tracks.iter().map(|t| t.times.len() as u64).sum::<u64>();
         if keys > limits.max_keys {
-            return Err(Error::new(
-                ErrorKind::Limit,
-                None,
-                format!("more than {} keys", limits.max_keys),
-            ));
+            return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
         }
     }
     Ok(Clip {
@@ -407,21 +373,13 @@ fn rotation_track(
             // Resample up to the last stored key (the curves hold their value after it), not to
             // header fields, so the work is bounded by the data actually present.
             let last = if animated {
-                let end = rot[..3]
-                    .iter()
-                    .flatten()
-                    .filter_map(|c| c.frames.last().copied())
-                    .fold(0.0, f32::max);
+                let end = rot[..3].iter().flatten().filter_map(|c| c.frames.last().copied()).fold(0.0, f32::max);
                 end.max(0.0).ceil() as u64
             } else {
                 0
             };
             if last >= limits.max_keys.min(MAX_RESAMPLED) {
-                return Err(Error::new(
-                    ErrorKind::Limit,
-                    None,
-                    format!("{last} or more resampled rotation keys"),
-                ));
+                return Err(Error::new(ErrorKind::Limit, None, format!("{last} or more resampled rotation keys")));
             }
             let mut times = Vec::with_capacity(last as usize + 1);
             let mut values: Vec<Quat> = Vec::with_capacity(last as usize + 1);
@@ -452,11 +410,7 @@ mod tests {
     fn euler_order_applies_x_first() {
         // Rotating +Y by 90° about X gives +Z; then 90° about Z takes +Z to +Z (unchanged).
         // Z-then-X order would instead give +X. Independent: R = Rz(90)·Rx(90), R·(0,1,0) = (0,0,1).
-        let q = euler_xyz(
-            std::f32::consts::FRAC_PI_2,
-            0.0,
-            std::f32::consts::FRAC_PI_2,
-        );
+        let q = euler_xyz(std::f32::consts::FRAC_PI_2, 0.0, std::f32::consts::FRAC_PI_2);
         let v = q * Vec3::Y;
         assert!((v - Vec3::Z).length() < 1e-6, "{v}");
         // Rz(90)·Rx(90)·(1,0,0): Rx leaves X, Rz takes X to Y.

@@ -27,9 +27,7 @@ pub fn read_model_skeleton(data: &[u8], at: usize, version: u32) -> Result<Optio
     let Some(skel_at) = rel(&mut c, "skeleton")? else {
         return Ok(None);
     };
-    read_skeleton(data, skel_at, version)
-        .within(|| "FSKL")
-        .map(Some)
+    read_skeleton(data, skel_at, version).within(|| "FSKL").map(Some)
 }
 
 /// Reads the FSKL at `at`.
@@ -59,10 +57,7 @@ pub fn read_skeleton(data: &[u8], at: usize, version: u32) -> Result<Skeleton> {
         if bone.parent.is_some_and(|p| p >= i) {
             return Err(Error::invalid(
                 at,
-                format!(
-                    "bone {i} '{}' has a parent that is not an earlier bone",
-                    bone.name
-                ),
+                format!("bone {i} '{}' has a parent that is not an earlier bone", bone.name),
             ));
         }
     }
@@ -82,20 +77,12 @@ fn read_bone(data: &[u8], at: usize, skeleton_flags: u32) -> Result<Bone> {
     let translation = Vec3::new(c.f32()?, c.f32()?, c.f32()?);
     let _ = skeleton_flags;
     let euler = flags & 0x1000 != 0;
-    let rotation = if euler {
-        euler_xyz(r[0], r[1], r[2])
-    } else {
-        Quat::from_array(r).normalize()
-    };
+    let rotation = if euler { euler_xyz(r[0], r[1], r[2]) } else { Quat::from_array(r).normalize() };
     Ok(Bone {
         name,
         id: Some(i32::from(index)),
         hash: None,
         parent: usize::try_from(parent).ok(),
-        rest: Transform {
-            translation,
-            rotation,
-            scale,
-        },
+        rest: Transform { translation, rotation, scale },
     })
 }

@@ -80,11 +80,7 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Ftxp> {
     let refs_at = rel(&mut c, "texture refs")?;
     let textures = match refs_at {
         None => Vec::new(),
-        Some(r) if new => entries_at(data, r)
-            .within(|| "texture refs")?
-            .into_iter()
-            .map(|e| e.0)
-            .collect(),
+        Some(r) if new => entries_at(data, r).within(|| "texture refs")?.into_iter().map(|e| e.0).collect(),
         Some(r) => {
             let mut t = Cursor::new(data, Endian::Big);
             t.seek(r)?;
@@ -104,21 +100,10 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Ftxp> {
         m.seek(mats_at)?;
         m.count(u64::from(mat_count), 0x1C, "material animation")?;
         for i in 0..usize::from(mat_count) {
-            materials.push(
-                read_material(data, mats_at + 0x1C * i, version)
-                    .within(|| format!("material {i}"))?,
-            );
+            materials.push(read_material(data, mats_at + 0x1C * i, version).within(|| format!("material {i}"))?);
         }
     }
-    Ok(Ftxp {
-        at,
-        name,
-        flags,
-        frame_count,
-        baked_size,
-        textures,
-        materials,
-    })
+    Ok(Ftxp { at, name, flags, frame_count, baked_size, textures, materials })
 }
 
 fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialPattern> {
@@ -135,8 +120,7 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialPattern
     let mut infos = Vec::new();
     let mut base_values = Vec::new();
     if info_count > 0 {
-        let infos_at =
-            infos_at.ok_or_else(|| Error::invalid(at + 0x14, "null pattern info array"))?;
+        let infos_at = infos_at.ok_or_else(|| Error::invalid(at + 0x14, "null pattern info array"))?;
         let mut p = Cursor::new(data, Endian::Big);
         p.seek(infos_at)?;
         p.count(u64::from(info_count), 8, "pattern info")?;
@@ -146,16 +130,8 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialPattern
             p.skip(2)?;
             let field = p.offset();
             let off = p.i32()?;
-            let sampler = if off == 0 {
-                String::new()
-            } else {
-                name_at(data, field as i64 + i64::from(off))?
-            };
-            infos.push(PatternInfo {
-                curve_index,
-                sub_bind_index,
-                sampler,
-            });
+            let sampler = if off == 0 { String::new() } else { name_at(data, field as i64 + i64::from(off))? };
+            infos.push(PatternInfo { curve_index, sub_bind_index, sampler });
         }
         if let Some(base_at) = base_at {
             let mut b = Cursor::new(data, Endian::Big);
@@ -171,19 +147,10 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialPattern
         let curves_at = curves_at.ok_or_else(|| Error::invalid(at + 0x18, "null curve array"))?;
         let size = Curve::header_size(version);
         for i in 0..usize::from(curve_count) {
-            curves.push(
-                Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?,
-            );
+            curves.push(Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?);
         }
     }
-    Ok(MaterialPattern {
-        name,
-        begin_curve,
-        begin_pat_anim,
-        infos,
-        curves,
-        base_values,
-    })
+    Ok(MaterialPattern { name, begin_curve, begin_pat_anim, infos, curves, base_values })
 }
 
 pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
@@ -192,24 +159,17 @@ pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
         u32::try_from(v)
             .ok()
             .filter(|&i| (i as usize) < n)
-            .ok_or_else(|| {
-                Error::invalid(anim.at, format!("{what}: texture index {v} outside 0..{n}"))
-            })
+            .ok_or_else(|| Error::invalid(anim.at, format!("{what}: texture index {v} outside 0..{n}")))
     };
     let mut tracks = Vec::new();
     for mat in &anim.materials {
         for (j, info) in mat.infos.iter().enumerate() {
-            let target = Target::Material {
-                material: mat.name.clone(),
-                property: info.sampler.clone(),
-            };
+            let target = Target::Material { material: mat.name.clone(), property: info.sampler.clone() };
             let (times, indices) = if info.curve_index >= 0 {
-                let curve = mat.curves.get(info.curve_index as usize).ok_or_else(|| {
-                    Error::invalid(
-                        anim.at,
-                        format!("curve index {} out of range", info.curve_index),
-                    )
-                })?;
+                let curve = mat
+                    .curves
+                    .get(info.curve_index as usize)
+                    .ok_or_else(|| Error::invalid(anim.at, format!("curve index {} out of range", info.curve_index)))?;
                 let mut times = Vec::new();
                 let mut indices = Vec::new();
                 for &f in &curve.frames {
@@ -223,22 +183,13 @@ pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
                 (times, indices)
             } else {
                 let base = mat.base_values.get(j).copied().unwrap_or(0);
-                (
-                    vec![0.0],
-                    vec![check(
-                        i64::from(base),
-                        &format!("{} {}", mat.name, info.sampler),
-                    )?],
-                )
+                (vec![0.0], vec![check(i64::from(base), &format!("{} {}", mat.name, info.sampler))?])
             };
             tracks.push(Track {
                 target,
                 interpolation: Interpolation::Step,
                 times,
-                values: Values::TextureIndex {
-                    indices,
-                    textures: anim.textures.clone(),
-                },
+                values: Values::TextureIndex { indices, textures: anim.textures.clone() },
             });
         }
     }

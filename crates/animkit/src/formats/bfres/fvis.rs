@@ -33,9 +33,7 @@ impl Fvis {
 
 pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fvis> {
     if version < 0x0304_0000 {
-        return Err(Error::unsupported(
-            "FVIS before 3.4.0.0 is not supported (its layout is unverified)",
-        ));
+        return Err(Error::unsupported("FVIS before 3.4.0.0 is not supported (its layout is unverified)"));
     }
     let mut c = Cursor::new(data, Endian::Big);
     c.seek(at)?;
@@ -65,11 +63,7 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fvis> {
         for _ in 0..anim_count {
             let field = n.offset();
             let off = n.i32()?;
-            names.push(if off == 0 {
-                String::new()
-            } else {
-                name_at(data, field as i64 + i64::from(off))?
-            });
+            names.push(if off == 0 { String::new() } else { name_at(data, field as i64 + i64::from(off))? });
         }
         if let Some(base_at) = base_at {
             let words = usize::from(anim_count).div_ceil(32);
@@ -86,51 +80,28 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fvis> {
         let curves_at = curves_at.ok_or_else(|| Error::invalid(at + 0x28, "null curve array"))?;
         let size = Curve::header_size(version);
         for i in 0..usize::from(curve_count) {
-            curves.push(
-                Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?,
-            );
+            curves.push(Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?);
         }
     }
-    Ok(Fvis {
-        at,
-        name,
-        flags,
-        frame_count,
-        baked_size,
-        names,
-        curves,
-        base,
-    })
+    Ok(Fvis { at, name, flags, frame_count, baked_size, names, curves, base })
 }
 
 pub fn to_clip(anim: &Fvis, fps: f32) -> Result<Clip> {
     let mut tracks = Vec::new();
     for (i, name) in anim.names.iter().enumerate() {
         let target = if anim.material() {
-            Target::Material {
-                material: name.clone(),
-                property: "visibility".into(),
-            }
+            Target::Material { material: name.clone(), property: "visibility".into() }
         } else {
             Target::Bone(BoneRef::named(name.clone()))
         };
         let (times, values) = match anim.curves.iter().find(|c| c.target as usize == i) {
-            Some(curve) => curve
-                .frames
-                .iter()
-                .map(|&f| (f / fps, curve.eval(f).as_f32() != 0.0))
-                .unzip(),
+            Some(curve) => curve.frames.iter().map(|&f| (f / fps, curve.eval(f).as_f32() != 0.0)).unzip(),
             None => {
                 let word = anim.base.get(i >> 5).copied().unwrap_or(0);
                 (vec![0.0], vec![(word >> (i & 31)) & 1 == 1])
             }
         };
-        tracks.push(Track {
-            target,
-            interpolation: Interpolation::Step,
-            times,
-            values: Values::Visibility(values),
-        });
+        tracks.push(Track { target, interpolation: Interpolation::Step, times, values: Values::Visibility(values) });
     }
     Ok(Clip {
         name: anim.name.clone(),

@@ -8,15 +8,11 @@ use super::{dict, fska, ftxp};
 use crate::lint::{Finding, Severity};
 
 fn warn(code: &'static str, path: &str, at: usize, msg: String) -> Finding {
-    Finding::new(Severity::Warning, code, msg)
-        .at(at)
-        .path(path.to_string())
+    Finding::new(Severity::Warning, code, msg).at(at).path(path.to_string())
 }
 
 fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
-    if c.frames.first().is_some_and(|&f| f != c.start)
-        || c.frames.last().is_some_and(|&f| f != c.end)
-    {
+    if c.frames.first().is_some_and(|&f| f != c.start) || c.frames.last().is_some_and(|&f| f != c.end) {
         out.push(warn(
             "curve-range",
             path,
@@ -31,28 +27,17 @@ fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
         ));
     }
     if c.frames.windows(2).any(|w| w[1] <= w[0]) {
-        out.push(warn(
-            "curve-frames-unsorted",
-            path,
-            c.at,
-            "key frames do not increase".into(),
-        ));
+        out.push(warn("curve-frames-unsorted", path, c.at, "key frames do not increase".into()));
     }
-    if let (Some(d), CurveType::Cubic | CurveType::Linear, Some(_)) =
-        (c.delta, c.curve_type(), c.frames.last())
-    {
+    if let (Some(d), CurveType::Cubic | CurveType::Linear, Some(_)) = (c.delta, c.curve_type(), c.frames.last()) {
         let n = c.frames.len() - 1;
         let diff = c.key_value(n) - c.key_value(0);
         let tol = 2.0 * c.scale().abs() + 1e-5 * diff.abs().max(d.abs()) + f32::EPSILON;
         if (diff - d).abs() > tol {
             out.push(
-                Finding::new(
-                    Severity::Info,
-                    "curve-delta",
-                    format!("delta {d} but last − first is {diff}"),
-                )
-                .at(c.at)
-                .path(path.to_string()),
+                Finding::new(Severity::Info, "curve-delta", format!("delta {d} but last − first is {diff}"))
+                    .at(c.at)
+                    .path(path.to_string()),
             );
         }
     }
@@ -62,12 +47,8 @@ fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
 pub fn baked_size(c: &Curve) -> Option<u32> {
     let n = ((c.end - c.start).max(0.0) as u32).saturating_add(1);
     match c.curve_type() {
-        CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat => {
-            Some(n.saturating_mul(4).saturating_add(20))
-        }
-        CurveType::StepInt | CurveType::BakedInt if c.key_type() == super::curve::KeyType::S8 => {
-            Some(n + 8)
-        }
+        CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat => Some(n.saturating_mul(4).saturating_add(20)),
+        CurveType::StepInt | CurveType::BakedInt if c.key_type() == super::curve::KeyType::S8 => Some(n + 8),
         CurveType::StepBool | CurveType::BakedBool => Some(4 * n.div_ceil(32) + 8),
         _ => None,
     }
@@ -81,11 +62,7 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
             Finding::new(
                 Severity::Warning,
                 "file-size-mismatch",
-                format!(
-                    "header file size {} but the file has {} bytes",
-                    h.file_size,
-                    data.len()
-                ),
+                format!("header file size {} but the file has {} bytes", h.file_size, data.len()),
             )
             .at(0x0C)
             .fixable(),
@@ -102,11 +79,7 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
                     "group-count-mismatch",
                     group_name,
                     0x50 + 2 * g,
-                    format!(
-                        "header count {} but the group has {} entries",
-                        h.counts[g],
-                        entries.len()
-                    ),
+                    format!("header count {} but the group has {} entries", h.counts[g], entries.len()),
                 )
                 .fixable(),
             );
@@ -118,12 +91,7 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
             _ => None,
         });
         if let Some(d) = stored {
-            if !d
-                .nodes
-                .iter()
-                .zip(&built)
-                .all(|(n, b)| (n.reference, n.left, n.right) == *b)
-            {
+            if !d.nodes.iter().zip(&built).all(|(n, b)| (n.reference, n.left, n.right) == *b) {
                 out.push(
                     Finding::new(
                         Severity::Error,
@@ -140,27 +108,21 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
             match g {
                 fres::G_FSKA => match fska::read(data, at, v) {
                     Ok(a) => lint_fska(&mut out, &path, &a),
-                    Err(e) => out.push(
-                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
-                            .at(at)
-                            .path(path),
-                    ),
+                    Err(e) => {
+                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
+                    }
                 },
                 fres::G_FTXP => match ftxp::read(data, at, v) {
                     Ok(a) => lint_ftxp(&mut out, &path, &a),
-                    Err(e) => out.push(
-                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
-                            .at(at)
-                            .path(path),
-                    ),
+                    Err(e) => {
+                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
+                    }
                 },
                 fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => match super::fshu::read(data, at, v) {
                     Ok(a) => lint_fshu(&mut out, &path, &a),
-                    Err(e) => out.push(
-                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
-                            .at(at)
-                            .path(path),
-                    ),
+                    Err(e) => {
+                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
+                    }
                 },
                 fres::G_FVIS_BONE | fres::G_FVIS_MAT => match super::fvis::read(data, at, v) {
                     Ok(a) => {
@@ -171,11 +133,7 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
                                     "curve-target",
                                     &path,
                                     c.at,
-                                    format!(
-                                        "curve targets entry {} of {}",
-                                        c.target,
-                                        a.names.len()
-                                    ),
+                                    format!("curve targets entry {} of {}", c.target, a.names.len()),
                                 ));
                             }
                         }
@@ -188,11 +146,9 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
                             ));
                         }
                     }
-                    Err(e) => out.push(
-                        Finding::new(Severity::Error, "subfile-unreadable", e.to_string())
-                            .at(at)
-                            .path(path),
-                    ),
+                    Err(e) => {
+                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
+                    }
                 },
                 _ => {}
             }
@@ -224,12 +180,7 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska) {
                 0x20..=0x2C => 3 + (c.target - 0x20) / 4,
                 0x10..=0x18 => 7 + (c.target - 0x10) / 4,
                 t => {
-                    out.push(warn(
-                        "curve-target",
-                        &bpath,
-                        c.at,
-                        format!("unknown target offset {t:#x}"),
-                    ));
+                    out.push(warn("curve-target", &bpath, c.at, format!("unknown target offset {t:#x}")));
                     continue;
                 }
             };
@@ -242,12 +193,7 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska) {
                 ));
             }
             if bit < prev_bit {
-                out.push(warn(
-                    "curve-order",
-                    &bpath,
-                    c.at,
-                    "curves are not in flag-bit order".into(),
-                ));
+                out.push(warn("curve-order", &bpath, c.at, "curves are not in flag-bit order".into()));
             }
             prev_bit = bit;
         }
@@ -262,13 +208,9 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska) {
     }
     if a.baked_size != baked {
         out.push(
-            Finding::new(
-                Severity::Info,
-                "baked-size",
-                format!("bakedSize {} but §8 gives {baked}", a.baked_size),
-            )
-            .at(a.at + 0x1C)
-            .path(path.to_string()),
+            Finding::new(Severity::Info, "baked-size", format!("bakedSize {} but §8 gives {baked}", a.baked_size))
+                .at(a.at + 0x1C)
+                .path(path.to_string()),
         );
     }
 }
@@ -282,10 +224,7 @@ fn lint_fshu(out: &mut Vec<Finding>, path: &str, a: &super::fshu::Fshu) {
                 "begin-index",
                 &mpath,
                 a.at,
-                format!(
-                    "begin indices {}/{} but {curves}/{params} precede (§7.3)",
-                    m.begin_curve, m.begin_param_anim
-                ),
+                format!("begin indices {}/{} but {curves}/{params} precede (§7.3)", m.begin_curve, m.begin_param_anim),
             ));
         }
         curves += m.curves.len() as i32;
@@ -294,9 +233,7 @@ fn lint_fshu(out: &mut Vec<Finding>, path: &str, a: &super::fshu::Fshu) {
             check_curve(out, &mpath, c);
         }
         for p in &m.params {
-            let end = usize::from(p.begin_curve)
-                + usize::from(p.float_curves)
-                + usize::from(p.int_curves);
+            let end = usize::from(p.begin_curve) + usize::from(p.float_curves) + usize::from(p.int_curves);
             let cend = usize::from(p.begin_constant) + usize::from(p.constant_count);
             if end > m.curves.len() || cend > m.constants.len() {
                 out.push(warn(
@@ -313,10 +250,7 @@ fn lint_fshu(out: &mut Vec<Finding>, path: &str, a: &super::fshu::Fshu) {
             "curve-count",
             path,
             a.at + 0x18,
-            format!(
-                "header totals {}/{} but materials hold {curves}/{params}",
-                a.param_anim_count, a.curve_count
-            ),
+            format!("header totals {}/{} but materials hold {curves}/{params}", a.param_anim_count, a.curve_count),
         ));
     }
 }
@@ -331,10 +265,7 @@ fn lint_ftxp(out: &mut Vec<Finding>, path: &str, a: &ftxp::Ftxp) {
                 "begin-index",
                 &mpath,
                 a.at,
-                format!(
-                    "begin indices {}/{} but {curves}/{infos} precede",
-                    m.begin_curve, m.begin_pat_anim
-                ),
+                format!("begin indices {}/{} but {curves}/{infos} precede", m.begin_curve, m.begin_pat_anim),
             ));
         }
         curves += m.curves.len() as i32;
@@ -391,11 +322,7 @@ pub fn repair(file: &FresFile, data: &[u8]) -> (FresFile, Vec<String>) {
             continue;
         };
         if entries.len() != usize::from(out.header.counts[g]) {
-            changes.push(format!(
-                "{group_name}: count {} → {}",
-                out.header.counts[g],
-                entries.len()
-            ));
+            changes.push(format!("{group_name}: count {} → {}", out.header.counts[g], entries.len()));
             out.header.counts[g] = entries.len() as u16;
         }
         let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
@@ -436,16 +363,8 @@ mod tests {
             times: vec![0.0, 1.0],
             values: Values::Translation(vec![Vec3::ZERO, Vec3::ONE]),
         };
-        let clip = Clip {
-            name: "A".into(),
-            duration: 1.0,
-            tracks: vec![track],
-            ..Default::default()
-        };
-        let p = Package {
-            clips: vec![clip],
-            ..Default::default()
-        };
+        let clip = Clip { name: "A".into(), duration: 1.0, tracks: vec![track], ..Default::default() };
+        let p = Package { clips: vec![clip], ..Default::default() };
         let (mut bytes, _) = super::super::from_model::from_model(&p, &Default::default()).unwrap();
         let file = fres::read(&bytes).unwrap();
         assert!(lint(&file, &bytes).is_empty(), "{:?}", lint(&file, &bytes));
@@ -455,10 +374,7 @@ mod tests {
         bytes[group + 8 + 16 + 3] ^= 1; // the entry node's ref
         let file = fres::read(&bytes).unwrap();
         let codes: Vec<_> = lint(&file, &bytes).iter().map(|f| f.code).collect();
-        assert!(
-            codes.contains(&"curve-count") && codes.contains(&"dict-trie-mismatch"),
-            "{codes:?}"
-        );
+        assert!(codes.contains(&"curve-count") && codes.contains(&"dict-trie-mismatch"), "{codes:?}");
         let (fixed, changes) = repair(&file, &bytes);
         assert_eq!(changes.len(), 1, "{changes:?}");
         let fixed_bytes = fres::write(&fixed);

@@ -52,70 +52,48 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{
-    Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written,
-};
+use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired};
 use crate::model::Package;
 use fres::FresFile;
 
 /// Converts every animation subfile to a clip, and the first FMDL skeleton to the package's
 /// skeleton. Clip order: FSKA, FSHU (param, colour, SRT), FTXP, FVIS (bone, material).
-pub fn to_model(
-    data: &[u8],
-    header: &fres::Header,
-    fps: f32,
-    limits: &crate::formats::Limits,
-) -> Result<Package> {
+pub fn to_model(data: &[u8], header: &fres::Header, fps: f32, limits: &crate::formats::Limits) -> Result<Package> {
     use crate::error::Context;
     use fres::*;
     let v = header.version;
     let name_of = |g: usize, name: &str| format!("{} \"{name}\"", GROUP_NAMES[g]);
-    let mut package = Package {
-        name: String::new(),
-        ..Default::default()
-    };
+    let mut package = Package { name: String::new(), ..Default::default() };
     if header.name != 0 {
         package.name = strings::name_at(data, 0x14 + i64::from(header.name)).unwrap_or_default();
     }
     for (name, at) in entries(data, header, G_FMDL)? {
-        if let Some(skel) =
-            fskl::read_model_skeleton(data, at, v).within(|| name_of(G_FMDL, &name))?
-        {
+        if let Some(skel) = fskl::read_model_skeleton(data, at, v).within(|| name_of(G_FMDL, &name))? {
             package.skeleton = Some(skel);
             break;
         }
     }
     for (name, at) in entries(data, header, G_FSKA)? {
         let anim = fska::read(data, at, v).within(|| name_of(G_FSKA, &name))?;
-        package
-            .clips
-            .push(fska::to_clip(&anim, fps, limits).within(|| name_of(G_FSKA, &name))?);
+        package.clips.push(fska::to_clip(&anim, fps, limits).within(|| name_of(G_FSKA, &name))?);
     }
-    for (g, kind) in [
-        (G_FSHU_PARAM, fshu::Kind::ShaderParam),
-        (4, fshu::Kind::Colour),
-        (G_FSHU_SRT, fshu::Kind::TextureSrt),
-    ] {
+    for (g, kind) in
+        [(G_FSHU_PARAM, fshu::Kind::ShaderParam), (4, fshu::Kind::Colour), (G_FSHU_SRT, fshu::Kind::TextureSrt)]
+    {
         for (name, at) in entries(data, header, g)? {
             let anim = fshu::read(data, at, v).within(|| name_of(g, &name))?;
-            package
-                .clips
-                .push(fshu::to_clip(&anim, kind, fps, limits).within(|| name_of(g, &name))?);
+            package.clips.push(fshu::to_clip(&anim, kind, fps, limits).within(|| name_of(g, &name))?);
         }
     }
     for (name, at) in entries(data, header, G_FTXP)? {
         let anim = ftxp::read(data, at, v).within(|| name_of(G_FTXP, &name))?;
-        package
-            .clips
-            .push(ftxp::to_clip(&anim, fps).within(|| name_of(G_FTXP, &name))?);
+        package.clips.push(ftxp::to_clip(&anim, fps).within(|| name_of(G_FTXP, &name))?);
     }
     for g in [G_FVIS_BONE, G_FVIS_MAT] {
         for (name, at) in entries(data, header, g)? {
             let anim = fvis::read(data, at, v).within(|| name_of(g, &name))?;
-            package
-                .clips
-                .push(fvis::to_clip(&anim, fps).within(|| name_of(g, &name))?);
+            package.clips.push(fvis::to_clip(&anim, fps).within(|| name_of(g, &name))?);
         }
     }
     Ok(package)
@@ -138,21 +116,12 @@ impl Format for Bfres {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            read: true,
-            to_model: true,
-            from_model: true,
-            dump: true,
-            archive: false,
-            skeleton: true,
-        }
+        Capabilities { read: true, to_model: true, from_model: true, dump: true, archive: false, skeleton: true }
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
         match bytes.get(..4) {
-            Some(b"FRES")
-                if bytes.get(8..10) == Some(&[0xFE, 0xFF]) && bytes.len() >= fres::HEADER_SIZE =>
-            {
+            Some(b"FRES") if bytes.get(8..10) == Some(&[0xFE, 0xFF]) && bytes.len() >= fres::HEADER_SIZE => {
                 Confidence::Certain
             }
             Some(b"FRES") => Confidence::Likely,
@@ -172,11 +141,7 @@ impl Format for Bfres {
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let file = fres::read(&bytes)?;
-        Ok(Box::new(BfresDocument {
-            file,
-            data: bytes,
-            options: options.clone(),
-        }))
+        Ok(Box::new(BfresDocument { file, data: bytes, options: options.clone() }))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -186,9 +151,8 @@ impl Format for Bfres {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let d: dump::DumpFile = serde_json::from_value(value).map_err(|e| {
-            Error::new(ErrorKind::Invalid, None, e.to_string()).within("BFRES dump")
-        })?;
+        let d: dump::DumpFile = serde_json::from_value(value)
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("BFRES dump"))?;
         Ok(Box::new(BfresDocument::new(dump::from_dump(d)?)))
     }
 }
@@ -204,11 +168,7 @@ pub struct BfresDocument {
 impl BfresDocument {
     pub fn new(file: FresFile) -> Self {
         let data = Bytes::from(fres::write(&file));
-        BfresDocument {
-            file,
-            data,
-            options: ReadOptions::default(),
-        }
+        BfresDocument { file, data, options: ReadOptions::default() }
     }
 
     /// The file's bytes.
@@ -223,13 +183,7 @@ impl BfresDocument {
                 .parse::<f32>()
                 .ok()
                 .filter(|f| f.is_finite() && *f > 0.0)
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::Invalid,
-                        None,
-                        format!("fps={v} is not a positive number"),
-                    )
-                }),
+                .ok_or_else(|| Error::new(ErrorKind::Invalid, None, format!("fps={v} is not a positive number"))),
         }
     }
 }
@@ -248,12 +202,7 @@ impl Document for BfresDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        to_model(
-            &self.data,
-            &self.file.header,
-            self.fps()?,
-            &self.options.limits,
-        )
+        to_model(&self.data, &self.file.header, self.fps()?, &self.options.limits)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -267,10 +216,7 @@ impl Document for BfresDocument {
 
     fn repair(&self) -> Result<Repaired> {
         let (file, changes) = lint::repair(&self.file, &self.data);
-        Ok(Repaired {
-            document: Box::new(BfresDocument::new(file)),
-            changes,
-        })
+        Ok(Repaired { document: Box::new(BfresDocument::new(file)), changes })
     }
 
     fn notes(&self) -> Vec<String> {

@@ -22,11 +22,7 @@ impl PoolString {
     /// A canonical entry for `text`, placed at a 4-aligned position.
     pub fn new(text: &[u8]) -> Self {
         let tail = round_up(text.len() + 1, 4) - text.len();
-        PoolString {
-            len: text.len() as u32,
-            text: text.to_vec(),
-            tail: vec![0; tail],
-        }
+        PoolString { len: text.len() as u32, text: text.to_vec(), tail: vec![0; tail] }
     }
 
     fn is_canonical(&self) -> bool {
@@ -47,10 +43,7 @@ pub fn read_pool(c: &mut Cursor, end: usize) -> Result<Vec<PoolString>> {
         let len = c.u32()?;
         let n = c.count(u64::from(len), 1, "string byte")?;
         if at + 4 + n >= end {
-            return Err(Error::invalid(
-                at,
-                format!("string of {len} bytes runs past the pool end"),
-            ));
+            return Err(Error::invalid(at, format!("string of {len} bytes runs past the pool end")));
         }
         let text = c.take(n)?.to_vec();
         let tail_len = (round_up(c.offset() + 1, 4) - c.offset()).min(end - c.offset());
@@ -84,11 +77,7 @@ impl From<&PoolString> for PoolStringDump {
         if s.is_canonical() {
             PoolStringDump::Text(String::from_utf8_lossy(&s.text).into_owned())
         } else {
-            PoolStringDump::Raw {
-                len: s.len,
-                text: Hex(s.text.clone()),
-                tail: Hex(s.tail.clone()),
-            }
+            PoolStringDump::Raw { len: s.len, text: Hex(s.text.clone()), tail: Hex(s.tail.clone()) }
         }
     }
 }
@@ -97,25 +86,16 @@ impl From<PoolStringDump> for PoolString {
     fn from(d: PoolStringDump) -> Self {
         match d {
             PoolStringDump::Text(t) => PoolString::new(t.as_bytes()),
-            PoolStringDump::Raw { len, text, tail } => PoolString {
-                len,
-                text: text.0,
-                tail: tail.0,
-            },
+            PoolStringDump::Raw { len, text, tail } => PoolString { len, text: text.0, tail: tail.0 },
         }
     }
 }
 
 /// Reads the name whose first character is at `at`: its length is the `u32` at `at - 4`.
 pub fn name_at(data: &[u8], at: i64) -> Result<String> {
-    let start = usize::try_from(at)
-        .ok()
-        .filter(|&a| a >= 4 && a <= data.len());
+    let start = usize::try_from(at).ok().filter(|&a| a >= 4 && a <= data.len());
     let Some(start) = start else {
-        return Err(Error::invalid(
-            0,
-            format!("name offset {at} is outside the file"),
-        ));
+        return Err(Error::invalid(0, format!("name offset {at} is outside the file")));
     };
     let mut c = Cursor::new(data, crate::bytes::Endian::Big);
     c.seek(start - 4)?;
@@ -139,11 +119,7 @@ mod tests {
 
     #[test]
     fn pool_round_trips_and_pads() {
-        let pool = vec![
-            PoolString::new(b"Dead"),
-            PoolString::new(b"abc"),
-            PoolString::new(b""),
-        ];
+        let pool = vec![PoolString::new(b"Dead"), PoolString::new(b"abc"), PoolString::new(b"")];
         let mut w = Writer::new(Endian::Big);
         write_pool(&mut w, &pool);
         let bytes = w.into_vec();
