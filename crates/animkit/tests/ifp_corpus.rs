@@ -130,9 +130,7 @@ fn max_key_error(a: &Package, b: &Package) -> (f32, f32, f32) {
 fn anpk_to_anp3_and_back_stays_within_quantisation() {
     let Some(vc) = common::corpus_file("ifp", "vc_ped_anpk.ifp") else { return };
     let first = read(&vc).to_model().unwrap();
-    let written = animkit::formats::ifp::Ifp
-        .from_model_checked(&first, &WriteOptions { variant: Some("anp3".into()), ..Default::default() });
-    let anp3 = written.document.write().unwrap();
+    let anp3 = write_ifp(&first, "anp3");
     assert_eq!(&anp3[..4], b"ANP3");
     let second = read(&anp3).to_model().unwrap();
     let (rot, pos, time) = max_key_error(&first, &second);
@@ -142,24 +140,16 @@ fn anpk_to_anp3_and_back_stays_within_quantisation() {
     assert!(pos <= 1.0 / 1024.0 + 1e-6, "translation error {pos}");
     assert!(time <= 0.5 / 60.0 + 1e-6, "time error {time}");
     // And back to ANPK: floats hold the ANP3 values exactly.
-    let anpk = animkit::formats::ifp::Ifp
-        .from_model_checked(&second, &WriteOptions { variant: Some("anpk".into()), ..Default::default() })
-        .document
-        .write()
-        .unwrap();
+    let anpk = write_ifp(&second, "anpk");
     let third = read(&anpk).to_model().unwrap();
     let (rot, pos, time) = max_key_error(&second, &third);
     assert!(rot < 1e-6 && pos < 1e-6 && time < 1e-6, "ANP3 → ANPK changed values: {rot} {pos} {time}");
 }
 
-trait Checked {
-    fn from_model_checked(&self, p: &Package, o: &WriteOptions) -> animkit::Written;
-}
-
-impl Checked for animkit::formats::ifp::Ifp {
-    fn from_model_checked(&self, p: &Package, o: &WriteOptions) -> animkit::Written {
-        animkit::Format::from_model(self, p, o).unwrap()
-    }
+/// Writes `p` as the IFP `variant` and returns the bytes.
+fn write_ifp(p: &Package, variant: &str) -> Vec<u8> {
+    let options = WriteOptions { variant: Some(variant.into()), ..Default::default() };
+    animkit::Format::from_model(&animkit::formats::ifp::Ifp, p, &options).unwrap().document.write().unwrap()
 }
 
 #[test]
