@@ -7,7 +7,12 @@
 /// The name in a fixed buffer: the bytes before the first NUL, as Latin-1.
 pub fn latin1_until_nul(buf: &[u8]) -> String {
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    buf[..end].iter().map(|&b| b as char).collect()
+    let name = &buf[..end];
+    match std::str::from_utf8(name) {
+        // ASCII (nearly every name) is the same in Latin-1 and UTF-8: copy it as it is.
+        Ok(ascii) if name.is_ascii() => ascii.to_owned(),
+        _ => name.iter().map(|&b| b as char).collect(),
+    }
 }
 
 /// Encodes `name` as Latin-1; `None` when a character is above U+00FF or is NUL.

@@ -27,11 +27,6 @@ fn f32_at(b: &[u8], i: usize) -> f32 {
 }
 
 #[inline]
-fn i16_at(b: &[u8], i: usize) -> f32 {
-    f32::from(i16::from_le_bytes([b[i], b[i + 1]]))
-}
-
-#[inline]
 fn unit(q: Vec4) -> Quat {
     let len = q.length();
     if len > 0.0 && len.is_finite() {
@@ -61,30 +56,47 @@ impl Keys {
     }
 }
 
-/// Decodes an ANP2/ANP3 sequence's frames.
+/// Little-endian i16 at byte `i` of a fixed-size frame, as f32.
+#[inline]
+fn i16_of<const N: usize>(f: &[u8; N], i: usize) -> f32 {
+    f32::from(i16::from_le_bytes([f[i], f[i + 1]]))
+}
+
+/// Little-endian f32 at byte `i` of a fixed-size frame.
+#[inline]
+fn f32_of<const N: usize>(f: &[u8; N], i: usize) -> f32 {
+    f32::from_le_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]])
+}
+
+/// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
+/// loops are branch-free and need no bounds checks. A compressed quaternion is normalised
+/// straight from its integers (the /4096 scale cancels out).
 pub fn decode_v2(seq: &V2Sequence) -> Keys {
-    let size = seq.frame_type.size();
-    let mut keys = Keys::with_capacity(seq.frame_count(), seq.frame_type.has_translation(), false);
-    for f in seq.frames.chunks_exact(size) {
-        match seq.frame_type {
-            FrameType::Rot | FrameType::RotTrans => {
-                let q = Vec4::new(f32_at(f, 0), f32_at(f, 4), f32_at(f, 8), f32_at(f, 12));
-                keys.rotations.push(unit(q));
-                keys.times.push(f32_at(f, 16));
-                if let Some(t) = &mut keys.translations {
-                    t.push(Vec3::new(f32_at(f, 20), f32_at(f, 24), f32_at(f, 28)));
-                }
+    fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
+        let (frames, _) = frames.as_chunks::<N>();
+        if float {
+            keys.rotations.extend(
+                frames.iter().map(|f| unit(Vec4::new(f32_of(f, 0), f32_of(f, 4), f32_of(f, 8), f32_of(f, 12)))),
+            );
+            keys.times.extend(frames.iter().map(|f| f32_of(f, 16)));
+            if let Some(t) = &mut keys.translations {
+                t.extend(frames.iter().map(|f| Vec3::new(f32_of(f, 20), f32_of(f, 24), f32_of(f, 28))));
             }
-            FrameType::RotCompressed | FrameType::RotTransCompressed => {
-                let q = Vec4::new(i16_at(f, 0), i16_at(f, 2), i16_at(f, 4), i16_at(f, 6));
-                keys.rotations.push(unit(q * (1.0 / 4096.0)));
-                keys.times.push(i16_at(f, 8) / 60.0);
-                if let Some(t) = &mut keys.translations {
-                    let v = Vec3::new(i16_at(f, 10), i16_at(f, 12), i16_at(f, 14));
-                    t.push(v / 1024.0);
-                }
+        } else {
+            keys.rotations
+                .extend(frames.iter().map(|f| unit(Vec4::new(i16_of(f, 0), i16_of(f, 2), i16_of(f, 4), i16_of(f, 6)))));
+            keys.times.extend(frames.iter().map(|f| i16_of(f, 8) / 60.0));
+            if let Some(t) = &mut keys.translations {
+                t.extend(frames.iter().map(|f| Vec3::new(i16_of(f, 10), i16_of(f, 12), i16_of(f, 14)) / 1024.0));
             }
         }
+    }
+    let mut keys = Keys::with_capacity(seq.frame_count(), seq.frame_type.has_translation(), false);
+    match seq.frame_type {
+        FrameType::Rot => decode::<20>(&seq.frames, &mut keys, true),
+        FrameType::RotTrans => decode::<32>(&seq.frames, &mut keys, true),
+        FrameType::RotCompressed => decode::<10>(&seq.frames, &mut keys, false),
+        FrameType::RotTransCompressed => decode::<16>(&seq.frames, &mut keys, false),
     }
     keys
 }
@@ -108,34 +120,48 @@ pub fn decode_anpk(chunk: &KeyChunk) -> Keys {
     keys
 }
 
-/// Checks that key times are finite and never decrease.
+/// Checks that key times are finite and never decrease (one pass; the message is built only on
+/// failure).
 fn check_times(times: &[f32]) -> Result<(), String> {
-    if let Some(i) = times.iter().position(|t| !t.is_finite()) {
-        return Err(format!("key {i} has time {}", times[i]));
+    let mut previous = f32::NEG_INFINITY;
+    for (i, &t) in times.iter().enumerate() {
+        if !t.is_finite() {
+            return Err(format!("key {i} has time {t}"));
+        }
+        if t < previous {
+            return Err(format!("key times decrease at key {i} ({t} after {previous})"));
+        }
+        previous = t;
     }
-    match times.windows(2).position(|w| w[1] < w[0]) {
-        Some(i) => Err(format!("key times decrease at key {} ({} after {})", i + 1, times[i + 1], times[i])),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
-/// Appends the tracks of one sequence: rotation, then translation and scale when present. The
-/// last track takes the times vector; the others get copies.
+/// Appends the tracks of one sequence: rotation, then translation and scale when present.
 fn push_tracks(tracks: &mut Vec<Track>, bone: BoneRef, keys: Keys) {
-    let Keys { mut times, rotations, translations, scales } = keys;
+    let Keys { times, rotations, translations, scales } = keys;
     let target = Target::Bone(bone);
-    let mut extra = [translations.map(Values::Translation), scales.map(Values::Scale)].into_iter().flatten().peekable();
-    let mut next_times = |more: bool| if more { times.clone() } else { std::mem::take(&mut times) };
-    let rotation_times = next_times(extra.peek().is_some());
-    tracks.push(Track {
-        target: target.clone(),
+    let rotation = |target, times| Track {
+        target,
         interpolation: Interpolation::Slerp,
-        times: rotation_times,
+        times,
         values: Values::Rotation(rotations),
-    });
-    while let Some(values) = extra.next() {
-        let times = next_times(extra.peek().is_some());
-        tracks.push(Track { target: target.clone(), interpolation: Interpolation::Linear, times, values });
+    };
+    let linear = |target, times, values| Track { target, interpolation: Interpolation::Linear, times, values };
+    match (translations, scales) {
+        (None, None) => tracks.push(rotation(target, times)),
+        (Some(t), None) => {
+            tracks.push(rotation(target.clone(), times.clone()));
+            tracks.push(linear(target, times, Values::Translation(t)));
+        }
+        (None, Some(s)) => {
+            tracks.push(rotation(target.clone(), times.clone()));
+            tracks.push(linear(target, times, Values::Scale(s)));
+        }
+        (Some(t), Some(s)) => {
+            tracks.push(rotation(target.clone(), times.clone()));
+            tracks.push(linear(target.clone(), times.clone(), Values::Translation(t)));
+            tracks.push(linear(target, times, Values::Scale(s)));
+        }
     }
 }
 

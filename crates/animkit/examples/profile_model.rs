@@ -1,0 +1,26 @@
+//! Repeats read + to_model of one file, for profilers and quick timings on a busy machine:
+//! `profile_model FILE [ITERATIONS]` prints the fastest and the median iteration. Dropping each
+//! model happens outside the timed region.
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: profile_model FILE [ITERATIONS]");
+    let n: usize = args.next().map_or(5, |s| s.parse().expect("a number"));
+    let bytes = animkit::Bytes::from(std::fs::read(path).unwrap());
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = std::time::Instant::now();
+        let model = animkit::read(bytes.clone(), None, &Default::default()).unwrap().to_model().unwrap();
+        times.push(start.elapsed().as_secs_f64());
+        drop(std::hint::black_box(model));
+    }
+    times.sort_by(f64::total_cmp);
+    let mbs = |s: f64| bytes.len() as f64 / s / 1e6;
+    let (min, median) = (times[0], times[n / 2]);
+    eprintln!(
+        "read+to_model: fastest {:.3} ms ({:.0} MB/s), median {:.3} ms ({:.0} MB/s)",
+        min * 1e3,
+        mbs(min),
+        median * 1e3,
+        mbs(median)
+    );
+}
