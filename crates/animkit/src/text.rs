@@ -77,7 +77,7 @@ pub fn to_hex(bytes: &[u8]) -> String {
 pub fn from_hex(s: &str) -> Option<Vec<u8>> {
     let digit = |c: u8| (c as char).to_digit(16);
     let b = s.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     b.chunks_exact(2).map(|p| Some((digit(p[0])? * 16 + digit(p[1])?) as u8)).collect()

@@ -201,7 +201,7 @@ fn two_bone_rig() -> Vec<u8> {
     });
     // GLB by hand: header, JSON chunk padded with spaces, BIN chunk padded with zeros.
     let mut text = serde_json::to_vec(&json).unwrap();
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let total = 12 + 8 + text.len() + 8 + bin.len();
@@ -340,7 +340,7 @@ fn damaged_gltf_gives_errors_not_panics() {
         let (parent, key) = pointer.rsplit_once('/').unwrap();
         j.pointer_mut(parent).unwrap()[key] = value.clone();
         let mut text = serde_json::to_vec(&j).unwrap();
-        while text.len() % 4 != 0 {
+        while !text.len().is_multiple_of(4) {
             text.push(b' ');
         }
         let mut out = Vec::new();

@@ -442,7 +442,7 @@ mod tests {
             x ^= x >> 17;
             x ^= x << 5;
             noisy.push(x as u8);
-            structured.push(if x % 7 == 0 { x as u8 } else { (i % 251) as u8 ^ (i / 4096) as u8 });
+            structured.push(if x.is_multiple_of(7) { x as u8 } else { (i % 251) as u8 ^ (i / 4096) as u8 });
         }
         roundtrip(&noisy);
         roundtrip(&structured);

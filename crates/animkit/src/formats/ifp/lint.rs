@@ -138,7 +138,7 @@ pub fn lint(file: &IfpFile) -> Vec<Finding> {
     if !file.tail.is_empty() && file.salvage.is_none() {
         let zero = file.tail.iter().all(|&b| b == 0);
         let (sev, code, what) = if zero {
-            let img = (content_end + file.tail.len()) % 2048 == 0;
+            let img = (content_end + file.tail.len()).is_multiple_of(2048);
             (Info, "zero-tail", if img { "zero padding to a 2048-byte IMG sector" } else { "zero bytes" })
         } else {
             (Warning, "trailing-bytes", "non-zero bytes (stale data)")

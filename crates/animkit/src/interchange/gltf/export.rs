@@ -71,7 +71,7 @@ fn num(x: f32) -> Value {
 
 impl Bin {
     fn align(&mut self) {
-        while self.data.len() % 4 != 0 {
+        while !self.data.len().is_multiple_of(4) {
             self.data.push(0);
         }
     }
