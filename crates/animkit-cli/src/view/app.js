@@ -4,6 +4,7 @@
 import * as THREE from 'three';
 import { GLTFLoader, OrbitControls } from 'three';
 
+const moduleStart = performance.now();
 const $ = (id) => document.getElementById(id);
 const files = JSON.parse($('animkit-files').textContent);
 const COLORS = ['#ff6b6b', '#5fd35f', '#5aa0ff', '#e8e8e8'];
@@ -20,6 +21,7 @@ const api = {
   isReady: false,
   error: null,
   firstFrameMs: null,
+  timings: { moduleStart },
   ready: new Promise((r) => { resolveReady = r; }),
   files: () => views.map((v) => ({ name: v.file.name, format: v.file.format, clips: v.clips.length, bones: v.bones.length })),
   clips: (i = 0) => views[i].clips.map((c) => ({ name: c.name, duration: c.duration, keyed: !!c.three })),
@@ -357,7 +359,14 @@ function drawCurve() {
       for (const k of d.keys) g.fillRect(x(k.t) - 2 * devicePixelRatio, y(k.v[c]) - 2 * devicePixelRatio, 4 * devicePixelRatio, 4 * devicePixelRatio);
     }
     g.fillStyle = '#9aa3b2';
-    g.fillText(`${d.keys.length} keys · ${COMPONENTS[state.channel].map((c, i) => c).join(' ')}`, 40, 12 * devicePixelRatio);
+    const legend = `${d.keys.length} keys ·`;
+    g.fillText(legend, 60 * devicePixelRatio, 12 * devicePixelRatio);
+    let lx = 60 * devicePixelRatio + g.measureText(legend).width + 6;
+    COMPONENTS[state.channel].forEach((c, i) => {
+      g.fillStyle = COLORS[i % COLORS.length];
+      g.fillText(c, lx, 12 * devicePixelRatio);
+      lx += g.measureText(c).width + 6;
+    });
   }
   g.strokeStyle = '#ffffff';
   g.beginPath();
@@ -463,6 +472,7 @@ function tick(now) {
     seek(t);
   }
   render();
+  api.timings.firstRender ??= performance.now();
   if (api.firstFrameMs === null) {
     // This frame is on screen once the browser gets to the next one.
     requestAnimationFrame(() => {
@@ -545,18 +555,21 @@ function describeFiles() {
 async function main() {
   try {
     const loaded = await Promise.all(files.map((f, i) => loadView(f, i)));
+    api.timings.loaded = performance.now();
     views.push(...loaded);
     wireControls();
     const clipNames = buildClipList();
     const boneNames = buildBoneList();
     describeFiles();
     if (clipNames.length) selectClip(clipNames[0]);
-    // Pick a bone animated in the first clip (else the first bone).
+    // Start on the bone whose rotation has the most keys in the first clip (else the first bone).
     const v0 = views[0];
-    const animated = v0.bones.find((b) => v0.clip?.tracks.has(`${b.node}/rotation`));
-    selectBone(animated?.name ?? boneNames[0] ?? null);
+    const keys = (b) => v0.clip?.tracks.get(`${b.node}/rotation`)?.times.length ?? 0;
+    const busiest = v0.bones.reduce((best, b) => (keys(b) > (best ? keys(best) : 0) ? b : best), null);
+    selectBone(busiest?.name ?? boneNames[0] ?? null);
     for (const view of views) frameView(view);
     $('status').textContent = files.map((f) => f.name).join(' | ');
+    api.timings.ui = performance.now();
     requestAnimationFrame(tick);
   } catch (e) {
     api.error = String(e?.stack ?? e);
