@@ -4,7 +4,8 @@
 //
 //   node e2e.mjs REQUEST.json
 //
-// REQUEST: {"url": served page, "html": self-contained file, "clip": name, "time": seconds,
+// REQUEST: {"url": served page, "html": self-contained file (of two files: the served one and its GLB
+//           conversion, shown side by side), "clip": name, "time": seconds,
 //           "bones": [names], "screenshot": PNG path, "chromium": executable (default /usr/bin/chromium)}
 // Prints one JSON object: {"first_frame_ms", "goto_to_ready_ms", "clips", "displayed": {bone: {r, t}},
 //   "api": {bone: {r, t, s}}, "screenshot": {variance, mean}, "file": {...}}
@@ -35,13 +36,13 @@ async function waitReady(page) {
 }
 
 /// The selected bone's transform as the side panel shows it (text parsed back to numbers).
-async function displayed(page, bone) {
+async function displayed(page, bone, view = 0) {
   await page.evaluate((b) => window.animkitView.selectBone(b), bone);
-  return page.evaluate(() => {
-    const cells = [...document.querySelectorAll('#bone-transform [data-view="0"] td[data-k]')];
+  return page.evaluate((v) => {
+    const cells = [...document.querySelectorAll(`#bone-transform [data-view="${v}"] td[data-k]`)];
     const get = (k) => cells.filter((c) => c.dataset.k.startsWith(k)).map((c) => Number(c.textContent));
     return { r: get('r'), t: get('t'), s: get('s') };
-  });
+  }, view);
 }
 
 /// Mean and variance of the screenshot's luminance, decoded by the browser itself.
@@ -122,6 +123,12 @@ try {
   await filePage.evaluate((t) => window.animkitView.seek(t), request.time);
   const bone = request.bones[0];
   file.displayed = { [bone]: await displayed(filePage, bone) };
+  // A second file (the same clips converted to GLB) plays in sync beside the first.
+  file.files = await filePage.evaluate(() => window.animkitView.files());
+  if (file.files.length > 1) {
+    file.side_by_side = {};
+    for (const b of request.bones) file.side_by_side[b] = [await displayed(filePage, b, 0), await displayed(filePage, b, 1)];
+  }
   const before = await filePage.evaluate(() => { window.animkitView.seek(0); window.animkitView.play(); return window.animkitView.state().renderCount; });
   await filePage.waitForTimeout(400);
   file.played = await filePage.evaluate(() => { const s = window.animkitView.state(); window.animkitView.pause(); return { time: s.time, playing: s.playing, renderCount: s.renderCount }; });

@@ -3,7 +3,8 @@
 //! download). It serves the VC ped file (234 clips), selects a clip, scrubs to a time, reads the
 //! bone transforms the page displays and compares them with `animkit::sample::sample`; checks
 //! a screenshot is not blank; opens the `--html` file from `file://` with the network off and
-//! checks it plays; and measures the time to the first frame.
+//! checks it plays (beside its own GLB conversion, in sync); and measures the time to the first
+//! frame.
 //!
 //! Needs the corpus, `chromium`, `node` and `npm ci --prefix tools/view-check`. Outside CI a
 //! missing piece skips the test (saying so); under `CI=true` it fails.
@@ -100,9 +101,12 @@ fn view_shows_the_vc_ped_file_in_chromium() {
     std::fs::create_dir_all(&dir).unwrap();
     let bin = env!("CARGO_BIN_EXE_animkit");
 
-    // The self-contained file.
+    // The self-contained file: the IFP and its GLB conversion side by side.
+    let glb = dir.join("vc.glb");
+    let o = Command::new(bin).arg("convert").arg(&ifp).arg("-o").arg(&glb).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let html = dir.join("vc.html");
-    let o = Command::new(bin).arg("view").arg(&ifp).arg("--html").arg(&html).output().unwrap();
+    let o = Command::new(bin).arg("view").arg(&ifp).arg(&glb).arg("--html").arg(&html).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
     // The server: time from start to the printed URL (reading the file, exporting the GLB).
@@ -168,6 +172,14 @@ fn view_shows_the_vc_ped_file_in_chromium() {
     assert!(file["played"]["time"].as_f64().unwrap() > 0.1, "{file}");
     assert!(file["played"]["frames_rendered"].as_u64().unwrap() >= 3, "{file}");
     assert!(file["screenshot"]["variance"].as_f64().unwrap() > 100.0);
+    assert_eq!(file["files"].as_array().map(Vec::len), Some(2));
+    for bone in &bones {
+        let [a, b] = [0, 1].map(|v| &file["side_by_side"][bone][v]);
+        for key in ["r", "t"] {
+            let (a, b) = (numbers(&a[key]), numbers(&b[key]));
+            assert!(!a.is_empty() && difference(&a, &b, key == "r") < 1e-4, "{bone} {key}: {a:?} beside {b:?}");
+        }
+    }
 
     // Time to the first frame: starting `animkit view` until its URL, plus navigation until the
     // page has shown its first frame.
@@ -179,5 +191,59 @@ fn view_shows_the_vc_ped_file_in_chromium() {
         file["first_frame_ms"].as_f64().unwrap()
     );
     assert!(total < 2000.0, "first frame after {total:.0} ms");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn http_get(port: u16, path: &str, host: &str) -> (String, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut response = Vec::new();
+    s.read_to_end(&mut response).unwrap();
+    let split = response.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    (head, response[split + 4..].to_vec())
+}
+
+/// The server and the `--html` file, without a browser (runs everywhere).
+#[test]
+fn view_serves_loopback_only_and_writes_a_self_contained_file() {
+    let example = repo().join("examples/walk_cycle.ifp");
+    let bin = env!("CARGO_BIN_EXE_animkit");
+    let mut child =
+        Command::new(bin).arg("view").arg(&example).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _server = Server(child);
+    let mut url = String::new();
+    BufReader::new(stdout).read_line(&mut url).unwrap();
+    let port: u16 =
+        url.trim().strip_prefix("http://127.0.0.1:").and_then(|r| r.strip_suffix('/')).unwrap().parse().unwrap();
+    let host = format!("127.0.0.1:{port}");
+
+    let (head, body) = http_get(port, "/", &host);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let page = String::from_utf8(body).unwrap();
+    assert!(page.contains(r#"<script type="importmap">{"imports":{"three":"./vendor/three-bundle.min.js"}}</script>"#));
+    assert!(page.contains("walk_cycle.ifp"));
+    let (head, body) = http_get(port, "/vendor/three-bundle.min.js", &host);
+    assert!(head.starts_with("HTTP/1.1 200") && head.contains("text/javascript"), "{head}");
+    assert!(String::from_utf8_lossy(&body).contains("The MIT License"), "the bundle keeps the three.js licence");
+    let (head, body) = http_get(port, "/files/0.glb", &format!("localhost:{port}"));
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(body.starts_with(b"glTF"));
+    assert!(http_get(port, "/files/1.glb", &host).0.starts_with("HTTP/1.1 404"));
+    assert!(http_get(port, "/../Cargo.toml", &host).0.starts_with("HTTP/1.1 404"));
+    // DNS rebinding: another host name pointing at 127.0.0.1 is refused.
+    assert!(http_get(port, "/", &format!("attacker.example:{port}")).0.starts_with("HTTP/1.1 403"));
+
+    let dir = std::env::temp_dir().join(format!("animkit-view-html-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = dir.join("walk.html");
+    let o = Command::new(bin).arg("view").arg(&example).arg("--html").arg(&html).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.contains(r#"{"imports":{"three":"data:text/javascript;base64,"#));
+    assert!(text.contains(r#"<script type="application/octet-stream" id="glb-0">Z2xURg"#), "the GLB, inlined");
+    assert!(!text.contains("http://") && !text.contains("https://") && !text.contains("src=\""), "nothing to fetch");
     let _ = std::fs::remove_dir_all(&dir);
 }
