@@ -562,10 +562,21 @@ async function main() {
     const boneNames = buildBoneList();
     describeFiles();
     if (clipNames.length) selectClip(clipNames[0]);
-    // Start on the bone whose rotation has the most keys in the first clip (else the first bone).
+    // Start on the bone whose rotation moves most in the first clip (else the first bone).
     const v0 = views[0];
-    const keys = (b) => v0.clip?.tracks.get(`${b.node}/rotation`)?.times.length ?? 0;
-    const busiest = v0.bones.reduce((best, b) => (keys(b) > (best ? keys(best) : 0) ? b : best), null);
+    const motion = (b) => {
+      const track = v0.clip?.tracks.get(`${b.node}/rotation`);
+      if (!track) return -1;
+      let sum = 0;
+      for (let c = 0; c < 4; c++) {
+        let lo = Infinity;
+        let hi = -Infinity;
+        for (let i = c; i < track.values.length; i += 4) { lo = Math.min(lo, track.values[i]); hi = Math.max(hi, track.values[i]); }
+        sum += hi - lo;
+      }
+      return sum;
+    };
+    const busiest = v0.bones.reduce((best, b) => (best === null || motion(b) > motion(best) ? b : best), null);
     selectBone(busiest?.name ?? boneNames[0] ?? null);
     for (const view of views) frameView(view);
     $('status').textContent = files.map((f) => f.name).join(' | ');
