@@ -98,7 +98,7 @@ try {
   result.screenshot = await imageStats(page, png);
   // Playing advances time.
   await page.evaluate(() => { window.animkitView.seek(0); window.animkitView.play(); });
-  await page.waitForTimeout(400);
+  await page.waitForFunction(() => window.animkitView.state().time > 0.2, null, { timeout: 15000 });
   result.played_to = await page.evaluate(() => { window.animkitView.pause(); return window.animkitView.state().time; });
   await page.close();
 
@@ -130,7 +130,7 @@ try {
     for (const b of request.bones) file.side_by_side[b] = [await displayed(filePage, b, 0), await displayed(filePage, b, 1)];
   }
   const before = await filePage.evaluate(() => { window.animkitView.seek(0); window.animkitView.play(); return window.animkitView.state().renderCount; });
-  await filePage.waitForTimeout(400);
+  await filePage.waitForFunction((n) => { const s = window.animkitView.state(); return s.time > 0.2 && s.renderCount > n + 3; }, before, { timeout: 15000 });
   file.played = await filePage.evaluate(() => { const s = window.animkitView.state(); window.animkitView.pause(); return { time: s.time, playing: s.playing, renderCount: s.renderCount }; });
   file.played.frames_rendered = file.played.renderCount - before;
   const filePng = await filePage.screenshot();
