@@ -14,6 +14,7 @@ mod info;
 mod pack;
 mod repair;
 mod sample;
+mod view;
 
 use std::process::ExitCode;
 
@@ -46,6 +47,8 @@ enum Command {
     Sample(sample::Args),
     /// Take the assets out of an archive.
     Extract(extract::Args),
+    /// Preview files in a browser: a local page (127.0.0.1 only) or one self-contained HTML file.
+    View(view::Args),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Command::Repair(a) => repair::run(a),
         Command::Sample(a) => sample::run(a),
         Command::Extract(a) => extract::run(a),
+        Command::View(a) => view::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,249 @@
+//! End-to-end test of `animkit view` in headless Debian chromium, driven by playwright-core
+//! (`tools/view-check/e2e.mjs`; the browser is the system's `/usr/bin/chromium`, never a
+//! download). It serves the VC ped file (234 clips), selects a clip, scrubs to a time, reads the
+//! bone transforms the page displays and compares them with `animkit::sample::sample`; checks
+//! a screenshot is not blank; opens the `--html` file from `file://` with the network off and
+//! checks it plays (beside its own GLB conversion, in sync); and measures the time to the first
+//! frame.
+//!
+//! Needs the corpus, `chromium`, `node` and `npm ci --prefix tools/view-check`. Outside CI a
+//! missing piece skips the test (saying so); under `CI=true` it fails.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+use animkit::model::Target;
+use animkit::sample::{sample, Sampled};
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `true` when `what` is there; else skips (false) outside CI and fails under CI.
+fn require(what: &str, present: bool) -> bool {
+    if present {
+        return true;
+    }
+    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "{what} is missing under CI");
+    eprintln!("SKIPPED: {what} not found");
+    false
+}
+
+fn corpus(dir: &str, name: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("ANIMKIT_CORPUS").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/corpus"));
+    let path = root.join(dir).join(name);
+    require(&path.display().to_string(), path.is_file()).then_some(path)
+}
+
+/// The `animkit view` server, stopped when dropped.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn numbers(v: &Value) -> Vec<f64> {
+    v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default()
+}
+
+/// Largest difference between `got` and `want`; quaternions (`rotation`) up to sign.
+fn difference(got: &[f64], want: &[f64], rotation: bool) -> f64 {
+    assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
+    let dot: f64 = got.iter().zip(want).map(|(a, b)| a * b).sum();
+    let sign = if rotation && dot < 0.0 { -1.0 } else { 1.0 };
+    got.iter().zip(want).map(|(a, b)| (a * sign - b).abs()).fold(0.0, f64::max)
+}
+
+#[test]
+fn view_shows_the_vc_ped_file_in_chromium() {
+    let Some(ifp) = corpus("ifp", "vc_ped_anpk.ifp") else { return };
+    let chromium =
+        std::env::var_os("ANIMKIT_CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    let tools = repo().join("tools/view-check");
+    let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !require("chromium (apt-get install chromium)", chromium.is_file())
+        || !require("node", node_ok)
+        || !require(
+            "tools/view-check/node_modules (npm ci --prefix tools/view-check)",
+            tools.join("node_modules/playwright-core").is_dir(),
+        )
+    {
+        return;
+    }
+
+    // What the library computes.
+    let (clip_name, time) = ("WALK_civi", 0.37f32);
+    let package = animkit::open(&ifp).unwrap().to_model().unwrap();
+    assert_eq!(package.clips.len(), 234);
+    let clip = package.clip(clip_name).expect("clip in the VC ped file");
+    let mut expected: Vec<(String, &'static str, Vec<f64>)> = Vec::new();
+    for e in sample(clip, time) {
+        let Target::Bone(b) = &e.target else { continue };
+        let name = b.name.clone().expect("IFP bones have names");
+        match e.value {
+            Sampled::Rotation(q) => expected.push((name, "r", q.to_array().map(f64::from).to_vec())),
+            Sampled::Translation(t) => expected.push((name, "t", t.to_array().map(f64::from).to_vec())),
+            _ => {}
+        }
+    }
+    let mut bones: Vec<String> = expected.iter().map(|e| e.0.clone()).collect();
+    bones.dedup();
+    assert!(bones.len() > 10, "{bones:?}");
+
+    let dir = std::env::temp_dir().join(format!("animkit-view-e2e-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = env!("CARGO_BIN_EXE_animkit");
+
+    // The self-contained file: the IFP and its GLB conversion side by side.
+    let glb = dir.join("vc.glb");
+    let o = Command::new(bin).arg("convert").arg(&ifp).arg("-o").arg(&glb).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = dir.join("vc.html");
+    let o = Command::new(bin).arg("view").arg(&ifp).arg(&glb).arg("--html").arg(&html).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // The server: time from start to the printed URL (reading the file, exporting the GLB).
+    let start = Instant::now();
+    let mut child =
+        Command::new(bin).arg("view").arg(&ifp).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let server = Server(child);
+    let mut url = String::new();
+    BufReader::new(stdout).read_line(&mut url).unwrap();
+    let server_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let url = url.trim().to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+
+    let screenshot = dir.join("view.png");
+    let request = serde_json::json!({
+        "url": url, "html": html, "clip": clip_name, "time": time, "bones": bones,
+        "screenshot": screenshot, "chromium": chromium,
+    });
+    let request_path = dir.join("request.json");
+    std::fs::write(&request_path, request.to_string()).unwrap();
+    let o = Command::new("node").arg("e2e.mjs").arg(&request_path).current_dir(&tools).output().unwrap();
+    drop(server);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
+    assert!(r["error"].is_null(), "{}", r["error"]);
+    assert_eq!(r["console_errors"], serde_json::json!([]), "errors on the page");
+
+    // The clip list and the scrubbed time.
+    let clips = r["clips"].as_array().unwrap();
+    assert_eq!(clips.len(), 234);
+    let listed = clips.iter().find(|c| c["name"] == clip_name).unwrap();
+    assert!((listed["duration"].as_f64().unwrap() - f64::from(clip.duration)).abs() < 1e-6);
+    assert!((r["state"]["time"].as_f64().unwrap() - f64::from(time)).abs() < 1e-9);
+    assert_eq!(r["state"]["frame"], 11, "0.37 s at 30 fps");
+
+    // The displayed transforms (panel text, 6 decimals) and the page's own numbers against
+    // the library's sampling.
+    let mut worst: f64 = 0.0;
+    for (bone, key, want) in &expected {
+        let shown = numbers(&r["displayed"][bone][key]);
+        let exact = numbers(&r["api"][bone][key]);
+        let (d1, d2) = (difference(&shown, want, *key == "r"), difference(&exact, want, *key == "r"));
+        assert!(d1 < 1e-4 && d2 < 1e-4, "{bone} {key}: page shows {shown:?} ({exact:?}), animkit samples {want:?}");
+        worst = worst.max(d2);
+    }
+    eprintln!("{} bone channels match animkit::sample::sample (largest difference {worst:.2e})", expected.len());
+
+    // Not blank: the screenshot's luminance varies.
+    let shot = &r["screenshot"];
+    assert!(std::fs::metadata(&screenshot).unwrap().len() > 10_000);
+    assert!(shot["variance"].as_f64().unwrap() > 100.0, "blank screenshot? {shot}");
+    assert!(r["played_to"].as_f64().unwrap() > 0.1, "playing advances the time");
+
+    // The self-contained file, offline.
+    let file = &r["file"];
+    assert_eq!(file["clips"], 234);
+    assert_eq!(file["blocked_requests"], serde_json::json!([]), "the HTML file asked for the network");
+    let shown = numbers(&file["displayed"]["Root"]["r"]);
+    let want = &expected.iter().find(|e| e.0 == "Root" && e.1 == "r").unwrap().2;
+    assert!(difference(&shown, want, true) < 1e-4);
+    assert!(file["played"]["time"].as_f64().unwrap() > 0.1, "{file}");
+    assert!(file["played"]["frames_rendered"].as_u64().unwrap() >= 3, "{file}");
+    assert!(file["screenshot"]["variance"].as_f64().unwrap() > 100.0);
+    assert_eq!(file["files"].as_array().map(Vec::len), Some(2));
+    for bone in &bones {
+        let [a, b] = [0, 1].map(|v| &file["side_by_side"][bone][v]);
+        for key in ["r", "t"] {
+            let (a, b) = (numbers(&a[key]), numbers(&b[key]));
+            assert!(!a.is_empty() && difference(&a, &b, key == "r") < 1e-4, "{bone} {key}: {a:?} beside {b:?}");
+        }
+    }
+
+    // Time to the first frame: starting `animkit view` until its URL, plus navigation until the
+    // page has shown its first frame.
+    let page_ms = r["first_frame_ms"].as_f64().unwrap();
+    let total = server_ms + page_ms;
+    eprintln!(
+        "time to first frame: {total:.0} ms (server ready {server_ms:.0} ms + page {page_ms:.0} ms); \
+         --html file from file://: {:.0} ms",
+        file["first_frame_ms"].as_f64().unwrap()
+    );
+    assert!(total < 2000.0, "first frame after {total:.0} ms");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn http_get(port: u16, path: &str, host: &str) -> (String, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut response = Vec::new();
+    s.read_to_end(&mut response).unwrap();
+    let split = response.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    (head, response[split + 4..].to_vec())
+}
+
+/// The server and the `--html` file, without a browser (runs everywhere).
+#[test]
+fn view_serves_loopback_only_and_writes_a_self_contained_file() {
+    let example = repo().join("examples/walk_cycle.ifp");
+    let bin = env!("CARGO_BIN_EXE_animkit");
+    let mut child =
+        Command::new(bin).arg("view").arg(&example).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _server = Server(child);
+    let mut url = String::new();
+    BufReader::new(stdout).read_line(&mut url).unwrap();
+    let port: u16 =
+        url.trim().strip_prefix("http://127.0.0.1:").and_then(|r| r.strip_suffix('/')).unwrap().parse().unwrap();
+    let host = format!("127.0.0.1:{port}");
+
+    let (head, body) = http_get(port, "/", &host);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let page = String::from_utf8(body).unwrap();
+    assert!(page.contains(r#"<script type="importmap">{"imports":{"three":"./vendor/three-bundle.min.js"}}</script>"#));
+    assert!(page.contains("walk_cycle.ifp"));
+    let (head, body) = http_get(port, "/vendor/three-bundle.min.js", &host);
+    assert!(head.starts_with("HTTP/1.1 200") && head.contains("text/javascript"), "{head}");
+    assert!(String::from_utf8_lossy(&body).contains("The MIT License"), "the bundle keeps the three.js licence");
+    let (head, body) = http_get(port, "/files/0.glb", &format!("localhost:{port}"));
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(body.starts_with(b"glTF"));
+    assert!(http_get(port, "/files/1.glb", &host).0.starts_with("HTTP/1.1 404"));
+    assert!(http_get(port, "/../Cargo.toml", &host).0.starts_with("HTTP/1.1 404"));
+    // DNS rebinding: another host name pointing at 127.0.0.1 is refused.
+    assert!(http_get(port, "/", &format!("attacker.example:{port}")).0.starts_with("HTTP/1.1 403"));
+
+    let dir = std::env::temp_dir().join(format!("animkit-view-html-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = dir.join("walk.html");
+    let o = Command::new(bin).arg("view").arg(&example).arg("--html").arg(&html).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.contains(r#"{"imports":{"three":"data:text/javascript;base64,"#));
+    assert!(text.contains(r#"<script type="application/octet-stream" id="glb-0">Z2xURg"#), "the GLB, inlined");
+    assert!(!text.contains("http://") && !text.contains("https://") && !text.contains("src=\""), "nothing to fetch");
+    let _ = std::fs::remove_dir_all(&dir);
+}
