@@ -23,7 +23,8 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let doc = open(&args.file, &args.format.read_options(false))?;
     let value = animkit::dump(doc.as_ref())?;
-    let mut text = if args.compact { serde_json::to_string(&value)? } else { serde_json::to_string_pretty(&value)? };
+    let mut text =
+        if args.compact { serde_json::to_string(&value)? } else { animkit::raw_json::to_pretty_string(&value) };
     text.push('\n');
     match &args.output {
         Some(out) => {

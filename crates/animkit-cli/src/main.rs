@@ -51,7 +51,18 @@ enum Command {
     View(view::Args),
 }
 
+/// Lets a closed pipe (`animkit info … | head`) end the process quietly, as Unix tools do,
+/// instead of making `println!` panic.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start-up, before any other thread exists; SIG_DFL is always valid.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Formats(a) => formats::run(a),

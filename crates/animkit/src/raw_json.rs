@@ -220,3 +220,66 @@ mod tests {
         assert_eq!(round(&FourCc([0, 1, 2, 3])).1, FourCc([0, 1, 2, 3]));
     }
 }
+
+/// Indented JSON for hand editing: objects and arrays of containers one member per line, arrays
+/// of plain values (a frame's numbers) on a single line.
+pub fn to_pretty_string(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_pretty(value, 0, &mut out);
+    out
+}
+
+fn write_pretty(value: &serde_json::Value, indent: usize, out: &mut String) {
+    use serde_json::Value;
+    let pad = |n: usize, out: &mut String| out.extend(std::iter::repeat_n(' ', n));
+    match value {
+        Value::Array(items) if items.iter().all(|v| !v.is_array() && !v.is_object()) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&v.to_string());
+            }
+            out.push(']');
+        }
+        Value::Array(items) => {
+            out.push_str("[\n");
+            for (i, v) in items.iter().enumerate() {
+                pad(indent + 2, out);
+                write_pretty(v, indent + 2, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            pad(indent, out);
+            out.push(']');
+        }
+        Value::Object(map) if map.is_empty() => out.push_str("{}"),
+        Value::Object(map) => {
+            out.push_str("{\n");
+            for (i, (k, v)) in map.iter().enumerate() {
+                pad(indent + 2, out);
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push_str(": ");
+                write_pretty(v, indent + 2, out);
+                out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
+            }
+            pad(indent, out);
+            out.push('}');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod pretty_tests {
+    #[test]
+    fn frames_stay_on_one_line_and_parse_back() {
+        let v = serde_json::json!({"magic": "ANP3", "frames": [[1, 2], [3, -4]], "e": [], "o": {}, "s": "a\"b"});
+        let text = super::to_pretty_string(&v);
+        assert_eq!(
+            text,
+            "{\n  \"magic\": \"ANP3\",\n  \"frames\": [\n    [1, 2],\n    [3, -4]\n  ],\n  \"e\": [],\n  \"o\": {},\n  \"s\": \"a\\\"b\"\n}"
+        );
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), v);
+    }
+}

@@ -50,8 +50,9 @@ impl Linter {
         }
     }
 
-    /// Checks decoded keys: order, norms, start time and repeated times.
-    fn keys(&mut self, keys: &Keys, offset: usize, path: &str) {
+    /// Checks decoded keys: order and repeated times. Returns the first key time, which callers
+    /// aggregate per animation.
+    fn keys(&mut self, keys: &Keys, offset: usize, path: &str) -> Option<f32> {
         if let Some(i) = keys.times.windows(2).position(|w| w[1] < w[0]) {
             self.push(
                 Finding::new(Error, "decreasing-times", format!("key {} is earlier than key {i}", i + 1))
@@ -62,13 +63,17 @@ impl Linter {
         if keys.times.windows(2).any(|w| w[1] == w[0]) {
             self.push(Finding::new(Info, "repeated-times", "two keys share a time (a step)").at(offset).path(path));
         }
-        if keys.times.first().is_some_and(|&t| t != 0.0) {
-            let t0 = keys.times[0];
-            self.push(
-                Finding::new(Warning, "first-time-not-zero", format!("first key at {t0} s: the engine plays it at 0"))
-                    .at(offset)
-                    .path(path),
+        keys.times.first().copied()
+    }
+
+    /// One finding for the sequences of an animation whose first key is not at 0.
+    fn late_starts(&mut self, starts: &[(usize, f32)], total: usize, path: &str) {
+        if let Some(&(offset, t0)) = starts.first() {
+            let msg = format!(
+                "{} of {total} sequences start away from 0 s (first: {t0} s); the engine plays each from its first key",
+                starts.len()
             );
+            self.push(Finding::new(Warning, "first-time-not-zero", msg).at(offset).path(path));
         }
     }
 
@@ -263,6 +268,8 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
                     .path(&path),
             );
         }
+        let mut late = Vec::new();
+        let mut translated = Vec::new();
         for (si, seq) in anim.sequences.iter().enumerate() {
             let spath = format!("{path} / sequence {si} \"{}\"", latin1_until_nul(&seq.name));
             l.fixed_name(&seq.name, pos, &spath);
@@ -287,16 +294,20 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
                 );
             }
             let keys = decode_v2(seq);
-            l.keys(&keys, pos + 36, &spath);
+            if let Some(t0) = l.keys(&keys, pos + 36, &spath).filter(|&t| t != 0.0) {
+                late.push((pos + 36, t0));
+            }
             l.norms(raw_norms(&seq.frames, seq.frame_type.size(), seq.frame_type.compressed()), pos + 36, &spath);
             if seq.frame_type.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
-                l.push(
-                    Finding::new(Info, "translation-on-bone", format!("translation keys on bone tag {}", seq.bone_tag))
-                        .at(pos + 24)
-                        .path(&spath),
-                );
+                translated.push((pos + 24, seq.bone_tag));
             }
             pos += 36 + seq.frames.len();
+        }
+        l.late_starts(&late, anim.sequences.len(), &path);
+        if let Some(&(offset, _)) = translated.first() {
+            let tags: Vec<String> = translated.iter().map(|(_, t)| t.to_string()).collect();
+            let msg = format!("translation keys on bone tags {}", tags.join(", "));
+            l.push(Finding::new(Info, "translation-on-bone", msg).at(offset).path(&path));
         }
     }
     pos
@@ -399,6 +410,7 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
             l.push(Finding::new(Warning, "duplicate-bone", format!("object \"{d}\" appears twice")).path(&path));
         }
         let n_objects = anim.objects.len() as i32;
+        let mut late = Vec::new();
         for (oi, obj) in anim.objects.iter().enumerate() {
             let opath = format!("{path} / object {oi} \"{}\"", latin1_until_nul(&obj.name));
             check_id(l, &obj.cpan, b"CPAN", pos, &opath);
@@ -459,7 +471,9 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
                     );
                 }
                 let keys = decode_anpk(k);
-                l.keys(&keys, pos + 8, &opath);
+                if let Some(t0) = l.keys(&keys, pos + 8, &opath).filter(|&t| t != 0.0) {
+                    late.push((pos + 8, t0));
+                }
                 l.norms(raw_norms(&k.frames, k.kind.frame_size(), false), pos + 8, &opath);
                 if let Some(scales) = &keys.scales {
                     if scales.iter().any(|s| !s.abs_diff_eq(glam::Vec3::ONE, 1e-4)) {
@@ -473,6 +487,7 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
                 pos += 8 + k.frames.len();
             }
         }
+        l.late_starts(&late, anim.objects.len(), &path);
     }
     pos
 }
@@ -522,7 +537,8 @@ pub fn repair(file: &IfpFile) -> (IfpFile, Vec<String>) {
     let after = lint(&out);
     for f in before.iter().filter(|f| f.fixable && !after.iter().any(|a| a.code == f.code && a.path == f.path)) {
         if f.code != "truncated-animation" && f.code != "trailing-bytes" && f.code != "zero-tail" {
-            changes.push(format!("{}{}: fixed {}", f.path, if f.path.is_empty() { "" } else { ":" }, f.message));
+            let at = if f.path.is_empty() { String::new() } else { format!("{}: ", f.path) };
+            changes.push(format!("{at}fixed: {}", f.message));
         }
     }
     (out, changes)
