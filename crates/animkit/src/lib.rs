@@ -33,6 +33,11 @@ pub use error::{Error, ErrorKind, Result};
 pub use formats::{Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 pub use model::Package;
 
+/// The README's code examples compile as doctests, so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
+
 /// The version of the JSON dump envelope written by [`dump`].
 pub const DUMP_VERSION: u32 = 1;
 
