@@ -34,6 +34,15 @@ fn every_file_round_trips_byte_identically() {
 }
 
 #[test]
+fn raw_summary_equals_the_summary_of_the_model() {
+    for (name, bytes) in common::corpus_files("ifp") {
+        let doc = read(&bytes);
+        let summary = doc.summary().unwrap();
+        assert_eq!(summary, animkit::formats::Summary::of(&doc.to_model().unwrap()), "{name}");
+    }
+}
+
+#[test]
 fn ped_files_have_the_known_clip_counts() {
     for (file, clips, magic) in [("vc_ped_anpk.ifp", 234, "ANPK"), ("sa_ped_anp3.ifp", 294, "ANP3")] {
         let Some(bytes) = common::corpus_file("ifp", file) else { return };

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::lint::{Finding, Repaired};
-use crate::model::Package;
+use crate::model::{BoneRef, Channel, Interpolation, Package, Target};
 
 /// Every format the library knows, in probing order.
 pub static REGISTRY: &[&dyn Format] = &[
@@ -162,11 +162,72 @@ pub trait Document: Send + Sync + Any {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// What `info` shows: clips, durations, tracks and key counts. The default builds the model;
+    /// a format may compute the same summary from its raw layer, faster and in less memory.
+    fn summary(&self) -> Result<Summary> {
+        Ok(Summary::of(&self.to_model()?))
+    }
     /// The assets inside an archive.
     fn entries(&self) -> Result<Vec<Entry>> {
         Ok(Vec::new())
     }
     fn as_any(&self) -> &dyn Any;
+}
+
+/// What `info` reports of a document: equal to [`Summary::of`] its model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub clips: Vec<ClipSummary>,
+    /// The number of bones of the package's skeleton, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skeleton_bones: Option<usize>,
+}
+
+/// One clip of a [`Summary`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClipSummary {
+    pub name: String,
+    pub duration_s: f32,
+    pub tracks: Vec<TrackSummary>,
+}
+
+/// One track of a [`ClipSummary`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrackSummary {
+    /// A readable label of the target ([`Target::label`]).
+    pub target: String,
+    /// The bone reference, for bone targets.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub bone: Option<BoneRef>,
+    pub channel: Channel,
+    pub interpolation: Interpolation,
+    pub keys: usize,
+}
+
+impl TrackSummary {
+    pub fn new(target: &Target, channel: Channel, interpolation: Interpolation, keys: usize) -> Self {
+        TrackSummary { target: target.label(), bone: target.bone().cloned(), channel, interpolation, keys }
+    }
+}
+
+impl Summary {
+    /// The summary of a model.
+    pub fn of(package: &Package) -> Summary {
+        let clips = package
+            .clips
+            .iter()
+            .map(|c| ClipSummary {
+                name: c.name.clone(),
+                duration_s: c.duration,
+                tracks: c
+                    .tracks
+                    .iter()
+                    .map(|t| TrackSummary::new(&t.target, t.channel(), t.interpolation, t.key_count()))
+                    .collect(),
+            })
+            .collect();
+        Summary { clips, skeleton_bones: package.skeleton.as_ref().map(|s| s.bones.len()) }
+    }
 }
 
 /// The format called `name`, or the format one of whose variants is `name`.

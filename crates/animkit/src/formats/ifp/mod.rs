@@ -107,6 +107,10 @@ impl Document for IfpDocument {
         model::to_model(&self.file, &self.limits)
     }
 
+    fn summary(&self) -> Result<crate::formats::Summary> {
+        Ok(model::summary(&self.file))
+    }
+
     fn dump(&self) -> Result<serde_json::Value> {
         serde_json::to_value(dump::to_dump(&self.file)).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }

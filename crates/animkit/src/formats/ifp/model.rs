@@ -17,8 +17,8 @@ use glam::{Quat, Vec3, Vec4};
 
 use super::raw::*;
 use crate::error::{Error, Result};
-use crate::formats::Limits;
-use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
+use crate::formats::{ClipSummary, Limits, Summary, TrackSummary};
+use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
 use crate::text::latin1_until_nul;
 
 #[inline]
@@ -165,8 +165,106 @@ fn push_tracks(tracks: &mut Vec<Track>, bone: BoneRef, keys: Keys) {
     }
 }
 
+/// The bone an ANP2/ANP3 sequence animates: its name, and its tag unless −1.
+fn v2_bone(seq: &V2Sequence) -> BoneRef {
+    let id = (seq.bone_tag != -1).then_some(seq.bone_tag);
+    BoneRef { name: Some(latin1_until_nul(&seq.name)), id, ..Default::default() }
+}
+
+/// The bone an ANPK object animates: its name, and the 44-byte form's tag unless −1.
+fn anpk_bone(obj: &AnpkObject) -> BoneRef {
+    let id = match obj.link {
+        AnimLink::Tag(tag) if tag != -1 => Some(tag),
+        _ => None,
+    };
+    BoneRef { name: Some(latin1_until_nul(&obj.name)), id, ..Default::default() }
+}
+
+/// The tracks one sequence yields, in order: rotation, then translation and scale when stored.
+fn channels(translation: bool, scale: bool) -> impl Iterator<Item = (Channel, Interpolation)> {
+    [
+        Some((Channel::Rotation, Interpolation::Slerp)),
+        translation.then_some((Channel::Translation, Interpolation::Linear)),
+        scale.then_some((Channel::Scale, Interpolation::Linear)),
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// The number of tracks an animation yields (so its track list is allocated once, exactly).
+fn v2_track_count(anim: &V2Animation) -> usize {
+    anim.sequences
+        .iter()
+        .filter(|s| !s.frames.is_empty())
+        .map(|s| 1 + usize::from(s.frame_type.has_translation()))
+        .sum()
+}
+
+fn anpk_track_count(anim: &AnpkAnimation) -> usize {
+    anim.objects
+        .iter()
+        .filter_map(|o| o.keys.as_ref())
+        .map(|k| channels(k.kind != KeyKind::R, k.kind == KeyKind::Rts).count())
+        .sum()
+}
+
+/// The last key time of a sequence, decoded from its last frame only.
+fn v2_last_time(seq: &V2Sequence) -> Option<f32> {
+    let f = seq.frames.get(seq.frames.len().checked_sub(seq.frame_type.size())?..)?;
+    Some(if seq.frame_type.compressed() {
+        f32::from(i16::from_le_bytes([*f.get(8)?, *f.get(9)?])) / 60.0
+    } else {
+        f32::from_le_bytes(f.get(16..20)?.try_into().ok()?)
+    })
+}
+
+fn anpk_last_time(chunk: &KeyChunk) -> Option<f32> {
+    let b = chunk.frames.len().checked_sub(4)?;
+    Some(f32::from_le_bytes(chunk.frames.get(b..)?.try_into().ok()?))
+}
+
+/// The engine's clip length (`CalcTotalTime`): the latest last key, and at least 0.
+fn duration(last_times: impl Iterator<Item = f32>) -> f32 {
+    last_times.fold(0.0f32, f32::max)
+}
+
+/// What `info` shows, computed from the raw layer without decoding keys; always equal to the
+/// summary of [`to_model`]'s result.
+pub fn summary(file: &IfpFile) -> Summary {
+    let mut clips = Vec::with_capacity(file.animation_count());
+    let track = |tracks: &mut Vec<TrackSummary>, bone: BoneRef, keys: usize, t: bool, s: bool| {
+        let target = Target::Bone(bone);
+        tracks.extend(channels(t, s).map(|(c, i)| TrackSummary::new(&target, c, i, keys)));
+    };
+    match &file.body {
+        Body::V2(v2) => {
+            for anim in &v2.animations {
+                let mut tracks = Vec::with_capacity(v2_track_count(anim));
+                let seqs = || anim.sequences.iter().filter(|s| !s.frames.is_empty());
+                for seq in seqs() {
+                    track(&mut tracks, v2_bone(seq), seq.frame_count(), seq.frame_type.has_translation(), false);
+                }
+                let duration_s = duration(seqs().filter_map(v2_last_time));
+                clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
+            }
+        }
+        Body::Anpk(anpk) => {
+            for anim in &anpk.animations {
+                let mut tracks = Vec::with_capacity(anpk_track_count(anim));
+                let objects = || anim.objects.iter().filter_map(|o| Some((o, o.keys.as_ref()?)));
+                for (obj, k) in objects() {
+                    track(&mut tracks, anpk_bone(obj), k.frame_count(), k.kind != KeyKind::R, k.kind == KeyKind::Rts);
+                }
+                let duration_s = duration(objects().filter_map(|(_, k)| anpk_last_time(k)));
+                clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
+            }
+        }
+    }
+    Summary { clips, skeleton_bones: None }
+}
+
 fn clip(name: String, tracks: Vec<Track>) -> Clip {
-    let duration = tracks.iter().filter_map(|t| t.times.last()).fold(0.0f32, |a, &b| a.max(b));
+    let duration = duration(tracks.iter().filter_map(|t| t.times.last().copied()));
     Clip { name, duration, tracks, ..Default::default() }
 }
 
@@ -197,7 +295,7 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
             clips = Vec::with_capacity(v2.animations.len());
             for (ai, anim) in v2.animations.iter().enumerate() {
                 let anim_name = latin1_until_nul(&anim.name);
-                let mut tracks = Vec::with_capacity(anim.sequences.len() * 2);
+                let mut tracks = Vec::with_capacity(v2_track_count(anim));
                 for (si, seq) in anim.sequences.iter().enumerate().filter(|(_, s)| !s.frames.is_empty()) {
                     let keys = decode_v2(seq);
                     check_times(&keys.times).map_err(|m| {
@@ -205,12 +303,7 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
                             .within(format!("sequence {si}"))
                             .within(format!("animation {ai} \"{anim_name}\""))
                     })?;
-                    let bone = BoneRef {
-                        name: Some(latin1_until_nul(&seq.name)),
-                        id: (seq.bone_tag != -1).then_some(seq.bone_tag),
-                        ..Default::default()
-                    };
-                    push_tracks(&mut tracks, bone, keys);
+                    push_tracks(&mut tracks, v2_bone(seq), keys);
                 }
                 clips.push(clip(anim_name, tracks));
             }
@@ -220,7 +313,7 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
             clips = Vec::with_capacity(anpk.animations.len());
             for (ai, anim) in anpk.animations.iter().enumerate() {
                 let anim_name = latin1_until_nul(&anim.name);
-                let mut tracks = Vec::with_capacity(anim.objects.len() * 2);
+                let mut tracks = Vec::with_capacity(anpk_track_count(anim));
                 for (oi, obj) in anim.objects.iter().enumerate() {
                     let Some(chunk) = &obj.keys else { continue };
                     let keys = decode_anpk(chunk);
@@ -229,12 +322,7 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
                             .within(format!("object {oi}"))
                             .within(format!("animation {ai} \"{anim_name}\""))
                     })?;
-                    let id = match obj.link {
-                        AnimLink::Tag(tag) if tag != -1 => Some(tag),
-                        _ => None,
-                    };
-                    let bone = BoneRef { name: Some(latin1_until_nul(&obj.name)), id, ..Default::default() };
-                    push_tracks(&mut tracks, bone, keys);
+                    push_tracks(&mut tracks, anpk_bone(obj), keys);
                 }
                 clips.push(clip(anim_name, tracks));
             }
