@@ -152,6 +152,12 @@ pub trait Document: Send + Sync + Any {
     /// The file's bytes: identical to the input when nothing was changed.
     fn write(&self) -> Result<Vec<u8>>;
     fn to_model(&self) -> Result<Package>;
+    /// The model split into one package per skeleton (one per character), for archives whose
+    /// clips bind to different skeletons; each package's `name` says which. The default is
+    /// [`Document::to_model`] alone. `convert` into a directory writes one file per package.
+    fn packages(&self) -> Result<Vec<Package>> {
+        Ok(vec![self.to_model()?])
+    }
     /// Lossless JSON of the raw structure, for hand editing.
     fn dump(&self) -> Result<serde_json::Value>;
     /// Every problem found, with offsets and severities.

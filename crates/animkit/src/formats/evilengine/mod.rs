@@ -474,6 +474,42 @@ impl Document for HipDocument {
         Ok(Package { name: String::new(), clips, skeleton: chosen.map(|m| m.skeleton.clone()), ..Default::default() })
     }
 
+    /// One package per skinned MODL that binds clips (named after its prefix, `spongebob`), with
+    /// that model's skeleton and only its clips; clips no model binds go into a last package
+    /// `unbound` without a skeleton (index-only bone references).
+    fn packages(&self) -> Result<Vec<Package>> {
+        if self.model.is_some() {
+            return Ok(vec![self.to_model()?]);
+        }
+        let models = self.skinned_models();
+        let mut per_model: Vec<Vec<crate::model::Clip>> = vec![Vec::new(); models.len()];
+        let mut unbound = Vec::new();
+        for asset in self.anim_assets() {
+            let (skb, _) = asset.result?;
+            match models.iter().position(|m| binds(&asset.name, &m.prefix, &models)) {
+                Some(i) => {
+                    per_model[i].push(model::to_clip(&skb, &asset.name, Some(&models[i].skeleton), &self.limits)?)
+                }
+                None => unbound.push(model::to_clip(&skb, &asset.name, None, &self.limits)?),
+            }
+        }
+        let mut out: Vec<Package> = models
+            .iter()
+            .zip(per_model)
+            .filter(|(_, clips)| !clips.is_empty())
+            .map(|(m, clips)| Package {
+                name: m.prefix.clone(),
+                clips,
+                skeleton: Some(m.skeleton.clone()),
+                ..Default::default()
+            })
+            .collect();
+        if !unbound.is_empty() {
+            out.push(Package { name: "unbound".into(), clips: unbound, ..Default::default() });
+        }
+        Ok(out)
+    }
+
     fn dump(&self) -> Result<serde_json::Value> {
         serde_json::to_value(dump::hip_to_dump(&self.hip))
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
