@@ -80,12 +80,43 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     Ok(crate::batch::run(jobs, |job| {
         let doc = open(&job.input, &read_options)?;
+        let mut messages = Vec::new();
+        // Archives whose clips bind to different skeletons (a HIP with several characters) give
+        // one package per skeleton: into a directory, one file each (`boot_spongebob.glb`…).
+        let packages = if skeleton.is_none() { doc.packages()? } else { Vec::new() };
+        if dir_mode && packages.len() > 1 {
+            let stem = job.output.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            let ext = job.output.extension().unwrap_or_default().to_string_lossy().into_owned();
+            for package in &packages {
+                let name: String = package
+                    .name
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+                    .collect();
+                let out = job.output.with_file_name(format!("{stem}_{name}.{ext}"));
+                let written = format.from_model(package, &write_options)?;
+                write_output(&out, &written.document.write()?, Some(&job.input), args.in_place)?;
+                let bound = if package.skeleton.is_some() { "with its skeleton" } else { "without a skeleton" };
+                messages.push(format!("{}: {} clips {bound}", out.display(), package.clips.len()));
+                messages.extend(written.warnings.into_iter().map(|w| format!("warning: {}: {w}", out.display())));
+            }
+            return Ok(messages);
+        }
+        if packages.len() > 1 {
+            let names: Vec<&str> = packages.iter().map(|p| p.name.as_str()).collect();
+            messages.push(format!(
+                "warning: the clips bind to {} different skeletons ({}); only those of the package skeleton are bound in one file: convert into a directory (-o DIR/) for one file per skeleton",
+                packages.len(),
+                names.join(", ")
+            ));
+        }
         let mut package = doc.to_model()?;
         if let Some(s) = &skeleton {
             package.skeleton = Some(s.clone());
         }
         let written = format.from_model(&package, &write_options)?;
         write_output(&job.output, &written.document.write()?, Some(&job.input), args.in_place)?;
-        Ok(written.warnings.into_iter().map(|w| format!("warning: {w}")).collect())
+        messages.extend(written.warnings.into_iter().map(|w| format!("warning: {w}")));
+        Ok(messages)
     }))
 }

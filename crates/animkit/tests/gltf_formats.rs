@@ -267,8 +267,9 @@ fn playback(name: &str, package: &Package, clip_count: usize) -> f32 {
                     Sampled::Scale(_) => Channel::Scale,
                     _ => continue,
                 };
+                // Not by index: a helper root node may come first.
                 let node = nodes_skel
-                    .find(r)
+                    .find(&animkit::model::BoneRef { index: None, ..r.clone() })
                     .or_else(|| nodes_skel.bones.iter().position(|b| b.name == r.label()))
                     .unwrap_or_else(|| panic!("{name}: no node for {r:?}"));
                 if !seen.insert((node, channel)) {
@@ -336,4 +337,49 @@ fn three_js_plays_bfres_clips_like_sample() {
         worst = worst.max(playback(&name, &package, 4));
     }
     eprintln!("bfres: worst difference {worst:e}");
+}
+
+/// Issue 5: a standalone `.anm` and `.dff` as `animkit extract` writes them. With the `.dff` as the
+/// skeleton (the `dff` format, found by probing) the GLB is parented and plays like `sample`;
+/// without one, the nodes are `bone_00`… under one root, with a warning; both validate.
+#[test]
+fn extracted_anm_with_and_without_its_dff_skeleton() {
+    let Some(dir) = common::corpus_dir("evilengine") else { return };
+    let hip = animkit::open(dir.join("bfbb_gc_boot.HIP")).unwrap();
+    let entries = hip.entries().unwrap();
+    let entry = |name: &str| entries.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("{name}")).data.clone();
+    let anm = animkit::read(entry("spongebob_idle01.anm"), Some(Path::new("a.anm")), &ReadOptions::default()).unwrap();
+    let dff = animkit::read(entry("spongebob_bind.dff"), Some(Path::new("a.dff")), &ReadOptions::default()).unwrap();
+    assert_eq!(dff.format().name(), "dff");
+    assert_eq!(dff.write().unwrap(), entry("spongebob_bind.dff").to_vec());
+    let skeleton = dff.to_model().unwrap().skeleton.expect("HAnim skeleton");
+    assert_eq!(skeleton.bones.len(), 44);
+    let dump = animkit::dump(dff.as_ref()).unwrap();
+    assert_eq!(animkit::pack(dump).unwrap().write().unwrap(), entry("spongebob_bind.dff").to_vec());
+
+    let bare = anm.to_model().unwrap();
+    let (glb, warnings) = export_glb(&bare);
+    assert!(warnings.iter().any(|w| w.contains("no skeleton")), "{warnings:?}");
+    let json = glb_json(&glb);
+    let names: Vec<&str> = json["nodes"].as_array().unwrap().iter().filter_map(|n| n["name"].as_str()).collect();
+    assert!(names.contains(&"bone_00") && names.contains(&"bone_01"), "{names:?}");
+
+    let mut bound = bare.clone();
+    bound.skeleton = Some(skeleton);
+    let (glb2, warnings2) = export_glb(&bound);
+    assert!(!warnings2.iter().any(|w| w.contains("no skeleton") || w.contains("not in the skeleton")), "{warnings2:?}");
+    let json2 = glb_json(&glb2);
+    let parented = json2["nodes"].as_array().unwrap().iter().filter(|n| n["children"].is_array()).count();
+    assert!(parented > 5, "a hierarchy: {parented} nodes with children");
+
+    let Some(tools) = tools() else { return };
+    let tmp = temp_dir("anm");
+    let (a, b) = (tmp.join("bare.glb"), tmp.join("bound.glb"));
+    std::fs::write(&a, &glb).unwrap();
+    std::fs::write(&b, &glb2).unwrap();
+    let (ok, stdout, stderr) = run_node(&tools, "validate.mjs", &[&a, &b]);
+    assert!(ok, "{stdout}\n{stderr}");
+    playback("spongebob_idle01 (bound)", &bound, 1);
+    playback("spongebob_idle01 (bare)", &bare, 1);
+    let _ = std::fs::remove_dir_all(&tmp);
 }

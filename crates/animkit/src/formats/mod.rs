@@ -23,6 +23,7 @@ pub static REGISTRY: &[&dyn Format] = &[
     &ifp::Ifp,
     &evilengine::SkbFormat,
     &evilengine::HipFormat,
+    &evilengine::dff::DffFormat,
     &cryengine::CryEngine,
     &bfres::Bfres,
     &crate::containers::yaz0::Yaz0,

@@ -26,6 +26,7 @@
 //! 2,635 of 4,545 SpongeBob non-root bone translations lie within 1e-3 of the bind pose.
 
 pub mod build;
+pub mod dff;
 pub mod dump;
 pub mod hip;
 pub mod lint;
@@ -601,7 +602,10 @@ impl Document for HipDocument {
                 clip_name(a, dbg)
             } else {
                 match dbg.map(|d| d.name()) {
-                    Some(n) if !n.is_empty() => n.strip_suffix(".dff").unwrap_or(&n).to_string(),
+                    Some(n) if !n.is_empty() => match n.len().checked_sub(4).and_then(|i| n.get(i..)) {
+                        Some(ext) if ext.eq_ignore_ascii_case(".dff") => n[..n.len() - 4].to_string(),
+                        _ => n,
+                    },
                     _ => format!("0x{:08X}", a.asset_id),
                 }
             };
