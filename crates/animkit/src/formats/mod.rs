@@ -29,6 +29,8 @@ pub static REGISTRY: &[&dyn Format] = &[
     &crate::containers::yaz0::Yaz0,
     &crate::containers::sarc::SarcFormat,
     &crate::interchange::gltf::Gltf,
+    &crate::interchange::model_json::ModelJson,
+    &crate::interchange::table::Csv,
 ];
 
 /// How sure a probe is that the bytes are in its format.
