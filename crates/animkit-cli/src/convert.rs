@@ -83,7 +83,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let mut messages = Vec::new();
         // Archives whose clips bind to different skeletons (a HIP with several characters) give
         // one package per skeleton: into a directory, one file each (`boot_spongebob.glb`…).
-        let packages = if skeleton.is_none() { doc.packages()? } else { Vec::new() };
+        let archive = doc.format().capabilities().archive;
+        let packages = if skeleton.is_none() && archive { doc.packages()? } else { Vec::new() };
         if dir_mode && packages.len() > 1 {
             let stem = job.output.file_stem().unwrap_or_default().to_string_lossy().into_owned();
             let ext = job.output.extension().unwrap_or_default().to_string_lossy().into_owned();

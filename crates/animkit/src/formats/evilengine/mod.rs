@@ -16,6 +16,12 @@
 //! package skeleton is the model that binds the most clips (or the `model=NAME` read parameter,
 //! which also keeps only that model's clips; `model=none` for none). Clips of other characters
 //! keep index-only bone references. Bone-count mismatches are reported in `info`, never fatal.
+//! `Document::packages` splits the archive by character instead: one package per skinned MODL
+//! with the clips it binds (named after its prefix), plus `unbound` for the rest, so `convert
+//! boot.HIP -o out/ --to glb` writes `boot_spongebob.glb`… each bound to its own skeleton
+//! (BFBB boot.HIP: spongebob 109, sb_tongue 7, teleportation_box 7, cruise_bubble 2, sb_ball 2;
+//! none unbound). A standalone `.dff` (as `extract` writes MODL assets) is the [`dff`] format,
+//! a skeleton source for `convert clip.anm --skeleton model.dff`.
 //!
 //! Observed in the corpus (BFBB GameCube `boot.HIP`, 127 ANIM / 56 MODL; `b101.HIP`, no ANIM),
 //! all consistent with the spec: every ANIM is V1 big-endian with Flags 0 and satisfies C3–C10;
