@@ -364,6 +364,17 @@ fn extracted_anm_with_and_without_its_dff_skeleton() {
     let names: Vec<&str> = json["nodes"].as_array().unwrap().iter().filter_map(|n| n["name"].as_str()).collect();
     assert!(names.contains(&"bone_00") && names.contains(&"bone_01"), "{names:?}");
 
+    // The common root node that keeps the validator happy is not a bone on import.
+    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let imported = gltf.read(Bytes::from(glb.clone()), &ReadOptions::default()).unwrap().to_model().unwrap();
+    // (The skeleton was made up by the exporter, so the import has none, as the source had none.)
+    assert!(imported.skeleton.is_none());
+    assert_eq!(imported.up_axis, animkit::model::UpAxis::Y);
+    let labels: std::collections::BTreeSet<String> =
+        imported.clips[0].tracks.iter().map(|t| t.target.label()).collect();
+    assert_eq!(labels.len(), 42);
+    assert!(labels.iter().all(|l| l.starts_with("bone_")), "{labels:?}");
+
     let mut bound = bare.clone();
     bound.skeleton = Some(skeleton);
     let (glb2, warnings2) = export_glb(&bound);
@@ -382,4 +393,23 @@ fn extracted_anm_with_and_without_its_dff_skeleton() {
     playback("spongebob_idle01 (bound)", &bound, 1);
     playback("spongebob_idle01 (bare)", &bare, 1);
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Several root bones (FSKA targets missing from the FSKL) get a common root node on export;
+/// importing drops it again and keeps the skeleton's own bones.
+#[test]
+fn common_root_node_is_not_imported_as_a_bone() {
+    let Some((_, package)) = bfres_packages().into_iter().find(|(n, _)| n == "Animal_Bass_Animation.bfres") else {
+        return;
+    };
+    let (glb, warnings) = export_glb(&package);
+    assert!(warnings.iter().any(|w| w.contains("not in the skeleton")), "{warnings:?}");
+    let json = glb_json(&glb);
+    assert_eq!(json["nodes"][0]["name"], "animkit_root");
+    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let imported = gltf.read(Bytes::from(glb), &ReadOptions::default()).unwrap().to_model().unwrap();
+    let names: Vec<String> = imported.skeleton.unwrap().bones.into_iter().map(|b| b.name).collect();
+    assert!(!names.iter().any(|n| n == "animkit_root"), "{names:?}");
+    assert_eq!(names.len(), package.skeleton.unwrap().bones.len() + 4, "{names:?}");
+    assert_eq!(imported.clips.len(), package.clips.len());
 }
