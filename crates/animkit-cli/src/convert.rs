@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use animkit::formats::{by_extension, by_name, Format};
+use animkit::model::{Bone, BoneRef, Package, Skeleton, Target};
 use animkit::WriteOptions;
 use anyhow::{anyhow, bail, Context, Result};
 
@@ -103,6 +104,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
             return Ok(messages);
         }
+        if packages.len() > 1 && format.capabilities().skeleton {
+            // One file that carries skeletons: every character's bones, prefixed with its name.
+            let names: Vec<String> = packages.iter().map(|p| p.name.clone()).collect();
+            let package = merge_characters(packages);
+            messages.push(format!(
+                "{} skeletons ({}) merged: bones are named CHARACTER/BONE; -o DIR/ writes one file per skeleton",
+                names.len(),
+                names.join(", ")
+            ));
+            let written = format.from_model(&package, &write_options)?;
+            write_output(&job.output, &written.document.write()?, Some(&job.input), args.in_place)?;
+            messages.extend(written.warnings.into_iter().map(|w| format!("warning: {w}")));
+            return Ok(messages);
+        }
         if packages.len() > 1 {
             let names: Vec<&str> = packages.iter().map(|p| p.name.as_str()).collect();
             messages.push(format!(
@@ -120,4 +135,38 @@ pub fn run(args: Args) -> Result<ExitCode> {
         messages.extend(written.warnings.into_iter().map(|w| format!("warning: {w}")));
         Ok(messages)
     }))
+}
+
+/// Packages of different characters as one: the skeletons side by side (bones renamed
+/// `CHARACTER/BONE`, parents shifted), every track re-targeted by that name. Tracks whose bone is
+/// not in their package's skeleton keep `CHARACTER/LABEL` (the exporter makes them root nodes).
+fn merge_characters(packages: Vec<Package>) -> Package {
+    let mut bones: Vec<Bone> = Vec::new();
+    let mut clips = Vec::new();
+    let up_axis = packages.first().map(|p| p.up_axis).unwrap_or_default();
+    for p in packages {
+        let offset = bones.len();
+        if let Some(s) = &p.skeleton {
+            for b in &s.bones {
+                bones.push(Bone {
+                    name: format!("{}/{}", p.name, b.name),
+                    parent: b.parent.map(|x| x + offset),
+                    ..b.clone()
+                });
+            }
+        }
+        for mut clip in p.clips {
+            for track in &mut clip.tracks {
+                if let Target::Bone(r) = &mut track.target {
+                    let name = match p.skeleton.as_ref().and_then(|s| s.find(r)) {
+                        Some(i) => bones[offset + i].name.clone(),
+                        None => format!("{}/{}", p.name, r.label()),
+                    };
+                    *r = BoneRef::named(name);
+                }
+            }
+            clips.push(clip);
+        }
+    }
+    Package { name: String::new(), up_axis, clips, skeleton: (!bones.is_empty()).then_some(Skeleton { bones }) }
 }

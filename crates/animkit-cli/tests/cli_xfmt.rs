@@ -47,10 +47,17 @@ fn hip_converts_to_one_glb_per_character() {
     assert!(names.contains(&"bfbb_gc_boot_spongebob.glb".to_string()), "{names:?}\n{err}");
     assert_eq!(names.len(), 5, "{names:?}");
     assert!(err.contains("109 clips with its skeleton"), "{err}");
-    // One file: the clips of other characters are not bound; the warning says so.
-    let one = dir.join("boot.glb").display().to_string();
-    let err = ok(&animkit(&["convert", &hip, "-o", &one]));
-    assert!(err.contains("different skeletons"), "{err}");
+    // One file: every character's skeleton side by side, bones named CHARACTER/BONE.
+    let one = dir.join("boot.glb");
+    let err = ok(&animkit(&["convert", &hip, "-o", &one.display().to_string()]));
+    assert!(err.contains("5 skeletons"), "{err}");
+    assert!(!err.contains("not in the skeleton"), "{err}");
+    let glb = std::fs::read(&one).unwrap();
+    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&glb[20..20 + len]).unwrap();
+    assert_eq!(json["animations"].as_array().unwrap().len(), 127);
+    let names: Vec<&str> = json["nodes"].as_array().unwrap().iter().filter_map(|n| n["name"].as_str()).collect();
+    assert!(names.contains(&"spongebob/bone_00") && names.contains(&"sb_tongue/bone_00"), "{names:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
