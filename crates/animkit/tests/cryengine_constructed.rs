@@ -227,3 +227,61 @@ fn every_rotation_codec_in_every_container() {
         }
     }
 }
+
+/// Every key-time format through a whole controller (`times=` writer parameter), in each
+/// container: F32, UINT16, Byte, their StartStop forms (a key on every frame) and Bitset. The
+/// decoded key times are the written frames exactly.
+#[test]
+fn every_key_time_format_in_every_container() {
+    // A key on each of frames 0..=20 (StartStop needs every frame).
+    let times: Vec<f32> = (0..=20).map(|f| f as f32 / 30.0).collect();
+    let package = Package {
+        clips: vec![Clip {
+            name: "dense".into(),
+            duration: 20.0 / 30.0,
+            tracks: vec![
+                Track {
+                    target: Target::Bone(BoneRef::named("Bip01")),
+                    interpolation: Interpolation::Nlerp,
+                    times: times.clone(),
+                    values: Values::Rotation(times.iter().map(|t| Quat::from_rotation_y(*t)).collect()),
+                },
+                Track {
+                    target: Target::Bone(BoneRef::named("Bip01")),
+                    interpolation: Interpolation::Linear,
+                    times: times.clone(),
+                    values: Values::Translation(times.iter().map(|t| Vec3::new(*t, 0.0, 0.0)).collect()),
+                },
+            ],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    for tf in ["f32", "uint16", "byte", "f32_startstop", "uint16_startstop", "byte_startstop", "bitset"] {
+        for variant in ["caf", "crytek"] {
+            let mut options = WriteOptions { variant: Some(variant.into()), ..Default::default() };
+            options.params.insert("times".into(), tf.into());
+            let bytes = cry().from_model(&package, &options).unwrap().document.write().unwrap();
+            let doc = animkit::read(Bytes::from(bytes.clone()), None, &ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{tf} {variant}: {e}"));
+            assert_eq!(doc.write().unwrap(), bytes);
+            let model = doc.to_model().unwrap_or_else(|e| panic!("{tf} {variant}: {e}"));
+            for t in &model.clips[0].tracks {
+                assert_eq!(t.times.len(), times.len(), "{tf} {variant}");
+                for (a, b) in t.times.iter().zip(&times) {
+                    assert!((a - b).abs() < 1e-6, "{tf} {variant}: {a} vs {b}");
+                }
+            }
+            let d = pose_difference(&package, &model);
+            assert!(d < 1e-4, "{tf} {variant}: {d}");
+        }
+    }
+    // StartStop cannot hold gaps: a clear error, not a wrong file.
+    let mut options = WriteOptions::default();
+    options.params.insert("times".into(), "byte_startstop".into());
+    let err = match cry().from_model(&clip(), &options) {
+        Ok(_) => panic!("sparse keys written as StartStop"),
+        Err(e) => e,
+    };
+    assert_eq!(err.kind, ErrorKind::Unrepresentable, "{err}");
+}
