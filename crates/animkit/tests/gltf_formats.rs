@@ -354,6 +354,12 @@ fn extracted_anm_with_and_without_its_dff_skeleton() {
     assert_eq!(dff.write().unwrap(), entry("spongebob_bind.dff").to_vec());
     let skeleton = dff.to_model().unwrap().skeleton.expect("HAnim skeleton");
     assert_eq!(skeleton.bones.len(), 44);
+    let dff_bytes = entry("spongebob_bind.dff");
+    let dff_format = animkit::formats::by_name("dff").unwrap().0;
+    for n in 0..dff_bytes.len() {
+        // Truncated clumps are errors (or a shorter valid prefix), never panics.
+        let _ = dff_format.read(dff_bytes.slice(..n), &ReadOptions::default());
+    }
     let dump = animkit::dump(dff.as_ref()).unwrap();
     assert_eq!(animkit::pack(dump).unwrap().write().unwrap(), entry("spongebob_bind.dff").to_vec());
 
