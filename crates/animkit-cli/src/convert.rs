@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use animkit::formats::{by_extension, by_name, Format};
+use animkit::model::{Bone, BoneRef, Package, Skeleton, Target};
 use animkit::WriteOptions;
 use anyhow::{anyhow, bail, Context, Result};
 
@@ -80,12 +81,92 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     Ok(crate::batch::run(jobs, |job| {
         let doc = open(&job.input, &read_options)?;
+        let mut messages = Vec::new();
+        // Archives whose clips bind to different skeletons (a HIP with several characters) give
+        // one package per skeleton: into a directory, one file each (`boot_spongebob.glb`…).
+        let archive = doc.format().capabilities().archive;
+        let packages = if skeleton.is_none() && archive { doc.packages()? } else { Vec::new() };
+        if dir_mode && packages.len() > 1 {
+            let stem = job.output.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            let ext = job.output.extension().unwrap_or_default().to_string_lossy().into_owned();
+            for package in &packages {
+                let name: String = package
+                    .name
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+                    .collect();
+                let out = job.output.with_file_name(format!("{stem}_{name}.{ext}"));
+                let written = format.from_model(package, &write_options)?;
+                write_output(&out, &written.document.write()?, Some(&job.input), args.in_place)?;
+                let bound = if package.skeleton.is_some() { "with its skeleton" } else { "without a skeleton" };
+                messages.push(format!("{}: {} clips {bound}", out.display(), package.clips.len()));
+                messages.extend(written.warnings.into_iter().map(|w| format!("warning: {}: {w}", out.display())));
+            }
+            return Ok(messages);
+        }
+        if packages.len() > 1 && format.capabilities().skeleton {
+            // One file that carries skeletons: every character's bones, prefixed with its name.
+            let names: Vec<String> = packages.iter().map(|p| p.name.clone()).collect();
+            let package = merge_characters(packages);
+            messages.push(format!(
+                "{} skeletons ({}) merged: bones are named CHARACTER/BONE; -o DIR/ writes one file per skeleton",
+                names.len(),
+                names.join(", ")
+            ));
+            let written = format.from_model(&package, &write_options)?;
+            write_output(&job.output, &written.document.write()?, Some(&job.input), args.in_place)?;
+            messages.extend(written.warnings.into_iter().map(|w| format!("warning: {w}")));
+            return Ok(messages);
+        }
+        if packages.len() > 1 {
+            let names: Vec<&str> = packages.iter().map(|p| p.name.as_str()).collect();
+            messages.push(format!(
+                "warning: the clips bind to {} different skeletons ({}); only those of the package skeleton are bound in one file: convert into a directory (-o DIR/) for one file per skeleton",
+                packages.len(),
+                names.join(", ")
+            ));
+        }
         let mut package = doc.to_model()?;
         if let Some(s) = &skeleton {
             package.skeleton = Some(s.clone());
         }
         let written = format.from_model(&package, &write_options)?;
         write_output(&job.output, &written.document.write()?, Some(&job.input), args.in_place)?;
-        Ok(written.warnings.into_iter().map(|w| format!("warning: {w}")).collect())
+        messages.extend(written.warnings.into_iter().map(|w| format!("warning: {w}")));
+        Ok(messages)
     }))
+}
+
+/// Packages of different characters as one: the skeletons side by side (bones renamed
+/// `CHARACTER/BONE`, parents shifted), every track re-targeted by that name. Tracks whose bone is
+/// not in their package's skeleton keep `CHARACTER/LABEL` (the exporter makes them root nodes).
+fn merge_characters(packages: Vec<Package>) -> Package {
+    let mut bones: Vec<Bone> = Vec::new();
+    let mut clips = Vec::new();
+    let up_axis = packages.first().map(|p| p.up_axis).unwrap_or_default();
+    for p in packages {
+        let offset = bones.len();
+        if let Some(s) = &p.skeleton {
+            for b in &s.bones {
+                bones.push(Bone {
+                    name: format!("{}/{}", p.name, b.name),
+                    parent: b.parent.map(|x| x + offset),
+                    ..b.clone()
+                });
+            }
+        }
+        for mut clip in p.clips {
+            for track in &mut clip.tracks {
+                if let Target::Bone(r) = &mut track.target {
+                    let name = match p.skeleton.as_ref().and_then(|s| s.find(r)) {
+                        Some(i) => bones[offset + i].name.clone(),
+                        None => format!("{}/{}", p.name, r.label()),
+                    };
+                    *r = BoneRef::named(name);
+                }
+            }
+            clips.push(clip);
+        }
+    }
+    Package { name: String::new(), up_axis, clips, skeleton: (!bones.is_empty()).then_some(Skeleton { bones }) }
 }

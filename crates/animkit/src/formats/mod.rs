@@ -23,11 +23,14 @@ pub static REGISTRY: &[&dyn Format] = &[
     &ifp::Ifp,
     &evilengine::SkbFormat,
     &evilengine::HipFormat,
+    &evilengine::dff::DffFormat,
     &cryengine::CryEngine,
     &bfres::Bfres,
     &crate::containers::yaz0::Yaz0,
     &crate::containers::sarc::SarcFormat,
     &crate::interchange::gltf::Gltf,
+    &crate::interchange::model_json::ModelJson,
+    &crate::interchange::table::Csv,
 ];
 
 /// How sure a probe is that the bytes are in its format.
@@ -152,6 +155,12 @@ pub trait Document: Send + Sync + Any {
     /// The file's bytes: identical to the input when nothing was changed.
     fn write(&self) -> Result<Vec<u8>>;
     fn to_model(&self) -> Result<Package>;
+    /// The model split into one package per skeleton (one per character), for archives whose
+    /// clips bind to different skeletons; each package's `name` says which. The default is
+    /// [`Document::to_model`] alone. `convert` into a directory writes one file per package.
+    fn packages(&self) -> Result<Vec<Package>> {
+        Ok(vec![self.to_model()?])
+    }
     /// Lossless JSON of the raw structure, for hand editing.
     fn dump(&self) -> Result<serde_json::Value>;
     /// Every problem found, with offsets and severities.

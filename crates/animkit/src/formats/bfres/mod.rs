@@ -54,7 +54,8 @@ use bytes::Bytes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired};
-use crate::model::Package;
+use crate::model::{Package, Values};
+use crate::sample::{sample_track, Sampled};
 use fres::FresFile;
 
 /// Converts every animation subfile to a clip, and the first FMDL skeleton to the package's
@@ -188,6 +189,56 @@ impl BfresDocument {
     }
 }
 
+impl BfresDocument {
+    /// For `info`: each FTXP material sampler's frame → texture-name table, as runs of integer
+    /// frames (`0–9 Bass_Alb.0, 10–19 Bass_Alb.1…`), evaluated through the model (step ints).
+    pub fn texture_tables(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let v = self.file.header.version;
+        let Ok(list) = fres::entries(&self.data, &self.file.header, fres::G_FTXP) else { return out };
+        for (name, at) in list {
+            let table = ftxp::read(&self.data, at, v).and_then(|anim| {
+                let frames = anim.frame_count.max(0) as u32;
+                Ok((ftxp::to_clip(&anim, 30.0)?, frames))
+            });
+            let (clip, frames) = match table {
+                Ok(t) => t,
+                Err(e) => {
+                    out.push(format!("FTXP \"{name}\": {e}"));
+                    continue;
+                }
+            };
+            for track in &clip.tracks {
+                let Values::TextureIndex { textures, .. } = &track.values else { continue };
+                let mut runs: Vec<(u32, u32, String)> = Vec::new();
+                // Frames 0..=frameCount (the end frame is a key, §3.4); a loop ends before it.
+                let last = if clip.looping == Some(true) { frames.saturating_sub(1) } else { frames };
+                for f in 0..=last.min(100_000) {
+                    let Some(Sampled::TextureIndex(i)) = sample_track(track, f as f32 / 30.0) else { continue };
+                    let tex = textures.get(i as usize).cloned().unwrap_or_else(|| format!("#{i}"));
+                    match runs.last_mut() {
+                        Some(r) if r.2 == tex => r.1 = f,
+                        _ => runs.push((f, f, tex)),
+                    }
+                }
+                let cells: Vec<String> = runs
+                    .iter()
+                    .map(|(a, b, t)| if a == b { format!("{a} {t}") } else { format!("{a}–{b} {t}") })
+                    .collect();
+                out.push(format!(
+                    "FTXP \"{}\" {} (frameCount {}{}): frame → texture: {}",
+                    clip.name,
+                    track.target.label(),
+                    frames,
+                    if clip.looping == Some(true) { ", looping" } else { "" },
+                    cells.join(", ")
+                ));
+            }
+        }
+        out
+    }
+}
+
 impl Document for BfresDocument {
     fn format(&self) -> &'static dyn Format {
         &Bfres
@@ -227,6 +278,7 @@ impl Document for BfresDocument {
                 notes.push(format!("{} {}", h.counts[g], fres::GROUP_NAMES[g]));
             }
         }
+        notes.extend(self.texture_tables());
         notes
     }
 

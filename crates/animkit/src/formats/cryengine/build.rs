@@ -13,8 +13,9 @@
 //! Variant `i_caf`: an intermediate clip for the Resource Compiler (`SaveICAF` conventions: Timing 0x919, PQLog 0x827 on
 //! every frame).
 //!
-//! Parameters: `rotation=st48|st64|st64ext|dword|shotint3|f32`, `clip=NAME` (default: the
-//! first clip), `bone_names=false`.
+//! Parameters: `rotation=st48|st64|st64ext|dword|shotint3|f32`, `times=auto|f32|uint16|byte|
+//! f32_startstop|uint16_startstop|byte_startstop|bitset` (StartStop needs a key on every frame),
+//! `clip=NAME` (default: the first clip), `bone_names=false`.
 
 use std::collections::BTreeMap;
 
@@ -80,7 +81,30 @@ fn keys<T: Copy>(times: &[f32], values: &[T], cubic: bool, fps: f32) -> (Vec<f32
     (frames, out)
 }
 
-fn time_track(frames: &[f32]) -> Result<(u8, Vec<u8>)> {
+/// The `times=` parameter: a key-time format to use for every track instead of the automatic
+/// choice (`byte`, `uint16`, `f32`, `f32_startstop`, `uint16_startstop`, `byte_startstop`, `bitset`).
+fn time_format(options: &WriteOptions) -> Result<Option<u8>> {
+    Ok(match options.param("times") {
+        None | Some("auto") => None,
+        Some("f32") => Some(time_formats::F32),
+        Some("uint16") => Some(time_formats::UINT16),
+        Some("byte") => Some(time_formats::BYTE),
+        Some("f32_startstop") => Some(time_formats::F32_START_STOP),
+        Some("uint16_startstop") => Some(time_formats::UINT16_START_STOP),
+        Some("byte_startstop") => Some(time_formats::BYTE_START_STOP),
+        Some("bitset") => Some(time_formats::BITSET),
+        Some(other) => {
+            return Err(Error::unsupported(format!(
+                "times={other} (auto, f32, uint16, byte, f32_startstop, uint16_startstop, byte_startstop, bitset)"
+            )))
+        }
+    })
+}
+
+fn time_track(frames: &[f32], forced: Option<u8>) -> Result<(u8, Vec<u8>)> {
+    if let Some(f) = forced {
+        return Ok((f, time_formats::encode(f, frames)?));
+    }
     let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
     let f = if whole && frames.iter().all(|&f| f < 256.0) {
         time_formats::BYTE
@@ -97,7 +121,7 @@ fn pad4(out: &mut Vec<u8>) {
 }
 
 /// A controller 0x829 payload, or 0x832 (with scale) when `with_scale`.
-fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool) -> Result<Vec<u8>> {
+fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, times: Option<u8>) -> Result<Vec<u8>> {
     let (nr, np) = (bone.rotation.as_ref().map_or(0, |r| r.0.len()), bone.position.as_ref().map_or(0, |p| p.0.len()));
     let ns = if with_scale { bone.scale.as_ref().map_or(0, |s| s.0.len()) } else { 0 };
     if nr > 0xFFFF || np > 0xFFFF || ns > 0xFFFF {
@@ -112,7 +136,7 @@ fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool) ->
             encode_rotation(rot_format, q, &mut body)?;
         }
         pad4(&mut body);
-        let (tf, bytes) = time_track(frames)?;
+        let (tf, bytes) = time_track(frames, times)?;
         rtf = tf;
         body.extend_from_slice(&bytes);
         pad4(&mut body);
@@ -127,7 +151,7 @@ fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool) ->
         pad4(&mut body);
         if frames.as_slice() != rot_frames {
             pki = 1;
-            let (tf, bytes) = time_track(frames)?;
+            let (tf, bytes) = time_track(frames, times)?;
             ptf = tf;
             body.extend_from_slice(&bytes);
             pad4(&mut body);
@@ -149,7 +173,7 @@ fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool) ->
             stf = ptf;
         } else {
             ski = 2;
-            let (tf, bytes) = time_track(frames)?;
+            let (tf, bytes) = time_track(frames, times)?;
             stf = tf;
             body.extend_from_slice(&bytes);
             pad4(&mut body);
@@ -460,6 +484,7 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
         Some(v) => return Err(Error::unsupported(format!("variant \"{v}\" (caf, crytek, i_caf, dba, ivo, ivo_dba)"))),
     };
     let rot_format = rotation_format(options)?;
+    let times = time_format(options)?;
     let clip = match options.param("clip") {
         Some(name) => package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip named \"{name}\"")))?,
         None => package.clips.first().ok_or_else(|| Error::unrepresentable("the package has no clip"))?,
@@ -482,7 +507,12 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     let mut names = Vec::new();
     for id in &order {
         let Some(bone) = bones.get(id) else { continue };
-        payloads.push((kind::CONTROLLER, version, next_id, controller_payload(*id, bone, rot_format, with_scale)?));
+        payloads.push((
+            kind::CONTROLLER,
+            version,
+            next_id,
+            controller_payload(*id, bone, rot_format, with_scale, times)?,
+        ));
         next_id += 1;
         names.push(bone.name.clone());
     }

@@ -83,7 +83,14 @@ pub fn parse(version: u32, payload: &[u8], base: usize, endian: Endian) -> Resul
 
 fn parse_inner(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
     if endian == Endian::Big && matches!(version, 0x829 | 0x831 | 0x832) {
-        return Err(Error::unsupported("big-endian compressed controllers").within(format!("at {base}")));
+        // The engine's console loaders byte-swap these codecs in ways the spec does not state.
+        return Err(Error::new(
+            crate::error::ErrorKind::Unsupported,
+            Some(base as u64),
+            format!(
+                "big-endian compressed controller 0x{version:X} (chunk version bit set): only PQLog/PQS controllers (0x827, 0x830, 0x833) are read big-endian"
+            ),
+        ));
     }
     let mut c = Cursor::with_base(payload, base, endian);
     match version {

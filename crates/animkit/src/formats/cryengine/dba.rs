@@ -53,7 +53,11 @@ const NONE: u32 = 0xFFFF_FFFF;
 /// Parses a 0x905 payload (embedded header stripped); `base` is its absolute offset.
 pub fn parse(payload: &[u8], base: usize, endian: Endian) -> Result<Dba> {
     if endian == Endian::Big {
-        return Err(Error::unsupported("big-endian DBA (the engine rejects it too)"));
+        return Err(Error::new(
+            crate::error::ErrorKind::Unsupported,
+            Some(base as u64),
+            "big-endian DBA 0x905 (chunk version bit set): the engine's DBA loader rejects it too",
+        ));
     }
     parse_inner(payload, base).within(|| "DBA 0x905")
 }

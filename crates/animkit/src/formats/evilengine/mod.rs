@@ -16,6 +16,12 @@
 //! package skeleton is the model that binds the most clips (or the `model=NAME` read parameter,
 //! which also keeps only that model's clips; `model=none` for none). Clips of other characters
 //! keep index-only bone references. Bone-count mismatches are reported in `info`, never fatal.
+//! `Document::packages` splits the archive by character instead: one package per skinned MODL
+//! with the clips it binds (named after its prefix), plus `unbound` for the rest, so `convert
+//! boot.HIP -o out/ --to glb` writes `boot_spongebob.glb`… each bound to its own skeleton
+//! (BFBB boot.HIP: spongebob 109, sb_tongue 7, teleportation_box 7, cruise_bubble 2, sb_ball 2;
+//! none unbound). A standalone `.dff` (as `extract` writes MODL assets) is the [`dff`] format,
+//! a skeleton source for `convert clip.anm --skeleton model.dff`.
 //!
 //! Observed in the corpus (BFBB GameCube `boot.HIP`, 127 ANIM / 56 MODL; `b101.HIP`, no ANIM),
 //! all consistent with the spec: every ANIM is V1 big-endian with Flags 0 and satisfies C3–C10;
@@ -26,6 +32,7 @@
 //! 2,635 of 4,545 SpongeBob non-root bone translations lie within 1e-3 of the bind pose.
 
 pub mod build;
+pub mod dff;
 pub mod dump;
 pub mod hip;
 pub mod lint;
@@ -474,6 +481,42 @@ impl Document for HipDocument {
         Ok(Package { name: String::new(), clips, skeleton: chosen.map(|m| m.skeleton.clone()), ..Default::default() })
     }
 
+    /// One package per skinned MODL that binds clips (named after its prefix, `spongebob`), with
+    /// that model's skeleton and only its clips; clips no model binds go into a last package
+    /// `unbound` without a skeleton (index-only bone references).
+    fn packages(&self) -> Result<Vec<Package>> {
+        if self.model.is_some() {
+            return Ok(vec![self.to_model()?]);
+        }
+        let models = self.skinned_models();
+        let mut per_model: Vec<Vec<crate::model::Clip>> = vec![Vec::new(); models.len()];
+        let mut unbound = Vec::new();
+        for asset in self.anim_assets() {
+            let (skb, _) = asset.result?;
+            match models.iter().position(|m| binds(&asset.name, &m.prefix, &models)) {
+                Some(i) => {
+                    per_model[i].push(model::to_clip(&skb, &asset.name, Some(&models[i].skeleton), &self.limits)?)
+                }
+                None => unbound.push(model::to_clip(&skb, &asset.name, None, &self.limits)?),
+            }
+        }
+        let mut out: Vec<Package> = models
+            .iter()
+            .zip(per_model)
+            .filter(|(_, clips)| !clips.is_empty())
+            .map(|(m, clips)| Package {
+                name: m.prefix.clone(),
+                clips,
+                skeleton: Some(m.skeleton.clone()),
+                ..Default::default()
+            })
+            .collect();
+        if !unbound.is_empty() {
+            out.push(Package { name: "unbound".into(), clips: unbound, ..Default::default() });
+        }
+        Ok(out)
+    }
+
     fn dump(&self) -> Result<serde_json::Value> {
         serde_json::to_value(dump::hip_to_dump(&self.hip))
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
@@ -565,7 +608,10 @@ impl Document for HipDocument {
                 clip_name(a, dbg)
             } else {
                 match dbg.map(|d| d.name()) {
-                    Some(n) if !n.is_empty() => n.strip_suffix(".dff").unwrap_or(&n).to_string(),
+                    Some(n) if !n.is_empty() => match n.len().checked_sub(4).and_then(|i| n.get(i..)) {
+                        Some(ext) if ext.eq_ignore_ascii_case(".dff") => n[..n.len() - 4].to_string(),
+                        _ => n,
+                    },
                     _ => format!("0x{:08X}", a.asset_id),
                 }
             };

@@ -35,6 +35,8 @@ pub const REPEAT_OFFSET: f32 = 1e-4;
 
 /// The name of the node that turns a Z-up package into glTF's Y-up.
 pub const Z_UP_NODE: &str = "animkit_z_up";
+/// The name of the node that parents several root bones (Y-up), so the skin has a common root.
+pub const COMMON_ROOT_NODE: &str = "animkit_root";
 
 /// The rotation of the Z-up correcting node: −90° about X (maps +Z to +Y).
 pub fn z_up_rotation() -> Quat {
@@ -526,11 +528,16 @@ pub fn export(package: &Package) -> Result<Exported> {
     let mut bin = Bin::default();
     let mut nodes: Vec<Value> = Vec::new();
     let z_up = package.up_axis == UpAxis::Z;
-    let base = usize::from(z_up);
+    // The validator wants the joints of a skin under one common root (SKIN_NO_COMMON_ROOT): flat
+    // nodes and extra root nodes get one, as the Z-up node gives one.
+    let common_root = !z_up && skeleton.bones.iter().filter(|b| b.parent.is_none()).count() > 1;
+    let base = usize::from(z_up || common_root);
     if z_up {
         let mut n = json!({"name": Z_UP_NODE, "extras": {"animkit": {"role": "up_axis_z"}}});
         trs_json(&mut n, &Transform { rotation: z_up_rotation(), ..Default::default() });
         nodes.push(n);
+    } else if common_root {
+        nodes.push(json!({"name": COMMON_ROOT_NODE, "extras": {"animkit": {"role": "common_root"}}}));
     }
     let mut roots = Vec::new();
     for (i, bone) in skeleton.bones.iter().enumerate() {
@@ -560,7 +567,7 @@ pub fn export(package: &Package) -> Result<Exported> {
             None => roots.push(base + i),
         }
     }
-    if z_up && !roots.is_empty() {
+    if (z_up || common_root) && !roots.is_empty() {
         nodes[0]["children"] = json!(roots);
         roots = vec![0];
     } else if z_up {

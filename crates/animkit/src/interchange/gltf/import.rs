@@ -170,6 +170,8 @@ struct NodeInfo {
     id: Option<i32>,
     hash: Option<u32>,
     z_up: bool,
+    /// Our common-root node (several root bones under one node, for the skin).
+    common_root: bool,
 }
 
 fn node_info(i: usize, node: &Value, count: usize) -> Result<NodeInfo> {
@@ -194,7 +196,8 @@ fn node_info(i: usize, node: &Value, count: usize) -> Result<NodeInfo> {
     let id = ours.and_then(|o| o.get("id")).and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
     let hash = ours.and_then(|o| o.get("hash")).and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok());
     let z_up = ours.and_then(|o| o.get("role")).and_then(Value::as_str) == Some("up_axis_z");
-    Ok(NodeInfo { name, rest, children, id, hash, z_up })
+    let common_root = ours.and_then(|o| o.get("role")).and_then(Value::as_str) == Some("common_root");
+    Ok(NodeInfo { name, rest, children, id, hash, z_up, common_root })
 }
 
 fn clip_from_extras(extras: Option<&Value>, fallback_name: String, tracks: Vec<Track>) -> Clip {
@@ -307,6 +310,9 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
     }
     if let Some(z) = z_up_node {
         wanted.remove(&z);
+    }
+    if let Some(r) = (0..nodes.len()).find(|&i| nodes[i].common_root && parent[i].is_none()) {
+        wanted.remove(&r);
     }
     let bone_parent = |n: usize| {
         let mut at = n;

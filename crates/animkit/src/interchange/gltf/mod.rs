@@ -27,6 +27,11 @@
 //!   node without a transform, as the validator wants.
 //! - `UpAxis::Z`: every bone is parented under a root node `animkit_z_up` rotated −90° about X
 //!   (`extras.animkit.role = "up_axis_z"`); keys are untouched.
+//! - `UpAxis::Y` with several root bones (flat nodes without a skeleton, track targets missing
+//!   from the skeleton): they are parented under an identity node `animkit_root`
+//!   (`extras.animkit.role = "common_root"`, removed again on import), because the validator
+//!   requires the joints of a skin to share a root (`SKIN_NO_COMMON_ROOT`, seen on a standalone
+//!   SKB `.anm` exported without a skeleton).
 //! - Anything that is not a node channel — texture-index, scalar and visibility tracks, material
 //!   targets, a second track for the same node and channel, tracks without keys — goes into the
 //!   animation's `extras.animkit.tracks` as the model's own JSON (lossless) with its track index
