@@ -67,13 +67,7 @@ fn print_text(info: &FileInfo, verbose: bool) {
     let clips = &info.summary.clips;
     let tracks: usize = clips.iter().map(|c| c.tracks.len()).sum();
     let keys: usize = clips.iter().flat_map(|c| &c.tracks).map(|t| t.keys).sum();
-    println!(
-        "{}: {} {}, {} clips, {tracks} tracks, {keys} keys",
-        info.file,
-        info.format,
-        info.version,
-        clips.len()
-    );
+    println!("{}: {} {}, {} clips, {tracks} tracks, {keys} keys", info.file, info.format, info.version, clips.len());
     for note in &info.notes {
         println!("  note: {note}");
     }
