@@ -159,20 +159,19 @@ pub fn sample_segment(track: &Track, seg: Segment) -> Option<Sampled> {
             })?;
             Sampled::Rotation(q)
         }
-        Values::Translation(v) => Sampled::Translation(interpolate(
-            v,
-            seg,
-            interp,
-            |a, b, u| a.lerp(b, u),
-            |p0, m0, p1, m1, u| hermite(p0, m0 * d, p1, m1 * d, u),
-        )?),
-        Values::Scale(v) => Sampled::Scale(interpolate(
-            v,
-            seg,
-            interp,
-            |a, b, u| a.lerp(b, u),
-            |p0, m0, p1, m1, u| hermite(p0, m0 * d, p1, m1 * d, u),
-        )?),
+        Values::Translation(v) | Values::Scale(v) => {
+            let x = interpolate(
+                v,
+                seg,
+                interp,
+                |a, b, u| a.lerp(b, u),
+                |p0, m0, p1, m1, u| hermite(p0, m0 * d, p1, m1 * d, u),
+            )?;
+            match track.values {
+                Values::Translation(_) => Sampled::Translation(x),
+                _ => Sampled::Scale(x),
+            }
+        }
         Values::Scalar(v) => Sampled::Scalar(interpolate(
             v,
             seg,
