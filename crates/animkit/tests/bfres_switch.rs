@@ -81,22 +81,72 @@ fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// Version 0.5.0.3 (the pre-0.9 layouts). One FSKA "Walk" (2 bones, 3 curves) and one FMAA
-/// "Blink" (one material with a shader-param curve and constant and two texture patterns).
+/// Field offsets that differ between the pre-0.9 and the 0.9 layouts.
+struct Layout {
+    version: u32,
+    header: usize,
+    /// Header: FSKA array, FMAA array, string table, FSKA count, FMAA count.
+    h_fska: usize,
+    h_fmaa: usize,
+    h_str: usize,
+    h_fska_n: usize,
+    h_fmaa_n: usize,
+    /// FSKA: size, name, bone array, flags, frameCount, curveCount, boneCount.
+    fska: [usize; 7],
+    /// BoneAnim: size, flags (the `u8` begins and beginCurve follow).
+    bone: [usize; 2],
+    /// FMAA: size, name, materials, texture names, flags, material count, curve count,
+    /// frameCount, param count, pattern count, texture count.
+    fmaa: [usize; 11],
+}
+
+const V5: Layout = Layout {
+    version: 0x0005_0003,
+    header: 0xD0,
+    h_fska: 0x38,
+    h_fmaa: 0x48,
+    h_str: 0xB0,
+    h_fska_n: 0xBE,
+    h_fmaa_n: 0xC0,
+    fska: [0x60, 0x10, 0x30, 0x48, 0x4C, 0x50, 0x58],
+    bone: [0x28, 0x18],
+    fmaa: [0x78, 0x10, 0x30, 0x40, 0x60, 0x64, 0x66, 0x68, 0x70, 0x72, 0x76],
+};
+
+const V9: Layout = Layout {
+    version: 0x0009_0000,
+    header: 0xF0,
+    h_fska: 0x58,
+    h_fmaa: 0x68,
+    h_str: 0xD0,
+    h_fska_n: 0xE2,
+    h_fmaa_n: 0xE4,
+    fska: [0x50, 0x08, 0x28, 0x04, 0x40, 0x44, 0x4C],
+    bone: [0x38, 0x28],
+    fmaa: [0x70, 0x08, 0x28, 0x38, 0x04, 0x62, 0x64, 0x58, 0x66, 0x68, 0x6C],
+};
+
 fn build() -> Vec<u8> {
+    build_with(&V5)
+}
+
+/// One FSKA "Walk" (2 bones, 3 curves) and one FMAA "Blink" (one material with a shader-param
+/// curve and constant and two texture patterns), in layout `l`.
+fn build_with(l: &Layout) -> Vec<u8> {
     let mut m = Img::default();
-    let hdr = m.alloc(0xD0, 8);
+    let hdr = m.alloc(l.header, 8);
     m.bytes(hdr, b"FRES    ");
-    m.u32(hdr + 0x08, 0x0005_0003);
+    m.u32(hdr + 0x08, l.version);
     m.bytes(hdr + 0x0C, &[0xFF, 0xFE]);
     m.u8(hdr + 0x0E, 12);
     m.u8(hdr + 0x0F, 0);
-    m.u16(hdr + 0x16, 0xD0);
+    m.u16(hdr + 0x16, l.header as u16);
 
     // Subfile arrays first (structures), data after.
-    let fska = m.alloc(0x60, 8);
-    let fmaa = m.alloc(0x78, 8);
-    let bones = m.alloc(2 * 0x28, 8);
+    let fska = m.alloc(l.fska[0], 8);
+    let fmaa = m.alloc(l.fmaa[0], 8);
+    let bs = l.bone[0];
+    let bones = m.alloc(2 * bs, 8);
     let base0 = m.alloc(40, 4);
     let curves0 = m.alloc(0x30, 8);
     let curves1 = m.alloc(2 * 0x30, 8);
@@ -109,21 +159,22 @@ fn build() -> Vec<u8> {
 
     // FSKA header: flags 0x104 = loop (bit 2) + standard scale (bits 8-9 = 1), quaternion mode.
     m.bytes(fska, b"FSKA");
-    m.u64(hdr + 0x38, fska as u64);
-    m.u16(hdr + 0xBE, 1);
-    m.u64(fska + 0x30, bones as u64);
-    m.u32(fska + 0x48, 0x104);
-    m.u32(fska + 0x4C, 10); // frameCount
-    m.u32(fska + 0x50, 3); // curveCount
-    m.u16(fska + 0x58, 2); // boneAnimCount
+    m.u64(hdr + l.h_fska, fska as u64);
+    m.u16(hdr + l.h_fska_n, 1);
+    m.u64(fska + l.fska[2], bones as u64);
+    m.u32(fska + l.fska[3], 0x104);
+    m.u32(fska + l.fska[4], 10); // frameCount
+    m.u32(fska + l.fska[5], 3); // curveCount
+    m.u16(fska + l.fska[6], 2); // boneAnimCount
+    let bf = l.bone[1];
 
     // Bone 0 "Root": base scale (1,1,1), rotate (0,0,0,1), translate (1,2,3); one curve TX.
     let b0 = bones;
     m.u64(b0 + 0x08, curves0 as u64);
     m.u64(b0 + 0x10, base0 as u64);
-    m.u32(b0 + 0x18, 0x38 | 1 << 13);
-    m.bytes(b0 + 0x1C, &[3, 6, 1, 7]); // beginRotate, beginTranslate, curveCount, beginBaseTranslate
-    m.u32(b0 + 0x20, 0); // beginCurve
+    m.u32(b0 + bf, 0x38 | 1 << 13);
+    m.bytes(b0 + bf + 4, &[3, 6, 1, 7]); // beginRotate, beginTranslate, curveCount, beginBaseTranslate
+    m.u32(b0 + bf + 8, 0); // beginCurve
     m.bytes(base0, &f32s(&[1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 2.0, 3.0]));
     // TX: cubic (type 0), f32 keys (0), f32 frames (0) => flags 0; frames 0, 10;
     // rows (1, 3, 0, 0), (4, 0, 0, 0); scale 1, offset 0.
@@ -140,11 +191,11 @@ fn build() -> Vec<u8> {
     );
 
     // Bone 1 "Arm": no base data; curves TY (bit 14) and TZ (bit 15); beginCurve 1.
-    let b1 = bones + 0x28;
+    let b1 = bones + bs;
     m.u64(b1 + 0x08, curves1 as u64);
-    m.u32(b1 + 0x18, 1 << 14 | 1 << 15);
-    m.bytes(b1 + 0x1C, &[0, 0, 2, 0]);
-    m.u32(b1 + 0x20, 1);
+    m.u32(b1 + bf, 1 << 14 | 1 << 15);
+    m.bytes(b1 + bf + 4, &[0, 0, 2, 0]);
+    m.u32(b1 + bf + 8, 1);
     // TY: cubic, s16 keys (key type 1 => 0x04), u8 frames (2) => flags 0x0006; frames 0, 4;
     // rows (0, 8, 0, 0), (8, 0, 0, 0); scale 0.5, offset 10.
     let ty_keys: Vec<u8> = [0i16, 8, 0, 0, 8, 0, 0, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -157,17 +208,17 @@ fn build() -> Vec<u8> {
 
     // FMAA header: flags 4 (loop), frameCount 20, 1 material, 2 curves, 3 textures.
     m.bytes(fmaa, b"FMAA");
-    m.u64(hdr + 0x48, fmaa as u64);
-    m.u16(hdr + 0xC0, 1);
-    m.u64(fmaa + 0x30, mats as u64);
-    m.u64(fmaa + 0x40, texnames as u64);
-    m.u16(fmaa + 0x60, 4);
-    m.u16(fmaa + 0x64, 1); // material count
-    m.u16(fmaa + 0x66, 2); // curve count
-    m.u32(fmaa + 0x68, 20); // frameCount
-    m.u16(fmaa + 0x70, 1); // param anim count
-    m.u16(fmaa + 0x72, 2); // pattern anim count
-    m.u16(fmaa + 0x76, 3); // texture count
+    m.u64(hdr + l.h_fmaa, fmaa as u64);
+    m.u16(hdr + l.h_fmaa_n, 1);
+    m.u64(fmaa + l.fmaa[2], mats as u64);
+    m.u64(fmaa + l.fmaa[3], texnames as u64);
+    m.u16(fmaa + l.fmaa[4], 4);
+    m.u16(fmaa + l.fmaa[5], 1); // material count
+    m.u16(fmaa + l.fmaa[6], 2); // curve count
+    m.u32(fmaa + l.fmaa[7], 20); // frameCount
+    m.u16(fmaa + l.fmaa[8], 1); // param anim count
+    m.u16(fmaa + l.fmaa[9], 2); // pattern anim count
+    m.u16(fmaa + l.fmaa[10], 3); // texture count
 
     // Material "Mat0": 1 param info, 2 pattern infos, 2 constants, 2 curves.
     m.u64(mats + 0x08, params as u64);
@@ -228,10 +279,10 @@ fn build() -> Vec<u8> {
     }
     m.u64(hdr + 0x20, at["demo"]);
     m.u32(hdr + 0x10, at["demo"] as u32 + 2);
-    m.u64(fska + 0x10, at["Walk"]);
+    m.u64(fska + l.fska[1], at["Walk"]);
     m.u64(b0, at["Root"]);
     m.u64(b1, at["Arm"]);
-    m.u64(fmaa + 0x10, at["Blink"]);
+    m.u64(fmaa + l.fmaa[1], at["Blink"]);
     m.u64(mats, at["Mat0"]);
     m.u64(params, at["albedo_color"]);
     m.u64(pats, at["_a0"]);
@@ -239,7 +290,7 @@ fn build() -> Vec<u8> {
     for (i, t) in ["TexA", "TexB", "TexC"].iter().enumerate() {
         m.u64(texnames + 8 * i, at[t]);
     }
-    m.u64(hdr + 0xB0, pool as u64);
+    m.u64(hdr + l.h_str, pool as u64);
     // Relocation table (no sections; not interpreted by the reader), 256-aligned at the end.
     let rlt = m.alloc(0x10, 256);
     m.bytes(rlt, b"_RLT");
@@ -256,16 +307,33 @@ fn close(a: f32, b: f32) -> bool {
 
 #[test]
 fn switch_fska_and_fmaa_read_and_convert() {
-    let data = build();
+    check(&build(), "0.5.0.3 (Switch)", 5);
+}
+
+#[test]
+fn switch_v9_layout_reads_the_same() {
+    check(&build_with(&V9), "0.9.0.0 (Switch)", 9);
+}
+
+#[test]
+fn switch_v10_is_unsupported_not_misread() {
+    let mut data = build();
+    data[0x0A] = 10; // version 0.10.0.3
+    let err = animkit::read(Bytes::from(data), None, &ReadOptions::default()).err().expect("0.10 rejected");
+    assert_eq!(err.kind, animkit::ErrorKind::Unsupported, "{err}");
+}
+
+fn check(data: &[u8], version: &str, major: u8) {
+    let data = data.to_vec();
     let doc = animkit::read(Bytes::from(data.clone()), None, &ReadOptions::default()).expect("read");
     assert_eq!(doc.format().name(), "bfres");
-    assert_eq!(doc.version(), "0.5.0.3 (Switch)");
+    assert_eq!(doc.version(), version);
     assert_eq!(doc.write().unwrap(), data, "read-only: write gives the bytes back");
 
     // Structure level.
     let header = switch::read_header(&data).unwrap();
     assert_eq!((header.name.as_str(), header.fska.2, header.fmaa.2), ("demo", 1, 1));
-    let fska = switch::read_fska(&data, header.fska.0 as usize, 5).unwrap();
+    let fska = switch::read_fska(&data, header.fska.0 as usize, major).unwrap();
     assert_eq!(fska.name, "Walk");
     assert_eq!((fska.frame_count, fska.curve_count, fska.bones.len()), (10, 3, 2));
     assert_eq!(fska.bones[0].translate, Some([1.0, 2.0, 3.0]));
@@ -360,6 +428,10 @@ fn switch_fska_and_fmaa_read_and_convert() {
 #[test]
 fn switch_probe_and_dump_roundtrip() {
     let data = build();
+    // For trying the CLI by hand: ANIMKIT_SWITCH_SAMPLE=/tmp/demo.bfres writes the file.
+    if let Some(path) = std::env::var_os("ANIMKIT_SWITCH_SAMPLE") {
+        std::fs::write(path, &data).unwrap();
+    }
     let (format, _) = animkit::formats::by_name("bfres").unwrap();
     assert_eq!(format.probe(&data), animkit::Confidence::Certain);
     let doc = format.read(Bytes::from(data.clone()), &ReadOptions::default()).unwrap();
@@ -370,7 +442,13 @@ fn switch_probe_and_dump_roundtrip() {
 
 #[test]
 fn switch_truncated_and_corrupted_give_errors() {
-    let data = build();
+    for layout in [&V5, &V9] {
+        truncate_and_corrupt(&build_with(layout));
+    }
+}
+
+fn truncate_and_corrupt(data: &[u8]) {
+    let data = data.to_vec();
     let (format, _) = animkit::formats::by_name("bfres").unwrap();
     let whole = |d: &[u8]| -> animkit::Result<()> {
         let doc = format.read(Bytes::from(d.to_vec()), &ReadOptions::default())?;
