@@ -470,3 +470,18 @@ fn truncate_and_corrupt(data: &[u8]) {
         }
     }
 }
+
+#[test]
+fn switch_lint_checks_derived_counts() {
+    let data = build();
+    let doc = animkit::read(Bytes::from(data.clone()), None, &ReadOptions::default()).unwrap();
+    assert!(doc.lint().is_empty(), "{:?}", doc.lint());
+    // FSKA curveCount (at FSKA + 0x50) 3 -> 4: one finding, at the FSKA header.
+    let fska = switch::read_header(&data).unwrap().fska.0 as usize;
+    let mut bad = data.clone();
+    bad[fska + 0x50] = 4;
+    let doc = animkit::read(Bytes::from(bad), None, &ReadOptions::default()).unwrap();
+    let findings = doc.lint();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!((findings[0].code, findings[0].offset), ("bfres-switch-curve-count", Some(fska as u64)));
+}

@@ -45,7 +45,7 @@ use super::fska::{self, BoneAnim, Fska};
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::formats::{Document, Format, Limits, ReadOptions};
-use crate::lint::{Finding, Repaired};
+use crate::lint::{Finding, Repaired, Severity};
 use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
 
 /// The 8-byte magic of a Switch BFRES.
@@ -719,6 +719,64 @@ pub fn read(bytes: Bytes, options: &ReadOptions) -> Result<SwitchDocument> {
     Ok(SwitchDocument { header, data: bytes, options: options.clone() })
 }
 
+/// Consistency checks (derived counts and begin indices, as the Wii U lint checks them): FSKA
+/// `curveCount` is the sum of the bones' curve counts and each bone's `beginCurve` the running
+/// sum; FMAA `curveCount` is the sum of the materials' curves. The file stays read-only, so the
+/// findings are not fixable.
+pub fn lint(data: &[u8], header: &Header) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let major = header.major();
+    let v9 = major >= 9;
+    let fskas = group(data, header.fska.0, header.fska.2, if v9 { 0x50 } else { 0x60 }, "skeletal animation");
+    for at in fskas.unwrap_or_default() {
+        let Ok(anim) = read_fska(data, at, major) else { continue };
+        let path = format!("FSKA \"{}\"", anim.name);
+        let mut sum = 0usize;
+        for bone in &anim.bones {
+            if usize::from(bone.begin_curve) != sum {
+                out.push(
+                    Finding::new(
+                        Severity::Warning,
+                        "bfres-switch-begin-curve",
+                        format!("bone \"{}\": beginCurve {} but {sum} curves precede it", bone.name, bone.begin_curve),
+                    )
+                    .at(bone.at)
+                    .path(path.clone()),
+                );
+            }
+            sum += bone.curves.len();
+        }
+        if usize::try_from(anim.curve_count).ok() != Some(sum) {
+            out.push(
+                Finding::new(
+                    Severity::Warning,
+                    "bfres-switch-curve-count",
+                    format!("curveCount {} but the bones hold {sum} curves", anim.curve_count),
+                )
+                .at(at)
+                .path(path),
+            );
+        }
+    }
+    let fmaas = group(data, header.fmaa.0, header.fmaa.2, if v9 { 0x70 } else { 0x78 }, "material animation");
+    for at in fmaas.unwrap_or_default() {
+        let Ok(anim) = read_fmaa(data, at, major) else { continue };
+        let sum: usize = anim.materials.iter().map(|m| m.curves.len()).sum();
+        if usize::from(anim.curve_count) != sum {
+            out.push(
+                Finding::new(
+                    Severity::Warning,
+                    "bfres-switch-curve-count",
+                    format!("curveCount {} but the materials hold {sum} curves", anim.curve_count),
+                )
+                .at(at)
+                .path(format!("FMAA \"{}\"", anim.name)),
+            );
+        }
+    }
+    out
+}
+
 /// The dump key holding a Switch file's bytes (hex); `undump` recognises it.
 pub const DUMP_KEY: &str = "switch_bfres_hex";
 
@@ -767,7 +825,7 @@ impl Document for SwitchDocument {
     }
 
     fn lint(&self) -> Vec<Finding> {
-        Vec::new()
+        lint(&self.data, &self.header)
     }
 
     fn repair(&self) -> Result<Repaired> {
