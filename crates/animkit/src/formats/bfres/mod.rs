@@ -8,6 +8,9 @@
 //! [`from_model`] builds files from the model; [`dump`] is the lossless JSON form (animation
 //! subfiles structured, everything else hex); [`lint`] checks and repairs.
 //!
+//! Switch files (little-endian, `FRES` + four spaces) are read-only: [`switch`] reads their
+//! FSKA and FMAA into the model; `read` dispatches on the magic.
+//!
 //! Read parameter: `fps` (default 30): BFRES stores no frame rate (§5.5).
 //! Write parameters: `fps`, `rotation=quat|euler` (see [`from_model`]).
 //!
@@ -46,6 +49,7 @@ pub mod ftxp;
 pub mod fvis;
 pub mod lint;
 pub mod strings;
+pub mod switch;
 
 use std::any::Any;
 
@@ -109,7 +113,7 @@ impl Format for Bfres {
     }
 
     fn description(&self) -> &'static str {
-        "Nintendo BFRES (Wii U): FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton"
+        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA and FMAA, read-only)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {
@@ -121,6 +125,9 @@ impl Format for Bfres {
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
+        if switch::is_switch(bytes) {
+            return Confidence::Certain;
+        }
         match bytes.get(..4) {
             Some(b"FRES") if bytes.get(8..10) == Some(&[0xFE, 0xFF]) && bytes.len() >= fres::HEADER_SIZE => {
                 Confidence::Certain
@@ -134,13 +141,16 @@ impl Format for Bfres {
         match bytes.get(..4) {
             Some(b"Yaz0") => Some("the file is Yaz0-compressed (read it as yaz0)".into()),
             Some(b"FRES") if bytes.get(4..8) == Some(b"    ") => {
-                Some("a Switch BFRES; only Wii U files are supported".into())
+                Some("a Switch BFRES without the little-endian byte-order mark at 0x0C".into())
             }
             _ => None,
         }
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        if switch::is_switch(&bytes) {
+            return Ok(Box::new(switch::read(bytes, options)?));
+        }
         let file = fres::read(&bytes)?;
         Ok(Box::new(BfresDocument { file, data: bytes, options: options.clone() }))
     }
@@ -152,6 +162,9 @@ impl Format for Bfres {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
+        if let Some(doc) = switch::undump(&value) {
+            return Ok(Box::new(doc?));
+        }
         let d: dump::DumpFile = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("BFRES dump"))?;
         Ok(Box::new(BfresDocument::new(dump::from_dump(d)?)))
