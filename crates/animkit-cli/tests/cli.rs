@@ -1,42 +1,8 @@
 //! The command-line contract: exit codes, JSON Lines, dump → pack, safe output, batches.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn animkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_animkit")).args(args).output().expect("runs")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn example() -> String {
-    repo().join("examples/walk_cycle.ifp").display().to_string()
-}
-
-/// A corpus file, or `None` (skip) when the corpus is absent outside CI.
-fn corpus(dir: &str, name: &str) -> Option<String> {
-    let root = std::env::var_os("ANIMKIT_CORPUS").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/corpus"));
-    let path = root.join(dir).join(name);
-    if path.is_file() {
-        return Some(path.display().to_string());
-    }
-    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "corpus file {} missing under CI", path.display());
-    eprintln!("SKIPPED: {} not found", path.display());
-    None
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("animkit-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
+use common::{animkit, code, corpus, example, temp_dir};
 
 #[test]
 fn formats_lists_the_registry() {

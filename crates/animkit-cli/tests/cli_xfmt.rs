@@ -1,37 +1,9 @@
 //! Cross-format conversions through the CLI: HIP archives to one GLB per character, an extracted
 //! `.anm` bound to its `.dff`, BFRES texture patterns as CSV / model JSON.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn animkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_animkit")).args(args).output().expect("runs")
-}
-
-fn corpus(dir: &str, name: &str) -> Option<String> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let root = std::env::var_os("ANIMKIT_CORPUS").map(PathBuf::from).unwrap_or_else(|| repo.join("../shared/corpus"));
-    let path = root.join(dir).join(name);
-    if path.is_file() {
-        return Some(path.display().to_string());
-    }
-    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "corpus file {} missing under CI", path.display());
-    eprintln!("SKIPPED: {} not found", path.display());
-    None
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("animkit-cli-xfmt-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn ok(o: &Output) -> String {
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    err
-}
+use common::{animkit, corpus, ok, temp_dir};
 
 #[test]
 fn hip_converts_to_one_glb_per_character() {

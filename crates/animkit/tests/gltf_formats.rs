@@ -13,62 +13,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use animkit::model::{Bone, Channel, Interpolation, Package, Skeleton, Target};
-use animkit::sample::{sample, Sampled};
-use animkit::{Bytes, ReadOptions, WriteOptions};
-use glam::{Vec3, Vec4};
-use serde_json::Value;
-
-const INSTALL: &str = "npm ci --prefix tools/gltf-check";
-
-fn tools() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-check");
-    let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
-    let modules_ok = dir.join("node_modules/gltf-validator").is_dir() && dir.join("node_modules/three").is_dir();
-    if node_ok && modules_ok {
-        return Some(dir);
-    }
-    let why = if node_ok { format!("node_modules missing; run `{INSTALL}`") } else { "node is not installed".into() };
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("glTF checks need node and the npm packages: {why}");
-    }
-    eprintln!("SKIPPED: glTF node checks: {why}");
-    None
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("animkit-gltf-formats-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn export_glb(package: &Package) -> (Vec<u8>, Vec<String>) {
-    let gltf = animkit::formats::by_name("gltf").unwrap().0;
-    let written =
-        gltf.from_model(package, &WriteOptions { variant: Some("glb".into()), ..Default::default() }).unwrap();
-    (written.document.write().unwrap(), written.warnings)
-}
-
-fn run_node(tools: &Path, script: &str, args: &[&Path]) -> (bool, String, String) {
-    let out = Command::new("node").current_dir(tools).arg(script).args(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn glb_json(glb: &[u8]) -> Value {
-    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
-    serde_json::from_slice(&glb[20..20 + len]).unwrap()
-}
-
-fn vec(v: &Value) -> Vec<f32> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect()
-}
+use animkit::model::Package;
+use animkit::{Bytes, ReadOptions};
+use common::gltf::{export_glb, glb_json, run_node, temp_dir, tools, validate_clean, Nodes, Pick, Playback};
 
 /// The EvilEngine packages: one per character of `bfbb_gc_boot.HIP`.
 fn hip_packages() -> Vec<(String, Package)> {
@@ -133,7 +82,7 @@ fn bfres_packages() -> Vec<(String, Package)> {
 /// (files, clips, unbound-target warnings).
 fn validate_all(tag: &str, packages: &[(String, Package)]) -> (usize, usize) {
     let Some(tools) = tools() else { return (0, 0) };
-    let dir = temp_dir(tag);
+    let dir = temp_dir(&format!("formats-{tag}"));
     let mut paths = Vec::new();
     let mut clips = 0;
     for (name, package) in packages {
@@ -146,17 +95,7 @@ fn validate_all(tag: &str, packages: &[(String, Package)]) -> (usize, usize) {
         std::fs::write(&path, glb).unwrap();
         paths.push(path);
     }
-    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-    let (ok, stdout, stderr) = run_node(&tools, "validate.mjs", &refs);
-    let report: Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("validator output: {e}\n{stdout}\n{stderr}"));
-    let results = report["files"].as_array().unwrap();
-    assert_eq!(results.len(), packages.len());
-    for r in results {
-        assert_eq!(r["errors"], 0, "{r:#}");
-        assert_eq!(r["warnings"], 0, "{r:#}");
-    }
-    assert!(ok, "{stdout}\n{stderr}");
+    let results = validate_clean(&tools, &paths);
     let infos: u64 = results.iter().map(|r| r["infos"].as_u64().unwrap()).sum();
     eprintln!("{tag}: validated {} GLB files ({clips} clips): 0 errors, 0 warnings, {infos} infos", results.len());
     let _ = std::fs::remove_dir_all(&dir);
@@ -192,124 +131,21 @@ fn every_bfres_exports_a_glb_that_validates_cleanly() {
     validate_all("bfres", &packages);
 }
 
-/// The nodes of an exported file as a skeleton (node index = bone index), as the exporter binds.
-fn node_skeleton(json: &Value) -> Skeleton {
-    let bones = json["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| Bone {
-            name: n["name"].as_str().unwrap_or("").to_string(),
-            id: n.pointer("/extras/animkit/id").and_then(Value::as_i64).map(|v| v as i32),
-            hash: n.pointer("/extras/animkit/hash").and_then(Value::as_u64).map(|v| v as u32),
-            ..Default::default()
-        })
-        .collect();
-    Skeleton { bones }
-}
-
 /// The largest difference of three.js playback from `sample`, per interpolation kind, over
 /// `clip_count` clips spread over the package. Asserts 1e-4 for every kind.
 fn playback(name: &str, package: &Package, clip_count: usize) -> f32 {
     let Some(tools) = tools() else { return 0.0 };
-    let (glb, _) = export_glb(package);
-    let json = glb_json(&glb);
-    let nodes_skel = node_skeleton(&json);
-    let dir = temp_dir(&format!("play-{}", name.replace('.', "_")));
-    let glb_path = dir.join("file.glb");
-    std::fs::write(&glb_path, &glb).unwrap();
-    let anims = json["animations"].as_array().cloned().unwrap_or_default();
-    if anims.is_empty() {
+    let options = Playback { pick: Pick::About(clip_count), last: 0.999, nodes: Nodes::Lenient };
+    let report = common::gltf::playback(&tools, name, package, options);
+    if report.clips == 0 {
         return 0.0;
     }
-    let every = anims.len().div_ceil(clip_count).max(1);
-    let mut requests = Vec::new();
-    let mut chosen = Vec::new();
-    for (ai, a) in anims.iter().enumerate().step_by(every) {
-        let ci = a.pointer("/extras/animkit/clip_index").and_then(Value::as_u64).unwrap() as usize;
-        let clip = &package.clips[ci];
-        let repeated: Vec<f32> = clip
-            .tracks
-            .iter()
-            .flat_map(|t| t.times.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect::<Vec<_>>())
-            .collect();
-        let d = clip.last_key_time();
-        let mut times: Vec<f32> = [0.0, 0.13, 0.37, 0.5, 0.71, 0.93, 0.999].iter().map(|f| f * d).collect();
-        for t in &mut times {
-            if repeated.iter().any(|r| (*t - r).abs() < 3e-4) {
-                *t += 5e-4;
-            }
-        }
-        requests.push(serde_json::json!({"animation": ai, "times": times}));
-        chosen.push((ai, ci, times));
-    }
-    let req_path = dir.join("request.json");
-    std::fs::write(&req_path, serde_json::to_vec(&requests).unwrap()).unwrap();
-    let (ok, stdout, stderr) = run_node(&tools, "playback.mjs", &[&glb_path, &req_path]);
-    assert!(ok, "{name}: playback failed: {stderr}");
-    let result: Value = serde_json::from_str(&stdout).unwrap();
-    let mut worst = 0f32;
-    let mut worst_by: std::collections::BTreeMap<String, f32> = Default::default();
-    let mut compared = 0;
-    for ((ai, ci, times), res) in chosen.iter().zip(result.as_array().unwrap()) {
-        assert_eq!(res["animation"].as_u64().unwrap() as usize, *ai);
-        let clip = &package.clips[*ci];
-        let interp: std::collections::HashMap<(&Target, Channel), Interpolation> =
-            clip.tracks.iter().map(|t| ((&t.target, t.channel()), t.interpolation)).collect();
-        for (k, &t) in times.iter().enumerate() {
-            let nodes = &res["samples"][k]["nodes"];
-            let mut seen = std::collections::HashSet::new();
-            for entry in sample(clip, t) {
-                let Target::Bone(r) = &entry.target else { continue };
-                let channel = match entry.value {
-                    Sampled::Rotation(_) => Channel::Rotation,
-                    Sampled::Translation(_) => Channel::Translation,
-                    Sampled::Scale(_) => Channel::Scale,
-                    _ => continue,
-                };
-                // Not by index: a helper root node may come first.
-                let node = nodes_skel
-                    .find(&animkit::model::BoneRef { index: None, ..r.clone() })
-                    .or_else(|| nodes_skel.bones.iter().position(|b| b.name == r.label()))
-                    .unwrap_or_else(|| panic!("{name}: no node for {r:?}"));
-                if !seen.insert((node, channel)) {
-                    continue;
-                }
-                let got = &nodes[node.to_string()];
-                if got.is_null() {
-                    // A track without a node channel (kept in extras, e.g. no keys).
-                    continue;
-                }
-                let err = match entry.value {
-                    Sampled::Rotation(q) => {
-                        let g = Vec4::from_slice(&vec(&got["r"]));
-                        let e = Vec4::from(q);
-                        (g - e).abs().max_element().min((g + e).abs().max_element())
-                    }
-                    Sampled::Translation(v) => (Vec3::from_slice(&vec(&got["t"])) - v).abs().max_element(),
-                    Sampled::Scale(v) => (Vec3::from_slice(&vec(&got["s"])) - v).abs().max_element(),
-                    _ => 0.0,
-                };
-                let kind =
-                    format!("{:?}", interp.get(&(&entry.target, channel)).copied().unwrap_or(Interpolation::Linear));
-                let w = worst_by.entry(kind).or_default();
-                *w = w.max(err);
-                worst = worst.max(err);
-                assert!(
-                    err <= 1e-4,
-                    "{name}: clip \"{}\" t={t} {} {channel:?}: three.js differs by {err}: {got} vs {:?}",
-                    clip.name,
-                    r.label(),
-                    entry.value
-                );
-                compared += 1;
-            }
-        }
-    }
-    assert!(compared > 0, "{name}: nothing compared");
-    eprintln!("{name}: {} clips, {compared} values, worst {worst:e} by interpolation {worst_by:?}", chosen.len());
-    let _ = std::fs::remove_dir_all(&dir);
-    worst
+    assert!(report.compared > 0, "{name}: nothing compared");
+    eprintln!(
+        "{name}: {} clips, {} values, worst {:e} by interpolation {:?}",
+        report.clips, report.compared, report.worst, report.worst_by
+    );
+    report.worst
 }
 
 #[test]
@@ -390,7 +226,7 @@ fn extracted_anm_with_and_without_its_dff_skeleton() {
     assert!(parented > 5, "a hierarchy: {parented} nodes with children");
 
     let Some(tools) = tools() else { return };
-    let tmp = temp_dir("anm");
+    let tmp = temp_dir("formats-anm");
     let (a, b) = (tmp.join("bare.glb"), tmp.join("bound.glb"));
     std::fs::write(&a, &glb).unwrap();
     std::fs::write(&b, &glb2).unwrap();

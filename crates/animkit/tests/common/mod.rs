@@ -8,6 +8,8 @@
 
 use std::path::PathBuf;
 
+pub mod gltf;
+
 /// The corpus sub-folder `name` (e.g. `"ifp"`), or `None` (after saying so) when absent outside CI.
 pub fn corpus_dir(name: &str) -> Option<PathBuf> {
     let root = std::env::var_os("ANIMKIT_CORPUS")
