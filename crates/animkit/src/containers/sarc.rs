@@ -188,14 +188,18 @@ impl Sarc {
     }
 }
 
-/// The alignment a member needs: 4, or more for a BFRES (its `u32` at `0x10`) or a nested SARC
-/// or Yaz0 (8).
+/// The largest member alignment honoured: a BFRES claiming more (a damaged header) gets 4, so a
+/// rebuilt archive cannot be padded to gigabytes.
+pub const MAX_MEMBER_ALIGNMENT: usize = 1 << 16;
+
+/// The alignment a member needs: 4, or more for a BFRES (its `u32` at `0x10`, at most
+/// [`MAX_MEMBER_ALIGNMENT`]) or a nested SARC or Yaz0 (8).
 pub fn member_alignment(data: &[u8]) -> usize {
     match data.get(..4) {
         Some(b"FRES") => data
             .get(0x10..0x14)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-            .filter(|a| a.is_power_of_two())
+            .filter(|a| a.is_power_of_two() && *a <= MAX_MEMBER_ALIGNMENT)
             .unwrap_or(4)
             .max(4),
         Some(b"SARC" | b"Yaz0") => 8,
@@ -442,6 +446,18 @@ impl Document for SarcDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absurd_bfres_alignment_is_not_honoured() {
+        // Found by tests/robustness.rs: a BFRES member claiming 2^31 alignment made `build`
+        // (used by repair) pad the archive to 2 GiB.
+        let mut fres = b"FRES".to_vec();
+        fres.resize(0x40, 0);
+        fres[0x10..0x14].copy_from_slice(&0x8000_0000u32.to_be_bytes());
+        assert_eq!(member_alignment(&fres), 4);
+        let s = build(&[("a.bfres".into(), fres)], Endian::Big).unwrap();
+        assert!(s.file_size < 0x1000);
+    }
 
     #[test]
     fn hash_test_vector() {
