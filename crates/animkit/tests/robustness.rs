@@ -571,3 +571,51 @@ fn huge_key_counts_are_rejected_before_allocating() {
     }
     eprintln!("huge counts rejected/tried: {}; worst peak heap {} KiB", summary.join(", "), worst / 1024);
 }
+
+/// `Limits::max_keys` is honoured by every format's model conversion, and `max_output_bytes` by
+/// the decompressor: a generated file with 222 keys, read with a limit of 10 keys, fails with
+/// `ErrorKind::Limit` (at read or at `to_model`), and reads normally without the limit.
+#[test]
+fn limits_are_honoured_by_every_format() {
+    let _guard = serial();
+    let tight =
+        ReadOptions { limits: animkit::formats::Limits { max_keys: 10, ..Default::default() }, ..Default::default() };
+    let mut failures = Vec::new();
+    for (name, data) in generated_files() {
+        let normal = animkit::read(Bytes::from(data.clone()), None, &ReadOptions::default())
+            .and_then(|d| d.to_model())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        if normal.key_count() <= 10 {
+            continue; // a container whose model has no keys of its own
+        }
+        let limited = animkit::read(Bytes::from(data.clone()), None, &tight).and_then(|d| d.to_model());
+        match limited {
+            Err(e) if e.kind == animkit::ErrorKind::Limit => {}
+            Err(e) => failures.push(format!("{name}: {:?} error instead of a limit: {e}", e.kind)),
+            Ok(p) => failures.push(format!("{name}: {} keys converted despite max_keys = 10", p.key_count())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    // Decompression stops at max_output_bytes before allocating the declared size.
+    let bfres = generated_files().into_iter().find(|(n, _)| n == "generated yaz0(bfres)").unwrap().1;
+    let small = ReadOptions {
+        limits: animkit::formats::Limits { max_output_bytes: 100, ..Default::default() },
+        ..Default::default()
+    };
+    let (result, peak) = measured(|| animkit::read(Bytes::from(bfres), None, &small).map(|_| ()));
+    assert_eq!(result.unwrap_err().kind, animkit::ErrorKind::Limit);
+    assert!(peak < 64 << 10, "peak {peak}");
+}
+
+/// Cyclic structures end in an error, not a loop: a glTF whose nodes are each other's child.
+#[test]
+fn cyclic_node_graphs_are_rejected() {
+    let _guard = serial();
+    let json = br#"{"asset":{"version":"2.0"},"nodes":[{"name":"a","children":[1]},{"name":"b","children":[0]}],
+        "animations":[]}"#;
+    let start = Instant::now();
+    let result = animkit::read(Bytes::from_static(json), None, &ReadOptions::default()).and_then(|d| d.to_model());
+    assert!(result.is_err(), "a node cycle is an error");
+    assert!(start.elapsed() < Duration::from_secs(1));
+}
