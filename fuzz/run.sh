@@ -27,7 +27,7 @@ seed() { # target, glob
 for kind in read roundtrip; do
     seed ${kind}_ifp 'ifp_*'
     seed ${kind}_skb 'skb_*'
-    seed ${kind}_hip 'sarc_*'   # no HIP writer: start from any structured binary
+    seed ${kind}_hip 'hip_*'
     seed ${kind}_cryengine 'cryengine_*'
     seed ${kind}_bfres 'bfres'
     seed ${kind}_yaz0 'yaz0_*'

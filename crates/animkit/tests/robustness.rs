@@ -407,6 +407,10 @@ fn generated_files() -> Vec<(String, Vec<u8>)> {
             }
         }
     }
+    if let Some((_, skb)) = out.iter().find(|(n, _)| n == "generated skb/skb-be") {
+        let hip = tiny_hip(skb);
+        out.push(("generated hip(skb)".into(), hip));
+    }
     let bfres = out.iter().find(|(n, _)| n == "generated bfres").map(|(_, b)| b.clone());
     let ifp = out.iter().find(|(n, _)| n.starts_with("generated ifp")).map(|(_, b)| b.clone());
     if let Some(bfres) = &bfres {
@@ -422,6 +426,72 @@ fn generated_files() -> Vec<(String, Vec<u8>)> {
         }
     }
     out
+}
+
+fn block(out: &mut Vec<u8>, id: &[u8; 4], payload: &[u8]) {
+    out.extend_from_slice(id);
+    out.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    out.extend_from_slice(payload);
+}
+
+/// The HIP asset hash (`evilengine.md` §5.4): `h = h * 131 + upper(byte)`, wrapping.
+fn hip_hash(name: &str) -> u32 {
+    name.bytes().fold(0u32, |h, b| h.wrapping_mul(131).wrapping_add(u32::from(b.to_ascii_uppercase())))
+}
+
+/// A minimal HIP archive (`evilengine.md` §5) holding one ANIM asset: HIPA, PACK{PVER},
+/// DICT{ATOC{AINF, AHDR{ADBG}}, LTOC{LINF, LHDR{LDBG}}}, STRM{DHDR, DPAK}. The asset's absolute
+/// offset depends on the layout, so the archive is laid out twice.
+fn tiny_hip(asset: &[u8]) -> Vec<u8> {
+    let name = "robust.anm";
+    let mut adbg = 0i32.to_be_bytes().to_vec();
+    adbg.extend_from_slice(b"robust\0\0");
+    adbg.extend_from_slice(b"robust.anm\0\0");
+    adbg.extend_from_slice(&0u32.to_be_bytes());
+    let build = |offset: usize| {
+        let mut ahdr = hip_hash(name).to_be_bytes().to_vec();
+        ahdr.extend_from_slice(b"ANIM");
+        let plus = asset.len().next_multiple_of(16) - asset.len();
+        for v in [offset, asset.len(), plus, 9] {
+            ahdr.extend_from_slice(&(v as u32).to_be_bytes());
+        }
+        block(&mut ahdr, b"ADBG", &adbg);
+        let mut atoc = Vec::new();
+        block(&mut atoc, b"AINF", &[0; 4]);
+        block(&mut atoc, b"AHDR", &ahdr);
+        let mut lhdr = Vec::new();
+        for v in [4, 1, hip_hash(name)] {
+            lhdr.extend_from_slice(&v.to_be_bytes());
+        }
+        block(&mut lhdr, b"LDBG", &[0xFF; 4]);
+        let mut ltoc = Vec::new();
+        block(&mut ltoc, b"LINF", &[0; 4]);
+        block(&mut ltoc, b"LHDR", &lhdr);
+        let mut dict = Vec::new();
+        block(&mut dict, b"ATOC", &atoc);
+        block(&mut dict, b"LTOC", &ltoc);
+        let mut pack = Vec::new();
+        block(&mut pack, b"PVER", &[0, 0, 0, 2, 0, 0x0A, 0, 0x0F, 0, 0, 0, 1]);
+        let mut w = Vec::new();
+        block(&mut w, b"HIPA", &[]);
+        block(&mut w, b"PACK", &pack);
+        block(&mut w, b"DICT", &dict);
+        // STRM header 8, DHDR 12, DPAK header 8, padLength 4, then the first asset at 0x20.
+        let dpak_at = w.len() + 8 + 12 + 8;
+        let first = (dpak_at + 4).next_multiple_of(0x20);
+        let mut dpak = vec![0u8; 4];
+        dpak[3] = (first - dpak_at) as u8;
+        dpak.resize(first - dpak_at, 0x33);
+        dpak.extend_from_slice(asset);
+        dpak.resize((dpak_at + dpak.len()).next_multiple_of(0x20) - dpak_at, 0x33);
+        let mut strm = Vec::new();
+        block(&mut strm, b"DHDR", &[0xFF; 4]);
+        block(&mut strm, b"DPAK", &dpak);
+        block(&mut w, b"STRM", &strm);
+        (w, first)
+    };
+    let (_, offset) = build(0);
+    build(offset).0
 }
 
 // ---------------------------------------------------------------------------------------------
