@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each (default 60), JOBS at a time (default 2), keeping
 # the interesting inputs in fuzz/corpus/<target> and crashes in fuzz/artifacts/<target>.
 #
@@ -57,7 +57,7 @@ for t in $TARGETS; do
     run "$t" &
     running=$((running + 1))
     if [ "$running" -ge "$JOBS" ]; then
-        wait -n 2>/dev/null || wait
+        wait -n
         running=$((running - 1))
     fi
 done
