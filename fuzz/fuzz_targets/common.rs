@@ -34,7 +34,11 @@ fn round_trip(format: &dyn Format, data: &[u8]) {
     let again = format.read(Bytes::from(written), &options()).expect("the written bytes read again");
     if let (Ok(a), Ok(b)) = (doc.dump(), again.dump()) {
         assert_eq!(a, b, "{}: dump differs after write → read", format.name());
-        // The dump packs back to the same bytes.
+        // The dump packs back to the same bytes — except glTF, whose dump is the glTF JSON
+        // alone (a GLB's chunk layout and buffer are not in it, by design).
+        if format.name() == "gltf" {
+            return;
+        }
         if let Ok(packed) = format.undump(a) {
             if let Ok(bytes) = packed.write() {
                 assert!(bytes == data, "{}: dump → pack does not write the input", format.name());

@@ -693,8 +693,8 @@ fn cyclic_node_graphs_are_rejected() {
 /// Inputs the fuzzers found (mutations of our generated fixtures, `fuzz/regressions/`): each
 /// must either fail to read or write back byte for byte and dump identically after a re-read.
 /// `roundtrip_sarc-1.bin`: an SFNT header size of 10 swallowed two name bytes (now rejected).
-/// `roundtrip_gltf-1.bin`: a mutated GLB that, read as glTF, dumps differently after a rewrite
-/// (open; through the probe it no longer reads as glTF, so it passes here).
+/// `roundtrip_gltf-1.bin`: our generated GLB, unmutated; the fuzz target wrongly expected its
+/// dump (the glTF JSON alone, by design) to pack back to the GLB bytes. It round-trips.
 #[test]
 fn fuzz_regressions_round_trip() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions");
