@@ -14,6 +14,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// The library never panics on input: no unwrap/expect/panic outside tests. Unchecked indexing
+// is denied module by module in the parsing code (`#![deny(clippy::indexing_slicing)]`).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
 pub mod bytes;
 pub mod containers;
 pub mod error;

@@ -76,7 +76,7 @@ pub fn read(data: &[u8]) -> Result<Sarc> {
     if header_size < 0x14 {
         return Err(Error::invalid(4, format!("header size {header_size} < 0x14")));
     }
-    c.seek(usize::from(header_size))?;
+    skip_padding(&mut c, usize::from(header_size).saturating_sub(0x14), "SARC header")?;
     let sfat_at = c.offset();
     if c.array::<4>()? != *b"SFAT" {
         return Err(Error::invalid(sfat_at, "missing SFAT"));
@@ -84,7 +84,7 @@ pub fn read(data: &[u8]) -> Result<Sarc> {
     let sfat_header_size = c.u16()?;
     let count = c.u16()?;
     let hash_key = c.u32()?;
-    c.skip(usize::from(sfat_header_size).saturating_sub(0x0C))?;
+    skip_padding(&mut c, usize::from(sfat_header_size).saturating_sub(0x0C), "SFAT header")?;
     let n = c.count(u64::from(count), 16, "SFAT node")?;
     let mut nodes = Vec::with_capacity(n);
     for i in 0..n {
@@ -99,7 +99,7 @@ pub fn read(data: &[u8]) -> Result<Sarc> {
     }
     let sfnt_header_size = c.u16()?;
     let sfnt_reserved = c.u16()?;
-    c.skip(usize::from(sfnt_header_size).saturating_sub(8))?;
+    skip_padding(&mut c, usize::from(sfnt_header_size).saturating_sub(8), "SFNT header")?;
     let names_at = c.offset();
     let data_at = data_offset as usize;
     if data_at < names_at || data_at > data.len() {
@@ -188,14 +188,29 @@ impl Sarc {
     }
 }
 
-/// The alignment a member needs: 4, or more for a BFRES (its `u32` at `0x10`) or a nested SARC
-/// or Yaz0 (8).
+/// Skips the bytes a header size says follow the known fields. They are not kept (the writer
+/// writes zeros), so anything else is rejected: otherwise the file would not write back exactly
+/// (found by the round-trip fuzzer: an SFNT header size of 10 swallowed two name bytes).
+fn skip_padding(c: &mut Cursor, n: usize, what: &str) -> Result<()> {
+    let at = c.offset();
+    if c.take(n)?.iter().any(|&b| b != 0) {
+        return Err(Error::invalid(at, format!("{what}: {n} bytes past the known fields are not zero")));
+    }
+    Ok(())
+}
+
+/// The largest member alignment honoured: a BFRES claiming more (a damaged header) gets 4, so a
+/// rebuilt archive cannot be padded to gigabytes.
+pub const MAX_MEMBER_ALIGNMENT: usize = 1 << 16;
+
+/// The alignment a member needs: 4, or more for a BFRES (its `u32` at `0x10`, at most
+/// [`MAX_MEMBER_ALIGNMENT`]) or a nested SARC or Yaz0 (8).
 pub fn member_alignment(data: &[u8]) -> usize {
     match data.get(..4) {
         Some(b"FRES") => data
             .get(0x10..0x14)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-            .filter(|a| a.is_power_of_two())
+            .filter(|a| a.is_power_of_two() && *a <= MAX_MEMBER_ALIGNMENT)
             .unwrap_or(4)
             .max(4),
         Some(b"SARC" | b"Yaz0") => 8,
@@ -442,6 +457,18 @@ impl Document for SarcDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absurd_bfres_alignment_is_not_honoured() {
+        // Found by tests/robustness.rs: a BFRES member claiming 2^31 alignment made `build`
+        // (used by repair) pad the archive to 2 GiB.
+        let mut fres = b"FRES".to_vec();
+        fres.resize(0x40, 0);
+        fres[0x10..0x14].copy_from_slice(&0x8000_0000u32.to_be_bytes());
+        assert_eq!(member_alignment(&fres), 4);
+        let s = build(&[("a.bfres".into(), fres)], Endian::Big).unwrap();
+        assert!(s.file_size < 0x1000);
+    }
 
     #[test]
     fn hash_test_vector() {

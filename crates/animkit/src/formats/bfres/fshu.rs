@@ -6,6 +6,9 @@
 //! property is `param.component`: `mode`, `scale_x`, `scale_y`, `rotate`, `translate_x`,
 //! `translate_y` for texture SRT, `r g b a` for colour, otherwise `param[+0xNN]`.
 
+// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use super::curve::{rel, Curve, Value};
 use super::fska::union_cubic;
 use super::strings::name_field;
@@ -163,7 +166,9 @@ fn component(kind: Kind, target: u32) -> String {
         (Kind::TextureSrt, 0x0C) => "rotate".into(),
         (Kind::TextureSrt, 0x10) => "translate_x".into(),
         (Kind::TextureSrt, 0x14) => "translate_y".into(),
-        (Kind::Colour, t) if t < 16 && t % 4 == 0 => ["r", "g", "b", "a"][(t / 4) as usize].into(),
+        (Kind::Colour, t) if t < 16 && t % 4 == 0 => {
+            ["r", "g", "b", "a"].get((t / 4) as usize).copied().unwrap_or("?").into()
+        }
         (_, t) => format!("[+0x{t:02X}]"),
     }
 }

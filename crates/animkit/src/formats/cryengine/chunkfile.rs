@@ -15,7 +15,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
 use crate::bytes::{round_up, Cursor, Endian, Writer};
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, ErrorKind, Result};
 
 /// The container flavour, from the file's magic and version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -244,7 +244,11 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         Some(k) => k,
         None if bytes.get(..6) == Some(b"CryTek") => {
             let v = bytes.get(12..16).map(|v| u32::from_le_bytes([v[0], v[1], v[2], v[3]])).unwrap_or(0);
-            return Err(Error::unsupported(format!("CryTek chunk file version 0x{v:X} (0x744 and 0x745 are known)")));
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                Some(12),
+                format!("CryTek chunk file version 0x{v:X} (0x744 and 0x745 are known)"),
+            ));
         }
         None => return Err(Error::invalid(0, "not a CryEngine chunk file (no CryTek, CrCh or #ivo magic)")),
     };
@@ -266,10 +270,18 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         }
     }
     if container == Container::CrCh && version != 0x746 {
-        return Err(Error::unsupported(format!("CrCh chunk file version 0x{version:X} (0x746 is known)")));
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            Some(4),
+            format!("CrCh chunk file version 0x{version:X} (0x746 is known)"),
+        ));
     }
     if container == Container::Ivo && version != 0x900 {
-        return Err(Error::unsupported(format!("#ivo chunk file version 0x{version:X} (0x900 is known)")));
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            Some(4),
+            format!("#ivo chunk file version 0x{version:X} (0x900 is known)"),
+        ));
     }
     c.seek(table_offset as usize).map_err(|_| {
         Error::invalid(

@@ -5,6 +5,9 @@
 //! `log(conj(q))` (§13) and positions in centimetres; their tick times become
 //! `(t − t₀)/160` frames. 0x833 keys carry no time: key *i* is frame *i*.
 
+// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use glam::{Quat, Vec3};
 
 use super::quat_codecs::{decode_position, decode_rotation, position_size, rotation_size};

@@ -10,6 +10,9 @@
 //! frame matrix: `right`, `up`, `at` are the columns of the rotation. Names: the frame name
 //! (`0x0253F2FE`) when present (none in BFBB), else `bone_NN`; `Bone::id` is the nodeID.
 
+// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use glam::{Mat3, Quat, Vec3};
 
 use crate::bytes::{Cursor, Endian};
@@ -178,7 +181,7 @@ pub fn skeleton(clump: &Clump) -> Result<Option<Skeleton>> {
             name: frame.name.clone().unwrap_or_else(|| format!("bone_{i:02}")),
             id: Some(node_id),
             hash: None,
-            parent: parents[i],
+            parent: parents.get(i).copied().flatten(),
             rest: frame_transform(frame),
         });
     }

@@ -4,6 +4,9 @@
 //! else both attempts plus validation, §1). [`write`] is the exact inverse of either reader:
 //! section padding and any trailing bytes are kept verbatim, so every file rewrites byte for byte.
 
+// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use bytes::Bytes;
 
 use crate::bytes::{Cursor, Endian, Writer};
@@ -177,7 +180,8 @@ impl Skb {
             Body::V1 { keys, .. } => keys.get(k)?.tran,
             Body::V2 { keys, tran, .. } => *tran.get(usize::from(keys.get(k)?.tran_index))?,
         };
-        Some([0, 1, 2].map(|i| f32::from(raw[i]) * self.scale[i]))
+        let ([x, y, z], [sx, sy, sz]) = (raw, self.scale);
+        Some([f32::from(x) * sx, f32::from(y) * sy, f32::from(z) * sz])
     }
 
     /// The size of the sections without the V1 trailing padding (§2.3 `S`; for V2 all padding

@@ -1,0 +1,48 @@
+// Shared by every fuzz target (included with `include!`).
+
+use animkit::{Bytes, Format, ReadOptions};
+
+/// Limits small enough that a fuzz input cannot make a case slow or big.
+fn options() -> ReadOptions {
+    let mut options = ReadOptions::default();
+    options.limits.max_keys = 1 << 20;
+    options.limits.max_output_bytes = 64 << 20;
+    options
+}
+
+/// Reads `data` as `format`; on success runs every operation. Errors are fine; panics are not.
+#[allow(dead_code)]
+fn exercise(format: &dyn Format, data: &[u8]) {
+    let Ok(doc) = format.read(Bytes::copy_from_slice(data), &options()) else { return };
+    let _ = doc.to_model();
+    let _ = doc.lint();
+    let _ = doc.write();
+    let _ = doc.repair();
+    let _ = doc.entries();
+    if let Ok(value) = doc.dump() {
+        let _ = format.undump(value);
+    }
+}
+
+/// For any input that reads: write gives the input back, and reading that again gives a
+/// document with the same dump.
+#[allow(dead_code)]
+fn round_trip(format: &dyn Format, data: &[u8]) {
+    let Ok(doc) = format.read(Bytes::copy_from_slice(data), &options()) else { return };
+    let Ok(written) = doc.write() else { return };
+    assert!(written == data, "{}: write differs from the input that read", format.name());
+    let again = format.read(Bytes::from(written), &options()).expect("the written bytes read again");
+    if let (Ok(a), Ok(b)) = (doc.dump(), again.dump()) {
+        assert_eq!(a, b, "{}: dump differs after write → read", format.name());
+        // The dump packs back to the same bytes — except glTF, whose dump is the glTF JSON
+        // alone (a GLB's chunk layout and buffer are not in it, by design).
+        if format.name() == "gltf" {
+            return;
+        }
+        if let Ok(packed) = format.undump(a) {
+            if let Ok(bytes) = packed.write() {
+                assert!(bytes == data, "{}: dump → pack does not write the input", format.name());
+            }
+        }
+    }
+}
