@@ -50,7 +50,7 @@ fn time_word(f: u8) -> usize {
 }
 
 fn pad(out: &mut Vec<u8>, aligned: bool) {
-    while aligned && out.len() % 4 != 0 {
+    while aligned && !out.len().is_multiple_of(4) {
         out.push(0);
     }
 }
