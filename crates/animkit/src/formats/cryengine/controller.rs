@@ -4,13 +4,24 @@
 //! quaternions active (glTF), positions in metres. PQLog (0x827, 0x830) rotations are stored as
 //! `log(conj(q))` (§13) and positions in centimetres; their tick times become
 //! `(t − t₀)/160` frames. 0x833 keys carry no time: key *i* is frame *i*.
+//!
+//! Big-endian chunks (§1.5: the flag bit in the chunk version) are read for every controller
+//! version. For the compressed controllers 0x829 / 0x831 / 0x832 the spec does not say how the
+//! codecs are byte-swapped; this reader assumes what CryEngine's per-struct `SwapEndian` does:
+//! every scalar of the descriptor is swapped at its width (`u32` id and flags, `u16` key counts,
+//! `u8` formats as they are); key times per element (Byte none, UINT16 `u16`, F32 `f32`,
+//! StartStop at its element width, Bitset `u16` header and bit words); positions and scales
+//! `f32`×3; rotations per storage word: NoCompressQuat `f32`×4, ShotInt3Quat `i16`×3,
+//! SmallTreeDWORDQuat `u32`, SmallTree48BitQuat `u16`×3, SmallTree64BitQuat and
+//! SmallTree64BitExtQuat `u64`. After swapping each word to native order the bit-level decoding is
+//! the little-endian one. Big-endian DBA 0x905 stays unsupported.
 
 // Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 use glam::{Quat, Vec3};
 
-use super::quat_codecs::{decode_position, decode_rotation, position_size, rotation_size};
+use super::quat_codecs::{decode_position_endian, decode_rotation_endian, position_size, rotation_size};
 use super::time_formats::{self, LengthRule};
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
@@ -85,16 +96,6 @@ pub fn parse(version: u32, payload: &[u8], base: usize, endian: Endian) -> Resul
 }
 
 fn parse_inner(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
-    if endian == Endian::Big && matches!(version, 0x829 | 0x831 | 0x832) {
-        // The engine's console loaders byte-swap these codecs in ways the spec does not state.
-        return Err(Error::new(
-            crate::error::ErrorKind::Unsupported,
-            Some(base as u64),
-            format!(
-                "big-endian compressed controller 0x{version:X} (chunk version bit set): only PQLog/PQS controllers (0x827, 0x830, 0x833) are read big-endian"
-            ),
-        ));
-    }
     let mut c = Cursor::with_base(payload, base, endian);
     match version {
         0x827 | 0x830 => parse_pqlog(&mut c, version == 0x830),
@@ -105,9 +106,9 @@ fn parse_inner(version: u32, payload: &[u8], base: usize, endian: Endian) -> Res
             if n.checked_mul(28).and_then(|b| b.checked_add(8)) == Some(payload.len() as u64) {
                 return parse_pqlog(&mut c, false);
             }
-            parse_compressed(version, payload, base)
+            parse_compressed(version, payload, base, endian)
         }
-        0x829 | 0x832 => parse_compressed(version, payload, base),
+        0x829 | 0x832 => parse_compressed(version, payload, base, endian),
         0x833 => {
             let n = c.u32()?;
             let id = c.u32()?;
@@ -226,6 +227,7 @@ fn read_compressed(
     payload: &[u8],
     base: usize,
     rule: LengthRule,
+    endian: Endian,
 ) -> Result<(Controller, usize)> {
     let align = if d.aligned { 4 } else { 1 };
     let mut pos = d.size;
@@ -238,10 +240,11 @@ fn read_compressed(
     };
     let times = |pos: &mut usize, end: &mut usize, f: u8, n: usize, what: &str| -> Result<Vec<f32>> {
         let rest = payload.get(*pos..).unwrap_or_default();
-        let len = time_formats::stored_len(f, n, rule, rest)
+        let len = time_formats::stored_len_endian(f, n, rule, rest, endian)
             .ok_or_else(|| Error::invalid(base + *pos, format!("{what} time format {f} has no size")))?;
         let bytes = slice(*pos, len)?;
-        let frames = time_formats::decode(f, n, bytes, base + *pos).within(|| format!("{what} times"))?;
+        let frames =
+            time_formats::decode_endian(f, n, bytes, base + *pos, endian).within(|| format!("{what} times"))?;
         *end = *pos + len;
         *pos += round_up(len, align);
         Ok(frames)
@@ -256,7 +259,7 @@ fn read_compressed(
         let bytes = slice(pos, n * size).within(|| "rotation keys")?;
         let mut values = Vec::with_capacity(n);
         for k in bytes.chunks_exact(size) {
-            values.push(decode_rotation(d.rot.value_format, k)?);
+            values.push(decode_rotation_endian(d.rot.value_format, k, endian)?);
         }
         end = pos + n * size;
         pos += round_up(n * size, align);
@@ -273,7 +276,7 @@ fn read_compressed(
         let bytes = slice(pos, n * size).within(|| "position keys")?;
         let mut values = Vec::with_capacity(n);
         for k in bytes.chunks_exact(size) {
-            values.push(decode_position(d.pos.value_format, k)?);
+            values.push(decode_position_endian(d.pos.value_format, k, endian)?);
         }
         end = pos + n * size;
         pos += round_up(n * size, align);
@@ -298,7 +301,7 @@ fn read_compressed(
         let bytes = slice(pos, n * size).within(|| "scale keys")?;
         let mut values = Vec::with_capacity(n);
         for k in bytes.chunks_exact(size) {
-            values.push(decode_position(d.scl.value_format, k)?);
+            values.push(decode_position_endian(d.scl.value_format, k, endian)?);
         }
         end = pos + n * size;
         pos += round_up(n * size, align);
@@ -327,18 +330,18 @@ fn read_compressed(
     ))
 }
 
-fn parse_compressed(version: u32, payload: &[u8], base: usize) -> Result<Controller> {
-    let mut c = Cursor::with_base(payload, base, Endian::Little);
+fn parse_compressed(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
+    let mut c = Cursor::with_base(payload, base, endian);
     let d = descriptor(version, &mut c)?;
     // §10 C12: keep the length rule whose last array ends at the chunk's end (± alignment).
     let fits = |end: usize| end <= payload.len() && payload.len() - end < 4;
-    let per_key = read_compressed(&d, version, payload, base, LengthRule::PerKey);
+    let per_key = read_compressed(&d, version, payload, base, LengthRule::PerKey, endian);
     if let Ok((ctrl, end)) = &per_key {
         if fits(*end) {
             return Ok(ctrl.clone());
         }
     }
-    let raw = read_compressed(&d, version, payload, base, LengthRule::Raw);
+    let raw = read_compressed(&d, version, payload, base, LengthRule::Raw, endian);
     match (per_key, raw) {
         (_, Ok((ctrl, end))) if fits(end) => Ok(ctrl),
         (Ok((ctrl, _)), _) => Ok(ctrl),

@@ -6,6 +6,12 @@
 //! [`skeleton`] (CompiledBones 0x800 from `.chr`), [`ivo`] (Star Citizen), [`model`] (to the
 //! model), [`build`] (a CAF from the model), [`dump`] (lossless JSON), [`lint`].
 //!
+//! Big-endian chunks (§1.5) decode for every controller version. For the compressed controllers
+//! 0x829 / 0x831 / 0x832 the spec leaves the byte order of the codecs open; [`controller`] assumes
+//! CryEngine's per-struct `SwapEndian`: each scalar and each codec storage word (f32, `i16`×3,
+//! `u32`, `u16`×3, `u64`) is swapped at its width, after which the bits decode as little-endian.
+//! Big-endian DBA 0x905 is unsupported.
+//!
 //! Observed in the corpus (16 real files) beyond the spec (`cryengine.md` §13 lists more):
 //! - CrCh 0x746 files keep the table right after the 16-byte header and the first chunk right
 //!   after the table. Chunk sizes leave out alignment padding in CrCh files as well as in 0x745

@@ -7,6 +7,7 @@
 
 use glam::{Quat, Vec3};
 
+use crate::bytes::Endian;
 use crate::error::{Error, Result};
 
 /// `ECompressionFormat` values (§4).
@@ -164,6 +165,46 @@ pub fn decode_rotation(f: u8, b: &[u8]) -> Result<Quat> {
         6 => ST64.decode(u32_at(b, 0) | u32_at(b, 4) << 32),
         _ => ST64EXT.decode(u32_at(b, 0) | u32_at(b, 4) << 32),
     })
+}
+
+/// The width of the storage words of rotation format `f` (the unit CryEngine's per-struct
+/// `SwapEndian` swaps): f32 components, `i16`×3 (ShotInt3), `u32` (DWORD), `u16`×3 (48-bit),
+/// `u64` (64-bit forms).
+pub fn rotation_word(f: u8) -> Option<usize> {
+    match f {
+        0 | 1 | 4 => Some(4),
+        3 | 5 => Some(2),
+        6 | 8 => Some(8),
+        _ => None,
+    }
+}
+
+/// Reverses the bytes of each `word`-byte word of `b` (a big-endian value to little-endian).
+pub fn swap_words(b: &[u8], word: usize) -> Vec<u8> {
+    let mut out = b.to_vec();
+    if word > 1 {
+        for w in out.chunks_exact_mut(word) {
+            w.reverse();
+        }
+    }
+    out
+}
+
+/// [`decode_rotation`] in either byte order: a big-endian value has each storage word
+/// ([`rotation_word`]) swapped to little-endian first; the bit layout is then the same.
+pub fn decode_rotation_endian(f: u8, b: &[u8], endian: Endian) -> Result<Quat> {
+    match (endian, rotation_word(f)) {
+        (Endian::Big, Some(w)) => decode_rotation(f, &swap_words(b, w)),
+        _ => decode_rotation(f, b),
+    }
+}
+
+/// [`decode_position`] in either byte order (three f32 words).
+pub fn decode_position_endian(f: u8, b: &[u8], endian: Endian) -> Result<Vec3> {
+    match endian {
+        Endian::Big => decode_position(f, &swap_words(b, 4)),
+        Endian::Little => decode_position(f, b),
+    }
 }
 
 /// Appends the encoding of `q` in format `f`.

@@ -60,13 +60,24 @@ pub enum LengthRule {
 /// The bytes a time track of `n` keys occupies under `rule`; for Bitset with [`LengthRule::Raw`]
 /// the header at `data` is needed (`None` when it is not there).
 pub fn stored_len(f: u8, n: usize, rule: LengthRule, data: &[u8]) -> Option<usize> {
+    stored_len_endian(f, n, rule, data, Endian::Little)
+}
+
+/// [`stored_len`] with the Bitset header words in byte order `endian`.
+pub fn stored_len_endian(f: u8, n: usize, rule: LengthRule, data: &[u8], endian: Endian) -> Option<usize> {
     let e = element_size(f)?;
     match (f, rule) {
         (0..=2, _) | (_, LengthRule::PerKey) => e.checked_mul(n),
         (3..=5, LengthRule::Raw) => Some(2 * e),
         (_, LengthRule::Raw) => {
-            let start = u16::from_le_bytes([*data.first()?, *data.get(1)?]);
-            let end = u16::from_le_bytes([*data.get(2)?, *data.get(3)?]);
+            let word = |i: usize| -> Option<u16> {
+                let b = [*data.get(i)?, *data.get(i + 1)?];
+                Some(match endian {
+                    Endian::Little => u16::from_le_bytes(b),
+                    Endian::Big => u16::from_be_bytes(b),
+                })
+            };
+            let (start, end) = (word(0)?, word(2)?);
             let span = usize::from(end.checked_sub(start)?) + 1;
             Some(2 * (3 + span.div_ceil(16)))
         }
@@ -76,7 +87,13 @@ pub fn stored_len(f: u8, n: usize, rule: LengthRule, data: &[u8]) -> Option<usiz
 /// Decodes `n` key times (frames) of format `f` from the start of `data`. `base` is the absolute
 /// offset of `data` for error messages.
 pub fn decode(f: u8, n: usize, data: &[u8], base: usize) -> Result<Vec<f32>> {
-    let mut c = Cursor::with_base(data, base, Endian::Little);
+    decode_endian(f, n, data, base, Endian::Little)
+}
+
+/// [`decode`] in byte order `endian`: every element (f32, u16; Bitset header and bit words) is
+/// read at its own width.
+pub fn decode_endian(f: u8, n: usize, data: &[u8], base: usize, endian: Endian) -> Result<Vec<f32>> {
+    let mut c = Cursor::with_base(data, base, endian);
     let e = element_size(f).ok_or_else(|| Error::invalid(base, format!("unknown key-time format {f}")))?;
     match f {
         0..=2 => {
