@@ -220,11 +220,11 @@ pub fn write_user_data(o: &mut Out, entries: &[UserData]) {
     }
 }
 
-/// Writes an FTXP (v >= 3.4 layout, §3.4 storage order) at the output's position.
+/// Writes an FTXP at the output's position (§3.4 storage order). Both header layouts (§3.1):
+/// before 3.4.0.0 the counts are narrower and the TextureRefs are a flat array with no index
+/// group after the data.
 pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
-    if version < 0x0304_0000 {
-        return Err(Error::unsupported("writing FTXP before 3.4.0.0"));
-    }
+    let new = version >= 0x0304_0000;
     let mats = u16::try_from(a.materials.len()).map_err(|_| Error::unrepresentable("too many materials"))?;
     let texs = u16::try_from(a.textures.len()).map_err(|_| Error::unrepresentable("too many textures"))?;
     let infos: usize = a.materials.iter().map(|m| m.infos.len()).sum();
@@ -233,13 +233,27 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
     o.string(&a.name);
     o.string("");
     o.w.u16(a.flags);
-    o.w.u16(0);
-    o.w.i32(a.frame_count);
-    o.w.u16(texs);
-    o.w.u16(mats);
-    o.w.u32(infos as u32);
-    o.w.u32(curves as u32);
-    o.w.u32(a.baked_size);
+    if new {
+        o.w.u16(0);
+        o.w.i32(a.frame_count);
+        o.w.u16(texs);
+        o.w.u16(mats);
+        o.w.u32(infos as u32);
+        o.w.u32(curves as u32);
+        o.w.u32(a.baked_size);
+    } else {
+        let frames = u16::try_from(a.frame_count)
+            .map_err(|_| Error::unrepresentable("frameCount outside 0..=65535 before 3.4"))?;
+        let infos = u16::try_from(infos).map_err(|_| Error::unrepresentable("too many pattern infos"))?;
+        o.w.u16(frames);
+        o.w.u16(texs);
+        o.w.u16(mats);
+        o.w.u16(0);
+        o.w.u16(infos);
+        o.w.i32(curves as i32);
+        o.w.u32(a.baked_size);
+        o.w.u32(0);
+    }
     o.w.i32(0); // bound model
     let bind_slot = o.slot();
     let mats_slot = o.slot();
@@ -263,7 +277,10 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
         o.string(&m.name);
         mat_slots.push((o.slot(), o.slot(), o.slot()));
     }
-    // TextureRef structs: name, null FTEX.
+    // TextureRef structs: name, null FTEX (before 3.4 the header points at them directly).
+    if !new && !a.textures.is_empty() {
+        o.patch_here(refs_slot);
+    }
     let mut ref_positions = Vec::new();
     for t in &a.textures {
         ref_positions.push(o.pos());
@@ -301,9 +318,11 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
             }
         }
     }
-    o.patch_here(refs_slot);
-    let names: Vec<&str> = a.textures.iter().map(String::as_str).collect();
-    write_dict(o, &names, &ref_positions);
+    if new {
+        o.patch_here(refs_slot);
+        let names: Vec<&str> = a.textures.iter().map(String::as_str).collect();
+        write_dict(o, &names, &ref_positions);
+    }
     Ok(())
 }
 
