@@ -221,6 +221,18 @@ mod tests {
     }
 }
 
+/// The byte offset in `json` of a serde_json error's position (1-based line and column; the
+/// start of the text when the error has no position).
+pub fn json_error_offset(json: &[u8], e: &serde_json::Error) -> usize {
+    let (line, column) = (e.line(), e.column());
+    let line_start = if line <= 1 {
+        0
+    } else {
+        json.iter().enumerate().filter(|&(_, &b)| b == b'\n').nth(line - 2).map_or(json.len(), |(i, _)| i + 1)
+    };
+    line_start.saturating_add(column.saturating_sub(1)).min(json.len())
+}
+
 /// Indented JSON for hand editing: objects and arrays of containers one member per line, arrays
 /// of plain values (a frame's numbers) on a single line.
 pub fn to_pretty_string(value: &serde_json::Value) -> String {
@@ -272,6 +284,15 @@ fn write_pretty(value: &serde_json::Value, indent: usize, out: &mut String) {
 
 #[cfg(test)]
 mod pretty_tests {
+    #[test]
+    fn json_errors_map_to_byte_offsets() {
+        // serde_json reports 1-based line and column: "{\n  x" fails at line 2 column 3 = byte 4.
+        for (text, at) in [(&b"{\n  x"[..], 4), (b"{x", 1), (b"", 0)] {
+            let e = serde_json::from_slice::<serde_json::Value>(text).unwrap_err();
+            assert_eq!(super::json_error_offset(text, &e), at, "{:?}", std::str::from_utf8(text));
+        }
+    }
+
     #[test]
     fn frames_stay_on_one_line_and_parse_back() {
         let v = serde_json::json!({"magic": "ANP3", "frames": [[1, 2], [3, -4]], "e": [], "o": {}, "s": "a\"b"});

@@ -88,12 +88,19 @@ impl Format for ModelJson {
         }
     }
 
-    fn read(&self, bytes: Bytes, _options: &ReadOptions) -> Result<Box<dyn Document>> {
+    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-            Error::new(ErrorKind::Invalid, None, format!("line {} column {}: {e}", e.line(), e.column()))
-                .within("model JSON")
+            let at = crate::raw_json::json_error_offset(&bytes, &e) as u64;
+            Error::new(ErrorKind::Invalid, Some(at), e.to_string()).within("model JSON")
         })?;
-        let package = package_from_value(value)?;
+        // A well-formed document with a wrong structure: the error names the clip and track, and
+        // the document as a whole (offset 0) as where it is.
+        let package = package_from_value(value).map_err(|e| Error { offset: e.offset.or(Some(0)), ..e })?;
+        let keys = package.key_count() as u64;
+        if keys > options.limits.max_keys {
+            let message = format!("{keys} keys exceed the limit of {}", options.limits.max_keys);
+            return Err(Error::new(ErrorKind::Limit, Some(0), message).within("model JSON"));
+        }
         Ok(Box::new(ModelJsonDocument { bytes: bytes.to_vec(), package }))
     }
 

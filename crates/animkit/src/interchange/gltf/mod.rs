@@ -211,16 +211,6 @@ fn data_uri(uri: &str) -> Option<Vec<u8>> {
     base64_decode(payload)
 }
 
-/// The byte offset of a serde_json error position (1-based line, 1-based column; 0 when unknown).
-fn json_offset(json: &[u8], line: usize, column: usize) -> usize {
-    let line_start = if line <= 1 {
-        0
-    } else {
-        json.iter().enumerate().filter(|&(_, &b)| b == b'\n').nth(line - 2).map_or(json.len(), |(i, _)| i + 1)
-    };
-    line_start.saturating_add(column.saturating_sub(1)).min(json.len())
-}
-
 impl GltfDocument {
     /// Parses GLB or glTF JSON bytes.
     pub fn parse(bytes: Bytes, limits: Limits) -> Result<GltfDocument> {
@@ -264,7 +254,7 @@ impl GltfDocument {
         // Where the JSON starts in the file, so JSON errors name a file offset.
         let json_start = (json_bytes.as_ptr() as usize).saturating_sub(bytes.as_ptr() as usize) as u64;
         let json: Value = serde_json::from_slice(json_bytes).map_err(|e| {
-            let at = json_start + json_offset(json_bytes, e.line(), e.column()) as u64;
+            let at = json_start + crate::raw_json::json_error_offset(json_bytes, &e) as u64;
             invalid(Some(at), format!("glTF JSON: {e}")).within(if glb { "GLB JSON chunk" } else { "glTF JSON" })
         })?;
         if !json.is_object() {
@@ -435,9 +425,6 @@ mod tests {
     #[test]
     fn json_errors_name_a_file_offset() {
         // serde_json reports 1-based line and column; "{\n  x" fails at line 2 column 3 = byte 4.
-        assert_eq!(json_offset(b"{\n  x", 2, 3), 4);
-        assert_eq!(json_offset(b"{x", 1, 2), 1);
-        assert_eq!(json_offset(b"", 0, 0), 0);
         let e = GltfDocument::parse(Bytes::from_static(b"{\n  x"), Limits::default()).err().unwrap();
         assert_eq!(e.offset, Some(4));
     }
