@@ -497,6 +497,17 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
         ));
     }
     let (bones, order) = gather(clip, &mut warnings)?;
+    let (mut worst, mut keys) = (0f32, 0usize);
+    for (_, values) in bones.values().filter_map(|b| b.rotation.as_ref()) {
+        for &q in values {
+            worst = worst.max(super::quat_codecs::encoding_error(rot_format, q)?);
+            keys += 1;
+        }
+    }
+    if keys > 0 {
+        let codec = super::quat_codecs::format_name(rot_format);
+        warnings.push(format!("rotations encoded as {codec}: largest error {worst:.2e} rad over {keys} keys"));
+    }
     let fps = 30.0;
     // Scale needs controller 0x832 (CE5); otherwise 0x829, which CE5 and Lumberyard both read.
     let with_scale = bones.values().any(|b| b.scale.is_some());

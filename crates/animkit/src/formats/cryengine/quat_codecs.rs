@@ -239,6 +239,17 @@ fn unsupported_rotation(f: u8) -> Error {
 }
 
 /// Decodes one position (or scale) value: 3×f32 in formats 0 and 2.
+/// The rotation angle (radians) between `q` and what codec `f` stores for it.
+pub fn encoding_error(f: u8, q: Quat) -> Result<f32> {
+    let mut bytes = Vec::with_capacity(16);
+    encode_rotation(f, q, &mut bytes)?;
+    let (q, back) = (q.normalize(), decode_rotation(f, &bytes)?);
+    // 4·asin(|q − ±q'|/2) is the angle between unit quaternions, precise for small angles (an
+    // acos of the dot product cannot resolve below ~3.5e-4 rad in f32).
+    let back = if q.dot(back) < 0.0 { -back } else { back };
+    Ok(4.0 * (glam::Vec4::from(q - back).length() / 2.0).min(1.0).asin())
+}
+
 pub fn decode_position(f: u8, b: &[u8]) -> Result<Vec3> {
     if position_size(f).is_none() {
         return Err(Error::unsupported(format!("position format {f} ({}) has no codec", format_name(f))));
@@ -282,6 +293,23 @@ pub fn angle_between(a: Quat, b: Quat) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn encoding_error_is_the_angle_to_the_stored_rotation() {
+        use super::format::*;
+        // Floats store the identity exactly; the packed codecs within their resolution (the
+        // 10-bit DWORD codec cannot hit 0 exactly: its code range is centred between two codes).
+        assert!(super::encoding_error(NO_COMPRESS_QUAT, Quat::IDENTITY).unwrap() < 1e-6);
+        for f in [SHOT_INT3_QUAT, SMALL_TREE_DWORD_QUAT, SMALL_TREE_48BIT_QUAT, SMALL_TREE_64BIT_QUAT] {
+            let e = super::encoding_error(f, Quat::IDENTITY).unwrap();
+            assert!(e < 5e-3, "codec {f}: {e}");
+        }
+        // 40° about a skew axis: floats are exact, SmallTree48 (15-bit components) is within 1e-4 rad.
+        let q = Quat::from_axis_angle(glam::Vec3::new(1.0, 2.0, -0.5).normalize(), 40f32.to_radians());
+        assert!(super::encoding_error(NO_COMPRESS_QUAT, q).unwrap() < 1e-6);
+        let e = super::encoding_error(SMALL_TREE_48BIT_QUAT, q).unwrap();
+        assert!(e > 0.0 && e < 1e-4, "{e}");
+    }
+
     use super::*;
 
     // Expected values computed independently from the spec's math (§5.2, strict f32 per step):
