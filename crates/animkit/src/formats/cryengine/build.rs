@@ -485,17 +485,7 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     };
     let rot_format = rotation_format(options)?;
     let times = time_format(options)?;
-    let clip = match options.param("clip") {
-        Some(name) => package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip named \"{name}\"")))?,
-        None => package.clips.first().ok_or_else(|| Error::unrepresentable("the package has no clip"))?,
-    };
-    if package.clips.len() > 1 && options.param("clip").is_none() {
-        warnings.push(format!(
-            "a CAF holds one clip: wrote \"{}\", {} more left out",
-            clip.name,
-            package.clips.len() - 1
-        ));
-    }
+    let clip = pick_clip(package, options, &mut warnings)?;
     let (bones, order) = gather(clip, &mut warnings)?;
     let (mut worst, mut keys) = (0f32, 0usize);
     for (_, values) in bones.values().filter_map(|b| b.rotation.as_ref()) {
