@@ -42,6 +42,8 @@ pub struct IvoController {
     pub position: Option<KeyTrack<Vec3>>,
     /// Whether a bitmap's popcount differed from the key count (even spacing was used).
     pub bitmap_fallback: bool,
+    /// Whether C2 positions were detected as interleaved rather than planar (see `positions_at`).
+    pub c2_interleaved: bool,
 }
 
 /// A `#caf` or `#dba` block.
@@ -128,13 +130,27 @@ fn rotations_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<Vec<Quat>
     (0..n).map(|_| decode_rotation(fmt, c.take(size)?)).collect()
 }
 
-fn positions_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<Vec<Vec3>> {
+/// Sum of |second differences| of one axis read through `value(k)`: large for a sawtooth.
+fn roughness(n: usize, value: impl Fn(usize) -> u16) -> u64 {
+    (1..n.saturating_sub(1))
+        .map(|k| (i64::from(value(k + 1)) - 2 * i64::from(value(k)) + i64::from(value(k - 1))).unsigned_abs())
+        .sum()
+}
+
+/// Position keys, and whether a C2 track was read interleaved instead of planar.
+///
+/// C2 layout conflict (spec §10.1): the recommended reading is planar (all keys of one active
+/// axis, then the next axis); Cryengine-Converter reads it interleaved. With two or more active
+/// axes, reading one layout as the other turns smooth curves into a sawtooth, so both readings
+/// are measured and the interleaved one is taken only when it is at least four times smoother.
+fn positions_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<(Vec<Vec3>, bool)> {
     let mut c = Cursor::new(buf, Endian::Little);
     c.seek(at)?;
     match codec {
         0xC0 => {
             let n = c.count(n as u64, 12, "position key")?;
-            (0..n).map(|_| Ok(Vec3::new(f32_at(&mut c)?, f32_at(&mut c)?, f32_at(&mut c)?))).collect()
+            let keys = (0..n).map(|_| Ok(Vec3::new(f32_at(&mut c)?, f32_at(&mut c)?, f32_at(&mut c)?)));
+            Ok((keys.collect::<Result<_>>()?, false))
         }
         0xC1 | 0xC2 => {
             let scale = [c.f32()?, c.f32()?, c.f32()?];
@@ -152,15 +168,23 @@ fn positions_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<Vec<Vec3>
                         }
                     }
                 }
-            } else {
-                for axis in (0..3).filter(|&a| active[a]) {
-                    c.count(n as u64, 2, "position key")?;
-                    for v in out.iter_mut() {
-                        v[axis] = f32::from(c.u16()?) * scale[axis] + offset[axis];
-                    }
+                return Ok((out, false));
+            }
+            let axes: Vec<usize> = (0..3).filter(|&a| active[a]).collect();
+            let m = axes.len();
+            c.count((n * m) as u64, 2, "position value")?;
+            let raw: Vec<u16> = (0..n * m).map(|_| c.u16()).collect::<Result<_>>()?;
+            let planar = |a: usize, k: usize| raw.get(a * n + k).copied().unwrap_or(0);
+            let interleaved = |a: usize, k: usize| raw.get(k * m + a).copied().unwrap_or(0);
+            let rough = |read: &dyn Fn(usize, usize) -> u16| (0..m).map(|a| roughness(n, |k| read(a, k))).sum::<u64>();
+            let use_interleaved = m >= 2 && n >= 3 && rough(&interleaved) * 4 < rough(&planar);
+            for (a, &axis) in axes.iter().enumerate() {
+                for (k, v) in out.iter_mut().enumerate() {
+                    let r = if use_interleaved { interleaved(a, k) } else { planar(a, k) };
+                    v[axis] = f32::from(r) * scale[axis] + offset[axis];
                 }
             }
-            Ok(out)
+            Ok((out, use_interleaved))
         }
         x => Err(Error::unsupported(format!("#ivo position codec 0x{x:02X}")).within(format!("at {at}"))),
     }
@@ -209,13 +233,16 @@ fn block(buf: &[u8], at: usize, sig: &[u8; 4]) -> Result<Block> {
                 }
                 None => None,
             };
+            let mut c2_interleaved = false;
             let position = match pos {
                 Some((frames, codec, at, n)) => {
-                    Some(KeyTrack { frames, values: positions_at(buf, at, codec, n).within(|| "position keys")? })
+                    let (values, interleaved) = positions_at(buf, at, codec, n).within(|| "position keys")?;
+                    c2_interleaved = interleaved;
+                    Some(KeyTrack { frames, values })
                 }
                 None => None,
             };
-            Ok(IvoController { hash, rotation, position, bitmap_fallback: fallback })
+            Ok(IvoController { hash, rotation, position, bitmap_fallback: fallback, c2_interleaved })
         })()
         .within(|| format!("controller {i} (0x{hash:08X})"))?;
         controllers.push(ctrl);
@@ -525,6 +552,35 @@ mod tests {
         assert_eq!(f.len(), 0x106);
         f.extend([0, 0]);
         f
+    }
+
+    #[test]
+    fn c2_positions_read_planar_and_detect_interleaved() {
+        // Constructed C2 data: x and y active (scale 1, offset 0), z inactive (FLT_MAX scale,
+        // offset 7). x_k = 100 + 10k and y_k = 5000 − 20k for 8 keys: smooth ramps, so either
+        // layout read the other way round jumps between ~100 and ~5000 every key.
+        let n = 8;
+        let (xs, ys): (Vec<u16>, Vec<u16>) = (0..n).map(|k| (100 + 10 * k, 5000 - 20 * k)).unzip();
+        let header = |out: &mut Vec<u8>| {
+            for v in [1.0f32, 1.0, f32::MAX, 0.0, 0.0, 7.0] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        };
+        let (mut planar, mut interleaved) = (Vec::new(), Vec::new());
+        header(&mut planar);
+        header(&mut interleaved);
+        for v in xs.iter().chain(&ys) {
+            planar.extend_from_slice(&v.to_le_bytes());
+        }
+        for (x, y) in xs.iter().zip(&ys) {
+            interleaved.extend_from_slice(&x.to_le_bytes());
+            interleaved.extend_from_slice(&y.to_le_bytes());
+        }
+        let expect: Vec<Vec3> = xs.iter().zip(&ys).map(|(&x, &y)| Vec3::new(f32::from(x), f32::from(y), 7.0)).collect();
+        let (got, detected) = positions_at(&planar, 0, 0xC2, n as usize).unwrap();
+        assert_eq!((got, detected), (expect.clone(), false));
+        let (got, detected) = positions_at(&interleaved, 0, 0xC2, n as usize).unwrap();
+        assert_eq!((got, detected), (expect, true));
     }
 
     #[test]

@@ -165,6 +165,20 @@ pub fn lint(file: &ChunkFile) -> Vec<Finding> {
             match ivo::parse(file) {
                 Ok(anim) => {
                     for (b, block) in anim.blocks.iter().enumerate() {
+                        for ctrl in block.controllers.iter().filter(|k| k.c2_interleaved) {
+                            out.push(
+                                Finding::new(
+                                    Info,
+                                    "c2-interleaved",
+                                    format!(
+                                        "C2 positions of bone 0x{:08X} read interleaved (smoother than the planar reading)",
+                                        ctrl.hash
+                                    ),
+                                )
+                                .at(block.offset)
+                                .path(format!("block {b}")),
+                            );
+                        }
                         for ctrl in block.controllers.iter().filter(|k| k.bitmap_fallback) {
                             out.push(
                             Finding::new(
