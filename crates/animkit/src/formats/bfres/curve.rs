@@ -225,29 +225,8 @@ impl Curve {
         };
         if elements > 0 {
             let keys_at = keys_at.ok_or_else(|| Error::invalid(at + 0x20, "null key array"))?;
-            let mut k = Cursor::new(data, Endian::Big);
-            k.seek(keys_at)?;
             let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
-            let key_type = if bool_curve { KeyType::Bits32 } else { curve.key_type() };
-            let size = match key_type {
-                KeyType::Bits32 => 4,
-                KeyType::S16 => 2,
-                KeyType::S8 => 1,
-            };
-            k.count(elements as u64, size, "key")?;
-            let float = curve.is_float();
-            curve.keys = (0..elements)
-                .map(|_| {
-                    Ok(match key_type {
-                        KeyType::Bits32 if bool_curve => f64::from(k.u32()?),
-                        KeyType::Bits32 if float => f64::from(k.f32()?),
-                        KeyType::Bits32 => f64::from(k.i32()?),
-                        KeyType::S16 => f64::from(k.i16()?),
-                        KeyType::S8 => f64::from(k.i8()?),
-                    })
-                })
-                .collect::<Result<_>>()
-                .within(|| "keys")?;
+            curve.keys = read_keys(&curve, data, keys_at, elements, bool_curve, Endian::Big).within(|| "keys")?;
         }
         Ok(curve)
     }
@@ -461,6 +440,39 @@ pub fn rel(c: &mut Cursor, what: &str) -> Result<Option<usize>> {
         .filter(|&t| t < c.data().len())
         .map(Some)
         .ok_or_else(|| Error::invalid(field, format!("{what} offset {v} points outside the file")))
+}
+
+/// Reads a curve's `elements` stored key values at `keys_at` (Wii U big-endian, Switch
+/// little-endian): bool curves as 32-bit bit words, others in the curve's key type.
+pub(super) fn read_keys(
+    curve: &Curve,
+    data: &[u8],
+    keys_at: usize,
+    elements: usize,
+    bool_curve: bool,
+    endian: Endian,
+) -> Result<Vec<f64>> {
+    let mut k = Cursor::new(data, endian);
+    k.seek(keys_at)?;
+    let key_type = if bool_curve { KeyType::Bits32 } else { curve.key_type() };
+    let size = match key_type {
+        KeyType::Bits32 => 4,
+        KeyType::S16 => 2,
+        KeyType::S8 => 1,
+    };
+    k.count(elements as u64, size, "key")?;
+    let float = curve.is_float();
+    (0..elements)
+        .map(|_| {
+            Ok(match key_type {
+                KeyType::Bits32 if bool_curve => f64::from(k.u32()?),
+                KeyType::Bits32 if float => f64::from(k.f32()?),
+                KeyType::Bits32 => f64::from(k.i32()?),
+                KeyType::S16 => f64::from(k.i16()?),
+                KeyType::S8 => f64::from(k.i8()?),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ use std::any::Any;
 use bytes::Bytes;
 use serde::Serialize;
 
-use super::curve::{Curve, CurveType, FrameType, KeyType, Value};
+use super::curve::{Curve, CurveType, FrameType, Value};
 use super::fshu::{self, ParamInfo};
 use super::fska::{self, BoneAnim, Fska};
 use crate::bytes::{Cursor, Endian};
@@ -254,28 +254,8 @@ pub fn read_curve(data: &[u8], at: usize) -> Result<Curve> {
     let elements = if bool_curve { n.div_ceil(32) } else { n * curve.stride() };
     if elements > 0 {
         let keys_at = keys_at.ok_or_else(|| Error::invalid(at + 8, "null key array"))?;
-        let mut k = le(data);
-        k.seek(keys_at)?;
-        let kt = if bool_curve { KeyType::Bits32 } else { curve.key_type() };
-        let size = match kt {
-            KeyType::Bits32 => 4,
-            KeyType::S16 => 2,
-            KeyType::S8 => 1,
-        };
-        k.count(elements as u64, size, "key")?;
-        let float = curve.is_float();
-        curve.keys = (0..elements)
-            .map(|_| {
-                Ok(match kt {
-                    KeyType::Bits32 if bool_curve => f64::from(k.u32()?),
-                    KeyType::Bits32 if float => f64::from(k.f32()?),
-                    KeyType::Bits32 => f64::from(k.i32()?),
-                    KeyType::S16 => f64::from(k.i16()?),
-                    KeyType::S8 => f64::from(k.i8()?),
-                })
-            })
-            .collect::<Result<_>>()
-            .within(|| "keys")?;
+        curve.keys =
+            super::curve::read_keys(&curve, data, keys_at, elements, bool_curve, Endian::Little).within(|| "keys")?;
     }
     Ok(curve)
 }
