@@ -200,24 +200,7 @@ impl Curve {
         let frame_type = curve.frame_type();
         if n > 0 {
             let frames_at = frames_at.ok_or_else(|| Error::invalid(at + 0x1C, "null frame array"))?;
-            let mut f = Cursor::new(data, Endian::Big);
-            f.seek(frames_at)?;
-            let size = match frame_type {
-                FrameType::F32 => 4,
-                FrameType::Fixed10x5 => 2,
-                FrameType::U8 => 1,
-            };
-            f.count(n as u64, size, "frame")?;
-            curve.frames = (0..n)
-                .map(|_| {
-                    Ok(match frame_type {
-                        FrameType::F32 => f.f32()?,
-                        FrameType::Fixed10x5 => f32::from(f.i16()?) / 32.0,
-                        FrameType::U8 => f32::from(f.u8()?),
-                    })
-                })
-                .collect::<Result<_>>()
-                .within(|| "frames")?;
+            curve.frames = read_frames(frame_type, data, frames_at, n, Endian::Big).within(|| "frames")?;
         }
         let elements = match ct {
             CurveType::StepBool | CurveType::BakedBool => n.div_ceil(32),
@@ -440,6 +423,34 @@ pub fn rel(c: &mut Cursor, what: &str) -> Result<Option<usize>> {
         .filter(|&t| t < c.data().len())
         .map(Some)
         .ok_or_else(|| Error::invalid(field, format!("{what} offset {v} points outside the file")))
+}
+
+/// Reads a curve's `n` key frames at `frames_at` in its frame type (Wii U big-endian, Switch
+/// little-endian): f32, 10.5 fixed point (i16 / 32) or u8.
+pub(super) fn read_frames(
+    frame_type: FrameType,
+    data: &[u8],
+    frames_at: usize,
+    n: usize,
+    endian: Endian,
+) -> Result<Vec<f32>> {
+    let mut f = Cursor::new(data, endian);
+    f.seek(frames_at)?;
+    let size = match frame_type {
+        FrameType::F32 => 4,
+        FrameType::Fixed10x5 => 2,
+        FrameType::U8 => 1,
+    };
+    f.count(n as u64, size, "frame")?;
+    (0..n)
+        .map(|_| {
+            Ok(match frame_type {
+                FrameType::F32 => f.f32()?,
+                FrameType::Fixed10x5 => f32::from(f.i16()?) / 32.0,
+                FrameType::U8 => f32::from(f.u8()?),
+            })
+        })
+        .collect()
 }
 
 /// Reads a curve's `elements` stored key values at `keys_at` (Wii U big-endian, Switch

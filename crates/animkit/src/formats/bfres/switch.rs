@@ -39,7 +39,7 @@ use std::any::Any;
 use bytes::Bytes;
 use serde::Serialize;
 
-use super::curve::{Curve, CurveType, FrameType, Value};
+use super::curve::{Curve, CurveType, Value};
 use super::fshu::{self, ParamInfo};
 use super::fska::{self, BoneAnim, Fska};
 use crate::bytes::{Cursor, Endian};
@@ -229,25 +229,8 @@ pub fn read_curve(data: &[u8], at: usize) -> Result<Curve> {
     let n = usize::from(key_count);
     if n > 0 {
         let frames_at = frames_at.ok_or_else(|| Error::invalid(at, "null frame array"))?;
-        let mut f = le(data);
-        f.seek(frames_at)?;
-        let ft = curve.frame_type();
-        let size = match ft {
-            FrameType::F32 => 4,
-            FrameType::Fixed10x5 => 2,
-            FrameType::U8 => 1,
-        };
-        f.count(n as u64, size, "frame")?;
-        curve.frames = (0..n)
-            .map(|_| {
-                Ok(match ft {
-                    FrameType::F32 => f.f32()?,
-                    FrameType::Fixed10x5 => f32::from(f.i16()?) / 32.0,
-                    FrameType::U8 => f32::from(f.u8()?),
-                })
-            })
-            .collect::<Result<_>>()
-            .within(|| "frames")?;
+        curve.frames =
+            super::curve::read_frames(curve.frame_type(), data, frames_at, n, Endian::Little).within(|| "frames")?;
     }
     let ct = curve.curve_type();
     let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
