@@ -85,7 +85,7 @@ fn view_shows_the_vc_ped_file_in_chromium() {
     let mut expected: Vec<(String, &'static str, Vec<f64>)> = Vec::new();
     for e in sample(clip, time) {
         let Target::Bone(b) = &e.target else { continue };
-        let name = b.name.clone().expect("IFP bones have names");
+        let name = b.name.as_deref().expect("IFP bones have names").to_string();
         match e.value {
             Sampled::Rotation(q) => expected.push((name, "r", q.to_array().map(f64::from).to_vec())),
             Sampled::Translation(t) => expected.push((name, "t", t.to_array().map(f64::from).to_vec())),

@@ -75,7 +75,7 @@ pub fn walk_cycle() -> Package {
     let phase = |t: f32| t * std::f32::consts::TAU;
     let mut tracks = Vec::new();
     for &(name, tag, _, rest) in BONES {
-        let target = Target::Bone(BoneRef { name: Some(name.to_string()), id: Some(tag), ..Default::default() });
+        let target = Target::Bone(BoneRef { name: Some(name.into()), id: Some(tag), ..Default::default() });
         let rotations = times.iter().map(|&t| pose(name, phase(t))).collect();
         tracks.push(Track {
             target: target.clone(),

@@ -4,14 +4,43 @@
 //! (zeros, or stale bytes). The name is the bytes before the first NUL, read as Latin-1 so that
 //! every byte maps to one `char` and back without loss. Raw layers keep the whole buffer.
 
-/// The name in a fixed buffer: the bytes before the first NUL, as Latin-1.
-pub fn latin1_until_nul(buf: &[u8]) -> String {
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+/// The bytes of a fixed buffer before its first NUL (all of it when there is none).
+fn until_nul(buf: &[u8]) -> &[u8] {
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = &buf[..end];
+    buf.get(..end).unwrap_or(buf)
+}
+
+/// Latin-1 bytes as a string.
+fn latin1(name: &[u8]) -> String {
     match std::str::from_utf8(name) {
         // ASCII (nearly every name) is the same in Latin-1 and UTF-8: copy it as it is.
         Ok(ascii) if name.is_ascii() => ascii.to_owned(),
         _ => name.iter().map(|&b| b as char).collect(),
+    }
+}
+
+/// The name in a fixed buffer: the bytes before the first NUL, as Latin-1.
+pub fn latin1_until_nul(buf: &[u8]) -> String {
+    latin1(until_nul(buf))
+}
+
+/// Decodes the names of fixed buffers once each: every later buffer holding the same name (stale
+/// bytes after its NUL may differ) shares the first one's string. Files name the same few bones
+/// in every animation, so a model's track targets cost one allocation per distinct name.
+#[derive(Debug, Default)]
+pub struct NameInterner<'a> {
+    names: FxHashMap<&'a [u8], Arc<str>>,
+}
+
+impl<'a> NameInterner<'a> {
+    /// The name in `buf` (as [`latin1_until_nul`]), shared.
+    pub fn name(&mut self, buf: &'a [u8]) -> Arc<str> {
+        let key = until_nul(buf);
+        self.names.entry(key).or_insert_with(|| latin1(key).into()).clone()
     }
 }
 
@@ -50,6 +79,18 @@ mod tests {
         assert_eq!(latin1_until_nul(b"\xe9t\xe9"), "\u{e9}t\u{e9}");
         assert_eq!(to_latin1("\u{e9}t\u{e9}").unwrap(), b"\xe9t\xe9");
         assert!(to_latin1("\u{263a}").is_none());
+    }
+
+    #[test]
+    fn interned_names_are_shared_and_ignore_bytes_after_nul() {
+        let mut names = NameInterner::default();
+        let a = names.name(b"Pelvis\0\0\0");
+        let b = names.name(b"Pelvis\0junk");
+        let c = names.name(b"\xe9t\xe9\0");
+        assert_eq!(&*a, "Pelvis");
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(&*c, "\u{e9}t\u{e9}");
+        assert!(!Arc::ptr_eq(&a, &c));
     }
 
     #[test]

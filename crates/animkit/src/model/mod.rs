@@ -14,6 +14,8 @@ mod skeleton;
 
 pub use skeleton::{Bone, Skeleton, Transform};
 
+use std::sync::Arc;
+
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
@@ -78,10 +80,13 @@ pub enum Target {
 }
 
 /// How a track names its bone: by whatever the format stores. At least one field is set.
+///
+/// The name is shared (`Arc<str>`): a file names the same few bones in every clip, and readers
+/// intern them, so a track's target costs no allocation of its own.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct BoneRef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub name: Option<Arc<str>>,
     /// A numeric id (GTA bone tag / HAnim node id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<i32>,
@@ -214,13 +219,13 @@ impl Target {
 }
 
 impl BoneRef {
-    pub fn named(name: impl Into<String>) -> Self {
+    pub fn named(name: impl Into<Arc<str>>) -> Self {
         BoneRef { name: Some(name.into()), ..Default::default() }
     }
 
     pub fn label(&self) -> String {
         if let Some(name) = &self.name {
-            name.clone()
+            name.to_string()
         } else if let Some(id) = self.id {
             format!("#{id}")
         } else if let Some(hash) = self.hash {

@@ -255,7 +255,7 @@ fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, V
             continue;
         };
         if !order.iter().any(|(i, _)| *i == id) {
-            order.push((id, b.name.clone()));
+            order.push((id, b.name.as_deref().map(str::to_string)));
         }
         let e = by_id.entry(id).or_default();
         match track.values {
@@ -389,7 +389,7 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone
         }
         let bone = bones.entry(id).or_default();
         if bone.name.is_none() {
-            bone.name = b.name.clone();
+            bone.name = b.name.as_deref().map(str::to_string);
         }
         let cubic = track.interpolation == Interpolation::CubicSpline;
         if cubic || track.interpolation == Interpolation::Step {

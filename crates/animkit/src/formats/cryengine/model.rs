@@ -101,7 +101,7 @@ fn push_tracks(
     start: f32,
     fps: f32,
 ) {
-    let target = Target::Bone(BoneRef { name, hash: Some(id), ..Default::default() });
+    let target = Target::Bone(BoneRef { name: name.map(Into::into), hash: Some(id), ..Default::default() });
     let times = |f: &[f32]| f.iter().map(|&x| (x - start) / fps).collect::<Vec<f32>>();
     if let Some(r) = rotation.filter(|r| !r.frames.is_empty()) {
         tracks.push(Track {
@@ -283,7 +283,7 @@ pub fn name_tracks(clips: &mut [Clip], skeleton: &Skeleton) {
                             .find(|bone| super::quat_codecs::controller_id(&bone.name.to_lowercase()) == h)
                     });
                 if let Some(bone) = bone {
-                    b.name = Some(bone.name.clone());
+                    b.name = Some(bone.name.as_str().into());
                 }
             }
         }

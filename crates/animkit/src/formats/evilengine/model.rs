@@ -120,7 +120,7 @@ pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limi
         }
         let bone = skeleton.and_then(|s| s.bones.get(b));
         let target = Target::Bone(BoneRef {
-            name: bone.map(|x| x.name.clone()),
+            name: bone.map(|x| x.name.as_str().into()),
             id: bone.and_then(|x| x.id),
             index: Some(b as u32),
             ..Default::default()

@@ -123,7 +123,7 @@ fn short_name(name: &str, what: &str) -> Result<[u8; 24]> {
 }
 
 fn bone_name(bone: &BoneRef) -> String {
-    bone.name.clone().unwrap_or_else(|| bone.label())
+    bone.name.as_deref().map_or_else(|| bone.label(), str::to_string)
 }
 
 fn bone_tag(bone: &BoneRef) -> i32 {

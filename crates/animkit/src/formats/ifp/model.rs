@@ -19,7 +19,7 @@ use super::raw::*;
 use crate::error::{Error, Result};
 use crate::formats::{ClipSummary, Limits, Summary, TrackSummary};
 use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
-use crate::text::latin1_until_nul;
+use crate::text::{latin1_until_nul, NameInterner};
 
 #[inline]
 fn f32_at(b: &[u8], i: usize) -> f32 {
@@ -166,18 +166,18 @@ fn push_tracks(tracks: &mut Vec<Track>, bone: BoneRef, keys: Keys) {
 }
 
 /// The bone an ANP2/ANP3 sequence animates: its name, and its tag unless −1.
-fn v2_bone(seq: &V2Sequence) -> BoneRef {
+fn v2_bone<'a>(seq: &'a V2Sequence, names: &mut NameInterner<'a>) -> BoneRef {
     let id = (seq.bone_tag != -1).then_some(seq.bone_tag);
-    BoneRef { name: Some(latin1_until_nul(&seq.name)), id, ..Default::default() }
+    BoneRef { name: Some(names.name(&seq.name)), id, ..Default::default() }
 }
 
 /// The bone an ANPK object animates: its name, and the 44-byte form's tag unless −1.
-fn anpk_bone(obj: &AnpkObject) -> BoneRef {
+fn anpk_bone<'a>(obj: &'a AnpkObject, names: &mut NameInterner<'a>) -> BoneRef {
     let id = match obj.link {
         AnimLink::Tag(tag) if tag != -1 => Some(tag),
         _ => None,
     };
-    BoneRef { name: Some(latin1_until_nul(&obj.name)), id, ..Default::default() }
+    BoneRef { name: Some(names.name(&obj.name)), id, ..Default::default() }
 }
 
 /// The tracks one sequence yields, in order: rotation, then translation and scale when stored.
@@ -232,6 +232,7 @@ fn duration(last_times: impl Iterator<Item = f32>) -> f32 {
 /// summary of [`to_model`]'s result.
 pub fn summary(file: &IfpFile) -> Summary {
     let mut clips = Vec::with_capacity(file.animation_count());
+    let mut names = NameInterner::default();
     let track = |tracks: &mut Vec<TrackSummary>, bone: BoneRef, keys: usize, t: bool, s: bool| {
         let target = Target::Bone(bone);
         tracks.extend(channels(t, s).map(|(c, i)| TrackSummary::new(&target, c, i, keys)));
@@ -242,7 +243,13 @@ pub fn summary(file: &IfpFile) -> Summary {
                 let mut tracks = Vec::with_capacity(v2_track_count(anim));
                 let seqs = || anim.sequences.iter().filter(|s| !s.frames.is_empty());
                 for seq in seqs() {
-                    track(&mut tracks, v2_bone(seq), seq.frame_count(), seq.frame_type.has_translation(), false);
+                    track(
+                        &mut tracks,
+                        v2_bone(seq, &mut names),
+                        seq.frame_count(),
+                        seq.frame_type.has_translation(),
+                        false,
+                    );
                 }
                 let duration_s = duration(seqs().filter_map(v2_last_time));
                 clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
@@ -253,7 +260,13 @@ pub fn summary(file: &IfpFile) -> Summary {
                 let mut tracks = Vec::with_capacity(anpk_track_count(anim));
                 let objects = || anim.objects.iter().filter_map(|o| Some((o, o.keys.as_ref()?)));
                 for (obj, k) in objects() {
-                    track(&mut tracks, anpk_bone(obj), k.frame_count(), k.kind != KeyKind::R, k.kind == KeyKind::Rts);
+                    track(
+                        &mut tracks,
+                        anpk_bone(obj, &mut names),
+                        k.frame_count(),
+                        k.kind != KeyKind::R,
+                        k.kind == KeyKind::Rts,
+                    );
                 }
                 let duration_s = duration(objects().filter_map(|(_, k)| anpk_last_time(k)));
                 clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
@@ -289,6 +302,7 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
     }
     let mut clips;
     let name;
+    let mut names = NameInterner::default();
     match &file.body {
         Body::V2(v2) => {
             name = latin1_until_nul(&v2.block_name);
@@ -303,7 +317,7 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
                             .within(format!("sequence {si}"))
                             .within(format!("animation {ai} \"{anim_name}\""))
                     })?;
-                    push_tracks(&mut tracks, v2_bone(seq), keys);
+                    push_tracks(&mut tracks, v2_bone(seq, &mut names), keys);
                 }
                 clips.push(clip(anim_name, tracks));
             }
@@ -322,7 +336,7 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
                             .within(format!("object {oi}"))
                             .within(format!("animation {ai} \"{anim_name}\""))
                     })?;
-                    push_tracks(&mut tracks, anpk_bone(obj), keys);
+                    push_tracks(&mut tracks, anpk_bone(obj, &mut names), keys);
                 }
                 clips.push(clip(anim_name, tracks));
             }

@@ -139,7 +139,7 @@ impl Bin {
 
 /// The bone reference a node stands for: its name plus the ids the node's extras record.
 pub fn node_ref(bone: &Bone) -> BoneRef {
-    BoneRef { name: Some(bone.name.clone()), id: bone.id, hash: bone.hash, index: None }
+    BoneRef { name: Some(bone.name.as_str().into()), id: bone.id, hash: bone.hash, index: None }
 }
 
 /// The skeleton the nodes are made from, and whether it was made up from the track targets.
@@ -159,7 +159,7 @@ fn skeleton_for(package: &Package, warnings: &mut Vec<String>) -> Result<(Skelet
         };
         if skeleton.find(r).is_none() {
             skeleton.bones.push(Bone {
-                name: r.name.clone().unwrap_or_else(|| r.label()),
+                name: r.name.as_deref().map_or_else(|| r.label(), str::to_string),
                 id: r.id,
                 hash: r.hash,
                 parent: None,

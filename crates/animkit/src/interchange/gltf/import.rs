@@ -347,8 +347,12 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             rest: nodes[n].rest,
         })
         .collect();
-    let node_ref =
-        |n: usize| BoneRef { name: Some(nodes[n].name.clone()), id: nodes[n].id, hash: nodes[n].hash, index: None };
+    let node_ref = |n: usize| BoneRef {
+        name: Some(nodes[n].name.as_str().into()),
+        id: nodes[n].id,
+        hash: nodes[n].hash,
+        index: None,
+    };
 
     let mut clips: Vec<(Option<usize>, Clip)> = Vec::new();
     let mut total_keys = 0u64;
