@@ -2,12 +2,19 @@
 //!
 //! Throughput is in bytes of the input file, so MB/s figures compare directly with file sizes.
 //! Reads `$ANIMKIT_CORPUS` (default `../shared/corpus`); with no corpus it benchmarks nothing.
+//!
+//! The allocator is mimalloc, the one the `animkit` binary ships with, so the figures are what the
+//! tool does. A model is many small key arrays: with glibc's malloc, `read+to_model` of
+//! `ifp/sa_ped_anp3.ifp` takes about 1.5× as long (measured 2026-11-22).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use animkit::{Bytes, ReadOptions};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn corpus() -> Vec<(String, Bytes)> {
     let root = std::env::var_os("ANIMKIT_CORPUS")

@@ -1,6 +1,11 @@
 //! Repeats read + to_model of one file, for profilers and quick timings on a busy machine:
 //! `profile_model FILE [ITERATIONS]` prints the fastest and the median iteration. Dropping each
-//! model happens outside the timed region.
+//! model happens outside the timed region. Uses mimalloc, as the `animkit` binary and the
+//! benchmarks do.
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: profile_model FILE [ITERATIONS]");

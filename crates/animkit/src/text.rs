@@ -28,19 +28,19 @@ pub fn latin1_until_nul(buf: &[u8]) -> String {
     latin1(until_nul(buf))
 }
 
-/// Decodes the names of fixed buffers once each: every later buffer holding the same name (stale
-/// bytes after its NUL may differ) shares the first one's string. Files name the same few bones
-/// in every animation, so a model's track targets cost one allocation per distinct name.
+/// Decodes the names of `N`-byte buffers once each: every later buffer with the same bytes shares
+/// the first one's string. Files name the same few bones in every animation, so a model's track
+/// targets cost one allocation per distinct buffer. Buffers are compared whole, as fixed-size
+/// arrays (no call, no length); two that differ only after their NUL decode to equal strings.
 #[derive(Debug, Default)]
-pub struct NameInterner<'a> {
-    names: FxHashMap<&'a [u8], Arc<str>>,
+pub struct NameInterner<const N: usize> {
+    names: FxHashMap<[u8; N], Arc<str>>,
 }
 
-impl<'a> NameInterner<'a> {
+impl<const N: usize> NameInterner<N> {
     /// The name in `buf` (as [`latin1_until_nul`]), shared.
-    pub fn name(&mut self, buf: &'a [u8]) -> Arc<str> {
-        let key = until_nul(buf);
-        self.names.entry(key).or_insert_with(|| latin1(key).into()).clone()
+    pub fn name(&mut self, buf: &[u8; N]) -> Arc<str> {
+        self.names.entry(*buf).or_insert_with(|| latin1(until_nul(buf)).into()).clone()
     }
 }
 
@@ -82,13 +82,15 @@ mod tests {
     }
 
     #[test]
-    fn interned_names_are_shared_and_ignore_bytes_after_nul() {
-        let mut names = NameInterner::default();
+    fn interned_names_are_shared_and_stop_at_nul() {
+        let mut names = NameInterner::<9>::default();
         let a = names.name(b"Pelvis\0\0\0");
-        let b = names.name(b"Pelvis\0junk");
-        let c = names.name(b"\xe9t\xe9\0");
+        let b = names.name(b"Pelvis\0\0\0");
+        let junk = names.name(b"Pelvis\0ju");
+        let c = names.name(b"\xe9t\xe9\0\0\0\0\0\0");
         assert_eq!(&*a, "Pelvis");
         assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(&*junk, "Pelvis");
         assert_eq!(&*c, "\u{e9}t\u{e9}");
         assert!(!Arc::ptr_eq(&a, &c));
     }

@@ -68,9 +68,22 @@ fn f32_of<const N: usize>(f: &[u8; N], i: usize) -> f32 {
     f32::from_le_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]])
 }
 
+/// A compressed quaternion, normalised straight from its integers (the /4096 scale cancels out).
+/// The squared length of four i16 is exact enough in f32 and never overflows; only an all-zero
+/// quaternion has no direction, and it becomes the identity.
+#[inline]
+fn unit_i16(x: f32, y: f32, z: f32, w: f32) -> Quat {
+    let norm2 = x * x + y * y + z * z + w * w;
+    if norm2 > 0.0 {
+        let inv = 1.0 / norm2.sqrt();
+        Quat::from_xyzw(x * inv, y * inv, z * inv, w * inv)
+    } else {
+        Quat::IDENTITY
+    }
+}
+
 /// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
-/// loops are branch-free and need no bounds checks. A compressed quaternion is normalised
-/// straight from its integers (the /4096 scale cancels out).
+/// loops are branch-free and need no bounds checks.
 pub fn decode_v2(seq: &V2Sequence) -> Keys {
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
@@ -84,7 +97,7 @@ pub fn decode_v2(seq: &V2Sequence) -> Keys {
             }
         } else {
             keys.rotations
-                .extend(frames.iter().map(|f| unit(Vec4::new(i16_of(f, 0), i16_of(f, 2), i16_of(f, 4), i16_of(f, 6)))));
+                .extend(frames.iter().map(|f| unit_i16(i16_of(f, 0), i16_of(f, 2), i16_of(f, 4), i16_of(f, 6))));
             keys.times.extend(frames.iter().map(|f| i16_of(f, 8) / 60.0));
             if let Some(t) = &mut keys.translations {
                 t.extend(frames.iter().map(|f| Vec3::new(i16_of(f, 10), i16_of(f, 12), i16_of(f, 14)) / 1024.0));
@@ -166,13 +179,13 @@ fn push_tracks(tracks: &mut Vec<Track>, bone: BoneRef, keys: Keys) {
 }
 
 /// The bone an ANP2/ANP3 sequence animates: its name, and its tag unless −1.
-fn v2_bone<'a>(seq: &'a V2Sequence, names: &mut NameInterner<'a>) -> BoneRef {
+fn v2_bone(seq: &V2Sequence, names: &mut NameInterner<24>) -> BoneRef {
     let id = (seq.bone_tag != -1).then_some(seq.bone_tag);
     BoneRef { name: Some(names.name(&seq.name)), id, ..Default::default() }
 }
 
 /// The bone an ANPK object animates: its name, and the 44-byte form's tag unless −1.
-fn anpk_bone<'a>(obj: &'a AnpkObject, names: &mut NameInterner<'a>) -> BoneRef {
+fn anpk_bone(obj: &AnpkObject, names: &mut NameInterner<28>) -> BoneRef {
     let id = match obj.link {
         AnimLink::Tag(tag) if tag != -1 => Some(tag),
         _ => None,
@@ -232,13 +245,13 @@ fn duration(last_times: impl Iterator<Item = f32>) -> f32 {
 /// summary of [`to_model`]'s result.
 pub fn summary(file: &IfpFile) -> Summary {
     let mut clips = Vec::with_capacity(file.animation_count());
-    let mut names = NameInterner::default();
     let track = |tracks: &mut Vec<TrackSummary>, bone: BoneRef, keys: usize, t: bool, s: bool| {
         let target = Target::Bone(bone);
         tracks.extend(channels(t, s).map(|(c, i)| TrackSummary::new(&target, c, i, keys)));
     };
     match &file.body {
         Body::V2(v2) => {
+            let mut names = NameInterner::default();
             for anim in &v2.animations {
                 let mut tracks = Vec::with_capacity(v2_track_count(anim));
                 let seqs = || anim.sequences.iter().filter(|s| !s.frames.is_empty());
@@ -256,6 +269,7 @@ pub fn summary(file: &IfpFile) -> Summary {
             }
         }
         Body::Anpk(anpk) => {
+            let mut names = NameInterner::default();
             for anim in &anpk.animations {
                 let mut tracks = Vec::with_capacity(anpk_track_count(anim));
                 let objects = || anim.objects.iter().filter_map(|o| Some((o, o.keys.as_ref()?)));
@@ -302,10 +316,10 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
     }
     let mut clips;
     let name;
-    let mut names = NameInterner::default();
     match &file.body {
         Body::V2(v2) => {
             name = latin1_until_nul(&v2.block_name);
+            let mut names = NameInterner::default();
             clips = Vec::with_capacity(v2.animations.len());
             for (ai, anim) in v2.animations.iter().enumerate() {
                 let anim_name = latin1_until_nul(&anim.name);
@@ -324,6 +338,7 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
         }
         Body::Anpk(anpk) => {
             name = latin1_until_nul(&anpk.info_rest);
+            let mut names = NameInterner::default();
             clips = Vec::with_capacity(anpk.animations.len());
             for (ai, anim) in anpk.animations.iter().enumerate() {
                 let anim_name = latin1_until_nul(&anim.name);
