@@ -14,6 +14,8 @@
 //!   rotations are normalised afterwards.
 //! - Texture indices and visibility always step.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use glam::{Quat, Vec3, Vec4};
 use serde::Serialize;
 
@@ -52,28 +54,29 @@ pub struct Segment {
 pub fn segment(times: &[f32], t: f32) -> Option<Segment> {
     let last = times.len().checked_sub(1)?;
     let i = times.partition_point(|&x| x <= t);
-    Some(if i == 0 {
-        Segment { a: 0, b: 0, u: 0.0, length: 0.0 }
-    } else if i > last {
-        Segment { a: last, b: last, u: 0.0, length: 0.0 }
-    } else {
-        let (ta, tb) = (times[i - 1], times[i]);
-        let length = tb - ta;
-        Segment { a: i - 1, b: i, u: ((t - ta) / length).clamp(0.0, 1.0), length }
+    Some(match between(times, i) {
+        Some(seg) => Segment { u: ((t - seg.0) / seg.1).clamp(0.0, 1.0), ..seg.2 },
+        None if i == 0 => Segment { a: 0, b: 0, u: 0.0, length: 0.0 },
+        None => Segment { a: last, b: last, u: 0.0, length: 0.0 },
     })
+}
+
+/// The keys `i - 1` and `i` when both exist: the first one's time, the segment's length, and the
+/// segment with `u = 0`.
+fn between(times: &[f32], i: usize) -> Option<(f32, f32, Segment)> {
+    let a = i.checked_sub(1)?;
+    let (&ta, &tb) = (times.get(a)?, times.get(i)?);
+    let length = tb - ta;
+    Some((ta, length, Segment { a, b: i, u: 0.0, length }))
 }
 
 /// Like [`segment`], but for the value approached from the left of `t`: at a key time the
 /// segment that ends there (so a step track gives the previous key's value).
 pub fn segment_left(times: &[f32], t: f32) -> Option<Segment> {
     let i = times.partition_point(|&x| x < t);
-    if i == 0 || i == times.len() {
-        return segment(times, t);
-    }
-    let (ta, tb) = (times[i - 1], times[i]);
-    let length = tb - ta;
+    let Some((ta, length, seg)) = between(times, i) else { return segment(times, t) };
     let u = if length > 0.0 { ((t - ta) / length).clamp(0.0, 1.0) } else { 1.0 };
-    Some(Segment { a: i - 1, b: i, u, length })
+    Some(Segment { u, ..seg })
 }
 
 /// Shortest-arc spherical interpolation (the GTA/RenderWare rule, see the module docs).

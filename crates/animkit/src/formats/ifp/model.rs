@@ -13,6 +13,8 @@
 //! - An object with zero frames animates nothing and yields no track.
 //! - The package is Z-up.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use glam::{Quat, Vec3, Vec4};
 
 use super::raw::*;
@@ -20,11 +22,6 @@ use crate::error::{Error, Result};
 use crate::formats::{ClipSummary, Limits, Summary, TrackSummary};
 use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
 use crate::text::{latin1_until_nul, NameInterner};
-
-#[inline]
-fn f32_at(b: &[u8], i: usize) -> f32 {
-    f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
-}
 
 #[inline]
 fn unit(q: Vec4) -> Quat {
@@ -56,16 +53,25 @@ impl Keys {
     }
 }
 
-/// Little-endian i16 at byte `i` of a fixed-size frame, as f32.
+/// The first `M` little-endian i16 fields of a compressed frame, as f32; missing fields are 0.
+/// Called on fixed-size frames, so the loop unrolls into plain loads.
 #[inline]
-fn i16_of<const N: usize>(f: &[u8; N], i: usize) -> f32 {
-    f32::from(i16::from_le_bytes([f[i], f[i + 1]]))
+fn i16_fields<const M: usize>(frame: &[u8]) -> [f32; M] {
+    let mut out = [0.0; M];
+    for (o, b) in out.iter_mut().zip(frame.as_chunks::<2>().0) {
+        *o = f32::from(i16::from_le_bytes(*b));
+    }
+    out
 }
 
-/// Little-endian f32 at byte `i` of a fixed-size frame.
+/// The little-endian f32 fields of an uncompressed frame (up to 11); missing fields are 0.
 #[inline]
-fn f32_of<const N: usize>(f: &[u8; N], i: usize) -> f32 {
-    f32::from_le_bytes([f[i], f[i + 1], f[i + 2], f[i + 3]])
+fn f32_fields(frame: &[u8]) -> [f32; 11] {
+    let mut out = [0.0; 11];
+    for (o, b) in out.iter_mut().zip(frame.as_chunks::<4>().0) {
+        *o = f32::from_le_bytes(*b);
+    }
+    out
 }
 
 /// A compressed quaternion, normalised straight from its integers (the /4096 scale cancels out).
@@ -88,19 +94,28 @@ pub fn decode_v2(seq: &V2Sequence) -> Keys {
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
         if float {
-            keys.rotations.extend(
-                frames.iter().map(|f| unit(Vec4::new(f32_of(f, 0), f32_of(f, 4), f32_of(f, 8), f32_of(f, 12)))),
-            );
-            keys.times.extend(frames.iter().map(|f| f32_of(f, 16)));
+            // x y z w time [tx ty tz]
+            let fields = || frames.iter().map(|f| f32_fields(f));
+            keys.rotations.extend(fields().map(|[x, y, z, w, ..]| unit(Vec4::new(x, y, z, w))));
+            keys.times.extend(fields().map(|[_, _, _, _, t, ..]| t));
             if let Some(t) = &mut keys.translations {
-                t.extend(frames.iter().map(|f| Vec3::new(f32_of(f, 20), f32_of(f, 24), f32_of(f, 28))));
+                t.extend(fields().map(|[_, _, _, _, _, x, y, z, ..]| Vec3::new(x, y, z)));
             }
         } else {
-            keys.rotations
-                .extend(frames.iter().map(|f| unit_i16(i16_of(f, 0), i16_of(f, 2), i16_of(f, 4), i16_of(f, 6))));
-            keys.times.extend(frames.iter().map(|f| i16_of(f, 8) / 60.0));
+            // x y z w time [tx ty tz], all i16
+            keys.rotations.extend(frames.iter().map(|f| {
+                let [x, y, z, w] = i16_fields(f);
+                unit_i16(x, y, z, w)
+            }));
+            keys.times.extend(frames.iter().map(|f| {
+                let [.., t] = i16_fields::<5>(f);
+                t / 60.0
+            }));
             if let Some(t) = &mut keys.translations {
-                t.extend(frames.iter().map(|f| Vec3::new(i16_of(f, 10), i16_of(f, 12), i16_of(f, 14)) / 1024.0));
+                t.extend(frames.iter().map(|f| {
+                    let [.., x, y, z] = i16_fields::<8>(f);
+                    Vec3::new(x, y, z) / 1024.0
+                }));
             }
         }
     }
@@ -116,19 +131,27 @@ pub fn decode_v2(seq: &V2Sequence) -> Keys {
 
 /// Decodes an ANPK key chunk, conjugating the stored quaternions.
 pub fn decode_anpk(chunk: &KeyChunk) -> Keys {
+    /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32.
+    fn decode<const N: usize>(frames: &[u8], keys: &mut Keys) {
+        for f in frames.as_chunks::<N>().0 {
+            let v = f32_fields(f);
+            let [x, y, z, w, tx, ty, tz, sx, sy, sz, _] = v;
+            keys.rotations.push(unit(Vec4::new(-x, -y, -z, w)));
+            keys.times.push(v.get(N / 4 - 1).copied().unwrap_or_default());
+            if let Some(t) = &mut keys.translations {
+                t.push(Vec3::new(tx, ty, tz));
+            }
+            if let Some(s) = &mut keys.scales {
+                s.push(Vec3::new(sx, sy, sz));
+            }
+        }
+    }
     let kind = chunk.kind;
     let mut keys = Keys::with_capacity(chunk.frame_count(), kind != KeyKind::R, kind == KeyKind::Rts);
-    for f in chunk.frames.chunks_exact(kind.frame_size()) {
-        let q = Vec4::new(-f32_at(f, 0), -f32_at(f, 4), -f32_at(f, 8), f32_at(f, 12));
-        keys.rotations.push(unit(q));
-        let time_at = kind.frame_size() - 4;
-        keys.times.push(f32_at(f, time_at));
-        if let Some(t) = &mut keys.translations {
-            t.push(Vec3::new(f32_at(f, 16), f32_at(f, 20), f32_at(f, 24)));
-        }
-        if let Some(s) = &mut keys.scales {
-            s.push(Vec3::new(f32_at(f, 28), f32_at(f, 32), f32_at(f, 36)));
-        }
+    match kind {
+        KeyKind::R => decode::<20>(&chunk.frames, &mut keys),
+        KeyKind::Rt => decode::<32>(&chunk.frames, &mut keys),
+        KeyKind::Rts => decode::<44>(&chunk.frames, &mut keys),
     }
     keys
 }
