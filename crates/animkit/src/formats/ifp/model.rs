@@ -156,9 +156,15 @@ pub fn decode_anpk(chunk: &KeyChunk) -> Keys {
     keys
 }
 
-/// Checks that key times are finite and never decrease (one pass; the message is built only on
-/// failure).
+/// Checks that key times are finite and never decrease. The common, valid case is one
+/// branch-free pass (NaN fails `a <= b`; sorted times between two finite ends are finite); the
+/// message is built only on failure.
 fn check_times(times: &[f32]) -> Result<(), String> {
+    let sorted = times.iter().zip(times.iter().skip(1)).fold(true, |ok, (a, b)| ok & (a <= b));
+    let finite_ends = times.first().is_none_or(|t| t.is_finite()) && times.last().is_none_or(|t| t.is_finite());
+    if sorted && finite_ends {
+        return Ok(());
+    }
     let mut previous = f32::NEG_INFINITY;
     for (i, &t) in times.iter().enumerate() {
         if !t.is_finite() {
@@ -381,4 +387,19 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
         }
     }
     Ok(Package { name, up_axis: UpAxis::Z, clips, skeleton: None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_must_be_finite_and_non_decreasing() {
+        assert!(check_times(&[]).is_ok());
+        assert!(check_times(&[0.0, 0.0, 0.5, 1.0]).is_ok());
+        assert_eq!(check_times(&[0.0, f32::NAN, 1.0]).unwrap_err(), "key 1 has time NaN");
+        assert_eq!(check_times(&[f32::NEG_INFINITY, 0.0]).unwrap_err(), "key 0 has time -inf");
+        assert_eq!(check_times(&[0.0, f32::INFINITY]).unwrap_err(), "key 1 has time inf");
+        assert_eq!(check_times(&[0.0, 1.0, 0.5]).unwrap_err(), "key times decrease at key 2 (0.5 after 1)");
+    }
 }
