@@ -198,12 +198,35 @@ pub fn clip_time(clip: &Clip, t: f32) -> f32 {
 }
 
 /// Evaluates every track of a clip at time `t`, in track order.
+///
+/// A looping clip's time is wrapped first. The wrap is exact, but `t` itself carries its rounding
+/// (a time computed as `loops × duration + key` is not that sum exactly), so a wrapped time that
+/// falls within two units in the last place of `t` below a key is taken as that key: a step track
+/// then shows the key's value, as it does at the same time in the first loop.
 pub fn sample(clip: &Clip, t: f32) -> Vec<PoseEntry> {
-    let t = clip_time(clip, t);
+    let wrapped = clip_time(clip, t);
+    let tolerance = if wrapped == t { 0.0 } else { 2.0 * ulp(t) };
     clip.tracks
         .iter()
-        .filter_map(|track| sample_track(track, t).map(|value| PoseEntry { target: track.target.clone(), value }))
+        .filter_map(|track| {
+            let t = snap_to_next_key(&track.times, wrapped, tolerance);
+            sample_track(track, t).map(|value| PoseEntry { target: track.target.clone(), value })
+        })
         .collect()
+}
+
+/// The spacing of f32 values at `t`.
+fn ulp(t: f32) -> f32 {
+    let a = t.abs();
+    f32::from_bits(a.to_bits() + 1) - a
+}
+
+/// `t`, or the first key after it when that key is at most `tolerance` away.
+fn snap_to_next_key(times: &[f32], t: f32, tolerance: f32) -> f32 {
+    match times.get(times.partition_point(|&x| x <= t)) {
+        Some(&key) if key - t <= tolerance => key,
+        _ => t,
+    }
 }
 
 #[cfg(test)]
@@ -309,6 +332,25 @@ mod tests {
         assert!((v - 1.0).abs() < 1e-6, "{v}");
         let Some(Sampled::Scalar(v)) = sample_track(&t, 1.5) else { panic!() };
         assert!((v - 3.375).abs() < 1e-5, "{v}");
+    }
+
+    #[test]
+    fn wrapped_time_just_below_a_key_takes_the_key() {
+        // 0.4 - 0.3 in f32 is 0.099999994, one ulp below the f32 key 0.1.
+        assert!(0.4f32.rem_euclid(0.3) < 0.1);
+        let track = Track {
+            target: Target::Bone(BoneRef::named("b")),
+            interpolation: Interpolation::Step,
+            times: vec![0.0, 0.1, 0.2],
+            values: Values::Scalar(vec![1.0, 2.0, 3.0]),
+        };
+        let clip = Clip { duration: 0.3, looping: Some(true), tracks: vec![track], ..Default::default() };
+        let at = |t: f32| sample(&clip, t)[0].value;
+        assert_eq!(at(0.1), Sampled::Scalar(2.0));
+        assert_eq!(at(0.4), Sampled::Scalar(2.0));
+        assert_eq!(at(0.39), Sampled::Scalar(1.0));
+        // Without a wrap nothing is snapped.
+        assert_eq!(at(0.099_999_994), Sampled::Scalar(1.0));
     }
 
     #[test]
