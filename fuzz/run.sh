@@ -33,6 +33,8 @@ for kind in read roundtrip; do
     seed ${kind}_yaz0 'yaz0_*'
     seed ${kind}_sarc 'sarc_*'
     seed ${kind}_gltf 'gltf_*'
+    seed ${kind}_dff 'dff_*'
+    seed ${kind}_model_json 'model-json*'
 done
 rm -rf "$SEEDS"
 

@@ -408,6 +408,7 @@ fn generated_files() -> Vec<(String, Vec<u8>)> {
             }
         }
     }
+    out.push(("generated dff(clump)".into(), tiny_clump()));
     if let Some((_, skb)) = out.iter().find(|(n, _)| n == "generated skb/skb-be") {
         let hip = tiny_hip(skb);
         out.push(("generated hip(skb)".into(), hip));
@@ -443,6 +444,45 @@ fn hip_hash(name: &str) -> u32 {
 /// A minimal HIP archive (`evilengine.md` §5) holding one ANIM asset: HIPA, PACK{PVER},
 /// DICT{ATOC{AINF, AHDR{ADBG}}, LTOC{LINF, LHDR{LDBG}}}, STRM{DHDR, DPAK}. The asset's absolute
 /// offset depends on the layout, so the archive is laid out twice.
+/// A RenderWare clump (the `dff` format, read-only) with a two-bone HAnim skeleton and frame
+/// names: clump → struct, frame list → struct (3 frames: clump root, two bones), one extension
+/// per frame (HAnim PLG, frame name).
+fn tiny_clump() -> Vec<u8> {
+    const RW_VERSION: u32 = 0x1003_FFFF;
+    let chunk = |kind: u32, body: &[u8]| {
+        let mut v = Vec::new();
+        for x in [kind, body.len() as u32, RW_VERSION] {
+            v.extend_from_slice(&x.to_le_bytes());
+        }
+        v.extend_from_slice(body);
+        v
+    };
+    let mut frames = 3u32.to_le_bytes().to_vec();
+    for (translation, parent) in [([0.0f32; 3], -1i32), ([0.0, 0.0, 1.0], 0), ([0.0, 0.5, 0.0], 1)] {
+        let matrix = [1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        matrix.iter().chain(&translation).for_each(|v| frames.extend_from_slice(&v.to_le_bytes()));
+        frames.extend_from_slice(&parent.to_le_bytes());
+        frames.extend_from_slice(&0u32.to_le_bytes());
+    }
+    let hanim = |id: u32, nodes: &[(u32, u32, u32)]| {
+        let mut b = Vec::new();
+        for v in [0x100, id, nodes.len() as u32] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        if !nodes.is_empty() {
+            b.extend_from_slice(&0u32.to_le_bytes());
+            b.extend_from_slice(&36u32.to_le_bytes());
+            nodes.iter().flat_map(|&(a, i, f)| [a, i, f]).for_each(|v| b.extend_from_slice(&v.to_le_bytes()));
+        }
+        chunk(0x11E, &b)
+    };
+    let mut list = chunk(0x01, &frames);
+    list.extend(chunk(0x03, &[]));
+    list.extend(chunk(0x03, &[hanim(1, &[(1, 0, 0), (2, 1, 1)]), chunk(0x0253_F2FE, b"Hips")].concat()));
+    list.extend(chunk(0x03, &[hanim(2, &[]), chunk(0x0253_F2FE, b"Spine")].concat()));
+    chunk(0x10, &[chunk(0x01, &[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), chunk(0x0E, &list)].concat())
+}
+
 fn tiny_hip(asset: &[u8]) -> Vec<u8> {
     let name = "robust.anm";
     let mut adbg = 0i32.to_be_bytes().to_vec();

@@ -46,6 +46,8 @@ pub struct HAnim {
     pub node_id: i32,
     /// `(nodeID, nodeIndex, flags)`, only on the hierarchy root.
     pub nodes: Vec<(i32, i32, u32)>,
+    /// The byte offset of `nodes` in the file (12 bytes a node).
+    pub nodes_offset: usize,
 }
 
 /// The frames of a clump.
@@ -115,16 +117,18 @@ pub fn read_clump(data: &[u8]) -> Result<Clump> {
                     let node_id = c.i32()?;
                     let count = c.u32()?;
                     let mut nodes = Vec::new();
+                    let mut nodes_offset = c.offset();
                     if count > 0 {
                         let _flags = c.u32()?;
                         let _key_frame_size = c.u32()?;
                         let count = c.count(u64::from(count), 12, "HAnim node")?;
+                        nodes_offset = c.offset();
                         nodes.reserve(count);
                         for _ in 0..count {
                             nodes.push((c.i32()?, c.i32()?, c.u32()?));
                         }
                     }
-                    frame.hanim = Some(HAnim { version, node_id, nodes });
+                    frame.hanim = Some(HAnim { version, node_id, nodes, nodes_offset });
                 }
                 FRAME_NAME => frame.name = Some(crate::text::latin1_until_nul(plg.body)),
                 _ => {}
@@ -169,13 +173,15 @@ pub fn skeleton(clump: &Clump) -> Result<Option<Skeleton>> {
     let Some(root) = clump.frames.iter().find(|f| f.hanim.as_ref().is_some_and(|h| !h.nodes.is_empty())) else {
         return Ok(None);
     };
-    let nodes = &root.hanim.as_ref().map(|h| h.nodes.clone()).unwrap_or_default();
+    let Some(hierarchy) = &root.hanim else { return Ok(None) };
+    let nodes = &hierarchy.nodes;
     let parents = node_parents(&nodes.iter().map(|n| n.2).collect::<Vec<_>>());
     let mut bones = Vec::with_capacity(nodes.len());
     for (i, &(node_id, _, _)) in nodes.iter().enumerate() {
         let frame =
             clump.frames.iter().find(|f| f.hanim.as_ref().is_some_and(|h| h.node_id == node_id)).ok_or_else(|| {
-                Error::new(ErrorKind::Invalid, None, format!("no frame carries HAnim node ID {node_id}"))
+                let at = hierarchy.nodes_offset + 12 * i;
+                Error::invalid(at, format!("no frame carries HAnim node ID {node_id} (hierarchy node {i})"))
             })?;
         bones.push(Bone {
             name: frame.name.clone().unwrap_or_else(|| format!("bone_{i:02}")),
