@@ -16,7 +16,7 @@
 use glam::{Mat3, Quat, Vec3};
 
 use crate::bytes::{Cursor, Endian};
-use crate::error::{Context, Error, ErrorKind, Result};
+use crate::error::{Context, Error, Result};
 use crate::model::{Bone, Skeleton, Transform};
 
 const CLUMP: u32 = 0x10;
