@@ -143,7 +143,7 @@ fn check(version: u32) {
         assert_eq!((be32(&bytes, at + 0x18), be32(&bytes, at + 0x1C), be32(&bytes, at + 0x20)), (4, 2, 31));
         // TextureRef index group built by the trie rule (§2.2), after the curve data.
         assert_eq!(be32(&bytes, refs) as usize, 8 + 16 * 5);
-        let trie = dict::build(&TEXTURES.iter().map(|s| s.as_bytes()).collect::<Vec<_>>());
+        let trie = dict::build(&TEXTURES.iter().map(|s| s.as_bytes()).collect::<Vec<_>>()).unwrap();
         for (k, (r, l, rt)) in trie.iter().enumerate() {
             let n = refs + 8 + 16 * k;
             assert_eq!(be32(&bytes, n), *r);

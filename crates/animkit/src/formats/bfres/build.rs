@@ -6,10 +6,12 @@
 //! subfile written at its original position against the original pool gives the original
 //! bytes (checked on every corpus FSKA). [`write_file`] builds a complete animation-only FRES.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::collections::BTreeMap;
 
 use super::curve::{Curve, CurveType, FrameType, KeyType};
-use super::dict::build as build_trie;
+use super::dict::{build as build_trie, TrieNode};
 use super::fres::{write_header, Header, GROUPS, HEADER_SIZE};
 use super::fshu::Fshu;
 use super::fska::{Fska, UserData, UserValues};
@@ -179,13 +181,13 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
     }
     if !a.user_data.is_empty() {
         o.patch_here(user_slot);
-        write_user_data(o, &a.user_data);
+        write_user_data(o, &a.user_data)?;
     }
     Ok(())
 }
 
 /// Writes a user-data index group followed by its entries.
-pub fn write_user_data(o: &mut Out, entries: &[UserData]) {
+pub fn write_user_data(o: &mut Out, entries: &[UserData]) -> Result<()> {
     let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
     let dict_len = 8 + 16 * (entries.len() + 1);
     let mut targets = Vec::with_capacity(entries.len());
@@ -198,7 +200,7 @@ pub fn write_user_data(o: &mut Out, entries: &[UserData]) {
             UserValues::Bytes(v) => round_up(v.len(), 4),
         };
     }
-    write_dict(o, &names, &targets);
+    write_dict(o, &names, &targets)?;
     for e in entries {
         o.string(&e.name);
         let count = match &e.values {
@@ -218,6 +220,7 @@ pub fn write_user_data(o: &mut Out, entries: &[UserData]) {
             }
         }
     }
+    Ok(())
 }
 
 /// Writes an FTXP at the output's position (§3.4 storage order). Both header layouts (§3.1):
@@ -321,7 +324,7 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
     if new {
         o.patch_here(refs_slot);
         let names: Vec<&str> = a.textures.iter().map(String::as_str).collect();
-        write_dict(o, &names, &ref_positions);
+        write_dict(o, &names, &ref_positions)?;
     }
     Ok(())
 }
@@ -434,23 +437,44 @@ pub fn write_fvis(o: &mut Out, a: &Fvis, version: u32) -> Result<()> {
 }
 
 /// Writes an index group for `names` whose entries point at `targets`.
-pub fn write_dict(o: &mut Out, names: &[&str], targets: &[usize]) {
-    let trie = build_trie(&names.iter().map(|s| s.as_bytes()).collect::<Vec<_>>());
+pub fn write_dict(o: &mut Out, names: &[&str], targets: &[usize]) -> Result<()> {
+    if names.len() != targets.len() {
+        return Err(Error::unrepresentable(format!("{} index group names for {} entries", names.len(), targets.len())));
+    }
+    let (root, nodes) = dict_head(o, names)?;
+    write_trie_node(o, root);
+    o.w.i32(0);
+    o.w.i32(0);
+    for (&node, (name, &target)) in nodes.iter().zip(names.iter().zip(targets)) {
+        write_trie_node(o, node);
+        o.string(name);
+        let s = o.slot();
+        o.patch(s, target);
+    }
+    Ok(())
+}
+
+/// Writes the size and count words of the index group for `names`: its root node and the node
+/// of every name, in order.
+fn dict_head(o: &mut Out, names: &[&str]) -> Result<(TrieNode, Vec<TrieNode>)> {
+    let trie = build_trie(&names.iter().map(|s| s.as_bytes()).collect::<Vec<_>>())?;
     o.w.u32((8 + 16 * trie.len()) as u32);
     o.w.i32(names.len() as i32);
-    for (k, (r, l, rt)) in trie.iter().enumerate() {
-        o.w.u32(*r);
-        o.w.u16(*l);
-        o.w.u16(*rt);
-        if k == 0 {
-            o.w.i32(0);
-            o.w.i32(0);
-        } else {
-            o.string(names[k - 1]);
-            let s = o.slot();
-            o.patch(s, targets[k - 1]);
-        }
+    match trie.split_first() {
+        Some((&root, nodes)) => Ok((root, nodes.to_vec())),
+        None => Err(Error::unrepresentable("an index group without a root node")),
     }
+}
+
+fn write_trie_node(o: &mut Out, (reference, left, right): TrieNode) {
+    o.w.u32(reference);
+    o.w.u16(left);
+    o.w.u16(right);
+}
+
+/// The slot of index group `g` in a per-group header array.
+fn group_slot<T>(slots: &mut [T; GROUPS], g: usize) -> Result<&mut T> {
+    slots.get_mut(g).ok_or_else(|| Error::unrepresentable(format!("index group {g} (a file has {GROUPS})")))
 }
 
 /// A subfile to place in a new file.
@@ -471,7 +495,13 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
         let (g, n) = match s {
             Subfile::Fska(a) => (super::fres::G_FSKA, a.name.as_str()),
             Subfile::Ftxp(a) => (super::fres::G_FTXP, a.name.as_str()),
-            Subfile::Fshu(a, g) => (*g, a.name.as_str()),
+            Subfile::Fshu(a, g) if *g < GROUPS => (*g, a.name.as_str()),
+            Subfile::Fshu(a, g) => {
+                return Err(Error::unrepresentable(format!(
+                    "FSHU \"{}\" in index group {g} (a file has {GROUPS})",
+                    a.name
+                )))
+            }
             Subfile::Fvis(a) => {
                 let g = if a.material() { super::fres::G_FVIS_MAT } else { super::fres::G_FVIS_BONE };
                 (g, a.name.as_str())
@@ -482,30 +512,27 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
     for entries in groups.values() {
         let mut names: Vec<&str> = entries.iter().map(|e| e.0).collect();
         names.sort_unstable();
-        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-            return Err(Error::unrepresentable(format!("two subfiles of one kind are named {:?}", w[0])));
+        if let Some(dup) = names.windows(2).find_map(|w| match w {
+            [a, b] if a == b => Some(a),
+            _ => None,
+        }) {
+            return Err(Error::unrepresentable(format!("two subfiles of one kind are named {dup:?}")));
         }
     }
     let mut o = Out::new(HEADER_SIZE);
     let mut group_at = [0usize; GROUPS];
     let mut data_slots: Vec<(usize, usize, usize)> = Vec::new(); // (group, index, slot)
     for (&g, entries) in &groups {
-        group_at[g] = o.pos();
+        *group_slot(&mut group_at, g)? = o.pos();
         let names: Vec<&str> = entries.iter().map(|e| e.0).collect();
-        let trie = build_trie(&names.iter().map(|s| s.as_bytes()).collect::<Vec<_>>());
-        o.w.u32((8 + 16 * trie.len()) as u32);
-        o.w.i32(names.len() as i32);
-        for (k, (r, l, rt)) in trie.iter().enumerate() {
-            o.w.u32(*r);
-            o.w.u16(*l);
-            o.w.u16(*rt);
-            if k == 0 {
-                o.w.i32(0);
-                o.w.i32(0);
-            } else {
-                o.string(names[k - 1]);
-                data_slots.push((g, k - 1, o.slot()));
-            }
+        let (root, nodes) = dict_head(&mut o, &names)?;
+        write_trie_node(&mut o, root);
+        o.w.i32(0);
+        o.w.i32(0);
+        for (k, (&node, name)) in nodes.iter().zip(&names).enumerate() {
+            write_trie_node(&mut o, node);
+            o.string(name);
+            data_slots.push((g, k, o.slot()));
         }
     }
     for (&g, entries) in &groups {
@@ -551,8 +578,10 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
     let mut groups_rel = [0i32; GROUPS];
     let mut counts = [0u16; GROUPS];
     for (&g, entries) in &groups {
-        groups_rel[g] = rel(0x20 + 4 * g, group_at[g]);
-        counts[g] = u16::try_from(entries.len()).map_err(|_| Error::unrepresentable("too many subfiles"))?;
+        let at = *group_slot(&mut group_at, g)?;
+        *group_slot(&mut groups_rel, g)? = rel(0x20 + 4 * g, at);
+        *group_slot(&mut counts, g)? =
+            u16::try_from(entries.len()).map_err(|_| Error::unrepresentable("too many subfiles"))?;
     }
     let name_pos = positions.get(name).copied().unwrap_or(pool_at + 4);
     let header = Header {
@@ -572,4 +601,37 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
     write_header(&mut w, &header);
     w.bytes(&body);
     Ok(w.into_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fshu_in_a_group_past_the_header_is_an_error() {
+        // Index group 12 does not exist (a FRES header has 12 groups, 0..=11): this used to
+        // index the per-group arrays out of bounds.
+        let fshu = Fshu {
+            at: 0,
+            name: "a".into(),
+            flags: 0,
+            frame_count: 1,
+            param_anim_count: 0,
+            curve_count: 0,
+            baked_size: 0,
+            materials: Vec::new(),
+        };
+        let err = write_file("f", 0x0405_0003, &[Subfile::Fshu(&fshu, GROUPS)]).unwrap_err();
+        assert!(err.to_string().contains("index group 12"), "{err}");
+        // A valid group still writes.
+        assert!(write_file("f", 0x0405_0003, &[Subfile::Fshu(&fshu, 3)]).is_ok());
+    }
+
+    #[test]
+    fn index_group_names_and_targets_must_pair_up() {
+        let mut o = Out::new(0);
+        assert!(write_dict(&mut o, &["a", "b"], &[0]).is_err());
+        let mut o = Out::new(0);
+        assert!(write_dict(&mut o, &["a", "b"], &[0, 4]).is_ok());
+    }
 }

@@ -4,10 +4,12 @@
 //! so a group writes back byte for byte; [`build`] recomputes the trie from the names for
 //! writers and for lint.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use serde::{Deserialize, Serialize};
 
 use crate::bytes::{Cursor, Writer};
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, ErrorKind, Result};
 
 /// One 16-byte node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,19 +121,42 @@ fn bit(s: &[u8], b: u32) -> bool {
     s.get((b >> 3) as usize).is_some_and(|&x| (x >> (b & 7)) & 1 == 1)
 }
 
+/// A trie node: `(ref, left, right)`.
+pub type TrieNode = (u32, u16, u16);
+
+fn missing_node(i: usize) -> Error {
+    Error::new(ErrorKind::Invalid, None, format!("index group trie node {i} does not exist"))
+}
+
+/// Node `i` of a trie under construction (every child index stored so far names an earlier
+/// node, so this does not fail for tries built by [`build`]).
+fn node(nodes: &[TrieNode], i: usize) -> Result<TrieNode> {
+    nodes.get(i).copied().ok_or_else(|| missing_node(i))
+}
+
+/// Walks from the root along the bits of `s` while the bit index decreases and `go(bit index)`
+/// holds: the `(parent, child)` indices where the walk stops.
+fn walk(nodes: &[TrieNode], s: &[u8], go: impl Fn(u32) -> bool) -> Result<(usize, usize)> {
+    let (mut p, mut c) = (0usize, usize::from(node(nodes, 0)?.1));
+    loop {
+        let (parent, child) = (node(nodes, p)?, node(nodes, c)?);
+        if !(child.0 < parent.0 && go(child.0)) {
+            return Ok((p, c));
+        }
+        p = c;
+        c = usize::from(if bit(s, child.0) { child.2 } else { child.1 });
+    }
+}
+
 /// The `(ref, left, right)` of every node for `names` in storage order (node 0 is the root).
-pub fn build(names: &[&[u8]]) -> Vec<(u32, u16, u16)> {
-    let mut nodes: Vec<(u32, u16, u16)> = vec![(0xFFFF_FFFF, 0, 0)];
+pub fn build(names: &[&[u8]]) -> Result<Vec<TrieNode>> {
+    let mut nodes: Vec<TrieNode> = vec![(0xFFFF_FFFF, 0, 0)];
     let mut keys: Vec<&[u8]> = vec![b""];
     for (k, &s) in names.iter().enumerate() {
         let k = k + 1;
         // Find the leaf the lookup ends at.
-        let (mut p, mut c) = (0usize, nodes[0].1 as usize);
-        while nodes[c].0 < nodes[p].0 {
-            p = c;
-            c = if bit(s, nodes[c].0) { nodes[c].2 as usize } else { nodes[c].1 as usize };
-        }
-        let other = keys[c];
+        let (_, c) = walk(&nodes, s, |_| true)?;
+        let other = keys.get(c).copied().ok_or_else(|| missing_node(c))?;
         let len = s.len().max(other.len());
         let mut b = 0u32;
         for i in (0..len * 8).rev() {
@@ -140,23 +165,20 @@ pub fn build(names: &[&[u8]]) -> Vec<(u32, u16, u16)> {
                 break;
             }
         }
-        let (mut p, mut c) = (0usize, nodes[0].1 as usize);
-        while nodes[c].0 < nodes[p].0 && nodes[c].0 > b {
-            p = c;
-            c = if bit(s, nodes[c].0) { nodes[c].2 as usize } else { nodes[c].1 as usize };
-        }
+        let (p, c) = walk(&nodes, s, |r| r > b)?;
         let (right, left) = if bit(s, b) { (k as u16, c as u16) } else { (c as u16, k as u16) };
         nodes.push((b, left, right));
         keys.push(s);
+        let parent = nodes.get_mut(p).ok_or_else(|| missing_node(p))?;
         if p == 0 {
-            nodes[0].1 = k as u16;
-        } else if bit(s, nodes[p].0) {
-            nodes[p].2 = k as u16;
+            parent.1 = k as u16;
+        } else if bit(s, parent.0) {
+            parent.2 = k as u16;
         } else {
-            nodes[p].1 = k as u16;
+            parent.1 = k as u16;
         }
     }
-    nodes
+    Ok(nodes)
 }
 
 #[cfg(test)]
@@ -166,12 +188,12 @@ mod tests {
     #[test]
     fn spec_test_vectors() {
         // §2.2: texture refs Bass_Alb.0/.1/.2.
-        let t = build(&[b"Bass_Alb.0", b"Bass_Alb.1", b"Bass_Alb.2"]);
+        let t = build(&[b"Bass_Alb.0", b"Bass_Alb.1", b"Bass_Alb.2"]).unwrap();
         assert_eq!(t[0].1, 1);
         assert_eq!(&t[1..], &[(0x4D, 0, 3), (0x48, 1, 2), (0x49, 2, 3)]);
         // §2.2: the FSKA group of Animal_Bass_Animation.bfres.
         let names: [&[u8]; 7] = [b"Dead", b"Jump", b"Move", b"Peck", b"Put_Down", b"Wait", b"Wait_Ground"];
-        let t = build(&names);
+        let t = build(&names).unwrap();
         assert_eq!(t[0].1, 7);
         assert_eq!(
             &t[1..],

@@ -15,6 +15,8 @@
 //!
 //! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`quat`|`euler`).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::collections::BTreeMap;
 
 use glam::{EulerRot, Quat};
@@ -74,10 +76,9 @@ fn snap(f: f32) -> f32 {
 /// A cubic float curve from keys `(frame, value, in-slope, out-slope)` (slopes per frame), or
 /// `None` when the channel is constant. With `hold`, each segment keeps its first value (step).
 pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Option<Curve> {
-    if keys.len() < 2 {
+    let [(_, v0, _, _), _, ..] = *keys else {
         return None;
-    }
-    let v0 = keys[0].1;
+    };
     if keys.iter().all(|k| k.1 == v0 && k.2 == 0.0 && k.3 == 0.0) {
         return None;
     }
@@ -85,12 +86,12 @@ pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Optio
     let bits = frame_type_bits(&frames);
     let frames = stored_frames(&frames, bits);
     let mut rows = Vec::with_capacity(keys.len());
-    for i in 0..keys.len() {
-        let (_, p0, _, s0) = keys[i];
-        match keys.get(i + 1) {
+    let nexts = keys.iter().skip(1).map(Some).chain([None]);
+    for ((&(_, p0, _, s0), next), &f0) in keys.iter().zip(nexts).zip(&frames) {
+        match next {
             Some(_) if hold => rows.push([p0, 0.0, 0.0, 0.0]),
             Some(&(f1, p1, s1, _)) => {
-                let d = f1 - frames[i];
+                let d = f1 - f0;
                 let (s0, s1) = (s0 * d, s1 * d);
                 rows.push([p0, s0, 3.0 * (p1 - p0) - 2.0 * s0 - s1, 2.0 * (p0 - p1) + s0 + s1]);
             }
@@ -105,7 +106,7 @@ pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Optio
         flags: bits | (1 << 2),
         key_count: keys.len() as u16,
         target,
-        start: frames[0],
+        start: frames.first().copied().unwrap_or(0.0),
         end: *frames.last().unwrap_or(&0.0),
         scale_bits: scale.to_bits(),
         offset_bits: offset.to_bits(),
@@ -127,28 +128,42 @@ fn component_keys<const N: usize>(track: &Track, values: &[[f32; N]], fps: f32) 
     }
     let frames: Vec<f32> = track.times.iter().map(|t| snap(t * fps)).collect();
     let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        let mut key = [(0f32, 0f32, 0f32, 0f32); N];
-        for (j, k) in key.iter_mut().enumerate() {
-            let f = frames[i];
-            *k = if cubic {
-                (f, values[3 * i + 1][j], values[3 * i][j] / fps, values[3 * i + 2][j] / fps)
-            } else {
-                let v = values[i][j];
-                let slope = |a: usize, b: usize| {
-                    let d = frames[b] - frames[a];
-                    if d > 0.0 && track.interpolation != Interpolation::Step {
-                        (values[b][j] - values[a][j]) / d
-                    } else {
-                        0.0
-                    }
-                };
-                let inn = if i > 0 { slope(i - 1, i) } else { 0.0 };
-                let out = if i + 1 < n { slope(i, i + 1) } else { 0.0 };
-                (f, v, inn, out)
-            };
+    if cubic {
+        // (in-tangent, value, out-tangent) per key.
+        let (triples, _) = values.as_chunks::<3>();
+        for (&f, [inn, value, outt]) in frames.iter().zip(triples) {
+            let mut key = [(0f32, 0f32, 0f32, 0f32); N];
+            for (k, ((&v, &i), &o)) in key.iter_mut().zip(value.iter().zip(inn).zip(outt)) {
+                *k = (f, v, i / fps, o / fps);
+            }
+            out.push(key);
         }
-        out.push(key);
+        return Ok(out);
+    }
+    let step = track.interpolation == Interpolation::Step;
+    // The per-component slopes from key a to key b (0 for a step track or a zero-length segment).
+    let slopes = |(fa, va): (f32, &[f32; N]), (fb, vb): (f32, &[f32; N])| {
+        let d = fb - fa;
+        let mut s = [0f32; N];
+        if d > 0.0 && !step {
+            for (s, (a, b)) in s.iter_mut().zip(va.iter().zip(vb)) {
+                *s = (b - a) / d;
+            }
+        }
+        s
+    };
+    let keys: Vec<(f32, &[f32; N])> = frames.iter().copied().zip(values).collect();
+    let prevs = [None].into_iter().chain(keys.iter().copied().map(Some));
+    let nexts = keys.iter().skip(1).copied().map(Some).chain([None]);
+    for ((&key, prev), next) in keys.iter().zip(prevs).zip(nexts) {
+        let (f, v) = key;
+        let inn = prev.map_or([0.0; N], |p| slopes(p, key));
+        let outs = next.map_or([0.0; N], |n| slopes(key, n));
+        let mut k = [(0f32, 0f32, 0f32, 0f32); N];
+        for (k, ((&v, &i), &o)) in k.iter_mut().zip(v.iter().zip(&inn).zip(&outs)) {
+            *k = (f, v, i, o);
+        }
+        out.push(k);
     }
     Ok(out)
 }
@@ -156,12 +171,14 @@ fn component_keys<const N: usize>(track: &Track, values: &[[f32; N]], fps: f32) 
 /// Builds the curves of one channel: `(base value, curves)`.
 fn channel<const N: usize>(keys: &[[HermiteKey; N]], targets: [u32; N], hold: bool) -> ([f32; N], Vec<Curve>) {
     let base = keys.first().map_or([0.0; N], |k| k.map(|c| c.1));
-    let curves = (0..N)
-        .filter_map(|j| {
-            let ks: Vec<_> = keys.iter().map(|k| k[j]).collect();
-            float_curve(targets[j], &ks, hold)
-        })
-        .collect();
+    // One column of keys per component.
+    let mut columns: [Vec<HermiteKey>; N] = std::array::from_fn(|_| Vec::with_capacity(keys.len()));
+    for key in keys {
+        for (column, &k) in columns.iter_mut().zip(key) {
+            column.push(k);
+        }
+    }
+    let curves = columns.iter().zip(targets).filter_map(|(ks, target)| float_curve(target, ks, hold)).collect();
     (base, curves)
 }
 
@@ -175,9 +192,9 @@ fn euler_keys(track: &Track, qs: &[Quat], fps: f32) -> Result<Vec<[HermiteKey; 3
         let (z, y, x) = q.normalize().to_euler(EulerRot::ZYX);
         let mut a = [x, y, z];
         if let Some(p) = prev {
-            for j in 0..3 {
-                let tau = std::f32::consts::TAU;
-                a[j] += ((p[j] - a[j]) / tau).round() * tau;
+            let tau = std::f32::consts::TAU;
+            for (x, p) in a.iter_mut().zip(p) {
+                *x += ((p - *x) / tau).round() * tau;
             }
         }
         prev = Some(a);
@@ -355,7 +372,8 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
                 0
             };
             let last = remapped.last().copied().unwrap_or(0);
-            let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32).saturating_add(1);
+            let (start, end) = (frames.first().copied().unwrap_or(0.0), frames.last().copied().unwrap_or(0.0));
+            let n = ((end - start).max(0.0) as u32).saturating_add(1);
             let size = if fits8 {
                 1
             } else if fits16 {
@@ -369,8 +387,8 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
                 flags: bits | key_bits | (4 << 4),
                 key_count: u16::try_from(frames.len()).map_err(|_| Error::unrepresentable("too many keys"))?,
                 target: 0,
-                start: frames[0],
-                end: *frames.last().unwrap_or(&0.0),
+                start,
+                end,
                 scale_bits: 0,
                 offset_bits: offset as i32 as u32,
                 delta: Some((last - first) as f32),
@@ -395,6 +413,11 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
         textures,
         materials,
     }))
+}
+
+/// Bits packed into words, bit `i & 31` of word `i / 32`.
+fn bit_words(bits: &[bool]) -> Vec<u32> {
+    bits.chunks(32).map(|c| c.iter().enumerate().fold(0u32, |w, (i, &b)| w | u32::from(b) << i)).collect()
 }
 
 /// FVIS subfiles (bone and material) from a clip's visibility tracks.
@@ -422,13 +445,9 @@ fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
                 let frames: Vec<f32> = t.times.iter().map(|s| snap(s * fps)).collect();
                 let fbits = frame_type_bits(&frames);
                 let frames = stored_frames(&frames, fbits);
-                let mut words = vec![0u32; v.len().div_ceil(32)];
-                for (i, &b) in v.iter().enumerate() {
-                    if b {
-                        words[i >> 5] |= 1 << (i & 31);
-                    }
-                }
-                let n = ((frames.last().copied().unwrap_or(0.0) - frames[0]).max(0.0) as u32).saturating_add(1);
+                let words = bit_words(v);
+                let (start, end) = (frames.first().copied().unwrap_or(0.0), frames.last().copied().unwrap_or(0.0));
+                let n = ((end - start).max(0.0) as u32).saturating_add(1);
                 baked = baked.saturating_add(4 * n.div_ceil(32) + 8);
                 let last = v.last().copied().unwrap_or(false);
                 curves.push(Curve {
@@ -436,8 +455,8 @@ fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
                     flags: fbits | (6 << 4),
                     key_count: u16::try_from(v.len()).map_err(|_| Error::unrepresentable("too many keys"))?,
                     target: index as u32,
-                    start: frames[0],
-                    end: *frames.last().unwrap_or(&0.0),
+                    start,
+                    end,
                     scale_bits: 1,
                     offset_bits: 0,
                     delta: Some(f32::from(u8::from(last)) - f32::from(u8::from(first))),
@@ -449,12 +468,7 @@ fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
         if names.is_empty() {
             continue;
         }
-        let mut base = vec![0u32; names.len().div_ceil(32)];
-        for (i, &b) in bits.iter().enumerate() {
-            if b {
-                base[i >> 5] |= 1 << (i & 31);
-            }
-        }
+        let base = bit_words(&bits);
         out.push(Fvis {
             at: 0,
             name: clip.name.clone(),

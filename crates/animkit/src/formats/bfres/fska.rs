@@ -6,6 +6,8 @@
 //! rotations become cubic rotation tracks the same way; Euler XYZ rotations (`q = qZ·qY·qX`,
 //! radians) are resampled once per frame into linear (slerp) quaternion tracks.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use glam::{EulerRot, Quat, Vec3};
 
 use super::curve::{rel, Curve};
@@ -254,34 +256,31 @@ pub fn union_cubic<const N: usize>(
     let mut times = Vec::with_capacity(frames.len());
     for (k, &f) in frames.iter().enumerate() {
         let mut key = [[0f32; N]; 3];
-        let mut left: Option<[[f32; N]; 3]> = None;
-        for j in 0..N {
-            let (v, inn, out) = match curves[j] {
+        // Per component, the value the segment before ends at when the curve jumps at this key.
+        let mut jumps = [None::<f32>; N];
+        let [ins, values, outs] = &mut key;
+        let slots = ins.iter_mut().zip(values.iter_mut()).zip(outs.iter_mut()).zip(jumps.iter_mut());
+        for ((&curve, &b), (((inn_slot, value_slot), out_slot), jump)) in curves.iter().zip(&base).zip(slots) {
+            let (v, inn, out) = match curve {
                 Some(c) => c.hermite(f),
-                None => (base[j], 0.0, 0.0),
+                None => (b, 0.0, 0.0),
             };
-            key[0][j] = if k == 0 { 0.0 } else { inn * fps };
-            key[1][j] = v;
-            key[2][j] = if k == last { 0.0 } else { out * fps };
-            // A jump at this key (a held segment): the segment before ends elsewhere.
-            if let Some(l) = curves[j].and_then(|c| c.left_limit(f)) {
-                let entry = left.get_or_insert_with(|| {
-                    let mut e = [[0f32; N]; 3];
-                    e[1] = [f32::NAN; N];
-                    e
-                });
-                entry[1][j] = l;
-            }
+            *inn_slot = if k == 0 { 0.0 } else { inn * fps };
+            *value_slot = v;
+            *out_slot = if k == last { 0.0 } else { out * fps };
+            *jump = curve.and_then(|c| c.left_limit(f));
         }
-        if let Some(mut l) = left {
-            for j in 0..N {
-                if l[1][j].is_nan() {
-                    l[1][j] = key[1][j];
+        // A jump at this key (a held segment): the segment before ends elsewhere, with this
+        // key's in-tangents; the key itself then starts flat.
+        if jumps.iter().any(Option::is_some) {
+            let [ins, mut ends, _] = key;
+            for (end, jump) in ends.iter_mut().zip(jumps) {
+                if let Some(l) = jump.filter(|l| !l.is_nan()) {
+                    *end = l;
                 }
-                l[0][j] = key[0][j];
             }
             key[0] = [0.0; N];
-            keys.push(l);
+            keys.push([ins, ends, [0.0; N]]);
             times.push(f / fps);
         }
         keys.push(key);
@@ -368,12 +367,14 @@ fn rotation_track(
             })
         }
         RotateMode::EulerXyz => {
-            let component = |j: usize, f: f32| rot[j].map_or(base[j], |c| c.eval(f).as_f32());
-            let animated = rot[..3].iter().any(Option::is_some);
+            let [rx, ry, rz, _] = rot;
+            let [bx, by, bz, _] = base;
+            let component = |curve: Option<&Curve>, b: f32, f: f32| curve.map_or(b, |c| c.eval(f).as_f32());
+            let animated = [rx, ry, rz].iter().any(Option::is_some);
             // Resample up to the last stored key (the curves hold their value after it), not to
             // header fields, so the work is bounded by the data actually present.
             let last = if animated {
-                let end = rot[..3].iter().flatten().filter_map(|c| c.frames.last().copied()).fold(0.0, f32::max);
+                let end = [rx, ry, rz].iter().flatten().filter_map(|c| c.frames.last().copied()).fold(0.0, f32::max);
                 end.max(0.0).ceil() as u64
             } else {
                 0
@@ -385,7 +386,7 @@ fn rotation_track(
             let mut values: Vec<Quat> = Vec::with_capacity(last as usize + 1);
             for i in 0..=last {
                 let f = i as f32;
-                let mut q = euler_xyz(component(0, f), component(1, f), component(2, f));
+                let mut q = euler_xyz(component(rx, bx, f), component(ry, by, f), component(rz, bz, f));
                 if values.last().is_some_and(|p| p.dot(q) < 0.0) {
                     q = -q;
                 }

@@ -2,6 +2,8 @@
 //! subfiles the derived fields a writer must recompute (§8): curve totals, begin indices,
 //! bakedSize, key ranges, texture indices and the `delta` field.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use super::curve::{Curve, CurveType};
 use super::fres::{self, FresFile, Part, GROUP_NAMES};
 use super::{dict, fska, ftxp};
@@ -26,7 +28,7 @@ fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
             ),
         ));
     }
-    if c.frames.windows(2).any(|w| w[1] <= w[0]) {
+    if c.frames.windows(2).any(|w| matches!(w, [a, b] if b <= a)) {
         out.push(warn("curve-frames-unsorted", path, c.at, "key frames do not increase".into()));
     }
     if let (Some(d), CurveType::Cubic | CurveType::Linear, Some(_)) = (c.delta, c.curve_type(), c.frames.last()) {
@@ -69,23 +71,24 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
         );
     }
     let v = h.version;
-    for (g, group_name) in GROUP_NAMES.iter().enumerate() {
+    for ((g, group_name), &count) in GROUP_NAMES.iter().enumerate().zip(&h.counts) {
         let Ok(entries) = fres::entries(data, h, g) else {
             continue;
         };
-        if entries.len() != usize::from(h.counts[g]) {
+        if entries.len() != usize::from(count) {
             out.push(
                 warn(
                     "group-count-mismatch",
                     group_name,
                     0x50 + 2 * g,
-                    format!("header count {} but the group has {} entries", h.counts[g], entries.len()),
+                    format!("header count {count} but the group has {} entries", entries.len()),
                 )
                 .fixable(),
             );
         }
         let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
-        let built = dict::build(&names);
+        // Building fails only on an inconsistent trie of our own: nothing to compare then.
+        let built = dict::build(&names).unwrap_or_default();
         let stored = file.parts.iter().find_map(|p| match p {
             Part::Dict { group, dict } if *group == g => Some(dict),
             _ => None,
@@ -317,16 +320,18 @@ fn lint_ftxp(out: &mut Vec<Finding>, path: &str, a: &ftxp::Ftxp) {
 pub fn repair(file: &FresFile, data: &[u8]) -> (FresFile, Vec<String>) {
     let mut out = file.clone();
     let mut changes = Vec::new();
-    for (g, group_name) in GROUP_NAMES.iter().enumerate() {
+    for ((g, group_name), count) in GROUP_NAMES.iter().enumerate().zip(out.header.counts.iter_mut()) {
         let Ok(entries) = fres::entries(data, &file.header, g) else {
             continue;
         };
-        if entries.len() != usize::from(out.header.counts[g]) {
-            changes.push(format!("{group_name}: count {} → {}", out.header.counts[g], entries.len()));
-            out.header.counts[g] = entries.len() as u16;
+        if entries.len() != usize::from(*count) {
+            changes.push(format!("{group_name}: count {count} → {}", entries.len()));
+            *count = entries.len() as u16;
         }
         let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
-        let built = dict::build(&names);
+        let Ok(built) = dict::build(&names) else {
+            continue;
+        };
         for p in &mut out.parts {
             if let Part::Dict { group, dict } = p {
                 if *group == g {

@@ -36,6 +36,8 @@
 //!   record (`off data; u32 size`) right after the header; its data lies after the string pool
 //!   with the GPU data.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod build;
 pub mod curve;
 pub mod dict;
@@ -68,7 +70,7 @@ pub fn to_model(data: &[u8], header: &fres::Header, fps: f32, limits: &crate::fo
     use crate::error::Context;
     use fres::*;
     let v = header.version;
-    let name_of = |g: usize, name: &str| format!("{} \"{name}\"", GROUP_NAMES[g]);
+    let name_of = |g: usize, name: &str| format!("{} \"{name}\"", GROUP_NAMES.get(g).unwrap_or(&"group"));
     let mut package = Package { name: String::new(), ..Default::default() };
     if header.name != 0 {
         package.name = strings::name_at(data, 0x14 + i64::from(header.name)).unwrap_or_default();
@@ -286,9 +288,9 @@ impl Document for BfresDocument {
     fn notes(&self) -> Vec<String> {
         let h = &self.file.header;
         let mut notes = vec![format!("alignment {}", h.alignment)];
-        for g in 0..fres::GROUPS {
-            if h.counts[g] > 0 {
-                notes.push(format!("{} {}", h.counts[g], fres::GROUP_NAMES[g]));
+        for (&count, group_name) in h.counts.iter().zip(fres::GROUP_NAMES) {
+            if count > 0 {
+                notes.push(format!("{count} {group_name}"));
             }
         }
         notes.extend(self.texture_tables());

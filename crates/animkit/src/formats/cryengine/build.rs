@@ -17,6 +17,8 @@
 //! f32_startstop|uint16_startstop|byte_startstop|bitset` (StartStop needs a key on every frame),
 //! `clip=NAME` (default: the first clip), `bone_names=false`.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::collections::BTreeMap;
 
 use glam::{Quat, Vec3};
@@ -457,8 +459,10 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
             vec![(kind::IVO_DBA_DATA, 0x900, 0, data), (kind::IVO_DBA_META, 0x901, 0, ivo::dba_meta(&meta)?)],
         )
     } else {
-        let clip = clips[0];
-        let n = u16::try_from(blocks[0].len()).map_err(|_| Error::unrepresentable("more than 65535 bones"))?;
+        let (Some(clip), Some(bones)) = (clips.first(), blocks.first()) else {
+            return Err(Error::unrepresentable("no clip to write"));
+        };
+        let n = u16::try_from(bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bones"))?;
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, u32::MAX as f32) as u32;
         ChunkFile::build(
             Container::Ivo,

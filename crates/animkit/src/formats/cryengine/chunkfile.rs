@@ -11,6 +11,8 @@
 //! ends at the next greater chunk offset; the last one at the table when the table follows the
 //! data (0x744), otherwise at the end of the file.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -186,8 +188,8 @@ impl Chunk {
         let Some(h) = self.data.get(..16) else {
             return false;
         };
-        let word = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
-        word(0) == self.chunk_type && word(4) == self.version && word(12) == self.id
+        let word = |at: usize| le_u32_at(h, at);
+        word(0) == Some(self.chunk_type) && word(4) == Some(self.version) && word(12) == Some(self.id)
     }
 
     /// The payload: the data without an embedded header.
@@ -205,9 +207,14 @@ impl Chunk {
     }
 }
 
+/// The little-endian `u32` at `at` in `b`, if all four bytes are there.
+pub(super) fn le_u32_at(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..)?.first_chunk().copied().map(u32::from_le_bytes)
+}
+
 fn magic_container(bytes: &[u8]) -> Option<Container> {
     if bytes.get(..6) == Some(b"CryTek") {
-        let version = bytes.get(12..16).map(|v| u32::from_le_bytes([v[0], v[1], v[2], v[3]]));
+        let version = le_u32_at(bytes, 12);
         return match version {
             Some(0x744) => Some(Container::CryTek744),
             Some(0x745) => Some(Container::CryTek745),
@@ -243,7 +250,7 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
     let container = match magic_container(bytes) {
         Some(k) => k,
         None if bytes.get(..6) == Some(b"CryTek") => {
-            let v = bytes.get(12..16).map(|v| u32::from_le_bytes([v[0], v[1], v[2], v[3]])).unwrap_or(0);
+            let v = le_u32_at(bytes, 12).unwrap_or(0);
             return Err(Error::new(
                 ErrorKind::Unsupported,
                 Some(12),

@@ -3,6 +3,8 @@
 //! Tracks are grouped by format in enum order; time, position and rotation tracks are shared by
 //! all clips of the database, which refer to them by index in their controller infos.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use glam::{Quat, Vec3};
 
 use super::controller::{parse_motion_params, KeyTrack, MotionParams};
@@ -122,10 +124,10 @@ fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
         let data = blob.get(at..).unwrap_or_default();
         let n = match f {
             time_formats::BITSET => {
-                if data.len() < 6 {
+                let Some(&[_, _, _, _, lo, hi]) = data.first_chunk::<6>() else {
                     return Err(Error::truncated(blob_base + at, 6, data.len()));
-                }
-                usize::from(u16::from_le_bytes([data[4], data[5]]))
+                };
+                usize::from(u16::from_le_bytes([lo, hi]))
             }
             3..=5 => {
                 // Key count from start/stop.
@@ -133,9 +135,9 @@ fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
                 let rd = |k: usize| -> Option<f32> {
                     let b = data.get(k * e..k * e + e)?;
                     Some(match f {
-                        3 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                        4 => f32::from(u16::from_le_bytes([b[0], b[1]])),
-                        _ => f32::from(b[0]),
+                        3 => f32::from_le_bytes(*b.first_chunk()?),
+                        4 => f32::from(u16::from_le_bytes(*b.first_chunk()?)),
+                        _ => f32::from(*b.first()?),
                     })
                 };
                 let (a, z) = (rd(0), rd(1));
@@ -304,62 +306,65 @@ pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
     if [&times, &poss, &rots].iter().any(|l| l.iter().any(|t| t.keys > 0xFFFF)) {
         return Err(Error::unrepresentable("a DBA track holds at most 65535 keys"));
     }
-    // Group by format (stable): new index of every old index.
-    let order = |tracks: &[T]| -> Vec<usize> {
-        let mut idx: Vec<usize> = (0..tracks.len()).collect();
-        idx.sort_by_key(|&i| tracks[i].format);
-        idx
-    };
-    let (to, po, ro) = (order(&times), order(&poss), order(&rots));
-    let remap = |o: &[usize]| {
-        let mut m = vec![0u32; o.len()];
-        for (new, &old) in o.iter().enumerate() {
-            m[old] = new as u32;
+    // Group by format (stable), keeping each track's old index.
+    fn order(tracks: &[T]) -> Vec<(usize, &T)> {
+        let mut sorted: Vec<(usize, &T)> = tracks.iter().enumerate().collect();
+        sorted.sort_by_key(|(_, t)| t.format);
+        sorted
+    }
+    let (times, poss, rots) = (order(&times), order(&poss), order(&rots));
+    // The new index of every old index.
+    let remap = |sorted: &[(usize, &T)]| {
+        let mut m = vec![0u32; sorted.len()];
+        for (new, &(old, _)) in sorted.iter().enumerate() {
+            if let Some(slot) = m.get_mut(old) {
+                *slot = new as u32;
+            }
         }
         m
     };
-    let (tm, pm, rm) = (remap(&to), remap(&po), remap(&ro));
+    let (tm, pm, rm) = (remap(&times), remap(&poss), remap(&rots));
     let mut out = Vec::new();
     let w32 = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
     for n in [poss.len(), rots.len(), times.len(), anims.len()] {
         w32(&mut out, n as u32);
     }
-    let counts = |tracks: &[T], n: usize| {
+    let counts = |tracks: &[(usize, &T)], n: usize| {
         let mut c = vec![0u32; n];
-        for t in tracks {
+        for (_, t) in tracks {
             if let Some(x) = c.get_mut(usize::from(t.format)) {
                 *x += 1;
             }
         }
         c
     };
-    for &i in &to {
-        out.extend_from_slice(&(times[i].keys as u16).to_le_bytes());
+    for (_, t) in &times {
+        out.extend_from_slice(&(t.keys as u16).to_le_bytes());
     }
     counts(&times, 7).into_iter().for_each(|c| w32(&mut out, c));
-    for &i in &po {
-        out.extend_from_slice(&(poss[i].keys as u16).to_le_bytes());
+    for (_, t) in &poss {
+        out.extend_from_slice(&(t.keys as u16).to_le_bytes());
     }
     counts(&poss, 9).into_iter().for_each(|c| w32(&mut out, c));
-    for &i in &ro {
-        out.extend_from_slice(&(rots[i].keys as u16).to_le_bytes());
+    for (_, t) in &rots {
+        out.extend_from_slice(&(t.keys as u16).to_le_bytes());
     }
     counts(&rots, 9).into_iter().for_each(|c| w32(&mut out, c));
     let mut blob = Vec::new();
-    let offsets = |order: &[usize], tracks: &[T], blob: &mut Vec<u8>| -> Vec<i32> {
-        order
+    let offsets = |tracks: &[(usize, &T)], blob: &mut Vec<u8>| -> Vec<i32> {
+        tracks
             .iter()
-            .map(|&i| {
+            .map(|(_, t)| {
                 let at = blob.len() as i32;
-                blob.extend_from_slice(&tracks[i].bytes);
+                blob.extend_from_slice(&t.bytes);
                 blob.resize(round_up(blob.len(), 4), 0);
                 at
             })
             .collect()
     };
-    let kt_off = offsets(&to, &times, &mut blob);
-    let pos_off = offsets(&po, &poss, &mut blob);
-    let rot_off = offsets(&ro, &rots, &mut blob);
+    let kt_off = offsets(&times, &mut blob);
+    let pos_off = offsets(&poss, &mut blob);
+    let rot_off = offsets(&rots, &mut blob);
     if blob.len() > i32::MAX as usize {
         return Err(Error::unrepresentable("a DBA blob larger than 2 GiB"));
     }
@@ -380,8 +385,14 @@ pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
         let n = u16::try_from(list.len()).map_err(|_| Error::unrepresentable("more than 65535 bones in a clip"))?;
         out.extend_from_slice(&n.to_le_bytes());
         for info in list {
-            let map = |v: u32, m: &[u32]| if v == NONE { NONE } else { m[v as usize] };
-            for v in [info[0], map(info[1], &tm), map(info[2], &pm), map(info[3], &tm), map(info[4], &rm)] {
+            // Every old index in `infos` was taken from the length of its track list above.
+            let map = |v: u32, m: &[u32]| -> Result<u32> {
+                if v == NONE {
+                    return Ok(NONE);
+                }
+                m.get(v as usize).copied().ok_or_else(|| Error::invalid(0, format!("track {v} was never built")))
+            };
+            for v in [info[0], map(info[1], &tm)?, map(info[2], &pm)?, map(info[3], &tm)?, map(info[4], &rm)?] {
                 w32(&mut out, v);
             }
         }

@@ -12,6 +12,8 @@
 //! Times are frames at the header's fps. Values are absolute local transforms; a non-identity
 //! AnimInfo start rotation is reported in the notes, not composed (§10.2 open question 3).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile};
@@ -155,22 +157,30 @@ fn positions_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<(Vec<Vec3
         0xC1 | 0xC2 => {
             let scale = [c.f32()?, c.f32()?, c.f32()?];
             let offset = [c.f32()?, c.f32()?, c.f32()?];
-            let active: Vec<bool> = scale.iter().map(|s| s.abs() < 3e38).collect();
+            let active = scale.map(|s| s.abs() < 3e38);
             // n is a u16 key count: the allocation is bounded.
             let mut out = vec![Vec3::from(offset); n];
             if codec == 0xC1 {
                 c.count(n as u64, 6, "position key")?;
                 for v in out.iter_mut() {
-                    for axis in 0..3 {
+                    let mut xyz = v.to_array();
+                    for (((x, &on), &s), &o) in xyz.iter_mut().zip(&active).zip(&scale).zip(&offset) {
                         let raw = f32::from(c.u16()?);
-                        if active[axis] {
-                            v[axis] = raw * scale[axis] + offset[axis];
+                        if on {
+                            *x = raw * s + o;
                         }
                     }
+                    *v = Vec3::from_array(xyz);
                 }
                 return Ok((out, false));
             }
-            let axes: Vec<usize> = (0..3).filter(|&a| active[a]).collect();
+            // The active axes with their scale and offset.
+            let axes: Vec<(usize, f32, f32)> = (0..3)
+                .zip(active)
+                .zip(scale.iter().zip(offset))
+                .filter(|&((_, on), _)| on)
+                .map(|((axis, _), (&s, o))| (axis, s, o))
+                .collect();
             let m = axes.len();
             c.count((n * m) as u64, 2, "position value")?;
             let raw: Vec<u16> = (0..n * m).map(|_| c.u16()).collect::<Result<_>>()?;
@@ -178,10 +188,11 @@ fn positions_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<(Vec<Vec3
             let interleaved = |a: usize, k: usize| raw.get(k * m + a).copied().unwrap_or(0);
             let rough = |read: &dyn Fn(usize, usize) -> u16| (0..m).map(|a| roughness(n, |k| read(a, k))).sum::<u64>();
             let use_interleaved = m >= 2 && n >= 3 && rough(&interleaved) * 4 < rough(&planar);
-            for (a, &axis) in axes.iter().enumerate() {
+            for (a, &(axis, s, o)) in axes.iter().enumerate() {
                 for (k, v) in out.iter_mut().enumerate() {
                     let r = if use_interleaved { interleaved(a, k) } else { planar(a, k) };
-                    v[axis] = f32::from(r) * scale[axis] + offset[axis];
+                    // `axis` < 3: it enumerates the three components above.
+                    v[axis] = f32::from(r) * s + o;
                 }
             }
             Ok((out, use_interleaved))
@@ -476,7 +487,10 @@ pub fn write_blocks(blocks: &[Vec<WriteBone>], sig: &[u8; 4], rot_codec: u16) ->
         }
         let size = u32::try_from(12 + 28 * bones.len() + pool.len() - pool_before)
             .map_err(|_| Error::unrepresentable("an #ivo block above 4 GiB"))?;
-        head[start + 8..start + 12].copy_from_slice(&size.to_le_bytes());
+        // The dataSize field written as 0 at `start + 8` above (as `Writer::patch_u32`).
+        if let Some(field) = head.get_mut(start + 8..start + 12) {
+            field.copy_from_slice(&size.to_le_bytes());
+        }
     }
     head.extend_from_slice(&pool);
     Ok(head)

@@ -12,6 +12,8 @@
 //! after the header; chunks aligned to 4 with zero padding; embedded headers with the chunk's
 //! own offset.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use bytes::Bytes;
 
 use super::chunkfile::{kind, Chunk, ChunkFile, Container, Gap};
@@ -26,7 +28,7 @@ fn path(ch: &Chunk, i: usize) -> String {
 }
 
 fn increasing(frames: &[f32]) -> bool {
-    frames.windows(2).all(|w| w[1] > w[0])
+    frames.windows(2).all(|w| matches!(w, [a, b] if b > a))
 }
 
 fn controller_findings(out: &mut Vec<Finding>, ctrl: &Controller, at: usize, p: &str) {
@@ -83,11 +85,13 @@ pub fn lint(file: &ChunkFile) -> Vec<Finding> {
         .collect();
     spans.sort_unstable();
     for w in spans.windows(2) {
-        if w[1].0 < w[0].1 && w[1].0 != w[0].0 {
-            out.push(
-                Finding::new(Warning, "overlapping-chunks", format!("chunks {} and {} overlap", w[0].2, w[1].2))
-                    .at(w[1].0 as usize),
-            );
+        if let &[(a_start, a_end, a), (b_start, _, b)] = w {
+            if b_start < a_end && b_start != a_start {
+                out.push(
+                    Finding::new(Warning, "overlapping-chunks", format!("chunks {a} and {b} overlap"))
+                        .at(b_start as usize),
+                );
+            }
         }
     }
     for g in &file.gaps {
@@ -109,7 +113,7 @@ pub fn lint(file: &ChunkFile) -> Vec<Finding> {
         let p = path(ch, i);
         let at = ch.offset as usize;
         if ch.has_embedded_header(c) {
-            let stored = ch.data.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            let stored = super::chunkfile::le_u32_at(&ch.data, 8);
             if stored != Some(ch.offset as u32) {
                 out.push(
                     Finding::new(

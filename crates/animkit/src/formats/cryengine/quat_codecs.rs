@@ -5,6 +5,8 @@
 //! clamped (`sqrt(max(0, 1 − Σc²))`). Encoders follow §5.2: normalise, drop the first largest
 //! component, make it non-negative, round to nearest, clamp; bit 45 of the 48-bit form stays 0.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use glam::{Quat, Vec3};
 
 use crate::bytes::Endian;
@@ -64,62 +66,55 @@ pub fn position_size(f: u8) -> Option<usize> {
 #[allow(clippy::approx_constant)]
 const HALF_SQRT2: f32 = 0.707_106_78;
 
-/// A smallest-three layout: component widths, scales and the position of the 2-bit index.
+/// A smallest-three layout: the (width, scale) of each stored component, lowest bits first,
+/// and the position of the 2-bit index.
 struct SmallTree {
-    widths: [u32; 3],
-    maxes: [f32; 3],
+    fields: [(u32, f32); 3],
     index_shift: u32,
 }
 
-const DWORD: SmallTree = SmallTree { widths: [10, 10, 10], maxes: [723.0; 3], index_shift: 30 };
-const ST48: SmallTree = SmallTree { widths: [15, 15, 15], maxes: [23170.0; 3], index_shift: 46 };
-const ST64: SmallTree = SmallTree { widths: [20, 20, 20], maxes: [741_454.0; 3], index_shift: 62 };
+const DWORD: SmallTree = SmallTree { fields: [(10, 723.0); 3], index_shift: 30 };
+const ST48: SmallTree = SmallTree { fields: [(15, 23170.0); 3], index_shift: 46 };
+const ST64: SmallTree = SmallTree { fields: [(20, 741_454.0); 3], index_shift: 62 };
 const ST64EXT: SmallTree =
-    SmallTree { widths: [21, 21, 20], maxes: [1_482_909.0, 1_482_909.0, 741_454.0], index_shift: 62 };
+    SmallTree { fields: [(21, 1_482_909.0), (21, 1_482_909.0), (20, 741_454.0)], index_shift: 62 };
 
 impl SmallTree {
     fn decode(&self, v: u64) -> Quat {
-        let idx = ((v >> self.index_shift) & 3) as usize;
-        let mut q = [0f32; 4];
-        let (mut shift, mut k, mut sum) = (0u32, 0usize, 0f32);
-        for (comp, slot) in q.iter_mut().enumerate() {
-            if comp == idx {
-                continue;
-            }
-            let raw = (v >> shift) & ((1u64 << self.widths[k]) - 1);
-            let c = raw as f32 / self.maxes[k] - HALF_SQRT2;
-            *slot = c;
-            sum += c * c;
-            shift += self.widths[k];
-            k += 1;
-        }
-        q[idx] = (1.0 - sum).max(0.0).sqrt();
-        Quat::from_xyzw(q[0], q[1], q[2], q[3])
+        let mut shift = 0u32;
+        let [a, b, c] = self.fields.map(|(width, max)| {
+            let raw = (v >> shift) & ((1u64 << width) - 1);
+            shift += width;
+            raw as f32 / max - HALF_SQRT2
+        });
+        let d = (1.0 - (a * a + b * b + c * c)).max(0.0).sqrt();
+        let [x, y, z, w] = match (v >> self.index_shift) & 3 {
+            0 => [d, a, b, c],
+            1 => [a, d, b, c],
+            2 => [a, b, d, c],
+            _ => [a, b, c, d],
+        };
+        Quat::from_xyzw(x, y, z, w)
     }
 
     fn encode(&self, q: Quat) -> u64 {
-        let q = normalized(q);
-        let mut c = q.to_array();
-        let mut idx = 0;
-        for i in 1..4 {
-            if c[i].abs() > c[idx].abs() {
-                idx = i;
-            }
-        }
-        if c[idx] < 0.0 {
-            c = c.map(|x| -x);
-        }
+        let c = normalized(q).to_array();
+        // The first largest component is dropped.
+        let (idx, largest) =
+            c.iter()
+                .copied()
+                .enumerate()
+                .fold((0, c[0]), |(bi, bx), (i, x)| if x.abs() > bx.abs() { (i, x) } else { (bi, bx) });
+        let sign = if largest < 0.0 { -1.0 } else { 1.0 };
         let mut v = (idx as u64) << self.index_shift;
-        let (mut shift, mut k) = (0u32, 0usize);
-        for (comp, &x) in c.iter().enumerate() {
-            if comp == idx {
-                continue;
-            }
-            let top = ((1u64 << self.widths[k]) - 1) as f64;
-            let raw = ((f64::from(x) + f64::from(HALF_SQRT2)) * f64::from(self.maxes[k]) + 0.5).floor().clamp(0.0, top);
+        let mut shift = 0u32;
+        let kept = c.iter().enumerate().filter(|&(comp, _)| comp != idx);
+        for ((_, &x), &(width, max)) in kept.zip(&self.fields) {
+            let x = x * sign;
+            let top = ((1u64 << width) - 1) as f64;
+            let raw = ((f64::from(x) + f64::from(HALF_SQRT2)) * f64::from(max) + 0.5).floor().clamp(0.0, top);
             v |= (raw as u64) << shift;
-            shift += self.widths[k];
-            k += 1;
+            shift += width;
         }
         v
     }
@@ -134,36 +129,39 @@ fn normalized(q: Quat) -> Quat {
     }
 }
 
-fn u16_at(b: &[u8], i: usize) -> u64 {
-    b.get(i..i + 2).map_or(0, |s| u64::from(u16::from_le_bytes([s[0], s[1]])))
+/// The first `N` bytes of `b`, or a truncation error.
+fn head<const N: usize>(b: &[u8]) -> Result<[u8; N]> {
+    b.first_chunk::<N>().copied().ok_or_else(|| Error::truncated(0, N, b.len()))
 }
 
-fn u32_at(b: &[u8], i: usize) -> u64 {
-    b.get(i..i + 4).map_or(0, |s| u64::from(u32::from_le_bytes([s[0], s[1], s[2], s[3]])))
+/// Four little-endian f32 from 16 bytes.
+fn f32x4(b: [u8; 16]) -> [f32; 4] {
+    let v = u128::from_le_bytes(b);
+    [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32].map(f32::from_bits)
 }
 
-fn f32_at(b: &[u8], i: usize) -> f32 {
-    f32::from_bits(u32_at(b, i) as u32)
+/// A little-endian 48-bit value (three u16 words) from 6 bytes.
+fn u48(b: [u8; 6]) -> u64 {
+    let [b0, b1, b2, b3, b4, b5] = b;
+    u64::from_le_bytes([b0, b1, b2, b3, b4, b5, 0, 0])
 }
 
 /// Decodes one rotation value of format `f` from `b`, which holds exactly [`rotation_size`]
 /// bytes. Little-endian.
 pub fn decode_rotation(f: u8, b: &[u8]) -> Result<Quat> {
-    let need = rotation_size(f).ok_or_else(|| unsupported_rotation(f))?;
-    if b.len() < need {
-        return Err(Error::truncated(0, need, b.len()));
-    }
     Ok(match f {
-        0 | 1 => Quat::from_xyzw(f32_at(b, 0), f32_at(b, 4), f32_at(b, 8), f32_at(b, 12)),
+        0 | 1 => Quat::from_array(f32x4(head(b)?)),
         3 => {
-            let c = |i: usize| f32::from(u16_at(b, i) as u16 as i16) / 32767.0;
-            let (x, y, z) = (c(0), c(2), c(4));
+            let v = u48(head(b)?);
+            let c = |shift: u32| f32::from((v >> shift) as u16 as i16) / 32767.0;
+            let (x, y, z) = (c(0), c(16), c(32));
             Quat::from_xyzw(x, y, z, (1.0 - x * x - y * y - z * z).max(0.0).sqrt())
         }
-        4 => DWORD.decode(u32_at(b, 0)),
-        5 => ST48.decode(u16_at(b, 0) | u16_at(b, 2) << 16 | u16_at(b, 4) << 32),
-        6 => ST64.decode(u32_at(b, 0) | u32_at(b, 4) << 32),
-        _ => ST64EXT.decode(u32_at(b, 0) | u32_at(b, 4) << 32),
+        4 => DWORD.decode(u64::from(u32::from_le_bytes(head(b)?))),
+        5 => ST48.decode(u48(head(b)?)),
+        6 => ST64.decode(u64::from_le_bytes(head(b)?)),
+        8 => ST64EXT.decode(u64::from_le_bytes(head(b)?)),
+        _ => return Err(unsupported_rotation(f)),
     })
 }
 
@@ -254,10 +252,12 @@ pub fn decode_position(f: u8, b: &[u8]) -> Result<Vec3> {
     if position_size(f).is_none() {
         return Err(Error::unsupported(format!("position format {f} ({}) has no codec", format_name(f))));
     }
-    if b.len() < 12 {
-        return Err(Error::truncated(0, 12, b.len()));
-    }
-    Ok(Vec3::new(f32_at(b, 0), f32_at(b, 4), f32_at(b, 8)))
+    let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = head(b)?;
+    Ok(Vec3::new(
+        f32::from_le_bytes([x0, x1, x2, x3]),
+        f32::from_le_bytes([y0, y1, y2, y3]),
+        f32::from_le_bytes([z0, z1, z2, z3]),
+    ))
 }
 
 /// Appends a position (3×f32).

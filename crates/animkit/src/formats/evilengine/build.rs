@@ -13,6 +13,8 @@
 //!   quaternion is negated when w < 0 so bit 15 is never set, translations are shared in a table.
 //! - The offsets table is derived from the keys (C9); padding is `CD`; Flags is 0.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::collections::HashMap;
 
 use bytes::Bytes;
@@ -71,9 +73,13 @@ pub fn from_clip(
         if per_bone.len() <= b {
             per_bone.resize(b + 1, (None, None));
         }
+        // Present: resized just above.
+        let Some(slot) = per_bone.get_mut(b) else {
+            continue;
+        };
         match track.values {
-            Values::Rotation(_) => per_bone[b].0 = Some(track),
-            Values::Translation(_) => per_bone[b].1 = Some(track),
+            Values::Rotation(_) => slot.0 = Some(track),
+            Values::Translation(_) => slot.1 = Some(track),
             _ => warnings.push(format!(
                 "clip \"{}\": {:?} track of {} cannot be stored in SKB; skipped",
                 clip.name,
@@ -129,10 +135,11 @@ pub fn from_clip(
         }
         idx.sort_unstable();
         idx.dedup();
+        // Every index is 0, `last` or from `index_of`, all within `all`.
         let keys = idx
             .into_iter()
-            .map(|i| {
-                let t = all[i];
+            .filter_map(|i| Some((i, *all.get(i)?)))
+            .map(|(i, t)| {
                 let q = match rot.and_then(|tr| sample_track(tr, t)) {
                     Some(Sampled::Rotation(q)) => q,
                     _ => Quat::IDENTITY,
@@ -149,16 +156,20 @@ pub fn from_clip(
     // Scale per axis (§3.2 zero-range rule).
     let mut max = [0f32; 3];
     for (_, _, p) in bones.iter().flat_map(|b| &b.keys) {
-        for i in 0..3 {
-            if !p[i].is_finite() {
+        for (m, c) in max.iter_mut().zip(p.to_array()) {
+            if !c.is_finite() {
                 return Err(Error::unrepresentable(format!("clip \"{}\": a translation is not finite", clip.name)));
             }
-            max[i] = max[i].max(p[i].abs());
+            *m = m.max(c.abs());
         }
     }
     let scale = max.map(|m| m / 32767.0);
     let quant_t = |p: Vec3| -> [i16; 3] {
-        [0, 1, 2].map(|i| if scale[i] == 0.0 { 0 } else { (p[i] / scale[i]).round().clamp(-32767.0, 32767.0) as i16 })
+        let mut out = [0i16; 3];
+        for ((o, c), s) in out.iter_mut().zip(p.to_array()).zip(scale) {
+            *o = if s == 0.0 { 0 } else { (c / s).round().clamp(-32767.0, 32767.0) as i16 };
+        }
+        out
     };
     let quant_q = |q: Quat| -> [i16; 4] {
         let q = q.normalize();

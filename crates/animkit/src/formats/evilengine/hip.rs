@@ -9,6 +9,8 @@
 //! Asset data lives in `DPAK` at **absolute** file offsets named by `AHDR`; [`Hip::asset_data`]
 //! lays the file out to find them, and [`Hip::replace_asset`] re-packs the stream (§5.5).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use bytes::Bytes;
 
 use crate::bytes::{Cursor, Endian, Writer};
@@ -314,7 +316,7 @@ impl Hip {
                 _ => None,
             })
         };
-        let u32_at = |b: &Bytes, i: usize| b.get(i..i + 4).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]));
+        let u32_at = |b: &Bytes, i: usize| b.get(i..)?.first_chunk().copied().map(u32::from_be_bytes);
         m.client_version = raw(b"PVER").and_then(|b| u32_at(&b, 4));
         m.pflg = raw(b"PFLG").and_then(|b| u32_at(&b, 0));
         m.created = raw(b"PCRT").and_then(|b| u32_at(&b, 0));
@@ -446,7 +448,7 @@ impl Hip {
         let BlockBody::Raw(old) = &dpak.body else {
             return Err(Error::new(ErrorKind::Invalid, None, "DPAK is not raw"));
         };
-        let pad_length = old.get(..4).map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]])).unwrap_or(0);
+        let pad_length = old.first_chunk().copied().map_or(0, u32::from_be_bytes);
         let mut out = pad_length.to_be_bytes().to_vec();
         let align_to = |out: &mut Vec<u8>, a: usize| {
             let abs = start + out.len();

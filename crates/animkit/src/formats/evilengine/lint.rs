@@ -4,6 +4,8 @@
 //! observation rather than a rule: little-endian PS2/Xbox assets are valid). Each invariant is
 //! reported once per animation, with the first offending offset and the number of occurrences.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
@@ -106,12 +108,14 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
     let times = skb.times_seconds();
     if t_count == 0 {
         c.push(Error, "c4-times", 0x0A, || "TimeCount is 0".into());
-    } else if times.first() != Some(&0.0) {
-        c.push(Error, "c4-times", times_offset(skb), || format!("times[0] = {} (must be 0)", times[0]));
+    } else if let Some(&t0) = times.first().filter(|&&t| t != 0.0) {
+        c.push(Error, "c4-times", times_offset(skb), || format!("times[0] = {t0} (must be 0)"));
     }
-    for i in 1..times.len() {
-        if times[i].partial_cmp(&times[i - 1]) != Some(std::cmp::Ordering::Greater) {
-            c.push(Error, "c4-times", times_offset(skb), || format!("times[{i}] = {} does not increase", times[i]));
+    for (i, w) in times.windows(2).enumerate() {
+        if let &[a, b] = w {
+            if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
+                c.push(Error, "c4-times", times_offset(skb), || format!("times[{}] = {b} does not increase", i + 1));
+            }
         }
     }
     for k in 0..k_count {
@@ -248,11 +252,12 @@ pub fn derive_offsets(skb: &Skb, runs: &[(usize, usize)]) -> Vec<u16> {
     let mut offsets = vec![0u16; rows * runs.len()];
     for (b, &(start, end)) in runs.iter().enumerate() {
         let mut o = start;
-        for r in 0..rows {
+        // Column b of the rows × runs table.
+        for (r, slot) in offsets.iter_mut().skip(b).step_by(runs.len()).enumerate() {
             while o + 1 < end && skb.key_time_index(o + 1).is_some_and(|x| x <= r) {
                 o += 1;
             }
-            offsets[r * runs.len() + b] = o as u16;
+            *slot = o as u16;
         }
     }
     offsets
@@ -299,7 +304,7 @@ pub fn lint_hip(doc: &super::HipDocument) -> Vec<Finding> {
     use super::hip::{asset_hash, Hip};
     let mut findings = Vec::new();
     let assets = doc.hip.assets();
-    if assets.windows(2).any(|w| w[1].0.asset_id < w[0].0.asset_id) {
+    if assets.windows(2).any(|w| matches!(w, [a, b] if b.0.asset_id < a.0.asset_id)) {
         findings.push(
             Finding::new(Severity::Warning, "atoc-order", "ATOC entries are not sorted by asset ID").path("ATOC"),
         );

@@ -31,6 +31,8 @@
 //! `numFrames = numNodes + 1` and PUSH/POP parents equal the FrameList parents; at t = 0,
 //! 2,635 of 4,545 SpongeBob non-root bone translations lie within 1e-3 of the bind pose.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod build;
 pub mod dff;
 pub mod dump;
@@ -223,7 +225,7 @@ impl Document for SkbDocument {
             notes.push(format!(
                 "{} trailing bytes ({})",
                 s.tail.len(),
-                crate::text::to_hex(&s.tail[..s.tail.len().min(8)])
+                crate::text::to_hex(s.tail.get(..8).unwrap_or(&s.tail))
             ));
         }
         if s.scale.contains(&0.0) {
@@ -259,8 +261,8 @@ impl Format for HipFormat {
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
         match bytes.get(..8) {
-            Some(b) if &b[..4] == b"HIPA" && bytes.get(8..12) == Some(b"PACK") => Confidence::Certain,
-            Some(b) if &b[..4] == b"HIPA" => Confidence::Likely,
+            Some(b) if b.starts_with(b"HIPA") && bytes.get(8..12) == Some(b"PACK") => Confidence::Certain,
+            Some(b) if b.starts_with(b"HIPA") => Confidence::Likely,
             _ => Confidence::No,
         }
     }
@@ -319,7 +321,7 @@ pub fn binds(clip: &str, prefix: &str, models: &[SkinnedModel]) -> bool {
     let matches = |p: &str| {
         clip.len() > p.len()
             && clip.get(..p.len()).is_some_and(|x| x.eq_ignore_ascii_case(p))
-            && clip.as_bytes()[p.len()] == b'_'
+            && clip.as_bytes().get(p.len()) == Some(&b'_')
     };
     matches(prefix) && !models.iter().any(|m| m.prefix.len() > prefix.len() && matches(&m.prefix))
 }
@@ -493,10 +495,8 @@ impl Document for HipDocument {
         let mut unbound = Vec::new();
         for asset in self.anim_assets() {
             let (skb, _) = asset.result?;
-            match models.iter().position(|m| binds(&asset.name, &m.prefix, &models)) {
-                Some(i) => {
-                    per_model[i].push(model::to_clip(&skb, &asset.name, Some(&models[i].skeleton), &self.limits)?)
-                }
+            match models.iter().zip(per_model.iter_mut()).find(|(m, _)| binds(&asset.name, &m.prefix, &models)) {
+                Some((m, clips)) => clips.push(model::to_clip(&skb, &asset.name, Some(&m.skeleton), &self.limits)?),
                 None => unbound.push(model::to_clip(&skb, &asset.name, None, &self.limits)?),
             }
         }

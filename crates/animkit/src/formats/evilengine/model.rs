@@ -18,6 +18,8 @@
 //! - Keys are grouped per bone through the offsets table (C5). When the table is inconsistent,
 //!   the grouping falls back to runs of increasing TimeIndex (what `repair` rebuilds from).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use glam::{Quat, Vec3, Vec4};
 
 use super::lint::derive_bone_runs;
@@ -111,7 +113,7 @@ pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limi
         if let Some(t) = key_times.iter().find(|t| !t.is_finite()) {
             return Err(Error::new(ErrorKind::Invalid, None, format!("bone {b}: key time {t} is not finite")));
         }
-        if let Some(i) = key_times.windows(2).position(|w| w[1] <= w[0]) {
+        if let Some(i) = key_times.windows(2).position(|w| matches!(w, [a, b] if b <= a)) {
             return Err(Error::new(
                 ErrorKind::Invalid,
                 None,
@@ -182,7 +184,8 @@ pub fn evaluate(skb: &Skb, t: f32) -> Option<Vec<BonePose>> {
             .map(|&(k, _)| Some(BonePose { rotation: skb.key_rotation(k)?, translation: skb.key_translation(k)? }))
             .collect();
     }
-    let r = (0..times.len() - 1).rev().find(|&i| times[i] < t).unwrap_or(0);
+    // The last row (segment start, the final time excluded) before t.
+    let r = times.iter().take(times.len() - 1).rposition(|&x| x < t).unwrap_or(0);
     (0..bones)
         .map(|b| {
             let k0 = skb.offset(r, b)?;
@@ -192,10 +195,11 @@ pub fn evaluate(skb: &Skb, t: f32) -> Option<Vec<BonePose>> {
             let u = (t - ta) / (tb - ta);
             let (q0, q1) = (skb.key_rotation(k0)?, skb.key_rotation(k1)?);
             let (p0, p1) = (skb.key_translation(k0)?, skb.key_translation(k1)?);
-            Some(BonePose {
-                rotation: rw_slerp(q0, q1, u),
-                translation: [0, 1, 2].map(|i| p0[i] + (p1[i] - p0[i]) * u),
-            })
+            let mut translation = p0;
+            for (x, b) in translation.iter_mut().zip(p1) {
+                *x += (b - *x) * u;
+            }
+            Some(BonePose { rotation: rw_slerp(q0, q1, u), translation })
         })
         .collect()
 }

@@ -8,6 +8,8 @@
 //! `round_half_away(t·60)`, rotation `trunc(q·4096)`, translation `trunc(v·1024)`, each checked
 //! against the i16 range.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use bytes::Bytes;
 use glam::{Quat, Vec3};
 
@@ -140,17 +142,20 @@ fn clip_frames(clip: &Clip, skeleton: Option<&Skeleton>, warnings: &mut Vec<Stri
             skipped += 1;
             continue;
         };
-        let i = match groups.iter().position(|(b, _)| b == bone) {
-            Some(i) => i,
+        let group = match groups.iter().position(|(b, _)| b == bone) {
+            Some(i) => groups.get_mut(i),
             None => {
                 groups.push((bone.clone(), BoneTracks::default()));
-                groups.len() - 1
+                groups.last_mut()
             }
         };
+        let Some((_, tracks)) = group else {
+            continue;
+        };
         let slot = match track.channel() {
-            Channel::Rotation => &mut groups[i].1.rotation,
-            Channel::Translation => &mut groups[i].1.translation,
-            Channel::Scale => &mut groups[i].1.scale,
+            Channel::Rotation => &mut tracks.rotation,
+            Channel::Translation => &mut tracks.translation,
+            Channel::Scale => &mut tracks.scale,
             _ => {
                 skipped += 1;
                 continue;
@@ -391,7 +396,10 @@ fn build_anp3(
         animations.push(V2Animation { name, frame_data_size: 0, flags: 0, sequences });
     }
     let mut block_name = [0u8; 24];
-    block_name[..block.len()].copy_from_slice(block);
+    // `block` holds at most 23 bytes (checked by the caller); the rest stays NUL.
+    for (d, &b) in block_name.iter_mut().zip(block) {
+        *d = b;
+    }
     let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name, animations };
     canonicalize_v2(&mut v2);
     Ok(v2)

@@ -7,6 +7,8 @@
 //! - ANP3: header size = content − 8; `frameDataSize` = Σ numFrames × frame size.
 //! - Name buffers: the name, a NUL, zero fill.
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use bytes::Bytes;
 
 use super::raw::*;
@@ -21,14 +23,15 @@ pub fn padded_name(name: &[u8]) -> Bytes {
 
 /// The bytes before the first NUL.
 pub fn until_nul(buf: &[u8]) -> &[u8] {
-    &buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())]
+    buf.split(|&b| b == 0).next().unwrap_or_default()
 }
 
 /// A fixed buffer with everything after the first NUL zeroed.
 pub fn zero_after_nul<const N: usize>(buf: [u8; N]) -> [u8; N] {
     let mut out = [0u8; N];
-    let name = until_nul(&buf);
-    out[..name.len()].copy_from_slice(name);
+    for (o, &b) in out.iter_mut().zip(until_nul(&buf)) {
+        *o = b;
+    }
     out
 }
 

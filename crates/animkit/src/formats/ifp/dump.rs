@@ -5,6 +5,8 @@
 //! types 1/2 as floats `[qx, qy, qz, qw, time(, tx, ty, tz)]`, ANPK keys as floats
 //! `[qx, qy, qz, qw(, tx, ty, tz(, sx, sy, sz)), time]` (conjugated, as stored).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -126,14 +128,14 @@ fn header(c: &Chunk) -> ChunkHeader {
 fn floats(bytes: &[u8], per_frame: usize) -> Vec<Vec<F32>> {
     bytes
         .chunks_exact(per_frame * 4)
-        .map(|f| f.chunks_exact(4).map(|c| F32(f32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect())
+        .map(|f| f.as_chunks::<4>().0.iter().map(|&c| F32(f32::from_le_bytes(c))).collect())
         .collect()
 }
 
 fn ints(bytes: &[u8], per_frame: usize) -> Vec<Vec<i32>> {
     bytes
         .chunks_exact(per_frame * 2)
-        .map(|f| f.chunks_exact(2).map(|c| i32::from(i16::from_le_bytes([c[0], c[1]]))).collect())
+        .map(|f| f.as_chunks::<2>().0.iter().map(|&c| i32::from(i16::from_le_bytes(c))).collect())
         .collect()
 }
 

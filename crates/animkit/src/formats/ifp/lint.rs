@@ -3,6 +3,8 @@
 //! Findings carry the offset of the offending field. Offsets are recomputed here from the raw
 //! layer (structures are fixed-size or size-prefixed, so a running position is exact).
 
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use bytes::Bytes;
 
 use super::canonical::{canonicalize_anpk, canonicalize_v2, cpan_size, dgan_size, padded_name, until_nul};
@@ -53,14 +55,14 @@ impl Linter {
     /// Checks decoded keys: order and repeated times. Returns the first key time, which callers
     /// aggregate per animation.
     fn keys(&mut self, keys: &Keys, offset: usize, path: &str) -> Option<f32> {
-        if let Some(i) = keys.times.windows(2).position(|w| w[1] < w[0]) {
+        if let Some(i) = keys.times.windows(2).position(|w| matches!(w, [a, b] if b < a)) {
             self.push(
                 Finding::new(Error, "decreasing-times", format!("key {} is earlier than key {i}", i + 1))
                     .at(offset)
                     .path(path),
             );
         }
-        if keys.times.windows(2).any(|w| w[1] == w[0]) {
+        if keys.times.windows(2).any(|w| matches!(w, [a, b] if b == a)) {
             self.push(Finding::new(Info, "repeated-times", "two keys share a time (a step)").at(offset).path(path));
         }
         keys.times.first().copied()
@@ -88,11 +90,17 @@ impl Linter {
 
 fn raw_norms(frames: &[u8], size: usize, compressed: bool) -> impl Iterator<Item = f32> + '_ {
     frames.chunks_exact(size).map(move |f| {
-        let q: [f32; 4] = if compressed {
-            std::array::from_fn(|i| f32::from(i16::from_le_bytes([f[2 * i], f[2 * i + 1]])) / 4096.0)
+        // The quaternion leads the frame: 4 × i16 (1/4096) or 4 × f32.
+        let mut q = [0f32; 4];
+        if compressed {
+            for (c, w) in q.iter_mut().zip(f.as_chunks::<2>().0) {
+                *c = f32::from(i16::from_le_bytes(*w)) / 4096.0;
+            }
         } else {
-            std::array::from_fn(|i| f32::from_le_bytes([f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]]))
-        };
+            for (c, w) in q.iter_mut().zip(f.as_chunks::<4>().0) {
+                *c = f32::from_le_bytes(*w);
+            }
+        }
         q.iter().map(|c| c * c).sum::<f32>().sqrt()
     })
 }
@@ -239,8 +247,8 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
                     .at(anim_at)
                     .path(&path),
             );
-        } else if sa && !anim.sequences.is_empty() && (anim.flags & 1 == 1) != compressed[0] {
-            let class = if compressed[0] { "compressed" } else { "uncompressed" };
+        } else if let Some(&first) = compressed.first().filter(|&&c| sa && (anim.flags & 1 == 1) != c) {
+            let class = if first { "compressed" } else { "uncompressed" };
             l.push(
                 Finding::new(
                     Error,
@@ -261,11 +269,12 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
         }
         let mut tags: Vec<i32> = anim.sequences.iter().map(|s| s.bone_tag).filter(|&t| t != -1).collect();
         tags.sort_unstable();
-        if let Some(w) = tags.windows(2).find(|w| w[0] == w[1]) {
+        if let Some(tag) = tags.windows(2).find_map(|w| match w {
+            [a, b] if a == b => Some(*a),
+            _ => None,
+        }) {
             l.push(
-                Finding::new(Warning, "duplicate-tag", format!("bone tag {} appears twice", w[0]))
-                    .at(anim_at)
-                    .path(&path),
+                Finding::new(Warning, "duplicate-tag", format!("bone tag {tag} appears twice")).at(anim_at).path(&path),
             );
         }
         let mut late = Vec::new();
