@@ -17,7 +17,9 @@
 //!
 //! Every JSON value edited here is an object built here, so fields are set with [`set`] rather
 //! than `value[key] = …`, and bone indices come from a validated skeleton; nothing is indexed
-//! unchecked (the module denies `clippy::indexing_slicing`).
+//! unchecked.
+
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 use std::collections::HashMap;
 
