@@ -8,6 +8,9 @@
 //! - [`FourCc`]: a string when all four bytes are printable ASCII, else `"0x"` and 8 hex digits.
 //! - [`Hex`]: bytes as a hexadecimal string.
 
+// Buffers come from files: no unchecked indexing.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::bytes::round_up;
@@ -55,10 +58,11 @@ enum NameRepr {
 
 fn name_to_repr(buf: &[u8], canonical_len: impl Fn(usize) -> usize) -> NameRepr {
     let name = latin1_until_nul(buf);
-    let len = buf.iter().position(|&b| b == 0);
-    match len {
-        Some(n) if buf.len() == canonical_len(n) && buf[n..].iter().all(|&b| b == 0) => NameRepr::Text(name),
-        Some(n) => NameRepr::Parts { name, after_nul: Some(to_hex(&buf[n + 1..])) },
+    // The name's length and the bytes after its NUL.
+    let nul = buf.iter().position(|&b| b == 0).and_then(|n| Some((n, buf.get(n + 1..)?)));
+    match nul {
+        Some((n, after)) if buf.len() == canonical_len(n) && after.iter().all(|&b| b == 0) => NameRepr::Text(name),
+        Some((_, after)) => NameRepr::Parts { name, after_nul: Some(to_hex(after)) },
         None => NameRepr::Parts { name, after_nul: None },
     }
 }

@@ -4,6 +4,9 @@
 //! (zeros, or stale bytes). The name is the bytes before the first NUL, read as Latin-1 so that
 //! every byte maps to one `char` and back without loss. Raw layers keep the whole buffer.
 
+// Names come from files: no unchecked indexing.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -57,14 +60,14 @@ pub fn fixed_name<const N: usize>(name: &str) -> Option<[u8; N]> {
         return None;
     }
     let mut out = [0u8; N];
-    out[..bytes.len()].copy_from_slice(&bytes);
+    out.iter_mut().zip(bytes).for_each(|(o, b)| *o = b);
     Some(out)
 }
 
 /// Whether the bytes after the first NUL are all zero (false when there is no NUL).
 pub fn clean_after_nul(buf: &[u8]) -> bool {
     match buf.iter().position(|&b| b == 0) {
-        Some(end) => buf[end..].iter().all(|&b| b == 0),
+        Some(end) => buf.iter().skip(end).all(|&b| b == 0),
         None => false,
     }
 }
@@ -107,11 +110,12 @@ mod tests {
 
 /// Lower-case hexadecimal of `bytes`.
 pub fn to_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    // `d` is a nibble (below 16).
+    let digit = |d: u8| char::from(if d < 10 { b'0' + d } else { b'a' - 10 + d });
     let mut s = String::with_capacity(bytes.len() * 2);
     for &b in bytes {
-        s.push(DIGITS[usize::from(b >> 4)] as char);
-        s.push(DIGITS[usize::from(b & 15)] as char);
+        s.push(digit(b >> 4));
+        s.push(digit(b & 15));
     }
     s
 }
@@ -123,7 +127,8 @@ pub fn from_hex(s: &str) -> Option<Vec<u8>> {
     if !b.len().is_multiple_of(2) {
         return None;
     }
-    b.chunks_exact(2).map(|p| Some((digit(p[0])? * 16 + digit(p[1])?) as u8)).collect()
+    let (pairs, _) = b.as_chunks::<2>();
+    pairs.iter().map(|&[hi, lo]| Some((digit(hi)? * 16 + digit(lo)?) as u8)).collect()
 }
 
 #[cfg(test)]

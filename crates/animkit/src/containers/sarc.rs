@@ -6,6 +6,9 @@
 //! writes a new archive from members: nodes sorted by name hash, names padded to 4, each member
 //! aligned to its own requirement (for a Wii U BFRES at least the alignment at its `0x10`).
 
+// Parsing code: no unchecked indexing (offsets and sizes come from files).
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::any::Any;
 
 use bytes::Bytes;
@@ -208,8 +211,9 @@ pub const MAX_MEMBER_ALIGNMENT: usize = 1 << 16;
 pub fn member_alignment(data: &[u8]) -> usize {
     match data.get(..4) {
         Some(b"FRES") => data
-            .get(0x10..0x14)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
+            .get(0x10..)
+            .and_then(<[u8]>::first_chunk)
+            .map(|b| u32::from_be_bytes(*b) as usize)
             .filter(|a| a.is_power_of_two() && *a <= MAX_MEMBER_ALIGNMENT)
             .unwrap_or(4)
             .max(4),
@@ -221,13 +225,15 @@ pub fn member_alignment(data: &[u8]) -> usize {
 /// Builds a canonical archive (big-endian, hash key `0x65`) from named members.
 pub fn build(members: &[(String, Vec<u8>)], endian: Endian) -> Result<Sarc> {
     const KEY: u32 = 0x65;
-    let mut order: Vec<usize> = (0..members.len()).collect();
-    order.sort_by_key(|&i| (hash(members[i].0.as_bytes(), KEY), members[i].0.clone()));
+    // Stable: members with the same hash and name keep their order.
+    let mut order: Vec<&(String, Vec<u8>)> = members.iter().collect();
+    order.sort_by(|a, b| (hash(a.0.as_bytes(), KEY), &a.0).cmp(&(hash(b.0.as_bytes(), KEY), &b.0)));
     let mut names = Vec::new();
-    let mut name_offsets = vec![0usize; members.len()];
-    for &i in &order {
-        name_offsets[i] = names.len();
-        names.extend_from_slice(members[i].0.as_bytes());
+    // Each member's name offset, in `order`.
+    let mut name_offsets = Vec::with_capacity(members.len());
+    for (name, _) in &order {
+        name_offsets.push(names.len());
+        names.extend_from_slice(name.as_bytes());
         names.push(0);
         names.resize(round_up(names.len(), 4), 0);
     }
@@ -239,15 +245,14 @@ pub fn build(members: &[(String, Vec<u8>)], endian: Endian) -> Result<Sarc> {
     let mut nodes = Vec::with_capacity(members.len());
     let mut prev_hash = None;
     let mut collisions = 1u32;
-    for &i in &order {
-        let (name, bytes) = &members[i];
+    for ((name, bytes), name_offset) in order.into_iter().zip(name_offsets) {
         let begin = round_up(data_offset + data.len(), member_alignment(bytes)) - data_offset;
         data.resize(begin, 0);
         data.extend_from_slice(bytes);
         let h = hash(name.as_bytes(), KEY);
         collisions = if prev_hash == Some(h) { collisions + 1 } else { 1 };
         prev_hash = Some(h);
-        let offset = u32::try_from(name_offsets[i] / 4)
+        let offset = u32::try_from(name_offset / 4)
             .ok()
             .filter(|&o| o < 1 << 24)
             .ok_or_else(|| Error::unrepresentable("SARC name table too large"))?;
@@ -391,22 +396,22 @@ impl Document for SarcDocument {
                 .at(8),
             );
         }
-        for i in 0..s.nodes.len() {
+        for (i, node) in s.nodes.iter().enumerate() {
             if let Some(name) = self.sarc.name(i) {
                 let h = hash(name.as_bytes(), s.hash_key);
-                if h != s.nodes[i].hash {
+                if h != node.hash {
                     out.push(
                         Finding::new(
                             Severity::Error,
                             "name-hash-mismatch",
-                            format!("{name}: stored {:#010x}, computed {h:#010x}", s.nodes[i].hash),
+                            format!("{name}: stored {:#010x}, computed {h:#010x}", node.hash),
                         )
                         .path(format!("SFAT node {i}")),
                     );
                 }
             }
         }
-        if s.nodes.windows(2).any(|w| w[0].hash > w[1].hash) {
+        if s.nodes.iter().zip(s.nodes.iter().skip(1)).any(|(a, b)| a.hash > b.hash) {
             out.push(
                 Finding::new(Severity::Error, "nodes-unsorted", "SFAT nodes are not sorted by hash (lookups fail)")
                     .fixable(),

@@ -9,6 +9,9 @@
 //! byte; [`encode`] (a greedy hash-chain matcher with one step of lazy evaluation) is used only
 //! when the payload is new. Nintendo's own encoder is not reproducible (§12).
 
+// Parsing code: no unchecked indexing (offsets and sizes come from files).
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::any::Any;
 
 use bytes::Bytes;
@@ -104,6 +107,22 @@ pub fn decode(data: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize)> {
     Ok((out, pos))
 }
 
+/// The length of the common prefix of `a` and `b`, compared 8 bytes at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let (words_a, _) = a.as_chunks::<8>();
+    let (words_b, _) = b.as_chunks::<8>();
+    let mut l = 0;
+    for (x, y) in words_a.iter().zip(words_b) {
+        let diff = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if diff != 0 {
+            // The lowest differing byte in little-endian order is the first one.
+            return l + (diff.trailing_zeros() / 8) as usize;
+        }
+        l += 8;
+    }
+    l + a.iter().skip(l).zip(b.iter().skip(l)).take_while(|(x, y)| x == y).count()
+}
+
 /// Encodes `payload` as a Yaz0 file with the given alignment hint.
 pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
     const WINDOW: usize = 0x1000;
@@ -116,38 +135,35 @@ pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
     out.extend_from_slice(&alignment.to_be_bytes());
     out.extend_from_slice(&[0; 4]);
 
-    // Hash chains over 3-byte prefixes.
+    // Hash chains over 3-byte prefixes: `head[h]` is the last position with hash `h`, `prev[i]`
+    // the position before `i` with the same hash (`usize::MAX`: none).
     const HBITS: u32 = 15;
     let mut head = vec![usize::MAX; 1 << HBITS];
-    let mut prev = vec![usize::MAX; n];
-    let hash = |i: usize| -> usize {
-        let v = (u32::from(payload[i]) << 16) | (u32::from(payload[i + 1]) << 8) | u32::from(payload[i + 2]);
-        (v.wrapping_mul(2_654_435_761) >> (32 - HBITS)) as usize
+    let mut prev = Vec::with_capacity(n);
+    // The hash of the 3 bytes at `i`; `None` when fewer than 3 remain.
+    let hash = |i: usize| -> Option<usize> {
+        let &[a, b, c] = payload.get(i..i + 3)? else { return None };
+        let v = (u32::from(a) << 16) | (u32::from(b) << 8) | u32::from(c);
+        Some((v.wrapping_mul(2_654_435_761) >> (32 - HBITS)) as usize)
     };
-    let mut inserted = 0usize; // positions < inserted are in the chains
-    let mut insert_upto = |to: usize, head: &mut Vec<usize>, prev: &mut Vec<usize>| {
-        while inserted < to {
-            if inserted + 3 <= n {
-                let h = hash(inserted);
-                prev[inserted] = head[h];
-                head[h] = inserted;
-            }
-            inserted += 1;
+    // Positions below `prev.len()` are in the chains.
+    let insert_upto = |to: usize, head: &mut Vec<usize>, prev: &mut Vec<usize>| {
+        while prev.len() < to {
+            let i = prev.len();
+            let slot = hash(i).and_then(|h| head.get_mut(h));
+            prev.push(slot.map_or(usize::MAX, |slot| std::mem::replace(slot, i)));
         }
     };
     let find = |i: usize, head: &Vec<usize>, prev: &Vec<usize>| -> (usize, usize) {
-        if i + 3 > n {
-            return (0, 0);
-        }
+        let Some(mut cand) = hash(i).and_then(|h| head.get(h).copied()) else { return (0, 0) };
         let max = MAX_LEN.min(n - i);
+        let here = payload.get(i..i + max).unwrap_or_default();
         let (mut best_len, mut best_dist) = (0, 0);
-        let mut cand = head[hash(i)];
         let mut steps = 0;
         while cand != usize::MAX && i - cand <= WINDOW && steps < CHAIN {
-            let mut l = 0;
-            while l < max && payload[cand + l] == payload[i + l] {
-                l += 1;
-            }
+            // `cand < i`, so `there` is at least as long as `here`.
+            let there = payload.get(cand..).unwrap_or_default();
+            let l = common_prefix(here, there);
             if l > best_len {
                 best_len = l;
                 best_dist = i - cand;
@@ -155,7 +171,7 @@ pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
                     break;
                 }
             }
-            cand = prev[cand];
+            cand = prev.get(cand).copied().unwrap_or(usize::MAX);
             steps += 1;
         }
         (best_len, best_dist)
@@ -167,9 +183,7 @@ pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
         out.push(0);
         let mut group = 0u8;
         for bit in (0..8).rev() {
-            if i >= n {
-                break;
-            }
+            let Some(&literal) = payload.get(i) else { break };
             insert_upto(i, &mut head, &mut prev);
             let (len, dist) = find(i, &head, &prev);
             let mut take_match = len >= 3;
@@ -194,11 +208,13 @@ pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
                 i += len;
             } else {
                 group |= 1 << bit;
-                out.push(payload[i]);
+                out.push(literal);
                 i += 1;
             }
         }
-        out[group_at] = group;
+        if let Some(slot) = out.get_mut(group_at) {
+            *slot = group;
+        }
     }
     out
 }
@@ -427,6 +443,19 @@ mod tests {
         // Truncated stream.
         let s = b"Yaz0\0\0\0\x04\0\0\0\0\0\0\0\0\xff\x01".to_vec();
         assert!(decode(&s, &Limits::default()).is_err());
+    }
+
+    #[test]
+    fn common_prefix_counts_matching_bytes() {
+        let a: Vec<u8> = (0..40).collect();
+        for cut in 0..40 {
+            let mut b = a.clone();
+            b[cut] ^= 0xff;
+            assert_eq!(common_prefix(&a, &b), cut);
+            assert_eq!(common_prefix(&a[..cut], &b), cut);
+        }
+        assert_eq!(common_prefix(&a, &a), 40);
+        assert_eq!(common_prefix(&a[..13], &a), 13);
     }
 
     #[test]

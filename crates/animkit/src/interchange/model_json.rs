@@ -6,6 +6,9 @@
 //! NaN). Being the model itself, it is the lossless interchange for every channel, including
 //! texture patterns, scalar parameters and visibility, which glTF can only carry in extras.
 
+// Reads input: no unchecked indexing.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::any::Any;
 
 use bytes::Bytes;
@@ -80,8 +83,10 @@ impl Format for ModelJson {
         if start.and_then(|s| text.get(s)) != Some(&b'{') {
             return Confidence::No;
         }
-        let head = &text[..text.len().min(256)];
-        if head.windows(KEY.len() + 2).any(|w| w[1..w.len() - 1] == *KEY.as_bytes() && w[0] == b'"') {
+        let head = text.get(..256).unwrap_or(text);
+        // `"` then the key then one more byte (its closing quote).
+        let key_at = |w: &[u8]| w.split_first().is_some_and(|(&q, rest)| q == b'"' && rest.starts_with(KEY.as_bytes()));
+        if head.windows(KEY.len() + 2).any(key_at) {
             Confidence::Certain
         } else {
             Confidence::No

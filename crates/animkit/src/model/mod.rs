@@ -10,6 +10,9 @@
 //! - **Cubic** tracks store three values per key, as glTF does: in-tangent, value, out-tangent,
 //!   with tangents in units per second.
 
+// Models come from files (model JSON, glTF): no unchecked indexing.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 mod skeleton;
 
 pub use skeleton::{Bone, Skeleton, Transform};
@@ -194,7 +197,7 @@ impl Track {
         if let Some(t) = self.times.iter().find(|t| !t.is_finite()) {
             return Err(format!("key time {t} is not finite"));
         }
-        if let Some(i) = self.times.windows(2).position(|w| w[1] < w[0]) {
+        if let Some(i) = self.times.iter().zip(self.times.iter().skip(1)).position(|(a, b)| b < a) {
             return Err(format!("key times decrease at key {}", i + 1));
         }
         Ok(())

@@ -14,6 +14,12 @@
 //! - Whatever cannot be a channel (texture indices, scalars, visibility, material targets,
 //!   duplicate targets, empty tracks, empty clips) goes into `extras.animkit`, losslessly, with a
 //!   warning naming it.
+//!
+//! Every JSON value edited here is an object built here, so fields are set with [`set`] rather
+//! than `value[key] = …`, and bone indices come from a validated skeleton; nothing is indexed
+//! unchecked.
+
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 use std::collections::HashMap;
 
@@ -66,6 +72,14 @@ struct Bin {
     times: HashMap<Vec<u32>, usize>,
 }
 
+/// Sets `key` of a JSON object built by the exporter (a no-op on anything else, which it never
+/// passes). Like `object[key] = value`: a new key goes last, an existing one keeps its place.
+fn set(object: &mut Value, key: &str, value: Value) {
+    if let Some(map) = object.as_object_mut() {
+        map.insert(key.to_owned(), value);
+    }
+}
+
 fn num(x: f32) -> Value {
     // f64::from is exact, so the validator's min/max comparison and a reader both see the f32.
     json!(f64::from(x))
@@ -89,8 +103,8 @@ impl Bin {
         if bounds {
             let min = floats.iter().copied().fold(f32::INFINITY, f32::min);
             let max = floats.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            acc["min"] = json!([num(min)]);
-            acc["max"] = json!([num(max)]);
+            set(&mut acc, "min", json!([num(min)]));
+            set(&mut acc, "max", json!([num(max)]));
         }
         self.accessors.push(acc);
         let index = self.accessors.len() - 1;
@@ -115,7 +129,9 @@ impl Bin {
             let view = self.views.len();
             self.views.push(json!({"buffer": 0, "byteOffset": start, "byteLength": self.data.len() - start}));
             for &a in &self.anim_accessors {
-                self.accessors[a]["bufferView"] = json!(view);
+                if let Some(accessor) = self.accessors.get_mut(a) {
+                    set(accessor, "bufferView", json!(view));
+                }
             }
             self.anim_accessors.clear();
             self.align();
@@ -127,11 +143,11 @@ impl Bin {
         self.align();
         let mut view = json!({"buffer": 0, "byteOffset": self.data.len(), "byteLength": bytes.len()});
         if let Some(target) = target {
-            view["target"] = json!(target);
+            set(&mut view, "target", json!(target));
         }
         self.data.extend_from_slice(bytes);
         self.views.push(view);
-        accessor["bufferView"] = json!(self.views.len() - 1);
+        set(&mut accessor, "bufferView", json!(self.views.len() - 1));
         self.accessors.push(accessor);
         self.accessors.len() - 1
     }
@@ -188,13 +204,13 @@ fn skeleton_for(package: &Package, warnings: &mut Vec<String>) -> Result<(Skelet
 
 fn trs_json(node: &mut Value, t: &Transform) {
     if t.translation != Vec3::ZERO {
-        node["translation"] = json!(t.translation.to_array().map(num));
+        set(node, "translation", json!(t.translation.to_array().map(num)));
     }
     if t.rotation != Quat::IDENTITY {
-        node["rotation"] = json!(t.rotation.to_array().map(num));
+        set(node, "rotation", json!(t.rotation.to_array().map(num)));
     }
     if t.scale != Vec3::ONE {
-        node["scale"] = json!(t.scale.to_array().map(num));
+        set(node, "scale", json!(t.scale.to_array().map(num)));
     }
 }
 
@@ -232,9 +248,10 @@ impl FlatKeys {
         Some(FlatKeys { times: track.times.clone(), values, comps, per_key })
     }
 
-    fn key(&self, i: usize) -> &[f32] {
+    /// Key `i`'s values (`per_key` values of `comps` floats).
+    fn key(&self, i: usize) -> Option<&[f32]> {
         let n = self.comps * self.per_key;
-        &self.values[i * n..(i + 1) * n]
+        self.values.get(i * n..(i + 1) * n)
     }
 }
 
@@ -260,7 +277,7 @@ pub fn clamp_negative(track: &Track, keys: &mut FlatKeys) -> bool {
     }
     let k = keys.times.partition_point(|&t| t < 0.0);
     let n = keys.comps * keys.per_key;
-    if k < keys.times.len() && keys.times[k] == 0.0 {
+    if keys.times.get(k) == Some(&0.0) {
         keys.times.drain(..k);
         keys.values.drain(..k * n);
         return true;
@@ -270,25 +287,31 @@ pub fn clamp_negative(track: &Track, keys: &mut FlatKeys) -> bool {
     };
     let mut new_key = Vec::with_capacity(n);
     if keys.per_key == 3 {
-        // The derivative of the Hermite segment (k-1, k) at t = 0, in units per second.
-        let deriv: Vec<f32> = if k < keys.times.len() {
-            let (t0, t1) = (keys.times[k - 1], keys.times[k]);
-            let d = t1 - t0;
-            let u = (0.0 - t0) / d;
-            let (a, b) = (keys.key(k - 1), keys.key(k));
-            let c = keys.comps;
-            (0..c)
-                .map(|j| {
-                    let (p0, m0, m1, p1) = (a[c + j], a[2 * c + j] * d, b[j] * d, b[c + j]);
-                    let dh00 = 6.0 * u * u - 6.0 * u;
-                    let dh10 = 3.0 * u * u - 4.0 * u + 1.0;
-                    let dh01 = -6.0 * u * u + 6.0 * u;
-                    let dh11 = 3.0 * u * u - 2.0 * u;
-                    (p0 * dh00 + m0 * dh10 + p1 * dh01 + m1 * dh11) / d
-                })
-                .collect()
-        } else {
-            vec![0.0; keys.comps]
+        // The derivative of the Hermite segment (k-1, k) at t = 0, in units per second; k ≥ 1 as
+        // the first key is before 0. No segment (every key before 0): a constant.
+        let c = keys.comps;
+        let segment = k.checked_sub(1).and_then(|j| {
+            let (_, a_value, a_out) = cubic_key(keys.key(j)?, c)?;
+            let (b_in, b_value, _) = cubic_key(keys.key(k)?, c)?;
+            Some((keys.times.get(j..=k)?, a_value, a_out, b_in, b_value))
+        });
+        let deriv: Vec<f32> = match segment {
+            Some((&[t0, t1], a_value, a_out, b_in, b_value)) => {
+                let d = t1 - t0;
+                let u = (0.0 - t0) / d;
+                let points = a_value.iter().zip(a_out).zip(b_in).zip(b_value);
+                points
+                    .map(|(((&p0, &a_out), &b_in), &p1)| {
+                        let (m0, m1) = (a_out * d, b_in * d);
+                        let dh00 = 6.0 * u * u - 6.0 * u;
+                        let dh10 = 3.0 * u * u - 4.0 * u + 1.0;
+                        let dh01 = -6.0 * u * u + 6.0 * u;
+                        let dh11 = 3.0 * u * u - 2.0 * u;
+                        (p0 * dh00 + m0 * dh10 + p1 * dh01 + m1 * dh11) / d
+                    })
+                    .collect()
+            }
+            _ => vec![0.0; c],
         };
         new_key.extend_from_slice(&deriv);
         new_key.extend_from_slice(&at0);
@@ -301,6 +324,13 @@ pub fn clamp_negative(track: &Track, keys: &mut FlatKeys) -> bool {
     keys.times.insert(0, 0.0);
     keys.values.splice(0..0, new_key);
     true
+}
+
+/// The in-tangent, value and out-tangent of a cubic key of `comps` floats each.
+fn cubic_key(key: &[f32], comps: usize) -> Option<(&[f32], &[f32], &[f32])> {
+    let (in_tangent, rest) = key.split_at_checked(comps)?;
+    let (value, out_tangent) = rest.split_at_checked(comps)?;
+    Some((in_tangent, value, out_tangent))
 }
 
 /// Makes key times strictly increasing: each run of equal times `t` (k keys, next key at `T`)
@@ -324,18 +354,15 @@ pub fn strict_times(times: &mut [f32]) -> (Vec<usize>, usize) {
     let mut drop = Vec::new();
     let mut moved = 0;
     let mut i = 0;
-    while i < times.len() {
-        let t = times[i];
-        let mut j = i + 1;
-        while j < times.len() && times[j] <= t {
-            j += 1;
-        }
-        let run = j - i;
+    while let Some(&t) = times.get(i) {
+        // Keys i..j are the run at time t.
+        let run = 1 + times.iter().skip(i + 1).take_while(|&&x| x <= t).count();
+        let j = i + run;
         if run > 1 {
             let next = times.get(j).copied().unwrap_or(f32::INFINITY);
             let delta = REPEAT_OFFSET.min((next - t) / run as f32);
             let mut prev = t;
-            for (m, slot) in times[i + 1..j].iter_mut().enumerate() {
+            for (m, slot) in times.iter_mut().skip(i + 1).take(run - 1).enumerate() {
                 let mut v = t + delta * (m + 1) as f32;
                 if v <= prev {
                     v = next_up(prev);
@@ -387,13 +414,12 @@ pub fn nlerp_parts(theta: f64) -> usize {
 pub fn resample_nlerp(times: &[f32], rotations: &[Quat]) -> (Vec<f32>, Vec<Quat>) {
     let mut out_t = Vec::with_capacity(times.len());
     let mut out_q = Vec::with_capacity(rotations.len());
-    for i in 0..times.len().min(rotations.len()) {
-        out_t.push(times[i]);
-        out_q.push(rotations[i]);
+    for (i, (&ta, &qa)) in times.iter().zip(rotations).enumerate() {
+        out_t.push(ta);
+        out_q.push(qa);
         let (Some(&tb), Some(&qb)) = (times.get(i + 1), rotations.get(i + 1)) else {
             break;
         };
-        let (ta, qa) = (times[i], rotations[i]);
         if tb <= ta {
             continue;
         }
@@ -411,8 +437,8 @@ pub fn resample_nlerp(times: &[f32], rotations: &[Quat]) -> (Vec<f32>, Vec<Quat>
 /// Normalises quaternion keys and flips signs so neighbours lie in the same hemisphere.
 fn continuous_rotations(values: &mut [f32]) {
     let mut prev: Option<Vec4> = None;
-    for q in values.chunks_exact_mut(4) {
-        let mut v = Vec4::new(q[0], q[1], q[2], q[3]);
+    for q in values.as_chunks_mut::<4>().0 {
+        let mut v = Vec4::from_array(*q);
         // Keep keys that are unit already bit for bit; normalise the others.
         if (v.length_squared() - 1.0).abs() > 2e-6 {
             v = v.normalize_or_zero();
@@ -425,7 +451,7 @@ fn continuous_rotations(values: &mut [f32]) {
                 v = -v;
             }
         }
-        q.copy_from_slice(&v.to_array());
+        *q = v.to_array();
         prev = Some(v);
     }
 }
@@ -451,7 +477,7 @@ fn prepare(track: &Track) -> std::result::Result<Prepared, String> {
         notes.push("keys before 0 s were cut at 0 s".to_string());
     }
     if interp == Interpolation::Nlerp && keys.comps == 4 {
-        let quats: Vec<Quat> = keys.values.chunks_exact(4).map(|c| Quat::from_xyzw(c[0], c[1], c[2], c[3])).collect();
+        let quats: Vec<Quat> = keys.values.as_chunks::<4>().0.iter().map(|&q| Quat::from_array(q)).collect();
         let before = keys.times.len();
         let (t, q) = resample_nlerp(&keys.times, &quats);
         keys.times = t;
@@ -465,16 +491,18 @@ fn prepare(track: &Track) -> std::result::Result<Prepared, String> {
     }
     if interp == Interpolation::CubicSpline && keys.times.len() < 2 {
         // glTF needs two keys for a cubic spline; one key is a constant.
-        keys.values = keys.key(0)[keys.comps..2 * keys.comps].to_vec();
+        let (_, value, _) = keys.key(0).and_then(|k| cubic_key(k, keys.comps)).ok_or("a cubic key without a value")?;
+        keys.values = value.to_vec();
         keys.per_key = 1;
         interp = Interpolation::Step;
     }
     if keys.comps == 4 {
         if interp == Interpolation::CubicSpline {
-            // Normalise the values (not the tangents): glTF requires unit rotations.
-            for key in keys.values.chunks_exact_mut(12) {
-                let v = Vec4::from_slice(&key[4..8]).normalize_or_zero();
-                key[4..8].copy_from_slice(&if v == Vec4::ZERO { Vec4::W } else { v }.to_array());
+            // Normalise the values (not the tangents): glTF requires unit rotations. Each key is
+            // in-tangent, value, out-tangent: the value is every third quaternion from the second.
+            for value in keys.values.as_chunks_mut::<4>().0.iter_mut().skip(1).step_by(3) {
+                let v = Vec4::from_array(*value).normalize_or_zero();
+                *value = if v == Vec4::ZERO { Vec4::W } else { v }.to_array();
             }
         } else {
             continuous_rotations(&mut keys.values);
@@ -551,16 +579,16 @@ pub fn export(package: &Package) -> Result<Exported> {
             ids.insert("hash".into(), json!(h));
         }
         if !ids.is_empty() {
-            n["extras"] = json!({ "animkit": ids });
+            set(&mut n, "extras", json!({ "animkit": ids }));
         }
         nodes.push(n);
         match bone.parent {
             Some(p) => {
-                let children = &mut nodes[base + p]["children"];
-                if children.is_null() {
-                    *children = json!([]);
-                }
-                if let Value::Array(a) = children {
+                // A validated skeleton lists parents first, so the parent's node exists.
+                let parent = nodes.get_mut(base + p).and_then(Value::as_object_mut).ok_or_else(|| {
+                    Error::unrepresentable(format!("bone {i} '{}': parent {p} is not an earlier bone", bone.name))
+                })?;
+                if let Value::Array(a) = parent.entry("children").or_insert_with(|| json!([])) {
                     a.push(json!(base + i));
                 }
             }
@@ -568,7 +596,10 @@ pub fn export(package: &Package) -> Result<Exported> {
         }
     }
     if (z_up || common_root) && !roots.is_empty() {
-        nodes[0]["children"] = json!(roots);
+        // Node 0 is the Z-up or common root node.
+        if let Some(first) = nodes.first_mut() {
+            set(first, "children", json!(roots));
+        }
         roots = vec![0];
     } else if z_up {
         roots = vec![0];
@@ -625,8 +656,8 @@ pub fn export(package: &Package) -> Result<Exported> {
             samplers.push(json!({"input": input, "output": output, "interpolation": prepared.interpolation}));
             let mut ch = json!({"sampler": samplers.len() - 1, "target": {"node": base + b, "path": path}});
             let mut ch_extras = Map::new();
-            if let Target::Bone(r) = &track.target {
-                let node_ref = node_ref(&skeleton.bones[b]);
+            if let (Target::Bone(r), Some(bone)) = (&track.target, skeleton.bones.get(b)) {
+                let node_ref = node_ref(bone);
                 if *r != node_ref {
                     ch_extras.insert("target".into(), serde_json::to_value(r).unwrap_or(Value::Null));
                 }
@@ -641,7 +672,7 @@ pub fn export(package: &Package) -> Result<Exported> {
                 ch_extras.insert("interpolation".into(), json!(interpolation_name(track.interpolation)));
             }
             if !ch_extras.is_empty() {
-                ch["extras"] = json!({ "animkit": ch_extras });
+                set(&mut ch, "extras", json!({ "animkit": ch_extras }));
             }
             channels.push(ch);
         }
@@ -706,10 +737,10 @@ pub fn export(package: &Package) -> Result<Exported> {
         let ibm_acc = bin.own_view(&ibm, None, json!({"componentType": FLOAT, "count": joints.len(), "type": "MAT4"}));
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
-        for p in positions.chunks_exact(3) {
-            for k in 0..3 {
-                min[k] = min[k].min(p[k]);
-                max[k] = max[k].max(p[k]);
+        for p in positions.as_chunks::<3>().0 {
+            for ((lo, hi), &x) in min.iter_mut().zip(&mut max).zip(p) {
+                *lo = lo.min(x);
+                *hi = hi.max(x);
             }
         }
         let pos_bytes: Vec<u8> = positions.iter().flat_map(|f| f.to_le_bytes()).collect();
@@ -752,7 +783,7 @@ pub fn export(package: &Package) -> Result<Exported> {
         let mut skin = json!({"name": if package.name.is_empty() { "skeleton" } else { package.name.as_str() }, "joints": joints, "inverseBindMatrices": ibm_acc});
         if let Some(&first_root) = roots.first() {
             if roots.len() == 1 || z_up {
-                skin["skeleton"] = json!(first_root);
+                set(&mut skin, "skeleton", json!(first_root));
             }
         }
         skins.push(skin);
@@ -776,12 +807,12 @@ pub fn export(package: &Package) -> Result<Exported> {
     });
     let mut scene = json!({"name": package.name});
     if !roots.is_empty() {
-        scene["nodes"] = json!(roots);
+        set(&mut scene, "nodes", json!(roots));
     }
-    root["scenes"] = json!([scene]);
+    set(&mut root, "scenes", json!([scene]));
     let mut put = |key: &str, v: Vec<Value>| {
         if !v.is_empty() {
-            root[key] = Value::Array(v);
+            set(&mut root, key, Value::Array(v));
         }
     };
     put("nodes", nodes);
@@ -791,7 +822,7 @@ pub fn export(package: &Package) -> Result<Exported> {
     put("accessors", std::mem::take(&mut bin.accessors));
     put("bufferViews", std::mem::take(&mut bin.views));
     if !bin.data.is_empty() {
-        root["buffers"] = json!([{"byteLength": bin.data.len()}]);
+        set(&mut root, "buffers", json!([{"byteLength": bin.data.len()}]));
     }
     Ok(Exported { json: root, bin: bin.data, warnings })
 }

@@ -4,6 +4,9 @@
 //! buffer view and buffer, node references against the node list, the node graph for cycles and
 //! second parents. Allocation is bounded by the bytes an accessor really covers.
 
+// Reads input: no unchecked indexing.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 use std::collections::{BTreeSet, HashMap};
 
 use glam::{Mat4, Quat, Vec3};
@@ -27,6 +30,13 @@ fn index(v: Option<&Value>, len: usize, what: &str) -> Result<usize> {
         .ok()
         .filter(|&i| i < len)
         .ok_or_else(|| invalid(format!("{what}: index {i} out of range ({len})")))
+}
+
+/// The element of `items` that the index `v` names, with that index.
+fn lookup<'a, T>(items: &'a [T], v: Option<&Value>, what: &str) -> Result<(usize, &'a T)> {
+    let i = index(v, items.len(), what)?;
+    let item = items.get(i).ok_or_else(|| invalid(format!("{what}: index {i} out of range ({})", items.len())))?;
+    Ok((i, item))
 }
 
 fn floats<const N: usize>(v: Option<&Value>) -> Option<[f32; N]> {
@@ -75,12 +85,10 @@ pub fn read_accessor(json: &Value, buffers: &[Option<Vec<u8>>], i: usize) -> Res
             .ok_or_else(|| within(invalid("count too large")))?;
         return Ok((vec![0.0; n * comps], comps));
     };
-    let views = list(json, "bufferViews");
-    let vi = index(Some(view_index), views.len(), "bufferView").map_err(within)?;
-    let view = &views[vi];
-    let bi =
-        index(view.get("buffer"), buffers.len(), "buffer").map_err(|e| within(e.within(format!("bufferView {vi}"))))?;
-    let data = buffers[bi]
+    let (vi, view) = lookup(list(json, "bufferViews"), Some(view_index), "bufferView").map_err(within)?;
+    let (bi, data) =
+        lookup(buffers, view.get("buffer"), "buffer").map_err(|e| within(e.within(format!("bufferView {vi}"))))?;
+    let data = data
         .as_deref()
         .ok_or_else(|| within(Error::unsupported(format!("buffer {bi} is external and was not loaded"))))?;
     let vo = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
@@ -102,63 +110,71 @@ pub fn read_accessor(json: &Value, buffers: &[Option<Vec<u8>>], i: usize) -> Res
     let ao = usize::try_from(acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0))
         .map_err(|_| within(invalid("byteOffset")))?;
     let n = usize::try_from(count).map_err(|_| within(invalid("count")))?;
+    let too_short = || {
+        within(Error::new(
+            ErrorKind::Truncated,
+            Some(vo),
+            format!(
+                "{n} elements of {elem} bytes (stride {stride}) from {ao} do not fit bufferView {vi} ({} bytes)",
+                slice.len()
+            ),
+        ))
+    };
     if n > 0 {
         let end = (n - 1).checked_mul(stride).and_then(|x| x.checked_add(ao)).and_then(|x| x.checked_add(elem));
         if end.is_none_or(|e| e > slice.len()) {
-            return Err(within(Error::new(
-                ErrorKind::Truncated,
-                Some(vo),
-                format!(
-                    "{n} elements of {elem} bytes (stride {stride}) from {ao} do not fit bufferView {vi} ({} bytes)",
-                    slice.len()
-                ),
-            )));
+            return Err(too_short());
         }
     }
     let mut out = Vec::with_capacity(n * comps);
-    for e in 0..n {
-        let start = ao + e * stride;
-        for c in 0..comps {
-            let p = start + c * csize;
-            let b = &slice[p..p + csize];
-            let v = match ctype {
-                5126 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                5125 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32,
-                5120 => {
-                    let x = f32::from(b[0] as i8);
+    // Element `e` starts at `ao + e * stride` (stride ≥ elem ≥ 1); the check above covers them all.
+    let elements = slice.get(ao..).unwrap_or_default().chunks(stride).take(n);
+    for element in elements {
+        let element = element.get(..elem).ok_or_else(too_short)?;
+        for b in element.chunks_exact(csize) {
+            let v = match (ctype, b) {
+                (5126, &[b0, b1, b2, b3]) => f32::from_le_bytes([b0, b1, b2, b3]),
+                (5125, &[b0, b1, b2, b3]) => u32::from_le_bytes([b0, b1, b2, b3]) as f32,
+                (5120, &[b0]) => {
+                    let x = f32::from(b0 as i8);
                     if normalized {
                         (x / 127.0).max(-1.0)
                     } else {
                         x
                     }
                 }
-                5121 => {
-                    let x = f32::from(b[0]);
+                (5121, &[b0]) => {
+                    let x = f32::from(b0);
                     if normalized {
                         x / 255.0
                     } else {
                         x
                     }
                 }
-                5122 => {
-                    let x = f32::from(i16::from_le_bytes([b[0], b[1]]));
+                (5122, &[b0, b1]) => {
+                    let x = f32::from(i16::from_le_bytes([b0, b1]));
                     if normalized {
                         (x / 32767.0).max(-1.0)
                     } else {
                         x
                     }
                 }
-                _ => {
-                    let x = f32::from(u16::from_le_bytes([b[0], b[1]]));
+                (5123, &[b0, b1]) => {
+                    let x = f32::from(u16::from_le_bytes([b0, b1]));
                     if normalized {
                         x / 65535.0
                     } else {
                         x
                     }
                 }
+                // `csize` follows from `ctype`, so every component matches an arm above.
+                _ => return Err(within(invalid(format!("componentType {ctype} with {} bytes", b.len())))),
             };
             out.push(v);
         }
+    }
+    if out.len() != n * comps {
+        return Err(too_short());
     }
     Ok((out, comps))
 }
@@ -235,8 +251,8 @@ fn merge(channels: Vec<Track>, extras: Vec<(Option<usize>, Track)>) -> Vec<Track
     let mut slots: Vec<Option<Track>> = (0..total).map(|_| None).collect();
     let mut late = Vec::new();
     for (index, track) in extras {
-        match index.filter(|&i| i < total) {
-            Some(i) if slots[i].is_none() => slots[i] = Some(track),
+        match index.and_then(|i| slots.get_mut(i)) {
+            Some(slot) if slot.is_none() => *slot = Some(track),
             _ => late.push(track),
         }
     }
@@ -258,20 +274,25 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
     let raw_nodes = list(json, "nodes");
     let nodes: Vec<NodeInfo> =
         raw_nodes.iter().enumerate().map(|(i, n)| node_info(i, n, raw_nodes.len())).collect::<Result<_>>()?;
+    // Children were checked against the node count by `node_info`.
     let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
     for (i, n) in nodes.iter().enumerate() {
         for &c in &n.children {
-            if c == i || parent[c].is_some() {
-                return Err(invalid(format!("node {c} has more than one parent or is its own child")));
+            match parent.get_mut(c) {
+                Some(slot) if c != i && slot.is_none() => *slot = Some(i),
+                _ => return Err(invalid(format!("node {c} has more than one parent or is its own child"))),
             }
-            parent[c] = Some(i);
         }
     }
+    let parent_of = |n: usize| parent.get(n).copied().flatten();
+    // A node by an index taken from `parent`, a child list or `wanted` (all checked already).
+    let node_at =
+        |n: usize| nodes.get(n).ok_or_else(|| invalid(format!("node index {n} out of range ({})", nodes.len())));
     // Cycle check: walking up from any node must end within `nodes.len()` steps.
     for start in 0..nodes.len() {
         let mut at = start;
         let mut steps = 0;
-        while let Some(p) = parent[at] {
+        while let Some(p) = parent_of(at) {
             at = p;
             steps += 1;
             if steps > nodes.len() {
@@ -280,7 +301,8 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
         }
     }
     let ours = json.pointer("/extras/animkit");
-    let z_up_node = (0..nodes.len()).find(|&i| nodes[i].z_up && parent[i].is_none());
+    let root = |pick: fn(&NodeInfo) -> bool| nodes.iter().zip(&parent).position(|(n, p)| pick(n) && p.is_none());
+    let z_up_node = root(|n| n.z_up);
 
     // Bones: skin joints, animated nodes and their ancestors, except our Z-up node.
     let mut wanted = BTreeSet::new();
@@ -303,7 +325,7 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
     }
     for n in wanted.clone() {
         let mut at = n;
-        while let Some(p) = parent[at] {
+        while let Some(p) = parent_of(at) {
             wanted.insert(p);
             at = p;
         }
@@ -311,12 +333,12 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
     if let Some(z) = z_up_node {
         wanted.remove(&z);
     }
-    if let Some(r) = (0..nodes.len()).find(|&i| nodes[i].common_root && parent[i].is_none()) {
+    if let Some(r) = root(|n| n.common_root) {
         wanted.remove(&r);
     }
     let bone_parent = |n: usize| {
         let mut at = n;
-        while let Some(p) = parent[at] {
+        while let Some(p) = parent_of(at) {
             if wanted.contains(&p) {
                 return Some(p);
             }
@@ -328,31 +350,31 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
     if order.iter().any(|&n| bone_parent(n).is_some_and(|p| p > n)) {
         // Not parent-before-child in index order: depth-first from the roots instead.
         order.clear();
-        let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| parent[i].is_none()).rev().collect();
+        let mut stack: Vec<usize> =
+            parent.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).rev().collect();
         while let Some(n) = stack.pop() {
             if wanted.contains(&n) {
                 order.push(n);
             }
-            stack.extend(nodes[n].children.iter().rev());
+            stack.extend(node_at(n)?.children.iter().rev());
         }
     }
     let bone_of: HashMap<usize, usize> = order.iter().enumerate().map(|(b, &n)| (n, b)).collect();
     let bones: Vec<Bone> = order
         .iter()
-        .map(|&n| Bone {
-            name: nodes[n].name.clone(),
-            id: nodes[n].id,
-            hash: nodes[n].hash,
-            parent: bone_parent(n).and_then(|p| bone_of.get(&p).copied()),
-            rest: nodes[n].rest,
+        .map(|&n| {
+            let node = node_at(n)?;
+            Ok(Bone {
+                name: node.name.clone(),
+                id: node.id,
+                hash: node.hash,
+                parent: bone_parent(n).and_then(|p| bone_of.get(&p).copied()),
+                rest: node.rest,
+            })
         })
-        .collect();
-    let node_ref = |n: usize| BoneRef {
-        name: Some(nodes[n].name.as_str().into()),
-        id: nodes[n].id,
-        hash: nodes[n].hash,
-        index: None,
-    };
+        .collect::<Result<_>>()?;
+    let node_ref =
+        |node: &NodeInfo| BoneRef { name: Some(node.name.as_str().into()), id: node.id, hash: node.hash, index: None };
 
     let mut clips: Vec<(Option<usize>, Clip)> = Vec::new();
     let mut total_keys = 0u64;
@@ -366,13 +388,12 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             let Some(node) = ch.pointer("/target/node") else {
                 continue;
             };
-            let node = index(Some(node), nodes.len(), "target node").map_err(within)?;
+            let (_, node) = lookup(&nodes, Some(node), "target node").map_err(within)?;
             let path = ch.pointer("/target/path").and_then(Value::as_str).unwrap_or("");
             if !matches!(path, "rotation" | "translation" | "scale") {
                 continue;
             }
-            let si = index(ch.get("sampler"), samplers.len(), "sampler").map_err(within)?;
-            let sampler = &samplers[si];
+            let (_, sampler) = lookup(samplers, ch.get("sampler"), "sampler").map_err(within)?;
             let input = index(sampler.get("input"), usize::MAX, "input").map_err(within)?;
             let output = index(sampler.get("output"), usize::MAX, "output").map_err(within)?;
             let (times, tc) = read_accessor(json, buffers, input).map_err(within)?;
@@ -407,10 +428,12 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             }
             let values = match path {
                 "rotation" => {
-                    Values::Rotation(values.chunks_exact(4).map(|c| Quat::from_xyzw(c[0], c[1], c[2], c[3])).collect())
+                    Values::Rotation(values.as_chunks::<4>().0.iter().map(|&q| Quat::from_array(q)).collect())
                 }
-                "translation" => Values::Translation(values.chunks_exact(3).map(Vec3::from_slice).collect()),
-                _ => Values::Scale(values.chunks_exact(3).map(Vec3::from_slice).collect()),
+                "translation" => {
+                    Values::Translation(values.as_chunks::<3>().0.iter().map(|&v| Vec3::from(v)).collect())
+                }
+                _ => Values::Scale(values.as_chunks::<3>().0.iter().map(|&v| Vec3::from(v)).collect()),
             };
             let target = match ch_extras.and_then(|e| e.get("target")) {
                 Some(t) => {
@@ -460,4 +483,55 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
 
 fn values_per_key_mismatch(track: &Track, per_key: usize) -> bool {
     track.values.len() != track.times.len() * per_key
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn accessors_decode_strides_offsets_and_normalised_integers() {
+        // Expected values from the glTF 2.0 spec §3.11 (normalised: i8 c/127 clamped at -1,
+        // u16 c/65535, i16 c/32767 clamped at -1), worked by hand.
+        let buffer = vec![
+            0xAA, 0xAA, // before view 0
+            0x00, 0x7F, 0x81, 0x00, 0x00, 0x80, 0xC0, 0x00, // view 0: stride 4, elements at 1 and 5
+            0x00, 0x80, 0xFF, 0xFF, // view 1: u16 32768, 65535
+            0x00, 0x00, 0x80, 0x3F, 0x07, 0x00, 0x00, 0x00, // view 2: f32 1.0, u32 7
+            0x00, 0x80, 0x01, 0x00, // view 3: i16 -32768, 1
+        ];
+        let json = json!({
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 2, "byteLength": 8, "byteStride": 4},
+                {"buffer": 0, "byteOffset": 10, "byteLength": 4},
+                {"buffer": 0, "byteOffset": 14, "byteLength": 8},
+                {"buffer": 0, "byteOffset": 22, "byteLength": 4},
+            ],
+            "accessors": [
+                {"bufferView": 0, "byteOffset": 1, "count": 2, "type": "VEC2", "componentType": 5120, "normalized": true},
+                {"bufferView": 1, "count": 2, "type": "SCALAR", "componentType": 5123, "normalized": true},
+                {"bufferView": 2, "count": 1, "type": "SCALAR", "componentType": 5126},
+                {"bufferView": 2, "byteOffset": 4, "count": 1, "type": "SCALAR", "componentType": 5125},
+                {"bufferView": 3, "count": 2, "type": "SCALAR", "componentType": 5122, "normalized": true},
+                {"count": 2, "type": "VEC3", "componentType": 5126},
+                {"bufferView": 0, "byteOffset": 1, "count": 3, "type": "VEC2", "componentType": 5120},
+                {"bufferView": 4, "count": 1, "type": "SCALAR", "componentType": 5126},
+            ],
+        });
+        let buffers = [Some(buffer)];
+        let read = |i| read_accessor(&json, &buffers, i);
+        assert_eq!(read(0).unwrap(), (vec![1.0, -1.0, -1.0, -64.0 / 127.0], 2));
+        assert_eq!(read(1).unwrap(), (vec![32768.0 / 65535.0, 1.0], 1));
+        assert_eq!(read(2).unwrap(), (vec![1.0], 1));
+        assert_eq!(read(3).unwrap(), (vec![7.0], 1));
+        assert_eq!(read(4).unwrap(), (vec![-1.0, 1.0 / 32767.0], 1));
+        assert_eq!(read(5).unwrap(), (vec![0.0; 6], 3));
+        // A third element would end at 1 + 2 * 4 + 2 = 11 > 8 bytes.
+        assert_eq!(read(6).unwrap_err().kind, ErrorKind::Truncated);
+        // No buffer view 4, no accessor 8.
+        assert!(read(7).is_err());
+        assert!(read(8).is_err());
+    }
 }

@@ -57,6 +57,9 @@
 //! - three.js (r187) plays the exports to within 5e-7 of [`crate::sample::sample`] on the VC and
 //!   SA ped packages (`tests/gltf_node.rs`).
 
+// Reads input (GLB chunks, accessor and node indices): no unchecked indexing.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 pub mod export;
 pub mod import;
 
@@ -163,14 +166,26 @@ fn invalid(offset: Option<u64>, message: impl Into<String>) -> Error {
 
 /// Standard base64 with padding.
 pub fn base64_encode(data: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    // The digit for the low 6 bits of `n`.
+    let digit = |n: u32| {
+        let v = (n & 63) as u8;
+        char::from(match v {
+            0..=25 => b'A' + v,
+            26..=51 => b'a' + (v - 26),
+            52..=61 => b'0' + (v - 52),
+            62 => b'+',
+            _ => b'/',
+        })
+    };
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
-        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        let mut b = [0u8; 3];
+        b.iter_mut().zip(chunk).for_each(|(d, &s)| *d = s);
+        let [b0, b1, b2] = b;
+        let n = (u32::from(b0) << 16) | (u32::from(b1) << 8) | u32::from(b2);
         for i in 0..4 {
             if i <= chunk.len() {
-                out.push(A[(n >> (18 - 6 * i)) as usize & 63] as char);
+                out.push(digit(n >> (18 - 6 * i)));
             } else {
                 out.push('=');
             }
@@ -223,13 +238,13 @@ impl GltfDocument {
                 return Err(Error::new(ErrorKind::Unsupported, Some(4), format!("GLB version {version} (only 2)")));
             }
             let length = c.u32().map_err(|e| e.within("GLB header"))? as usize;
-            if length > bytes.len() {
+            let Some(declared) = bytes.get(..length) else {
                 return Err(Error::truncated(8, length, bytes.len()).within("GLB header length"));
-            }
+            };
             if length < bytes.len() {
                 notes.push(format!("{} bytes after the declared GLB length", bytes.len() - length));
             }
-            let mut c = Cursor::new(&bytes[..length], Endian::Little);
+            let mut c = Cursor::new(declared, Endian::Little);
             c.skip(12)?;
             let mut json = None;
             let mut bin = None;
@@ -304,8 +319,7 @@ impl GltfDocument {
             glb_bytes(&text, &bin)?
         } else {
             if !bin.is_empty() {
-                json["buffers"][0]["uri"] =
-                    Value::String(format!("data:application/octet-stream;base64,{}", base64_encode(&bin)));
+                embed_buffer0(&mut json, &bin)?;
             }
             serde_json::to_vec(&json).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?
         };
@@ -327,6 +341,18 @@ impl GltfDocument {
     pub fn is_glb(&self) -> bool {
         self.glb
     }
+}
+
+/// Sets `buffers[0].uri` to a `data:` URI holding `bin`; an error when there is no buffer 0 or
+/// it is not an object.
+fn embed_buffer0(json: &mut Value, bin: &[u8]) -> Result<()> {
+    let buffer = json
+        .pointer_mut("/buffers/0")
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| invalid(None, "buffer 0 is not an object").within("glTF buffers"))?;
+    let uri = format!("data:application/octet-stream;base64,{}", base64_encode(bin));
+    buffer.insert("uri".into(), Value::String(uri));
+    Ok(())
 }
 
 /// A GLB file from JSON text and a binary chunk (both padded to 4 bytes as the spec asks).
@@ -375,8 +401,7 @@ impl Document for GltfDocument {
         if self.glb {
             if let Some(Some(bin)) = self.buffers.first() {
                 if json.pointer("/buffers/0/uri").is_none() {
-                    json["buffers"][0]["uri"] =
-                        Value::String(format!("data:application/octet-stream;base64,{}", base64_encode(bin)));
+                    embed_buffer0(&mut json, bin)?;
                 }
             }
         }
@@ -457,6 +482,20 @@ mod tests {
         assert_eq!(&glb[16..20], b"JSON");
         assert_eq!(glb[27], b' ');
         assert_eq!(&glb[32..36], b"BIN\0");
+    }
+
+    #[test]
+    fn dump_of_a_glb_whose_buffer_0_is_not_an_object_is_an_error() {
+        // Used to panic: the BIN chunk was embedded with `json["buffers"][0]["uri"] = …`.
+        let json = br#"{"asset":{"version":"2.0"},"buffers":[5]}"#;
+        let glb = glb_bytes(json, &[1, 2, 3, 4]).unwrap();
+        let doc = GltfDocument::parse(Bytes::from(glb), Limits::default()).unwrap();
+        assert!(doc.dump().is_err());
+        // An object without a uri gets the data URI.
+        let json = br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4}]}"#;
+        let doc = GltfDocument::parse(Bytes::from(glb_bytes(json, &[1, 2, 3, 4]).unwrap()), Limits::default()).unwrap();
+        let dumped = doc.dump().unwrap();
+        assert_eq!(dumped.pointer("/buffers/0/uri").unwrap(), "data:application/octet-stream;base64,AQIDBA==");
     }
 
     #[test]
