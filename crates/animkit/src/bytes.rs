@@ -5,9 +5,6 @@
 //! [`Cursor::count`], which rejects a count whose elements could not fit in the remaining bytes
 //! *before* anything is allocated for them.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use crate::error::{Error, Result};
 
 /// Byte order of multi-byte values.

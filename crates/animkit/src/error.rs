@@ -4,9 +4,6 @@
 //! there is one) and *in which structure* (a path such as `ANP3 animation 12 "run_civi" /
 //! sequence 3`). Paths are built only on the error path, so they cost nothing when parsing succeeds.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::fmt;
 
 /// What kind of failure an [`Error`] reports.

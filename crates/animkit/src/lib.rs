@@ -14,9 +14,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-// The library never panics on input: no unwrap/expect/panic outside tests. Unchecked indexing
-// is denied module by module in the parsing code (`#![deny(clippy::indexing_slicing)]`).
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+// The library never panics on input: no unwrap/expect/panic and no unchecked indexing or
+// slicing outside tests (`get`, iterators, fixed-size chunks and errors with offsets instead).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
 pub mod bytes;
 pub mod containers;

@@ -8,9 +8,6 @@
 //! - [`FourCc`]: a string when all four bytes are printable ASCII, else `"0x"` and 8 hex digits.
 //! - [`Hex`]: bytes as a hexadecimal string.
 
-// Buffers come from files: no unchecked indexing.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::bytes::round_up;

@@ -14,8 +14,6 @@
 //!   rotations are normalised afterwards.
 //! - Texture indices and visibility always step.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Quat, Vec3, Vec4};
 use serde::Serialize;
 

@@ -4,9 +4,6 @@
 //! (zeros, or stale bytes). The name is the bytes before the first NUL, read as Latin-1 so that
 //! every byte maps to one `char` and back without loss. Raw layers keep the whole buffer.
 
-// Names come from files: no unchecked indexing.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;

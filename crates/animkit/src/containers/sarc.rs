@@ -6,9 +6,6 @@
 //! writes a new archive from members: nodes sorted by name hash, names padded to 4, each member
 //! aligned to its own requirement (for a Wii U BFRES at least the alignment at its `0x10`).
 
-// Parsing code: no unchecked indexing (offsets and sizes come from files).
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::any::Any;
 
 use bytes::Bytes;

@@ -9,9 +9,6 @@
 //! byte; [`encode`] (a greedy hash-chain matcher with one step of lazy evaluation) is used only
 //! when the payload is new. Nintendo's own encoder is not reproducible (§12).
 
-// Parsing code: no unchecked indexing (offsets and sizes come from files).
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::any::Any;
 
 use bytes::Bytes;

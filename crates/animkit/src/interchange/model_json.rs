@@ -6,9 +6,6 @@
 //! NaN). Being the model itself, it is the lossless interchange for every channel, including
 //! texture patterns, scalar parameters and visibility, which glTF can only carry in extras.
 
-// Reads input: no unchecked indexing.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::any::Any;
 
 use bytes::Bytes;

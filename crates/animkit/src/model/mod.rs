@@ -10,9 +10,6 @@
 //! - **Cubic** tracks store three values per key, as glTF does: in-tangent, value, out-tangent,
 //!   with tangents in units per second.
 
-// Models come from files (model JSON, glTF): no unchecked indexing.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 mod skeleton;
 
 pub use skeleton::{Bone, Skeleton, Transform};

@@ -6,8 +6,6 @@
 //! subfile written at its original position against the original pool gives the original
 //! bytes (checked on every corpus FSKA). [`write_file`] builds a complete animation-only FRES.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::collections::BTreeMap;
 
 use super::curve::{Curve, CurveType, FrameType, KeyType};

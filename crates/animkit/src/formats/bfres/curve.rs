@@ -4,9 +4,6 @@
 //! at a frame as §5 describes (wrap modes, segment search, every curve type);
 //! [`Curve::hermite`] gives value and in/out slopes for the glTF cubic mapping (§5.5).
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use serde::Serialize;
 
 use crate::bytes::{Cursor, Endian};

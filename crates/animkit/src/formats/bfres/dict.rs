@@ -4,8 +4,6 @@
 //! so a group writes back byte for byte; [`build`] recomputes the trie from the names for
 //! writers and for lint.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use serde::{Deserialize, Serialize};
 
 use crate::bytes::{Cursor, Writer};

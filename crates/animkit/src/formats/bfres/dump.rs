@@ -2,9 +2,6 @@
 //! then every part in file order. Index groups list their nodes with the stored offsets (the
 //! resolved `key` is informational and ignored by `pack`); subfiles and other bytes are hex.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use serde::{Deserialize, Serialize};
 
 use std::collections::HashMap;

@@ -6,9 +6,6 @@
 //! writing, so an unchanged file writes back byte for byte. Subfiles are interpreted on demand
 //! from the written bytes (`fska`, `ftxp`, `fshu`, `fvis`, `fskl`).
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use serde::{Deserialize, Serialize};
 
 use super::dict::ResDict;

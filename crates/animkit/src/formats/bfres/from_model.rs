@@ -15,8 +15,6 @@
 //!
 //! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`quat`|`euler`).
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::collections::BTreeMap;
 
 use glam::{EulerRot, Quat};

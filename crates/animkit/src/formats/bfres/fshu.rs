@@ -6,9 +6,6 @@
 //! property is `param.component`: `mode`, `scale_x`, `scale_y`, `rotate`, `translate_x`,
 //! `translate_y` for texture SRT, `r g b a` for colour, otherwise `param[+0xNN]`.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use super::curve::{rel, Curve, Value};
 use super::fska::union_cubic;
 use super::strings::name_field;

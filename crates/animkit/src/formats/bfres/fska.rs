@@ -6,8 +6,6 @@
 //! rotations become cubic rotation tracks the same way; Euler XYZ rotations (`q = qZ·qY·qX`,
 //! radians) are resampled once per frame into linear (slerp) quaternion tracks.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{EulerRot, Quat, Vec3};
 
 use super::curve::{rel, Curve};

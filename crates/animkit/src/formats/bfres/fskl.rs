@@ -7,9 +7,6 @@
 //! 0A s16 rigid; 0C s16 billboard; 0E u16 userDataCount; 10 u32 flags (bit 12: Euler XYZ);
 //! 14 vec3 scale; 20 vec4 rotation (W = 1 for Euler); 30 vec3 translation`.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Quat, Vec3};
 
 use super::curve::rel;

@@ -4,9 +4,6 @@
 //! fps), indices into the TextureRef list in node order; a sampler without a curve gets one key
 //! with its base value. An index outside `[0, texRefCount)` is an error (§6).
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use super::curve::{rel, Curve, Value};
 use super::dict::entries_at;
 use super::strings::{name_at, name_field};

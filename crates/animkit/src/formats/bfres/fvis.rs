@@ -3,9 +3,6 @@
 //! Curve `targetOffset` is the entry index; entries without a curve take their base bit.
 //! Bone visibility targets the bone; material visibility targets `material.visibility`.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use super::curve::{rel, Curve};
 use super::strings::name_at;
 use crate::bytes::{Cursor, Endian};

@@ -2,8 +2,6 @@
 //! subfiles the derived fields a writer must recompute (§8): curve totals, begin indices,
 //! bakedSize, key ranges, texture indices and the `delta` field.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use super::curve::{Curve, CurveType};
 use super::fres::{self, FresFile, Part, GROUP_NAMES};
 use super::{dict, fska, ftxp};

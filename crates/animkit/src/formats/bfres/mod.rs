@@ -36,8 +36,6 @@
 //!   record (`off data; u32 size`) right after the header; its data lies after the string pool
 //!   with the GPU data.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 pub mod build;
 pub mod curve;
 pub mod dict;

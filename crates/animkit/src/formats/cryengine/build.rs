@@ -17,8 +17,6 @@
 //! f32_startstop|uint16_startstop|byte_startstop|bitset` (StartStop needs a key on every frame),
 //! `clip=NAME` (default: the first clip), `bone_names=false`.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::collections::BTreeMap;
 
 use glam::{Quat, Vec3};

@@ -11,8 +11,6 @@
 //! ends at the next greater chunk offset; the last one at the table when the table follows the
 //! data (0x744), otherwise at the end of the file.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 

@@ -16,9 +16,6 @@
 //! SmallTree64BitExtQuat `u64`. After swapping each word to native order the bit-level decoding is
 //! the little-endian one. Big-endian DBA 0x905 stays unsupported.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Quat, Vec3};
 
 use super::quat_codecs::{decode_position_endian, decode_rotation_endian, position_size, rotation_size};

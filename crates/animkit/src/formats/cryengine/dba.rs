@@ -3,8 +3,6 @@
 //! Tracks are grouped by format in enum order; time, position and rotation tracks are shared by
 //! all clips of the database, which refer to them by index in their controller infos.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Quat, Vec3};
 
 use super::controller::{parse_motion_params, KeyTrack, MotionParams};

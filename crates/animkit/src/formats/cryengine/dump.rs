@@ -3,9 +3,6 @@
 //! Header fields, every table entry as stored, each chunk's bytes in hexadecimal (embedded header
 //! included) and the uncovered bytes ("gaps") at their offsets. `pack` rebuilds exactly these.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 

@@ -12,8 +12,6 @@
 //! Times are frames at the header's fps. Values are absolute local transforms; a non-identity
 //! AnimInfo start rotation is reported in the notes, not composed (§10.2 open question 3).
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile};

@@ -12,8 +12,6 @@
 //! after the header; chunks aligned to 4 with zero padding; embedded headers with the chunk's
 //! own offset.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 
 use super::chunkfile::{kind, Chunk, ChunkFile, Container, Gap};

@@ -15,9 +15,6 @@
 //!   0x919 `(count − 1)/rate`, else the last key. Additive (asset flag 0x001) and cycle (0x002)
 //!   flags map to `additive` and `looping`. The package is Z-up, metres.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::Vec3;
 
 use super::chunkfile::{kind, ChunkFile, Container};

@@ -5,8 +5,6 @@
 //! clamped (`sqrt(max(0, 1 − Σc²))`). Encoders follow §5.2: normalise, drop the first largest
 //! component, make it non-negative, round to nearest, clamp; bit 45 of the 48-bit form stays 0.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Quat, Vec3};
 
 use crate::bytes::Endian;

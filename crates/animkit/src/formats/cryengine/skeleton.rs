@@ -5,9 +5,6 @@
 //! `offsetParent` at 0x23C (parent = index + offset; 0 = root). Local bind =
 //! `inverse(parent.B2W) × B2W`.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 
 use crate::bytes::{Cursor, Endian};

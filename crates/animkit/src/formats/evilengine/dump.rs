@@ -5,9 +5,6 @@
 //! tz]`, V2 `[Frame, TranIndex, qx, qy, qz]`. V1 times are float seconds, V2 times frames.
 //! Offsets are rows (one per time interval) of B key indices.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 

@@ -9,8 +9,6 @@
 //! Asset data lives in `DPAK` at **absolute** file offsets named by `AHDR`; [`Hip::asset_data`]
 //! lays the file out to find them, and [`Hip::replace_asset`] re-packs the stream (§5.5).
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 
 use crate::bytes::{Cursor, Endian, Writer};

@@ -4,8 +4,6 @@
 //! observation rather than a rule: little-endian PS2/Xbox assets are valid). Each invariant is
 //! reported once per animation, with the first offending offset and the number of occurrences.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::collections::BTreeMap;
 
 use bytes::Bytes;

@@ -18,8 +18,6 @@
 //! - Keys are grouped per bone through the offsets table (C5). When the table is inconsistent,
 //!   the grouping falls back to runs of increasing TimeIndex (what `repair` rebuilds from).
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Quat, Vec3, Vec4};
 
 use super::lint::derive_bone_runs;

@@ -10,9 +10,6 @@
 //! frame matrix: `right`, `up`, `at` are the columns of the rotation. Names: the frame name
 //! (`0x0253F2FE`) when present (none in BFBB), else `bone_NN`; `Bone::id` is the nodeID.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Mat3, Quat, Vec3};
 
 use crate::bytes::{Cursor, Endian};

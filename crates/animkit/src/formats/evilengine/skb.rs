@@ -4,9 +4,6 @@
 //! else both attempts plus validation, §1). [`write`] is the exact inverse of either reader:
 //! section padding and any trailing bytes are kept verbatim, so every file rewrites byte for byte.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 
 use crate::bytes::{Cursor, Endian, Writer};

@@ -6,9 +6,6 @@
 //! `"Spine1"` is tag 3). Sources: `ifp.md` §4.5 and the names with tags in the VC and SA
 //! `ped.ifp` files.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 /// (tag, names): SA stored names, VC names (`R Fingers` as in reVC `Bones.cpp`), and GTA III names.
 const PED_BONES: &[(i32, &[&str])] = &[
     (0, &["root", "normal", "player"]),

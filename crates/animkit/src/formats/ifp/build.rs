@@ -8,8 +8,6 @@
 //! `round_half_away(t·60)`, rotation `trunc(q·4096)`, translation `trunc(v·1024)`, each checked
 //! against the i16 range.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 use glam::{Quat, Vec3};
 

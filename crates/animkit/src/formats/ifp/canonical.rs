@@ -7,8 +7,6 @@
 //! - ANP3: header size = content − 8; `frameDataSize` = Σ numFrames × frame size.
 //! - Name buffers: the name, a NUL, zero fill.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 
 use super::raw::*;

@@ -5,8 +5,6 @@
 //! types 1/2 as floats `[qx, qy, qz, qw, time(, tx, ty, tz)]`, ANPK keys as floats
 //! `[qx, qy, qz, qw(, tx, ty, tz(, sx, sy, sz)), time]` (conjugated, as stored).
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 

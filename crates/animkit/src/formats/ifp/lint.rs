@@ -3,8 +3,6 @@
 //! Findings carry the offset of the offending field. Offsets are recomputed here from the raw
 //! layer (structures are fixed-size or size-prefixed, so a running position is exact).
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 
 use super::canonical::{canonicalize_anpk, canonicalize_v2, cpan_size, dgan_size, padded_name, until_nul};

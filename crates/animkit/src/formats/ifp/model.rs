@@ -13,8 +13,6 @@
 //! - An object with zero frames animates nothing and yields no track.
 //! - The package is Z-up.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use glam::{Quat, Vec3, Vec4};
 
 use super::raw::*;

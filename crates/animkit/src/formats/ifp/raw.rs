@@ -8,9 +8,6 @@
 //! a hand-edited document cannot contradict itself; only a salvaged (lenient) read of a damaged
 //! file keeps a declared animation count that differs.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 
 /// A whole IFP file.

@@ -5,9 +5,6 @@
 //! fields and `frameDataSize` are kept but never followed. Every count is checked against the
 //! bytes that remain before anything is allocated for it.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use bytes::Bytes;
 
 use super::raw::*;

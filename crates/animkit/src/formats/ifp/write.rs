@@ -1,9 +1,6 @@
 //! Writing the raw layer back to bytes: every stored field re-emitted as it is, nothing
 //! recomputed, so an unchanged document gives back its input byte for byte.
 
-// Parsing code: no unchecked indexing (values come from files); see tests/robustness.rs.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use super::raw::*;
 use crate::bytes::{Endian, Writer};
 

@@ -19,8 +19,6 @@
 //! than `value[key] = …`, and bone indices come from a validated skeleton; nothing is indexed
 //! unchecked.
 
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::collections::HashMap;
 
 use glam::{Affine3A, Quat, Vec3, Vec4};

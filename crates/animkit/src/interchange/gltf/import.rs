@@ -4,9 +4,6 @@
 //! buffer view and buffer, node references against the node list, the node graph for cycles and
 //! second parents. Allocation is bounded by the bytes an accessor really covers.
 
-// Reads input: no unchecked indexing.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 use std::collections::{BTreeSet, HashMap};
 
 use glam::{Mat4, Quat, Vec3};

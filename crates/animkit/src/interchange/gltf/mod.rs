@@ -57,9 +57,6 @@
 //! - three.js (r187) plays the exports to within 5e-7 of [`crate::sample::sample`] on the VC and
 //!   SA ped packages (`tests/gltf_node.rs`).
 
-// Reads input (GLB chunks, accessor and node indices): no unchecked indexing.
-#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
-
 pub mod export;
 pub mod import;
 
