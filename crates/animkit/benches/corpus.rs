@@ -48,6 +48,11 @@ fn benches(c: &mut Criterion) {
         g.bench_function("read+to_model", |b| {
             b.iter_with_large_drop(|| animkit::read(bytes.clone(), None, &options).unwrap().to_model().unwrap())
         });
+        // The same with the model dropped inside the loop, as a batch converter does: the allocator
+        // reuses the memory, so no fresh pages, but the drop is timed.
+        g.bench_function("read+to_model+drop", |b| {
+            b.iter(|| animkit::read(bytes.clone(), None, &options).unwrap().to_model().unwrap().clips.len())
+        });
         g.bench_function("write", |b| b.iter(|| doc.write().unwrap()));
         if let Ok(package) = doc.to_model() {
             // Sample every clip at its midpoint: a full pose per clip.
