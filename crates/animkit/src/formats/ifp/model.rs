@@ -127,6 +127,7 @@ fn ticks_to_seconds(ticks: f32) -> f32 {
 
 /// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
 /// loops are branch-free and need no bounds checks.
+#[inline]
 pub fn decode_v2(seq: &V2Sequence) -> Keys {
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
@@ -217,6 +218,9 @@ fn check_times(times: &[f32]) -> Result<(), String> {
 }
 
 /// Appends the tracks of one sequence: rotation, then translation and scale when present.
+// Inlined into the decode loop, the decoded keys move into their tracks through registers
+// instead of a stack copy (−4 % of read + to_model).
+#[inline(always)]
 fn push_tracks(tracks: &mut Vec<Track>, bone: BoneRef, keys: Keys) {
     let Keys { times, rotations, translations, scales } = keys;
     let target = Target::Bone(bone);
