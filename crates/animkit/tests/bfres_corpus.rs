@@ -114,7 +114,7 @@ fn bass_color_selects_the_three_albedo_variants() {
     let t = &clip.tracks[0];
     assert_eq!(t.target, animkit::model::Target::Material { material: "Mt_Body".into(), property: "_a0".into() });
     let animkit::model::Values::TextureIndex { textures, .. } = &t.values else { panic!("not a texture track") };
-    assert_eq!(textures, &["Bass_Alb.0", "Bass_Alb.1", "Bass_Alb.2"]);
+    assert_eq!(&textures[..], ["Bass_Alb.0", "Bass_Alb.1", "Bass_Alb.2"]);
     for (frame, want) in [(0.0f32, 0u32), (0.5, 0), (1.0, 1), (1.5, 1), (2.0, 2)] {
         let s = animkit::sample::sample_track(t, frame / 30.0).unwrap();
         assert_eq!(s, animkit::sample::Sampled::TextureIndex(want), "frame {frame}");

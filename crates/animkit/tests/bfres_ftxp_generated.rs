@@ -194,7 +194,7 @@ fn check(version: u32) {
     for (label, row) in EXPECTED {
         let track = clip.tracks.iter().find(|t| t.target.label() == label).unwrap_or_else(|| panic!("{label}"));
         let Values::TextureIndex { textures, .. } = &track.values else { panic!("{label} is not a texture index") };
-        assert_eq!(textures, &TEXTURES);
+        assert_eq!(&textures[..], &TEXTURES[..]);
         // Frames 0..=frameCount and two more loops: frame f shows frame f mod frameCount (§6).
         for f in 0..=3 * FRAME_COUNT {
             let wrapped = f % FRAME_COUNT;

@@ -404,7 +404,7 @@ fn check(data: &[u8], version: &str, major: u8) {
             .tracks
             .iter()
             .find(
-                |t| matches!(&t.target, Target::Material { material, property } if material == "Mat0" && property == p),
+                |t| matches!(&t.target, Target::Material { material, property } if &**material == "Mat0" && &**property == p),
             )
             .unwrap_or_else(|| panic!("no track {p}: {:?}", blink.tracks.iter().map(|t| &t.target).collect::<Vec<_>>()))
     };
@@ -415,7 +415,7 @@ fn check(data: &[u8], version: &str, major: u8) {
     assert!(close(s[1], 0.5) && close(s[4], 1.0) && close(s[2], 0.75), "{s:?}");
     let constant = by_prop("albedo_color.[+0x00]");
     assert_eq!(constant.values, Values::Scalar(vec![0.25]));
-    let textures: Vec<String> = ["TexA", "TexB", "TexC"].map(String::from).to_vec();
+    let textures: std::sync::Arc<[String]> = ["TexA", "TexB", "TexC"].map(String::from).into();
     let a0 = by_prop("_a0");
     assert_eq!(a0.interpolation, Interpolation::Step);
     assert!(close(a0.times[1], 5.0 / 30.0) && close(a0.times[2], 10.0 / 30.0));

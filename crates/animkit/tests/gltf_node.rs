@@ -135,7 +135,7 @@ fn skeleton_cubic_and_step_tracks_validate_and_play() {
                 target: Target::Material { material: "face".into(), property: "texture".into() },
                 interpolation: Interpolation::Step,
                 times: vec![0.0, 0.5],
-                values: Values::TextureIndex { indices: vec![0, 1], textures: vec!["a".into(), "b".into()] },
+                values: Values::TextureIndex { indices: vec![0, 1], textures: vec!["a".into(), "b".into()].into() },
             },
         ],
         ..Default::default()

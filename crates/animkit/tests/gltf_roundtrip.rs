@@ -263,7 +263,7 @@ fn non_transform_and_nlerp_tracks_survive_a_round_trip() {
                 target: Target::Material { material: "m".into(), property: "tex".into() },
                 interpolation: Interpolation::Step,
                 times: vec![0.0, 1.0],
-                values: Values::TextureIndex { indices: vec![1, 0], textures: vec!["x".into(), "y".into()] },
+                values: Values::TextureIndex { indices: vec![1, 0], textures: vec!["x".into(), "y".into()].into() },
             },
             Track {
                 target: Target::Bone(BoneRef { hash: Some(0xDEADBEEF), ..Default::default() }),

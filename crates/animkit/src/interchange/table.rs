@@ -54,7 +54,7 @@ pub fn texture_table(package: &Package) -> Result<(String, Vec<String>)> {
                 continue;
             };
             let (material, sampler) = match &track.target {
-                Target::Material { material, property } => (material.clone(), property.clone()),
+                Target::Material { material, property } => (material.to_string(), property.to_string()),
                 Target::Bone(b) => (b.label(), String::new()),
             };
             // The last frame is exclusive when it is the loop's end (frame_count frames, 0..n-1).
@@ -186,7 +186,7 @@ mod tests {
                 target: Target::Material { material: "m".into(), property: "_a0".into() },
                 interpolation: Interpolation::Step,
                 times: vec![0.0, 2.0 / 30.0],
-                values: Values::TextureIndex { indices: vec![0, 1], textures: vec!["a".into(), "b,c".into()] },
+                values: Values::TextureIndex { indices: vec![0, 1], textures: vec!["a".into(), "b,c".into()].into() },
             }],
             ..Default::default()
         };

@@ -76,7 +76,9 @@ pub enum Target {
     /// A bone or node of a hierarchy.
     Bone(BoneRef),
     /// A property of a material: a texture sampler, a texture transform component, visibility.
-    Material { material: String, property: String },
+    ///
+    /// The names are shared (`Arc<str>`): a material has many animated properties.
+    Material { material: Arc<str>, property: Arc<str> },
 }
 
 /// How a track names its bone: by whatever the format stores. At least one field is set.
@@ -106,10 +108,11 @@ pub enum Values {
     Translation(Vec<Vec3>),
     Scale(Vec<Vec3>),
     Scalar(Vec<f32>),
-    /// Indices into `textures`.
+    /// Indices into `textures`. The texture list is shared: a texture-pattern animation gives
+    /// every track the same one.
     TextureIndex {
         indices: Vec<u32>,
-        textures: Vec<String>,
+        textures: Arc<[String]>,
     },
     Visibility(Vec<bool>),
 }
@@ -278,6 +281,14 @@ impl Clip {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file of 9,000 tracks builds 9,000 of these in fresh memory: their size is part of the
+    /// cost of every read (the shared names and texture lists keep it at 112 bytes, not 128).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_track_is_112_bytes() {
+        assert_eq!(std::mem::size_of::<Track>(), 112);
+    }
 
     fn track(times: Vec<f32>, n: usize, interpolation: Interpolation) -> Track {
         Track { target: Target::Bone(BoneRef::named("a")), interpolation, times, values: Values::Scalar(vec![0.0; n]) }

@@ -337,9 +337,9 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
             };
             remapped.push(k as i64);
         }
-        if materials.last().map(|m| &m.name) != Some(material) {
+        if materials.last().map(|m| m.name.as_str()) != Some(&**material) {
             materials.push(MaterialPattern {
-                name: material.clone(),
+                name: material.to_string(),
                 begin_curve: 0,
                 begin_pat_anim: 0,
                 infos: Vec::new(),
@@ -396,7 +396,7 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
             i8::try_from(m.curves.len() - 1)
                 .map_err(|_| Error::unrepresentable("more than 127 curves in a material"))?
         };
-        m.infos.push(PatternInfo { curve_index, sub_bind_index: -1, sampler: property.clone() });
+        m.infos.push(PatternInfo { curve_index, sub_bind_index: -1, sampler: property.to_string() });
         m.base_values.push(u16::try_from(first).map_err(|_| Error::unrepresentable("texture index over 65535"))?);
     }
     if materials.is_empty() {
@@ -432,7 +432,7 @@ fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
             };
             let name = match (&t.target, material) {
                 (Target::Bone(b), false) => b.label(),
-                (Target::Material { material: m, .. }, true) => m.clone(),
+                (Target::Material { material: m, .. }, true) => m.to_string(),
                 _ => continue,
             };
             let index = names.len();
@@ -514,10 +514,10 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
             continue;
         };
         let mats = kinds.entry(kind).or_default();
-        if !mats.iter().any(|m| &m.0 == material) {
-            mats.push((material.clone(), Vec::new()));
+        if !mats.iter().any(|m| *m.0 == **material) {
+            mats.push((material.to_string(), Vec::new()));
         }
-        let Some(mat) = mats.iter_mut().find(|m| &m.0 == material) else {
+        let Some(mat) = mats.iter_mut().find(|m| *m.0 == **material) else {
             continue;
         };
         if !mat.1.iter().any(|p| p.0 == param) {

@@ -182,8 +182,8 @@ pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Cli
                     .get(ci)
                     .ok_or_else(|| Error::invalid(anim.at, format!("{}: curve {ci} out of range", p.name)))?;
                 let target = Target::Material {
-                    material: mat.name.clone(),
-                    property: format!("{}.{}", p.name, component(kind, curve.target)),
+                    material: mat.name.as_str().into(),
+                    property: format!("{}.{}", p.name, component(kind, curve.target)).into(),
                 };
                 if curve.is_float() {
                     let (times, keys) = union_cubic([Some(curve)], [0.0], fps, limits)?;
@@ -217,8 +217,8 @@ pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Cli
                 };
                 tracks.push(Track {
                     target: Target::Material {
-                        material: mat.name.clone(),
-                        property: format!("{}.{}", p.name, component(kind, t)),
+                        material: mat.name.as_str().into(),
+                        property: format!("{}.{}", p.name, component(kind, t)).into(),
                     },
                     interpolation: Interpolation::Step,
                     times: vec![0.0],

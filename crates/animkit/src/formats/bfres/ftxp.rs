@@ -9,6 +9,8 @@ use super::dict::entries_at;
 use super::strings::{name_at, name_field};
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
+use std::sync::Arc;
+
 use crate::model::{Clip, Interpolation, Target, Track, Values};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -162,9 +164,11 @@ pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
             .ok_or_else(|| Error::invalid(anim.at, format!("{what}: texture index {v} outside 0..{n}")))
     };
     let mut tracks = Vec::new();
+    let textures: Arc<[String]> = anim.textures.as_slice().into();
     for mat in &anim.materials {
+        let material: Arc<str> = mat.name.as_str().into();
         for (j, info) in mat.infos.iter().enumerate() {
-            let target = Target::Material { material: mat.name.clone(), property: info.sampler.clone() };
+            let target = Target::Material { material: material.clone(), property: info.sampler.as_str().into() };
             let (times, indices) = if info.curve_index >= 0 {
                 let curve = mat
                     .curves
@@ -189,7 +193,7 @@ pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
                 target,
                 interpolation: Interpolation::Step,
                 times,
-                values: Values::TextureIndex { indices, textures: anim.textures.clone() },
+                values: Values::TextureIndex { indices, textures: textures.clone() },
             });
         }
     }

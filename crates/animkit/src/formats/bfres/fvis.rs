@@ -90,7 +90,7 @@ pub fn to_clip(anim: &Fvis, fps: f32) -> Result<Clip> {
     let mut tracks = Vec::new();
     for (i, name) in anim.names.iter().enumerate() {
         let target = if anim.material() {
-            Target::Material { material: name.clone(), property: "visibility".into() }
+            Target::Material { material: name.as_str().into(), property: "visibility".into() }
         } else {
             Target::Bone(BoneRef::named(name.clone()))
         };

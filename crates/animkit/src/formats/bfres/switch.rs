@@ -575,6 +575,7 @@ pub fn fmaa_to_clip(anim: &Fmaa, fps: f32, limits: &Limits) -> Result<Clip> {
     };
     let mut clip = fshu::to_clip(&as_fshu, fshu::Kind::ShaderParam, fps, limits)?;
     let n = anim.textures.len();
+    let textures: std::sync::Arc<[String]> = anim.textures.as_slice().into();
     for mat in &anim.materials {
         for info in &mat.patterns {
             let what = format!("{} {}", mat.name, info.sampler);
@@ -608,10 +609,10 @@ pub fn fmaa_to_clip(anim: &Fmaa, fps: f32, limits: &Limits) -> Result<Clip> {
                 return Err(Error::invalid(anim.at, format!("{what}: neither a curve nor a constant")));
             };
             clip.tracks.push(Track {
-                target: Target::Material { material: mat.name.clone(), property: info.sampler.clone() },
+                target: Target::Material { material: mat.name.as_str().into(), property: info.sampler.as_str().into() },
                 interpolation: Interpolation::Step,
                 times,
-                values: Values::TextureIndex { indices, textures: anim.textures.clone() },
+                values: Values::TextureIndex { indices, textures: textures.clone() },
             });
         }
     }
