@@ -249,3 +249,77 @@ fn huge_counts_are_rejected_without_allocating() {
         }
     }
 }
+
+fn read_with(bytes: &[u8], params: &[(&str, &str)]) -> animkit::Result<Box<dyn Document>> {
+    let params = params.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect();
+    animkit::read(Bytes::copy_from_slice(bytes), None, &ReadOptions { params, ..Default::default() })
+}
+
+#[test]
+fn summary_follows_the_model_options() {
+    for (name, bytes) in common::corpus_files("ifp") {
+        for params in [[("timeline", "engine"), ("root", "keep")], [("timeline", "authored"), ("root", "in-place")]] {
+            let doc = read_with(&bytes, &params).unwrap();
+            let model = animkit::formats::Summary::of(&doc.to_model().unwrap());
+            assert_eq!(doc.summary().unwrap(), model, "{name} {params:?}");
+        }
+    }
+}
+
+/// §4.2: the engine plays every sequence from its first key. VC `getup` has sequences that start
+/// at 3.0625 s; on the engine timeline each starts at 0 and keeps its spacing and values.
+#[test]
+fn engine_timeline_starts_every_sequence_at_zero() {
+    let Some(bytes) = common::corpus_file("ifp", "vc_ped_anpk.ifp") else { return };
+    let authored = read(&bytes).to_model().unwrap();
+    let engine = read_with(&bytes, &[("timeline", "engine")]).unwrap().to_model().unwrap();
+    let mut late = 0;
+    for (a, e) in authored.clips.iter().zip(&engine.clips) {
+        let mut span = 0.0f32;
+        for (ta, te) in a.tracks.iter().zip(&e.tracks) {
+            let t0 = ta.times[0];
+            late += usize::from(t0 != 0.0);
+            let expected: Vec<f32> = ta.times.iter().map(|t| t - t0).collect();
+            assert_eq!(te.times, expected, "{} {}", a.name, ta.target.label());
+            assert_eq!(te.values, ta.values);
+            span = span.max(ta.times.last().unwrap() - t0);
+        }
+        assert_eq!(e.duration, span, "{}", a.name);
+    }
+    let getup = authored.clip("getup").unwrap();
+    assert!(getup.tracks.iter().any(|t| t.times[0] == 3.0625));
+    assert!(late > 0);
+    let bad = read_with(&bytes, &[("timeline", "game")]).err().expect("an unknown timeline is an error");
+    assert!(bad.to_string().contains("timeline=game"), "{bad}");
+}
+
+/// §7.2: `root=in-place` holds the root's X and Y at its first key; Z and every other bone stay.
+#[test]
+fn in_place_root_holds_the_horizontal_position() {
+    for file in ["vc_ped_anpk.ifp", "sa_ped_anp3.ifp"] {
+        let Some(bytes) = common::corpus_file("ifp", file) else { return };
+        let moving = read(&bytes).to_model().unwrap();
+        let in_place = read_with(&bytes, &[("root", "in-place")]).unwrap().to_model().unwrap();
+        let (mut roots, mut moved) = (0, 0);
+        for (m, p) in moving.clips.iter().zip(&in_place.clips) {
+            for (tm, tp) in m.tracks.iter().zip(&p.tracks) {
+                let (Values::Translation(vm), Values::Translation(vp)) = (&tm.values, &tp.values) else {
+                    assert_eq!(tm, tp);
+                    continue;
+                };
+                let bone = tm.target.bone().unwrap();
+                let root = bone.id == Some(0) || (bone.id.is_none() && bone.name.as_deref() == Some("Root"));
+                if !root {
+                    assert_eq!(vm, vp, "{file} {} {}", m.name, tm.target.label());
+                    continue;
+                }
+                roots += 1;
+                moved += usize::from(vm.iter().any(|v| (v.x, v.y) != (vm[0].x, vm[0].y)));
+                for (a, b) in vm.iter().zip(vp) {
+                    assert_eq!((b.x, b.y, b.z), (vm[0].x, vm[0].y, a.z), "{file} {}", m.name);
+                }
+            }
+        }
+        assert!(roots > 100 && moved > 50, "{file}: {roots} root tracks, {moved} moving");
+    }
+}

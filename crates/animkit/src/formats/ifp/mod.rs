@@ -61,8 +61,9 @@ impl Format for Ifp {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        let model_options = model::ModelOptions::from_params(&options.params)?;
         let file = read::read(&bytes, options.lenient)?;
-        Ok(Box::new(IfpDocument { file, limits: options.limits }))
+        Ok(Box::new(IfpDocument { file, limits: options.limits, model_options }))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -82,11 +83,12 @@ impl Format for Ifp {
 pub struct IfpDocument {
     pub file: IfpFile,
     limits: crate::formats::Limits,
+    model_options: model::ModelOptions,
 }
 
 impl IfpDocument {
     pub fn new(file: IfpFile) -> Self {
-        IfpDocument { file, limits: Default::default() }
+        IfpDocument { file, limits: Default::default(), model_options: Default::default() }
     }
 }
 
@@ -104,11 +106,11 @@ impl Document for IfpDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        model::to_model(&self.file, &self.limits)
+        model::to_model(&self.file, &self.limits, self.model_options)
     }
 
     fn summary(&self) -> Result<crate::formats::Summary> {
-        Ok(model::summary(&self.file))
+        Ok(model::summary(&self.file, self.model_options))
     }
 
     fn dump(&self) -> Result<serde_json::Value> {

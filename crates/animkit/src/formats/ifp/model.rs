@@ -6,8 +6,11 @@
 //! - Compressed frames: quaternion `i16/4096`, translation `i16/1024` m, time `i16/60` s.
 //! - Quaternions are normalised (the engine normalises after blending; a few retail keys are off
 //!   unit length by up to 30 %). A zero quaternion becomes the identity.
-//! - Times stay **absolute** (the authored timeline). The engine plays each sequence from its
-//!   first key, so a sequence whose first key is not 0 runs `t₀` early in game.
+//! - Times stay **absolute** (the authored timeline) unless [`ModelOptions::engine_timeline`]:
+//!   the engine plays each sequence from its first key, so a sequence whose first key is not 0
+//!   runs `t₀` early in game; that option re-times each sequence to `tᵢ − t₀` (§4.2, §7.2).
+//! - [`ModelOptions::in_place_root`] holds the root bone's horizontal position (§7.2): the root
+//!   (tag 0, or a tagless bone named `Root`, `Normal` or `player`) carries the clump's motion.
 //! - Clip duration is the engine's `CalcTotalTime`: `max(0, max last key time)`.
 //! - Rotations slerp (shortest arc), translations and scales lerp; equal times step.
 //! - An object with zero frames animates nothing and yields no track.
@@ -28,6 +31,66 @@ fn unit(q: Vec4) -> Quat {
         Quat::from_vec4(q / len)
     } else {
         Quat::IDENTITY
+    }
+}
+
+/// How [`to_model`] lays out the keys, from the read parameters `timeline` and `root`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModelOptions {
+    /// `timeline=engine`: every sequence starts at 0 (`tᵢ − t₀`), as the game plays it.
+    /// The default, `timeline=authored`, keeps the stored times.
+    pub engine_timeline: bool,
+    /// `root=in-place`: the root bone's X and Y stay at its first key's (Z, the height, is kept),
+    /// so a walk walks on the spot. The default, `root=keep`, keeps the root motion.
+    pub in_place_root: bool,
+}
+
+impl ModelOptions {
+    /// Reads `timeline=authored|engine` and `root=keep|in-place`; other keys are not IFP's.
+    pub fn from_params(params: &std::collections::BTreeMap<String, String>) -> Result<Self> {
+        let choice = |key: &str, no: &str, yes: &str| match params.get(key).map(|v| v.to_ascii_lowercase()) {
+            None => Ok(false),
+            Some(v) if v == no => Ok(false),
+            Some(v) if v == yes => Ok(true),
+            Some(v) => Err(Error::unsupported(format!("{key}={v}: expected {no} or {yes}"))),
+        };
+        Ok(ModelOptions {
+            engine_timeline: choice("timeline", "authored", "engine")?,
+            in_place_root: choice("root", "keep", "in-place")?,
+        })
+    }
+
+    /// Re-times and flattens one sequence's keys as asked.
+    fn apply(self, bone: &BoneRef, keys: &mut Keys) {
+        if let (true, Some(&t0)) = (self.engine_timeline, keys.times.first()) {
+            keys.times.iter_mut().for_each(|t| *t -= t0);
+        }
+        if let (true, Some(translations)) = (self.in_place_root && is_root(bone), &mut keys.translations) {
+            if let Some(&first) = translations.first() {
+                translations.iter_mut().for_each(|v| (v.x, v.y) = (first.x, first.y));
+            }
+        }
+    }
+
+    /// A sequence's span on the chosen timeline, from its first and last key times.
+    fn last_time(self, first: f32, last: f32) -> f32 {
+        if self.engine_timeline {
+            last - first
+        } else {
+            last
+        }
+    }
+}
+
+/// Whether a bone is the ped root, which carries the clump's motion: HAnim tag 0, or without a tag
+/// the root's name in any game (`Root` in VC and SA, `Normal` in some SA files, `player` in III).
+fn is_root(bone: &BoneRef) -> bool {
+    match bone.id {
+        Some(id) => id == 0,
+        None => bone.name.as_deref().is_some_and(|n| {
+            let n = n.trim();
+            ["root", "normal", "player"].iter().any(|r| n.eq_ignore_ascii_case(r))
+        }),
     }
 }
 
@@ -292,19 +355,30 @@ fn anpk_track_count(anim: &AnpkAnimation) -> usize {
         .sum()
 }
 
-/// The last key time of a sequence, decoded from its last frame only.
-fn v2_last_time(seq: &V2Sequence) -> Option<f32> {
-    let f = seq.frames.get(seq.frames.len().checked_sub(seq.frame_type.size())?..)?;
+/// The time of one ANP2/ANP3 frame, decoded from that frame alone.
+fn v2_frame_time(seq: &V2Sequence, frame: &[u8]) -> Option<f32> {
     Some(if seq.frame_type.compressed() {
-        f32::from(i16::from_le_bytes([*f.get(8)?, *f.get(9)?])) / 60.0
+        ticks_to_seconds(f32::from(i16::from_le_bytes([*frame.get(8)?, *frame.get(9)?])))
     } else {
-        f32::from_le_bytes(f.get(16..20)?.try_into().ok()?)
+        f32::from_le_bytes(frame.get(16..20)?.try_into().ok()?)
     })
 }
 
-fn anpk_last_time(chunk: &KeyChunk) -> Option<f32> {
-    let b = chunk.frames.len().checked_sub(4)?;
-    Some(f32::from_le_bytes(chunk.frames.get(b..)?.try_into().ok()?))
+/// The last key time of a sequence on the chosen timeline, decoded from its first and last frames.
+fn v2_last_time(seq: &V2Sequence, options: ModelOptions) -> Option<f32> {
+    let size = seq.frame_type.size();
+    let first = v2_frame_time(seq, seq.frames.get(..size)?)?;
+    let last = v2_frame_time(seq, seq.frames.get(seq.frames.len().checked_sub(size)?..)?)?;
+    Some(options.last_time(first, last))
+}
+
+fn anpk_last_time(chunk: &KeyChunk, options: ModelOptions) -> Option<f32> {
+    let time_at = |end: usize| -> Option<f32> {
+        Some(f32::from_le_bytes(chunk.frames.get(end.checked_sub(4)?..end)?.try_into().ok()?))
+    };
+    let first = time_at(chunk.kind.frame_size())?;
+    let last = time_at(chunk.frames.len())?;
+    Some(options.last_time(first, last))
 }
 
 /// The engine's clip length (`CalcTotalTime`): the latest last key, and at least 0.
@@ -314,7 +388,7 @@ fn duration(last_times: impl Iterator<Item = f32>) -> f32 {
 
 /// What `info` shows, computed from the raw layer without decoding keys; always equal to the
 /// summary of [`to_model`]'s result.
-pub fn summary(file: &IfpFile) -> Summary {
+pub fn summary(file: &IfpFile, options: ModelOptions) -> Summary {
     let mut clips = Vec::with_capacity(file.animation_count());
     let track = |tracks: &mut Vec<TrackSummary>, bone: BoneRef, keys: usize, t: bool, s: bool| {
         let target = Target::Bone(bone);
@@ -335,7 +409,7 @@ pub fn summary(file: &IfpFile) -> Summary {
                         false,
                     );
                 }
-                let duration_s = duration(seqs().filter_map(v2_last_time));
+                let duration_s = duration(seqs().filter_map(|s| v2_last_time(s, options)));
                 clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
             }
         }
@@ -353,7 +427,7 @@ pub fn summary(file: &IfpFile) -> Summary {
                         k.kind == KeyKind::Rts,
                     );
                 }
-                let duration_s = duration(objects().filter_map(|(_, k)| anpk_last_time(k)));
+                let duration_s = duration(objects().filter_map(|(_, k)| anpk_last_time(k, options)));
                 clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
             }
         }
@@ -367,7 +441,7 @@ fn clip(name: String, tracks: Vec<Track>) -> Clip {
 }
 
 /// Converts a parsed file to the model.
-pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
+pub fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -> Result<Package> {
     let total_keys: u64 = match &file.body {
         Body::Anpk(a) => a
             .animations
@@ -396,13 +470,15 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
                 let anim_name = latin1_until_nul(&anim.name);
                 let mut tracks = Vec::with_capacity(v2_track_count(anim));
                 for (si, seq) in anim.sequences.iter().enumerate().filter(|(_, s)| !s.frames.is_empty()) {
-                    let keys = decode_v2(seq);
+                    let bone = v2_bone(seq, &mut names);
+                    let mut keys = decode_v2(seq);
+                    options.apply(&bone, &mut keys);
                     check_times(&keys.times).map_err(|m| {
                         Error::new(crate::ErrorKind::Invalid, None, m)
                             .within(format!("sequence {si}"))
                             .within(format!("animation {ai} \"{anim_name}\""))
                     })?;
-                    push_tracks(&mut tracks, v2_bone(seq, &mut names), keys);
+                    push_tracks(&mut tracks, bone, keys);
                 }
                 clips.push(clip(anim_name, tracks));
             }
@@ -416,13 +492,15 @@ pub fn to_model(file: &IfpFile, limits: &Limits) -> Result<Package> {
                 let mut tracks = Vec::with_capacity(anpk_track_count(anim));
                 for (oi, obj) in anim.objects.iter().enumerate() {
                     let Some(chunk) = &obj.keys else { continue };
-                    let keys = decode_anpk(chunk);
+                    let bone = anpk_bone(obj, &mut names);
+                    let mut keys = decode_anpk(chunk);
+                    options.apply(&bone, &mut keys);
                     check_times(&keys.times).map_err(|m| {
                         Error::new(crate::ErrorKind::Invalid, None, m)
                             .within(format!("object {oi}"))
                             .within(format!("animation {ai} \"{anim_name}\""))
                     })?;
-                    push_tracks(&mut tracks, anpk_bone(obj, &mut names), keys);
+                    push_tracks(&mut tracks, bone, keys);
                 }
                 clips.push(clip(anim_name, tracks));
             }
