@@ -134,6 +134,22 @@ fn sigkill_mid_write_leaves_old_or_complete_output() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Runs `animkit convert INPUT -o OUTPUT` where files over 32 KiB cannot be written (`ulimit -f
+/// 64`): with SIGXFSZ ignored (inherited across exec) the write fails with EFBIG and the CLI takes
+/// its error path.
+fn convert_with_file_size_limit(input: &Path, output: &Path) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 64 && exec \"$0\" convert \"$1\" -o \"$2\"")
+        .arg(env!("CARGO_BIN_EXE_animkit"))
+        .arg(input)
+        .arg(output)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn injected_write_failure_keeps_old_output_and_leaves_no_temp() {
     let dir = temp_dir("efbig");
@@ -141,18 +157,7 @@ fn injected_write_failure_keeps_old_output_and_leaves_no_temp() {
     let output = dir.join("out.glb");
     let old = b"the old output".to_vec();
     std::fs::write(&output, &old).unwrap();
-    // `ulimit -f 64`: files over 32 KiB cannot be written; with SIGXFSZ ignored (inherited across
-    // exec) the write fails with EFBIG and the CLI takes its error path.
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg("trap '' XFSZ; ulimit -f 64 && exec \"$0\" convert \"$1\" -o \"$2\"")
-        .arg(env!("CARGO_BIN_EXE_animkit"))
-        .arg(&input)
-        .arg(&output)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
+    let status = convert_with_file_size_limit(&input, &output);
     assert!(!status.status.success(), "the write must fail");
     let stderr = String::from_utf8_lossy(&status.stderr);
     assert!(stderr.contains("out.glb"), "the error names the output: {stderr}");
@@ -161,17 +166,7 @@ fn injected_write_failure_keeps_old_output_and_leaves_no_temp() {
 
     // Without an old file: nothing at the output path afterwards.
     std::fs::remove_file(&output).unwrap();
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg("trap '' XFSZ; ulimit -f 64 && exec \"$0\" convert \"$1\" -o \"$2\"")
-        .arg(env!("CARGO_BIN_EXE_animkit"))
-        .arg(&input)
-        .arg(&output)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(!status.success());
+    assert!(!convert_with_file_size_limit(&input, &output).status.success());
     assert!(!output.exists(), "no partial output");
     assert!(others(&dir, &[&input]).is_empty(), "no temporary file is left");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -545,10 +545,9 @@ pub(crate) mod tests {
         }
     }
 
-    #[test]
-    fn v1_padding_and_tail_are_kept() {
-        // Drop bone 1's middle key: K = 4 → S = 28 + 64 + 12 + 8 = 112 (aligned). Use T = 2 with
-        // B = 1 instead: S = 28 + 32 + 8 + 2 = 70 → 2 bytes of CD padding.
+    /// A big-endian V1 asset with B = 1, T = 2, K = 2 (identity keys at times 0 and `second`),
+    /// without its padding: S = 28 + 32 + 8 + 2 = 70, so a canonical file adds 2 bytes of `CD`.
+    fn one_bone_v1_unpadded(second: f32) -> Vec<u8> {
         let mut w = Writer::new(Endian::Big);
         w.u32(MAGIC);
         w.u32(0);
@@ -561,10 +560,14 @@ pub(crate) mod tests {
             [0i16, 0, 0, 32767, 0, 0, 0].iter().for_each(|&v| w.i16(v));
         }
         w.f32(0.0);
-        w.f32(1.0 / 30.0);
+        w.f32(second);
         w.u16(0);
-        w.fill(PAD, 2);
-        let bytes = Bytes::from(w.into_vec());
+        w.into_vec()
+    }
+
+    #[test]
+    fn v1_padding_and_tail_are_kept() {
+        let bytes = Bytes::from([one_bone_v1_unpadded(1.0 / 30.0), vec![PAD; 2]].concat());
         assert_eq!(bytes.len(), 72);
         let (skb, _) = read(&bytes, None).unwrap();
         assert_eq!(&skb.tail[..], &[0xCD, 0xCD]);
@@ -638,24 +641,8 @@ pub(crate) mod tests {
     #[test]
     fn peer_tool_variants_read_and_repair() {
         use crate::formats::evilengine::lint::{lint_skb, repair_skb};
-        // B = 1, T = 2, K = 2: S = 28 + 32 + 8 + 2 = 70, canonical file 72 bytes (CD CD).
-        let base = {
-            let mut w = Writer::new(Endian::Big);
-            w.u32(MAGIC);
-            w.u32(0);
-            w.u16(1);
-            w.u16(2);
-            w.u32(2);
-            [0.0f32; 3].iter().for_each(|&s| w.f32(s));
-            for ti in [0u16, 1] {
-                w.u16(ti);
-                [0i16, 0, 0, 32767, 0, 0, 0].iter().for_each(|&v| w.i16(v));
-            }
-            w.f32(0.0);
-            w.f32(0.5);
-            w.u16(0);
-            w.into_vec()
-        };
+        // Canonical: 70 bytes of content and CD CD.
+        let base = one_bone_v1_unpadded(0.5);
         let canonical = [base.clone(), vec![PAD; 2]].concat();
         let variants = [
             base.clone(),                            // no padding
