@@ -255,3 +255,19 @@ fn common_root_node_is_not_imported_as_a_bone() {
     assert_eq!(names.len(), package.skeleton.unwrap().bones.len() + 4, "{names:?}");
     assert_eq!(imported.clips.len(), package.clips.len());
 }
+
+/// The IFP §7.2 read options change times and root positions: the exports still validate.
+#[test]
+fn ifp_exports_on_the_engine_timeline_in_place_validate_cleanly() {
+    let mut packages = Vec::new();
+    for file in ["vc_ped_anpk.ifp", "sa_ped_anp3.ifp"] {
+        let Some(bytes) = common::corpus_file("ifp", file) else { return };
+        let mut options = ReadOptions::default();
+        options.params.insert("timeline".into(), "engine".into());
+        options.params.insert("root".into(), "in-place".into());
+        let doc = animkit::read(Bytes::from(bytes), Some(Path::new(file)), &options).unwrap();
+        packages.push((format!("{file}-engine-in-place"), doc.to_model().unwrap()));
+    }
+    let (files, clips) = validate_all("ifp-options", &packages);
+    assert!((files, clips) == (2, 234 + 294) || tools().is_none());
+}
