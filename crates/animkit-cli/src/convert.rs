@@ -25,6 +25,10 @@ pub struct Args {
     /// A file holding the skeleton to bind tracks to (any format that carries one).
     #[arg(long)]
     skeleton: Option<PathBuf>,
+    /// The translation keys are offsets from the skeleton's rest pose (GTA III and Vice City
+    /// non-skinned objects): add each bone's rest translation. Needs --skeleton.
+    #[arg(long, requires = "skeleton")]
+    rest_offsets: bool,
     /// Allow the output to replace the input (a backup `NAME.bak` is kept).
     #[arg(long)]
     in_place: bool,
@@ -129,6 +133,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let mut package = doc.to_model()?;
         if let Some(s) = &skeleton {
             package.skeleton = Some(s.clone());
+        }
+        if args.rest_offsets {
+            let tracks = package.add_rest_translations();
+            messages.push(format!("{}: rest translation added to {tracks} translation tracks", job.input.display()));
         }
         let written = format.from_model(&package, &write_options)?;
         write_output(&job.output, &written.document.write()?, Some(&job.input), args.in_place)?;

@@ -2,7 +2,8 @@
 
 mod common;
 
-use common::{animkit, code, corpus, example, temp_dir};
+use animkit::model::Values;
+use common::{animkit, code, corpus, example, ok, repo, temp_dir};
 
 #[test]
 fn formats_lists_the_registry() {
@@ -130,4 +131,39 @@ fn sample_prints_the_pose_as_json() {
     let half = (25.0 * 60f64.to_radians().sin() / 2.0).to_radians();
     let expect = [half.sin(), 0.0, 0.0, half.cos()];
     assert!(q.iter().zip(expect).all(|(a, b)| (a - b).abs() < 1e-3), "{q:?}");
+}
+
+/// `--rest-offsets` (GTA III/VC non-skinned objects): each translation key becomes key + the
+/// bound bone's rest translation, checked against the rig's own rest pose.
+#[test]
+fn convert_adds_rest_translations_when_keys_are_offsets() {
+    let dir = temp_dir("rest-offsets");
+    let rig = repo().join("examples/walk_cycle_rig.glb");
+    let (plain, offset) = (dir.join("plain.glb"), dir.join("offset.glb"));
+    let input = example();
+    for (out, extra) in [(&plain, None), (&offset, Some("--rest-offsets"))] {
+        let mut args = vec!["convert", &input, "--skeleton", rig.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        args.extend(extra);
+        ok(&animkit(&args));
+    }
+    let o = animkit(&["convert", &input, "--rest-offsets", "-o", dir.join("x.glb").to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "--rest-offsets needs --skeleton");
+
+    let model = |p: &std::path::Path| animkit::open(p).unwrap().to_model().unwrap();
+    let (plain, offset) = (model(&plain), model(&offset));
+    let skeleton = animkit::open(&rig).unwrap().to_model().unwrap().skeleton.unwrap();
+    let mut checked = 0;
+    for (a, b) in plain.clips[0].tracks.iter().zip(&offset.clips[0].tracks) {
+        match (&a.values, &b.values) {
+            (Values::Translation(va), Values::Translation(vb)) => {
+                let rest = skeleton.bones[skeleton.find(a.target.bone().unwrap()).unwrap()].rest.translation;
+                for (x, y) in va.iter().zip(vb) {
+                    assert!((*x + rest - *y).length() < 1e-5, "{}: {x} + {rest} ≠ {y}", a.target.label());
+                }
+                checked += usize::from(rest.length() > 0.0);
+            }
+            _ => assert_eq!(a, b),
+        }
+    }
+    assert!(checked > 0, "some bound bone has a non-zero rest translation");
 }

@@ -269,6 +269,30 @@ impl Package {
     pub fn key_count(&self) -> usize {
         self.clips.iter().flat_map(|c| &c.tracks).map(Track::key_count).sum()
     }
+
+    /// For sources whose translation keys are offsets from the rest pose (GTA III and Vice City
+    /// non-skinned objects: the engine adds the node's rest translation, `ifp.md` §4.4): adds each
+    /// bound bone's rest translation to its translation keys, making them the absolute local
+    /// positions every other consumer expects. Cubic tangents are rates and stay. Returns how many
+    /// tracks changed; none without a skeleton.
+    pub fn add_rest_translations(&mut self) -> usize {
+        let Some(skeleton) = &self.skeleton else { return 0 };
+        let mut changed = 0;
+        for track in self.clips.iter_mut().flat_map(|c| &mut c.tracks) {
+            let Values::Translation(values) = &mut track.values else { continue };
+            let Some(bone) = track.target.bone().and_then(|b| skeleton.find(b)) else { continue };
+            let Some(rest) = skeleton.bones.get(bone).map(|b| b.rest.translation) else { continue };
+            let cubic = track.interpolation == Interpolation::CubicSpline;
+            for (i, v) in values.iter_mut().enumerate() {
+                // Cubic tracks store in-tangent, value, out-tangent: only the value moves.
+                if !cubic || i % 3 == 1 {
+                    *v += rest;
+                }
+            }
+            changed += 1;
+        }
+        changed
+    }
 }
 
 impl Clip {
@@ -281,6 +305,37 @@ impl Clip {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rest_translations_are_added_to_bound_translation_keys() {
+        let rest = |x: f32| Transform { translation: Vec3::new(x, 2.0, 3.0), ..Default::default() };
+        let bone = |name: &str, x: f32| Bone { name: name.into(), rest: rest(x), ..Default::default() };
+        let skeleton = Skeleton { bones: vec![bone("door", 10.0), bone("hinge", 20.0)] };
+        let translation = |name: &str, interpolation, values: Vec<Vec3>| Track {
+            target: Target::Bone(BoneRef::named(name)),
+            interpolation,
+            times: vec![0.0; values.len() / if interpolation == Interpolation::CubicSpline { 3 } else { 1 }],
+            values: Values::Translation(values),
+        };
+        let clip = Clip {
+            tracks: vec![
+                translation("DOOR", Interpolation::Linear, vec![Vec3::ZERO, Vec3::X]),
+                translation("hinge", Interpolation::CubicSpline, vec![Vec3::ONE, Vec3::Y, Vec3::ONE]),
+                translation("elsewhere", Interpolation::Linear, vec![Vec3::Z]),
+                track(vec![0.0], 1, Interpolation::Linear),
+            ],
+            ..Default::default()
+        };
+        let mut package = Package { clips: vec![clip.clone()], ..Default::default() };
+        assert_eq!(package.add_rest_translations(), 0, "no skeleton, nothing to add");
+        package.skeleton = Some(skeleton);
+        assert_eq!(package.add_rest_translations(), 2);
+        let values = |i: usize| package.clips[0].tracks[i].values.clone();
+        assert_eq!(values(0), Values::Translation(vec![Vec3::new(10.0, 2.0, 3.0), Vec3::new(11.0, 2.0, 3.0)]));
+        assert_eq!(values(1), Values::Translation(vec![Vec3::ONE, Vec3::new(20.0, 3.0, 3.0), Vec3::ONE]));
+        assert_eq!(values(2), clip.tracks[2].values);
+        assert_eq!(values(3), clip.tracks[3].values);
+    }
 
     /// A file of 9,000 tracks builds 9,000 of these in fresh memory: their size is part of the
     /// cost of every read (the shared names and texture lists keep it at 112 bytes, not 128).
