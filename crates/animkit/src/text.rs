@@ -40,7 +40,12 @@ pub struct NameInterner<const N: usize> {
 impl<const N: usize> NameInterner<N> {
     /// The name in `buf` (as [`latin1_until_nul`]), shared.
     pub fn name(&mut self, buf: &[u8; N]) -> Arc<str> {
-        self.names.entry(*buf).or_insert_with(|| latin1(until_nul(buf)).into()).clone()
+        if let Some(name) = self.names.get(buf) {
+            return name.clone();
+        }
+        let name: Arc<str> = latin1(until_nul(buf)).into();
+        self.names.insert(*buf, name.clone());
+        name
     }
 }
 
