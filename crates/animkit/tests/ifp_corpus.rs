@@ -258,7 +258,10 @@ fn read_with(bytes: &[u8], params: &[(&str, &str)]) -> animkit::Result<Box<dyn D
 #[test]
 fn summary_follows_the_model_options() {
     for (name, bytes) in common::corpus_files("ifp") {
-        for params in [[("timeline", "engine"), ("root", "keep")], [("timeline", "authored"), ("root", "in-place")]] {
+        for params in [
+            [("timeline", "engine"), ("root", "keep"), ("scale", "drop")],
+            [("timeline", "authored"), ("root", "in-place"), ("scale", "keep")],
+        ] {
             let doc = read_with(&bytes, &params).unwrap();
             let model = animkit::formats::Summary::of(&doc.to_model().unwrap());
             assert_eq!(doc.summary().unwrap(), model, "{name} {params:?}");
@@ -291,6 +294,48 @@ fn engine_timeline_starts_every_sequence_at_zero() {
     assert!(late > 0);
     let bad = read_with(&bytes, &[("timeline", "game")]).err().expect("an unknown timeline is an error");
     assert!(bad.to_string().contains("timeline=game"), "{bad}");
+}
+
+/// §4.4, §7.2: every game drops KRTS scale, so the model has scale tracks only with `scale=keep`;
+/// then one per KRTS object, holding the stored f32 fields 28..40 of each 44-byte frame.
+#[test]
+fn krts_scale_reaches_the_model_only_on_request() {
+    use animkit::formats::ifp::raw::KeyKind;
+    use animkit::model::Channel;
+    let Some(bytes) = common::corpus_file("ifp", "vc_ped_anpk.ifp") else { return };
+    let default = read(&bytes).to_model().unwrap();
+    assert!(default.clips.iter().flat_map(|c| &c.tracks).all(|t| t.channel() != Channel::Scale));
+    let doc = read_with(&bytes, &[("scale", "keep")]).unwrap();
+    let kept = doc.to_model().unwrap();
+    let Body::Anpk(anpk) = &ifp(doc.as_ref()).body else { panic!("VC ped.ifp is ANPK") };
+    let (mut objects, mut keys, mut not_one, mut worst) = (0, 0, 0, 0.0f32);
+    for (anim, clip) in anpk.animations.iter().zip(&kept.clips) {
+        let mut scales = clip.tracks.iter().filter_map(|t| match &t.values {
+            Values::Scale(s) => Some(s),
+            _ => None,
+        });
+        for chunk in anim.objects.iter().filter_map(|o| o.keys.as_ref()).filter(|k| k.kind == KeyKind::Rts) {
+            let stored: Vec<glam::Vec3> = chunk
+                .frames
+                .chunks_exact(44)
+                .map(|f| {
+                    let at = |i: usize| f32::from_le_bytes(f[i..i + 4].try_into().unwrap());
+                    glam::Vec3::new(at(28), at(32), at(36))
+                })
+                .collect();
+            let track = scales.next().unwrap_or_else(|| panic!("{}: a scale track per KRTS object", clip.name));
+            assert_eq!(track, &stored, "{}", clip.name);
+            objects += 1;
+            keys += stored.len();
+            not_one += stored.iter().filter(|s| !s.abs_diff_eq(glam::Vec3::ONE, 1e-4)).count();
+            worst = stored.iter().map(|s| (*s - glam::Vec3::ONE).abs().max_element()).fold(worst, f32::max);
+        }
+        assert!(scales.next().is_none(), "{}: no scale track without a KRTS object", clip.name);
+    }
+    assert!(objects > 0 && keys > 0, "VC ped.ifp has KRTS objects");
+    eprintln!("vc_ped_anpk.ifp: {objects} KRTS objects, {keys} scale keys, {not_one} off 1 by > 1e-4, worst {worst}");
+    let bad = read_with(&bytes, &[("scale", "yes")]).err().expect("an unknown scale choice is an error");
+    assert!(bad.to_string().contains("scale=yes"), "{bad}");
 }
 
 /// §7.2: `root=in-place` holds the root's X and Y at its first key; Z and every other bone stay.

@@ -477,17 +477,23 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
                         .fixable(),
                     );
                 }
-                let keys = decode_anpk(k);
+                let keys = decode_anpk(k, true);
                 if let Some(t0) = l.keys(&keys, pos + 8, &opath).filter(|&t| t != 0.0) {
                     late.push((pos + 8, t0));
                 }
                 l.norms(raw_norms(&k.frames, k.kind.frame_size(), false), pos + 8, &opath);
                 if let Some(scales) = &keys.scales {
-                    if scales.iter().any(|s| !s.abs_diff_eq(glam::Vec3::ONE, 1e-4)) {
+                    let off = |s: &glam::Vec3| (*s - glam::Vec3::ONE).abs().max_element();
+                    let worst = scales.iter().copied().max_by(|a, b| off(a).total_cmp(&off(b)));
+                    if let Some(worst) = worst.filter(|s| off(s) > 1e-4) {
                         l.push(
-                            Finding::new(Warning, "scale-not-one", "KRTS scale ≠ 1: every game discards it")
-                                .at(pos)
-                                .path(&opath),
+                            Finding::new(
+                                Warning,
+                                "scale-not-one",
+                                format!("KRTS scale ≠ 1 (furthest {worst}): every game discards it"),
+                            )
+                            .at(pos)
+                            .path(&opath),
                         );
                     }
                 }

@@ -11,6 +11,8 @@
 //!   runs `t₀` early in game; that option re-times each sequence to `tᵢ − t₀` (§4.2, §7.2).
 //! - [`ModelOptions::in_place_root`] holds the root bone's horizontal position (§7.2): the root
 //!   (tag 0, or a tagless bone named `Root`, `Normal` or `player`) carries the clump's motion.
+//! - KRTS scale keys are dropped, as every game drops them (§4.4; 12,757 of 12,758 observed are 1),
+//!   unless [`ModelOptions::keep_scale`] asks for them (§7.2: "scale channels only on request").
 //! - Clip duration is the engine's `CalcTotalTime`: `max(0, max last key time)`.
 //! - Rotations slerp (shortest arc), translations and scales lerp; equal times step.
 //! - An object with zero frames animates nothing and yields no track.
@@ -34,7 +36,7 @@ fn unit(q: Vec4) -> Quat {
     }
 }
 
-/// How [`to_model`] lays out the keys, from the read parameters `timeline` and `root`.
+/// How [`to_model`] lays out the keys, from the read parameters `timeline`, `root` and `scale`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ModelOptions {
     /// `timeline=engine`: every sequence starts at 0 (`tᵢ − t₀`), as the game plays it.
@@ -43,10 +45,14 @@ pub struct ModelOptions {
     /// `root=in-place`: the root bone's X and Y stay at its first key's (Z, the height, is kept),
     /// so a walk walks on the spot. The default, `root=keep`, keeps the root motion.
     pub in_place_root: bool,
+    /// `scale=keep`: ANPK KRTS scale keys become scale tracks. The default, `scale=drop`, drops
+    /// them as the games do.
+    pub keep_scale: bool,
 }
 
 impl ModelOptions {
-    /// Reads `timeline=authored|engine` and `root=keep|in-place`; other keys are not IFP's.
+    /// Reads `timeline=authored|engine`, `root=keep|in-place` and `scale=drop|keep`; other keys
+    /// are not IFP's.
     pub fn from_params(params: &std::collections::BTreeMap<String, String>) -> Result<Self> {
         let choice = |key: &str, no: &str, yes: &str| match params.get(key).map(|v| v.to_ascii_lowercase()) {
             None => Ok(false),
@@ -57,6 +63,7 @@ impl ModelOptions {
         Ok(ModelOptions {
             engine_timeline: choice("timeline", "authored", "engine")?,
             in_place_root: choice("root", "keep", "in-place")?,
+            keep_scale: choice("scale", "drop", "keep")?,
         })
     }
 
@@ -70,6 +77,11 @@ impl ModelOptions {
                 translations.iter_mut().for_each(|v| (v.x, v.y) = (first.x, first.y));
             }
         }
+    }
+
+    /// Whether a key chunk of this kind yields a scale track.
+    fn scale_of(self, kind: KeyKind) -> bool {
+        kind == KeyKind::Rts && self.keep_scale
     }
 
     /// A sequence's span on the chosen timeline, from its first and last key times.
@@ -231,8 +243,8 @@ pub fn decode_v2(seq: &V2Sequence) -> Keys {
     keys
 }
 
-/// Decodes an ANPK key chunk, conjugating the stored quaternions.
-pub fn decode_anpk(chunk: &KeyChunk) -> Keys {
+/// Decodes an ANPK key chunk, conjugating the stored quaternions; KRTS scales only if `keep_scale`.
+pub fn decode_anpk(chunk: &KeyChunk, keep_scale: bool) -> Keys {
     /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32.
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys) {
         for f in frames.as_chunks::<N>().0 {
@@ -249,7 +261,7 @@ pub fn decode_anpk(chunk: &KeyChunk) -> Keys {
         }
     }
     let kind = chunk.kind;
-    let mut keys = Keys::with_capacity(chunk.frame_count(), kind != KeyKind::R, kind == KeyKind::Rts);
+    let mut keys = Keys::with_capacity(chunk.frame_count(), kind != KeyKind::R, kind == KeyKind::Rts && keep_scale);
     match kind {
         KeyKind::R => decode::<20>(&chunk.frames, &mut keys),
         KeyKind::Rt => decode::<32>(&chunk.frames, &mut keys),
@@ -347,11 +359,11 @@ fn v2_track_count(anim: &V2Animation) -> usize {
         .sum()
 }
 
-fn anpk_track_count(anim: &AnpkAnimation) -> usize {
+fn anpk_track_count(anim: &AnpkAnimation, options: ModelOptions) -> usize {
     anim.objects
         .iter()
         .filter_map(|o| o.keys.as_ref())
-        .map(|k| channels(k.kind != KeyKind::R, k.kind == KeyKind::Rts).count())
+        .map(|k| channels(k.kind != KeyKind::R, options.scale_of(k.kind)).count())
         .sum()
 }
 
@@ -416,7 +428,7 @@ pub fn summary(file: &IfpFile, options: ModelOptions) -> Summary {
         Body::Anpk(anpk) => {
             let mut names = NameInterner::default();
             for anim in &anpk.animations {
-                let mut tracks = Vec::with_capacity(anpk_track_count(anim));
+                let mut tracks = Vec::with_capacity(anpk_track_count(anim, options));
                 let objects = || anim.objects.iter().filter_map(|o| Some((o, o.keys.as_ref()?)));
                 for (obj, k) in objects() {
                     track(
@@ -424,7 +436,7 @@ pub fn summary(file: &IfpFile, options: ModelOptions) -> Summary {
                         anpk_bone(obj, &mut names),
                         k.frame_count(),
                         k.kind != KeyKind::R,
-                        k.kind == KeyKind::Rts,
+                        options.scale_of(k.kind),
                     );
                 }
                 let duration_s = duration(objects().filter_map(|(_, k)| anpk_last_time(k, options)));
@@ -489,11 +501,11 @@ pub fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -> Resul
             clips = Vec::with_capacity(anpk.animations.len());
             for (ai, anim) in anpk.animations.iter().enumerate() {
                 let anim_name = latin1_until_nul(&anim.name);
-                let mut tracks = Vec::with_capacity(anpk_track_count(anim));
+                let mut tracks = Vec::with_capacity(anpk_track_count(anim, options));
                 for (oi, obj) in anim.objects.iter().enumerate() {
                     let Some(chunk) = &obj.keys else { continue };
                     let bone = anpk_bone(obj, &mut names);
-                    let mut keys = decode_anpk(chunk);
+                    let mut keys = decode_anpk(chunk, options.keep_scale);
                     options.apply(&bone, &mut keys);
                     check_times(&keys.times).map_err(|m| {
                         Error::new(crate::ErrorKind::Invalid, None, m)
