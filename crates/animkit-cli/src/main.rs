@@ -13,6 +13,7 @@ mod formats;
 mod info;
 mod pack;
 mod repair;
+mod replace;
 mod sample;
 mod view;
 
@@ -52,6 +53,8 @@ enum Command {
     Sample(sample::Args),
     /// Take the assets out of an archive.
     Extract(extract::Args),
+    /// Put a file back into an archive, as the entry extract named (the inverse of extract).
+    Replace(replace::Args),
     /// Preview files in a browser: a local page (127.0.0.1 only) or one self-contained HTML file.
     View(view::Args),
 }
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Repair(a) => repair::run(a),
         Command::Sample(a) => sample::run(a),
         Command::Extract(a) => extract::run(a),
+        Command::Replace(a) => replace::run(a),
         Command::View(a) => view::run(a),
     };
     match result {

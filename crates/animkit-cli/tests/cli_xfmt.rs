@@ -53,6 +53,63 @@ fn extracted_anm_binds_to_its_dff() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The modder's loop: extract a clip, edit it as model JSON, write it back as SKB and `replace` it
+/// into the archive; the archive is rewritten only with `-o` or `--in-place` (which keeps a backup).
+#[test]
+fn an_edited_clip_goes_back_into_its_archive() {
+    let Some(hip) = corpus("evilengine", "bfbb_gc_boot.HIP") else { return };
+    let dir = temp_dir("replace");
+    let path = |name: &str| dir.join(name).display().to_string();
+    ok(&animkit(&["extract", &hip, "-o", &path("ex")]));
+    ok(&animkit(&["convert", &path("ex/spongebob_idle01.anm"), "-o", &path("idle.json"), "--to", "model-json"]));
+    let json = std::fs::read_to_string(path("idle.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&json).unwrap();
+    // Raise every translated bone by 1 (the edit a modder makes in a text editor or a script).
+    let mut raised = 0;
+    for track in model["package"]["clips"][0]["tracks"].as_array_mut().unwrap() {
+        let translations = track["values"].get_mut("translation").and_then(|t| t.as_array_mut());
+        for v in translations.into_iter().flatten() {
+            v[1] = serde_json::json!(v[1].as_f64().unwrap() + 1.0);
+            raised += 1;
+        }
+    }
+    assert!(raised > 0);
+    std::fs::write(path("idle.json"), serde_json::to_string(&model).unwrap()).unwrap();
+    ok(&animkit(&["convert", &path("idle.json"), "-o", &path("idle.anm"), "--to", "skb-be"]));
+    let edited = std::fs::read(path("idle.anm")).unwrap();
+
+    let copy = path("boot.HIP");
+    std::fs::copy(&hip, &copy).unwrap();
+    let o = animkit(&["replace", &copy, "spongebob_idle01.anm", &path("idle.anm"), "-o", &copy]);
+    assert_eq!(common::code(&o), 2, "overwriting the archive needs --in-place");
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&hip).unwrap());
+    let o = animkit(&["replace", &copy, "spongebob_idle01.anm", &path("idle.anm"), "--in-place"]);
+    let err = ok(&o);
+    assert!(err.contains("backup kept"), "{err}");
+    assert_eq!(std::fs::read(format!("{copy}.bak")).unwrap(), std::fs::read(&hip).unwrap());
+
+    ok(&animkit(&["extract", &copy, "-o", &path("again")]));
+    for entry in std::fs::read_dir(dir.join("ex")).unwrap() {
+        let name = entry.unwrap().file_name();
+        let before = std::fs::read(dir.join("ex").join(&name)).unwrap();
+        let after = std::fs::read(dir.join("again").join(&name)).unwrap();
+        if name == "spongebob_idle01.anm" {
+            assert_eq!(after, edited);
+            assert_ne!(after, before);
+        } else {
+            assert!(after == before, "{name:?} changed");
+        }
+    }
+    let o = animkit(&["check", &copy]);
+    ok(&o);
+    // A file of another kind is refused, with the reason.
+    let o = animkit(&["replace", &hip, "spongebob_idle01.anm", &path("ex/spongebob_bind.dff"), "-o", &path("x.HIP")]);
+    assert_eq!(common::code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not read as skb"));
+    assert!(!dir.join("x.HIP").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bfres_texture_patterns_as_info_csv_and_json() {
     let Some(bass) = corpus("bfres", "Animal_Bass.bfres") else { return };

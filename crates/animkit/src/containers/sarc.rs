@@ -188,6 +188,56 @@ impl Sarc {
     }
 }
 
+/// The largest alignment a moved member keeps from its old offset: enough for every known table
+/// (BotW aligns some members to 0x2000) without padding a member to its offset's every zero bit.
+const MAX_KEPT_ALIGNMENT: usize = 0x2000;
+
+/// `s` with member `index` holding `data`: one file of a game's archive replaced.
+///
+/// The game's alignment table is unknown here (§13: oead and sarc-rs carry BotW's), so the
+/// layout is kept: members stored before the replaced one keep their bytes and offsets; the
+/// replaced member and those after it move, each keeping the alignment its old offset had (up to
+/// [`MAX_KEPT_ALIGNMENT`]) and at least what its data needs ([`member_alignment`]); bytes after
+/// the last member stay after it. Names, hashes and node order do not change; the file size is
+/// recomputed. Members that overlap (shared data) cannot be moved apart and are an error.
+pub fn replace_member(s: &Sarc, index: usize, data: &[u8]) -> Result<Sarc> {
+    let bad = |m: String| Error::new(ErrorKind::Invalid, None, m).within("SARC");
+    let old = &s.data.0;
+    let range = |i: usize| -> Result<(usize, usize)> {
+        let n = s.nodes.get(i).ok_or_else(|| bad(format!("no member {i}")))?;
+        let (begin, end) = (n.begin as usize, n.end as usize);
+        if begin > end || end > old.len() {
+            return Err(bad(format!("member {i} lies at {begin}..{end}, outside the {}-byte data", old.len())));
+        }
+        Ok((begin, end))
+    };
+    let mut by_begin = (0..s.nodes.len()).map(|i| Ok((range(i)?, i))).collect::<Result<Vec<_>>>()?;
+    by_begin.sort_unstable();
+    let overlap = by_begin.iter().zip(by_begin.iter().skip(1)).find(|(((_, end), _), ((begin, _), _))| end > begin);
+    if let Some(((_, a), (_, b))) = overlap {
+        return Err(bad(format!("members {a} and {b} overlap: they cannot be moved apart")));
+    }
+    let (replaced_begin, _) = range(index)?;
+    let tail_from = by_begin.last().map_or(0, |((_, end), _)| *end);
+    let data_offset = s.data_offset as usize;
+    let mut out = s.clone();
+    let mut bytes = old.get(..replaced_begin).unwrap_or_default().to_vec();
+    for &((begin, end), i) in by_begin.iter().filter(|((begin, _), i)| *begin > replaced_begin || *i == index) {
+        let member = if i == index { data } else { old.get(begin..end).unwrap_or_default() };
+        let kept = 1usize.checked_shl((data_offset + begin).trailing_zeros()).unwrap_or(MAX_KEPT_ALIGNMENT);
+        let align = kept.min(MAX_KEPT_ALIGNMENT).max(member_alignment(member));
+        bytes.resize(round_up(data_offset + bytes.len(), align) - data_offset, 0);
+        let node = out.nodes.get_mut(i).ok_or_else(|| bad(format!("no member {i}")))?;
+        node.begin = u32::try_from(bytes.len()).map_err(|_| Error::unrepresentable("SARC over 4 GiB"))?;
+        bytes.extend_from_slice(member);
+        node.end = u32::try_from(bytes.len()).map_err(|_| Error::unrepresentable("SARC over 4 GiB"))?;
+    }
+    bytes.extend_from_slice(old.get(tail_from..).unwrap_or_default());
+    out.data = Hex(bytes);
+    out.file_size = u32::try_from(write(&out).len()).map_err(|_| Error::unrepresentable("SARC over 4 GiB"))?;
+    Ok(out)
+}
+
 /// Skips the bytes a header size says follow the known fields. They are not kept (the writer
 /// writes zeros), so anything else is rejected: otherwise the file would not write back exactly
 /// (found by the round-trip fuzzer: an SFNT header size of 10 swallowed two name bytes).
@@ -437,6 +487,37 @@ impl Document for SarcDocument {
         vec![format!("{} members", self.sarc.nodes.len())]
     }
 
+    /// A member by its name (or `member_N`), or a member of a nested archive by `member/entry`.
+    fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
+        let entries = self.entries()?;
+        let sarc = if let Some(i) = entries.iter().position(|e| e.name == name) {
+            crate::formats::check_replacement(name, self.sarc.member(i).unwrap_or_default(), &data)?;
+            replace_member(&self.sarc, i, &data)?
+        } else {
+            let (i, rest) = entries
+                .iter()
+                .enumerate()
+                .find_map(|(i, e)| Some((i, name.strip_prefix(e.name.as_str())?.strip_prefix('/')?)))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).take(12).collect();
+                    let more = if entries.len() > names.len() { ", …" } else { "" };
+                    Error::new(
+                        ErrorKind::Invalid,
+                        None,
+                        format!("no member \"{name}\" (members: {}{more})", names.join(", ")),
+                    )
+                    .within("SARC")
+                })?;
+            let inner = self.sarc.member(i).unwrap_or_default();
+            let replaced = crate::read(Bytes::copy_from_slice(inner), None, &self.options)
+                .and_then(|doc| doc.with_entry(rest, data))
+                .and_then(|doc| doc.write())
+                .map_err(|e| e.within(format!("SARC member {}", entries.get(i).map_or("", |e| e.name.as_str()))))?;
+            replace_member(&self.sarc, i, &replaced)?
+        };
+        Ok(Box::new(SarcDocument { sarc, options: self.options.clone() }))
+    }
+
     fn entries(&self) -> Result<Vec<Entry>> {
         Ok((0..self.sarc.nodes.len())
             .map(|i| {
@@ -508,5 +589,88 @@ mod tests {
         for cut in 0..bytes.len() {
             assert!(read(&bytes[..cut]).is_err(), "cut {cut}");
         }
+    }
+
+    fn fres(alignment: u32, len: usize) -> Vec<u8> {
+        let mut fres = b"FRES".to_vec();
+        fres.resize(len, 0x5A);
+        fres[0x10..0x14].copy_from_slice(&alignment.to_be_bytes());
+        fres
+    }
+
+    fn index_of(s: &Sarc, name: &str) -> usize {
+        (0..s.nodes.len()).find(|&i| s.name(i).as_deref() == Some(name)).unwrap()
+    }
+
+    #[test]
+    fn replacing_a_member_moves_only_what_follows_it() {
+        let members = vec![
+            ("b.txt".to_string(), b"hello".to_vec()),
+            ("Model/a.bfres".to_string(), fres(0x100, 0x40)),
+            ("c".to_string(), b"0123456789".to_vec()),
+        ];
+        let s = build(&members, Endian::Big).unwrap();
+        let original = write(&s);
+        // In data order, the replaced member is the second: the first keeps its bytes and offset.
+        let mut by_begin: Vec<usize> = (0..3).collect();
+        by_begin.sort_by_key(|&i| s.nodes[i].begin);
+        let target = by_begin[1];
+        let name = s.name(target).unwrap();
+        let new = vec![0xC3; 300];
+        let r = replace_member(&s, target, &new).unwrap();
+        let bytes = write(&r);
+        assert_eq!(bytes.len(), r.file_size as usize);
+        let back = read(&bytes).unwrap();
+        assert_eq!(back, r);
+        let (data_at, prefix) = (s.data_offset as usize, (s.data_offset + s.nodes[target].begin) as usize);
+        assert_eq!(bytes[data_at..prefix], original[data_at..prefix], "the data before the replaced member is kept");
+        assert_eq!(bytes[0x14 + 0x0C + 16 * 3..data_at], original[0x14 + 0x0C + 16 * 3..data_at], "names kept");
+        for (n, data) in &members {
+            let expected = if *n == name { new.as_slice() } else { data.as_slice() };
+            assert_eq!(back.member(index_of(&back, n)).unwrap(), expected, "{n}");
+            assert_eq!(back.nodes[index_of(&back, n)].hash, s.nodes[index_of(&s, n)].hash);
+        }
+        let a = index_of(&back, "Model/a.bfres");
+        assert_eq!((back.data_offset + back.nodes[a].begin) % 0x100, 0, "the BFRES stays aligned");
+        assert!(SarcDocument::new(back).lint().is_empty());
+        // The same bytes back give the same archive.
+        assert_eq!(write(&replace_member(&s, target, s.member(target).unwrap()).unwrap()), original);
+    }
+
+    #[test]
+    fn a_grown_member_keeps_its_old_alignment_and_the_new_data_needs() {
+        // Member offsets 0x1000-aligned in the original (as BotW's table asks for some types).
+        let mut s = build(&[("x.bin".into(), vec![1; 8]), ("y.bin".into(), vec![2; 8])], Endian::Big).unwrap();
+        let (first, second) = if s.nodes[0].begin < s.nodes[1].begin { (0, 1) } else { (1, 0) };
+        let data_offset = s.data_offset as usize;
+        let second_at = round_up(data_offset + 8, 0x1000) - data_offset;
+        let mut data = s.data.0.clone();
+        data.truncate(8);
+        data.resize(second_at, 0);
+        data.extend_from_slice(&[2; 8]);
+        s.nodes[second].begin = second_at as u32;
+        s.nodes[second].end = (second_at + 8) as u32;
+        s.data = Hex(data);
+        let r = replace_member(&s, first, &vec![9; 0x1800]).unwrap();
+        assert_eq!((r.data_offset + r.nodes[second].begin) % 0x1000, 0);
+        assert!(r.nodes[second].begin > 0x1800);
+        assert_eq!(r.member(second).unwrap(), [2; 8]);
+        // A BFRES asking for more than its slot had gets what it asks.
+        let r = replace_member(&s, second, &fres(0x2000, 0x40)).unwrap();
+        assert_eq!((r.data_offset + r.nodes[second].begin) % 0x2000, 0);
+    }
+
+    #[test]
+    fn overlapping_or_outlying_members_are_errors() {
+        let mut s = build(&[("x".into(), vec![1; 8]), ("y".into(), vec![2; 8])], Endian::Big).unwrap();
+        let mut shared = s.clone();
+        shared.nodes[1].begin = shared.nodes[0].begin;
+        shared.nodes[1].end = shared.nodes[0].end;
+        let e = replace_member(&shared, 0, b"new").unwrap_err();
+        assert!(e.to_string().contains("overlap"), "{e}");
+        s.nodes[1].end = u32::MAX;
+        let e = replace_member(&s, 0, b"new").unwrap_err();
+        assert!(e.to_string().contains("outside"), "{e}");
+        assert!(replace_member(&s, 7, b"new").is_err());
     }
 }

@@ -390,6 +390,28 @@ impl Document for Yaz0Document {
         vec![format!("{} bytes decoded, payload format {inner}", self.payload.len())]
     }
 
+    /// The payload (by its entry name), or, by any other name, an entry of the payload when it
+    /// is an archive (`.szs`: Yaz0 around SARC). The new payload is compressed afresh (§12: the
+    /// original encoder is not reproducible); the header's alignment is kept.
+    fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
+        let own = self.entries()?.into_iter().next().map(|e| e.name).unwrap_or_default();
+        let payload = if name == own {
+            crate::formats::check_replacement(name, &self.payload, &data)?;
+            data.to_vec()
+        } else {
+            let inner = self.inner()?;
+            if !inner.format().capabilities().archive {
+                let message = format!("no entry \"{name}\": the Yaz0 file holds {own}, not an archive");
+                return Err(Error::new(ErrorKind::Invalid, None, message));
+            }
+            let inner_name = name.strip_prefix(own.as_str()).and_then(|r| r.strip_prefix('/')).unwrap_or(name);
+            inner.with_entry(inner_name, data).and_then(|doc| doc.write()).map_err(|e| e.within("Yaz0 payload"))?
+        };
+        let mut doc = Yaz0Document::new(payload, self.header.alignment);
+        doc.options = self.options.clone();
+        Ok(Box::new(doc))
+    }
+
     fn entries(&self) -> Result<Vec<Entry>> {
         let kind = self.payload.get(..4).map(|m| String::from_utf8_lossy(m).into_owned()).unwrap_or_default();
         let ext = crate::probe(&self.payload, None).ok().and_then(|f| f.extensions().first().copied()).unwrap_or("bin");

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::lint::{Finding, Repaired};
 use crate::model::{BoneRef, Channel, Interpolation, Package, Target};
 
@@ -119,6 +119,24 @@ pub struct Entry {
     pub data: Bytes,
 }
 
+/// Checks that `new`, meant to replace the archive entry `name` whose data is `old`, reads as the
+/// format `old` reads as, so a replacement cannot silently break an archive the game loads. An
+/// entry animkit cannot read (a texture, a sound) may be replaced by anything.
+pub fn check_replacement(name: &str, old: &[u8], new: &Bytes) -> Result<()> {
+    let options = ReadOptions::default();
+    let Some(format) = crate::probe(old, None).ok().filter(|f| f.read(Bytes::copy_from_slice(old), &options).is_ok())
+    else {
+        return Ok(());
+    };
+    match format.read(new.clone(), &options) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Error {
+            message: format!("the new {name} does not read as {}, as the old one does: {}", format.name(), e.message),
+            ..e
+        }),
+    }
+}
+
 /// A file format.
 pub trait Format: Send + Sync {
     /// Short lower-case name used by `--to` and in dumps (`ifp`).
@@ -179,6 +197,13 @@ pub trait Document: Send + Sync + Any {
     /// The assets inside an archive.
     fn entries(&self) -> Result<Vec<Entry>> {
         Ok(Vec::new())
+    }
+    /// A copy of this archive in which the entry `name` (as [`Document::entries`] names it) holds
+    /// `data`: the inverse of `extract`. An entry inside a nested archive is named by its path,
+    /// `outer/inner` (an archive wrapping a single file, Yaz0, passes any name on to it). An entry
+    /// animkit can read must be replaced by a file of the same format ([`check_replacement`]).
+    fn with_entry(&self, name: &str, _data: Bytes) -> Result<Box<dyn Document>> {
+        Err(Error::unsupported(format!("{} holds no replaceable entries (asked for \"{name}\")", self.format().name())))
     }
     fn as_any(&self) -> &dyn Any;
 }

@@ -594,14 +594,45 @@ impl Document for HipDocument {
     }
 
     fn entries(&self) -> Result<Vec<Entry>> {
-        let mut out: Vec<Entry> = Vec::new();
+        self.named_assets()
+            .into_iter()
+            .map(|(name, a)| {
+                let data = hip::Hip::asset_data(&self.bytes, a)?;
+                Ok(Entry { name, kind: String::from_utf8_lossy(&a.kind).into_owned(), data })
+            })
+            .collect()
+    }
+
+    /// An ANIM or MODL asset by its `extract` name (any case); the stream is re-packed (§5.5).
+    fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
+        let named = self.named_assets();
+        let (name, asset) = named.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).ok_or_else(|| {
+            Error::new(ErrorKind::Invalid, None, format!("no ANIM or MODL asset \"{name}\" (see `animkit extract`)"))
+                .within("HIP")
+        })?;
+        crate::formats::check_replacement(name, &hip::Hip::asset_data(&self.bytes, asset)?, &data)?;
+        let mut hip = self.hip.clone();
+        hip.replace_asset(asset.asset_id, data, self.layer_align())?;
+        let bytes = Bytes::from(hip::write(&hip));
+        Ok(Box::new(HipDocument { hip, bytes, model: self.model.clone(), ..*self }))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl HipDocument {
+    /// The ANIM and MODL assets with the file names `extract` gives them: the clip or model name
+    /// (`.anm`, `.dff`), made safe, with the asset id added when two would collide.
+    fn named_assets(&self) -> Vec<(String, &hip::Ahdr)> {
+        let mut out: Vec<(String, &hip::Ahdr)> = Vec::new();
         for (a, dbg) in self.hip.assets() {
             let ext = match &a.kind {
                 b"ANIM" => "anm",
                 b"MODL" => "dff",
                 _ => continue,
             };
-            let data = hip::Hip::asset_data(&self.bytes, a)?;
             let stem = if ext == "anm" {
                 clip_name(a, dbg)
             } else {
@@ -616,15 +647,11 @@ impl Document for HipDocument {
             let stem: String =
                 stem.chars().map(|c| if c.is_ascii_alphanumeric() || "._- ".contains(c) { c } else { '_' }).collect();
             let mut name = format!("{stem}.{ext}");
-            if out.iter().any(|e| e.name.eq_ignore_ascii_case(&name)) {
+            if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
                 name = format!("{stem}_{:08X}.{ext}", a.asset_id);
             }
-            out.push(Entry { name, kind: String::from_utf8_lossy(&a.kind).into_owned(), data });
+            out.push((name, a));
         }
-        Ok(out)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
+        out
     }
 }
