@@ -26,9 +26,29 @@ impl FormatOptions {
     }
 }
 
+/// Where a rewrite of an input goes: `-o OUT`, or the input itself with `--in-place`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Destination {
+    /// The file to write (with several inputs, a directory).
+    #[arg(short, long, required_unless_present = "in_place")]
+    pub output: Option<PathBuf>,
+    /// Rewrite the input itself, keeping a backup `NAME.bak`.
+    #[arg(long)]
+    pub in_place: bool,
+}
+
 /// Reads and parses a file with the format the probe finds.
 pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Document>, Error> {
     animkit::open_with(path, options).map_err(|e| e.within(path.display().to_string()))
+}
+
+/// Reads an archive (a format whose documents hold entries: HIP/HOP, SARC, Yaz0).
+pub fn open_archive(path: &Path, format: &FormatOptions) -> Result<Box<dyn Document>> {
+    let doc = open(path, &format.read_options(false))?;
+    if !doc.format().capabilities().archive {
+        bail!("{} is a {} file, not an archive", path.display(), doc.format().name());
+    }
+    Ok(doc)
 }
 
 /// Reads the skeleton of a file (any format that carries one).

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use crate::common::{open, write_output, FormatOptions};
+use crate::common::{open_archive, write_output, FormatOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,10 +18,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let doc = open(&args.archive, &args.format.read_options(false))?;
-    if !doc.format().capabilities().archive {
-        bail!("{} is a {} file, not an archive", args.archive.display(), doc.format().name());
-    }
+    let doc = open_archive(&args.archive, &args.format)?;
     let entries = doc.entries()?;
     std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
     for e in &entries {

@@ -6,24 +6,20 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use crate::batch::{is_dir_target, Job};
-use crate::common::{open, write_output, FormatOptions};
+use crate::common::{open, write_output, Destination, FormatOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Output file, or a directory for several inputs.
-    #[arg(short, long, required_unless_present = "in_place")]
-    output: Option<PathBuf>,
-    /// Rewrite the inputs themselves, keeping a backup `NAME.bak` of each.
-    #[arg(long)]
-    in_place: bool,
+    #[command(flatten)]
+    destination: Destination,
     #[command(flatten)]
     format: FormatOptions,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let jobs: Vec<Job> = match &args.output {
+    let jobs: Vec<Job> = match &args.destination.output {
         None => args.inputs.iter().map(|i| Job { input: i.clone(), output: i.clone() }).collect(),
         Some(out) if args.inputs.len() > 1 || is_dir_target(out) => {
             std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
@@ -41,7 +37,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(crate::batch::run(jobs, |job| {
         let doc = open(&job.input, &options)?;
         let repaired = doc.repair()?;
-        let backup = write_output(&job.output, &repaired.document.write()?, Some(&job.input), args.in_place)?;
+        let backup =
+            write_output(&job.output, &repaired.document.write()?, Some(&job.input), args.destination.in_place)?;
         let mut messages = repaired.changes;
         if messages.is_empty() {
             messages.push("nothing to change".into());

@@ -3,38 +3,32 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
-use crate::common::{open, write_output, FormatOptions};
+use crate::common::{open_archive, write_output, Destination, FormatOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The archive: HIP/HOP, SARC or Yaz0 (`.szs`, `.sbfres`).
     archive: PathBuf,
     /// The entry to replace, as `extract` names it; inside a nested archive, its path
     /// (`Bass.sarc/Animal_Bass.bfres`). A Yaz0 file passes the name on to the archive it holds.
     entry: String,
     /// The file to put in its place. An entry animkit reads must get a file of the same format.
     file: PathBuf,
-    /// The archive to write.
-    #[arg(short, long, required_unless_present = "in_place")]
-    output: Option<PathBuf>,
-    /// Rewrite the archive itself, keeping a backup `NAME.bak`.
-    #[arg(long)]
-    in_place: bool,
+    #[command(flatten)]
+    destination: Destination,
     #[command(flatten)]
     format: FormatOptions,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let doc = open(&args.archive, &args.format.read_options(false))?;
-    if !doc.format().capabilities().archive {
-        bail!("{} is a {} file, not an archive", args.archive.display(), doc.format().name());
-    }
+    let doc = open_archive(&args.archive, &args.format)?;
     let data = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
     let size = data.len();
     let replaced = doc.with_entry(&args.entry, animkit::Bytes::from(data))?.write()?;
-    let out = args.output.as_ref().unwrap_or(&args.archive);
-    let backup = write_output(out, &replaced, Some(&args.archive), args.in_place)?;
+    let out = args.destination.output.as_ref().unwrap_or(&args.archive);
+    let backup = write_output(out, &replaced, Some(&args.archive), args.destination.in_place)?;
     println!("{}\t{size} bytes\t{}\t{} bytes", args.entry, out.display(), replaced.len());
     if let Some(b) = backup {
         eprintln!("backup kept at {}", b.display());
