@@ -198,7 +198,11 @@ fn exercise(data: &[u8], deep: bool) -> Result<(), String> {
             if deep {
                 let _ = doc.dump();
                 let _ = doc.repair();
-                let _ = doc.entries();
+                // Putting the first entry back (and a stranger in its place) must not panic either.
+                if let Some(e) = doc.entries().ok().and_then(|e| e.into_iter().next()) {
+                    let _ = doc.with_entry(&e.name, e.data).and_then(|d| d.write());
+                    let _ = doc.with_entry(&e.name, Bytes::from_static(b"SARC\0\x14\xfe\xff")).and_then(|d| d.write());
+                }
             }
             Ok(())
         }
