@@ -86,10 +86,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(crate::batch::run(jobs, |job| {
         let doc = open(&job.input, &read_options)?;
         let mut messages = Vec::new();
-        // Archives whose clips bind to different skeletons (a HIP with several characters) give
-        // one package per skeleton: into a directory, one file each (`boot_spongebob.glb`…).
-        let archive = doc.format().capabilities().archive;
-        let packages = if skeleton.is_none() && archive { doc.packages()? } else { Vec::new() };
+        // Archives that carry skeletons, whose clips bind to different ones (a HIP with several
+        // characters), give one package per skeleton: into a directory, one file each (`boot_spongebob.glb`…).
+        let caps = doc.format().capabilities();
+        let packages = if skeleton.is_none() && caps.archive && caps.skeleton { doc.packages()? } else { Vec::new() };
         if dir_mode && packages.len() > 1 {
             let stem = job.output.file_stem().unwrap_or_default().to_string_lossy().into_owned();
             let ext = job.output.extension().unwrap_or_default().to_string_lossy().into_owned();

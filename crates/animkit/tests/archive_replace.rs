@@ -93,3 +93,64 @@ fn a_member_of_a_compressed_archive_is_replaced_by_name_or_path() {
     let e = doc.with_entry("missing.bfres", Bytes::from(queen)).err().expect("no such member");
     assert!(e.to_string().contains("members: "), "{e}");
 }
+
+/// An IFP package is an archive of animations: every animation of every corpus file, extracted as
+/// a one-animation package and put back, gives the file back byte for byte (odd size fields,
+/// garbage after names and tails included); another animation in its place changes that entry
+/// alone, under the slot's name, and brings no new warning.
+#[test]
+fn ifp_animations_go_back_where_extract_took_them() {
+    let files = common::corpus_files("ifp");
+    let mut total = 0;
+    for (name, bytes) in &files {
+        let doc = read(bytes);
+        let entries = doc.entries().unwrap();
+        assert_eq!(entries.len(), ifp_animations(doc.as_ref()), "{name}");
+        for e in &entries {
+            let single = read(&e.data);
+            assert_eq!(single.version(), doc.version(), "{name} {}", e.name);
+            assert_eq!(single.entries().unwrap().len(), 1);
+            let again = doc.with_entry(&e.name, e.data.clone()).unwrap().write().unwrap();
+            assert!(&again == bytes, "{name}: {} put back changed the file", e.name);
+        }
+        total += entries.len();
+    }
+    if files.is_empty() {
+        return;
+    }
+    assert_eq!(total, 570);
+
+    let Some(sa) = common::corpus_file("ifp", "sa_ped_anp3.ifp") else { return };
+    let doc = read(&sa);
+    let entries = doc.entries().unwrap();
+    let run = entries.iter().find(|e| e.name == "run_civi.ifp").unwrap();
+    let changed = read(&doc.with_entry("walk_civi.IFP", run.data.clone()).unwrap().write().unwrap());
+    // The slot keeps its name: the games look animations up by name.
+    let w = entries.iter().position(|e| e.name.eq_ignore_ascii_case("walk_civi.ifp")).unwrap();
+    for (i, (before, after)) in entries.iter().zip(changed.entries().unwrap()).enumerate() {
+        assert_eq!(after.name, before.name);
+        if i == w {
+            let (mine, theirs) = (read(&after.data).to_model().unwrap(), read(&run.data).to_model().unwrap());
+            assert_eq!(mine.clips[0].name, "WALK_civi");
+            assert_eq!(mine.clips[0].tracks, theirs.clips[0].tracks, "run_civi's keys under walk_civi's name");
+        } else {
+            assert!(after.data == before.data, "{}", before.name);
+        }
+    }
+    let errors = |d: &dyn animkit::Document| {
+        d.lint().iter().filter(|f| f.severity >= animkit::lint::Severity::Warning).map(|f| f.code).collect::<Vec<_>>()
+    };
+    assert_eq!(errors(changed.as_ref()), errors(doc.as_ref()), "no new warning or error");
+
+    let vc = common::corpus_file("ifp", "vc_ped_anpk.ifp").unwrap();
+    let e = doc.with_entry("walk_civi.ifp", Bytes::from(vc)).err().expect("an ANPK package is not an ANP3 entry");
+    assert!(e.to_string().contains("--to anp3"), "{e}");
+    let e = doc.with_entry("walk_civi.ifp", Bytes::from(sa.clone())).err().expect("294 animations are not one");
+    assert!(e.to_string().contains("294 animations"), "{e}");
+    let e = doc.with_entry("no_such_walk.ifp", run.data.clone()).err().expect("no such animation");
+    assert!(e.to_string().contains("entries: "), "{e}");
+}
+
+fn ifp_animations(doc: &dyn Document) -> usize {
+    doc.as_any().downcast_ref::<animkit::formats::ifp::IfpDocument>().unwrap().file.animation_count()
+}

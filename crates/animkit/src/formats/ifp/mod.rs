@@ -2,7 +2,8 @@
 //!
 //! Spec: `shared/formats/ifp.md`. Little-endian. Layers: [`raw`] (exact structure),
 //! [`read`]/[`write`] (byte-exact), [`model`] (to the model), [`build`] (from the model, canonical),
-//! [`dump`] (lossless JSON), [`lint`] (check and repair).
+//! [`dump`] (lossless JSON), [`lint`] (check and repair), [`entries`] (one animation at a time,
+//! for `extract` and `replace`).
 //!
 //! Observed in real data beyond the spec: none so far (every corpus file matches `ifp.md`).
 
@@ -10,6 +11,7 @@ pub mod bones;
 pub mod build;
 pub mod canonical;
 pub mod dump;
+pub mod entries;
 pub mod lint;
 pub mod model;
 pub mod raw;
@@ -21,7 +23,7 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
+use crate::formats::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired};
 use crate::model::Package;
 use crate::text::latin1_until_nul;
@@ -36,7 +38,7 @@ impl Format for Ifp {
     }
 
     fn description(&self) -> &'static str {
-        "GTA III / Vice City ANPK and San Andreas ANP2/ANP3 animation packages"
+        "GTA III / Vice City ANPK and San Andreas ANP2/ANP3 animation packages (each animation an entry)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {
@@ -48,7 +50,7 @@ impl Format for Ifp {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { read: true, to_model: true, from_model: true, dump: true, archive: false, skeleton: false }
+        Capabilities { read: true, to_model: true, from_model: true, dump: true, archive: true, skeleton: false }
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
@@ -124,6 +126,36 @@ impl Document for IfpDocument {
     fn repair(&self) -> Result<Repaired> {
         let (file, changes) = lint::repair(&self.file);
         Ok(Repaired { document: Box::new(IfpDocument::new(file)), changes })
+    }
+
+    /// Each animation as a one-animation package of the same version ([`entries`]).
+    fn entries(&self) -> Result<Vec<Entry>> {
+        let names = entries::names(&self.file);
+        Ok(names
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, name)| {
+                let data = Bytes::from(write::write(&entries::single(&self.file, i)?));
+                Some(Entry { name, kind: latin1_until_nul(&self.file.magic()), data })
+            })
+            .collect())
+    }
+
+    /// An animation, by its entry name (any case), replaced by the one animation of `data`.
+    fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
+        let names = entries::names(&self.file);
+        let index = names.iter().position(|n| n.eq_ignore_ascii_case(name)).ok_or_else(|| {
+            let shown: Vec<&str> = names.iter().map(String::as_str).take(8).collect();
+            let more = if names.len() > shown.len() { ", …" } else { "" };
+            Error::new(
+                ErrorKind::Invalid,
+                None,
+                format!("no animation \"{name}\" (entries: {}{more})", shown.join(", ")),
+            )
+        })?;
+        let new = read::read(&data, false).map_err(|e| e.within(format!("the new {name}")))?;
+        let file = entries::replace(&self.file, index, &new).map_err(|e| e.within(format!("animation {index}")))?;
+        Ok(Box::new(IfpDocument { file, ..*self }))
     }
 
     fn notes(&self) -> Vec<String> {

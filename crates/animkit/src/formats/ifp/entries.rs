@@ -1,0 +1,191 @@
+//! An IFP package as an archive of animations, for `extract` and `replace`: each animation is an
+//! entry, written as a one-animation package of the same version and block name that holds the
+//! animation's bytes as stored; an entry goes back in place of the animation it came from. The
+//! slot keeps its name (the games look animations up by name), whatever the new file calls it.
+//!
+//! The package header's size field is never read by the games (§2.3, §3): when it held the canonical
+//! value (content − 8) it is recomputed; otherwise it keeps its distance from that value, so a
+//! field that counted IMG padding still does. The tail after the last animation is kept.
+
+use super::raw::*;
+use super::write::write;
+use crate::error::{Error, ErrorKind, Result};
+use crate::text::latin1_until_nul;
+
+/// The entry names: each animation's name made safe for a file name, with `.ifp`; a name that
+/// an earlier animation already took (in any case) gets the animation's index.
+pub fn names(file: &IfpFile) -> Vec<String> {
+    let raw: Vec<String> = match &file.body {
+        Body::Anpk(a) => a.animations.iter().map(|a| latin1_until_nul(&a.name)).collect(),
+        Body::V2(v) => v.animations.iter().map(|a| latin1_until_nul(&a.name)).collect(),
+    };
+    let mut out: Vec<String> = Vec::with_capacity(raw.len());
+    for (i, name) in raw.iter().enumerate() {
+        let stem: String =
+            name.chars().map(|c| if c.is_ascii_alphanumeric() || "._- ".contains(c) { c } else { '_' }).collect();
+        let stem = if stem.trim_matches('.').is_empty() { format!("animation_{i}") } else { stem };
+        let mut entry = format!("{stem}.ifp");
+        if out.iter().any(|e| e.eq_ignore_ascii_case(&entry)) {
+            entry = format!("{stem}_{i}.ifp");
+        }
+        out.push(entry);
+    }
+    out
+}
+
+/// `file`'s body with its size field set to the canonical value, content − 8.
+fn with_canonical_size(mut file: IfpFile) -> IfpFile {
+    let content = content_size(&file);
+    set_size(&mut file, content);
+    file
+}
+
+/// The canonical header size of `file`: its bytes without the tail, minus the 8-byte header.
+fn content_size(file: &IfpFile) -> u32 {
+    let body = IfpFile { tail: Default::default(), salvage: None, body: file.body.clone() };
+    u32::try_from(write(&body).len().saturating_sub(8)).unwrap_or(u32::MAX)
+}
+
+fn size_field(file: &IfpFile) -> u32 {
+    match &file.body {
+        Body::Anpk(a) => a.size,
+        Body::V2(v) => v.size,
+    }
+}
+
+fn set_size(file: &mut IfpFile, size: u32) {
+    match &mut file.body {
+        Body::Anpk(a) => a.size = size,
+        Body::V2(v) => v.size = size,
+    }
+}
+
+/// Animation `index` alone, in a package of the same version and block name (canonical size, no
+/// tail); `None` when there is no such animation.
+pub fn single(file: &IfpFile, index: usize) -> Option<IfpFile> {
+    let body = match &file.body {
+        Body::Anpk(a) => Body::Anpk(Anpk { animations: vec![a.animations.get(index)?.clone()], ..a.clone() }),
+        Body::V2(v) => Body::V2(V2 { animations: vec![v.animations.get(index)?.clone()], ..v.clone() }),
+    };
+    Some(with_canonical_size(IfpFile { body, tail: Default::default(), salvage: None }))
+}
+
+/// `file` with animation `index` replaced by the only animation of `new`, which must be a package
+/// of the same version (ANPK, ANP2 or ANP3). The animation keeps its name as stored.
+pub fn replace(file: &IfpFile, index: usize, new: &IfpFile) -> Result<IfpFile> {
+    let bad = |m: String| Error::new(ErrorKind::Invalid, None, m);
+    if file.salvage.is_some() || new.salvage.is_some() {
+        return Err(bad("a truncated package cannot take part in a replacement: repair it first".into()));
+    }
+    let (have, got) = (latin1_until_nul(&file.magic()), latin1_until_nul(&new.magic()));
+    if have != got {
+        let to = if have == "ANPK" { "anpk" } else { "anp3" };
+        return Err(bad(format!(
+            "the new animation is {got}, the package {have}: `animkit convert NEW --to {to}` first"
+        )));
+    }
+    if new.animation_count() != 1 {
+        return Err(bad(format!("the new file holds {} animations; an entry is one", new.animation_count())));
+    }
+    let missing = || bad(format!("no animation {index}"));
+    let mut out = file.clone();
+    match (&mut out.body, &new.body) {
+        (Body::Anpk(a), Body::Anpk(n)) => {
+            let slot = a.animations.get_mut(index).ok_or_else(missing)?;
+            let new = n.animations.first().ok_or_else(missing)?;
+            *slot = AnpkAnimation { name_chunk: slot.name_chunk, name: slot.name.clone(), ..new.clone() };
+        }
+        (Body::V2(v), Body::V2(n)) => {
+            let slot = v.animations.get_mut(index).ok_or_else(missing)?;
+            *slot = V2Animation { name: slot.name, ..n.animations.first().ok_or_else(missing)?.clone() };
+        }
+        _ => return Err(bad("the new animation is of another IFP version".into())),
+    }
+    let (old_content, new_content) = (content_size(file), content_size(&out));
+    let size = size_field(file);
+    let kept = i64::from(size) - i64::from(old_content) + i64::from(new_content);
+    set_size(&mut out, if size == old_content { new_content } else { u32::try_from(kept).unwrap_or(new_content) });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::ifp::build::{from_model, BuildOptions, Overflow};
+    use crate::formats::ifp::read::read;
+    use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
+    use glam::Quat;
+
+    /// A package of one-bone clips with these names, written as ANPK or ANP3 by our own builder.
+    fn package(names: &[&str], anpk: bool) -> IfpFile {
+        let clip = |(i, name): (usize, &&str)| Clip {
+            name: name.to_string(),
+            duration: 1.0,
+            tracks: vec![Track {
+                target: Target::Bone(BoneRef { name: Some("Root".into()), id: Some(0), ..Default::default() }),
+                interpolation: Interpolation::Slerp,
+                times: (0..=i).map(|k| k as f32 / 30.0).collect(),
+                values: Values::Rotation(vec![Quat::from_rotation_z(0.1); i + 1]),
+            }],
+            ..Default::default()
+        };
+        let package =
+            Package { name: "test".into(), clips: names.iter().enumerate().map(clip).collect(), ..Default::default() };
+        let options = BuildOptions { anpk, uncompressed: false, overflow: Overflow::Error };
+        from_model(&package, options).unwrap().0
+    }
+
+    #[test]
+    fn entry_names_are_safe_and_unique() {
+        let file = package(&["walk", "a/b", "WALK", ""], false);
+        assert_eq!(names(&file), ["walk.ifp", "a_b.ifp", "WALK_2.ifp", "animation_3.ifp"]);
+    }
+
+    #[test]
+    fn an_entry_is_its_animation_alone_with_a_canonical_size() {
+        for anpk in [false, true] {
+            let mut file = package(&["idle", "walk", "run"], anpk);
+            set_size(&mut file, 12_345);
+            let one = single(&file, 1).unwrap();
+            assert_eq!(one.animation_count(), 1);
+            let bytes = write(&one);
+            assert_eq!(size_field(&one) as usize, bytes.len() - 8, "anpk {anpk}");
+            let back = read(&bytes.into(), false).unwrap();
+            assert_eq!(names(&back), ["walk.ifp"]);
+            assert!(single(&file, 3).is_none());
+        }
+    }
+
+    #[test]
+    fn a_replaced_animation_keeps_the_size_field_convention() {
+        for anpk in [false, true] {
+            let file = package(&["idle", "walk", "run"], anpk);
+            let content = size_field(&file);
+            assert_eq!(content as usize, write(&file).len() - 8, "the builder writes the canonical size");
+            let other = package(&["sprint_longer_name"], anpk);
+            let out = replace(&file, 1, &other).unwrap();
+            let entry_len = |f: &IfpFile| write(&single(f, 1).unwrap()).len() as i64;
+            let grow = entry_len(&out) - entry_len(&file);
+            assert_ne!(grow, 0);
+            assert_eq!(i64::from(size_field(&out)), i64::from(content) + grow, "canonical stays canonical");
+            assert_eq!(names(&out), ["idle.ifp", "walk.ifp", "run.ifp"], "the slot keeps its name");
+            // A size that counted 2048 bytes of IMG padding keeps counting them.
+            let mut padded = file.clone();
+            set_size(&mut padded, content + 2048);
+            let out = replace(&padded, 1, &other).unwrap();
+            assert_eq!(i64::from(size_field(&out)), i64::from(content) + grow + 2048);
+            // The entry taken out and put back gives the file back.
+            assert_eq!(write(&replace(&padded, 2, &single(&padded, 2).unwrap()).unwrap()), write(&padded));
+        }
+    }
+
+    #[test]
+    fn a_replacement_is_one_animation_of_the_same_version() {
+        let file = package(&["idle", "walk"], false);
+        let e = replace(&file, 0, &package(&["idle"], true)).unwrap_err();
+        assert!(e.to_string().contains("--to anp3"), "{e}");
+        let e = replace(&file, 0, &package(&["a", "b"], false)).unwrap_err();
+        assert!(e.to_string().contains("2 animations"), "{e}");
+        assert!(replace(&file, 5, &package(&["a"], false)).is_err());
+    }
+}
