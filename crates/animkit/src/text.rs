@@ -49,6 +49,12 @@ impl<const N: usize> NameInterner<N> {
     }
 }
 
+/// `name` made safe as an archive entry's file name: ASCII letters, digits, `.`, `_`, `-` and
+/// spaces kept, anything else (path separators included) replaced by `_`.
+pub fn safe_file_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || "._- ".contains(c) { c } else { '_' }).collect()
+}
+
 /// Encodes `name` as Latin-1; `None` when a character is above U+00FF or is NUL.
 pub fn to_latin1(name: &str) -> Option<Vec<u8>> {
     name.chars().map(|c| u8::try_from(u32::from(c)).ok().filter(|&b| b != 0)).collect()

@@ -644,8 +644,7 @@ impl HipDocument {
                     _ => format!("0x{:08X}", a.asset_id),
                 }
             };
-            let stem: String =
-                stem.chars().map(|c| if c.is_ascii_alphanumeric() || "._- ".contains(c) { c } else { '_' }).collect();
+            let stem = crate::text::safe_file_name(&stem);
             let mut name = format!("{stem}.{ext}");
             if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
                 name = format!("{stem}_{:08X}.{ext}", a.asset_id);

@@ -21,8 +21,7 @@ pub fn names(file: &IfpFile) -> Vec<String> {
     };
     let mut out: Vec<String> = Vec::with_capacity(raw.len());
     for (i, name) in raw.iter().enumerate() {
-        let stem: String =
-            name.chars().map(|c| if c.is_ascii_alphanumeric() || "._- ".contains(c) { c } else { '_' }).collect();
+        let stem = crate::text::safe_file_name(name);
         let stem = if stem.trim_matches('.').is_empty() { format!("animation_{i}") } else { stem };
         let mut entry = format!("{stem}.ifp");
         if out.iter().any(|e| e.eq_ignore_ascii_case(&entry)) {
