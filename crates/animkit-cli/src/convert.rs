@@ -29,6 +29,9 @@ pub struct Args {
     /// non-skinned objects): add each bone's rest translation. Needs --skeleton.
     #[arg(long, requires = "skeleton")]
     rest_offsets: bool,
+    /// Convert only this clip (by name, any case; repeatable). Every named clip must exist.
+    #[arg(long = "clip", value_name = "NAME")]
+    clips: Vec<String>,
     /// Allow the output to replace the input (a backup `NAME.bak` is kept).
     #[arg(long)]
     in_place: bool,
@@ -89,7 +92,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         // Archives that carry skeletons, whose clips bind to different ones (a HIP with several
         // characters), give one package per skeleton: into a directory, one file each (`boot_spongebob.glb`…).
         let caps = doc.format().capabilities();
-        let packages = if skeleton.is_none() && caps.archive && caps.skeleton { doc.packages()? } else { Vec::new() };
+        let mut packages =
+            if skeleton.is_none() && caps.archive && caps.skeleton { doc.packages()? } else { Vec::new() };
+        select_clips(&mut packages, &args.clips)?;
+        packages.retain(|p| !p.clips.is_empty());
         if dir_mode && packages.len() > 1 {
             let stem = job.output.file_stem().unwrap_or_default().to_string_lossy().into_owned();
             let ext = job.output.extension().unwrap_or_default().to_string_lossy().into_owned();
@@ -130,7 +136,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 names.join(", ")
             ));
         }
-        let mut package = doc.to_model()?;
+        let mut package = match packages.pop() {
+            // The clips picked bind to one character: that package carries its skeleton.
+            Some(one) if packages.is_empty() && !args.clips.is_empty() => one,
+            _ => doc.to_model()?,
+        };
+        select_clips(std::slice::from_mut(&mut package), &args.clips)?;
         if let Some(s) = &skeleton {
             package.skeleton = Some(s.clone());
         }
@@ -143,6 +154,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
         messages.extend(written.warnings.into_iter().map(|w| format!("warning: {w}")));
         Ok(messages)
     }))
+}
+
+/// Keeps only the clips named by `--clip` (any case), or all when none is named; a name that no
+/// clip has is an error.
+fn select_clips(packages: &mut [Package], names: &[String]) -> Result<()> {
+    if names.is_empty() || packages.is_empty() {
+        return Ok(());
+    }
+    let named = |clip: &animkit::model::Clip| names.iter().any(|n| clip.name.eq_ignore_ascii_case(n));
+    if let Some(missing) =
+        names.iter().find(|n| !packages.iter().flat_map(|p| &p.clips).any(|c| c.name.eq_ignore_ascii_case(n)))
+    {
+        bail!("no clip \"{missing}\"");
+    }
+    for p in packages {
+        p.clips.retain(named);
+    }
+    Ok(())
 }
 
 /// Packages of different characters as one: the skeletons side by side (bones renamed

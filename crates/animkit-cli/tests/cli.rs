@@ -167,3 +167,18 @@ fn convert_adds_rest_translations_when_keys_are_offsets() {
     }
     assert!(checked > 0, "some bound bone has a non-zero rest translation");
 }
+
+#[test]
+fn convert_picks_clips_by_name() {
+    let Some(sa) = corpus("ifp", "sa_ped_anp3.ifp") else { return };
+    let dir = temp_dir("clips");
+    let out = dir.join("two.ifp").display().to_string();
+    ok(&animkit(&["convert", &sa, "--clip", "walk_civi", "--clip", "RUN_CIVI", "-o", &out]));
+    let names: Vec<String> =
+        animkit::open(&out).unwrap().to_model().unwrap().clips.into_iter().map(|c| c.name).collect();
+    assert_eq!(names, ["run_civi", "WALK_civi"], "file order, any case");
+    let o = animkit(&["convert", &sa, "--clip", "moonwalk", "-o", &dir.join("none.ifp").display().to_string()]);
+    assert_eq!(code(&o), 1);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no clip \"moonwalk\""));
+    assert!(!dir.join("none.ifp").exists());
+}
