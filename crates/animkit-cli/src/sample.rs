@@ -3,10 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use animkit::model::Target;
 use animkit::sample::{sample, Sampled};
 use anyhow::{Context, Result};
 
-use crate::common::{open, print_json_line, FormatOptions};
+use crate::common::{load_skeleton, open, print_json_line, FormatOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -20,6 +21,10 @@ pub struct Args {
     /// One JSON object per time, one per line.
     #[arg(long)]
     json: bool,
+    /// A file holding the skeleton whose bone names label the targets (an extracted `.anm` names
+    /// its bones only by index; its `.dff` names them).
+    #[arg(long)]
+    skeleton: Option<PathBuf>,
     #[command(flatten)]
     format: FormatOptions,
 }
@@ -46,7 +51,19 @@ fn channel(v: &Sampled) -> &'static str {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let package = open(&args.file, &args.format.read_options(false))?.to_model()?;
+    let options = args.format.read_options(false);
+    let package = open(&args.file, &options)?.to_model()?;
+    let skeleton = match &args.skeleton {
+        Some(path) => Some(load_skeleton(path, &options)?),
+        None => package.skeleton.clone(),
+    };
+    // The skeleton's name for a bone target, else the target's own label.
+    let label = |target: &Target| match (target.bone(), &skeleton) {
+        (Some(bone), Some(s)) if bone.name.is_none() => {
+            s.find(bone).and_then(|i| s.bones.get(i)).map_or_else(|| target.label(), |b| b.name.clone())
+        }
+        _ => target.label(),
+    };
     let clip = package
         .clip(&args.clip)
         .or_else(|| args.clip.parse::<usize>().ok().and_then(|i| package.clips.get(i)))
@@ -56,7 +73,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if args.json {
             let entries: Vec<_> = pose
                 .iter()
-                .map(|e| serde_json::json!({"target": e.target.label(), "channel": channel(&e.value), "value": components(&e.value)}))
+                .map(|e| serde_json::json!({"target": label(&e.target), "channel": channel(&e.value), "value": components(&e.value)}))
                 .collect();
             print_json_line(&serde_json::json!({"clip": clip.name, "time": t, "pose": entries}))?;
             continue;
@@ -64,7 +81,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("{} at {t} s:", clip.name);
         for e in &pose {
             let values: Vec<String> = components(&e.value).iter().map(|v| format!("{v:>10.6}")).collect();
-            println!("  {:<24} {:<12} {}", e.target.label(), channel(&e.value), values.join(" "));
+            println!("  {:<24} {:<12} {}", label(&e.target), channel(&e.value), values.join(" "));
         }
     }
     Ok(ExitCode::SUCCESS)

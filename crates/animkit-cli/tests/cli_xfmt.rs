@@ -136,3 +136,26 @@ fn bfres_texture_patterns_as_info_csv_and_json() {
     assert!(String::from_utf8_lossy(&info.stdout).contains("2 Bass_Alb.2"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A CAF names its bones by CRC-32 only; `sample --skeleton` labels them with the `.chr` names.
+#[test]
+fn sample_labels_bones_from_a_skeleton() {
+    let (Some(caf), Some(chr)) =
+        (corpus("cryengine", "ce5_run_fwd_3p_0832.caf"), corpus("cryengine", "ce5_skelProxy.chr"))
+    else {
+        return;
+    };
+    let targets = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["sample", &caf, "--clip", "0", "--time", "0.1", "--json"];
+        args.extend(extra);
+        let o = animkit(&args);
+        ok(&o);
+        let line: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        line["pose"].as_array().unwrap().iter().map(|e| e["target"].as_str().unwrap().to_string()).collect()
+    };
+    let (bare, named) = (targets(&[]), targets(&["--skeleton", &chr]));
+    assert_eq!(bare.len(), named.len());
+    assert_eq!(bare[0], "0x16F4F95B");
+    assert_eq!(named[0], "root", "CRC-32 of \"root\" is 0x16F4F95B");
+    assert!(named.iter().all(|n| !n.starts_with("0x")), "{named:?}");
+}
