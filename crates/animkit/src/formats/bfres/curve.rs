@@ -165,6 +165,19 @@ impl Curve {
         }
     }
 
+    /// The `count` curves of the array at `array` (the offset stored at `field`; see
+    /// [`super::subfile::records`]).
+    pub fn read_array(
+        data: &[u8],
+        array: Option<usize>,
+        field: usize,
+        count: usize,
+        version: u32,
+    ) -> Result<Vec<Curve>> {
+        let size = Curve::header_size(version);
+        super::subfile::records(data, array, field, count, size, "curve", |c| Curve::read(data, c.offset(), version))
+    }
+
     /// Reads the curve whose header is at `at` (absolute) in `data`.
     pub fn read(data: &[u8], at: usize, version: u32) -> Result<Curve> {
         let mut c = Cursor::new(data, Endian::Big);

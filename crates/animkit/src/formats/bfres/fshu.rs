@@ -9,8 +9,9 @@
 use super::curve::{rel, Curve, Value};
 use super::fska::union_cubic;
 use super::strings::name_field;
+use super::subfile;
 use crate::bytes::{Cursor, Endian};
-use crate::error::{Context, Error, Result};
+use crate::error::{Error, Result};
 use crate::formats::Limits;
 use crate::model::{Clip, Interpolation, Target, Track, Values};
 
@@ -66,13 +67,7 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fshu> {
     if version < 0x0304_0000 {
         return Err(Error::unsupported("FSHU before 3.4.0.0 is not supported"));
     }
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
-    if c.array::<4>()? != *b"FSHU" {
-        return Err(Error::invalid(at, "not an FSHU"));
-    }
-    let name = name_field(data, &mut c)?;
-    let _path = c.i32()?;
+    let (mut c, name) = subfile::open(data, at, b"FSHU")?;
     let flags = c.u32()?;
     let frame_count = c.i32()?;
     let mat_count = c.u16()?;
@@ -83,16 +78,9 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fshu> {
     let _model = c.i32()?;
     let _bind = c.i32()?;
     let mats_at = rel(&mut c, "material animations")?;
-    let mut materials = Vec::new();
-    if mat_count > 0 {
-        let mats_at = mats_at.ok_or_else(|| Error::invalid(at + 0x2C, "null material array"))?;
-        let mut m = Cursor::new(data, Endian::Big);
-        m.seek(mats_at)?;
-        m.count(u64::from(mat_count), 0x20, "material animation")?;
-        for i in 0..usize::from(mat_count) {
-            materials.push(read_material(data, mats_at + 0x20 * i, version).within(|| format!("material {i}"))?);
-        }
-    }
+    let materials = subfile::records(data, mats_at, at + 0x2C, mat_count.into(), 0x20, "material animation", |m| {
+        read_material(data, m.offset(), version)
+    })?;
     Ok(Fshu { at, name, flags, frame_count, param_anim_count, curve_count, baked_size, materials })
 }
 
@@ -109,49 +97,21 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialAnim> {
     let infos_at = rel(&mut c, "param infos")?;
     let curves_at = rel(&mut c, "curves")?;
     let consts_at = rel(&mut c, "constants")?;
-    let mut params = Vec::new();
-    if info_count > 0 {
-        let infos_at = infos_at.ok_or_else(|| Error::invalid(at + 0x14, "null param info array"))?;
-        let mut p = Cursor::new(data, Endian::Big);
-        p.seek(infos_at)?;
-        p.count(u64::from(info_count), 0x10, "param info")?;
-        for _ in 0..info_count {
-            let begin_curve = p.u16()?;
-            let float_curves = p.u16()?;
-            let int_curves = p.u16()?;
-            let begin_constant = p.u16()?;
-            let constant_count = p.u16()?;
-            let sub_bind_index = p.u16()?;
-            let name = name_field(data, &mut p)?;
-            params.push(ParamInfo {
-                name,
-                begin_curve,
-                float_curves,
-                int_curves,
-                begin_constant,
-                constant_count,
-                sub_bind_index,
-            });
-        }
-    }
-    let mut curves = Vec::new();
-    if curve_count > 0 {
-        let curves_at = curves_at.ok_or_else(|| Error::invalid(at + 0x18, "null curve array"))?;
-        let size = Curve::header_size(version);
-        for i in 0..usize::from(curve_count) {
-            curves.push(Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?);
-        }
-    }
-    let mut constants = Vec::new();
-    if constant_count > 0 {
-        let consts_at = consts_at.ok_or_else(|| Error::invalid(at + 0x1C, "null constant array"))?;
-        let mut k = Cursor::new(data, Endian::Big);
-        k.seek(consts_at)?;
-        k.count(u64::from(constant_count), 8, "constant")?;
-        for _ in 0..constant_count {
-            constants.push((k.u32()?, k.u32()?));
-        }
-    }
+    let params = subfile::records(data, infos_at, at + 0x14, info_count.into(), 0x10, "param info", |p| {
+        Ok(ParamInfo {
+            begin_curve: p.u16()?,
+            float_curves: p.u16()?,
+            int_curves: p.u16()?,
+            begin_constant: p.u16()?,
+            constant_count: p.u16()?,
+            sub_bind_index: p.u16()?,
+            name: name_field(data, p)?,
+        })
+    })?;
+    let curves = Curve::read_array(data, curves_at, at + 0x18, curve_count.into(), version)?;
+    let constants = subfile::records(data, consts_at, at + 0x1C, constant_count.into(), 8, "constant", |k| {
+        Ok((k.u32()?, k.u32()?))
+    })?;
     Ok(MaterialAnim { name, begin_curve, begin_param_anim, params, curves, constants })
 }
 
@@ -227,12 +187,5 @@ pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Cli
             }
         }
     }
-    Ok(Clip {
-        name: anim.name.clone(),
-        duration: anim.frame_count.max(0) as f32 / fps,
-        looping: Some(anim.looping()),
-        additive: false,
-        frame_rate: Some(fps),
-        tracks,
-    })
+    Ok(subfile::clip(&anim.name, anim.frame_count, anim.looping(), fps, tracks))
 }

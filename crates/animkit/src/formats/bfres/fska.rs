@@ -10,6 +10,7 @@ use glam::{EulerRot, Quat, Vec3};
 
 use super::curve::{rel, Curve};
 use super::strings::name_field;
+use super::subfile;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::formats::Limits;
@@ -126,13 +127,7 @@ impl Fska {
 
 /// Reads the FSKA at `at`.
 pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fska> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
-    if c.array::<4>()? != *b"FSKA" {
-        return Err(Error::invalid(at, "not an FSKA"));
-    }
-    let name = name_field(data, &mut c)?;
-    let _path = c.i32()?;
+    let (mut c, name) = subfile::open(data, at, b"FSKA")?;
     let flags = c.u32()?;
     let (frame_count, bone_count, user_data_count, curve_count, baked_size) = if version >= 0x0304_0000 {
         (c.i32()?, c.u16()?, c.u16()?, c.i32()?, c.u32()?)
@@ -153,16 +148,9 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fska> {
         Some(u) if user_data_count > 0 => read_user_data(data, u).within(|| "user data")?,
         _ => Vec::new(),
     };
-    let mut bones = Vec::new();
-    if bone_count > 0 {
-        let bones_at = bones_at.ok_or_else(|| Error::invalid(at + 0x20, "null bone animation array"))?;
-        let mut b = Cursor::new(data, Endian::Big);
-        b.seek(bones_at)?;
-        b.count(u64::from(bone_count), 0x18, "bone animation")?;
-        for i in 0..usize::from(bone_count) {
-            bones.push(read_bone(data, bones_at + 0x18 * i, version).within(|| format!("bone animation {i}"))?);
-        }
-    }
+    let bones = subfile::records(data, bones_at, at + 0x20, bone_count.into(), 0x18, "bone animation", |b| {
+        read_bone(data, b.offset(), version)
+    })?;
     Ok(Fska { at, name, flags, frame_count, user_data_count, curve_count, baked_size, bones, user_data })
 }
 
@@ -207,13 +195,7 @@ fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
             bone.translate = Some([b.f32()?, b.f32()?, b.f32()?]);
         }
     }
-    if curve_count > 0 {
-        let curves_at = curves_at.ok_or_else(|| Error::invalid(at + 0x10, "null curve array"))?;
-        let size = Curve::header_size(version);
-        for i in 0..usize::from(curve_count) {
-            bone.curves.push(Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?);
-        }
-    }
+    bone.curves = Curve::read_array(data, curves_at, at + 0x10, curve_count.into(), version)?;
     Ok(bone)
 }
 
@@ -330,14 +312,7 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
             return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
         }
     }
-    Ok(Clip {
-        name: anim.name.clone(),
-        duration: anim.frame_count.max(0) as f32 / fps,
-        looping: Some(anim.looping()),
-        additive: false,
-        frame_rate: Some(fps),
-        tracks,
-    })
+    Ok(subfile::clip(&anim.name, anim.frame_count, anim.looping(), fps, tracks))
 }
 
 /// `q = qZ·qY·qX` (X applied first), angles in radians.

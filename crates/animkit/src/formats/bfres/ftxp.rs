@@ -6,7 +6,8 @@
 
 use super::curve::{rel, Curve, Value};
 use super::dict::entries_at;
-use super::strings::{name_at, name_field};
+use super::strings::name_field;
+use super::subfile;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
 use std::sync::Arc;
@@ -48,13 +49,7 @@ impl Ftxp {
 }
 
 pub fn read(data: &[u8], at: usize, version: u32) -> Result<Ftxp> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
-    if c.array::<4>()? != *b"FTXP" {
-        return Err(Error::invalid(at, "not an FTXP"));
-    }
-    let name = name_field(data, &mut c)?;
-    let _path = c.i32()?;
+    let (mut c, name) = subfile::open(data, at, b"FTXP")?;
     let flags = c.u16()?;
     let new = version >= 0x0304_0000;
     let (frame_count, tex_count, mat_count, baked_size) = if new {
@@ -83,28 +78,12 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Ftxp> {
     let textures = match refs_at {
         None => Vec::new(),
         Some(r) if new => entries_at(data, r).within(|| "texture refs")?.into_iter().map(|e| e.0).collect(),
-        Some(r) => {
-            let mut t = Cursor::new(data, Endian::Big);
-            t.seek(r)?;
-            t.count(u64::from(tex_count), 8, "texture ref")?;
-            let mut names = Vec::new();
-            for _ in 0..tex_count {
-                names.push(name_field(data, &mut t)?);
-                t.skip(4)?;
-            }
-            names
-        }
+        // Before 3.4: records of (name offset, texture offset).
+        r => subfile::records(data, r, at + 0x30, tex_count.into(), 8, "texture ref", |t| name_field(data, t))?,
     };
-    let mut materials = Vec::new();
-    if mat_count > 0 {
-        let mats_at = mats_at.ok_or_else(|| Error::invalid(at + 0x2C, "null material array"))?;
-        let mut m = Cursor::new(data, Endian::Big);
-        m.seek(mats_at)?;
-        m.count(u64::from(mat_count), 0x1C, "material animation")?;
-        for i in 0..usize::from(mat_count) {
-            materials.push(read_material(data, mats_at + 0x1C * i, version).within(|| format!("material {i}"))?);
-        }
-    }
+    let materials = subfile::records(data, mats_at, at + 0x2C, mat_count.into(), 0x1C, "material animation", |m| {
+        read_material(data, m.offset(), version)
+    })?;
     Ok(Ftxp { at, name, flags, frame_count, baked_size, textures, materials })
 }
 
@@ -119,39 +98,18 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialPattern
     let infos_at = rel(&mut c, "pattern infos")?;
     let curves_at = rel(&mut c, "curves")?;
     let base_at = rel(&mut c, "base values")?;
-    let mut infos = Vec::new();
-    let mut base_values = Vec::new();
-    if info_count > 0 {
-        let infos_at = infos_at.ok_or_else(|| Error::invalid(at + 0x14, "null pattern info array"))?;
-        let mut p = Cursor::new(data, Endian::Big);
-        p.seek(infos_at)?;
-        p.count(u64::from(info_count), 8, "pattern info")?;
-        for _ in 0..info_count {
-            let curve_index = p.i8()?;
-            let sub_bind_index = p.i8()?;
-            p.skip(2)?;
-            let field = p.offset();
-            let off = p.i32()?;
-            let sampler = if off == 0 { String::new() } else { name_at(data, field as i64 + i64::from(off))? };
-            infos.push(PatternInfo { curve_index, sub_bind_index, sampler });
-        }
-        if let Some(base_at) = base_at {
-            let mut b = Cursor::new(data, Endian::Big);
-            b.seek(base_at)?;
-            b.count(u64::from(info_count), 2, "base value")?;
-            for _ in 0..info_count {
-                base_values.push(b.u16()?);
-            }
-        }
-    }
-    let mut curves = Vec::new();
-    if curve_count > 0 {
-        let curves_at = curves_at.ok_or_else(|| Error::invalid(at + 0x18, "null curve array"))?;
-        let size = Curve::header_size(version);
-        for i in 0..usize::from(curve_count) {
-            curves.push(Curve::read(data, curves_at + size * i, version).within(|| format!("curve {i}"))?);
-        }
-    }
+    let infos = subfile::records(data, infos_at, at + 0x10, info_count.into(), 8, "pattern info", |p| {
+        let curve_index = p.i8()?;
+        let sub_bind_index = p.i8()?;
+        p.skip(2)?;
+        Ok(PatternInfo { curve_index, sub_bind_index, sampler: name_field(data, p)? })
+    })?;
+    // Optional: without it every sampler without a curve shows texture 0.
+    let base_values = match base_at {
+        Some(_) => subfile::records(data, base_at, at + 0x18, info_count.into(), 2, "base value", |b| b.u16())?,
+        None => Vec::new(),
+    };
+    let curves = Curve::read_array(data, curves_at, at + 0x14, curve_count.into(), version)?;
     Ok(MaterialPattern { name, begin_curve, begin_pat_anim, infos, curves, base_values })
 }
 
@@ -197,12 +155,5 @@ pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
             });
         }
     }
-    Ok(Clip {
-        name: anim.name.clone(),
-        duration: anim.frame_count.max(0) as f32 / fps,
-        looping: Some(anim.looping()),
-        additive: false,
-        frame_rate: Some(fps),
-        tracks,
-    })
+    Ok(subfile::clip(&anim.name, anim.frame_count, anim.looping(), fps, tracks))
 }

@@ -3,7 +3,8 @@
 //!
 //! Layers: [`fres`] cuts the file into header, index groups ([`dict`]), subfiles, string pool
 //! ([`strings`]) and opaque bytes, and writes them back byte for byte; [`curve`] is the shared
-//! AnimCurve system; [`fska`], [`ftxp`], [`fshu`], [`fvis`] and [`fskl`] read subfiles and
+//! AnimCurve system; [`fska`], [`ftxp`], [`fshu`], [`fvis`] and [`fskl`] read subfiles (with the
+//! header opening and record arrays of [`subfile`]) and
 //! convert them to the model; [`build`] writes subfiles and whole files in the retail layout;
 //! [`from_model`] builds files from the model; [`dump`] is the lossless JSON form (animation
 //! subfiles structured, everything else hex); [`lint`] checks and repairs.
@@ -49,6 +50,7 @@ pub mod ftxp;
 pub mod fvis;
 pub mod lint;
 pub mod strings;
+pub mod subfile;
 pub mod switch;
 
 use std::any::Any;
