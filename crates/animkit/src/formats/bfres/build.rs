@@ -83,6 +83,31 @@ impl Out {
     pub fn into_vec(self) -> Vec<u8> {
         self.w.into_vec()
     }
+
+    /// The opening of every animation subfile: its magic, name and (empty) path.
+    fn subfile_header(&mut self, magic: &[u8; 4], name: &str) {
+        self.w.bytes(magic);
+        self.string(name);
+        self.string("");
+    }
+
+    /// The bind index array the header's `slot` points at: `n` × `0xFFFF` (filled in by the game
+    /// at bind time, §8), padded to 4.
+    fn bind_indices(&mut self, slot: usize, n: u16) {
+        self.patch_here(slot);
+        for _ in 0..n {
+            self.w.u16(0xFFFF);
+        }
+        self.align4();
+    }
+}
+
+/// A curve array: every header, then every curve's frames and keys.
+fn write_curves(o: &mut Out, curves: &[Curve], version: u32) {
+    let slots: Vec<_> = curves.iter().map(|c| curve_header(o, c, version)).collect();
+    for (c, s) in curves.iter().zip(slots) {
+        curve_data(o, c, s);
+    }
 }
 
 fn curve_header(o: &mut Out, c: &Curve, version: u32) -> (usize, usize) {
@@ -129,9 +154,7 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
         return Err(Error::unsupported("writing FSKA before 3.4.0.0"));
     }
     let n = u16::try_from(a.bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bone animations"))?;
-    o.w.bytes(b"FSKA");
-    o.string(&a.name);
-    o.string("");
+    o.subfile_header(b"FSKA", &a.name);
     o.w.u32(a.flags);
     o.w.i32(a.frame_count);
     o.w.u16(n);
@@ -142,11 +165,7 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
     o.w.i32(0); // bound skeleton
     let bind_slot = o.slot();
     let user_slot = o.slot();
-    o.patch_here(bind_slot);
-    for _ in 0..n {
-        o.w.u16(0xFFFF);
-    }
-    o.align4();
+    o.bind_indices(bind_slot, n);
     o.patch_here(bones_slot);
     let mut slots = Vec::with_capacity(a.bones.len());
     for b in &a.bones {
@@ -172,10 +191,7 @@ pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
             o.w.f32(*v);
         }
         o.patch_here(curves_slot);
-        let cs: Vec<_> = b.curves.iter().map(|c| curve_header(o, c, version)).collect();
-        for (c, s) in b.curves.iter().zip(cs) {
-            curve_data(o, c, s);
-        }
+        write_curves(o, &b.curves, version);
     }
     if !a.user_data.is_empty() {
         o.patch_here(user_slot);
@@ -230,9 +246,7 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
     let texs = u16::try_from(a.textures.len()).map_err(|_| Error::unrepresentable("too many textures"))?;
     let infos: usize = a.materials.iter().map(|m| m.infos.len()).sum();
     let curves: usize = a.materials.iter().map(|m| m.curves.len()).sum();
-    o.w.bytes(b"FTXP");
-    o.string(&a.name);
-    o.string("");
+    o.subfile_header(b"FTXP", &a.name);
     o.w.u16(a.flags);
     if new {
         o.w.u16(0);
@@ -260,11 +274,7 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
     let mats_slot = o.slot();
     let refs_slot = o.slot();
     o.w.i32(0); // user data
-    o.patch_here(bind_slot);
-    for _ in 0..mats {
-        o.w.u16(0xFFFF);
-    }
-    o.align4();
+    o.bind_indices(bind_slot, mats);
     o.patch_here(mats_slot);
     let (mut begin_curve, mut begin_pat) = (0i32, 0i32);
     let mut mat_slots = Vec::new();
@@ -333,9 +343,7 @@ pub fn write_fshu(o: &mut Out, a: &Fshu, version: u32) -> Result<()> {
         return Err(Error::unsupported("writing FSHU before 3.4.0.0"));
     }
     let mats = u16::try_from(a.materials.len()).map_err(|_| Error::unrepresentable("too many materials"))?;
-    o.w.bytes(b"FSHU");
-    o.string(&a.name);
-    o.string("");
+    o.subfile_header(b"FSHU", &a.name);
     o.w.u32(a.flags);
     o.w.i32(a.frame_count);
     o.w.u16(mats);
@@ -347,11 +355,7 @@ pub fn write_fshu(o: &mut Out, a: &Fshu, version: u32) -> Result<()> {
     let bind_slot = o.slot();
     let mats_slot = o.slot();
     o.w.i32(0); // user data
-    o.patch_here(bind_slot);
-    for _ in 0..mats {
-        o.w.u16(0xFFFF);
-    }
-    o.align4();
+    o.bind_indices(bind_slot, mats);
     o.patch_here(mats_slot);
     let (mut begin_curve, mut begin_param) = (0i32, 0i32);
     let mut slots = Vec::new();
@@ -384,10 +388,7 @@ pub fn write_fshu(o: &mut Out, a: &Fshu, version: u32) -> Result<()> {
             o.w.u32(v);
         }
         o.patch_here(curves);
-        let cs: Vec<_> = m.curves.iter().map(|c| curve_header(o, c, version)).collect();
-        for (c, s) in m.curves.iter().zip(cs) {
-            curve_data(o, c, s);
-        }
+        write_curves(o, &m.curves, version);
     }
     Ok(())
 }
@@ -398,9 +399,7 @@ pub fn write_fvis(o: &mut Out, a: &Fvis, version: u32) -> Result<()> {
         return Err(Error::unsupported("writing FVIS before 3.4.0.0"));
     }
     let n = u16::try_from(a.names.len()).map_err(|_| Error::unrepresentable("too many entries"))?;
-    o.w.bytes(b"FVIS");
-    o.string(&a.name);
-    o.string("");
+    o.subfile_header(b"FVIS", &a.name);
     o.w.u16(a.flags);
     o.w.u16(0);
     o.w.i32(a.frame_count);
@@ -413,11 +412,7 @@ pub fn write_fvis(o: &mut Out, a: &Fvis, version: u32) -> Result<()> {
     let curves_slot = o.slot();
     let base_slot = o.slot();
     o.w.i32(0); // user data
-    o.patch_here(bind_slot);
-    for _ in 0..n {
-        o.w.u16(0xFFFF);
-    }
-    o.align4();
+    o.bind_indices(bind_slot, n);
     o.patch_here(names_slot);
     for name in &a.names {
         o.string(name);
