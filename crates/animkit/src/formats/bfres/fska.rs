@@ -99,6 +99,23 @@ pub struct BoneAnim {
     pub curves: Vec<Curve>,
 }
 
+impl BoneAnim {
+    /// Reads the base values the flags announce, in storage order: scale (bit 3), rotation
+    /// (bit 4), translation (bit 5), from a cursor at the base data (either byte order).
+    pub fn read_base(&mut self, b: &mut Cursor) -> Result<()> {
+        if self.flags & 0x08 != 0 {
+            self.scale = Some([b.f32()?, b.f32()?, b.f32()?]);
+        }
+        if self.flags & 0x10 != 0 {
+            self.rotate = Some([b.f32()?, b.f32()?, b.f32()?, b.f32()?]);
+        }
+        if self.flags & 0x20 != 0 {
+            self.translate = Some([b.f32()?, b.f32()?, b.f32()?]);
+        }
+        Ok(())
+    }
+}
+
 /// Rotation storage (flags bits 12–13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RotateMode {
@@ -185,15 +202,7 @@ fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
         let base_at = base_at.ok_or_else(|| Error::invalid(at + 0x14, "null base data"))?;
         let mut b = Cursor::new(data, Endian::Big);
         b.seek(base_at)?;
-        if flags & 0x08 != 0 {
-            bone.scale = Some([b.f32()?, b.f32()?, b.f32()?]);
-        }
-        if flags & 0x10 != 0 {
-            bone.rotate = Some([b.f32()?, b.f32()?, b.f32()?, b.f32()?]);
-        }
-        if flags & 0x20 != 0 {
-            bone.translate = Some([b.f32()?, b.f32()?, b.f32()?]);
-        }
+        bone.read_base(&mut b)?;
     }
     bone.curves = Curve::read_array(data, curves_at, at + 0x10, curve_count.into(), version)?;
     Ok(bone)

@@ -113,6 +113,26 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialPattern
     Ok(MaterialPattern { name, begin_curve, begin_pat_anim, infos, curves, base_values })
 }
 
+/// The keys of a texture-pattern curve: its frames in seconds and the texture index at each
+/// (integer curves as stored, float curves truncated), every index passed through `check`.
+pub fn pattern_keys(
+    curve: &Curve,
+    fps: f32,
+    mut check: impl FnMut(i64) -> Result<u32>,
+) -> Result<(Vec<f32>, Vec<u32>)> {
+    let mut times = Vec::with_capacity(curve.frames.len());
+    let mut indices = Vec::with_capacity(curve.frames.len());
+    for &f in &curve.frames {
+        let v = match curve.eval(f) {
+            Value::Int(v) => i64::from(v),
+            other => other.as_f32() as i64,
+        };
+        times.push(f / fps);
+        indices.push(check(v)?);
+    }
+    Ok((times, indices))
+}
+
 pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
     let n = anim.textures.len();
     let check = |v: i64, what: &str| -> Result<u32> {
@@ -132,17 +152,7 @@ pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
                     .curves
                     .get(info.curve_index as usize)
                     .ok_or_else(|| Error::invalid(anim.at, format!("curve index {} out of range", info.curve_index)))?;
-                let mut times = Vec::new();
-                let mut indices = Vec::new();
-                for &f in &curve.frames {
-                    let v = match curve.eval(f) {
-                        Value::Int(v) => i64::from(v),
-                        other => other.as_f32() as i64,
-                    };
-                    times.push(f / fps);
-                    indices.push(check(v, &format!("{} {}", mat.name, info.sampler))?);
-                }
-                (times, indices)
+                pattern_keys(curve, fps, |v| check(v, &format!("{} {}", mat.name, info.sampler)))?
             } else {
                 let base = mat.base_values.get(j).copied().unwrap_or(0);
                 (vec![0.0], vec![check(i64::from(base), &format!("{} {}", mat.name, info.sampler))?])

@@ -173,6 +173,18 @@ impl Format for Bfres {
     }
 }
 
+/// The `fps` read parameter (default 30): BFRES stores frames, not seconds (§5.5).
+fn fps(options: &ReadOptions) -> Result<f32> {
+    match options.params.get("fps") {
+        None => Ok(30.0),
+        Some(v) => v
+            .parse::<f32>()
+            .ok()
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .ok_or_else(|| Error::new(ErrorKind::Invalid, None, format!("fps={v} is not a positive number"))),
+    }
+}
+
 /// A parsed BFRES file.
 pub struct BfresDocument {
     pub file: FresFile,
@@ -190,17 +202,6 @@ impl BfresDocument {
     /// The file's bytes.
     pub fn data(&self) -> &[u8] {
         &self.data
-    }
-
-    fn fps(&self) -> Result<f32> {
-        match self.options.params.get("fps") {
-            None => Ok(30.0),
-            Some(v) => v
-                .parse::<f32>()
-                .ok()
-                .filter(|f| f.is_finite() && *f > 0.0)
-                .ok_or_else(|| Error::new(ErrorKind::Invalid, None, format!("fps={v} is not a positive number"))),
-        }
     }
 }
 
@@ -268,7 +269,7 @@ impl Document for BfresDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        to_model(&self.data, &self.file.header, self.fps()?, &self.options.limits)
+        to_model(&self.data, &self.file.header, fps(&self.options)?, &self.options.limits)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {

@@ -39,11 +39,11 @@ use std::any::Any;
 use bytes::Bytes;
 use serde::Serialize;
 
-use super::curve::{Curve, CurveType, Value};
+use super::curve::{Curve, CurveType};
 use super::fshu::{self, ParamInfo};
 use super::fska::{self, BoneAnim, Fska};
 use crate::bytes::{Cursor, Endian};
-use crate::error::{Context, Error, ErrorKind, Result};
+use crate::error::{Context, Error, Result};
 use crate::formats::{Document, Format, Limits, ReadOptions};
 use crate::lint::{Finding, Repaired, Severity};
 use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
@@ -333,15 +333,7 @@ fn read_bone(data: &[u8], at: usize, v9: bool) -> Result<BoneAnim> {
         let base_at = base_at.ok_or_else(|| Error::invalid(flags_at, "base data flagged but its offset is null"))?;
         let mut b = le(data);
         b.seek(base_at)?;
-        if flags & 0x08 != 0 {
-            bone.scale = Some([b.f32()?, b.f32()?, b.f32()?]);
-        }
-        if flags & 0x10 != 0 {
-            bone.rotate = Some([b.f32()?, b.f32()?, b.f32()?, b.f32()?]);
-        }
-        if flags & 0x20 != 0 {
-            bone.translate = Some([b.f32()?, b.f32()?, b.f32()?]);
-        }
+        bone.read_base(&mut b)?;
     }
     bone.curves = read_curves(data, curves_at, usize::from(curve_count), at + 8)?;
     Ok(bone)
@@ -589,17 +581,7 @@ pub fn fmaa_to_clip(anim: &Fmaa, fps: f32, limits: &Limits) -> Result<Clip> {
                 let curve = mat.curves.get(info.curve_index as usize).ok_or_else(|| {
                     Error::invalid(anim.at, format!("{what}: curve index {} out of range", info.curve_index))
                 })?;
-                let mut times = Vec::new();
-                let mut indices = Vec::new();
-                for &f in &curve.frames {
-                    let v = match curve.eval(f) {
-                        Value::Int(v) => i64::from(v),
-                        other => other.as_f32() as i64,
-                    };
-                    times.push(f / fps);
-                    indices.push(check(v)?);
-                }
-                (times, indices)
+                super::ftxp::pattern_keys(curve, fps, check)?
             } else if info.begin_constant != 0xFFFF {
                 let &(_, raw) = mat.constants.get(usize::from(info.begin_constant)).ok_or_else(|| {
                     Error::invalid(anim.at, format!("{what}: constant {} out of range", info.begin_constant))
@@ -748,17 +730,6 @@ impl SwitchDocument {
     pub fn data(&self) -> &[u8] {
         &self.data
     }
-
-    fn fps(&self) -> Result<f32> {
-        match self.options.params.get("fps") {
-            None => Ok(30.0),
-            Some(v) => v
-                .parse::<f32>()
-                .ok()
-                .filter(|f| f.is_finite() && *f > 0.0)
-                .ok_or_else(|| Error::new(ErrorKind::Invalid, None, format!("fps={v} is not a positive number"))),
-        }
-    }
 }
 
 impl Document for SwitchDocument {
@@ -776,7 +747,7 @@ impl Document for SwitchDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        to_model(&self.data, &self.header, self.fps()?, &self.options.limits)
+        to_model(&self.data, &self.header, super::fps(&self.options)?, &self.options.limits)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
