@@ -295,26 +295,18 @@ pub fn write(file: &FresFile) -> Vec<u8> {
     w.into_vec()
 }
 
-/// Group `g`'s entries as `(name, absolute data position)` in storage order.
+/// Group `g`'s entries as `(name, absolute data position)` in storage order; every entry must
+/// point at data.
 pub fn entries(data: &[u8], header: &Header, g: usize) -> Result<Vec<(String, usize)>> {
     let Some(at) = header.group_at(g) else {
         return Ok(Vec::new());
     };
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
-    let dict = ResDict::read(&mut c)?;
-    let mut out = Vec::with_capacity(dict.len());
-    for k in 0..dict.len() {
-        let (name, target) = dict.entry_targets(at, k);
-        let name = match name {
-            Some(n) => super::strings::name_at(data, n)?,
-            None => String::new(),
-        };
-        let target = target
-            .and_then(|t| usize::try_from(t).ok())
-            .filter(|&t| t < data.len())
-            .ok_or_else(|| Error::invalid(at + 8 + 16 * (k + 1) + 12, "entry data offset outside the file"))?;
-        out.push((name, target));
-    }
-    Ok(out)
+    super::dict::entries_at(data, at)?
+        .into_iter()
+        .enumerate()
+        .map(|(k, (name, target))| {
+            let field = at + 8 + 16 * (k + 1) + 12;
+            target.map(|t| (name, t)).ok_or_else(|| Error::invalid(field, "index group entry without data"))
+        })
+        .collect()
 }
