@@ -21,6 +21,7 @@
 pub mod bytes;
 pub mod containers;
 pub mod error;
+pub mod extract;
 pub mod formats;
 pub mod interchange;
 pub mod io;

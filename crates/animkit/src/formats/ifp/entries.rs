@@ -13,23 +13,22 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::text::latin1_until_nul;
 
 /// The entry names: each animation's name made safe for a file name, with `.ifp`; a name that
-/// an earlier animation already took (in any case) gets the animation's index.
+/// an earlier animation already took (in any case) gets `_2`, `_3`… ([`crate::extract::unique_paths`]).
 pub fn names(file: &IfpFile) -> Vec<String> {
     let raw: Vec<String> = match &file.body {
         Body::Anpk(a) => a.animations.iter().map(|a| latin1_until_nul(&a.name)).collect(),
         Body::V2(v) => v.animations.iter().map(|a| latin1_until_nul(&a.name)).collect(),
     };
-    let mut out: Vec<String> = Vec::with_capacity(raw.len());
-    for (i, name) in raw.iter().enumerate() {
-        let stem = crate::text::safe_file_name(name);
-        let stem = if stem.trim_matches('.').is_empty() { format!("animation_{i}") } else { stem };
-        let mut entry = format!("{stem}.ifp");
-        if out.iter().any(|e| e.eq_ignore_ascii_case(&entry)) {
-            entry = format!("{stem}_{i}.ifp");
-        }
-        out.push(entry);
-    }
-    out
+    let files: Vec<String> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let stem = crate::text::safe_file_name(name);
+            let stem = if stem.trim_matches('.').is_empty() { format!("animation_{i}") } else { stem };
+            format!("{stem}.ifp")
+        })
+        .collect();
+    crate::extract::unique_paths(files.iter().map(String::as_str)).into_iter().map(|(name, _)| name).collect()
 }
 
 /// `file`'s body with its size field set to the canonical value, content − 8.
