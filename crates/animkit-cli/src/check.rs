@@ -31,7 +31,8 @@ struct Report {
 }
 
 /// Findings for one file: a strict parse error first (as an error finding), then the findings
-/// on what a lenient parse could read. `None` when the file cannot be read at all.
+/// on what a lenient parse could read. `None` (after saying why on stderr) when the file cannot
+/// be read at all or is of no format animkit knows.
 fn check_file(path: &std::path::Path, args: &Args) -> Option<Report> {
     let mut findings = Vec::new();
     let doc = match open(path, &args.format.read_options(false)) {
@@ -46,9 +47,16 @@ fn check_file(path: &std::path::Path, args: &Args) -> Option<Report> {
     let format = doc.as_ref().map(|d| d.format().name());
     if let Some(doc) = &doc {
         findings.extend(doc.lint());
-    } else if animkit::probe(&std::fs::read(path).ok()?, Some(path)).is_err() {
-        eprintln!("animkit: {}", findings.first().map_or(String::new(), |f| f.message.clone()));
-        return None;
+    } else {
+        // Not a file animkit can check at all: missing, unreadable, or of no known format.
+        let unknown = match std::fs::read(path) {
+            Ok(bytes) => animkit::probe(&bytes, Some(path)).err().map(|e| e.to_string()),
+            Err(e) => Some(format!("cannot read {}: {e}", path.display())),
+        };
+        if let Some(message) = unknown {
+            eprintln!("animkit: {message}");
+            return None;
+        }
     }
     Some(Report { file: path.display().to_string(), format, findings })
 }

@@ -46,6 +46,9 @@ enum Command {
     /// Convert files between formats (glTF included).
     Convert(convert::Args),
     /// Report every problem in files, with offsets and severities.
+    ///
+    /// Exit code 0 when no file has an error (warnings and notes allowed), 1 when one has (with
+    /// --strict, a warning too), 2 when a file cannot be read or is of no format animkit knows.
     Check(check::Args),
     /// Rewrite files canonically, fixing what check reports as fixable.
     Repair(repair::Args),

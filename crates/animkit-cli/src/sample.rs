@@ -15,8 +15,8 @@ pub struct Args {
     /// The clip's name (or its index in the file).
     #[arg(long)]
     clip: String,
-    /// Time in seconds (repeatable).
-    #[arg(long = "time", required = true, allow_negative_numbers = true)]
+    /// Time in seconds (repeatable). A looping clip wraps it; the end of a loop shows the last key.
+    #[arg(long = "time", required = true, allow_negative_numbers = true, value_parser = parse_time)]
     times: Vec<f32>,
     /// One JSON object per time, one per line.
     #[arg(long)]
@@ -27,6 +27,12 @@ pub struct Args {
     skeleton: Option<PathBuf>,
     #[command(flatten)]
     format: FormatOptions,
+}
+
+/// A `--time` value: a finite number of seconds.
+fn parse_time(s: &str) -> Result<f32, String> {
+    let t: f32 = s.parse().map_err(|_| format!("\"{s}\" is not a number of seconds"))?;
+    animkit::sample::check_time(t).map_err(|e| e.message)
 }
 
 fn components(v: &Sampled) -> Vec<f64> {

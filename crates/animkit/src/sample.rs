@@ -185,13 +185,28 @@ pub fn sample_segment(track: &Track, seg: Segment) -> Option<Sampled> {
     })
 }
 
-/// Maps a clip time to the time the tracks are sampled at: wrapped into `[0, duration)` for a
-/// looping clip, unchanged otherwise (tracks clamp at their ends).
+/// Maps a clip time to the time the tracks are sampled at: for a looping clip, wrapped into
+/// `[0, duration)`, except that the end of a loop (`t = k × duration`, `k ≥ 1`) is the clip's end,
+/// as every engine here plays it (the last frame shows the last key, not the first); unchanged
+/// otherwise (tracks clamp at their ends).
 pub fn clip_time(clip: &Clip, t: f32) -> f32 {
     if clip.looping == Some(true) && clip.duration > 0.0 {
-        t.rem_euclid(clip.duration)
+        match t.rem_euclid(clip.duration) {
+            0.0 if t > 0.0 => clip.duration,
+            wrapped => wrapped,
+        }
     } else {
         t
+    }
+}
+
+/// `t` when it is a time a clip can be sampled at (a finite number of seconds), else an error
+/// that says so. [`sample`] itself takes any `f32`: callers that take times from users check them here.
+pub fn check_time(t: f32) -> crate::Result<f32> {
+    if t.is_finite() {
+        Ok(t)
+    } else {
+        Err(crate::Error::new(crate::ErrorKind::Invalid, None, format!("time {t} is not a number of seconds")))
     }
 }
 
@@ -352,9 +367,35 @@ mod tests {
     }
 
     #[test]
+    fn end_of_a_looping_clip_is_its_last_key() {
+        let track = Track {
+            target: Target::Bone(BoneRef::named("b")),
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 0.5, 1.0],
+            values: Values::Scalar(vec![1.0, 2.0, 3.0]),
+        };
+        let clip = Clip { duration: 1.0, looping: Some(true), tracks: vec![track], ..Default::default() };
+        let at = |t: f32| sample(&clip, t)[0].value;
+        assert_eq!(at(1.0), Sampled::Scalar(3.0));
+        assert_eq!(at(2.0), Sampled::Scalar(3.0));
+        assert_eq!(at(0.0), Sampled::Scalar(1.0));
+        assert_eq!(at(1.25), Sampled::Scalar(1.5));
+        assert_eq!(at(-0.5), Sampled::Scalar(2.0));
+    }
+
+    #[test]
+    fn only_finite_times_are_times() {
+        assert_eq!(check_time(1.5).unwrap(), 1.5);
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            assert!(check_time(bad).unwrap_err().message.contains("not a number of seconds"));
+        }
+    }
+
+    #[test]
     fn looping_clip_wraps_time() {
         let clip = Clip { duration: 2.0, looping: Some(true), ..Default::default() };
         assert_eq!(clip_time(&clip, 5.0), 1.0);
+        assert_eq!(clip_time(&clip, 4.0), 2.0);
         let once = Clip { duration: 2.0, ..Default::default() };
         assert_eq!(clip_time(&once, 5.0), 5.0);
     }
