@@ -61,35 +61,45 @@ fn check_file(path: &std::path::Path, args: &Args) -> Option<Report> {
     Some(Report { file: path.display().to_string(), format, findings })
 }
 
+/// Checks every file (on every core; output in the order the files were named).
 pub fn run(args: Args) -> Result<ExitCode> {
     let mut code = ExitCode::SUCCESS;
-    for path in &args.files {
-        let Some(report) = check_file(path, &args) else {
-            code = ExitCode::from(2);
-            continue;
-        };
-        let threshold = if args.strict { Severity::Warning } else { Severity::Error };
-        if report.findings.iter().any(|f| f.severity >= threshold) && code == ExitCode::SUCCESS {
-            code = ExitCode::from(1);
-        }
-        if args.json {
-            print_json_line(&report)?;
-            continue;
-        }
-        if report.findings.is_empty() {
-            println!("{}: ok", report.file);
-        }
-        for f in &report.findings {
-            let sev = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Info => "info",
+    let threshold = if args.strict { Severity::Warning } else { Severity::Error };
+    crate::ordered::for_each(
+        &args.files,
+        |path| check_file(path, &args),
+        |report| {
+            let Some(report) = report else {
+                code = ExitCode::from(2);
+                return Ok(());
             };
-            let at = f.offset.map(|o| format!(" @{o:#x}")).unwrap_or_default();
-            let path = if f.path.is_empty() { String::new() } else { format!(" {}:", f.path) };
-            let fix = if f.fixable { " [fixable]" } else { "" };
-            println!("{}: {sev} {}{at}{path} {}{fix}", report.file, f.code, f.message);
-        }
-    }
+            if report.findings.iter().any(|f| f.severity >= threshold) && code == ExitCode::SUCCESS {
+                code = ExitCode::from(1);
+            }
+            if args.json {
+                print_json_line(&report)
+            } else {
+                print_text(&report);
+                Ok(())
+            }
+        },
+    )?;
     Ok(code)
+}
+
+fn print_text(report: &Report) {
+    if report.findings.is_empty() {
+        println!("{}: ok", report.file);
+    }
+    for f in &report.findings {
+        let sev = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        };
+        let at = f.offset.map(|o| format!(" @{o:#x}")).unwrap_or_default();
+        let path = if f.path.is_empty() { String::new() } else { format!(" {}:", f.path) };
+        let fix = if f.fixable { " [fixable]" } else { "" };
+        println!("{}: {sev} {}{at}{path} {}{fix}", report.file, f.code, f.message);
+    }
 }

@@ -1,9 +1,10 @@
 //! `animkit info`: what is in a file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use animkit::formats::Summary;
+use animkit::ReadOptions;
 use anyhow::Result;
 use serde::Serialize;
 
@@ -34,33 +35,37 @@ struct FileInfo {
     summary: Summary,
 }
 
+/// Describes every file (on every core; output in the order the files were named).
 pub fn run(args: Args) -> Result<ExitCode> {
     let mut code = ExitCode::SUCCESS;
     let options = args.format.read_options(false);
-    for path in &args.files {
-        let result = open(path, &options).and_then(|doc| Ok((doc.summary()?, doc)));
-        let (summary, doc) = match result {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("animkit: {e}");
-                code = ExitCode::from(2);
-                continue;
+    crate::ordered::for_each(
+        &args.files,
+        |path| describe(path, &options),
+        |info| {
+            match info {
+                Ok(info) if args.json => print_json_line(&info)?,
+                Ok(info) => print_text(&info, args.verbose),
+                Err(e) => {
+                    eprintln!("animkit: {e}");
+                    code = ExitCode::from(2);
+                }
             }
-        };
-        let info = FileInfo {
-            file: path.display().to_string(),
-            format: doc.format().name(),
-            version: doc.version(),
-            notes: doc.notes(),
-            summary,
-        };
-        if args.json {
-            print_json_line(&info)?;
-        } else {
-            print_text(&info, args.verbose);
-        }
-    }
+            Ok(())
+        },
+    )?;
     Ok(code)
+}
+
+fn describe(path: &Path, options: &ReadOptions) -> Result<FileInfo, animkit::Error> {
+    let doc = open(path, options)?;
+    Ok(FileInfo {
+        file: path.display().to_string(),
+        format: doc.format().name(),
+        version: doc.version(),
+        notes: doc.notes(),
+        summary: doc.summary()?,
+    })
 }
 
 fn print_text(info: &FileInfo, verbose: bool) {

@@ -11,6 +11,7 @@ mod dump;
 mod extract;
 mod formats;
 mod info;
+mod ordered;
 mod pack;
 mod repair;
 mod replace;
