@@ -10,6 +10,7 @@
 //! - **Cubic** tracks store three values per key, as glTF does: in-tangent, value, out-tangent,
 //!   with tangents in units per second.
 
+pub mod rekey;
 mod skeleton;
 
 pub use skeleton::{Bone, Skeleton, Transform};
