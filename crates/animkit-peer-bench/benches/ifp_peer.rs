@@ -1,0 +1,103 @@
+//! `cargo bench -p animkit-peer-bench`: animkit against rw-parser-rs, the Rust IFP reader, on the
+//! same files in one run.
+//!
+//! Each round times a batch of animkit `read` + `to_model` (the model dropped inside the batch, as a
+//! converter does) and then a batch of rw-parser-rs `IfpParser::parse` (its result dropped likewise),
+//! alternating, so a change in the machine's speed touches both. Reported: the median time per file
+//! of each over the rounds, and the median of the per-round ratios peer / animkit (> 1: animkit is
+//! faster). Both build every key of every animation into memory.
+//!
+//! Reads `$ANIMKIT_CORPUS` (default `../shared/corpus`): `ifp/sa_ped_anp3.ifp` (San Andreas ANP3)
+//! and `ifp/vc_ped_anpk.ifp` (Vice City ANPK).
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use animkit::{Bytes, ReadOptions};
+use rw_parser_rs::IfpParser;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const ROUNDS: usize = 41;
+/// Each batch runs for about this long.
+const BATCH: Duration = Duration::from_millis(40);
+
+fn corpus_file(name: &str) -> Option<Vec<u8>> {
+    let root = std::env::var_os("ANIMKIT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    std::fs::read(root.join("ifp").join(name)).ok()
+}
+
+fn animkit_read(bytes: &Bytes) -> usize {
+    let doc = animkit::read(bytes.clone(), None, &ReadOptions::default()).expect("animkit reads the file");
+    doc.to_model().expect("animkit converts the file").key_count()
+}
+
+fn peer_read(bytes: &[u8]) -> usize {
+    let ifp = IfpParser::new(bytes).parse().expect("rw-parser-rs reads the file");
+    ifp.animations.len()
+}
+
+/// How many calls of `f` fill about one batch.
+fn batch_size(f: &dyn Fn() -> usize) -> usize {
+    let start = Instant::now();
+    let mut n = 0;
+    while start.elapsed() < BATCH / 4 {
+        black_box(f());
+        n += 1;
+    }
+    (n * 4).max(1)
+}
+
+/// Seconds per call of `f` over one batch of `n` calls.
+fn time(f: &dyn Fn() -> usize, n: usize) -> f64 {
+    let start = Instant::now();
+    for _ in 0..n {
+        black_box(f());
+    }
+    start.elapsed().as_secs_f64() / n as f64
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    // `cargo test --benches` runs benches once with `--bench` absent: do nothing then.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    println!("{:<20} {:>10} {:>22} {:>22} {:>10}", "file", "size", "animkit", "rw-parser-rs", "ratio");
+    for name in ["sa_ped_anp3.ifp", "vc_ped_anpk.ifp"] {
+        let Some(data) = corpus_file(name) else {
+            println!("{name}: not in the corpus, skipped");
+            continue;
+        };
+        let bytes = Bytes::from(data.clone());
+        let ours = || animkit_read(&bytes);
+        let theirs = || peer_read(&data);
+        let (n_ours, n_theirs) = (batch_size(&ours), batch_size(&theirs));
+        let (mut a, mut b, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..ROUNDS {
+            let (x, y) = (time(&ours, n_ours), time(&theirs, n_theirs));
+            a.push(x);
+            b.push(y);
+            ratio.push(y / x);
+        }
+        let mb = data.len() as f64 / 1e6;
+        let (a, b) = (median(a), median(b));
+        println!(
+            "{name:<20} {:>8.2}MB {:>8.3} ms {:>4.2}GB/s {:>8.3} ms {:>4.2}GB/s {:>9.2}×",
+            mb,
+            a * 1e3,
+            mb / a / 1e3,
+            b * 1e3,
+            mb / b / 1e3,
+            median(ratio)
+        );
+    }
+}
