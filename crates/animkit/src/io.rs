@@ -342,6 +342,25 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Run as root (who may give files away), the replaced file's owner and group are kept.
+    #[cfg(unix)]
+    #[test]
+    fn the_replaced_file_keeps_its_owner_where_permitted() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = fresh_dir("owner");
+        let target = dir.join("owned");
+        fs::write(&target, b"old").unwrap();
+        if std::os::unix::fs::chown(&target, Some(4321), Some(4322)).is_err() {
+            eprintln!("SKIPPED: not root, cannot give a file away");
+            return;
+        }
+        write_atomic(&target, b"new").unwrap();
+        let meta = fs::metadata(&target).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (4321, 4322));
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Parallel writes of one name never share a temporary file (they once did, and failed with
     /// "No such file or directory" when another write had renamed it).
     #[test]
