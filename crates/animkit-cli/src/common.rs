@@ -32,7 +32,9 @@ pub struct Destination {
     /// The file to write (with several inputs, a directory).
     #[arg(short, long, required_unless_present = "in_place")]
     pub output: Option<PathBuf>,
-    /// Rewrite the input itself, keeping a backup `NAME.bak`.
+    /// Rewrite the input itself, keeping a backup `NAME.bak` (or `NAME.bak.N`). A symbolic link
+    /// is followed: the file it points to is rewritten (the link stays a link) and the backup sits
+    /// beside that file. A file whose content would not change is left alone (no backup).
     #[arg(long)]
     pub in_place: bool,
 }
@@ -57,22 +59,69 @@ pub fn load_skeleton(path: &Path, options: &ReadOptions) -> Result<animkit::mode
     package.skeleton.with_context(|| format!("{} holds no skeleton", path.display()))
 }
 
-/// Writes `data` to `out` atomically. Refuses to replace `input` unless `in_place`, and then
-/// keeps a backup of it first.
-pub fn write_output(out: &Path, data: &[u8], input: Option<&Path>, in_place: bool) -> Result<Option<PathBuf>> {
-    let mut backup = None;
-    if let Some(input) = input {
-        if animkit::io::same_file(input, out) {
-            if !in_place {
-                bail!("refusing to overwrite the input {} (use --in-place, which keeps a backup)", out.display());
-            }
-            let path = animkit::io::backup_path(out);
-            std::fs::copy(out, &path).with_context(|| format!("backing up {}", out.display()))?;
-            backup = Some(path);
+/// What [`write_output`] did.
+#[derive(Debug)]
+pub struct Written {
+    /// The file written: the output, or with `--in-place` on a symbolic link, the file it points to.
+    pub path: PathBuf,
+    /// The copy of the old content kept beside it (`--in-place`).
+    pub backup: Option<PathBuf>,
+    /// The file held these bytes already: nothing was written and no backup made.
+    pub unchanged: bool,
+}
+
+impl Written {
+    /// What to tell the user beyond "done".
+    pub fn messages(&self, out: &Path) -> Vec<String> {
+        let mut messages = Vec::new();
+        if self.unchanged {
+            messages.push(format!("unchanged: {} already holds this content", self.path.display()));
+        } else if self.path != out {
+            messages.push(format!("wrote {} (the file the link {} points to)", self.path.display(), out.display()));
         }
+        if let Some(b) = &self.backup {
+            messages.push(format!("backup kept at {}", b.display()));
+        }
+        messages
     }
-    animkit::io::write_atomic(out, data).with_context(|| format!("writing {}", out.display()))?;
-    Ok(backup)
+}
+
+/// Writes `data` to `out` atomically (see [`animkit::io`]: a symbolic link at `out` is replaced,
+/// not followed). Refuses to replace `input` unless `in_place`; then a symbolic link is resolved
+/// (the file it points to is rewritten, the link stays) and a backup of the old content is kept
+/// beside that file. Nothing is written when the file holds `data` already.
+pub fn write_output(out: &Path, data: &[u8], input: Option<&Path>, in_place: bool) -> Result<Written> {
+    let replaces_input = input.is_some_and(|input| animkit::io::same_file(input, out));
+    if replaces_input && !in_place {
+        bail!("refusing to overwrite the input {} (use --in-place, which keeps a backup)", out.display());
+    }
+    let is_link = std::fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink());
+    let path = if replaces_input && is_link {
+        std::fs::canonicalize(out).with_context(|| format!("resolving the link {}", out.display()))?
+    } else {
+        out.to_path_buf()
+    };
+    if holds(&path, data).with_context(|| format!("reading {}", path.display()))? {
+        return Ok(Written { path, backup: None, unchanged: true });
+    }
+    let backup = if replaces_input {
+        let backup = animkit::io::write_backup(&path).with_context(|| format!("backing up {}", path.display()))?;
+        Some(backup)
+    } else {
+        None
+    };
+    animkit::io::write_atomic(&path, data).with_context(|| format!("writing {}", path.display()))?;
+    Ok(Written { path, backup, unchanged: false })
+}
+
+/// Whether `path` is a regular file (not a link) whose content is `data`.
+fn holds(path: &Path, data: &[u8]) -> std::io::Result<bool> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() && meta.len() == data.len() as u64 => Ok(std::fs::read(path)? == data),
+        Ok(_) => Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// Prints a JSON value as one line.

@@ -73,8 +73,32 @@ fn restore_default_sigpipe() {
     }
 }
 
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP remove the temporary files of the writes in progress
+/// (see [`animkit::io::abandon_writes`]), then end the process with 128 + the signal's number
+/// (130, 143, 129), as a shell reports a process a signal ended.
+fn remove_temp_files_on_signals() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            Ok(signals) => signals,
+            Err(e) => {
+                eprintln!("animkit: warning: no signal handler ({e}): an interrupted write may leave a temporary file");
+                return;
+            }
+        };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                animkit::io::abandon_writes();
+                std::process::exit(128 + signal);
+            }
+        });
+    }
+}
+
 fn main() -> ExitCode {
     restore_default_sigpipe();
+    remove_temp_files_on_signals();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Formats(a) => formats::run(a),

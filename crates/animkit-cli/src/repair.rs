@@ -37,15 +37,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(crate::batch::run(jobs, |job| {
         let doc = open(&job.input, &options)?;
         let repaired = doc.repair()?;
-        let backup =
+        let written =
             write_output(&job.output, &repaired.document.write()?, Some(&job.input), args.destination.in_place)?;
         let mut messages = repaired.changes;
         if messages.is_empty() {
             messages.push("nothing to change".into());
         }
-        if let Some(b) = backup {
-            messages.push(format!("backup kept at {}", b.display()));
-        }
+        messages.extend(written.messages(&job.output));
         Ok(messages)
     }))
 }

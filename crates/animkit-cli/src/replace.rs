@@ -28,10 +28,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let size = data.len();
     let replaced = doc.with_entry(&args.entry, animkit::Bytes::from(data))?.write()?;
     let out = args.destination.output.as_ref().unwrap_or(&args.archive);
-    let backup = write_output(out, &replaced, Some(&args.archive), args.destination.in_place)?;
+    let written = write_output(out, &replaced, Some(&args.archive), args.destination.in_place)?;
     println!("{}\t{size} bytes\t{}\t{} bytes", args.entry, out.display(), replaced.len());
-    if let Some(b) = backup {
-        eprintln!("backup kept at {}", b.display());
+    for m in written.messages(out) {
+        eprintln!("{m}");
     }
     Ok(ExitCode::SUCCESS)
 }

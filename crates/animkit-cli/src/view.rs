@@ -8,15 +8,22 @@
 //!
 //! - a local server bound to 127.0.0.1 only (`--port`, default: any free port), which prints its
 //!   URL and serves the page, the three.js bundle and the GLBs until interrupted; requests whose
-//!   `Host` is not the loopback address are refused (no DNS rebinding);
+//!   `Host` is not the loopback address are refused (no DNS rebinding). At most
+//!   [`pool::MAX_CONNECTIONS`] connections are served at once (see [`pool`] for who waits or gets
+//!   a 503); a request head must arrive whole within [`REQUEST_DEADLINE`] and a response go out
+//!   within [`RESPONSE_DEADLINE`], whatever the pace of the client; when accepting fails (out of
+//!   file handles), the server waits before trying again instead of spinning;
 //! - `--html OUT.html`: one self-contained file (three.js as a `data:` module in an import map,
 //!   the GLBs as base64) that works from `file://` without a network.
+
+mod pool;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use animkit::interchange::gltf::{base64_encode, Gltf};
 use animkit::{Format, WriteOptions};
@@ -30,6 +37,15 @@ const THREE_BUNDLE: &str = include_str!("view/vendor/three-bundle.min.js");
 const INDEX_HTML: &str = include_str!("view/index.html");
 const APP_JS: &str = include_str!("view/app.js");
 const APP_CSS: &str = include_str!("view/app.css");
+
+/// Time a client has to send its whole request head.
+const REQUEST_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Time a response has to go out whole (the largest GLB takes milliseconds on loopback).
+const RESPONSE_DEADLINE: Duration = Duration::from_secs(60);
+
+/// The first and the longest pause after a failed `accept`.
+const ACCEPT_PAUSE: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(1));
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -147,18 +163,101 @@ pub fn run(args: Args) -> Result<ExitCode> {
     std::io::stdout().flush()?;
     eprintln!("serving {} file(s) on 127.0.0.1 only; press Ctrl-C to stop", shown.len());
     let index = page(&shown, false);
-    let server = Server { index, shown, port };
-    std::thread::scope(|scope| {
-        for stream in listener.incoming().flatten() {
-            let server = &server;
-            scope.spawn(move || {
-                if let Err(e) = server.handle(stream) {
-                    eprintln!("animkit view: {e}");
-                }
-            });
+    serve(&listener, &Server { index, shown, port })
+}
+
+/// Accepts connections until the process is stopped, each served on a thread of the pool.
+fn serve(listener: &TcpListener, server: &Server) -> ! {
+    let pool = pool::Pool::default();
+    let mut pause = ACCEPT_PAUSE.0;
+    std::thread::scope(|scope| loop {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => Arc::new(stream),
+            Err(e) => {
+                pause = pause_after_accept_error(&e, pause);
+                continue;
+            }
+        };
+        pause = ACCEPT_PAUSE.0;
+        let Some(slot) = pool.acquire(&stream) else {
+            refuse_busy(&stream);
+            continue;
+        };
+        scope.spawn(move || {
+            if let Err(e) = server.handle(&stream, &slot) {
+                eprintln!("animkit view: {e}");
+            }
+        });
+    })
+}
+
+/// After a failed `accept`: a connection that went away is no reason to wait; anything else (out
+/// of file handles: EMFILE, ENFILE, ENOBUFS) would fail again at once, so this sleeps, doubling
+/// the pause up to a second. Returns the next pause.
+fn pause_after_accept_error(e: &std::io::Error, pause: Duration) -> Duration {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionReset, Interrupted};
+    if matches!(e.kind(), Interrupted | ConnectionAborted | ConnectionReset) {
+        return pause;
+    }
+    if pause == ACCEPT_PAUSE.0 {
+        eprintln!("animkit view: accepting a connection failed ({e}); trying again shortly");
+    }
+    std::thread::sleep(pause);
+    (pause * 2).min(ACCEPT_PAUSE.1)
+}
+
+/// Tells a client no slot freed up in time.
+fn refuse_busy(stream: &TcpStream) {
+    let body = "busy: too many connections, try again\n";
+    let mut out = Deadline::new(stream, Duration::from_secs(1));
+    let _ = write!(
+        out,
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
+         Retry-After: 1\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+/// A connection whose reads (or writes) must all end by one point in time: each read or write
+/// waits at most for what is left, so a client trickling a byte at a time cannot stretch it.
+struct Deadline<'a> {
+    stream: &'a TcpStream,
+    until: Instant,
+}
+
+impl<'a> Deadline<'a> {
+    fn new(stream: &'a TcpStream, within: Duration) -> Self {
+        Deadline { stream, until: Instant::now() + within }
+    }
+
+    fn left(&self) -> std::io::Result<Duration> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "client too slow, connection closed"));
         }
-    });
-    Ok(ExitCode::SUCCESS)
+        Ok(left)
+    }
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.stream.set_read_timeout(Some(self.left()?))?;
+        let mut stream = self.stream;
+        stream.read(buf)
+    }
+}
+
+impl Write for Deadline<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.stream.set_write_timeout(Some(self.left()?))?;
+        let mut stream = self.stream;
+        stream.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let mut stream = self.stream;
+        stream.flush()
+    }
 }
 
 struct Server {
@@ -223,9 +322,9 @@ impl Server {
         }
     }
 
-    fn handle(&self, mut stream: TcpStream) -> std::io::Result<()> {
-        stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-        let Some(request) = read_request(&mut stream)? else { return Ok(()) };
+    fn handle(&self, stream: &TcpStream, slot: &pool::Slot) -> std::io::Result<()> {
+        let Some(request) = read_request(&mut Deadline::new(stream, REQUEST_DEADLINE))? else { return Ok(()) };
+        slot.head_read();
         let (status, ctype, body): (&str, &str, &[u8]) = if !self.allowed_host(request.host.as_deref()) {
             ("403 Forbidden", "text/plain", b"forbidden host\n")
         } else if request.method != "GET" && request.method != "HEAD" {
@@ -241,11 +340,12 @@ impl Server {
              X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
             body.len()
         );
-        stream.write_all(head.as_bytes())?;
+        let mut out = Deadline::new(stream, RESPONSE_DEADLINE);
+        out.write_all(head.as_bytes())?;
         if request.method != "HEAD" {
-            stream.write_all(body)?;
+            out.write_all(body)?;
         }
-        stream.flush()
+        out.flush()
     }
 }
 

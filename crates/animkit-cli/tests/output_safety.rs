@@ -171,3 +171,50 @@ fn injected_write_failure_keeps_old_output_and_leaves_no_temp() {
     assert!(others(&dir, &[&input]).is_empty(), "no temporary file is left");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The names in `dir` of our temporary files (`.NAME.RANDOM.animkit.tmp`).
+fn temp_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".animkit.tmp"))
+        .collect()
+}
+
+/// SIGTERM while the temporary file exists (watched for in a tight loop): the CLI removes it and
+/// exits with 143; the output is the old one (or the complete new one, when the rename came first). Runs until a few kills landed mid-write.
+#[cfg(unix)]
+#[test]
+fn sigterm_mid_write_leaves_no_temporary_file() {
+    let dir = temp_dir("term");
+    let input = write_big_input(&dir);
+    let output = dir.join("out.glb");
+    assert!(convert(&input, &output).status().unwrap().success());
+    let complete = std::fs::read(&output).unwrap();
+    let old = b"the old output".to_vec();
+    let (mut mid_write, mut runs) = (0, 0);
+    while mid_write < 3 && runs < 40 {
+        runs += 1;
+        std::fs::write(&output, &old).unwrap();
+        let mut child = convert(&input, &output).spawn().unwrap();
+        let started = Instant::now();
+        let mut seen = false;
+        while !seen && started.elapsed() < Duration::from_secs(60) && child.try_wait().unwrap().is_none() {
+            seen = !temp_files(&dir).is_empty();
+        }
+        // SAFETY: kill(2) on our own child's pid, which has not been reaped yet.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+        let status = child.wait().unwrap();
+        assert!(temp_files(&dir).is_empty(), "run {run}: a temporary file remains: {:?}", temp_files(&dir), run = runs);
+        let now = std::fs::read(&output).unwrap();
+        assert!(now == old || now == complete, "run {runs}: {} bytes, neither old nor complete", now.len());
+        match status.code() {
+            // Ended by the signal before or after the rename.
+            Some(143) => mid_write += usize::from(seen && now == old),
+            code => assert_eq!(code, Some(0), "run {runs}: {status:?}"),
+        }
+    }
+    eprintln!("{runs} runs, {mid_write} ended by SIGTERM while the temporary file existed");
+    assert!(mid_write >= 3, "only {mid_write} of {runs} SIGTERMs landed mid-write");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

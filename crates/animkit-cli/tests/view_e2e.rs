@@ -247,3 +247,144 @@ fn view_serves_loopback_only_and_writes_a_self_contained_file() {
     assert!(!text.contains("http://") && !text.contains("https://") && !text.contains("src=\""), "nothing to fetch");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Starts `animkit view` on the example through `sh -c "ulimit -n FDS; exec …"` (`fds`: the most
+/// file handles it may hold, if limited). Returns the server and its port.
+fn start_example_server(fds: Option<u32>) -> (Server, u16) {
+    let example = repo().join("examples/walk_cycle.ifp");
+    let limit = fds.map_or(String::new(), |n| format!("ulimit -n {n} && "));
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{limit}exec \"$0\" view \"$1\""))
+        .arg(env!("CARGO_BIN_EXE_animkit"))
+        .arg(&example)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let server = Server(child);
+    let mut url = String::new();
+    BufReader::new(stdout).read_line(&mut url).unwrap();
+    let port = url.trim().strip_prefix("http://127.0.0.1:").and_then(|r| r.strip_suffix('/')).unwrap().parse().unwrap();
+    (server, port)
+}
+
+/// Connections that start a request and then send one more byte of a header every 100 ms, for
+/// as long as the server keeps them open (at most 20 s). Dropping the value stops them.
+struct Tricklers {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Tricklers {
+    fn start(port: u16, count: usize) -> Tricklers {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let mut streams: Vec<std::net::TcpStream> = (0..count)
+            .map(|_| {
+                let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+                s.write_all(format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ").as_bytes()).unwrap();
+                s
+            })
+            .collect();
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let start = Instant::now();
+            while !flag.load(Ordering::Relaxed) && start.elapsed().as_secs() < 20 {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                for s in &mut streams {
+                    let _ = s.write_all(b"a"); // fails once the server has closed it
+                }
+            }
+        });
+        Tricklers { stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for Tricklers {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A line of `/proc/PID/status` (`Threads:`), as a number.
+fn proc_status(pid: u32, key: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+    line[key.len()..].trim().parse().unwrap()
+}
+
+/// CPU time (user + system) of a process so far, in clock ticks (`/proc/PID/stat` fields 14, 15).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after_name.split(' ').collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// More trickling clients than the pool holds: a normal request still gets its page within a
+/// second, and the server never holds more than the pool's threads.
+#[cfg(target_os = "linux")]
+#[test]
+fn view_answers_while_trickling_clients_fill_the_pool() {
+    let (server, port) = start_example_server(None);
+    let _slow = Tricklers::start(port, 40);
+    std::thread::sleep(std::time::Duration::from_millis(600)); // they are all slow by now
+    let threads = proc_status(server.0.id(), "Threads:");
+    // The pool's 16, the accepting thread and the signal handler's.
+    assert!(threads <= 18, "{threads} threads");
+    for _ in 0..3 {
+        let start = Instant::now();
+        let (head, body) = http_get(port, "/", &format!("127.0.0.1:{port}"));
+        let took = start.elapsed();
+        assert!(head.starts_with("HTTP/1.1 200") && !body.is_empty(), "{head}");
+        assert!(took.as_millis() < 1000, "answered after {took:?}");
+        eprintln!("answered in {took:?} beside 40 trickling connections ({threads} server threads)");
+    }
+}
+
+/// A request head trickling in a byte at a time is cut at the request deadline (5 s in all, not
+/// 5 s per read).
+#[test]
+fn view_closes_a_trickling_request_at_its_deadline() {
+    use std::io::Read;
+    let (_server, port) = start_example_server(None);
+    let slow = Tricklers::start(port, 1);
+    // A second connection to read from: the trickler's own socket is owned by its thread.
+    let start = Instant::now();
+    let mut probe = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut byte = [0u8; 1];
+    probe.set_read_timeout(Some(std::time::Duration::from_secs(15))).unwrap();
+    // The probe sends nothing: the server closes it at the deadline, reading returns 0 or an error.
+    let n = probe.read(&mut byte).unwrap_or(0);
+    let took = start.elapsed().as_secs_f64();
+    drop(slow);
+    assert_eq!(n, 0, "no response to an unfinished request");
+    assert!((4.5..8.0).contains(&took), "closed after {took:.1} s");
+}
+
+/// Out of file handles (`ulimit -n 12`, so that a few connections exhaust them), the server
+/// sleeps between attempts to accept instead of spinning, and serves again once handles free up.
+#[cfg(target_os = "linux")]
+#[test]
+fn view_waits_when_out_of_file_handles() {
+    let (server, port) = start_example_server(Some(12));
+    let pid = server.0.id();
+    let slow = Tricklers::start(port, 16);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let before = cpu_ticks(pid);
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let ticks = cpu_ticks(pid) - before;
+    drop(slow);
+    eprintln!("{ticks} clock ticks of CPU in 1 s with the file handles exhausted");
+    assert!(ticks < 20, "the server spun: {ticks} ticks of CPU in one second");
+    let start = Instant::now();
+    let (head, _) = http_get(port, "/", &format!("127.0.0.1:{port}"));
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    eprintln!("served again {:?} after the connections closed", start.elapsed());
+}

@@ -1,39 +1,225 @@
 //! Safe output: files are written to a temporary file in the same directory and renamed over the
 //! target, so the target holds either its old content or the complete new content, never a part.
+//!
+//! - The temporary file is `.{NAME}.{16 random hex digits}.animkit.tmp` beside the target, created
+//!   with `O_CREAT | O_EXCL` (`create_new`): a file or symbolic link planted under that name is
+//!   never opened or followed, the next random name is tried instead. Parallel writes of the same
+//!   name never share a temporary file.
+//! - It is filled, given the mode (and, where permitted, the owner) of the file it replaces, synced
+//!   to disk, then renamed over the target. A new file gets the usual `0666 & !umask`.
+//! - The target itself is replaced, not followed: a symbolic link at the target path becomes a
+//!   regular file. To rewrite the file a link points to, resolve the link first (the CLI does so
+//!   for `--in-place`).
+//! - Temporary files of writes in progress are registered; a signal handler calls
+//!   [`abandon_writes`] to remove them before the process exits. Those a crash (or `kill -9`) left
+//!   behind are removed by the next write into that directory once they are
+//!   [`STALE_AFTER`] old.
 
-use std::fs;
-use std::io::Write;
+use std::collections::BTreeSet;
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
+
+/// The ending of our temporary files' names.
+const TEMP_SUFFIX: &str = ".animkit.tmp";
+
+/// How many random names are tried before giving up (each taken one means a planted file).
+const NAME_ATTEMPTS: usize = 16;
+
+/// The longest part of the target's name kept in a temporary name, so that it stays within the
+/// 255-byte limit of common file systems.
+const MAX_NAME_IN_TEMP: usize = 180;
+
+/// Age after which a temporary file of ours (nothing writes to one that long) is a crash's leftover.
+pub const STALE_AFTER: Duration = Duration::from_secs(15 * 60);
+
+/// Temporary files of the writes in progress in this process.
+static LIVE_TEMPS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// Directories this process has already cleared of stale temporary files.
+static CLEANED_DIRS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// Writes `data` to `path` atomically (temporary file in the same directory, fsync, rename).
-pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.animkit-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(data)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
+pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
+    let name = file_name(path);
+    write_atomic_named(path, data, std::iter::repeat_with(|| random_temp_name(&name)))
+}
+
+/// [`write_atomic`] with the temporary names to try given by `names`.
+fn write_atomic_named(path: &Path, data: &[u8], names: impl Iterator<Item = String>) -> io::Result<()> {
+    let dir = parent_dir(path);
+    clean_stale_once(&dir);
+    let replaced = fs::symlink_metadata(path).ok().filter(Metadata::is_file);
+    let (mut file, tmp) = create_temp(&dir, names, replaced.is_none())?;
+    let result = fill(&mut file, data, replaced.as_ref()).and_then(|()| rename_into_place(&tmp, path));
     if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        discard(&tmp);
     }
     result
 }
 
-/// The path of the backup kept when a file is rewritten in place: `NAME.bak`, or `NAME.bak.N`
-/// when that exists already.
-pub fn backup_path(path: &Path) -> PathBuf {
-    let base = path.as_os_str().to_string_lossy().into_owned();
-    let first = PathBuf::from(format!("{base}.bak"));
-    if !first.exists() {
-        return first;
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
     }
-    (1..).map(|n| PathBuf::from(format!("{base}.bak.{n}"))).find(|p| !p.exists()).unwrap_or(first)
+}
+
+fn file_name(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut end = name.len().min(MAX_NAME_IN_TEMP);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name.get(..end).unwrap_or_default().to_string()
+}
+
+fn random_temp_name(name: &str) -> String {
+    format!(".{name}.{:016x}{TEMP_SUFFIX}", fastrand::u64(..))
+}
+
+/// Creates a new temporary file in `dir` under the first free name of `names`, and registers it.
+/// `fresh`: it will be a new file (mode `0666 & !umask`), else it starts private (`0600`) until
+/// it gets the mode of the file it replaces.
+fn create_temp(dir: &Path, names: impl Iterator<Item = String>, fresh: bool) -> io::Result<(File, PathBuf)> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, if fresh { 0o666 } else { 0o600 });
+    // Held while creating, so that a signal handler sees every temporary file that exists.
+    let mut live = lock(&LIVE_TEMPS);
+    for name in names.take(NAME_ATTEMPTS) {
+        let tmp = dir.join(name);
+        match options.open(&tmp) {
+            Ok(file) => {
+                live.insert(tmp.clone());
+                return Ok((file, tmp));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("no free temporary name in {} after {NAME_ATTEMPTS} tries (files planted there?)", dir.display()),
+    ))
+}
+
+/// Writes the content, gives the file the owner and mode of the one it replaces, syncs.
+fn fill(file: &mut File, data: &[u8], replaced: Option<&Metadata>) -> io::Result<()> {
+    file.write_all(data)?;
+    if let Some(old) = replaced {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            // Only root may give a file away: otherwise the file stays ours, which is no error.
+            let _ = std::os::unix::fs::fchown(&*file, Some(old.uid()), Some(old.gid()));
+        }
+        file.set_permissions(old.permissions())?;
+    }
+    file.sync_all()
+}
+
+fn rename_into_place(tmp: &Path, path: &Path) -> io::Result<()> {
+    // Held while renaming: a signal handler either removes the temporary file first or finds it gone.
+    let mut live = lock(&LIVE_TEMPS);
+    fs::rename(tmp, path)?;
+    live.remove(tmp);
+    Ok(())
+}
+
+fn discard(tmp: &Path) {
+    let mut live = lock(&LIVE_TEMPS);
+    let _ = fs::remove_file(tmp);
+    live.remove(tmp);
+}
+
+/// For a signal handler that exits right after: removes the temporary file of every write in
+/// progress, and keeps any write from starting or finishing (they wait until the process ends).
+/// Returns how many files were removed.
+pub fn abandon_writes() -> usize {
+    let live = lock(&LIVE_TEMPS);
+    let removed = live.iter().filter(|tmp| fs::remove_file(tmp).is_ok()).count();
+    std::mem::forget(live);
+    removed
+}
+
+/// Whether `name` is one of our temporary files: `.{NAME}.{16 hex digits}.animkit.tmp`, or
+/// `.{NAME}.animkit-{PID}.tmp` as earlier versions named them.
+fn is_temp_name(name: &str) -> bool {
+    let ours = name.strip_suffix(TEMP_SUFFIX).and_then(|rest| rest.rsplit_once('.')).is_some_and(|(head, hex)| {
+        head.starts_with('.') && hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit())
+    });
+    let earlier = name
+        .strip_suffix(".tmp")
+        .and_then(|rest| rest.rsplit_once(".animkit-"))
+        .is_some_and(|(head, pid)| head.starts_with('.') && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+    ours || earlier
+}
+
+/// Removes from `dir` our temporary files (regular files with our naming pattern) last modified more than `older_than` ago, which a crashed or killed process left behind.
+/// Returns how many were removed.
+pub fn remove_stale_temps(dir: &Path, older_than: Duration) -> io::Result<usize> {
+    let now = SystemTime::now();
+    let mut removed = 0;
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if !is_temp_name(&entry.file_name().to_string_lossy()) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue }; // does not follow links
+        let age = meta.modified().ok().and_then(|m| now.duration_since(m).ok()).unwrap_or_default();
+        if meta.is_file() && age > older_than && !lock(&LIVE_TEMPS).contains(&entry.path()) {
+            removed += usize::from(fs::remove_file(entry.path()).is_ok());
+        }
+    }
+    Ok(removed)
+}
+
+/// Clears `dir` of stale temporary files, once per directory and process (best effort: a
+/// directory that cannot be listed is left as it is, and the write goes on).
+fn clean_stale_once(dir: &Path) {
+    if lock(&CLEANED_DIRS).insert(dir.to_path_buf()) {
+        let _ = remove_stale_temps(dir, STALE_AFTER);
+    }
+}
+
+/// Copies `path` to a new file `NAME.bak`, or `NAME.bak.N` with the first free N, created with
+/// `O_EXCL` (an existing file or link there is never overwritten or followed) with the same mode,
+/// and synced. Returns the backup's path.
+pub fn write_backup(path: &Path) -> io::Result<PathBuf> {
+    let base = path.as_os_str().to_string_lossy().into_owned();
+    let candidates = std::iter::once(format!("{base}.bak")).chain((1..).map(|n| format!("{base}.bak.{n}")));
+    let mut source = File::open(path)?;
+    let permissions = source.metadata()?.permissions();
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    for candidate in candidates.take(1000).map(PathBuf::from) {
+        let mut backup = match options.open(&candidate) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let copied = io::copy(&mut source, &mut backup)
+            .and_then(|_| backup.set_permissions(permissions.clone()))
+            .and_then(|()| backup.sync_all());
+        return match copied {
+            Ok(()) => Ok(candidate),
+            Err(e) => {
+                let _ = fs::remove_file(&candidate);
+                Err(e)
+            }
+        };
+    }
+    Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{base}.bak.1 to .bak.999 all exist")))
 }
 
 /// Whether two paths name the same existing file.
@@ -48,23 +234,34 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 mod tests {
     use super::*;
 
+    fn fresh_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("animkit-io-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
     #[test]
     fn atomic_write_replaces_content_and_leaves_no_temp() {
-        let dir = std::env::temp_dir().join(format!("animkit-io-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = fresh_dir("replace");
         let target = dir.join("out.bin");
         write_atomic(&target, b"old").unwrap();
         write_atomic(&target, b"new content").unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new content");
-        let leftovers: Vec<_> = fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).collect();
-        assert_eq!(leftovers.len(), 1);
+        assert_eq!(names_in(&dir), ["out.bin"]);
         fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn failed_write_keeps_the_old_file() {
-        let dir = std::env::temp_dir().join(format!("animkit-io-fail-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = fresh_dir("fail");
         let target = dir.join("keep.bin");
         fs::write(&target, b"old").unwrap();
         // Renaming a file over a directory fails: the old content must survive untouched.
@@ -72,7 +269,167 @@ mod tests {
         fs::create_dir_all(blocked.join("x")).unwrap();
         assert!(write_atomic(&blocked, b"new").is_err());
         assert_eq!(fs::read(&target).unwrap(), b"old");
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 2);
+        assert_eq!(names_in(&dir), ["keep.bin", "sub"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn temp_names_are_random_and_recognised() {
+        let a = random_temp_name("walk.ifp");
+        let b = random_temp_name("walk.ifp");
+        assert_ne!(a, b);
+        assert!(a.starts_with(".walk.ifp.") && a.ends_with(".animkit.tmp") && a.len() == ".walk.ifp.".len() + 28);
+        assert!(is_temp_name(&a) && is_temp_name(".x.animkit-4242.tmp"));
+        for other in ["walk.ifp", ".walk.ifp.tmp", ".walk.ifp.0123.animkit.tmp", "a.0123456789abcdef.animkit.tmp"] {
+            assert!(!is_temp_name(other), "{other}");
+        }
+        // A long name is cut so that the temporary name stays within 255 bytes.
+        let long = "é".repeat(120);
+        assert!(random_temp_name(&file_name(Path::new(&long))).len() <= 255);
+    }
+
+    /// Every name the writer tries but the last holds a planted link (to a file, dangling) or a
+    /// planted file: none of them is followed or changed, the output is complete.
+    #[cfg(unix)]
+    #[test]
+    fn planted_links_and_files_at_temp_names_are_never_followed() {
+        let dir = fresh_dir("planted");
+        let victim = dir.join("victim.txt");
+        fs::write(&victim, b"precious").unwrap();
+        let ghost = dir.join("ghost.txt");
+        std::os::unix::fs::symlink(&victim, dir.join("t0")).unwrap();
+        std::os::unix::fs::symlink(&ghost, dir.join("t1")).unwrap();
+        fs::write(dir.join("t2"), b"planted").unwrap();
+        let target = dir.join("out.glb");
+        let names = ["t0", "t1", "t2", "t3"].map(String::from);
+        write_atomic_named(&target, b"glTF new output", names.into_iter()).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"glTF new output");
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+        assert!(!ghost.exists(), "the dangling link was followed");
+        assert_eq!(fs::read(dir.join("t2")).unwrap(), b"planted");
+        assert!(fs::symlink_metadata(dir.join("t0")).unwrap().file_type().is_symlink());
+        assert_eq!(names_in(&dir), ["out.glb", "t0", "t1", "t2", "victim.txt"]);
+
+        // Every name taken: the write fails, nothing changes.
+        let names = ["t0", "t1", "t2"].map(String::from);
+        let err = write_atomic_named(&target, b"other", names.into_iter()).unwrap_err();
+        assert!(err.to_string().contains("no free temporary name"), "{err}");
+        assert_eq!(fs::read(&target).unwrap(), b"glTF new output");
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(names_in(&dir), ["out.glb", "t0", "t1", "t2", "victim.txt"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_replaced_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = fresh_dir("mode");
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        for wanted in [0o600, 0o640, 0o666, 0o755] {
+            let target = dir.join(format!("f{wanted:o}"));
+            fs::write(&target, b"old").unwrap();
+            fs::set_permissions(&target, fs::Permissions::from_mode(wanted)).unwrap();
+            write_atomic(&target, b"new").unwrap();
+            assert_eq!(mode(&target), wanted, "{}", target.display());
+        }
+        // A new file gets what File::create gives (0666 less the umask).
+        let reference = dir.join("reference");
+        File::create(&reference).unwrap();
+        let created = dir.join("created");
+        write_atomic(&created, b"x").unwrap();
+        assert_eq!(mode(&created), mode(&reference));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Run as root (who may give files away), the replaced file's owner and group are kept.
+    #[cfg(unix)]
+    #[test]
+    fn the_replaced_file_keeps_its_owner_where_permitted() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = fresh_dir("owner");
+        let target = dir.join("owned");
+        fs::write(&target, b"old").unwrap();
+        if std::os::unix::fs::chown(&target, Some(4321), Some(4322)).is_err() {
+            eprintln!("SKIPPED: not root, cannot give a file away");
+            return;
+        }
+        write_atomic(&target, b"new").unwrap();
+        let meta = fs::metadata(&target).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (4321, 4322));
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Parallel writes of one name never share a temporary file (they once did, and failed with
+    /// "No such file or directory" when another write had renamed it).
+    #[test]
+    fn parallel_writes_of_one_name_all_succeed() {
+        let dir = fresh_dir("parallel");
+        let target = dir.join("same.bin");
+        std::thread::scope(|s| {
+            for t in 0..8u8 {
+                let target = &target;
+                s.spawn(move || {
+                    for _ in 0..25 {
+                        write_atomic(target, &[t; 4096]).unwrap();
+                    }
+                });
+            }
+        });
+        let content = fs::read(&target).unwrap();
+        assert!(content.len() == 4096 && content.iter().all(|&b| b == content[0]));
+        assert_eq!(names_in(&dir), ["same.bin"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn stale_temp_files_are_removed_and_fresh_ones_kept() {
+        let dir = fresh_dir("stale");
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let put = |name: &str, old: bool| {
+            let f = File::create(dir.join(name)).unwrap();
+            if old {
+                f.set_modified(an_hour_ago).unwrap();
+            }
+        };
+        put(".a.ifp.0123456789abcdef.animkit.tmp", true);
+        put(".b.glb.animkit-4242.tmp", true);
+        put(".c.glb.fedcba9876543210.animkit.tmp", false);
+        put(".d.tmp", true);
+        put("e.glb", true);
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.join("e.glb"), dir.join(".e.glb.0000000000000000.animkit.tmp")).unwrap();
+        // The first write into the directory clears it.
+        write_atomic(&dir.join("out.bin"), b"x").unwrap();
+        let mut expected = vec![".c.glb.fedcba9876543210.animkit.tmp", ".d.tmp", "e.glb", "out.bin"];
+        if cfg!(unix) {
+            expected.insert(2, ".e.glb.0000000000000000.animkit.tmp");
+        }
+        assert_eq!(names_in(&dir), expected);
+        assert!(fs::metadata(dir.join("e.glb")).is_ok());
+        assert_eq!(remove_stale_temps(&dir, Duration::ZERO).unwrap(), 1, "with no age limit, the fresh one too");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_backup_never_overwrites_or_follows_what_is_there() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = fresh_dir("backup");
+        let file = dir.join("a.ifp");
+        fs::write(&file, b"original").unwrap();
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+        let victim = dir.join("victim");
+        fs::write(&victim, b"precious").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("a.ifp.bak")).unwrap();
+        fs::write(dir.join("a.ifp.bak.1"), b"an older backup").unwrap();
+        let backup = write_backup(&file).unwrap();
+        assert_eq!(backup, dir.join("a.ifp.bak.2"));
+        assert_eq!(fs::read(&backup).unwrap(), b"original");
+        assert_eq!(fs::metadata(&backup).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(fs::read(dir.join("a.ifp.bak.1")).unwrap(), b"an older backup");
         fs::remove_dir_all(&dir).unwrap();
     }
 }
