@@ -13,6 +13,12 @@
 //! - `CubicSpline`: cubic Hermite with tangents scaled by the segment length (glTF §Appendix C);
 //!   rotations are normalised afterwards.
 //! - Texture indices and visibility always step.
+//!
+//! Rotations are interpolated as the model holds them, which is as the file stores them (not
+//! always unit length), and are not renormalised afterwards: that is RenderWare's `rw_slerp`
+//! (EvilEngine SKB), and GTA's per-animation value, whose blend of all playing animations the
+//! engine then normalises (a lone animation's rotation is this quaternion's direction). Cubic
+//! and `Nlerp` results are normalised, as their engines do.
 
 use glam::{Quat, Vec3, Vec4};
 use serde::Serialize;

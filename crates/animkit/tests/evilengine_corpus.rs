@@ -152,14 +152,16 @@ fn every_spec_invariant_holds_on_every_asset() {
 }
 
 /// The model's sampling reproduces the game's evaluator (§3.3, run on the raw keys through the
-/// offsets table) at every key time and between them.
+/// offsets table) at every key time and between them: the same quaternion up to sign, not
+/// renormalised (the model keeps the stored values, as the game does), to the difference
+/// between the two slerps' near-parallel thresholds.
 #[test]
 fn model_sampling_matches_the_game_evaluator() {
     let Some(bytes) = common::corpus_file("evilengine", "bfbb_gc_boot.HIP") else {
         return;
     };
     let mut checked = 0usize;
-    let (mut negative, mut pairs) = (0usize, 0usize);
+    let (mut negative, mut pairs, mut off_unit) = (0usize, 0usize, 0usize);
     let mut worst = (0f32, 0f32);
     for (name, data) in anim_assets(&bytes) {
         let (s, _) = skb::read(&data, None).unwrap();
@@ -172,11 +174,6 @@ fn model_sampling_matches_the_game_evaluator() {
                 pairs += 1;
             }
         }
-        for t in &clip.tracks {
-            if let Values::Rotation(q) = &t.values {
-                assert!(q.windows(2).all(|w| w[0].dot(w[1]) >= 0.0), "{name}: §6.3 hemisphere continuity");
-            }
-        }
         let times = s.times_seconds();
         let mut probes: Vec<f32> = times.clone();
         probes.extend(times.windows(2).flat_map(|w| [w[0] + (w[1] - w[0]) * 0.3, (w[0] + w[1]) / 2.0]));
@@ -187,59 +184,71 @@ fn model_sampling_matches_the_game_evaluator() {
             for (b, g) in game.iter().enumerate() {
                 let Sampled::Rotation(q) = pose[2 * b].value else { panic!() };
                 let Sampled::Translation(p) = pose[2 * b + 1].value else { panic!() };
-                let gq = glam::Vec4::from_array(g.rotation).normalize();
-                let dq = 1.0 - glam::Vec4::from(q).dot(gq).abs();
+                let gq = glam::Vec4::from_array(g.rotation);
+                // Up to sign: at a key time the game ends the previous segment, whose hemisphere
+                // flip may hand back the negated key (the same rotation).
+                let q4 = glam::Vec4::from(q);
+                let dq = (q4 - gq).abs().max_element().min((q4 + gq).abs().max_element());
                 let dp = (p - glam::Vec3::from_array(g.translation)).abs().max_element();
                 let scale = glam::Vec3::from_array(s.scale).max_element();
                 assert!(dq < 1e-5, "{name} t={t} bone {b}: {q:?} vs {gq:?}");
                 assert!(dp <= scale * 0.01 + 1e-5, "{name} t={t} bone {b}: {p} vs {:?}", g.translation);
+                off_unit += usize::from((q.length() - 1.0).abs() > 1e-5);
                 worst = (worst.0.max(dq), worst.1.max(dp));
                 checked += 1;
             }
         }
     }
-    eprintln!("{negative} of {pairs} raw same-bone key pairs have a negative dot product; none in the model");
-    eprintln!("{checked} bone samples agree; worst 1−|dot| {:.2e}, worst translation {:.2e}", worst.0, worst.1);
+    eprintln!("{negative} of {pairs} raw same-bone key pairs have a negative dot product (kept as stored)");
+    eprintln!(
+        "{checked} bone samples agree; {off_unit} not unit to 1e-5 (as in game); worst component {:.2e}, worst translation {:.2e}",
+        worst.0, worst.1
+    );
 }
 
-/// Raw → model → SKB → model is stable within quantisation on every real asset.
+/// The raw keys of an SKB: V1 keys, times, offsets, scale.
+fn raw_keys(s: &skb::Skb) -> (Vec<skb::KeyV1>, Vec<f32>, Vec<u16>, [f32; 3]) {
+    let skb::Body::V1 { keys, times } = &s.body else { panic!("V1 expected") };
+    (keys.clone(), times.clone(), s.offsets.clone(), s.scale)
+}
+
+/// Raw → model → SKB of an unchanged clip gives back the stored keys, byte for byte (every
+/// retail asset is in canonical form, §4), in both byte orders: the model keeps the stored
+/// quaternions (no renormalisation, no sign flip) and the writer finds the stored scale again
+/// (111 axes peak at 32766). Model → SKB → model is then the identity on the values.
 #[test]
-fn model_to_skb_round_trip_on_real_assets() {
+fn same_format_rewrite_through_the_model_keeps_every_stored_key() {
     let Some(bytes) = common::corpus_file("evilengine", "bfbb_gc_boot.HIP") else {
         return;
     };
-    let mut identical = 0;
     let assets = anim_assets(&bytes);
+    assert_eq!(assets.len(), 127);
+    let (mut keys, mut peaks_below_full) = (0usize, 0usize);
     for (name, data) in &assets {
-        let (s, _) = skb::read(data, None).unwrap();
-        let clip = model::to_clip(&s, name, None, &Limits::default()).unwrap();
-        let mut warnings = Vec::new();
-        let options = build::BuildOptions { version: skb::SkbVersion::V1, endian: Endian::Big };
-        let rebuilt = build::from_clip(&clip, None, options, &mut warnings).unwrap();
-        assert!(warnings.is_empty(), "{name}: {warnings:?}");
-        assert!(lint::invariant_violations(&rebuilt).is_empty(), "{name}");
-        assert_eq!(rebuilt.key_count(), s.key_count(), "{name}: sparse keys kept");
-        let clip2 = model::to_clip(&rebuilt, name, None, &Limits::default()).unwrap();
-        for (a, b) in clip.tracks.iter().zip(&clip2.tracks) {
-            assert_eq!(a.times, b.times, "{name}");
-            match (&a.values, &b.values) {
-                (Values::Rotation(x), Values::Rotation(y)) => {
-                    for (p, q) in x.iter().zip(y) {
-                        assert!(p.dot(*q).abs() > 1.0 - 1e-6, "{name}: {p:?} {q:?}");
-                    }
-                }
-                (Values::Translation(x), Values::Translation(y)) => {
-                    let step = glam::Vec3::from_array(rebuilt.scale).max(glam::Vec3::from_array(s.scale));
-                    for (p, q) in x.iter().zip(y) {
-                        assert!(((*p - *q).abs() - step).max_element() <= 1e-6, "{name}: {p} {q}");
-                    }
-                }
-                _ => panic!(),
-            }
+        let (original, _) = skb::read(data, None).unwrap();
+        peaks_below_full += original.scale.iter().filter(|&&sc| sc != 0.0).count()
+            - (0..3)
+                .filter(|&axis| {
+                    let skb::Body::V1 { keys, .. } = &original.body else { return false };
+                    keys.iter().any(|k| k.tran[axis].unsigned_abs() == 32767)
+                })
+                .count();
+        for endian in [Endian::Big, Endian::Little] {
+            let stored = skb::with_endian(&original, endian);
+            let stored_bytes = skb::write(&stored);
+            let clip = model::to_clip(&stored, name, None, &Limits::default()).unwrap();
+            let mut warnings = Vec::new();
+            let options = build::BuildOptions { version: skb::SkbVersion::V1, endian };
+            let rebuilt = build::from_clip(&clip, None, options, &mut warnings).unwrap();
+            assert!(warnings.is_empty(), "{name}: {warnings:?}");
+            assert_eq!(raw_keys(&rebuilt), raw_keys(&stored), "{name} {endian:?}: stored keys");
+            assert_eq!(skb::write(&rebuilt), stored_bytes, "{name} {endian:?}: bytes");
+            let again = model::to_clip(&rebuilt, name, None, &Limits::default()).unwrap();
+            assert_eq!(again, clip, "{name} {endian:?}: model → SKB → model");
         }
-        identical += usize::from(skb::write(&rebuilt) == data.to_vec());
+        keys += original.key_count();
     }
-    eprintln!("{identical} of {} assets rebuild byte-identically from the model", assets.len());
+    eprintln!("127 assets × 2 byte orders, {keys} keys per order, rewritten exactly ({peaks_below_full} axes peak below 32767)");
 }
 
 #[test]

@@ -25,10 +25,12 @@ fn import(bytes: Vec<u8>, name: &str) -> Package {
     doc.to_model().unwrap()
 }
 
+/// The largest component difference of two sampled values; rotations as directions (glTF holds
+/// unit quaternions, a game file's stored keys need not be unit) and up to sign.
 fn sampled_diff(a: Sampled, b: Sampled) -> f32 {
     match (a, b) {
         (Sampled::Rotation(p), Sampled::Rotation(q)) => {
-            let (p, q) = (Vec4::from(p), Vec4::from(q));
+            let (p, q) = (Vec4::from(p).normalize_or_zero(), Vec4::from(q).normalize_or_zero());
             (p - q).abs().max_element().min((p + q).abs().max_element())
         }
         (Sampled::Translation(p), Sampled::Translation(q)) | (Sampled::Scale(p), Sampled::Scale(q)) => {

@@ -4,8 +4,12 @@
 //! material property) and carries one channel of keys. Conventions, for every format:
 //!
 //! - **Times** are seconds, non-decreasing. Two keys at the same time make a step.
-//! - **Quaternions** are unit `x y z w`, active (they rotate vectors), Hamilton, relative to the
-//!   parent: the glTF convention. Each format converts its own convention at its boundary.
+//! - **Quaternions** are `x y z w`, active (they rotate vectors), Hamilton, relative to the
+//!   parent: the glTF convention. Each format converts its own convention at its boundary, but
+//!   keeps the stored values otherwise: quantised keys are not always unit length (GTA, EvilEngine
+//!   SKB), and are normalised only where the engine does it, or on request, so that a rewrite in
+//!   the same format gives back the stored keys. Consumers that need unit quaternions (glTF)
+//!   normalise.
 //! - **Units** are the source's (metres for GTA and CryEngine); the package says which axis is up.
 //! - **Cubic** tracks store three values per key, as glTF does: in-tangent, value, out-tangent,
 //!   with tangents in units per second.

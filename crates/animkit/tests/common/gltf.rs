@@ -90,11 +90,15 @@ pub fn node_skeleton(json: &Value) -> Skeleton {
 
 /// The largest difference between a three.js playback node entry (`{"r", "t", "s"}`) and a
 /// sampled value (rotations up to quaternion sign); 0 for non-transform values.
+///
+/// Rotations are compared as directions: `sample` interpolates the stored keys, which need not
+/// be unit (GTA normalises only the blended pose, RenderWare not at all), while a glTF rotation is
+/// unit by definition.
 pub fn playback_difference(got: &Value, value: Sampled) -> f32 {
     match value {
         Sampled::Rotation(q) => {
             let g = Vec4::from_slice(&vec(&got["r"]));
-            let e = Vec4::from(q);
+            let e = Vec4::from(q).normalize_or_zero();
             (g - e).abs().max_element().min((g + e).abs().max_element())
         }
         Sampled::Translation(v) => (Vec3::from_slice(&vec(&got["t"])) - v).abs().max_element(),

@@ -1,14 +1,22 @@
 //! Model → SKB, in canonical form (`evilengine.md` §3.2, §4).
 //!
-//! - Bones: a track's `BoneRef::index`, else its bone's position in the package skeleton, else a
-//!   `bone_NN` label. B = the highest bone index + 1; bones without tracks get identity keys.
+//! - Bones: a track's `BoneRef::index`, else its bone's position in the package skeleton (by id,
+//!   hash or name: [`Skeleton::find`]; a skeleton read from the character's MODL or `.dff` is in
+//!   HAnim node order, §6.2), else a `bone_NN` label. B = the highest bone index + 1; bones
+//!   without tracks get identity keys. Tracks with no bone index are dropped and counted in one
+//!   warning per clip.
 //! - Times: the sorted union of every key time of the clip (plus 0 and the duration), strictly
 //!   increasing. A bone gets a key at each of its own tracks' key times, plus 0 and the last time
-//!   (C7, C8); values are the model sampled there, so linear/slerp tracks are reproduced exactly
-//!   up to quantisation. Step and cubic tracks are approximated and reported.
+//!   (C7, C8); a key's value is the track's own key at that time, else the model sampled there,
+//!   so linear/slerp tracks are reproduced exactly up to quantisation. Step and cubic tracks are
+//!   approximated and reported.
 //! - Never T = 1: a single-time clip gets the `T = 2`, `{0, 1/30}` form of §3.4.
-//! - Quantisation (§3.2): `Quat = round(q·32767)` of the normalised q; `Scale[i] = max|t[i]|/32767`,
-//!   `Tran = round(t/Scale)`, and a zero-range axis gets `Scale = 0`, `Tran = 0` (no division).
+//! - Quantisation (§3.2): `Quat = round(q·32767)`, of the normalised q unless q already lies on
+//!   the 1/32767 grid (a value read from an SKB, whose stored integers come back unchanged);
+//!   `Scale[i] = max|t[i]|/32767`, `Tran = round(t/Scale)`, and a zero-range axis gets
+//!   `Scale = 0`, `Tran = 0` (no division). When an axis's values are exactly `n × S` for one
+//!   scale `S` (read from an SKB: 111 of 675 retail axes peak at 32766, not 32767), that `S` is
+//!   kept, so an unchanged clip writes back its stored keys.
 //! - V2: times are frames at 30 fps (`round(t·30)`, merged when two round to the same frame), the
 //!   quaternion is negated when w < 0 so bit 15 is never set, translations are shared in a table.
 //! - The offsets table is derived from the keys (C9); padding is `CD`; Flags is 0.
@@ -32,6 +40,9 @@ pub struct BuildOptions {
     pub endian: Endian,
 }
 
+/// The largest stored quaternion component and translation integer.
+const FULL: f32 = 32767.0;
+
 /// The bone index a track addresses.
 fn bone_index(track: &Track, skeleton: Option<&Skeleton>) -> Option<usize> {
     let Target::Bone(bone) = &track.target else {
@@ -51,18 +62,71 @@ struct BoneKeys {
     keys: Vec<(usize, Quat, Vec3)>,
 }
 
-/// Builds one SKB animation from a clip.
-pub fn from_clip(
-    clip: &Clip,
-    skeleton: Option<&Skeleton>,
-    options: BuildOptions,
-    warnings: &mut Vec<String>,
-) -> Result<Skb> {
-    let mut per_bone: Vec<(Option<&Track>, Option<&Track>)> = Vec::new();
+/// The rotation and translation track of each bone index.
+type PerBone<'a> = Vec<(Option<&'a Track>, Option<&'a Track>)>;
+
+/// What [`bone_tracks`] left out, for one summarised warning each.
+#[derive(Default)]
+struct Dropped {
+    /// Labels of the tracks with no bone index.
+    unbound: Vec<String>,
+    /// Tracks of channels SKB cannot store (scale, scalar, …).
+    unsupported: Vec<String>,
+    /// Step or cubic tracks approximated by linear keys.
+    approximated: Vec<String>,
+}
+
+/// A summary of labels: the count and the first few.
+fn listed(labels: &[String]) -> String {
+    let shown: Vec<&str> = labels.iter().map(String::as_str).take(4).collect();
+    let more = if labels.len() > shown.len() { ", …" } else { "" };
+    format!("{}{more}", shown.join(", "))
+}
+
+impl Dropped {
+    fn warnings(&self, clip: &Clip, skeleton: Option<&Skeleton>, warnings: &mut Vec<String>) {
+        let total = clip.tracks.len();
+        if !self.unbound.is_empty() {
+            let why = match skeleton {
+                None => "they name their bone without an SKB bone index, and there is no skeleton to look the \
+                         names up in (give the character's .dff or MODL as the skeleton)"
+                    .to_string(),
+                Some(s) => format!("their bones are not in the {}-bone skeleton", s.bones.len()),
+            };
+            warnings.push(format!(
+                "clip \"{}\": {} of {total} tracks dropped ({}): {why}",
+                clip.name,
+                self.unbound.len(),
+                listed(&self.unbound)
+            ));
+        }
+        if !self.unsupported.is_empty() {
+            warnings.push(format!(
+                "clip \"{}\": {} of {total} tracks dropped ({}): SKB stores only rotation and translation",
+                clip.name,
+                self.unsupported.len(),
+                listed(&self.unsupported)
+            ));
+        }
+        if !self.approximated.is_empty() {
+            warnings.push(format!(
+                "clip \"{}\": {} step or cubic track(s) approximated by linear keys at their key times ({})",
+                clip.name,
+                self.approximated.len(),
+                listed(&self.approximated)
+            ));
+        }
+    }
+}
+
+/// Sorts a clip's tracks by bone index; counts what cannot be stored.
+fn bone_tracks<'a>(clip: &'a Clip, skeleton: Option<&Skeleton>) -> Result<(PerBone<'a>, Dropped)> {
+    let mut per_bone: PerBone = Vec::new();
+    let mut dropped = Dropped::default();
     for track in &clip.tracks {
         track.validate().map_err(|m| Error::unrepresentable(format!("track {}: {m}", track.target.label())))?;
         let Some(b) = bone_index(track, skeleton) else {
-            warnings.push(format!("clip \"{}\": track {} has no bone index; skipped", clip.name, track.target.label()));
+            dropped.unbound.push(track.target.label());
             continue;
         };
         if b >= 0xFFFF {
@@ -78,38 +142,40 @@ pub fn from_clip(
         match track.values {
             Values::Rotation(_) => slot.0 = Some(track),
             Values::Translation(_) => slot.1 = Some(track),
-            _ => warnings.push(format!(
-                "clip \"{}\": {:?} track of {} cannot be stored in SKB; skipped",
-                clip.name,
-                track.channel(),
-                track.target.label()
-            )),
+            _ => {
+                dropped.unsupported.push(format!("{:?} of {}", track.channel(), track.target.label()));
+                continue;
+            }
         }
         if matches!(track.interpolation, Interpolation::Step | Interpolation::CubicSpline) {
-            warnings.push(format!(
-                "clip \"{}\": {:?} track of {} is approximated by linear keys at its key times",
-                clip.name,
-                track.interpolation,
-                track.target.label()
-            ));
+            dropped.approximated.push(track.target.label());
         }
     }
-    // The time table.
+    Ok((per_bone, dropped))
+}
+
+/// The time table: every key time at or after 0, plus 0 and the duration; V2 on its 30 fps grid.
+fn time_table(per_bone: &PerBone, clip: &Clip, version: SkbVersion, warnings: &mut Vec<String>) -> Vec<f32> {
     let mut all: Vec<f32> = vec![0.0];
+    let mut early = Vec::new();
     for track in per_bone.iter().flat_map(|(r, t)| [r, t]).flatten() {
         all.extend(track.times.iter().copied().filter(|&t| t >= 0.0));
         if track.times.iter().any(|&t| t < 0.0) {
-            warnings.push(format!(
-                "clip \"{}\": keys before time 0 of {} are dropped",
-                clip.name,
-                track.target.label()
-            ));
+            early.push(track.target.label());
         }
+    }
+    if !early.is_empty() {
+        warnings.push(format!(
+            "clip \"{}\": keys before time 0 of {} track(s) dropped ({})",
+            clip.name,
+            early.len(),
+            listed(&early)
+        ));
     }
     if clip.duration.is_finite() && clip.duration > 0.0 {
         all.push(clip.duration);
     }
-    if options.version == SkbVersion::V2 {
+    if version == SkbVersion::V2 {
         for t in &mut all {
             *t = (*t * 30.0).round() / 30.0;
         }
@@ -119,14 +185,30 @@ pub fn from_clip(
     if all.len() == 1 {
         all.push(1.0 / 30.0);
     }
+    all
+}
+
+/// A track's value at `t`: its own key when one is at exactly `t` (so stored values pass
+/// through bit for bit), else the model sampled there.
+fn value_at(track: &Track, t: f32) -> Option<Sampled> {
+    let i = track.times.partition_point(|&x| x < t);
+    let exact = track.interpolation != Interpolation::CubicSpline && track.times.get(i) == Some(&t);
+    match (&track.values, exact) {
+        (Values::Rotation(v), true) => v.get(i).copied().map(Sampled::Rotation),
+        (Values::Translation(v), true) => v.get(i).copied().map(Sampled::Translation),
+        _ => sample_track(track, t),
+    }
+}
+
+/// Each bone's keys: at its tracks' key times, plus the first and last time (C7, C8).
+fn bone_keys(per_bone: &PerBone, all: &[f32], version: SkbVersion) -> Vec<BoneKeys> {
     let last = all.len() - 1;
     let index_of = |t: f32| {
-        let t = if options.version == SkbVersion::V2 { (t * 30.0).round() / 30.0 } else { t };
+        let t = if version == SkbVersion::V2 { (t * 30.0).round() / 30.0 } else { t };
         all.partition_point(|&x| x < t).min(last)
     };
-    // Keys per bone.
     let mut bones = Vec::with_capacity(per_bone.len());
-    for &(rot, tran) in &per_bone {
+    for &(rot, tran) in per_bone {
         let mut idx: Vec<usize> = vec![0, last];
         for track in [rot, tran].into_iter().flatten() {
             idx.extend(track.times.iter().filter(|&&t| t >= 0.0).map(|&t| index_of(t)));
@@ -138,11 +220,11 @@ pub fn from_clip(
             .into_iter()
             .filter_map(|i| Some((i, *all.get(i)?)))
             .map(|(i, t)| {
-                let q = match rot.and_then(|tr| sample_track(tr, t)) {
+                let q = match rot.and_then(|tr| value_at(tr, t)) {
                     Some(Sampled::Rotation(q)) => q,
                     _ => Quat::IDENTITY,
                 };
-                let p = match tran.and_then(|tr| sample_track(tr, t)) {
+                let p = match tran.and_then(|tr| value_at(tr, t)) {
                     Some(Sampled::Translation(p)) => p,
                     _ => Vec3::ZERO,
                 };
@@ -151,88 +233,102 @@ pub fn from_clip(
             .collect();
         bones.push(BoneKeys { keys });
     }
-    // Scale per axis (§3.2 zero-range rule).
-    let mut max = [0f32; 3];
-    for (_, _, p) in bones.iter().flat_map(|b| &b.keys) {
-        for (m, c) in max.iter_mut().zip(p.to_array()) {
-            if !c.is_finite() {
-                return Err(Error::unrepresentable(format!("clip \"{}\": a translation is not finite", clip.name)));
-            }
-            *m = m.max(c.abs());
+    bones
+}
+
+/// The lowest peak integer [`axis_scale`] tries when it looks for the scale that stored an axis.
+const LOWEST_PEAK: u16 = 32767 - 1023;
+
+/// Whether every value is `n × scale` (the reader's f32 product) for an integer |n| ≤ 32767.
+fn fits_grid(values: &[f32], scale: f32) -> bool {
+    values.iter().all(|&v| {
+        let n = (v / scale).round();
+        n.abs() <= FULL && n * scale == v
+    })
+}
+
+/// The translation scale of one axis (§3.2): the scale the values were stored with when they lie
+/// exactly on such a grid whose peak is within the top 1,024 integers, else `max|t| / 32767`; 0
+/// for a zero-range axis.
+fn axis_scale(values: &[f32]) -> f32 {
+    let max = values.iter().fold(0f32, |m, v| m.max(v.abs()));
+    if max == 0.0 {
+        return 0.0;
+    }
+    let canonical = max / FULL;
+    for peak in (LOWEST_PEAK..=32767).rev() {
+        let s = max / f32::from(peak);
+        if let Some(found) = [s, s.next_down(), s.next_up()].into_iter().find(|&c| fits_grid(values, c)) {
+            return found;
         }
     }
-    let scale = max.map(|m| m / 32767.0);
-    let quant_t = |p: Vec3| -> [i16; 3] {
-        let mut out = [0i16; 3];
-        for ((o, c), s) in out.iter_mut().zip(p.to_array()).zip(scale) {
-            *o = if s == 0.0 { 0 } else { (c / s).round().clamp(-32767.0, 32767.0) as i16 };
+    canonical
+}
+
+/// The per-axis scales of a clip's translations; an error when one is not finite.
+fn scales(clip: &Clip, bones: &[BoneKeys]) -> Result<[f32; 3]> {
+    let mut axes: [Vec<f32>; 3] = Default::default();
+    for (_, _, p) in bones.iter().flat_map(|b| &b.keys) {
+        if !p.is_finite() {
+            return Err(Error::unrepresentable(format!("clip \"{}\": a translation is not finite", clip.name)));
         }
-        out
-    };
-    let quant_q = |q: Quat| -> [i16; 4] {
-        let q = q.normalize();
-        let q = if q.is_finite() { q } else { Quat::IDENTITY };
-        q.to_array().map(|c| (c * 32767.0).round().clamp(-32767.0, 32767.0) as i16)
-    };
+        for (axis, c) in axes.iter_mut().zip(p.to_array()) {
+            axis.push(c);
+        }
+    }
+    Ok(axes.map(|a| axis_scale(&a)))
+}
+
+fn quant_t(p: Vec3, scale: [f32; 3]) -> [i16; 3] {
+    let mut out = [0i16; 3];
+    for ((o, c), s) in out.iter_mut().zip(p.to_array()).zip(scale) {
+        *o = if s == 0.0 { 0 } else { (c / s).round().clamp(-FULL, FULL) as i16 };
+    }
+    out
+}
+
+/// Whether the stored components of `q` (x y z w in V1, x y z in V2, whose w is derived) are
+/// what the reader decodes from some integers (`n / 32767` in f32, §3.1).
+fn on_quat_grid(q: Quat, version: SkbVersion) -> bool {
+    let stored = if version == SkbVersion::V1 { 4 } else { 3 };
+    q.to_array().iter().take(stored).all(|&c| {
+        let n = (f64::from(c) * f64::from(FULL)).round() as f32;
+        n.abs() <= FULL && n / FULL == c
+    })
+}
+
+/// `round(q·32767)`: a stored value as it is, anything else normalised first (§3.2).
+fn quant_q(q: Quat, version: SkbVersion) -> [i16; 4] {
+    let q = if on_quat_grid(q, version) { q } else { q.normalize() };
+    let q = if q.is_finite() { q } else { Quat::IDENTITY };
+    q.to_array().map(|c| (c * FULL).round().clamp(-FULL, FULL) as i16)
+}
+
+/// Builds one SKB animation from a clip.
+pub fn from_clip(
+    clip: &Clip,
+    skeleton: Option<&Skeleton>,
+    options: BuildOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Skb> {
+    let (per_bone, dropped) = bone_tracks(clip, skeleton)?;
+    dropped.warnings(clip, skeleton, warnings);
+    let all = time_table(&per_bone, clip, options.version, warnings);
+    let bones = bone_keys(&per_bone, &all, options.version);
+    let scale = scales(clip, &bones)?;
     let key_total: usize = bones.iter().map(|b| b.keys.len()).sum();
     let bone_count = bones.len() as u16;
-    let mut skb = match options.version {
-        SkbVersion::V1 => {
-            let keys = bones
-                .iter()
-                .flat_map(|b| &b.keys)
-                .map(|&(i, q, p)| KeyV1 { time_index: i as u16, quat: quant_q(q), tran: quant_t(p) })
-                .collect::<Vec<_>>();
-            Skb {
-                endian: options.endian,
-                flags: 0,
-                bone_count,
-                scale,
-                body: Body::V1 { keys, times: all.clone() },
-                offsets: Vec::new(),
-                tail: Bytes::new(),
-            }
-        }
-        SkbVersion::V2 => {
-            if key_total > usize::from(u16::MAX) || all.len() > 0x7FFF {
-                return Err(Error::unrepresentable(format!(
-                    "clip \"{}\" has too many keys or times for V2",
-                    clip.name
-                )));
-            }
-            let mut table: Vec<[i16; 3]> = Vec::new();
-            let mut seen: HashMap<[i16; 3], u16> = HashMap::new();
-            let mut keys = Vec::with_capacity(key_total);
-            for &(i, q, p) in bones.iter().flat_map(|b| &b.keys) {
-                let q = if q.w < 0.0 { -q } else { q };
-                let [x, y, z, _] = quant_q(q);
-                let t = quant_t(p);
-                let n = *seen.entry(t).or_insert_with(|| {
-                    table.push(t);
-                    (table.len() - 1) as u16
-                });
-                keys.push(KeyV2 { frame: i as u16, tran_index: n, quat: [x, y, z] });
-            }
-            let frames: Vec<u16> = all.iter().map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16).collect();
-            let odd = |n: usize| if n % 2 == 1 { vec![PAD; 2] } else { Vec::new() };
-            Skb {
-                endian: options.endian,
-                flags: 0,
-                bone_count,
-                scale,
-                body: Body::V2 {
-                    pad_times: odd(frames.len()),
-                    pad_tran: odd(table.len()),
-                    pad_offsets: odd(usize::from(bone_count) * last),
-                    keys,
-                    times: frames,
-                    tran: table,
-                },
-                offsets: Vec::new(),
-                tail: Bytes::new(),
-            }
-        }
+    let body = match options.version {
+        SkbVersion::V1 => v1_body(&bones, all),
+        SkbVersion::V2 => v2_body(clip, &bones, &all, scale, key_total)?,
     };
+    let mut skb =
+        Skb { endian: options.endian, flags: 0, bone_count, scale, body, offsets: Vec::new(), tail: Bytes::new() };
+    if let Body::V1 { keys, .. } = &mut skb.body {
+        for (key, &(_, _, p)) in keys.iter_mut().zip(bones.iter().flat_map(|b| &b.keys)) {
+            key.tran = quant_t(p, scale);
+        }
+    }
     let mut runs = Vec::with_capacity(bones.len());
     let mut start = 0;
     for b in &bones {
@@ -250,6 +346,47 @@ pub fn from_clip(
     }
     check_counts(&skb)?;
     Ok(skb)
+}
+
+/// V1 keys (translations are filled in once the scale is known) and float times.
+fn v1_body(bones: &[BoneKeys], times: Vec<f32>) -> Body {
+    let keys = bones
+        .iter()
+        .flat_map(|b| &b.keys)
+        .map(|&(i, q, _)| KeyV1 { time_index: i as u16, quat: quant_q(q, SkbVersion::V1), tran: [0; 3] })
+        .collect();
+    Body::V1 { keys, times }
+}
+
+/// V2 keys, the shared translation table, 30 fps frame times and the parity padding.
+fn v2_body(clip: &Clip, bones: &[BoneKeys], all: &[f32], scale: [f32; 3], key_total: usize) -> Result<Body> {
+    if key_total > usize::from(u16::MAX) || all.len() > 0x7FFF {
+        return Err(Error::unrepresentable(format!("clip \"{}\" has too many keys or times for V2", clip.name)));
+    }
+    let mut table: Vec<[i16; 3]> = Vec::new();
+    let mut seen: HashMap<[i16; 3], u16> = HashMap::new();
+    let mut keys = Vec::with_capacity(key_total);
+    for &(i, q, p) in bones.iter().flat_map(|b| &b.keys) {
+        let q = if q.w < 0.0 { -q } else { q };
+        let [x, y, z, _] = quant_q(q, SkbVersion::V2);
+        let t = quant_t(p, scale);
+        let n = *seen.entry(t).or_insert_with(|| {
+            table.push(t);
+            (table.len() - 1) as u16
+        });
+        keys.push(KeyV2 { frame: i as u16, tran_index: n, quat: [x, y, z] });
+    }
+    let frames: Vec<u16> = all.iter().map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16).collect();
+    let odd = |n: usize| if n % 2 == 1 { vec![PAD; 2] } else { Vec::new() };
+    let bone_count = bones.len();
+    Ok(Body::V2 {
+        pad_times: odd(frames.len()),
+        pad_tran: odd(table.len()),
+        pad_offsets: odd(bone_count * all.len().saturating_sub(1)),
+        keys,
+        times: frames,
+        tran: table,
+    })
 }
 
 #[cfg(test)]
@@ -321,8 +458,10 @@ mod tests {
                             })
                             .unwrap();
                         match (a.value, b.value) {
+                            // The model keeps the stored (quantised, not renormalised) values:
+                            // compare directions.
                             (Sampled::Rotation(x), Sampled::Rotation(y)) => {
-                                assert!(x.dot(y).abs() > 1.0 - 1e-6, "{t} {x:?} {y:?}")
+                                assert!(x.dot(y.normalize()).abs() > 1.0 - 1e-6, "{t} {x:?} {y:?}")
                             }
                             // Quantisation step: max|t| / 32767 per axis (5 / 32767 on z).
                             (Sampled::Translation(x), Sampled::Translation(y)) => {
@@ -338,5 +477,85 @@ mod tests {
                 assert_eq!(skb2.offsets, back.offsets);
             }
         }
+    }
+
+    /// §3.2 scale rule, and the recovery of a stored scale whose peak is 32766 (as in 111 retail
+    /// axes): values n × S read back as the reader computes them give back S and the integers.
+    #[test]
+    fn a_stored_scale_is_recovered_and_fresh_values_get_the_canonical_one() {
+        let stored = 0.001_234_5f32;
+        let ints = [0i16, 32766, -32000, 17, -1, 12345];
+        let values: Vec<f32> = ints.iter().map(|&n| f32::from(n) * stored).collect();
+        let s = axis_scale(&values);
+        assert_eq!(s, stored);
+        let back: Vec<i16> = values.iter().map(|&v| quant_t(Vec3::new(v, 0.0, 0.0), [s, 0.0, 0.0])[0]).collect();
+        assert_eq!(back, ints);
+        // Values on no grid: max / 32767.
+        let fresh = [0.3f32, -1.7, 0.123_456_7];
+        assert_eq!(axis_scale(&fresh), 1.7 / 32767.0);
+        assert_eq!(axis_scale(&[0.0, -0.0]), 0.0);
+    }
+
+    /// A stored quaternion (integers / 32767) is written back as is; another is normalised first.
+    #[test]
+    fn stored_quaternions_keep_their_integers() {
+        let ints = [100i16, -200, 23170, 23169];
+        let q = Quat::from_array(ints.map(|n| f32::from(n) / 32767.0));
+        assert!((q.length() - 1.0).abs() > 1e-6, "not unit, as stored values often are not");
+        assert_eq!(quant_q(q, SkbVersion::V1), ints);
+        // Twice the same direction off the grid: normalised, then rounded (0.6 · 32767 = 19660.2).
+        assert_eq!(quant_q(Quat::from_xyzw(0.0, 0.6, 0.0, 0.8) * 2.0, SkbVersion::V1), [0, 19660, 0, 26214]);
+    }
+
+    /// Without a skeleton, tracks that name their bones cannot be placed: one line says how many
+    /// of how many, which, and why; with a skeleton they map to its bone order.
+    #[test]
+    fn unbound_tracks_are_counted_in_one_line_and_a_skeleton_binds_them() {
+        use crate::model::Bone;
+        let named = |name: &str, values| Track {
+            target: Target::Bone(BoneRef::named(name)),
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values,
+        };
+        let rot = || Values::Rotation(vec![Quat::IDENTITY, Quat::from_rotation_y(0.5)]);
+        let clip = Clip {
+            name: "walk".into(),
+            duration: 1.0,
+            tracks: vec![
+                named("Pelvis", rot()),
+                named("Pelvis", Values::Translation(vec![Vec3::ZERO, Vec3::X])),
+                named("Spine", rot()),
+                named("Spine", Values::Scale(vec![Vec3::ONE, Vec3::ONE])),
+            ],
+            ..Default::default()
+        };
+        let options = BuildOptions { version: SkbVersion::V1, endian: Endian::Big };
+        let mut warnings = Vec::new();
+        // Whether a clip with no track left is an error is the caller's decision; the warning is
+        // given either way.
+        let _ = from_clip(&clip, None, options, &mut warnings);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("clip \"walk\": 4 of 4 tracks dropped (Pelvis, Pelvis, Spine, Spine)"));
+        assert!(warnings[0].contains("no skeleton"), "{}", warnings[0]);
+
+        let bone = |name: &str| Bone { name: name.into(), ..Default::default() };
+        let skeleton = Skeleton { bones: vec![bone("Root"), bone("Spine"), bone("Pelvis")] };
+        let mut warnings = Vec::new();
+        let skb = from_clip(&clip, Some(&skeleton), options, &mut warnings).unwrap();
+        assert_eq!(skb.bone_count, 3, "Pelvis is bone 2");
+        assert_eq!(
+            warnings,
+            vec!["clip \"walk\": 1 of 4 tracks dropped (Scale of Spine): SKB stores only rotation and translation"]
+        );
+        let back = to_clip(&skb, "walk", Some(&skeleton), &Limits::default()).unwrap();
+        let Values::Translation(t) = &back.tracks[5].values else { panic!() };
+        assert_eq!(t.last(), Some(&Vec3::X));
+        let Values::Rotation(r) = &back.tracks[2].values else { panic!() };
+        assert!(r[1].normalize().dot(Quat::from_rotation_y(0.5)) > 1.0 - 1e-6);
+        let other = Skeleton { bones: vec![bone("Root")] };
+        let mut warnings = Vec::new();
+        let _ = from_clip(&clip, Some(&other), options, &mut warnings);
+        assert!(warnings[0].contains("4 of 4 tracks dropped") && warnings[0].contains("not in the 1-bone skeleton"));
     }
 }

@@ -3,11 +3,11 @@
 //! - One rotation track (`Slerp`) and one translation track (`Linear`) per bone; a bone's key
 //!   times are `times[TimeIndex]` of its own keys, which is exact because the game interpolates
 //!   between consecutive keys of the same bone (§6.3).
-//! - Rotation: `Quat / 32767` (V2: w derived, sign from bit 15), then normalised for the model
-//!   (the game does not renormalise; observed |q| is within 1e-4 of 1, below the quantisation
-//!   step). Signs are made continuous (a key is negated when its dot product with the previous
-//!   key of the bone is negative), as §6.3 asks for glTF; the pose is unchanged because the
-//!   game's `rw_slerp` and the model's `Slerp` both take the shortest arc (§3.3).
+//! - Rotation: `Quat / 32767` (V2: w derived, sign from bit 15), **as stored**: neither
+//!   normalised nor sign-flipped. The game interpolates these values with `rw_slerp` and does not
+//!   renormalise (§3.1, §3.3), and the model's `Slerp` does the same, so `sample` gives the
+//!   game's pose; a rewrite gives back the stored integers. glTF export normalises and makes
+//!   signs continuous itself (§6.3).
 //! - Translation: `Tran × Scale` per axis, a multiply.
 //! - Bones: `BoneRef::index = b` (the HAnim node index, §6.2); a skeleton adds names and ids.
 //! - Duration `times[T−1]`; looping is not stored in the file, so `looping` is `None`.
@@ -25,17 +25,6 @@ use super::skb::Skb;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Skeleton, Target, Track, Values};
-
-/// Normalises a dequantised quaternion; a zero one becomes the identity.
-pub fn unit(q: [f32; 4]) -> Quat {
-    let v = Vec4::from_array(q);
-    let len = v.length();
-    if len > 0.0 && len.is_finite() {
-        Quat::from_vec4(v / len)
-    } else {
-        Quat::IDENTITY
-    }
-}
 
 /// The key range `start..=end` of each bone: from the offsets table when it satisfies C5,
 /// else from runs of increasing TimeIndex.
@@ -99,13 +88,7 @@ pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limi
             let ti = skb.key_time_index(k).ok_or_else(bad)?;
             let time = if static_pose { 0.0 } else { *times.get(ti).ok_or_else(bad)? };
             key_times.push(time);
-            let q = unit(skb.key_rotation(k).ok_or_else(bad)?);
-            // Hemisphere continuity (§6.3): the same rotation, on the arc the game takes.
-            let q = match rotations.last() {
-                Some(prev) if prev.dot(q) < 0.0 => -q,
-                _ => q,
-            };
-            rotations.push(q);
+            rotations.push(Quat::from_array(skb.key_rotation(k).ok_or_else(bad)?));
             translations.push(Vec3::from_array(skb.key_translation(k).ok_or_else(bad)?));
         }
         if let Some(t) = key_times.iter().find(|t| !t.is_finite()) {

@@ -5,13 +5,19 @@
 //! of a bone do not share their key times and a linear rule, they are resampled at the union of
 //! their key times; a step becomes two keys at the same time (which the engine plays as a step);
 //! a cubic track adds samples on a 1/60 s grid. Encoding of compressed frames: time
-//! `round_half_away(t·60)`, rotation `trunc(q·4096)`, translation `trunc(v·1024)`, each checked
-//! against the i16 range.
+//! `round_half_away(t·60)`, rotation `round_half_away(q·4096)`, translation
+//! `round_half_away(v·1024)`, each checked against the i16 range (a value that rounds to one
+//! step past it saturates). Rounding to nearest keeps every key within half a step of the model
+//! value; values decoded from i16 frames encode back to the same integers (the engine's own
+//! encoder truncates, `ifp.md` §4.3, which costs up to a whole step).
+//!
+//! Quaternions are written as the model holds them: no normalisation (§6 "order and norms kept").
+//! Bone tags: the track's id, else −1 (matched by name, §4.5). A stored −1 stays −1; a reader
+//! that knows no tag for a bone (ANPK's 48-byte form) gives the model the §4.5 table's tag.
 
 use bytes::Bytes;
 use glam::{Quat, Vec3};
 
-use super::bones::ped_tag;
 use super::canonical::{canonicalize_anpk, canonicalize_v2, padded_name};
 use super::raw::*;
 use crate::error::{Error, Result};
@@ -126,8 +132,9 @@ fn bone_name(bone: &BoneRef) -> String {
     bone.name.as_deref().map_or_else(|| bone.label(), str::to_string)
 }
 
+/// The stored tag: the bone's id, else −1 (the games then match the bone by name).
 fn bone_tag(bone: &BoneRef) -> i32 {
-    bone.id.or_else(|| bone.name.as_deref().and_then(ped_tag)).unwrap_or(-1)
+    bone.id.unwrap_or(-1)
 }
 
 /// Groups a clip's tracks per bone and turns each group into engine frames.
@@ -284,10 +291,12 @@ fn ticks(t: f32) -> Option<i16> {
     (v >= f64::from(i16::MIN) && v <= f64::from(i16::MAX)).then_some(v as i16)
 }
 
-/// `trunc(v·scale)` as i16.
+/// `round_half_away(v·scale)` as i16. A value within half a step past either end of the range
+/// saturates to that end; anything further (or NaN) is `None`.
 fn fixed(v: f32, scale: f32) -> Option<i16> {
-    let x = (v * scale).trunc();
-    (x >= f32::from(i16::MIN) && x <= f32::from(i16::MAX)).then_some(x as i16)
+    let x = f64::from(v) * f64::from(scale);
+    let (min, max) = (f64::from(i16::MIN), f64::from(i16::MAX));
+    (x >= min - 0.5 && x <= max + 0.5).then(|| x.round().clamp(min, max) as i16)
 }
 
 /// Encodes frames as compressed type 3/4 bytes, or says which value does not fit.
@@ -462,4 +471,21 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
         Anpk { size: 0, info: ChunkHeader { id: *b"INFO", size: 0 }, info_rest: padded_name(block), animations };
     canonicalize_anpk(&mut anpk);
     Ok(anpk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixed;
+
+    #[test]
+    fn fixed_rounds_to_nearest_and_saturates_half_a_step_past_the_range() {
+        assert_eq!(fixed(0.99987, 4096.0), Some(4095)); // 4095.47 → 4095
+        assert_eq!(fixed(0.99990, 4096.0), Some(4096)); // 4095.59 → 4096 (truncation gave 4095)
+        assert_eq!(fixed(-0.00020, 4096.0), Some(-1)); // −0.82 → −1 (truncation gave 0)
+        assert_eq!(fixed(1.5 / 1024.0, 1024.0), Some(2)); // a tie rounds away from zero
+        assert_eq!(fixed(32767.5 / 1024.0, 1024.0), Some(32767));
+        assert_eq!(fixed(-32768.5 / 1024.0, 1024.0), Some(-32768));
+        assert_eq!(fixed(32767.6 / 1024.0, 1024.0), None);
+        assert_eq!(fixed(f32::NAN, 1024.0), None);
+    }
 }

@@ -1,5 +1,13 @@
 //! `check` and `repair` for IFP (`ifp.md` §8).
 //!
+//! Severities follow what the engines do with a file: an error breaks the games, a warning
+//! breaks some reader or tool, info is harmless. One departure from the §8 table:
+//! `flags-mismatch` (ANP3 flags bit 0 disagreeing with the frame types) is a **warning**. The
+//! retail SA loader decides the frame layout from the sequences' frame type (third-party
+//! decompilation, §9 question 1) and MTA ignores the flag, so both play such a file; only
+//! gta-reversed, whose loader follows the flag, misreads it. `repair` sets the flag from the
+//! frames.
+//!
 //! Findings carry the offset of the offending field. Offsets are recomputed here from the raw
 //! layer (structures are fixed-size or size-prefixed, so a running position is exact).
 
@@ -247,11 +255,19 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
             );
         } else if let Some(&first) = compressed.first().filter(|&&c| sa && (anim.flags & 1 == 1) != c) {
             let class = if first { "compressed" } else { "uncompressed" };
+            // A warning, not an error (§3 flags, §9 question 1): the retail loader takes the
+            // frame layout from the sequences' frame type, and MTA ignores the flag, so the game
+            // and MTA play such an animation; only gta-reversed, whose loader follows the flag,
+            // decodes it with the wrong stride.
             l.push(
                 Finding::new(
-                    Error,
+                    Warning,
                     "flags-mismatch",
-                    format!("flags {} but the frames are {class}: gta-reversed decodes them wrongly", anim.flags),
+                    format!(
+                        "flags {} but the frames are {class}: the game and MTA go by the frame type, but \
+                         gta-reversed follows the flag and decodes them wrongly",
+                        anim.flags
+                    ),
                 )
                 .at(anim_at + 32)
                 .path(&path)

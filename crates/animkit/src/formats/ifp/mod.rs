@@ -13,6 +13,11 @@
 //! - The §4.1 VC/SA example pair (`run_civi`, left upper arm) matches the spec's numbers in each
 //!   file, but the two games differ there by about 7°: SA re-authored that animation. Same keys
 //!   agree exactly elsewhere (6,709 of 35,288 animation/bone/key triples).
+//! - Encoding (§6 says truncate, as the engine's encoder does): truncating VC `ped.ifp` to ANP3
+//!   leaves 79,120 of its 94,660 keys with a rotation or translation component more than half a
+//!   step off; [`build`] rounds to nearest, so every key is within half a step.
+//! - Tag −1 (matched by name) is stored on 38 VC and 89 SA `ped.ifp` nodes (VC `L Toe0`/`R Toe0`
+//!   among them); conversions keep it rather than looking the name up.
 //! - No corpus file has flags = 0 over compressed frames (the corpus README's `covers.ifp` case
 //!   is its empty animation); the rule is tested on a mutated file.
 

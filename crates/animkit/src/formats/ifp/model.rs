@@ -4,8 +4,11 @@
 //! - ANPK stores the **conjugate** quaternion: x, y and z are negated on the way in. ANP2/ANP3
 //!   store the engine value.
 //! - Compressed frames: quaternion `i16/4096`, translation `i16/1024` m, time `i16/60` s.
-//! - Quaternions are normalised (the engine normalises after blending; a few retail keys are off
-//!   unit length by up to 30 %). A zero quaternion becomes the identity.
+//! - Quaternions are kept **as stored** (§6: "order and norms kept; normalise only on request"),
+//!   so a rewrite through the model gives back the stored integers and float bits. The engine
+//!   interpolates the stored values and normalises only the blended result (§4.1); 396 of 2.79 M
+//!   retail ANP3 keys are off unit length by more than 1 %. [`ModelOptions::unit_rotations`]
+//!   (`rotations=unit`) normalises them on read (a zero quaternion becomes the identity).
 //! - Times stay **absolute** (the authored timeline) unless [`ModelOptions::engine_timeline`]:
 //!   the engine plays each sequence from its first key, so a sequence whose first key is not 0
 //!   runs `t₀` early in game; that option re-times each sequence to `tᵢ − t₀` (§4.2, §7.2).
@@ -16,25 +19,18 @@
 //! - Clip duration is the engine's `CalcTotalTime`: `max(0, max last key time)`.
 //! - Rotations slerp (shortest arc), translations and scales lerp; equal times step.
 //! - An object with zero frames animates nothing and yields no track.
+//! - Bone ids: the stored tag, none for −1 (matched by name, and written back as −1); ANPK's
+//!   48-byte form has no tag field, so its ped bones take the §4.5 table's tag (§7.1).
 //! - The package is Z-up.
 
 use glam::{Quat, Vec3, Vec4};
 
+use super::bones::ped_tag;
 use super::raw::*;
 use crate::error::{Error, Result};
 use crate::formats::{ClipSummary, Limits, Summary, TrackSummary};
 use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
 use crate::text::{latin1_until_nul, NameInterner};
-
-#[inline]
-fn unit(q: Vec4) -> Quat {
-    let len = q.length();
-    if len > 0.0 && len.is_finite() {
-        Quat::from_vec4(q / len)
-    } else {
-        Quat::IDENTITY
-    }
-}
 
 /// How [`to_model`] lays out the keys, from the read parameters `timeline`, `root` and `scale`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -48,11 +44,14 @@ pub struct ModelOptions {
     /// `scale=keep`: ANPK KRTS scale keys become scale tracks. The default, `scale=drop`, drops
     /// them as the games do.
     pub keep_scale: bool,
+    /// `rotations=unit`: quaternions are normalised (a zero one becomes the identity). The
+    /// default, `rotations=stored`, keeps the stored values, which a rewrite reproduces exactly.
+    pub unit_rotations: bool,
 }
 
 impl ModelOptions {
-    /// Reads `timeline=authored|engine`, `root=keep|in-place` and `scale=drop|keep`; other keys
-    /// are not IFP's.
+    /// Reads `timeline=authored|engine`, `root=keep|in-place`, `scale=drop|keep` and
+    /// `rotations=stored|unit`; other keys are not IFP's.
     pub fn from_params(params: &std::collections::BTreeMap<String, String>) -> Result<Self> {
         let choice = |key: &str, no: &str, yes: &str| match params.get(key).map(|v| v.to_ascii_lowercase()) {
             None => Ok(false),
@@ -64,11 +63,15 @@ impl ModelOptions {
             engine_timeline: choice("timeline", "authored", "engine")?,
             in_place_root: choice("root", "keep", "in-place")?,
             keep_scale: choice("scale", "drop", "keep")?,
+            unit_rotations: choice("rotations", "stored", "unit")?,
         })
     }
 
-    /// Re-times and flattens one sequence's keys as asked.
+    /// Re-times, flattens and normalises one sequence's keys as asked.
     fn apply(self, bone: &BoneRef, keys: &mut Keys) {
+        if self.unit_rotations {
+            keys.rotations.iter_mut().for_each(|q| *q = unit(*q));
+        }
         if let (true, Some(&t0)) = (self.engine_timeline, keys.times.first()) {
             keys.times.iter_mut().for_each(|t| *t -= t0);
         }
@@ -147,50 +150,19 @@ fn f32_fields(frame: &[u8]) -> [f32; 11] {
     out
 }
 
-/// A compressed quaternion, normalised straight from its integers (the /4096 scale cancels out).
-/// The squared length of four i16 is exact enough in f32 and never overflows; only an all-zero
-/// quaternion has no direction, and it becomes the identity.
-#[inline]
-fn unit_i16([x, y, z, w]: [f32; 4]) -> Quat {
-    let norm2 = x * x + y * y + z * z + w * w;
-    if norm2 > 0.0 {
-        let inv = 1.0 / norm2.sqrt();
-        Quat::from_xyzw(x * inv, y * inv, z * inv, w * inv)
+/// A quaternion scaled to unit length; a zero (or non-finite) one becomes the identity.
+fn unit(q: Quat) -> Quat {
+    let v = Vec4::from(q);
+    let len = v.length();
+    if len > 0.0 && len.is_finite() {
+        Quat::from_vec4(v / len)
     } else {
         Quat::IDENTITY
     }
 }
 
-/// `1 / √n` of four lanes at once, correctly rounded in each lane as the scalar expression is.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn inv_sqrt_x4(n: Vec4) -> Vec4 {
-    use std::arch::x86_64::{_mm_div_ps, _mm_set1_ps, _mm_sqrt_ps};
-    // SAFETY: the intrinsics need SSE, which every x86_64 processor has (it is in the target's
-    // baseline); they take no pointers.
-    Vec4::from(unsafe { _mm_div_ps(_mm_set1_ps(1.0), _mm_sqrt_ps(n.into())) })
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn inv_sqrt_x4(n: Vec4) -> Vec4 {
-    Vec4::from_array(n.to_array().map(|n| 1.0 / n.sqrt()))
-}
-
-/// [`unit_i16`] of four quaternions at once, bit for bit: the four square roots and divisions,
-/// most of the cost of a compressed key, become one vector instruction each.
-#[inline]
-fn unit_i16_x4(q: [[f32; 4]; 4]) -> [Quat; 4] {
-    let norm2 = q.map(|[x, y, z, w]| x * x + y * y + z * z + w * w);
-    let inv = inv_sqrt_x4(Vec4::from_array(norm2)).to_array();
-    let mut out = [Quat::IDENTITY; 4];
-    for (((o, [x, y, z, w]), n), inv) in out.iter_mut().zip(q).zip(norm2).zip(inv) {
-        if n > 0.0 {
-            *o = Quat::from_xyzw(x * inv, y * inv, z * inv, w * inv);
-        }
-    }
-    out
-}
+/// The scale of a compressed rotation component: `i16 / 4096`, exact in f32 (a power of two).
+const ROTATION_STEP: f32 = 1.0 / 4096.0;
 
 /// A compressed time (1/60 s ticks) in seconds: `ticks / 60` correctly rounded to f32. Computed
 /// as a product in f64, which rounds to the same f32 for every i16 (an exhaustive test checks
@@ -209,18 +181,17 @@ pub fn decode_v2(seq: &V2Sequence) -> Keys {
         if float {
             // x y z w time [tx ty tz]
             let fields = || frames.iter().map(|f| f32_fields(f));
-            keys.rotations.extend(fields().map(|[x, y, z, w, ..]| unit(Vec4::new(x, y, z, w))));
+            keys.rotations.extend(fields().map(|[x, y, z, w, ..]| Quat::from_xyzw(x, y, z, w)));
             keys.times.extend(fields().map(|[_, _, _, _, t, ..]| t));
             if let Some(t) = &mut keys.translations {
                 t.extend(fields().map(|[_, _, _, _, _, x, y, z, ..]| Vec3::new(x, y, z)));
             }
         } else {
             // x y z w time [tx ty tz], all i16
-            let (blocks, rest) = frames.as_chunks::<4>();
-            for block in blocks {
-                keys.rotations.extend(unit_i16_x4(block.map(|f| i16_fields(&f))));
-            }
-            keys.rotations.extend(rest.iter().map(|f| unit_i16(i16_fields(f))));
+            keys.rotations.extend(frames.iter().map(|f| {
+                let [x, y, z, w] = i16_fields(f);
+                Quat::from_xyzw(x, y, z, w) * ROTATION_STEP
+            }));
             keys.times.extend(frames.iter().map(|f| {
                 let [.., t] = i16_fields::<5>(f);
                 ticks_to_seconds(t)
@@ -250,7 +221,7 @@ pub fn decode_anpk(chunk: &KeyChunk, keep_scale: bool) -> Keys {
         for f in frames.as_chunks::<N>().0 {
             let v = f32_fields(f);
             let [x, y, z, w, tx, ty, tz, sx, sy, sz, _] = v;
-            keys.rotations.push(unit(Vec4::new(-x, -y, -z, w)));
+            keys.rotations.push(Quat::from_xyzw(-x, -y, -z, w));
             keys.times.push(v.get(N / 4 - 1).copied().unwrap_or_default());
             if let Some(t) = &mut keys.translations {
                 t.push(Vec3::new(tx, ty, tz));
@@ -330,13 +301,16 @@ fn v2_bone(seq: &V2Sequence, names: &mut NameInterner<24>) -> BoneRef {
     BoneRef { name: Some(names.name(&seq.name)), id, ..Default::default() }
 }
 
-/// The bone an ANPK object animates: its name, and the 44-byte form's tag unless −1.
+/// The bone an ANPK object animates: its name, and the 44-byte form's tag unless −1 (a bone
+/// matched by name). The 48-byte form stores no tag: its ped bones get theirs from the §4.5 name
+/// table, which is what a tagged format (ANP3) needs to find them (§7.1).
 fn anpk_bone(obj: &AnpkObject, names: &mut NameInterner<28>) -> BoneRef {
+    let name = names.name(&obj.name);
     let id = match obj.link {
-        AnimLink::Tag(tag) if tag != -1 => Some(tag),
-        _ => None,
+        AnimLink::Tag(tag) => (tag != -1).then_some(tag),
+        AnimLink::Tree { .. } => ped_tag(&name),
     };
-    BoneRef { name: Some(names.name(&obj.name)), id, ..Default::default() }
+    BoneRef { name: Some(name), id, ..Default::default() }
 }
 
 /// The tracks one sequence yields, in order: rotation, then translation and scale when stored.
@@ -533,27 +507,26 @@ mod tests {
     }
 
     #[test]
-    fn four_quaternions_at_once_equal_one_at_a_time() {
-        // Deterministic pseudo-random i16 words, plus the zero and extreme quaternions.
-        let mut state = 0x2545_f491_u32;
-        let mut word = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            f32::from(state as i16)
-        };
-        let mut quats: Vec<[f32; 4]> = (0..4000).map(|_| [word(), word(), word(), word()]).collect();
-        quats.extend([[0.0; 4], [-32768.0; 4], [32767.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, -1.0]]);
-        for block in quats.as_chunks::<4>().0 {
-            let one_by_one = block.map(unit_i16);
-            let together = unit_i16_x4(*block);
-            for (a, b) in one_by_one.iter().zip(&together) {
-                assert_eq!(a.to_array().map(f32::to_bits), b.to_array().map(f32::to_bits), "{block:?}");
-            }
+    fn rotations_are_kept_as_stored_unless_unit_is_asked() {
+        // Type 3 frame (4096, 0, 0, 4096, tick 6): stored q = (1, 0, 0, 1), |q| = √2.
+        let mut frame = Vec::new();
+        for v in [4096i16, 0, 0, 4096, 6] {
+            frame.extend_from_slice(&v.to_le_bytes());
         }
-        assert_eq!(unit_i16([0.0; 4]), Quat::IDENTITY);
-        assert_eq!(unit_i16([0.0, 0.0, 0.0, -4096.0]), Quat::from_xyzw(0.0, 0.0, 0.0, -1.0));
-        assert_eq!(unit_i16([3.0, 0.0, 4.0, 0.0]), Quat::from_xyzw(0.6, 0.0, 0.8, 0.0));
+        let seq = V2Sequence {
+            name: [0; 24],
+            frame_type: FrameType::RotCompressed,
+            bone_tag: -1,
+            frames: bytes::Bytes::from(frame),
+        };
+        let keys = decode_v2(&seq);
+        assert_eq!(keys.rotations, vec![Quat::from_xyzw(1.0, 0.0, 0.0, 1.0)]);
+        assert_eq!(keys.times, vec![0.1]);
+        let mut unit_keys = keys.clone();
+        ModelOptions { unit_rotations: true, ..Default::default() }.apply(&BoneRef::named("b"), &mut unit_keys);
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert!(Vec4::from(unit_keys.rotations[0]).abs_diff_eq(Vec4::new(h, 0.0, 0.0, h), 1e-7));
+        assert_eq!(unit(Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)), Quat::IDENTITY);
     }
 
     #[test]

@@ -114,12 +114,16 @@ fn chunk_header(c: &mut Cursor) -> Result<ChunkHeader> {
     Ok(ChunkHeader { id: c.array::<4>()?, size: c.u32()? })
 }
 
-/// Reads a chunk whose payload the games read in full: `round_up(size, 4)` bytes, at least 4.
-fn payload_chunk<'a>(c: &mut Cursor<'a>, what: &str) -> Result<(ChunkHeader, &'a [u8])> {
+/// Reads a chunk whose payload the games read in full: `round_up(size, 4)` bytes, with a size of
+/// at least `min`. An `INFO` payload starts with an i32 count (`min` 4); a `NAME` payload is the
+/// name and its NUL, so an empty name has size 1 (`min` 1: what our writer and the spec's
+/// `strlen + 1` give, and what other IFP readers accept). Size 0 would leave the games' name
+/// buffer as the previous name.
+fn payload_chunk<'a>(c: &mut Cursor<'a>, what: &str, min: u32) -> Result<(ChunkHeader, &'a [u8])> {
     let offset = c.offset();
     let header = chunk_header(c)?;
-    if header.size < 4 {
-        return Err(Error::invalid(offset + 4, format!("{what} size {} is less than 4", header.size)));
+    if header.size < min {
+        return Err(Error::invalid(offset + 4, format!("{what} size {} is less than {min}", header.size)));
     }
     let payload = c.take(round_up(header.size as usize, 4))?;
     Ok((header, payload))
@@ -134,7 +138,7 @@ fn signed_count(c: &mut Cursor, what: &str) -> Result<u64> {
 
 fn read_anpk(data: &Bytes, c: &mut Cursor, lenient: bool) -> Result<IfpFile> {
     let size = c.u32()?;
-    let (info, payload) = payload_chunk(c, "INFO").within(|| "header INFO")?;
+    let (info, payload) = payload_chunk(c, "INFO", 4).within(|| "header INFO")?;
     let mut p = Cursor::with_base(payload, c.offset() - payload.len(), Endian::Little);
     let declared = signed_count(&mut p, "animation")?;
     let info_rest = data.slice_ref(p.rest());
@@ -147,11 +151,11 @@ fn read_anpk(data: &Bytes, c: &mut Cursor, lenient: bool) -> Result<IfpFile> {
 }
 
 fn read_anpk_animation(data: &Bytes, c: &mut Cursor) -> Result<AnpkAnimation> {
-    let (name_chunk, name) = payload_chunk(c, "NAME")?;
+    let (name_chunk, name) = payload_chunk(c, "NAME", 1)?;
     let name = data.slice_ref(name);
     let result = (|| {
         let dgan = chunk_header(c)?;
-        let (info, payload) = payload_chunk(c, "INFO").within(|| "DGAN INFO")?;
+        let (info, payload) = payload_chunk(c, "INFO", 4).within(|| "DGAN INFO")?;
         let mut p = Cursor::with_base(payload, c.offset() - payload.len(), Endian::Little);
         let declared = signed_count(&mut p, "object")?;
         let info_rest = data.slice_ref(p.rest());
