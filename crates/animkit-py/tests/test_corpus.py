@@ -154,3 +154,23 @@ def test_sample_equals_the_cli(corpus_file):
     for one, rows in zip(pose, many):
         assert rows.value.shape == (3, len(one.value))
         assert np.array_equal(rows.value[1], one.value) and np.array_equal(rows.value[2], one.value)
+
+
+def test_check_equals_the_cli(corpus_file):
+    doc = readable(corpus_file)
+    code, out, _ = run_cli("check", "--json", corpus_file, check=False)
+    expected = json.loads(out)["findings"]
+    got = [
+        {"severity": f.severity, "code": f.code, "offset": f.offset, "path": f.path, "message": f.message, "fixable": f.fixable}
+        for f in doc.check()
+    ]
+    assert got == [{k: e.get(k) for k in got[0]} for e in expected] if got else expected == []
+
+
+def test_repair_leaves_nothing_fixable(corpus_file):
+    doc = readable(corpus_file)
+    fixable = [f for f in doc.check() if f.fixable]
+    repaired, changes = doc.repair()
+    assert not [f for f in repaired.check() if f.fixable]
+    assert all(isinstance(c, str) for c in changes)
+    assert changes or not fixable, "fixable findings but no change"
