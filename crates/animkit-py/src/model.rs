@@ -31,7 +31,7 @@ pub struct Clip {
 
 impl Clip {
     pub fn from_rust(py: Python<'_>, clip: model::Clip) -> PyResult<Self> {
-        let tracks: Vec<Track> = clip.tracks.into_iter().map(|t| Track::from_rust(py, t)).collect::<PyResult<_>>()?;
+        let tracks: Vec<Track> = clip.tracks.into_iter().map(Track::from_rust).collect();
         Ok(Clip {
             name: clip.name,
             duration: clip.duration,

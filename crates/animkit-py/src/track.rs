@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use animkit::model::{self, Channel, Interpolation, Values};
 use glam::{Quat, Vec3};
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -31,31 +31,63 @@ pub struct Track {
     target: model::Target,
     channel: Channel,
     interpolation: Interpolation,
-    times: Py<PyArray1<f32>>,
-    values: Py<PyAny>,
+    times: Keys<Vec<f32>>,
+    values: Keys<Values>,
     textures: Textures,
 }
 
+/// Key data as the library gave it, until Python first asks for it: then a numpy array (one
+/// copy), which Python may edit in place. A model read from a file and written again without
+/// being looked at never becomes numpy.
+enum Keys<R> {
+    Rust(R),
+    Numpy(Py<PyAny>),
+}
+
+impl<R> Keys<R> {
+    /// The numpy array, made by `make` from the library's data the first time.
+    fn numpy<'py>(
+        &mut self,
+        py: Python<'py>,
+        make: impl FnOnce(Python<'py>, &R) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let array = match self {
+            Keys::Numpy(array) => return Ok(array.bind(py).clone()),
+            Keys::Rust(data) => make(py, data)?,
+        };
+        *self = Keys::Numpy(array.clone().unbind());
+        Ok(array)
+    }
+}
+
 impl Track {
-    /// The Python track of a library track (one copy of each key array).
-    pub fn from_rust(py: Python<'_>, track: model::Track) -> PyResult<Self> {
-        let times = PyArray1::from_slice(py, &track.times).unbind();
-        let (values, textures) = values_to_numpy(py, &track.values)?;
-        Ok(Track {
+    /// The Python track of a library track (its arrays become numpy when first asked for).
+    pub fn from_rust(track: model::Track) -> Self {
+        let textures = match &track.values {
+            Values::TextureIndex { textures, .. } => Some(textures.clone()),
+            _ => None,
+        };
+        Track {
             target: track.target,
             channel: track.values.channel(),
             interpolation: track.interpolation,
-            times,
-            values,
+            times: Keys::Rust(track.times),
+            values: Keys::Rust(track.values),
             textures,
-        })
+        }
     }
 
     /// The library track (one copy of each key array), after checking its invariants; `context`
     /// names the clip it is in for the error message.
     pub fn to_rust(&self, py: Python<'_>, context: &str) -> PyResult<model::Track> {
-        let times = self.times.bind(py).readonly().as_slice()?.to_vec();
-        let values = values_from_numpy(self.values.bind(py), self.channel, self.textures.as_ref())?;
+        let times = match &self.times {
+            Keys::Rust(times) => times.clone(),
+            Keys::Numpy(array) => array.bind(py).cast::<PyArray1<f32>>()?.readonly().as_slice()?.to_vec(),
+        };
+        let values = match &self.values {
+            Keys::Rust(values) => values.clone(),
+            Keys::Numpy(array) => values_from_numpy(array.bind(py), self.channel, self.textures.as_ref())?,
+        };
         let track = model::Track { target: self.target.clone(), interpolation: self.interpolation, times, values };
         track.validate().map_err(|m| {
             invalid(format!("{context}track {} {}: {m}", track.target.label(), channel_name(self.channel)))
@@ -63,10 +95,23 @@ impl Track {
         Ok(track)
     }
 
+    /// The number of keys.
+    fn key_count(&self, py: Python<'_>) -> usize {
+        match &self.times {
+            Keys::Rust(times) => times.len(),
+            Keys::Numpy(array) => array.bind(py).len().unwrap_or(0),
+        }
+    }
+
     /// The last key time (0 without keys).
     pub fn last_time(&self, py: Python<'_>) -> f32 {
-        let times = self.times.bind(py).readonly();
-        times.as_slice().ok().and_then(|t| t.last().copied()).unwrap_or(0.0)
+        match &self.times {
+            Keys::Rust(times) => times.last().copied().unwrap_or(0.0),
+            Keys::Numpy(array) => {
+                let last = array.bind(py).get_item(-1).and_then(|t| t.extract::<f32>());
+                last.unwrap_or(0.0)
+            }
+        }
     }
 }
 
@@ -99,8 +144,8 @@ impl Track {
             target: target.into_target(),
             channel,
             interpolation,
-            times: coerce(py, times, Kind::F32, None)?.cast_into::<PyArray1<f32>>()?.unbind(),
-            values: coerce_values(py, values, channel)?,
+            times: Keys::Numpy(coerce(py, times, Kind::F32, None)?.unbind()),
+            values: Keys::Numpy(coerce_values(py, values, channel)?),
             textures: textures.map(Arc::from),
         })
     }
@@ -136,25 +181,25 @@ impl Track {
 
     /// Key times in seconds, non-decreasing (float32, shape (n,)).
     #[getter]
-    fn times<'py>(&self, py: Python<'py>) -> &Bound<'py, PyArray1<f32>> {
-        self.times.bind(py)
+    fn times<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.times.numpy(py, |py, times| Ok(PyArray1::from_slice(py, times).into_any()))
     }
 
     #[setter]
     fn set_times(&mut self, py: Python<'_>, times: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.times = coerce(py, times, Kind::F32, None)?.cast_into::<PyArray1<f32>>()?.unbind();
+        self.times = Keys::Numpy(coerce(py, times, Kind::F32, None)?.unbind());
         Ok(())
     }
 
     /// Key values (numpy; dtype and shape by channel).
     #[getter]
-    fn values<'py>(&self, py: Python<'py>) -> &Bound<'py, PyAny> {
-        self.values.bind(py)
+    fn values<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.values.numpy(py, values_to_numpy)
     }
 
     #[setter]
     fn set_values(&mut self, py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.values = coerce_values(py, values, self.channel)?;
+        self.values = Keys::Numpy(coerce_values(py, values, self.channel)?);
         Ok(())
     }
 
@@ -166,7 +211,7 @@ impl Track {
 
     /// The number of keys.
     fn __len__(&self, py: Python<'_>) -> usize {
-        self.times.bind(py).len()
+        self.key_count(py)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -175,7 +220,7 @@ impl Track {
             self.target.label(),
             channel_name(self.channel),
             interpolation_name(self.interpolation),
-            self.times.bind(py).len()
+            self.key_count(py)
         )
     }
 }
@@ -183,18 +228,15 @@ impl Track {
 /// The texture names a texture-index track indexes (shared by the tracks of one animation).
 type Textures = Option<Arc<[String]>>;
 
-/// The numpy array of a track's values, and its texture list.
-fn values_to_numpy(py: Python<'_>, values: &Values) -> PyResult<(Py<PyAny>, Textures)> {
-    let array = match values {
+/// The numpy array of a track's values.
+fn values_to_numpy<'py>(py: Python<'py>, values: &Values) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match values {
         Values::Rotation(v) => rows(py, v, |q| q.to_array())?,
         Values::Translation(v) | Values::Scale(v) => rows(py, v, |p| p.to_array())?,
         Values::Scalar(v) => PyArray1::from_slice(py, v).into_any(),
-        Values::TextureIndex { indices, textures } => {
-            return Ok((PyArray1::from_slice(py, indices).into_any().unbind(), Some(textures.clone())));
-        }
+        Values::TextureIndex { indices, .. } => PyArray1::from_slice(py, indices).into_any(),
         Values::Visibility(v) => PyArray1::from_slice(py, v).into_any(),
-    };
-    Ok((array.unbind(), None))
+    })
 }
 
 /// A (len, N) float32 array of the rows of `items`.
@@ -203,12 +245,13 @@ fn rows<'py, T, const N: usize>(
     items: &[T],
     row: impl Fn(&T) -> [f32; N],
 ) -> PyResult<Bound<'py, PyAny>> {
-    let array = PyArray2::<f32>::zeros(py, [items.len(), N], false);
-    {
-        let mut out = array.readwrite();
-        for (dst, item) in out.as_slice_mut()?.chunks_exact_mut(N).zip(items) {
-            dst.copy_from_slice(&row(item));
-        }
+    // SAFETY: the array is new, C-contiguous and referenced from nowhere else; every element is
+    // written before it is returned. (Skipping the borrow tracking of `readwrite` matters: a
+    // model has two arrays per track and thousands of tracks.)
+    let array = unsafe { PyArray2::<f32>::new(py, [items.len(), N], false) };
+    let out = unsafe { array.as_slice_mut() }?;
+    for (dst, item) in out.chunks_exact_mut(N).zip(items) {
+        dst.copy_from_slice(&row(item));
     }
     Ok(array.into_any())
 }
