@@ -31,27 +31,29 @@ pub enum Source<'py> {
     Path(PathBuf),
 }
 
-impl Source<'_> {
-    /// The bytes to read and the path they came from, if any.
-    fn into_input(self) -> (Option<Bytes>, Option<PathBuf>) {
-        match self {
-            Source::Bytes(b) => (Some(Bytes::copy_from_slice(b.as_bytes())), None),
-            Source::Path(p) => (None, Some(p)),
+/// What `open` reads, held without Python objects (so it can be read without the GIL).
+enum Input {
+    Bytes(Bytes),
+    Path(PathBuf),
+}
+
+impl From<Source<'_>> for Input {
+    fn from(source: Source<'_>) -> Self {
+        match source {
+            Source::Bytes(b) => Input::Bytes(Bytes::copy_from_slice(b.as_bytes())),
+            Source::Path(p) => Input::Path(p),
         }
     }
 }
 
-/// Reads `bytes`, or else the file at `path`, with the named format or the one the probe finds.
-pub fn read(
-    bytes: Option<Bytes>,
-    path: Option<PathBuf>,
-    format: Option<&str>,
-    options: &ReadOptions,
-) -> animkit::Result<Box<dyn animkit::Document>> {
-    let bytes = match (bytes, &path) {
-        (Some(bytes), _) => bytes,
-        (None, Some(p)) => Bytes::from(std::fs::read(p).map_err(|e| Error::from(e).within(p.display().to_string()))?),
-        (None, None) => Bytes::new(),
+/// Reads the input with the named format, or the one the probe finds.
+fn read(input: Input, format: Option<&str>, options: &ReadOptions) -> animkit::Result<Box<dyn animkit::Document>> {
+    let (bytes, path) = match input {
+        Input::Bytes(bytes) => (bytes, None),
+        Input::Path(p) => {
+            let data = std::fs::read(&p).map_err(|e| Error::from(e).within(p.display().to_string()))?;
+            (Bytes::from(data), Some(p))
+        }
     };
     let within = |e: Error| match &path {
         Some(p) => e.within(p.display().to_string()),
@@ -65,7 +67,7 @@ pub fn read(
 }
 
 /// The format called `name` (a format or one of its variants).
-pub fn format_named(name: &str) -> animkit::Result<&'static dyn animkit::Format> {
+fn format_named(name: &str) -> animkit::Result<&'static dyn animkit::Format> {
     formats::by_name(name).map(|(f, _)| f).ok_or_else(|| {
         Error::new(ErrorKind::Unsupported, None, format!("unknown format \"{name}\" (see animkit.formats())"))
     })
@@ -84,8 +86,8 @@ pub fn open(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Document> {
     let options = ReadOptions { lenient, params: crate::options::params(options)?, ..Default::default() };
-    let (bytes, path) = source.into_input();
-    let inner = py.detach(|| read(bytes, path, format, &options)).map_err(LibError)?;
+    let input = Input::from(source);
+    let inner = py.detach(|| read(input, format, &options)).map_err(LibError)?;
     Ok(Document { inner })
 }
 
