@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import animkit
-from conftest import run_cli
+from conftest import REPO, run_cli
 
 KEYS = 11
 TIMES = np.arange(KEYS, dtype=np.float32) / 10  # 0 … 1 s in steps of 0.1 s (exact frames at 30 fps)
@@ -173,3 +173,13 @@ def test_skeleton_arrays():
     assert skeleton.find("pelvis") == 1 and skeleton.find(animkit.Target(id=0)) == 0
     with pytest.raises(animkit.InvalidError, match="not an earlier bone"):
         animkit.Skeleton(["a", "b"], [1, -1])
+
+
+def test_convert_with_a_skeleton_equals_the_cli(tmp_path):
+    examples = REPO / "examples"
+    source, rig = examples / "walk_cycle.ifp", examples / "walk_cycle_rig.glb"
+    run_cli("convert", source, "--skeleton", rig, "-o", tmp_path / "cli.glb")
+    animkit.convert(source, tmp_path / "python.glb", skeleton=rig)
+    assert (tmp_path / "python.glb").read_bytes() == (tmp_path / "cli.glb").read_bytes()
+    with pytest.raises(animkit.InvalidError, match="holds no skeleton"):
+        animkit.convert(source, tmp_path / "x.glb", skeleton=source)
