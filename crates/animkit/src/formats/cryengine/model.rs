@@ -5,8 +5,8 @@
 //! - Key times: `(frame − start)/fps`, fps 30 unless a Timing 0x919 chunk states another rate;
 //!   `start` is the MotionParameters start frame (compressed CAFs; PQLog/PQS keys already start
 //!   at 0).
-//! - Rotations [`Interpolation::Nlerp`] (the engine's nlerp with hemisphere flip), normalised
-//!   and made hemisphere-continuous (for glTF slerp samplers); positions and scales
+//! - Rotations [`Interpolation::Nlerp`] (the engine's nlerp with hemisphere flip), with the
+//!   engine's pairwise flips folded into the keys once ([`continuous`]); positions and scales
 //!   [`Interpolation::Linear`].
 //! - Tracks target `BoneRef { hash: controller id, name }`; names come from a BoneNameList
 //!   (name *i* belongs to controller chunk *i*), else stay unset until [`name_tracks`] applies a
@@ -126,16 +126,33 @@ fn push_tracks(
     }
 }
 
-/// Normalised rotations with each key in the hemisphere of the previous one (nlerp flips anyway;
-/// glTF slerp samplers need it, §6).
+/// How far `|q|²` may be from 1 for a decoded key to be kept as stored (the engine interpolates
+/// the stored keys; normalising them would move a dot product of exactly 0 off 0).
+const UNIT_TOLERANCE: f32 = 1e-5;
+
+/// Rotation keys that sample as the engine interpolates them (§6).
+///
+/// Between two keys `a`, `b` the engine's nlerp negates `b` when `(a|b) < 0`, comparing the keys
+/// as stored: the hemisphere is chosen at sampling time, pair by pair. Here each key is multiplied
+/// by the product of those negations up to it, so no two consecutive keys have a negative dot
+/// product (glTF slerp samplers need that) and [`crate::sample::nlerp`] never negates again:
+/// every segment is the engine's, or its negation, which is the same rotation. A dot product of
+/// exactly 0 negates nothing, in the engine as here. Keys within [`UNIT_TOLERANCE`] of unit length
+/// are kept as decoded; others are normalised, and zero or non-finite ones become the identity.
 pub fn continuous(values: &[glam::Quat]) -> Vec<glam::Quat> {
     let mut out: Vec<glam::Quat> = Vec::with_capacity(values.len());
-    for q in values {
-        let q = if q.length_squared() > 0.0 && q.is_finite() { q.normalize() } else { glam::Quat::IDENTITY };
-        out.push(match out.last() {
-            Some(p) if p.dot(q) < 0.0 => -q,
-            _ => q,
-        });
+    let (mut previous, mut sign) = (None, 1.0f32);
+    for &q in values {
+        let q = match q.length_squared() {
+            l if (l - 1.0).abs() <= UNIT_TOLERANCE => q,
+            l if l > 0.0 && q.is_finite() => q.normalize(),
+            _ => glam::Quat::IDENTITY,
+        };
+        if previous.is_some_and(|p| crate::sample::hemisphere_dot(p, q) < 0.0) {
+            sign = -sign;
+        }
+        previous = Some(q);
+        out.push(q * sign);
     }
     out
 }
