@@ -72,11 +72,141 @@ fn rotations_interpolate_with_the_engines_hemisphere_rule() {
     let mid = |k: f32| rotation_at(clip, (k + 0.5) / 30.0);
     assert_same_rotation(mid(0.0), [0.0, 0.0, -0.316_228, 0.948_683], "0–1");
     assert_same_rotation(mid(1.0), [0.0, 0.0, 0.989_949, -0.141_421], "1–2 (dot 0)");
-    assert_same_rotation(mid(2.0), [0.0, 0.0, 0.707_107, 0.707_107], "2–3");
-    for k in 0..4 {
-        assert_same_rotation(rotation_at(clip, k as f32 / 30.0), keys[k], "at a key");
+    let half = std::f32::consts::FRAC_1_SQRT_2; // 0.7/√0.98 = 1/√2
+    assert_same_rotation(mid(2.0), [0.0, 0.0, half, half], "2–3");
+    for (k, key) in keys.iter().enumerate() {
+        assert_same_rotation(rotation_at(clip, k as f32 / 30.0), *key, "at a key");
     }
     // Consecutive model keys never have a negative dot product (glTF slerp needs that).
     let Values::Rotation(v) = &clip.tracks[0].values else { panic!() };
     assert!(v.windows(2).all(|w| animkit::sample::hemisphere_dot(w[0], w[1]) >= 0.0), "{v:?}");
+}
+
+fn codes(doc: &dyn Document) -> Vec<String> {
+    doc.lint().iter().map(|f| f.code.to_string()).collect()
+}
+
+/// A `.chr` whose CompiledBones chunk (type 0x2000) has version 0x801, which animkit does not
+/// read (§8 describes 0x800): the skeleton is skipped, and `info` and `check` say which chunk,
+/// which version and where.
+#[test]
+fn a_compiled_bones_chunk_of_an_unknown_version_is_reported() {
+    // 32 reserved bytes and one 584-byte bone record, all zero.
+    let file = ChunkFile::build(Container::CrCh, 0, vec![(kind::COMPILED_BONES, 0x801, 1, vec![0; 32 + 584])]);
+    let offset = file.chunks[0].offset;
+    let doc = read(file.write().unwrap(), &ReadOptions::default());
+    let model = doc.to_model().unwrap();
+    assert!(model.clips.is_empty() && model.skeleton.is_none());
+    let notes = doc.notes().join("\n");
+    for part in
+        ["CompiledBones chunk 0", "version 0x801", &format!("at offset {offset}"), "reads version 0x800", "skeleton"]
+    {
+        assert!(notes.contains(part), "{part:?} missing from the notes:\n{notes}");
+    }
+    let findings = doc.lint();
+    let f = findings.iter().find(|f| f.code == "chunk-version-not-read").expect("a finding");
+    assert_eq!(f.severity, animkit::lint::Severity::Warning);
+    assert_eq!(f.offset, Some(offset));
+    // Version 0x800 of the same size reads (a skeleton of one zeroed bone): no finding.
+    let doc = read(crch(vec![(kind::COMPILED_BONES, 0x800, vec![0u8; 32 + 584])]), &ReadOptions::default());
+    assert!(!codes(doc.as_ref()).contains(&"chunk-version-not-read".to_string()));
+}
+
+/// A compressed controller 0x829 (§3: 16-byte descriptor) with one f32 rotation key (format 1)
+/// at Byte time 0 and no position.
+fn compressed_controller(id: u32) -> Vec<u8> {
+    let mut v = id.to_le_bytes().to_vec();
+    v.extend(1u16.to_le_bytes());
+    v.extend(0u16.to_le_bytes());
+    v.extend([1, 2, 0, 0, 0, 1, 0, 0]);
+    for f in [0.0f32, 0.0, 0.0, 1.0] {
+        v.extend(f.to_le_bytes());
+    }
+    v.extend([0, 0, 0, 0]);
+    v
+}
+
+/// A CAF of uncompiled PQS controllers (`.i_caf` content) plays, and `info` and `check` say that
+/// the engine expects compiled controllers in a `.caf`; beside a compiled one, `check` warns that
+/// the engine plays only the compiled one (CE5 `ParseChunkHeaders`).
+#[test]
+fn uncompiled_controllers_in_a_caf_are_reported() {
+    let pqs = pqs_controller(BIP01, &[[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.6, 0.8]]);
+    let doc = read(crch(vec![(kind::CONTROLLER, 0x833, pqs.clone())]), &ReadOptions::default());
+    assert_eq!(doc.to_model().unwrap().clips[0].tracks.len(), 3);
+    let notes = doc.notes().join("\n");
+    assert!(notes.contains("intermediate (.i_caf) content: 1 uncompiled controller (0x833)"), "{notes}");
+    let findings = doc.lint();
+    let f = findings.iter().find(|f| f.code == "uncompiled-controllers").expect("a finding");
+    assert_eq!(f.severity, animkit::lint::Severity::Info);
+    assert!(f.message.contains("expects compiled controllers"), "{}", f.message);
+
+    let doc = read(
+        crch(vec![(kind::CONTROLLER, 0x829, compressed_controller(0x1234_5678)), (kind::CONTROLLER, 0x833, pqs)]),
+        &ReadOptions::default(),
+    );
+    assert!(codes(doc.as_ref()).contains(&"mixed-controllers".to_string()), "{:?}", doc.lint());
+    assert!(doc.notes().join("\n").contains("the engine plays only the compiled ones"));
+    // A compiled CAF alone has neither finding.
+    let doc = read(crch(vec![(kind::CONTROLLER, 0x829, compressed_controller(BIP01))]), &ReadOptions::default());
+    assert!(codes(doc.as_ref()).iter().all(|c| !c.contains("controllers")), "{:?}", doc.lint());
+}
+
+/// GlobalAnimationHeaderCAF 0x971 (§2, 404 bytes): flags, path, then at 0x12C startSec, endSec,
+/// totalDuration.
+fn gah(flags: u32, path: &str, duration: f32) -> Vec<u8> {
+    let mut v = flags.to_le_bytes().to_vec();
+    v.extend(path.as_bytes());
+    v.resize(0x12C, 0);
+    for f in [0.0, duration, duration] {
+        v.extend(f32::to_le_bytes(f));
+    }
+    v.resize(404, 0);
+    v
+}
+
+/// A file of animation headers without controllers (as an `.img` is) converts to clips with no
+/// tracks, named and timed by the headers, and says that there are no controllers.
+#[test]
+fn animation_headers_without_controllers_give_empty_clips_and_a_note() {
+    let bytes = crch(vec![
+        (kind::GAH_CAF, 0x971, gah(0x2, "animations/human/walk.caf", 1.5)),
+        (kind::GAH_CAF, 0x971, gah(0x1, "animations/human/look_add.caf", 0.5)),
+    ]);
+    let doc = read(bytes, &ReadOptions::default());
+    let model = doc.to_model().unwrap();
+    let summary: Vec<_> =
+        model.clips.iter().map(|c| (c.name.as_str(), c.duration, c.looping, c.additive, c.tracks.len())).collect();
+    assert_eq!(summary, [("walk", 1.5, Some(true), false, 0), ("look_add", 0.5, Some(false), true, 0)]);
+    let notes = doc.notes().join("\n");
+    assert!(notes.contains("no controllers: animation headers (2 GlobalAnimationHeaderCAF)"), "{notes}");
+    assert!(codes(doc.as_ref()).contains(&"no-controllers".to_string()));
+
+    // MotionParameters alone (§2: start frame 0x10, end frame 0x14): one clip of (end − start)/30 s.
+    let mut motion = vec![0u8; 132];
+    motion[0x14..0x18].copy_from_slice(&15i32.to_le_bytes());
+    let doc = read(crch(vec![(kind::MOTION_PARAMETERS, 0x925, motion)]), &ReadOptions::default());
+    let model = doc.to_model().unwrap();
+    assert_eq!((model.clips.len(), model.clips[0].duration, model.clips[0].tracks.len()), (1, 0.5, 0));
+    assert!(doc.notes().join("\n").contains("no controllers: animation headers (MotionParameters)"));
+}
+
+/// On the real files: the `.i_caf` files (and only they) are reported as uncompiled; no chunk is
+/// skipped for its version; skeletons give no clip (their Timing chunk is no animation header).
+#[test]
+fn real_files_report_only_what_they_are() {
+    for (name, bytes) in common::corpus_files("cryengine") {
+        if name.starts_with("not_cryengine") {
+            continue;
+        }
+        let doc = read(bytes, &ReadOptions::default());
+        let codes = codes(doc.as_ref());
+        let expected: &[&str] = if name.ends_with(".i_caf") { &["uncompiled-controllers"] } else { &[] };
+        for code in ["uncompiled-controllers", "mixed-controllers", "chunk-version-not-read", "no-controllers"] {
+            assert_eq!(codes.contains(&code.to_string()), expected.contains(&code), "{name}: {codes:?}");
+        }
+        if name.ends_with(".chr") {
+            assert!(doc.to_model().unwrap().clips.is_empty(), "{name}");
+        }
+    }
 }

@@ -6,7 +6,8 @@
 //! decode, key times that are not strictly increasing (the Lumberyard RC refuses them),
 //! rotation formats the CE5 runtime does not accept (3, 4), non-unit f32 rotations, a bone name
 //! list whose length differs from the controller count, `#ivo` time bitmaps whose popcount is
-//! not the key count.
+//! not the key count, and what [`super::survey`] finds (chunk versions not read, uncompiled
+//! controllers, animation headers without controllers).
 //!
 //! `repair` rewrites the file in the canonical layout (§1.6): same chunks, order and ids; table
 //! after the header; chunks aligned to 4 with zero padding; embedded headers with the chunk's
@@ -197,13 +198,14 @@ pub fn lint(file: &ChunkFile) -> Vec<Finding> {
                 Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string())),
             }
         }
-        _ => {
-            if let Err(e) = super::model::contents(file) {
+        _ => match super::model::contents(file) {
+            Ok(contents) => out.extend(super::survey::findings(file, &contents)),
+            Err(e) => {
                 if !out.iter().any(|f| f.code == "chunk-does-not-decode") {
                     out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()));
                 }
             }
-        }
+        },
     }
     out
 }

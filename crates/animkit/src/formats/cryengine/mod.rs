@@ -4,7 +4,8 @@
 //! chunk bytes and gaps; byte-identical write), [`quat_codecs`] and [`time_formats`] (key
 //! encodings), [`controller`] (controller chunks 0x827–0x833), [`dba`] (0x905 track database),
 //! [`skeleton`] (CompiledBones 0x800 from `.chr`), [`ivo`] (Star Citizen), [`model`] (to the
-//! model), [`build`] (a CAF from the model), [`dump`] (lossless JSON), [`lint`].
+//! model), [`build`] (a CAF from the model), [`dump`] (lossless JSON), [`lint`], [`survey`]
+//! (what the model does not show: chunk versions not read, uncompiled or missing controllers).
 //!
 //! Big-endian chunks (§1.5) decode for every controller version. For the compressed controllers
 //! 0x829 / 0x831 / 0x832 the spec leaves the byte order of the codecs open; [`controller`] assumes
@@ -42,6 +43,7 @@ pub mod lint;
 pub mod model;
 pub mod quat_codecs;
 pub mod skeleton;
+pub mod survey;
 pub mod time_formats;
 
 use std::any::Any;

@@ -31,7 +31,8 @@ pub struct Contents {
     pub controllers: Vec<Controller>,
     pub bone_names: Option<Vec<String>>,
     pub motion: Option<MotionParams>,
-    pub gah: Option<GahCaf>,
+    /// GlobalAnimationHeaderCAF chunks: one in a CAF, one per clip in an `.img`.
+    pub gahs: Vec<GahCaf>,
     pub timing: Option<Timing>,
     pub bones: Option<Vec<skeleton::CompiledBone>>,
     pub dba: Option<dba::Dba>,
@@ -62,7 +63,7 @@ pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
                     let mut c = Cursor::with_base(payload, base, endian);
                     out.motion = Some(controller::parse_motion_params(&mut c)?);
                 }
-                kind::GAH_CAF if version == 0x971 => out.gah = Some(controller::parse_gah_caf(payload, base)?),
+                kind::GAH_CAF if version == 0x971 => out.gahs.push(controller::parse_gah_caf(payload, base)?),
                 kind::TIMING if matches!(version, 0x918 | 0x919) => {
                     out.timing = Some(controller::parse_timing(version, payload, base)?)
                 }
@@ -211,11 +212,40 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, lenient: bool) -> Result
     }
     if !c.controllers.is_empty() {
         package.clips.push(caf_clip(&c, limits, &mut keys)?);
+    } else if c.dba.is_none() {
+        package.clips.extend(header_only_clips(&c, limits)?);
     }
     if let Some(skel) = &package.skeleton {
         name_tracks(&mut package.clips, skel);
     }
     Ok(package)
+}
+
+/// The clips of a file with animation headers but no controller (an `.img` of
+/// GlobalAnimationHeaderCAF chunks, a CAF stripped of its keys): one per header, each with no
+/// tracks, so a conversion can see that there is nothing to play ([`super::survey`] says so in
+/// `info` and `check`).
+fn header_only_clips(c: &Contents, limits: &Limits) -> Result<Vec<Clip>> {
+    if c.gahs.len() > 1 {
+        return Ok(c
+            .gahs
+            .iter()
+            .enumerate()
+            .map(|(i, g)| Clip {
+                name: Some(stem(&g.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
+                duration: if g.total_duration.is_finite() { g.total_duration.max(0.0) } else { 0.0 },
+                looping: Some(g.flags & FLAG_CYCLE != 0),
+                additive: g.flags & FLAG_ADDITIVE != 0,
+                frame_rate: Some(30.0),
+                tracks: Vec::new(),
+            })
+            .collect());
+    }
+    // Timing alone is no animation header: geometry and skeleton files carry one too.
+    if c.motion.is_none() && c.gahs.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(vec![caf_clip(c, limits, &mut 0)?])
 }
 
 /// The frame rate and start frame of a CAF's key times.
@@ -225,7 +255,7 @@ fn caf_timebase(c: &Contents) -> (f32, f32) {
         _ => 30.0,
     };
     let compressed = c.controllers.iter().any(|k| matches!(k.version, 0x829 | 0x831 | 0x832) && k.formats.is_some());
-    let start = match (&c.motion, &c.gah) {
+    let start = match (&c.motion, c.gahs.first()) {
         _ if !compressed => 0.0,
         (Some(m), _) => m.start as f32,
         (None, Some(g)) if g.start_sec.is_finite() => g.start_sec * 30.0,
@@ -256,16 +286,17 @@ fn caf_clip(c: &Contents, limits: &Limits, keys: &mut u64) -> Result<Clip> {
             fps,
         );
     }
-    let flags = c.motion.map(|m| m.asset_flags).or(c.gah.as_ref().map(|g| g.flags));
+    let gah = c.gahs.first();
+    let flags = c.motion.map(|m| m.asset_flags).or(gah.map(|g| g.flags));
     let mut clip = Clip {
-        name: c.gah.as_ref().map(|g| stem(&g.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| "animation".into()),
+        name: gah.map(|g| stem(&g.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| "animation".into()),
         duration: 0.0,
         looping: flags.map(|f| f & FLAG_CYCLE != 0),
         additive: flags.is_some_and(|f| f & FLAG_ADDITIVE != 0),
         frame_rate: Some(fps),
         tracks,
     };
-    clip.duration = match (&c.motion, &c.gah, &c.timing) {
+    clip.duration = match (&c.motion, gah, &c.timing) {
         (Some(m), _, _) if m.end >= m.start => (i64::from(m.end) - i64::from(m.start)) as f32 / 30.0,
         (_, Some(g), _) if g.total_duration.is_finite() && g.total_duration > 0.0 => g.total_duration,
         (_, _, Some(Timing::Samples { count, rate, .. })) if *rate > 0.0 && *count >= 1 => (*count - 1) as f32 / rate,
@@ -356,5 +387,6 @@ pub fn notes(file: &ChunkFile) -> Vec<String> {
     if c.motion.is_some_and(|m| m.asset_flags & FLAG_ADDITIVE != 0) {
         notes.push("additive".into());
     }
+    notes.extend(super::survey::notes(file, &c));
     notes
 }
