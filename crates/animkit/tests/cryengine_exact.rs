@@ -210,3 +210,121 @@ fn real_files_report_only_what_they_are() {
         }
     }
 }
+
+/// An `#ivo` CAF (§9) of three bones whose position tracks are C2 (flags 0xC240: u8 times,
+/// here `timeOffset` 0, so frames 0…7) with x and y active (scale 1, offset 0) and z inactive
+/// (scale FLT_MAX, offset 7). `streams[i]` is bone i's 16 raw u16 values as stored.
+fn ivo_c2_caf(streams: &[[u16; 16]]) -> Vec<u8> {
+    let n = streams.len();
+    let mut f = b"#ivo".to_vec();
+    for w in [0x900u32, 2, 16] {
+        f.extend(w.to_le_bytes());
+    }
+    // Table: AnimInfo (0x4733C6ED v0x901) at 0x30, CAFData (0xA9496CB5 v0x900) at 0x60.
+    for (ty, ver, at) in [(0x4733_C6EDu32, 0x901u32, 0x30u64), (0xA949_6CB5, 0x900, 0x60)] {
+        f.extend(ty.to_le_bytes());
+        f.extend(ver.to_le_bytes());
+        f.extend(at.to_le_bytes());
+    }
+    // AnimInfo: flags 0, fps 30, n bones, reserved, endFrame 7, identity start, padding.
+    f.extend(0u32.to_le_bytes());
+    f.extend(30u16.to_le_bytes());
+    f.extend((n as u16).to_le_bytes());
+    f.extend(0u32.to_le_bytes());
+    f.extend(7u32.to_le_bytes());
+    for v in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0] {
+        f.extend(v.to_le_bytes());
+    }
+    assert_eq!(f.len(), 0x60);
+    let block = f.len();
+    f.extend(b"#caf");
+    f.extend((n as u16).to_le_bytes());
+    f.extend(0xAA55u16.to_le_bytes());
+    f.extend(((12 + 28 * n + 56 * n) as u32).to_le_bytes());
+    for i in 0..n {
+        f.extend((0x1000 + i as u32).to_le_bytes());
+    }
+    let data = block + 12 + 28 * n;
+    for i in 0..n {
+        let entry = f.len();
+        f.extend([0; 12]); // no rotation
+        f.extend(8u16.to_le_bytes());
+        f.extend(0xC240u16.to_le_bytes());
+        f.extend(0u32.to_le_bytes());
+        f.extend(((data + 56 * i - entry) as u32).to_le_bytes());
+    }
+    for s in streams {
+        for v in [1.0f32, 1.0, f32::MAX, 0.0, 0.0, 7.0] {
+            f.extend(v.to_le_bytes());
+        }
+        for v in s {
+            f.extend(v.to_le_bytes());
+        }
+    }
+    f
+}
+
+/// The positions of bone `i` as the model holds them.
+fn positions(model: &animkit::Package, i: usize) -> Vec<[f32; 3]> {
+    match &model.clips[0].tracks[i].values {
+        Values::Translation(v) => v.iter().map(|p| p.to_array()).collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// §9.5 by hand: planar = x keys then y keys; interleaved = x, y of key 0, then key 1 …
+fn by_hand(stream: &[u16; 16], interleaved: bool) -> Vec<[f32; 3]> {
+    (0..8)
+        .map(|k| {
+            let (x, y) = if interleaved { (stream[2 * k], stream[2 * k + 1]) } else { (stream[k], stream[8 + k]) };
+            [f32::from(x), f32::from(y), 7.0]
+        })
+        .collect()
+}
+
+/// Spec §10.1 C1: one file, one C2 layout. Bones 0 and 1 are smooth ramps stored planar (read
+/// interleaved they jump by ~5000 every key); bone 2's small ramps are stored interleaved, so on
+/// its own it looks interleaved. Over the file planar is far smoother: all three are read planar
+/// (bone 2 as the sawtooth it then is), and `info` / `check` say that one track disagrees.
+/// `ivo_c2=interleaved` reads all three interleaved.
+#[test]
+fn ivo_c2_layout_is_decided_once_per_file_and_can_be_forced() {
+    let ramp = |a: u16, b: u16, step: u16| -> [u16; 16] {
+        std::array::from_fn(|i| if i < 8 { a + step * i as u16 } else { b - step * (i as u16 - 8) })
+    };
+    let planar0 = ramp(100, 5000, 10);
+    let planar1 = ramp(300, 6000, 20);
+    // x_k = 10 + k, y_k = 20 + 2k, stored x0 y0 x1 y1 …
+    let interleaved2: [u16; 16] =
+        std::array::from_fn(|i| if i % 2 == 0 { 10 + i as u16 / 2 } else { 20 + (i as u16 / 2) * 2 });
+    // Alone in a file, bone 2 is read interleaved: a per-track guess would mix layouts.
+    let alone = read(ivo_c2_caf(&[interleaved2]), &ReadOptions::default()).to_model().unwrap();
+    assert_eq!(positions(&alone, 0), by_hand(&interleaved2, true));
+
+    let bytes = ivo_c2_caf(&[planar0, planar1, interleaved2]);
+    let doc = read(bytes.clone(), &ReadOptions::default());
+    let model = doc.to_model().unwrap();
+    for (i, s) in [planar0, planar1, interleaved2].iter().enumerate() {
+        assert_eq!(positions(&model, i), by_hand(s, false), "bone {i} read planar");
+    }
+    let notes = doc.notes().join("\n");
+    assert!(notes.contains("C2 positions read planar (decided once for the file; 3 tracks"), "{notes}");
+    assert!(notes.contains("1 of which alone look interleaved"), "{notes}");
+    let findings = doc.lint();
+    let f = findings.iter().find(|f| f.code == "c2-layout-mixed").expect("a finding");
+    assert_eq!(f.severity, animkit::lint::Severity::Warning);
+
+    let mut options = ReadOptions::default();
+    options.params.insert(animkit::formats::cryengine::ivo::C2_LAYOUT_PARAM.into(), "interleaved".into());
+    let doc = read(bytes.clone(), &options);
+    let model = doc.to_model().unwrap();
+    for (i, s) in [planar0, planar1, interleaved2].iter().enumerate() {
+        assert_eq!(positions(&model, i), by_hand(s, true), "bone {i} read interleaved");
+    }
+    assert!(doc.notes().join("\n").contains("read interleaved (forced by ivo_c2=interleaved; 3 tracks"));
+
+    options.params.insert("ivo_c2".into(), "sideways".into());
+    let err = animkit::read(Bytes::from(bytes), None, &options).err().expect("a bad value is refused");
+    assert!(err.to_string().contains("planar, interleaved or auto"), "{err}");
+    assert!(animkit::formats::cryengine::READ_PARAMS.contains(&"ivo_c2"));
+}

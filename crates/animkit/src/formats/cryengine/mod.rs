@@ -59,6 +59,12 @@ use chunkfile::{ChunkFile, Container};
 /// The CryEngine format.
 pub struct CryEngine;
 
+/// The read option naming a `.chr` whose bones name the tracks: `skeleton=PATH`.
+pub const SKELETON_PARAM: &str = "skeleton";
+
+/// Every read option (`ReadOptions::params` key) the format understands.
+pub const READ_PARAMS: &[&str] = &[SKELETON_PARAM, ivo::C2_LAYOUT_PARAM];
+
 impl Format for CryEngine {
     fn name(&self) -> &'static str {
         "cryengine"
@@ -105,12 +111,17 @@ impl Format for CryEngine {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        let c2_layout = match options.params.get(ivo::C2_LAYOUT_PARAM) {
+            Some(value) => ivo::C2Layout::from_param(value)?,
+            None => None,
+        };
         let file = if options.lenient { chunkfile::read_lenient(&bytes)? } else { chunkfile::read(&bytes)? };
-        let skeleton = match options.params.get("skeleton") {
+        let skeleton = match options.params.get(SKELETON_PARAM) {
             Some(path) => Some(load_skeleton(std::path::Path::new(path))?),
             None => None,
         };
-        Ok(Box::new(CryDocument { file, limits: options.limits, skeleton, lenient: options.lenient }))
+        let decoding = model::Decoding { lenient: options.lenient, c2_layout };
+        Ok(Box::new(CryDocument { file, limits: options.limits, skeleton, decoding }))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -148,13 +159,13 @@ pub struct CryDocument {
     /// A skeleton given with the `skeleton=PATH` read parameter: names the tracks by controller
     /// id and is attached to the package.
     pub skeleton: Option<Skeleton>,
-    /// Read with `lenient`: chunks that do not decode are left out of the model.
-    lenient: bool,
+    /// How to decode what the file leaves open (read options `lenient`, `ivo_c2`).
+    decoding: model::Decoding,
 }
 
 impl CryDocument {
     pub fn new(file: ChunkFile) -> Self {
-        CryDocument { file, limits: Limits::default(), skeleton: None, lenient: false }
+        CryDocument { file, limits: Limits::default(), skeleton: None, decoding: model::Decoding::default() }
     }
 
     /// Names tracks with `skeleton` (and attaches it) when converting to the model.
@@ -178,7 +189,7 @@ impl Document for CryDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let mut package = model::to_model_with(&self.file, &self.limits, self.lenient)?;
+        let mut package = model::to_model_with(&self.file, &self.limits, self.decoding)?;
         if let Some(skel) = &self.skeleton {
             model::name_tracks(&mut package.clips, skel);
             if package.skeleton.is_none() {
@@ -193,7 +204,7 @@ impl Document for CryDocument {
     }
 
     fn lint(&self) -> Vec<Finding> {
-        lint::lint(&self.file)
+        lint::lint_with(&self.file, self.decoding.c2_layout)
     }
 
     fn repair(&self) -> Result<Repaired> {
@@ -202,7 +213,7 @@ impl Document for CryDocument {
     }
 
     fn notes(&self) -> Vec<String> {
-        model::notes(&self.file)
+        model::notes_with(&self.file, self.decoding)
     }
 
     fn as_any(&self) -> &dyn Any {

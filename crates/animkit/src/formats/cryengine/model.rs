@@ -163,18 +163,27 @@ fn stem(path: &str) -> String {
     file.rsplit_once('.').map_or(file, |(s, _)| s).to_string()
 }
 
-/// Converts a chunk file.
-pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
-    to_model_with(file, limits, false)
+/// How to decode what a file leaves open (the CryEngine read options).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Decoding {
+    /// Leave out controllers and other chunks that do not decode instead of failing (lint
+    /// reports them).
+    pub lenient: bool,
+    /// The `#ivo` C2 position layout (`ivo_c2=`); `None` decides it once per file.
+    pub c2_layout: Option<ivo::C2Layout>,
 }
 
-/// Converts a chunk file; with `lenient`, controllers and other chunks that do not decode are
-/// left out instead of failing the conversion.
-pub fn to_model_with(file: &ChunkFile, limits: &Limits, lenient: bool) -> Result<Package> {
+/// Converts a chunk file.
+pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
+    to_model_with(file, limits, Decoding::default())
+}
+
+/// Converts a chunk file, decoding as `decoding` says.
+pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> Result<Package> {
     if file.container == Container::Ivo {
-        return ivo::to_model(file, limits);
+        return ivo::to_model(file, limits, decoding.c2_layout);
     }
-    let c = contents_with(file, lenient)?;
+    let c = contents_with(file, decoding.lenient)?;
     let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
     if let Some(bones) = &c.bones {
         package.skeleton = Some(skeleton::to_skeleton(bones)?);
@@ -337,12 +346,18 @@ pub fn name_tracks(clips: &mut [Clip], skeleton: &Skeleton) {
 
 /// Short notes for `info`.
 pub fn notes(file: &ChunkFile) -> Vec<String> {
+    notes_with(file, Decoding::default())
+}
+
+/// Short notes for `info`, for a file decoded as `decoding` says.
+pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
     let mut notes = vec![format!("{}, {} chunks", file.container.name(), file.chunks.len())];
     if file.container == Container::Ivo {
-        match ivo::parse(file) {
+        match ivo::parse(file, decoding.c2_layout) {
             Ok(a) => {
                 let bones: usize = a.blocks.iter().map(|b| b.controllers.len()).sum();
                 notes.push(format!("{} #ivo block(s), {bones} bone tracks", a.blocks.len()));
+                notes.extend(a.c2.map(|d| d.describe()));
                 if a.info.is_some_and(|i| i.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
                     || a.meta.iter().any(|m| m.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
                 {
