@@ -408,3 +408,67 @@ fn rewritten_dbas_share_identical_tracks_and_sample_like_the_original() {
         assert!(worst_r < 2e-4 && worst_p == 0.0, "{name}");
     }
 }
+
+/// The glTF of a package, with the exporter's warnings.
+fn to_glb(package: &animkit::Package, params: &[(&str, &str)]) -> animkit::Result<(Vec<u8>, Vec<String>)> {
+    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let mut options = animkit::WriteOptions { variant: Some("glb".into()), ..Default::default() };
+    options.params.extend(params.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let written = gltf.from_model(package, &options)?;
+    Ok((written.document.write()?, written.warnings))
+}
+
+/// The additive Lumberyard clip (asset flag 0x001, §2) exports to glTF with one warning line
+/// naming it; with `additive=bake` and its skeleton it plays, read back from the GLB, as the
+/// delta composed with each bone's rest rotation, `q_add · q_rest` (CE5 `SampleAddAnimFull`,
+/// spec §13). The CE3 `look_add` clip is named additive but its flags say only "cycle" (0x2), so
+/// the model does not mark it.
+#[test]
+fn additive_clips_warn_in_gltf_and_bake_onto_the_rest_pose() {
+    let Some(dir) = common::corpus_dir("cryengine") else { return };
+    let look = animkit::open(dir.join("ce3_ay69_look_add_0829_st64ext.caf")).unwrap().to_model().unwrap();
+    assert!(!look.clips[0].additive);
+    let mut options = ReadOptions::default();
+    options.params.insert("skeleton".into(), dir.join("ly_jack_root.chr").display().to_string());
+    let model = animkit::open_with(dir.join("ly_jack_shoot_0831.caf"), &options).unwrap().to_model().unwrap();
+    assert!(model.clips[0].additive);
+
+    let (_, warnings) = to_glb(&model, &[]).unwrap();
+    let lines: Vec<&String> = warnings.iter().filter(|w| w.contains("additive")).collect();
+    assert_eq!(lines.len(), 1, "{warnings:?}");
+    let expected = format!("1 of 1 clips are additive (\"{}\"): exported as they are", model.clips[0].name);
+    assert!(lines[0].starts_with(&expected), "{}", lines[0]);
+
+    let (glb, warnings) = to_glb(&model, &[("additive", "bake")]).unwrap();
+    assert!(warnings.iter().any(|w| w.starts_with("baked 1 additive clips")), "{warnings:?}");
+    assert!(!warnings.iter().any(|w| w.contains("clips are additive")), "{warnings:?}");
+    let back = read(glb, &ReadOptions::default()).to_model().unwrap();
+    let (src, baked) = (&model.clips[0], &back.clips[0]);
+    assert!(!baked.additive);
+    let skeleton = model.skeleton.as_ref().unwrap();
+    let (mut worst, mut compared) = (0f32, 0);
+    for track in src.tracks.iter().filter(|t| matches!(t.values, Values::Rotation(_))) {
+        let bone = track.target.bone().unwrap();
+        let rest = skeleton.bones[skeleton.find(bone).unwrap()].rest.rotation;
+        let name = bone.name.as_deref().unwrap();
+        let out = baked.tracks.iter().find(|t| {
+            matches!(t.values, Values::Rotation(_)) && t.target.bone().and_then(|b| b.name.as_deref()) == Some(name)
+        });
+        let out = out.unwrap_or_else(|| panic!("{name} missing"));
+        for &t in &track.times {
+            let (Some(Sampled::Rotation(delta)), Some(Sampled::Rotation(q))) =
+                (sample_track(track, t), sample_track(out, t))
+            else {
+                panic!("{name}")
+            };
+            worst = worst.max(angle(q, delta * rest));
+            compared += 1;
+        }
+    }
+    eprintln!("ly_jack_shoot baked: {compared} rotations compared, worst {worst:.2e} rad");
+    assert!(compared >= 7 && worst < 1e-5, "{worst}");
+
+    let bare = animkit::Package { skeleton: None, ..model };
+    let err = to_glb(&bare, &[("additive", "bake")]).expect_err("bake without a skeleton fails");
+    assert!(err.to_string().contains("needs a skeleton"), "{err}");
+}

@@ -57,6 +57,7 @@
 //! - three.js (r187) plays the exports to within 5e-7 of [`crate::sample::sample`] on the VC and
 //!   SA ped packages (`tests/gltf_node.rs`).
 
+pub mod additive;
 pub mod export;
 pub mod import;
 
@@ -135,7 +136,7 @@ impl Format for Gltf {
             Some("gltf") => false,
             Some(v) => return Err(Error::unsupported(format!("unknown glTF variant \"{v}\" (glb or gltf)"))),
         };
-        let exported = export::export(package)?;
+        let exported = export::export_with(package, options)?;
         let document = GltfDocument::from_parts(exported.json, exported.bin, glb)?;
         Ok(Written { document: Box::new(document), warnings: exported.warnings })
     }
