@@ -32,6 +32,18 @@
 //!   with MotionParameters start 2, end 3.
 //! - Controller ids always equal the CRC-32 of the case-preserved `.chr` bone name; no byte-swapped
 //!   or lowercase ids occur.
+//! - `ce3_skeleton_character.chr` carries a Timing 0x918 chunk: Timing alone does not make a file
+//!   an animation ([`survey`]).
+//! - `ce3_scar_fp_0905.dba` holds 105 time tracks for 90 distinct frame lists: its compiler
+//!   shares most identical tracks, not all. Rewritten from the model with sharing it is 64 702
+//!   bytes (source 64 352; 89 706 without sharing).
+//!
+//! Engine behaviour the spec leaves implicit (CE5 source): the CAF loader (`ParseChunkHeaders`)
+//! reads uncompiled controllers (0x827, 0x828, 0x833) only when a file has no compiled one, and
+//! aborts on any other controller version; rotations are interpolated by `Quat::SetNlerp`, which
+//! tests `(p|q) < 0` on the two stored keys, summed x, y, z, w ([`model::continuous`]); an
+//! additive clip sampled alone is applied as `q_add · q_rest`, `t_add + t_rest`
+//! (`SampleAddAnimFull`; see `interchange::gltf::additive`).
 
 pub mod build;
 pub mod chunkfile;
@@ -64,6 +76,9 @@ pub const SKELETON_PARAM: &str = "skeleton";
 
 /// Every read option (`ReadOptions::params` key) the format understands.
 pub const READ_PARAMS: &[&str] = &[SKELETON_PARAM, ivo::C2_LAYOUT_PARAM];
+
+/// Every write option (`WriteOptions::params` key) the format understands (see [`build`]).
+pub const WRITE_PARAMS: &[&str] = &["rotation", "times", "clip", "bone_names"];
 
 impl Format for CryEngine {
     fn name(&self) -> &'static str {
