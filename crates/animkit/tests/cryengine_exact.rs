@@ -440,7 +440,7 @@ fn additive_clips_warn_in_gltf_and_bake_onto_the_rest_pose() {
     assert!(lines[0].starts_with(&expected), "{}", lines[0]);
 
     let (glb, warnings) = to_glb(&model, &[("additive", "bake")]).unwrap();
-    assert!(warnings.iter().any(|w| w.starts_with("baked 1 additive clips")), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.starts_with("baked 1 additive clip onto the rest pose")), "{warnings:?}");
     assert!(!warnings.iter().any(|w| w.contains("clips are additive")), "{warnings:?}");
     let back = read(glb, &ReadOptions::default()).to_model().unwrap();
     let (src, baked) = (&model.clips[0], &back.clips[0]);

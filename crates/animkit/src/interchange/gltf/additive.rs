@@ -94,11 +94,9 @@ pub fn prepare(package: &Package, mode: AdditiveMode) -> Result<(Cow<'_, Package
         clip.additive = false;
         clips.push(clip.name.clone());
     }
-    let mut note = format!(
-        "baked {} additive clips onto the rest pose ({})",
-        clips.len(),
-        some_names(clips.iter().map(String::as_str))
-    );
+    let plural = if clips.len() == 1 { "" } else { "s" };
+    let names = some_names(clips.iter().map(String::as_str));
+    let mut note = format!("baked {} additive clip{plural} onto the rest pose ({names})", clips.len());
     if unbound > 0 {
         note.push_str(&format!("; {unbound} tracks that match no bone stay changes from a reference pose"));
     }
@@ -187,7 +185,7 @@ mod tests {
         assert_eq!(clip.tracks[2].values, Values::Scale(vec![Vec3::new(2.0, 1.0, 2.0)]));
         assert_eq!(clip.tracks[3].values, Values::Rotation(vec![Quat::IDENTITY]), "an unbound track stays");
         let note = note.unwrap();
-        assert!(note.contains("baked 1 additive clips") && note.contains("1 tracks that match no bone"), "{note}");
+        assert!(note.contains("baked 1 additive clip onto") && note.contains("1 tracks that match no bone"), "{note}");
         assert!(as_is_warning(&baked).is_none());
     }
 
