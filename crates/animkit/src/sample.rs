@@ -97,10 +97,17 @@ pub fn slerp(a: Quat, b: Quat, u: f32) -> Quat {
     Quat::from_vec4(r)
 }
 
-/// Hemisphere-corrected normalised linear interpolation (the CryEngine rule).
+/// The quaternion dot product summed in CryEngine's order, `((x·x' + y·y') + z·z') + w·w'`
+/// (`Cry_Quat.h` `operator|`), so that a hemisphere test on a dot product near 0 decides as the
+/// engine does (a SIMD dot product sums in another order).
+pub fn hemisphere_dot(a: Quat, b: Quat) -> f32 {
+    a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w
+}
+
+/// Hemisphere-corrected normalised linear interpolation (the CryEngine rule: `Quat::SetNlerp`).
 pub fn nlerp(a: Quat, b: Quat, u: f32) -> Quat {
     let (a4, mut b4) = (Vec4::from(a), Vec4::from(b));
-    if a4.dot(b4) < 0.0 {
+    if hemisphere_dot(a, b) < 0.0 {
         b4 = -b4;
     }
     Quat::from_vec4((a4 + (b4 - a4) * u).normalize_or_zero())

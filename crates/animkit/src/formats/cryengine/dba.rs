@@ -1,7 +1,11 @@
 //! DBA track database: controller 0x905 (`cryengine.md` §7; CE5/LY `LoaderDBA.cpp`).
 //!
 //! Tracks are grouped by format in enum order; time, position and rotation tracks are shared by
-//! all clips of the database, which refer to them by index in their controller infos.
+//! all clips of the database, which refer to them by index in their controller infos. The writer
+//! shares them too: identical tracks (same format and bytes) are stored once, as CryEngine's
+//! compiler does; without that a corpus DBA rewritten from the model grew by 39 %.
+
+use std::collections::HashMap;
 
 use glam::{Quat, Vec3};
 
@@ -249,19 +253,41 @@ pub struct WriteAnimation {
     pub controllers: Vec<WriteController>,
 }
 
+/// One encoded track of the blob.
+#[derive(PartialEq, Eq, Hash)]
+struct T {
+    format: u8,
+    keys: usize,
+    bytes: Vec<u8>,
+}
+
+/// The tracks of one kind (time, position or rotation), each stored once: CryEngine's compiler
+/// shares identical tracks between the clips of a database, which refer to them by index.
+#[derive(Default)]
+struct Pool {
+    tracks: Vec<T>,
+    index: HashMap<T, u32>,
+}
+
+impl Pool {
+    /// The index of `track`, added unless an identical one is already there.
+    fn add(&mut self, track: T) -> u32 {
+        if let Some(&i) = self.index.get(&track) {
+            return i;
+        }
+        let i = self.tracks.len() as u32;
+        self.tracks.push(T { format: track.format, keys: track.keys, bytes: track.bytes.clone() });
+        self.index.insert(track, i);
+        i
+    }
+}
+
 /// Builds a 0x905 payload (not in-place): time tracks grouped by format (F32, UINT16, Byte),
-/// positions NoCompressVec3, rotations in `rot_format`; each track aligned to 4 in the blob.
+/// positions NoCompressVec3, rotations in `rot_format`; each track aligned to 4 in the blob;
+/// identical tracks stored once and shared.
 pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
     use super::quat_codecs::{encode_position, encode_rotation};
-    // Collect tracks: (format, keys, bytes).
-    struct T {
-        format: u8,
-        keys: usize,
-        bytes: Vec<u8>,
-    }
-    let mut times: Vec<T> = Vec::new();
-    let mut poss: Vec<T> = Vec::new();
-    let mut rots: Vec<T> = Vec::new();
+    let (mut times, mut poss, mut rots) = (Pool::default(), Pool::default(), Pool::default());
     // Per controller: (id, pos time, pos, rot time, rot) as indices into the unsorted lists.
     let mut infos: Vec<Vec<[u32; 5]>> = Vec::new();
     let time_track = |frames: &[f32]| -> Result<T> {
@@ -280,27 +306,24 @@ pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
         for c in &a.controllers {
             let mut info = [c.id, NONE, NONE, NONE, NONE];
             if let Some(p) = c.position.as_ref().filter(|p| !p.frames.is_empty()) {
-                info[1] = times.len() as u32;
-                times.push(time_track(&p.frames)?);
-                info[2] = poss.len() as u32;
+                info[1] = times.add(time_track(&p.frames)?);
                 let mut bytes = Vec::new();
                 p.values.iter().for_each(|&v| encode_position(v, &mut bytes));
-                poss.push(T { format: 2, keys: p.values.len(), bytes });
+                info[2] = poss.add(T { format: 2, keys: p.values.len(), bytes });
             }
             if let Some(r) = c.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
-                info[3] = times.len() as u32;
-                times.push(time_track(&r.frames)?);
-                info[4] = rots.len() as u32;
+                info[3] = times.add(time_track(&r.frames)?);
                 let mut bytes = Vec::new();
                 for &q in &r.values {
                     encode_rotation(rot_format, q, &mut bytes)?;
                 }
-                rots.push(T { format: rot_format, keys: r.values.len(), bytes });
+                info[4] = rots.add(T { format: rot_format, keys: r.values.len(), bytes });
             }
             list.push(info);
         }
         infos.push(list);
     }
+    let (times, poss, rots) = (times.tracks, poss.tracks, rots.tracks);
     if [&times, &poss, &rots].iter().any(|l| l.iter().any(|t| t.keys > 0xFFFF)) {
         return Err(Error::unrepresentable("a DBA track holds at most 65535 keys"));
     }
@@ -471,6 +494,33 @@ mod tests {
             p.extend(info);
         }
         p
+    }
+
+    /// Two clips with the same bone motion, whose rotation and position share their frames: one
+    /// time, one position and one rotation track in all (§7 item 1 counts), both clips decoding
+    /// to the same keys.
+    #[test]
+    fn identical_tracks_are_stored_once() {
+        let frames = vec![0.0, 4.0, 9.0];
+        let controller = || WriteController {
+            id: 0x7856_1A24,
+            rotation: Some(KeyTrack {
+                frames: frames.clone(),
+                values: vec![Quat::IDENTITY, Quat::from_rotation_z(0.5), Quat::from_rotation_x(1.0)],
+            }),
+            position: Some(KeyTrack { frames: frames.clone(), values: vec![Vec3::X, Vec3::Y, Vec3::Z] }),
+        };
+        let anims: Vec<WriteAnimation> = ["a.caf", "b.caf"]
+            .iter()
+            .map(|p| WriteAnimation { path: p.to_string(), motion: vec![0; 132], controllers: vec![controller()] })
+            .collect();
+        let payload = write(&anims, 1).unwrap();
+        let counts: Vec<u32> =
+            payload.chunks_exact(4).take(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
+        assert_eq!(counts, [1, 1, 1, 2], "positions, rotations, times, animations");
+        let dba = parse(&payload, 0, Endian::Little).unwrap();
+        assert_eq!(dba.animations[0].controllers, dba.animations[1].controllers);
+        assert_eq!(dba.animations[1].controllers[0].position.as_ref().unwrap().values, [Vec3::X, Vec3::Y, Vec3::Z]);
     }
 
     #[test]

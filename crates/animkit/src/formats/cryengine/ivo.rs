@@ -9,6 +9,10 @@
 //! point past the chunk, so the whole file is read. Flags: low nibble = time format (0 u8,
 //! 1 u16, 2 bitmap), high byte = codec (0x80 f32 quat, 0x82 SmallTree48, 0xC0 f32 vec3,
 //! 0xC1/0xC2 quantised vec3 with a `scale, offset` header; C2 stores active axes planar).
+//! The C2 layout is disputed (§10.1 C1): it is decided once per file, over every track with two
+//! or more active axes, planar unless the interleaved readings are four times smoother, so that
+//! one writer's file is never read with two layouts; the `ivo_c2` read option forces it, and
+//! `info` and `check` report the decision ([`C2Decision`]).
 //! Times are frames at the header's fps. Values are absolute local transforms; a non-identity
 //! AnimInfo start rotation is reported in the notes, not composed (§10.2 open question 3).
 
@@ -42,8 +46,104 @@ pub struct IvoController {
     pub position: Option<KeyTrack<Vec3>>,
     /// Whether a bitmap's popcount differed from the key count (even spacing was used).
     pub bitmap_fallback: bool,
-    /// Whether C2 positions were detected as interleaved rather than planar (see `positions_at`).
-    pub c2_interleaved: bool,
+    /// For a C2 position track whose layout is ambiguous, both readings (see [`C2Layout`]);
+    /// `position` holds the one the file's decision chose.
+    pub c2: Option<C2Readings>,
+}
+
+/// How a C2 track stores its active axes (spec §10.1 C1): planar (all keys of one axis, then the
+/// next; recommended, StarBreaker-rs) or interleaved (x, y, z of one key, then the next;
+/// Cryengine-Converter). The two differ only with two or more active axes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum C2Layout {
+    #[default]
+    Planar,
+    Interleaved,
+}
+
+impl C2Layout {
+    pub fn name(self) -> &'static str {
+        match self {
+            C2Layout::Planar => "planar",
+            C2Layout::Interleaved => "interleaved",
+        }
+    }
+
+    /// The value of the `ivo_c2` read option: `planar`, `interleaved`, or `auto` (`None`: decide
+    /// per file).
+    pub fn from_param(value: &str) -> Result<Option<C2Layout>> {
+        match value.to_ascii_lowercase().as_str() {
+            "auto" => Ok(None),
+            "planar" => Ok(Some(C2Layout::Planar)),
+            "interleaved" => Ok(Some(C2Layout::Interleaved)),
+            other => Err(Error::unsupported(format!(
+                "{C2_LAYOUT_PARAM}={other}: the #ivo C2 layout is planar, interleaved or auto"
+            ))),
+        }
+    }
+}
+
+/// The read option that forces the `#ivo` C2 layout: `ivo_c2=planar|interleaved|auto`.
+pub const C2_LAYOUT_PARAM: &str = "ivo_c2";
+
+/// Both readings of an ambiguous C2 track (two or more active axes, three or more keys), with
+/// each reading's roughness: the sum of |second differences| of the raw values, large for the
+/// sawtooth that reading one layout as the other gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct C2Readings {
+    pub planar: Vec<Vec3>,
+    pub interleaved: Vec<Vec3>,
+    pub roughness: [u64; 2],
+}
+
+impl C2Readings {
+    /// The layout this track alone looks like: interleaved only when that reading is at least
+    /// four times smoother.
+    pub fn guess(&self) -> C2Layout {
+        let [planar, interleaved] = self.roughness;
+        if interleaved.saturating_mul(4) < planar {
+            C2Layout::Interleaved
+        } else {
+            C2Layout::Planar
+        }
+    }
+}
+
+/// The C2 layout used for every ambiguous track of a file, and how it was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct C2Decision {
+    pub layout: C2Layout,
+    /// Forced by the `ivo_c2` read option rather than decided from the data.
+    pub forced: bool,
+    /// Ambiguous C2 tracks in the file.
+    pub tracks: usize,
+    /// Of those, the tracks that alone would look like the other layout.
+    pub disagreeing: usize,
+}
+
+impl C2Decision {
+    /// One line for `info`.
+    pub fn describe(&self) -> String {
+        let how = if self.forced {
+            format!("forced by {C2_LAYOUT_PARAM}={}", self.layout.name())
+        } else {
+            "decided once for the file".to_string()
+        };
+        let mut line =
+            format!("C2 positions read {} ({how}; {} tracks with several active axes", self.layout.name(), self.tracks);
+        if self.disagreeing > 0 {
+            line.push_str(&format!(", {} of which alone look {}", self.disagreeing, other(self.layout).name()));
+        }
+        line.push(')');
+        line
+    }
+}
+
+fn other(layout: C2Layout) -> C2Layout {
+    match layout {
+        C2Layout::Planar => C2Layout::Interleaved,
+        C2Layout::Interleaved => C2Layout::Planar,
+    }
 }
 
 /// A `#caf` or `#dba` block.
@@ -73,6 +173,8 @@ pub struct IvoAnimation {
     pub info: Option<AnimInfo>,
     pub blocks: Vec<Block>,
     pub meta: Vec<MetaEntry>,
+    /// The C2 layout of the file's ambiguous tracks; `None` when it has none.
+    pub c2: Option<C2Decision>,
 }
 
 fn times_at(buf: &[u8], at: usize, format: u16, n: usize, fallback: &mut bool) -> Result<Vec<f32>> {
@@ -137,40 +239,22 @@ fn roughness(n: usize, value: impl Fn(usize) -> u16) -> u64 {
         .sum()
 }
 
-/// Position keys, and whether a C2 track was read interleaved instead of planar.
-///
-/// C2 layout conflict (spec §10.1): the recommended reading is planar (all keys of one active
-/// axis, then the next axis); Cryengine-Converter reads it interleaved. With two or more active
-/// axes, reading one layout as the other turns smooth curves into a sawtooth, so both readings
-/// are measured and the interleaved one is taken only when it is at least four times smoother.
-fn positions_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<(Vec<Vec3>, bool)> {
+/// Position keys (C2 read planar), and both C2 readings when the layout is ambiguous.
+fn positions_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<(Vec<Vec3>, Option<C2Readings>)> {
     let mut c = Cursor::new(buf, Endian::Little);
     c.seek(at)?;
     match codec {
         0xC0 => {
             let n = c.count(n as u64, 12, "position key")?;
             let keys = (0..n).map(|_| Ok(Vec3::new(f32_at(&mut c)?, f32_at(&mut c)?, f32_at(&mut c)?)));
-            Ok((keys.collect::<Result<_>>()?, false))
+            Ok((keys.collect::<Result<_>>()?, None))
         }
         0xC1 | 0xC2 => {
             let scale = [c.f32()?, c.f32()?, c.f32()?];
             let offset = [c.f32()?, c.f32()?, c.f32()?];
             let active = scale.map(|s| s.abs() < 3e38);
-            // n is a u16 key count: the allocation is bounded.
-            let mut out = vec![Vec3::from(offset); n];
             if codec == 0xC1 {
-                c.count(n as u64, 6, "position key")?;
-                for v in out.iter_mut() {
-                    let mut xyz = v.to_array();
-                    for (((x, &on), &s), &o) in xyz.iter_mut().zip(&active).zip(&scale).zip(&offset) {
-                        let raw = f32::from(c.u16()?);
-                        if on {
-                            *x = raw * s + o;
-                        }
-                    }
-                    *v = Vec3::from_array(xyz);
-                }
-                return Ok((out, false));
+                return Ok((c1_positions(&mut c, n, scale, offset, active)?, None));
             }
             // The active axes with their scale and offset.
             let axes: Vec<(usize, f32, f32)> = (0..3)
@@ -184,19 +268,73 @@ fn positions_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<(Vec<Vec3
             let raw: Vec<u16> = (0..n * m).map(|_| c.u16()).collect::<Result<_>>()?;
             let planar = |a: usize, k: usize| raw.get(a * n + k).copied().unwrap_or(0);
             let interleaved = |a: usize, k: usize| raw.get(k * m + a).copied().unwrap_or(0);
-            let rough = |read: &dyn Fn(usize, usize) -> u16| (0..m).map(|a| roughness(n, |k| read(a, k))).sum::<u64>();
-            let use_interleaved = m >= 2 && n >= 3 && rough(&interleaved) * 4 < rough(&planar);
-            for (a, &(axis, s, o)) in axes.iter().enumerate() {
-                for (k, v) in out.iter_mut().enumerate() {
-                    let r = if use_interleaved { interleaved(a, k) } else { planar(a, k) };
-                    // `axis` < 3: it enumerates the three components above.
-                    v[axis] = f32::from(r) * s + o;
+            // n is a u16 key count: the allocations are bounded.
+            let decode = |read: &dyn Fn(usize, usize) -> u16| {
+                let mut out = vec![Vec3::from(offset); n];
+                for (a, &(axis, s, o)) in axes.iter().enumerate() {
+                    for (k, v) in out.iter_mut().enumerate() {
+                        // `axis` < 3: it enumerates the three components above.
+                        v[axis] = f32::from(read(a, k)) * s + o;
+                    }
                 }
+                out
+            };
+            let values = decode(&planar);
+            if m < 2 || n < 3 {
+                return Ok((values, None));
             }
-            Ok((out, use_interleaved))
+            let rough = |read: &dyn Fn(usize, usize) -> u16| (0..m).map(|a| roughness(n, |k| read(a, k))).sum::<u64>();
+            let readings = C2Readings {
+                planar: values.clone(),
+                interleaved: decode(&interleaved),
+                roughness: [rough(&planar), rough(&interleaved)],
+            };
+            Ok((values, Some(readings)))
         }
         x => Err(Error::unsupported(format!("#ivo position codec 0x{x:02X}")).within(format!("at {at}"))),
     }
+}
+
+/// C1 keys: `u16 x, y, z` per key; an inactive axis keeps its offset.
+fn c1_positions(c: &mut Cursor, n: usize, scale: [f32; 3], offset: [f32; 3], active: [bool; 3]) -> Result<Vec<Vec3>> {
+    c.count(n as u64, 6, "position key")?;
+    let mut out = vec![Vec3::from(offset); n];
+    for v in out.iter_mut() {
+        let mut xyz = v.to_array();
+        for (((x, &on), &s), &o) in xyz.iter_mut().zip(&active).zip(&scale).zip(&offset) {
+            let raw = f32::from(c.u16()?);
+            if on {
+                *x = raw * s + o;
+            }
+        }
+        *v = Vec3::from_array(xyz);
+    }
+    Ok(out)
+}
+
+/// Chooses one C2 layout for every ambiguous track of the file (`forced`, else the layout whose
+/// readings are smoother over all of them, interleaved only when four times smoother) and
+/// puts that reading into each track.
+fn decide_c2(blocks: &mut [Block], forced: Option<C2Layout>) -> Option<C2Decision> {
+    let tracks = || blocks.iter().flat_map(|b| &b.controllers).filter_map(|k| k.c2.as_ref());
+    let count = tracks().count();
+    if count == 0 {
+        return None;
+    }
+    let [planar, interleaved] = tracks()
+        .fold([0u64; 2], |acc, r| [acc[0].saturating_add(r.roughness[0]), acc[1].saturating_add(r.roughness[1])]);
+    let decided = if interleaved.saturating_mul(4) < planar { C2Layout::Interleaved } else { C2Layout::Planar };
+    let layout = forced.unwrap_or(decided);
+    let disagreeing = tracks().filter(|r| r.guess() != layout).count();
+    for ctrl in blocks.iter_mut().flat_map(|b| b.controllers.iter_mut()) {
+        if let (Some(r), Some(p)) = (&ctrl.c2, &mut ctrl.position) {
+            p.values = match layout {
+                C2Layout::Planar => r.planar.clone(),
+                C2Layout::Interleaved => r.interleaved.clone(),
+            };
+        }
+    }
+    Some(C2Decision { layout, forced: forced.is_some(), tracks: count, disagreeing })
 }
 
 /// A located track: frames, codec, absolute data offset, key count.
@@ -242,16 +380,16 @@ fn block(buf: &[u8], at: usize, sig: &[u8; 4]) -> Result<Block> {
                 }
                 None => None,
             };
-            let mut c2_interleaved = false;
+            let mut c2 = None;
             let position = match pos {
                 Some((frames, codec, at, n)) => {
-                    let (values, interleaved) = positions_at(buf, at, codec, n).within(|| "position keys")?;
-                    c2_interleaved = interleaved;
+                    let (values, readings) = positions_at(buf, at, codec, n).within(|| "position keys")?;
+                    c2 = readings;
                     Some(KeyTrack { frames, values })
                 }
                 None => None,
             };
-            Ok(IvoController { hash, rotation, position, bitmap_fallback: fallback, c2_interleaved })
+            Ok(IvoController { hash, rotation, position, bitmap_fallback: fallback, c2 })
         })()
         .within(|| format!("controller {i} (0x{hash:08X})"))?;
         controllers.push(ctrl);
@@ -295,8 +433,9 @@ fn meta(payload: &[u8], base: usize, version: u32) -> Result<Vec<MetaEntry>> {
     Ok(entries)
 }
 
-/// Decodes the animation chunks of an `#ivo` file.
-pub fn parse(file: &ChunkFile) -> Result<IvoAnimation> {
+/// Decodes the animation chunks of an `#ivo` file; the C2 layout is `c2_layout`, or decided
+/// once for the whole file when `None` (spec §10.1 C1).
+pub fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<IvoAnimation> {
     let buf = file.write()?;
     let mut out = IvoAnimation::default();
     for (i, ch) in file.chunks.iter().enumerate() {
@@ -336,6 +475,7 @@ pub fn parse(file: &ChunkFile) -> Result<IvoAnimation> {
         })();
         r.within(|| format!("#ivo chunk {i} (type 0x{:08X})", ch.chunk_type))?;
     }
+    out.c2 = decide_c2(&mut out.blocks, c2_layout);
     Ok(out)
 }
 
@@ -344,9 +484,9 @@ fn stem(path: &str) -> String {
     file.rsplit_once('.').map_or(file, |(s, _)| s).to_string()
 }
 
-/// Converts an `#ivo` CAF or DBA to the model.
-pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
-    let anim = parse(file)?;
+/// Converts an `#ivo` CAF or DBA to the model (C2 layout as in [`parse`]).
+pub fn to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<C2Layout>) -> Result<Package> {
+    let anim = parse(file, c2_layout)?;
     let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
     let mut keys = 0u64;
     for (i, b) in anim.blocks.iter().enumerate() {
@@ -567,7 +707,7 @@ mod tests {
     }
 
     #[test]
-    fn c2_positions_read_planar_and_detect_interleaved() {
+    fn c2_positions_give_both_readings_and_a_guess() {
         // Constructed C2 data: x and y active (scale 1, offset 0), z inactive (FLT_MAX scale,
         // offset 7). x_k = 100 + 10k and y_k = 5000 − 20k for 8 keys: smooth ramps, so either
         // layout read the other way round jumps between ~100 and ~5000 every key.
@@ -589,10 +729,12 @@ mod tests {
             interleaved.extend_from_slice(&y.to_le_bytes());
         }
         let expect: Vec<Vec3> = xs.iter().zip(&ys).map(|(&x, &y)| Vec3::new(f32::from(x), f32::from(y), 7.0)).collect();
-        let (got, detected) = positions_at(&planar, 0, 0xC2, n as usize).unwrap();
-        assert_eq!((got, detected), (expect.clone(), false));
-        let (got, detected) = positions_at(&interleaved, 0, 0xC2, n as usize).unwrap();
-        assert_eq!((got, detected), (expect, true));
+        let (got, readings) = positions_at(&planar, 0, 0xC2, n as usize).unwrap();
+        let readings = readings.unwrap();
+        assert_eq!((&got, &readings.planar, readings.guess()), (&expect, &expect, C2Layout::Planar));
+        let (_, readings) = positions_at(&interleaved, 0, 0xC2, n as usize).unwrap();
+        let readings = readings.unwrap();
+        assert_eq!((&readings.interleaved, readings.guess()), (&expect, C2Layout::Interleaved));
     }
 
     #[test]
@@ -604,7 +746,7 @@ mod tests {
         let file = chunkfile::read(&Bytes::from(bytes.clone())).unwrap();
         assert_eq!(file.write().unwrap(), bytes);
         assert_eq!(file.chunks.len(), 2);
-        let anim = parse(&file).unwrap();
+        let anim = parse(&file, None).unwrap();
         assert_eq!(anim.blocks.len(), 1);
         let b = &anim.blocks[0];
         assert_eq!((b.magic, b.data_size, b.offset), (0xAA55, 76, 0x34));
@@ -619,12 +761,12 @@ mod tests {
         assert_eq!(anim.meta.len(), 1);
         assert_eq!((anim.meta[0].flags, anim.meta[0].fps, anim.meta[0].num_controllers), (2, 30, 1));
         assert_eq!(anim.meta[0].path.len(), 85);
-        let pkg = to_model(&file, &Limits::default()).unwrap();
+        let pkg = to_model(&file, &Limits::default(), None).unwrap();
         assert_eq!(pkg.clips[0].name, "behr_lasercannon_s2_recoil");
         assert_eq!(pkg.clips[0].tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);
         for cut in 0..bytes.len() {
             if let Ok(f) = chunkfile::read(&Bytes::from(bytes[..cut].to_vec())) {
-                let _ = to_model(&f, &Limits::default());
+                let _ = to_model(&f, &Limits::default(), None);
             }
         }
         // Every single-byte corruption decodes or fails cleanly.
@@ -633,7 +775,7 @@ mod tests {
                 let mut b = bytes.clone();
                 b[i] = v;
                 if let Ok(f) = chunkfile::read(&Bytes::from(b)) {
-                    let _ = to_model(&f, &Limits::default());
+                    let _ = to_model(&f, &Limits::default(), None);
                 }
             }
         }
@@ -691,7 +833,7 @@ mod tests {
         }
         let file = chunkfile::read(&Bytes::from(f.clone())).unwrap();
         assert_eq!(file.write().unwrap(), f);
-        let pkg = to_model(&file, &Limits::default()).unwrap();
+        let pkg = to_model(&file, &Limits::default(), None).unwrap();
         let clip = &pkg.clips[0];
         assert!((clip.duration - 16.0 / 30.0).abs() < 1e-6);
         assert_eq!(clip.tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);

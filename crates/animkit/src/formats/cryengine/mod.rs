@@ -4,7 +4,8 @@
 //! chunk bytes and gaps; byte-identical write), [`quat_codecs`] and [`time_formats`] (key
 //! encodings), [`controller`] (controller chunks 0x827–0x833), [`dba`] (0x905 track database),
 //! [`skeleton`] (CompiledBones 0x800 from `.chr`), [`ivo`] (Star Citizen), [`model`] (to the
-//! model), [`build`] (a CAF from the model), [`dump`] (lossless JSON), [`lint`].
+//! model), [`build`] (a CAF from the model), [`dump`] (lossless JSON), [`lint`], [`survey`]
+//! (what the model does not show: chunk versions not read, uncompiled or missing controllers).
 //!
 //! Big-endian chunks (§1.5) decode for every controller version. For the compressed controllers
 //! 0x829 / 0x831 / 0x832 the spec leaves the byte order of the codecs open; [`controller`] assumes
@@ -31,6 +32,18 @@
 //!   with MotionParameters start 2, end 3.
 //! - Controller ids always equal the CRC-32 of the case-preserved `.chr` bone name; no byte-swapped
 //!   or lowercase ids occur.
+//! - `ce3_skeleton_character.chr` carries a Timing 0x918 chunk: Timing alone does not make a file
+//!   an animation ([`survey`]).
+//! - `ce3_scar_fp_0905.dba` holds 105 time tracks for 90 distinct frame lists: its compiler
+//!   shares most identical tracks, not all. Rewritten from the model with sharing it is 64 702
+//!   bytes (source 64 352; 89 706 without sharing).
+//!
+//! Engine behaviour the spec leaves implicit (CE5 source): the CAF loader (`ParseChunkHeaders`)
+//! reads uncompiled controllers (0x827, 0x828, 0x833) only when a file has no compiled one, and
+//! aborts on any other controller version; rotations are interpolated by `Quat::SetNlerp`, which
+//! tests `(p|q) < 0` on the two stored keys, summed x, y, z, w ([`model::continuous`]); an
+//! additive clip sampled alone is applied as `q_add · q_rest`, `t_add + t_rest`
+//! (`SampleAddAnimFull`; see `interchange::gltf::additive`).
 
 pub mod build;
 pub mod chunkfile;
@@ -42,6 +55,7 @@ pub mod lint;
 pub mod model;
 pub mod quat_codecs;
 pub mod skeleton;
+pub mod survey;
 pub mod time_formats;
 
 use std::any::Any;
@@ -56,6 +70,15 @@ use chunkfile::{ChunkFile, Container};
 
 /// The CryEngine format.
 pub struct CryEngine;
+
+/// The read option naming a `.chr` whose bones name the tracks: `skeleton=PATH`.
+pub const SKELETON_PARAM: &str = "skeleton";
+
+/// Every read option (`ReadOptions::params` key) the format understands.
+pub const READ_PARAMS: &[&str] = &[SKELETON_PARAM, ivo::C2_LAYOUT_PARAM];
+
+/// Every write option (`WriteOptions::params` key) the format understands (see [`build`]).
+pub const WRITE_PARAMS: &[&str] = &["rotation", "times", "clip", "bone_names"];
 
 impl Format for CryEngine {
     fn name(&self) -> &'static str {
@@ -103,12 +126,17 @@ impl Format for CryEngine {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+        let c2_layout = match options.params.get(ivo::C2_LAYOUT_PARAM) {
+            Some(value) => ivo::C2Layout::from_param(value)?,
+            None => None,
+        };
         let file = if options.lenient { chunkfile::read_lenient(&bytes)? } else { chunkfile::read(&bytes)? };
-        let skeleton = match options.params.get("skeleton") {
+        let skeleton = match options.params.get(SKELETON_PARAM) {
             Some(path) => Some(load_skeleton(std::path::Path::new(path))?),
             None => None,
         };
-        Ok(Box::new(CryDocument { file, limits: options.limits, skeleton, lenient: options.lenient }))
+        let decoding = model::Decoding { lenient: options.lenient, c2_layout };
+        Ok(Box::new(CryDocument { file, limits: options.limits, skeleton, decoding }))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -146,13 +174,13 @@ pub struct CryDocument {
     /// A skeleton given with the `skeleton=PATH` read parameter: names the tracks by controller
     /// id and is attached to the package.
     pub skeleton: Option<Skeleton>,
-    /// Read with `lenient`: chunks that do not decode are left out of the model.
-    lenient: bool,
+    /// How to decode what the file leaves open (read options `lenient`, `ivo_c2`).
+    decoding: model::Decoding,
 }
 
 impl CryDocument {
     pub fn new(file: ChunkFile) -> Self {
-        CryDocument { file, limits: Limits::default(), skeleton: None, lenient: false }
+        CryDocument { file, limits: Limits::default(), skeleton: None, decoding: model::Decoding::default() }
     }
 
     /// Names tracks with `skeleton` (and attaches it) when converting to the model.
@@ -176,7 +204,7 @@ impl Document for CryDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let mut package = model::to_model_with(&self.file, &self.limits, self.lenient)?;
+        let mut package = model::to_model_with(&self.file, &self.limits, self.decoding)?;
         if let Some(skel) = &self.skeleton {
             model::name_tracks(&mut package.clips, skel);
             if package.skeleton.is_none() {
@@ -191,7 +219,7 @@ impl Document for CryDocument {
     }
 
     fn lint(&self) -> Vec<Finding> {
-        lint::lint(&self.file)
+        lint::lint_with(&self.file, self.decoding.c2_layout)
     }
 
     fn repair(&self) -> Result<Repaired> {
@@ -200,7 +228,7 @@ impl Document for CryDocument {
     }
 
     fn notes(&self) -> Vec<String> {
-        model::notes(&self.file)
+        model::notes_with(&self.file, self.decoding)
     }
 
     fn as_any(&self) -> &dyn Any {

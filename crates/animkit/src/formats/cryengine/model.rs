@@ -5,8 +5,8 @@
 //! - Key times: `(frame − start)/fps`, fps 30 unless a Timing 0x919 chunk states another rate;
 //!   `start` is the MotionParameters start frame (compressed CAFs; PQLog/PQS keys already start
 //!   at 0).
-//! - Rotations [`Interpolation::Nlerp`] (the engine's nlerp with hemisphere flip), normalised
-//!   and made hemisphere-continuous (for glTF slerp samplers); positions and scales
+//! - Rotations [`Interpolation::Nlerp`] (the engine's nlerp with hemisphere flip), with the
+//!   engine's pairwise flips folded into the keys once ([`continuous`]); positions and scales
 //!   [`Interpolation::Linear`].
 //! - Tracks target `BoneRef { hash: controller id, name }`; names come from a BoneNameList
 //!   (name *i* belongs to controller chunk *i*), else stay unset until [`name_tracks`] applies a
@@ -31,7 +31,8 @@ pub struct Contents {
     pub controllers: Vec<Controller>,
     pub bone_names: Option<Vec<String>>,
     pub motion: Option<MotionParams>,
-    pub gah: Option<GahCaf>,
+    /// GlobalAnimationHeaderCAF chunks: one in a CAF, one per clip in an `.img`.
+    pub gahs: Vec<GahCaf>,
     pub timing: Option<Timing>,
     pub bones: Option<Vec<skeleton::CompiledBone>>,
     pub dba: Option<dba::Dba>,
@@ -62,7 +63,7 @@ pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
                     let mut c = Cursor::with_base(payload, base, endian);
                     out.motion = Some(controller::parse_motion_params(&mut c)?);
                 }
-                kind::GAH_CAF if version == 0x971 => out.gah = Some(controller::parse_gah_caf(payload, base)?),
+                kind::GAH_CAF if version == 0x971 => out.gahs.push(controller::parse_gah_caf(payload, base)?),
                 kind::TIMING if matches!(version, 0x918 | 0x919) => {
                     out.timing = Some(controller::parse_timing(version, payload, base)?)
                 }
@@ -126,16 +127,33 @@ fn push_tracks(
     }
 }
 
-/// Normalised rotations with each key in the hemisphere of the previous one (nlerp flips anyway;
-/// glTF slerp samplers need it, §6).
+/// How far `|q|²` may be from 1 for a decoded key to be kept as stored (the engine interpolates
+/// the stored keys; normalising them would move a dot product of exactly 0 off 0).
+const UNIT_TOLERANCE: f32 = 1e-5;
+
+/// Rotation keys that sample as the engine interpolates them (§6).
+///
+/// Between two keys `a`, `b` the engine's nlerp negates `b` when `(a|b) < 0`, comparing the keys
+/// as stored: the hemisphere is chosen at sampling time, pair by pair. Here each key is multiplied
+/// by the product of those negations up to it, so no two consecutive keys have a negative dot
+/// product (glTF slerp samplers need that) and [`crate::sample::nlerp`] never negates again:
+/// every segment is the engine's, or its negation, which is the same rotation. A dot product of
+/// exactly 0 negates nothing, in the engine as here. Keys within [`UNIT_TOLERANCE`] of unit length
+/// are kept as decoded; others are normalised, and zero or non-finite ones become the identity.
 pub fn continuous(values: &[glam::Quat]) -> Vec<glam::Quat> {
     let mut out: Vec<glam::Quat> = Vec::with_capacity(values.len());
-    for q in values {
-        let q = if q.length_squared() > 0.0 && q.is_finite() { q.normalize() } else { glam::Quat::IDENTITY };
-        out.push(match out.last() {
-            Some(p) if p.dot(q) < 0.0 => -q,
-            _ => q,
-        });
+    let (mut previous, mut sign) = (None, 1.0f32);
+    for &q in values {
+        let q = match q.length_squared() {
+            l if (l - 1.0).abs() <= UNIT_TOLERANCE => q,
+            l if l > 0.0 && q.is_finite() => q.normalize(),
+            _ => glam::Quat::IDENTITY,
+        };
+        if previous.is_some_and(|p| crate::sample::hemisphere_dot(p, q) < 0.0) {
+            sign = -sign;
+        }
+        previous = Some(q);
+        out.push(q * sign);
     }
     out
 }
@@ -145,18 +163,27 @@ fn stem(path: &str) -> String {
     file.rsplit_once('.').map_or(file, |(s, _)| s).to_string()
 }
 
-/// Converts a chunk file.
-pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
-    to_model_with(file, limits, false)
+/// How to decode what a file leaves open (the CryEngine read options).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Decoding {
+    /// Leave out controllers and other chunks that do not decode instead of failing (lint
+    /// reports them).
+    pub lenient: bool,
+    /// The `#ivo` C2 position layout (`ivo_c2=`); `None` decides it once per file.
+    pub c2_layout: Option<ivo::C2Layout>,
 }
 
-/// Converts a chunk file; with `lenient`, controllers and other chunks that do not decode are
-/// left out instead of failing the conversion.
-pub fn to_model_with(file: &ChunkFile, limits: &Limits, lenient: bool) -> Result<Package> {
+/// Converts a chunk file.
+pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
+    to_model_with(file, limits, Decoding::default())
+}
+
+/// Converts a chunk file, decoding as `decoding` says.
+pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> Result<Package> {
     if file.container == Container::Ivo {
-        return ivo::to_model(file, limits);
+        return ivo::to_model(file, limits, decoding.c2_layout);
     }
-    let c = contents_with(file, lenient)?;
+    let c = contents_with(file, decoding.lenient)?;
     let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
     if let Some(bones) = &c.bones {
         package.skeleton = Some(skeleton::to_skeleton(bones)?);
@@ -194,11 +221,40 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, lenient: bool) -> Result
     }
     if !c.controllers.is_empty() {
         package.clips.push(caf_clip(&c, limits, &mut keys)?);
+    } else if c.dba.is_none() {
+        package.clips.extend(header_only_clips(&c, limits)?);
     }
     if let Some(skel) = &package.skeleton {
         name_tracks(&mut package.clips, skel);
     }
     Ok(package)
+}
+
+/// The clips of a file with animation headers but no controller (an `.img` of
+/// GlobalAnimationHeaderCAF chunks, a CAF stripped of its keys): one per header, each with no
+/// tracks, so a conversion can see that there is nothing to play ([`super::survey`] says so in
+/// `info` and `check`).
+fn header_only_clips(c: &Contents, limits: &Limits) -> Result<Vec<Clip>> {
+    if c.gahs.len() > 1 {
+        return Ok(c
+            .gahs
+            .iter()
+            .enumerate()
+            .map(|(i, g)| Clip {
+                name: Some(stem(&g.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
+                duration: if g.total_duration.is_finite() { g.total_duration.max(0.0) } else { 0.0 },
+                looping: Some(g.flags & FLAG_CYCLE != 0),
+                additive: g.flags & FLAG_ADDITIVE != 0,
+                frame_rate: Some(30.0),
+                tracks: Vec::new(),
+            })
+            .collect());
+    }
+    // Timing alone is no animation header: geometry and skeleton files carry one too.
+    if c.motion.is_none() && c.gahs.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(vec![caf_clip(c, limits, &mut 0)?])
 }
 
 /// The frame rate and start frame of a CAF's key times.
@@ -208,7 +264,7 @@ fn caf_timebase(c: &Contents) -> (f32, f32) {
         _ => 30.0,
     };
     let compressed = c.controllers.iter().any(|k| matches!(k.version, 0x829 | 0x831 | 0x832) && k.formats.is_some());
-    let start = match (&c.motion, &c.gah) {
+    let start = match (&c.motion, c.gahs.first()) {
         _ if !compressed => 0.0,
         (Some(m), _) => m.start as f32,
         (None, Some(g)) if g.start_sec.is_finite() => g.start_sec * 30.0,
@@ -239,16 +295,17 @@ fn caf_clip(c: &Contents, limits: &Limits, keys: &mut u64) -> Result<Clip> {
             fps,
         );
     }
-    let flags = c.motion.map(|m| m.asset_flags).or(c.gah.as_ref().map(|g| g.flags));
+    let gah = c.gahs.first();
+    let flags = c.motion.map(|m| m.asset_flags).or(gah.map(|g| g.flags));
     let mut clip = Clip {
-        name: c.gah.as_ref().map(|g| stem(&g.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| "animation".into()),
+        name: gah.map(|g| stem(&g.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| "animation".into()),
         duration: 0.0,
         looping: flags.map(|f| f & FLAG_CYCLE != 0),
         additive: flags.is_some_and(|f| f & FLAG_ADDITIVE != 0),
         frame_rate: Some(fps),
         tracks,
     };
-    clip.duration = match (&c.motion, &c.gah, &c.timing) {
+    clip.duration = match (&c.motion, gah, &c.timing) {
         (Some(m), _, _) if m.end >= m.start => (i64::from(m.end) - i64::from(m.start)) as f32 / 30.0,
         (_, Some(g), _) if g.total_duration.is_finite() && g.total_duration > 0.0 => g.total_duration,
         (_, _, Some(Timing::Samples { count, rate, .. })) if *rate > 0.0 && *count >= 1 => (*count - 1) as f32 / rate,
@@ -289,12 +346,18 @@ pub fn name_tracks(clips: &mut [Clip], skeleton: &Skeleton) {
 
 /// Short notes for `info`.
 pub fn notes(file: &ChunkFile) -> Vec<String> {
+    notes_with(file, Decoding::default())
+}
+
+/// Short notes for `info`, for a file decoded as `decoding` says.
+pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
     let mut notes = vec![format!("{}, {} chunks", file.container.name(), file.chunks.len())];
     if file.container == Container::Ivo {
-        match ivo::parse(file) {
+        match ivo::parse(file, decoding.c2_layout) {
             Ok(a) => {
                 let bones: usize = a.blocks.iter().map(|b| b.controllers.len()).sum();
                 notes.push(format!("{} #ivo block(s), {bones} bone tracks", a.blocks.len()));
+                notes.extend(a.c2.map(|d| d.describe()));
                 if a.info.is_some_and(|i| i.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
                     || a.meta.iter().any(|m| m.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
                 {
@@ -339,5 +402,6 @@ pub fn notes(file: &ChunkFile) -> Vec<String> {
     if c.motion.is_some_and(|m| m.asset_flags & FLAG_ADDITIVE != 0) {
         notes.push("additive".into());
     }
+    notes.extend(super::survey::notes(file, &c));
     notes
 }

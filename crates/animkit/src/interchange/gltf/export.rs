@@ -11,6 +11,8 @@
 //!   matrices from the rest pose, and a tiny skinned mesh (one triangle per joint) carries it,
 //!   because glTF requires a mesh on a skinned node and three.js treats only skin joints as bones.
 //! - `UpAxis::Z`: everything is parented under a node rotated −90° about X.
+//! - Additive clips are exported as they are with one warning line, or with `additive=bake`
+//!   composed with the rest pose ([`super::additive`]).
 //! - Whatever cannot be a channel (texture indices, scalars, visibility, material targets,
 //!   duplicate targets, empty tracks, empty clips) goes into `extras.animkit`, losslessly, with a
 //!   warning naming it.
@@ -547,9 +549,18 @@ fn clip_extras(ci: usize, clip: &Clip) -> Map<String, Value> {
     m
 }
 
+/// Exports a package with the glTF write options (`additive=keep|bake`: [`super::additive`]).
+pub fn export_with(package: &Package, options: &crate::formats::WriteOptions) -> Result<Exported> {
+    let mode = super::additive::AdditiveMode::from_options(options)?;
+    let (package, baked) = super::additive::prepare(package, mode)?;
+    let mut exported = export(&package)?;
+    exported.warnings.extend(baked);
+    Ok(exported)
+}
+
 /// Exports a package to glTF JSON and one binary buffer.
 pub fn export(package: &Package) -> Result<Exported> {
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = super::additive::as_is_warning(package).into_iter().collect();
     let (skeleton, synthesized) = skeleton_for(package, &mut warnings)?;
     let mut bin = Bin::default();
     let mut nodes: Vec<Value> = Vec::new();

@@ -59,6 +59,7 @@
 //!   keeps SA's stored quaternions, up to 5e-4 off unit length, which the game slerps before it
 //!   normalises, while glTF holds them normalised.
 
+pub mod additive;
 pub mod export;
 pub mod import;
 
@@ -137,7 +138,7 @@ impl Format for Gltf {
             Some("gltf") => false,
             Some(v) => return Err(Error::unsupported(format!("unknown glTF variant \"{v}\" (glb or gltf)"))),
         };
-        let exported = export::export(package)?;
+        let exported = export::export_with(package, options)?;
         let document = GltfDocument::from_parts(exported.json, exported.bin, glb)?;
         Ok(Written { document: Box::new(document), warnings: exported.warnings })
     }

@@ -1,0 +1,156 @@
+//! What a classic chunk file holds that its model does not show, for `info` notes and `check`:
+//!
+//! - chunks of a type animkit reads, in a version it does not (e.g. a CompiledBones chunk that
+//!   is not 0x800): skipped, so the model lacks what they hold;
+//! - uncompiled controllers (PQLog 0x827/0x830, CE2 0x831, PQS 0x833): the Resource Compiler's
+//!   `.i_caf` input. CE5's CAF loader (`ParseChunkHeaders`) reads them only when the file has
+//!   no compiled controller (0x829/0x831/0x832), and ignores them otherwise;
+//! - animation headers (GlobalAnimationHeaderCAF, MotionParameters) with no controller,
+//!   like an `.img` or a CAF stripped of its keys: the clips have no tracks (CE5 warns "CAF file
+//!   has no controllers").
+
+use super::chunkfile::{kind, ChunkFile};
+use super::model::Contents;
+use crate::lint::{Finding, Severity};
+
+/// A chunk of a known type in a version animkit does not read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnreadChunk {
+    pub index: usize,
+    pub name: &'static str,
+    pub chunk_type: u32,
+    pub version: u32,
+    /// File offset of the chunk.
+    pub offset: u64,
+    /// The versions animkit reads.
+    pub read: &'static [u32],
+    /// What the model lacks without it.
+    pub left_out: &'static str,
+}
+
+impl UnreadChunk {
+    pub fn message(&self) -> String {
+        let read: Vec<String> = self.read.iter().map(|v| format!("0x{v:X}")).collect();
+        format!(
+            "{} chunk {} (type 0x{:X}, version 0x{:X}) at offset {} is not read (animkit reads version {}): {} left out",
+            self.name,
+            self.index,
+            self.chunk_type,
+            self.version,
+            self.offset,
+            read.join(", "),
+            self.left_out
+        )
+    }
+}
+
+/// Chunk types the model reads, the versions it reads, and what it loses without them.
+const READ_VERSIONS: &[(u32, &str, &[u32], &str)] = &[
+    (kind::COMPILED_BONES, "CompiledBones", &[0x800], "the skeleton is"),
+    (kind::BONE_NAME_LIST, "BoneNameList", &[0x745], "the bone names are"),
+    (kind::MOTION_PARAMETERS, "MotionParameters", &[0x925], "the clip's start, end and flags are"),
+    (kind::GAH_CAF, "GlobalAnimationHeaderCAF", &[0x971], "the clip's name, duration and flags are"),
+    (kind::TIMING, "Timing", &[0x918, 0x919], "the frame rate is"),
+];
+
+/// The chunks of a known type in a version animkit does not read.
+pub fn unread_chunks(file: &ChunkFile) -> Vec<UnreadChunk> {
+    let c = file.container;
+    let mut out = Vec::new();
+    for (index, ch) in file.chunks.iter().enumerate() {
+        let (version, _) = ch.version_and_endian(c);
+        let Some(&(_, name, read, left_out)) = READ_VERSIONS.iter().find(|r| r.0 == ch.kind(c)) else { continue };
+        if !read.contains(&version) {
+            let chunk_type = ch.chunk_type;
+            out.push(UnreadChunk { index, name, chunk_type, version, offset: ch.offset, read, left_out });
+        }
+    }
+    out
+}
+
+/// The uncompiled controllers' count and versions (e.g. "77 uncompiled controllers (0x830)").
+fn uncompiled(c: &Contents) -> Option<(usize, String)> {
+    let mut versions: Vec<u32> = c.controllers.iter().filter(|k| k.formats.is_none()).map(|k| k.version).collect();
+    let n = versions.len();
+    versions.sort_unstable();
+    versions.dedup();
+    let v: Vec<String> = versions.iter().map(|v| format!("0x{v:X}")).collect();
+    (n > 0).then(|| (n, format!("{n} uncompiled controller{} ({})", if n == 1 { "" } else { "s" }, v.join(", "))))
+}
+
+fn compiled(c: &Contents) -> usize {
+    c.controllers.iter().filter(|k| k.formats.is_some()).count()
+}
+
+/// The animation headers of a file without controllers (e.g. "3 GlobalAnimationHeaderCAF").
+/// Timing is not one: geometry and skeleton files carry it too.
+fn headers_without_controllers(c: &Contents) -> Option<String> {
+    if !c.controllers.is_empty() || c.dba.is_some() {
+        return None;
+    }
+    let mut headers = Vec::new();
+    if !c.gahs.is_empty() {
+        headers.push(format!("{} GlobalAnimationHeaderCAF", c.gahs.len()));
+    }
+    if c.motion.is_some() {
+        headers.push("MotionParameters".into());
+    }
+    (!headers.is_empty()).then(|| headers.join(", "))
+}
+
+/// The `info` notes.
+pub fn notes(file: &ChunkFile, c: &Contents) -> Vec<String> {
+    let mut out: Vec<String> = unread_chunks(file).iter().map(UnreadChunk::message).collect();
+    if let Some((_, what)) = uncompiled(c) {
+        out.push(match compiled(c) {
+            0 => {
+                format!("intermediate (.i_caf) content: {what}; a game's .caf holds compiled ones (0x829/0x831/0x832)")
+            }
+            n => format!("{what} beside {n} compiled ones: the engine plays only the compiled ones"),
+        });
+    }
+    if let Some(headers) = headers_without_controllers(c) {
+        out.push(format!("no controllers: animation headers ({headers}) without key data; the clips have no tracks"));
+    }
+    out
+}
+
+/// The `check` findings.
+pub fn findings(file: &ChunkFile, c: &Contents) -> Vec<Finding> {
+    let mut out: Vec<Finding> = unread_chunks(file)
+        .iter()
+        .map(|u| {
+            Finding::new(Severity::Warning, "chunk-version-not-read", u.message())
+                .at(u.offset as usize)
+                .path(format!("chunk {} ({})", u.index, u.name))
+        })
+        .collect();
+    if let Some((n, what)) = uncompiled(c) {
+        out.push(match compiled(c) {
+            0 => Finding::new(
+                Severity::Info,
+                "uncompiled-controllers",
+                format!(
+                    "{what}: intermediate (.i_caf) content, the Resource Compiler's input; the engine expects \
+                     compiled controllers (0x829/0x831/0x832) in a .caf and reads these only when there are none"
+                ),
+            ),
+            m => Finding::new(
+                Severity::Warning,
+                "mixed-controllers",
+                format!(
+                    "{what} beside {m} compiled ones: CE5 loads only the compiled ones, animkit reads all {}",
+                    n + m
+                ),
+            ),
+        });
+    }
+    if let Some(headers) = headers_without_controllers(c) {
+        out.push(Finding::new(
+            Severity::Warning,
+            "no-controllers",
+            format!("animation headers ({headers}) but no controller: nothing to play (CE5: \"CAF file has no controllers\")"),
+        ));
+    }
+    out
+}
