@@ -52,6 +52,7 @@ pub mod lint;
 pub mod strings;
 pub mod subfile;
 pub mod switch;
+pub mod unroll;
 
 use std::any::Any;
 
