@@ -106,12 +106,30 @@ impl Curve {
         Ok(out)
     }
 
-    /// The value changes of a step curve (or any curve, sampled at its breakpoints) within
+    /// The value changes of a curve seen as a step function within
     /// `lo..=hi` with the wrap modes applied: `(frame, value)`, the first at the first
     /// breakpoint, then one wherever the value differs from the one before.
+    /// Baked and float curves change between keys too: they are also evaluated at every integer
+    /// frame of the window (exact there for float curves, everywhere for baked ones).
     pub fn step_keys(&self, lo: f32, hi: f32) -> Result<Vec<(f32, Value)>> {
+        let mut frames = self.breakpoints(lo, hi)?;
+        if !matches!(self.curve_type(), CurveType::StepInt | CurveType::StepBool) {
+            let (a, b) = (f64::from(lo).ceil(), f64::from(hi).floor());
+            if b - a > MAX_EXPANDED as f64 {
+                return Err(Error::new(
+                    ErrorKind::Limit,
+                    Some(self.at as u64),
+                    format!("more than {MAX_EXPANDED} frames to sample"),
+                ));
+            }
+            if b >= a {
+                frames.extend((a as i64..=b as i64).map(|f| f as f32));
+                frames.sort_by(f32::total_cmp);
+                frames.dedup();
+            }
+        }
         let mut out: Vec<(f32, Value)> = Vec::new();
-        for f in self.breakpoints(lo, hi)? {
+        for f in frames {
             let v = self.eval(f);
             if out.last().map(|l| l.1) != Some(v) {
                 out.push((f, v));
