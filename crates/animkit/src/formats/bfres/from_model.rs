@@ -202,6 +202,26 @@ fn euler_keys(track: &Track, qs: &[Quat], fps: f32) -> Result<Vec<[HermiteKey; 3
     component_keys(&lin, &angles, fps)
 }
 
+/// The quaternion keys with signs chosen so each key lies in the hemisphere of the one before
+/// (`q` and `-q` are the same rotation, but a curve fitted through both passes through zero: a
+/// 180° flip). For cubic tracks (`[in, value, out]` per key) a negated key's tangents are negated
+/// with it.
+fn hemisphere_continuous(qs: &[Quat], cubic: bool) -> Vec<Quat> {
+    let stride = if cubic { 3 } else { 1 };
+    let mut out = qs.to_vec();
+    let mut prev: Option<Quat> = None;
+    for key in out.chunks_mut(stride) {
+        let value = if cubic { key.get(1) } else { key.first() };
+        let Some(&value) = value else { continue };
+        let flip = prev.is_some_and(|p| p.dot(value) < 0.0);
+        if flip {
+            key.iter_mut().for_each(|q| *q = -*q);
+        }
+        prev = Some(if flip { -value } else { value });
+    }
+    out
+}
+
 const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
 const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
 const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
@@ -261,7 +281,8 @@ fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
                     curves.extend(c);
                 }
                 Values::Rotation(q) => {
-                    let vals: Vec<[f32; 4]> = q.iter().map(|x| x.to_array()).collect();
+                    let cubic = t.interpolation == Interpolation::CubicSpline;
+                    let vals: Vec<[f32; 4]> = hemisphere_continuous(q, cubic).iter().map(|x| x.to_array()).collect();
                     let (b, c) = channel(&component_keys(t, &vals, fps)?, ROTATE, hold);
                     rotate = Some(b);
                     curves.extend(c);
