@@ -13,6 +13,8 @@
 //!   gives) become float curves or constants, grouped by kind (texture SRT, colour, param).
 //! - **FVIS.** Visibility tracks become step-bool curves (scale word 1) or base bits.
 //!
+//! - **Skeleton.** Not written (no FMDL): a warning says so with the bone count.
+//!
 //! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`quat`|`euler`).
 
 use std::collections::BTreeMap;
@@ -635,6 +637,13 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
         Some(v) => return Err(Error::unrepresentable(format!("rotation={v}: expected quat or euler"))),
     };
     let mut warnings = Vec::new();
+    if let Some(skeleton) = &package.skeleton {
+        warnings.push(format!(
+            "skeleton ({} bones) not written: the file holds animations only, without the FMDL \"Skeleton\" \
+             retail animation files carry (use `animkit replace` to change animations inside the original file)",
+            skeleton.bones.len()
+        ));
+    }
     let mut fskas = Vec::new();
     let mut ftxps = Vec::new();
     let mut fshus = Vec::new();

@@ -41,6 +41,7 @@ pub mod build;
 pub mod curve;
 pub mod dict;
 pub mod dump;
+pub mod fmdl;
 pub mod fres;
 pub mod from_model;
 pub mod fshu;
@@ -294,6 +295,11 @@ impl Document for BfresDocument {
             if count > 0 {
                 notes.push(format!("{count} {group_name}"));
             }
+        }
+        match fmdl::unconverted(&self.data, h) {
+            Ok(Some(sentence)) => notes.push(sentence),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("models: {e}")),
         }
         notes.extend(self.texture_tables());
         notes
