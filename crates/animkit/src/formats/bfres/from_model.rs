@@ -22,7 +22,8 @@ use std::collections::BTreeMap;
 use glam::{EulerRot, Quat};
 
 use super::build::{write_file, Subfile};
-use super::curve::{quantise_cubic, Curve};
+use super::curve::Curve;
+use super::encode::encode;
 use super::fshu::Fshu;
 use super::fska::{BoneAnim, Fska};
 use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
@@ -98,21 +99,24 @@ pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Optio
             None => rows.push([p0, 0.0, 0.0, 0.0]),
         }
     }
-    let (scale, offset, stored) = quantise_cubic(&rows, 32767.0);
-    let first = stored.first().map_or(0.0, |r| r[0] as f32 * scale + offset);
-    let last = stored.last().map_or(0.0, |r| r[0] as f32 * scale + offset);
+    let encoded = encode(&rows);
+    let value_of = |i: usize| {
+        let stride = if encoded.flags & 0x70 == 0 { 4 } else { 2 };
+        encoded.keys.get(i * stride).map_or(0.0, |&k| k as f32 * encoded.scale + encoded.offset)
+    };
+    let (first, last) = (value_of(0), value_of(keys.len() - 1));
     Some(Curve {
         at: 0,
-        flags: bits | (1 << 2),
+        flags: bits | encoded.flags,
         key_count: keys.len() as u16,
         target,
         start: frames.first().copied().unwrap_or(0.0),
         end: *frames.last().unwrap_or(&0.0),
-        scale_bits: scale.to_bits(),
-        offset_bits: offset.to_bits(),
+        scale_bits: encoded.scale.to_bits(),
+        offset_bits: encoded.offset.to_bits(),
         delta: Some(last - first),
         frames,
-        keys: stored.iter().flat_map(|r| r.map(f64::from)).collect(),
+        keys: encoded.keys,
     })
 }
 

@@ -41,6 +41,7 @@ pub mod build;
 pub mod curve;
 pub mod dict;
 pub mod dump;
+pub mod encode;
 pub mod fmdl;
 pub mod fres;
 pub mod from_model;
