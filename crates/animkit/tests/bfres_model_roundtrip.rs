@@ -23,7 +23,8 @@ fn rewrite(p: &Package, params: &[(&str, &str)]) -> Package {
     let file = fres::read(&bytes).unwrap();
     for (_, at) in fres::entries(&bytes, &file.header, fres::G_FSKA).unwrap() {
         let a = fska::read(&bytes, at, file.header.version).unwrap();
-        let euler = params.contains(&("rotation", "euler"));
+        // Euler XYZ unless quaternions are asked for (BotW stores Euler, §7.1).
+        let euler = !params.contains(&("rotation", "quat"));
         assert_eq!(a.rotate_mode() == fska::RotateMode::EulerXyz, euler);
     }
     // The new file reads back, writes back byte for byte and lints clean.

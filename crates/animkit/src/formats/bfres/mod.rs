@@ -13,7 +13,7 @@
 //! FSKA and FMAA into the model; `read` dispatches on the magic.
 //!
 //! Read parameter: `fps` (default 30): BFRES stores no frame rate (§5.5).
-//! Write parameters: `fps`, `rotation=quat|euler` (see [`from_model`]).
+//! Write parameters: `fps`, `rotation=euler|quat` (default `euler`; see [`from_model`]).
 //!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
