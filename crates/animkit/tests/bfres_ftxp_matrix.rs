@@ -313,6 +313,8 @@ fn animation_frame(f: i32, looping: bool) -> i32 {
 fn every_curve_shape_evaluates_as_the_spec_says() {
     let mut checked = 0usize;
     let mut curves = 0usize;
+    // Frames whose texture differs from what holding the first/last key gives (the wrap's work).
+    let mut wrapped = 0usize;
     for version in [0x0303_0000u32, 0x0405_0003] {
         for frame_type in [0u16, 1, 2] {
             let mats = materials(frame_type);
@@ -321,6 +323,9 @@ fn every_curve_shape_evaluates_as_the_spec_says() {
                 let bytes = write_file("Gen", version, &[Subfile::Ftxp(&a)]).unwrap();
                 let doc = animkit::read(Bytes::from(bytes.clone()), None, &ReadOptions::default()).unwrap();
                 assert_eq!(doc.write().unwrap(), bytes, "write-back");
+                let errors: Vec<_> =
+                    doc.lint().into_iter().filter(|f| f.severity == animkit::lint::Severity::Error).collect();
+                assert!(errors.is_empty(), "v{version:08X} frames {frame_type}: {errors:?}");
                 let model = doc.to_model().unwrap_or_else(|e| panic!("v{version:08X} frames {frame_type}: {e}"));
                 let clip = &model.clips[0];
                 for (name, gens) in &mats {
@@ -342,6 +347,8 @@ fn every_curve_shape_evaluates_as_the_spec_says() {
                                 "v{version:08X} {label} {g:?} frame {f} (shows {shown}, looping {looping})"
                             );
                             checked += 1;
+                            let held = Gen { pre: 0, post: 0, ..g.clone() };
+                            wrapped += usize::from(expected(&held, f64::from(shown)) != want);
                         }
                     }
                 }
@@ -352,4 +359,6 @@ fn every_curve_shape_evaluates_as_the_spec_says() {
     // 2 bool types × 9 + 3 float types × 3 key types × 9) curves.
     assert_eq!(curves, 2 * 3 * 2 * (2 * 27 * 3 + 2 * 9 + 3 * 3 * 9));
     assert_eq!(checked, curves * (3 * FRAME_COUNT as usize + 1));
+    eprintln!("{curves} curves, {checked} frames checked, {wrapped} of them changed by a wrap mode");
+    assert!(wrapped > checked / 10, "the wrap modes must matter on a good share of the frames");
 }
