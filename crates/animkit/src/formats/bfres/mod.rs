@@ -3,11 +3,13 @@
 //!
 //! Layers: [`fres`] cuts the file into header, index groups ([`dict`]), subfiles, string pool
 //! ([`strings`]) and opaque bytes, and writes them back byte for byte; [`curve`] is the shared
-//! AnimCurve system; [`fska`], [`ftxp`], [`fshu`], [`fvis`] and [`fskl`] read subfiles (with the
-//! header opening and record arrays of [`subfile`]) and
-//! convert them to the model; [`build`] writes subfiles and whole files in the retail layout;
-//! [`from_model`] builds files from the model; [`dump`] is the lossless JSON form (animation
-//! subfiles structured, everything else hex); [`lint`] checks and repairs.
+//! AnimCurve system and [`unroll`] applies its wrap modes over a whole animation; [`fska`],
+//! [`ftxp`], [`fshu`], [`fvis`] and [`fskl`] read subfiles (with the header opening and record
+//! arrays of [`subfile`]) and convert them to the model; [`fmdl`] names what the model does not
+//! carry; [`build`] writes subfiles and whole files in the retail layout; [`from_model`] builds
+//! files from the model, each curve in the smallest encoding [`encode`] finds; [`dump`] is the
+//! lossless JSON form (animation subfiles structured, everything else hex); [`lint`] checks and
+//! repairs.
 //!
 //! Switch files (little-endian, `FRES` + four spaces) are read-only: [`switch`] reads their
 //! FSKA and FMAA into the model; `read` dispatches on the magic.
