@@ -23,7 +23,8 @@ fn rewrite(p: &Package, params: &[(&str, &str)]) -> Package {
     let file = fres::read(&bytes).unwrap();
     for (_, at) in fres::entries(&bytes, &file.header, fres::G_FSKA).unwrap() {
         let a = fska::read(&bytes, at, file.header.version).unwrap();
-        let euler = params.contains(&("rotation", "euler"));
+        // Euler XYZ unless quaternions are asked for (BotW stores Euler, §7.1).
+        let euler = !params.contains(&("rotation", "quat"));
         assert_eq!(a.rotate_mode() == fska::RotateMode::EulerXyz, euler);
     }
     // The new file reads back, writes back byte for byte and lints clean.
@@ -163,4 +164,56 @@ fn large_retail_file_survives_the_model() {
     let b = rewrite(&a, &[("rotation", "euler")]);
     let (n, worst) = compare(&a, &b);
     eprintln!("{} retail clips: {n} samples, worst relative error {worst:e}", a.clips.len());
+}
+
+/// Quaternion keys whose signs alternate (`q`, `-q'`, ...), as a Blender glTF export gives: the
+/// same rotations, so the written curves must not flip through zero between keys. Checked at
+/// quarter frames against slerp of the original keys (shortest path, sign-independent).
+#[test]
+fn alternating_quaternion_signs_stay_continuous() {
+    use animkit::model::{BoneRef, Clip, Interpolation, Target, Track};
+    use glam::Quat;
+    let times: Vec<f32> = (0..=12).map(|i| i as f32 * 2.0 / 30.0).collect();
+    let rot: Vec<Quat> = times
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let q = Quat::from_rotation_z(t * 2.0) * Quat::from_rotation_x(*t);
+            if i % 2 == 1 {
+                -q
+            } else {
+                q
+            }
+        })
+        .collect();
+    let bone = Target::Bone(BoneRef::named("Spine"));
+    let track = Track {
+        target: bone,
+        interpolation: Interpolation::Linear,
+        times: times.clone(),
+        values: Values::Rotation(rot),
+    };
+    let clip = Clip {
+        name: "Flip".into(),
+        duration: 24.0 / 30.0,
+        looping: Some(false),
+        frame_rate: Some(30.0),
+        tracks: vec![track.clone()],
+        ..Default::default()
+    };
+    let a = Package { name: "gen".into(), clips: vec![clip], ..Default::default() };
+    for mode in ["quat", "euler"] {
+        let b = rewrite(&a, &[("rotation", mode)]);
+        let tb = &b.clip("Flip").unwrap().tracks[0];
+        for h in 0..=96 {
+            let t = h as f32 / 120.0;
+            let (Some(Sampled::Rotation(x)), Some(Sampled::Rotation(y))) =
+                (sample_track(&track, t), sample_track(tb, t))
+            else {
+                panic!("rotation samples")
+            };
+            let angle = 2.0 * x.dot(y).abs().min(1.0).acos();
+            assert!(angle < 2e-3, "rotation={mode} t={t}: {angle} rad apart");
+        }
+    }
 }

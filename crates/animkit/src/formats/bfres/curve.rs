@@ -229,7 +229,8 @@ impl Curve {
         self.keys.get(i * self.stride() + j).copied().unwrap_or(0.0) as f32
     }
 
-    /// Maps a frame into the curve's range by its wrap modes (§5.1).
+    /// Maps a frame into the curve's range by its wrap modes (§5.1). See [`super::unroll`] for
+    /// whole animations.
     pub fn wrap_frame(&self, f: f32) -> f32 {
         let len = self.end - self.start;
         let wrap = if f < self.start {
@@ -311,11 +312,16 @@ impl Curve {
                 let b = if k + 1 < usize::from(self.key_count) { self.key(k + 1, 0) } else { a };
                 Value::Float((a + (b - a) * frac) * self.scale() + self.offset_f32())
             }
-            CurveType::StepInt => Value::Int((self.key(self.key_index(f), 0) as i32).wrapping_add(self.offset_i32())),
-            CurveType::BakedInt => Value::Int((self.key(baked_index(), 0) as i32).wrapping_add(self.offset_i32())),
+            CurveType::StepInt => Value::Int(self.int_key(self.key_index(f)).wrapping_add(self.offset_i32())),
+            CurveType::BakedInt => Value::Int(self.int_key(baked_index()).wrapping_add(self.offset_i32())),
             CurveType::StepBool => Value::Bool(self.bit(self.key_index(f))),
             CurveType::BakedBool => Value::Bool(self.bit(baked_index())),
         }
+    }
+
+    /// Key `i` of an int curve, exactly as stored (`s8`, `s16` or `s32`; never through `f32`).
+    fn int_key(&self, i: usize) -> i32 {
+        self.keys.get(i).map_or(0, |&k| k as i32)
     }
 
     fn bit(&self, i: usize) -> bool {
@@ -578,6 +584,20 @@ mod tests {
         let vals: Vec<Value> = [0.0, 0.5, 1.0, 1.99, 2.0, 5.0].iter().map(|&f| c.eval(f)).collect();
         use Value::Int;
         assert_eq!(vals, vec![Int(0), Int(0), Int(1), Int(1), Int(2), Int(2)]);
+    }
+
+    #[test]
+    fn s32_int_keys_are_exact_beyond_f32() {
+        // Step int with s32 keys (key bits 0): offset 2^31 - 11, keys 1 - offset and 4 - offset,
+        // so values 1 and 4; any pass through f32 (24-bit mantissa) rounds the key away.
+        let offset = i32::MAX - 10;
+        let keys: Vec<u8> = [1 - offset, 4 - offset].iter().flat_map(|k| k.to_be_bytes()).collect();
+        let mut c = int_curve(0x0042, &keys[..4], &[0], offset);
+        c.key_count = 2;
+        c.frames = vec![0.0, 5.0];
+        c.keys = vec![f64::from(1 - offset), f64::from(4 - offset)];
+        assert_eq!((c.eval(0.0), c.eval(5.0)), (Value::Int(1), Value::Int(4)));
+        assert_ne!((c.keys[0] as f32) as i32 + offset, 1, "the test needs keys f32 cannot hold");
     }
 
     #[test]

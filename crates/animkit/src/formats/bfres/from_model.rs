@@ -4,8 +4,10 @@
 //!   first appearance. Every channel stores its value at the first key as base data; a component
 //!   that changes gets a cubic `s16` curve quantised as §5.7 describes. Cubic tracks keep their
 //!   tangents (Hermite → cubic, §5.4); linear tracks become segments with `c2 = c3 = 0`; step
-//!   tracks hold. Rotations are written in quaternion mode by default, or as Euler XYZ
-//!   (`rotation=euler`, sampled at the keys, angles unwrapped).
+//!   tracks hold. Rotations are written as Euler XYZ by default, as every Breath of the Wild FSKA
+//!   stores them (§7.1; sampled at the keys, angles unwrapped), or in quaternion mode
+//!   (`rotation=quat`, keys made hemisphere-continuous). Each curve is stored in the smallest
+//!   encoding that reproduces it (see [`super::encode`]).
 //! - **FTXP.** Texture-index tracks on material targets become step-int curves (`s8` keys when
 //!   they fit, offset `(min+max)/2`, raw scale word 0); a constant sampler stores only its base
 //!   value. The texture list is the union of the tracks' lists.
@@ -13,14 +15,18 @@
 //!   gives) become float curves or constants, grouped by kind (texture SRT, colour, param).
 //! - **FVIS.** Visibility tracks become step-bool curves (scale word 1) or base bits.
 //!
-//! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`quat`|`euler`).
+//! - **Skeleton.** Not written (no FMDL): a warning says so with the bone count.
+//!
+//! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`euler`, the
+//! default, or `quat`).
 
 use std::collections::BTreeMap;
 
 use glam::{EulerRot, Quat};
 
 use super::build::{write_file, Subfile};
-use super::curve::{quantise_cubic, Curve};
+use super::curve::Curve;
+use super::encode::encode;
 use super::fshu::Fshu;
 use super::fska::{BoneAnim, Fska};
 use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
@@ -96,21 +102,24 @@ pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Optio
             None => rows.push([p0, 0.0, 0.0, 0.0]),
         }
     }
-    let (scale, offset, stored) = quantise_cubic(&rows, 32767.0);
-    let first = stored.first().map_or(0.0, |r| r[0] as f32 * scale + offset);
-    let last = stored.last().map_or(0.0, |r| r[0] as f32 * scale + offset);
+    let encoded = encode(&rows);
+    let value_of = |i: usize| {
+        let stride = if encoded.flags & 0x70 == 0 { 4 } else { 2 };
+        encoded.keys.get(i * stride).map_or(0.0, |&k| k as f32 * encoded.scale + encoded.offset)
+    };
+    let (first, last) = (value_of(0), value_of(keys.len() - 1));
     Some(Curve {
         at: 0,
-        flags: bits | (1 << 2),
+        flags: bits | encoded.flags,
         key_count: keys.len() as u16,
         target,
         start: frames.first().copied().unwrap_or(0.0),
         end: *frames.last().unwrap_or(&0.0),
-        scale_bits: scale.to_bits(),
-        offset_bits: offset.to_bits(),
+        scale_bits: encoded.scale.to_bits(),
+        offset_bits: encoded.offset.to_bits(),
         delta: Some(last - first),
         frames,
-        keys: stored.iter().flat_map(|r| r.map(f64::from)).collect(),
+        keys: encoded.keys,
     })
 }
 
@@ -202,6 +211,26 @@ fn euler_keys(track: &Track, qs: &[Quat], fps: f32) -> Result<Vec<[HermiteKey; 3
     component_keys(&lin, &angles, fps)
 }
 
+/// The quaternion keys with signs chosen so each key lies in the hemisphere of the one before
+/// (`q` and `-q` are the same rotation, but a curve fitted through both passes through zero: a
+/// 180° flip). For cubic tracks (`[in, value, out]` per key) a negated key's tangents are negated
+/// with it.
+fn hemisphere_continuous(qs: &[Quat], cubic: bool) -> Vec<Quat> {
+    let stride = if cubic { 3 } else { 1 };
+    let mut out = qs.to_vec();
+    let mut prev: Option<Quat> = None;
+    for key in out.chunks_mut(stride) {
+        let value = if cubic { key.get(1) } else { key.first() };
+        let Some(&value) = value else { continue };
+        let flip = prev.is_some_and(|p| p.dot(value) < 0.0);
+        if flip {
+            key.iter_mut().for_each(|q| *q = -*q);
+        }
+        prev = Some(if flip { -value } else { value });
+    }
+    out
+}
+
 const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
 const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
 const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
@@ -261,7 +290,8 @@ fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
                     curves.extend(c);
                 }
                 Values::Rotation(q) => {
-                    let vals: Vec<[f32; 4]> = q.iter().map(|x| x.to_array()).collect();
+                    let cubic = t.interpolation == Interpolation::CubicSpline;
+                    let vals: Vec<[f32; 4]> = hemisphere_continuous(q, cubic).iter().map(|x| x.to_array()).collect();
                     let (b, c) = channel(&component_keys(t, &vals, fps)?, ROTATE, hold);
                     rotate = Some(b);
                     curves.extend(c);
@@ -609,11 +639,18 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
 /// Builds a BFRES file from the model; returns the bytes and warnings.
 pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
     let euler = match options.param("rotation") {
-        None | Some("quat") => false,
-        Some("euler") => true,
+        Some("quat") => false,
+        None | Some("euler") => true,
         Some(v) => return Err(Error::unrepresentable(format!("rotation={v}: expected quat or euler"))),
     };
     let mut warnings = Vec::new();
+    if let Some(skeleton) = &package.skeleton {
+        warnings.push(format!(
+            "skeleton ({} bones) not written: the file holds animations only, without the FMDL \"Skeleton\" \
+             retail animation files carry (use `animkit replace` to change animations inside the original file)",
+            skeleton.bones.len()
+        ));
+    }
     let mut fskas = Vec::new();
     let mut ftxps = Vec::new();
     let mut fshus = Vec::new();

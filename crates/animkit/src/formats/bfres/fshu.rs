@@ -145,8 +145,10 @@ pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Cli
                     material: mat.name.as_str().into(),
                     property: format!("{}.{}", p.name, component(kind, curve.target)).into(),
                 };
+                let window = anim.frame_count.max(0) as f32;
                 if curve.is_float() {
-                    let (times, keys) = union_cubic([Some(curve)], [0.0], fps, limits)?;
+                    let curve = curve.unrolled(0.0, window)?;
+                    let (times, keys) = union_cubic([Some(&*curve)], [0.0], fps, limits)?;
                     let values = keys.iter().flat_map(|k| [k[0][0], k[1][0], k[2][0]]).collect();
                     tracks.push(Track {
                         target,
@@ -155,7 +157,8 @@ pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Cli
                         values: Values::Scalar(values),
                     });
                 } else {
-                    let (times, values) = curve.frames.iter().map(|&f| (f / fps, curve.eval(f).as_f32())).unzip();
+                    let keys = curve.step_keys(0.0, window)?;
+                    let (times, values) = keys.into_iter().map(|(f, v)| (f / fps, v.as_f32())).unzip();
                     tracks.push(Track {
                         target,
                         interpolation: Interpolation::Step,

@@ -216,10 +216,6 @@ const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
 const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
 const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
 
-fn curve_for(bone: &BoneAnim, target: u32) -> Option<&Curve> {
-    bone.curves.iter().find(|c| c.target == target)
-}
-
 /// Key times (seconds) and, per key, `[in-tangent, value, out-tangent]` of each component.
 pub type UnionKeys<const N: usize> = (Vec<f32>, Vec<[[f32; N]; 3]>);
 
@@ -284,9 +280,13 @@ pub fn union_cubic<const N: usize>(
 /// Converts one FSKA to a clip.
 pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
     let mut tracks = Vec::new();
+    let window = anim.frame_count.max(0) as f32;
     for bone in &anim.bones {
         let target = Target::Bone(BoneRef::named(bone.name.clone()));
-        let scale = SCALE.map(|t| curve_for(bone, t));
+        // Each curve over the whole animation, its wrap modes applied.
+        let unrolled = bone.curves.iter().map(|c| c.unrolled(0.0, window)).collect::<Result<Vec<_>>>()?;
+        let curve_for = |target: u32| unrolled.iter().find(|c| c.target == target).map(|c| &**c);
+        let scale = SCALE.map(curve_for);
         if scale.iter().any(Option::is_some) || bone.scale.is_some() {
             let (times, k) = union_cubic(scale, bone.scale.unwrap_or([1.0; 3]), fps, limits)?;
             let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();
@@ -297,7 +297,7 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
                 values: Values::Scale(values),
             });
         }
-        let rot = ROTATE.map(|t| curve_for(bone, t));
+        let rot = ROTATE.map(curve_for);
         if rot.iter().any(Option::is_some) || bone.rotate.is_some() {
             let base = bone.rotate.unwrap_or(match anim.rotate_mode() {
                 RotateMode::EulerXyz => [0.0, 0.0, 0.0, 1.0],
@@ -305,7 +305,7 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
             });
             tracks.push(rotation_track(anim, &target, rot, base, fps, limits)?);
         }
-        let tr = TRANSLATE.map(|t| curve_for(bone, t));
+        let tr = TRANSLATE.map(curve_for);
         if tr.iter().any(Option::is_some) || bone.translate.is_some() {
             let (times, k) = union_cubic(tr, bone.translate.unwrap_or([0.0; 3]), fps, limits)?;
             let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();

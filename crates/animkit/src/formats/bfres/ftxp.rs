@@ -113,17 +113,21 @@ fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialPattern
     Ok(MaterialPattern { name, begin_curve, begin_pat_anim, infos, curves, base_values })
 }
 
-/// The keys of a texture-pattern curve: its frames in seconds and the texture index at each
-/// (integer curves as stored, float curves truncated), every index passed through `check`.
+/// The keys of a texture-pattern curve over the animation's frames `0..=frame_count` (and the
+/// curve's own keys beyond them), with its pre/post wrap modes applied (see
+/// [`super::unroll`]): frames in seconds and the texture index wherever it changes (integer
+/// curves exactly as stored, float curves truncated), every index passed through `check`.
 pub fn pattern_keys(
     curve: &Curve,
+    frame_count: i32,
     fps: f32,
     mut check: impl FnMut(i64) -> Result<u32>,
 ) -> Result<(Vec<f32>, Vec<u32>)> {
-    let mut times = Vec::with_capacity(curve.frames.len());
-    let mut indices = Vec::with_capacity(curve.frames.len());
-    for &f in &curve.frames {
-        let v = match curve.eval(f) {
+    let keys = curve.step_keys(0.0, frame_count.max(0) as f32)?;
+    let mut times = Vec::with_capacity(keys.len());
+    let mut indices = Vec::with_capacity(keys.len());
+    for (f, v) in keys {
+        let v = match v {
             Value::Int(v) => i64::from(v),
             other => other.as_f32() as i64,
         };
@@ -152,7 +156,7 @@ pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
                     .curves
                     .get(info.curve_index as usize)
                     .ok_or_else(|| Error::invalid(anim.at, format!("curve index {} out of range", info.curve_index)))?;
-                pattern_keys(curve, fps, |v| check(v, &format!("{} {}", mat.name, info.sampler)))?
+                pattern_keys(curve, anim.frame_count, fps, |v| check(v, &format!("{} {}", mat.name, info.sampler)))?
             } else {
                 let base = mat.base_values.get(j).copied().unwrap_or(0);
                 (vec![0.0], vec![check(i64::from(base), &format!("{} {}", mat.name, info.sampler))?])

@@ -59,6 +59,7 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fvis> {
 }
 
 pub fn to_clip(anim: &Fvis, fps: f32) -> Result<Clip> {
+    let window = anim.frame_count.max(0) as f32;
     let mut tracks = Vec::new();
     for (i, name) in anim.names.iter().enumerate() {
         let target = if anim.material() {
@@ -67,7 +68,7 @@ pub fn to_clip(anim: &Fvis, fps: f32) -> Result<Clip> {
             Target::Bone(BoneRef::named(name.clone()))
         };
         let (times, values) = match anim.curves.iter().find(|c| c.target as usize == i) {
-            Some(curve) => curve.frames.iter().map(|&f| (f / fps, curve.eval(f).as_f32() != 0.0)).unzip(),
+            Some(curve) => curve.step_keys(0.0, window)?.into_iter().map(|(f, v)| (f / fps, v.as_f32() != 0.0)).unzip(),
             None => {
                 let word = anim.base.get(i >> 5).copied().unwrap_or(0);
                 (vec![0.0], vec![(word >> (i & 31)) & 1 == 1])

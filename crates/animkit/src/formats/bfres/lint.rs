@@ -2,7 +2,7 @@
 //! subfiles the derived fields a writer must recompute (§8): curve totals, begin indices,
 //! bakedSize, key ranges, texture indices and the `delta` field.
 
-use super::curve::{Curve, CurveType};
+use super::curve::{Curve, CurveType, Value};
 use super::fres::{self, FresFile, Part, GROUP_NAMES};
 use super::{dict, fska, ftxp};
 use crate::lint::{Finding, Severity};
@@ -274,7 +274,10 @@ fn lint_ftxp(out: &mut Vec<Finding>, path: &str, a: &ftxp::Ftxp) {
         for c in &m.curves {
             check_curve(out, &mpath, c);
             for &f in &c.frames {
-                let v = i64::from(c.eval(f).as_f32() as i32);
+                let v = match c.eval(f) {
+                    Value::Int(v) => i64::from(v),
+                    other => i64::from(other.as_f32() as i32),
+                };
                 if !(0..n).contains(&v) {
                     out.push(
                         Finding::new(

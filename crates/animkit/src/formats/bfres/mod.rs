@@ -3,17 +3,19 @@
 //!
 //! Layers: [`fres`] cuts the file into header, index groups ([`dict`]), subfiles, string pool
 //! ([`strings`]) and opaque bytes, and writes them back byte for byte; [`curve`] is the shared
-//! AnimCurve system; [`fska`], [`ftxp`], [`fshu`], [`fvis`] and [`fskl`] read subfiles (with the
-//! header opening and record arrays of [`subfile`]) and
-//! convert them to the model; [`build`] writes subfiles and whole files in the retail layout;
-//! [`from_model`] builds files from the model; [`dump`] is the lossless JSON form (animation
-//! subfiles structured, everything else hex); [`lint`] checks and repairs.
+//! AnimCurve system and [`unroll`] applies its wrap modes over a whole animation; [`fska`],
+//! [`ftxp`], [`fshu`], [`fvis`] and [`fskl`] read subfiles (with the header opening and record
+//! arrays of [`subfile`]) and convert them to the model; [`fmdl`] names what the model does not
+//! carry; [`build`] writes subfiles and whole files in the retail layout; [`from_model`] builds
+//! files from the model, each curve in the smallest encoding [`encode`] finds; [`dump`] is the
+//! lossless JSON form (animation subfiles structured, everything else hex); [`lint`] checks and
+//! repairs.
 //!
 //! Switch files (little-endian, `FRES` + four spaces) are read-only: [`switch`] reads their
 //! FSKA and FMAA into the model; `read` dispatches on the magic.
 //!
 //! Read parameter: `fps` (default 30): BFRES stores no frame rate (§5.5).
-//! Write parameters: `fps`, `rotation=quat|euler` (see [`from_model`]).
+//! Write parameters: `fps`, `rotation=euler|quat` (default `euler`; see [`from_model`]).
 //!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
@@ -41,6 +43,8 @@ pub mod build;
 pub mod curve;
 pub mod dict;
 pub mod dump;
+pub mod encode;
+pub mod fmdl;
 pub mod fres;
 pub mod from_model;
 pub mod fshu;
@@ -52,6 +56,7 @@ pub mod lint;
 pub mod strings;
 pub mod subfile;
 pub mod switch;
+pub mod unroll;
 
 use std::any::Any;
 
@@ -293,6 +298,11 @@ impl Document for BfresDocument {
             if count > 0 {
                 notes.push(format!("{count} {group_name}"));
             }
+        }
+        match fmdl::unconverted(&self.data, h) {
+            Ok(Some(sentence)) => notes.push(sentence),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("models: {e}")),
         }
         notes.extend(self.texture_tables());
         notes

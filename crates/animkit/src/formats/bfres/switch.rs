@@ -581,7 +581,7 @@ pub fn fmaa_to_clip(anim: &Fmaa, fps: f32, limits: &Limits) -> Result<Clip> {
                 let curve = mat.curves.get(info.curve_index as usize).ok_or_else(|| {
                     Error::invalid(anim.at, format!("{what}: curve index {} out of range", info.curve_index))
                 })?;
-                super::ftxp::pattern_keys(curve, fps, check)?
+                super::ftxp::pattern_keys(curve, anim.frame_count, fps, check)?
             } else if info.begin_constant != 0xFFFF {
                 let &(_, raw) = mat.constants.get(usize::from(info.begin_constant)).ok_or_else(|| {
                     Error::invalid(anim.at, format!("{what}: constant {} out of range", info.begin_constant))
