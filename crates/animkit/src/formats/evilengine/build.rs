@@ -287,14 +287,16 @@ fn quant_t(p: Vec3, scale: [f32; 3]) -> [i16; 3] {
     out
 }
 
-/// Whether the stored components of `q` (x y z w in V1, x y z in V2, whose w is derived) are
-/// what the reader decodes from some integers (`n / 32767` in f32, §3.1).
+/// Whether `q` is what the reader decodes from some stored integers (`n / 32767` in f32, §3.1):
+/// x y z w in V1; in V2 x y z, and w the reader's `√(1 − x² − y² − z²)` of them (a V1 key whose
+/// length is not 1 is not a V2 key: kept as it is, its rotation would change).
 fn on_quat_grid(q: Quat, version: SkbVersion) -> bool {
     let stored = if version == SkbVersion::V1 { 4 } else { 3 };
-    q.to_array().iter().take(stored).all(|&c| {
+    let on_grid = q.to_array().iter().take(stored).all(|&c| {
         let n = (f64::from(c) * f64::from(FULL)).round() as f32;
         n.abs() <= FULL && n / FULL == c
-    })
+    });
+    on_grid && (version == SkbVersion::V1 || (1.0 - q.x * q.x - q.y * q.y - q.z * q.z).max(0.0).sqrt() == q.w.abs())
 }
 
 /// `round(q·32767)`: a stored value as it is, anything else normalised first (§3.2).
