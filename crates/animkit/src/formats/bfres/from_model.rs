@@ -4,10 +4,13 @@
 //!   first appearance. Every channel stores its value at the first key as base data; a component
 //!   that changes gets a cubic `s16` curve quantised as §5.7 describes. Cubic tracks keep their
 //!   tangents (Hermite → cubic, §5.4); linear tracks become segments with `c2 = c3 = 0`; step
-//!   tracks hold. Rotations are written as Euler XYZ by default, as every Breath of the Wild FSKA
-//!   stores them (§7.1; sampled at the keys, angles unwrapped), or in quaternion mode
-//!   (`rotation=quat`, keys made hemisphere-continuous). Each curve is stored in the smallest
-//!   encoding that reproduces it (see [`super::encode`]).
+//!   tracks hold. Rotations are written in quaternion mode by default (keys made
+//!   hemisphere-continuous), or as Euler XYZ with `rotation=euler`, as every Breath of the Wild
+//!   FSKA stores them (§7.1; sampled at the keys, angles unwrapped). Euler is not the default:
+//!   between keys the engine interpolates the three angles, which near gimbal lock (a pitch of
+//!   ±90°, common on GTA pelvis bones) turns up to 180° away from the source's slerp; quaternion
+//!   curves stay within the source's motion. Each curve is stored in the smallest encoding that
+//!   reproduces it (see [`super::encode`]).
 //! - **FTXP.** Texture-index tracks on material targets become step-int curves (`s8` keys when
 //!   they fit, offset `(min+max)/2`, raw scale word 0); a constant sampler stores only its base
 //!   value. The texture list is the union of the tracks' lists.
@@ -17,8 +20,8 @@
 //!
 //! - **Skeleton.** Not written (no FMDL): a warning says so with the bone count.
 //!
-//! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`euler`, the
-//! default, or `quat`).
+//! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`quat`, the
+//! default, or `euler`).
 
 use std::collections::BTreeMap;
 
@@ -639,8 +642,8 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
 /// Builds a BFRES file from the model; returns the bytes and warnings.
 pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
     let euler = match options.param("rotation") {
-        Some("quat") => false,
-        None | Some("euler") => true,
+        None | Some("quat") => false,
+        Some("euler") => true,
         Some(v) => return Err(Error::unrepresentable(format!("rotation={v}: expected quat or euler"))),
     };
     let mut warnings = Vec::new();
