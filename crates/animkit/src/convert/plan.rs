@@ -1,0 +1,171 @@
+//! Batch output paths that never collide, computed before anything is written.
+//!
+//! Each input of a batch converted into a directory `DIR` goes to `DIR/STEM.EXT`, or
+//! `DIR/STEM_CHARACTER.EXT` per character. When two inputs would write one path (`a/x.ifp` and
+//! `b/x.ifp`), every input's folder relative to the inputs' common ancestor directory is mirrored
+//! under `DIR` instead (`DIR/a/x.glb`, `DIR/b/x.glb`). When paths still collide (one file named
+//! twice; `x.ifp` and `x.caf` in one folder), planning fails, so nothing is written. Paths are
+//! compared ignoring ASCII case, as a case-insensitive file system would.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::formats::{Confidence, Format, REGISTRY};
+
+use super::{characters, file_name, open_input, output_format, ConvertOptions, Destination};
+
+/// How many leading bytes decide whether an input may split per character.
+const PROBE_BYTES: u64 = 4096;
+
+/// One input of a batch, where it is written and the files it gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    pub input: PathBuf,
+    /// Always a [`Destination::Directory`]: `DIR`, or the input's mirrored folder under it.
+    pub destination: Destination,
+    /// The files [`super::prepare`] will build for this input (an input that cannot be read is
+    /// planned as `STEM.EXT`; its job fails when it runs).
+    pub files: Vec<PathBuf>,
+}
+
+/// The jobs that convert every input into the directory `dir`, with output paths that never
+/// collide (see the module docs for the rule). Reads the inputs that may split per character.
+pub fn plan(inputs: &[PathBuf], dir: &Path, options: &ConvertOptions) -> Result<Vec<Job>> {
+    let (format, variant) = output_format(options.output.format.as_deref(), None)?;
+    let names: Vec<Vec<OsString>> = inputs
+        .iter()
+        .map(|input| match characters_of(input, options, format) {
+            Some(characters) if !characters.is_empty() => {
+                characters.iter().map(|c| file_name(input, Some(c), format, variant)).collect()
+            }
+            _ => vec![file_name(input, None, format, variant)],
+        })
+        .collect();
+    let flat = jobs(inputs, &names, inputs.iter().map(|_| dir.to_path_buf()));
+    if collision(&flat).is_none() {
+        return Ok(flat);
+    }
+    let parents: Vec<PathBuf> = inputs.iter().map(|i| absolute_parent(i)).collect();
+    let root = common_ancestor(&parents);
+    let dirs = parents.iter().map(|p| dir.join(p.strip_prefix(&root).unwrap_or(p)));
+    let mirrored = jobs(inputs, &names, dirs);
+    match collision(&mirrored) {
+        None => Ok(mirrored),
+        Some((a, b, path)) => Err(Error::unsupported(format!(
+            "{} and {} would both be written to {}: convert them separately or rename one",
+            a.display(),
+            b.display(),
+            path.display()
+        ))),
+    }
+}
+
+/// Whether two paths are the same when ASCII case is ignored.
+pub(crate) fn same_path(a: &Path, b: &Path) -> bool {
+    a.as_os_str().to_string_lossy().eq_ignore_ascii_case(&b.as_os_str().to_string_lossy())
+}
+
+fn jobs(inputs: &[PathBuf], names: &[Vec<OsString>], dirs: impl Iterator<Item = PathBuf>) -> Vec<Job> {
+    inputs
+        .iter()
+        .zip(names)
+        .zip(dirs)
+        .map(|((input, names), dir)| Job {
+            input: input.clone(),
+            files: names.iter().map(|n| dir.join(n)).collect(),
+            destination: Destination::Directory(dir),
+        })
+        .collect()
+}
+
+/// The first two inputs whose files share a path, and that path.
+fn collision(jobs: &[Job]) -> Option<(&Path, &Path, &Path)> {
+    let mut seen: HashMap<String, &Job> = HashMap::new();
+    for job in jobs {
+        for file in &job.files {
+            let key = file.as_os_str().to_string_lossy().to_ascii_lowercase();
+            if let Some(other) = seen.insert(key, job) {
+                return Some((&other.input, &job.input, file));
+            }
+        }
+    }
+    None
+}
+
+/// The characters `input` splits into (sanitised names), or `None` when it is written as one
+/// file or cannot be read (its job then fails with the reason).
+fn characters_of(input: &Path, options: &ConvertOptions, format: &dyn Format) -> Option<Vec<String>> {
+    if options.skeleton.is_some() {
+        return None;
+    }
+    let mut prefix = Vec::new();
+    std::fs::File::open(input).ok()?.take(PROBE_BYTES).read_to_end(&mut prefix).ok()?;
+    let splits = |f: &&&dyn Format| f.capabilities().archive && f.capabilities().skeleton;
+    if !REGISTRY.iter().filter(splits).any(|f| f.probe(&prefix) != Confidence::No) {
+        return None;
+    }
+    let doc = open_input(input, &options.read).ok()?;
+    let parts = characters::parts(doc.as_ref(), options, true, format.capabilities().skeleton).ok()?;
+    Some(parts.parts.into_iter().filter_map(|p| p.character).collect())
+}
+
+/// The absolute folder of `path`, with `.` and `..` resolved by name.
+fn absolute_parent(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in absolute.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out.pop();
+    out
+}
+
+/// The longest folder every path of `paths` lies in.
+fn common_ancestor(paths: &[PathBuf]) -> PathBuf {
+    let mut iter = paths.iter();
+    let Some(first) = iter.next() else { return PathBuf::new() };
+    let mut common: Vec<Component> = first.components().collect();
+    for p in iter {
+        let shared = common.iter().zip(p.components()).take_while(|(a, b)| **a == *b).count();
+        common.truncate(shared);
+    }
+    common.iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_ancestor_of_sibling_folders() {
+        let paths = [PathBuf::from("/g/anim/a"), PathBuf::from("/g/anim/b/c"), PathBuf::from("/g/anim/a")];
+        assert_eq!(common_ancestor(&paths), PathBuf::from("/g/anim"));
+        assert_eq!(absolute_parent(Path::new("/g/x/../y/./f.ifp")), PathBuf::from("/g/y"));
+    }
+
+    #[test]
+    fn same_named_inputs_are_mirrored_and_a_duplicate_is_refused() {
+        let options = ConvertOptions {
+            output: super::super::OutputOptions { format: Some("glb".into()), ..Default::default() },
+            ..Default::default()
+        };
+        let inputs = [PathBuf::from("/no/such/a/x.ifp"), PathBuf::from("/no/such/b/x.ifp")];
+        let jobs = plan(&inputs, Path::new("out"), &options).unwrap();
+        let files: Vec<&PathBuf> = jobs.iter().flat_map(|j| &j.files).collect();
+        assert_eq!(files, [&PathBuf::from("out/a/x.glb"), &PathBuf::from("out/b/x.glb")]);
+        let flat = plan(&[PathBuf::from("/no/a/x.ifp"), PathBuf::from("/no/b/y.ifp")], Path::new("out"), &options);
+        assert_eq!(flat.unwrap()[1].files, [PathBuf::from("out/y.glb")]);
+        let twice = [PathBuf::from("/no/a/x.ifp"), PathBuf::from("/no/a/X.caf")];
+        let e = plan(&twice, Path::new("out"), &options).unwrap_err();
+        assert!(e.message.contains("would both be written to out/X.glb"), "{e}");
+    }
+}
