@@ -1,28 +1,69 @@
 //! Helpers shared by the verbs: opening inputs, format options, safe output.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use animkit::{Document, Error, Package, ReadOptions};
+use animkit::formats::{Format, Param, COMMON_READ_PARAMS, REGISTRY};
+use animkit::{Document, Error, ReadOptions};
 use anyhow::{bail, Context, Result};
 
 /// `--opt key=value` settings passed to a format.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct FormatOptions {
     /// A format setting, `key=value` (repeatable): e.g. `overflow=error`, `compression=none`,
-    /// `skb_version=1`.
+    /// `skb_version=1`. `animkit formats --params` lists every format's keys; an unknown key is
+    /// an error.
     #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub opts: Vec<(String, String)>,
 }
 
+/// Every key some format reads or writes.
+fn known_keys() -> impl Iterator<Item = &'static Param> {
+    let per_format = REGISTRY.iter().flat_map(|f| f.read_params().iter().chain(f.write_params()));
+    COMMON_READ_PARAMS.iter().chain(per_format)
+}
+
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
-    s.split_once('=')
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .ok_or_else(|| format!("expected KEY=VALUE, got \"{s}\""))
+    let (key, value) = s.split_once('=').ok_or_else(|| format!("expected KEY=VALUE, got \"{s}\""))?;
+    let key = key.trim();
+    if !known_keys().any(|p| p.key == key) {
+        let mut keys: Vec<&str> = known_keys().map(|p| p.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        return Err(format!(
+            "no format takes the option \"{key}\"; valid keys: {} (`animkit formats --params` says which format takes which)",
+            keys.join(", ")
+        ));
+    }
+    Ok((key.to_string(), value.trim().to_string()))
 }
 
 impl FormatOptions {
     pub fn read_options(&self, lenient: bool) -> ReadOptions {
         ReadOptions { lenient, params: self.opts.iter().cloned().collect(), ..Default::default() }
+    }
+
+    /// The settings split between reading the inputs and writing `format`: a key `format` writes
+    /// goes to writing, a key some format reads to reading (a key both take, to both). A key
+    /// neither takes is an error that lists what `format` writes.
+    pub fn split(&self, format: &dyn Format) -> Result<(BTreeMap<String, String>, BTreeMap<String, String>)> {
+        let (mut read, mut write) = (BTreeMap::new(), BTreeMap::new());
+        for (key, value) in &self.opts {
+            let writes = format.write_params().iter().any(|p| p.key == key);
+            let reads =
+                COMMON_READ_PARAMS.iter().chain(REGISTRY.iter().flat_map(|f| f.read_params())).any(|p| p.key == key);
+            if writes {
+                write.insert(key.clone(), value.clone());
+            }
+            if reads {
+                read.insert(key.clone(), value.clone());
+            }
+            if !writes && !reads {
+                let alone = BTreeMap::from([(key.clone(), value.clone())]);
+                animkit::formats::check_write_params(format, &alone)?;
+            }
+        }
+        Ok((read, write))
     }
 }
 
@@ -53,8 +94,7 @@ pub fn open_archive(path: &Path, format: &FormatOptions) -> Result<Box<dyn Docum
 
 /// Reads the skeleton of a file (any format that carries one).
 pub fn load_skeleton(path: &Path, options: &ReadOptions) -> Result<animkit::model::Skeleton> {
-    let package: Package = open(path, options)?.to_model()?;
-    package.skeleton.with_context(|| format!("{} holds no skeleton", path.display()))
+    Ok(animkit::convert::load_skeleton(path, options)?)
 }
 
 /// Writes `data` to `out` atomically. Refuses to replace `input` unless `in_place`, and then

@@ -18,8 +18,8 @@
 //! Nothing empty is written: a conversion whose input holds no animation track (and whose output
 //! keeps no skeleton either), or whose output would hold none of the input's tracks, fails and says
 //! why. The written document is read back and its clips and tracks counted against the input's;
-//! partial losses become warnings with counts, and the writer's per-track warnings are grouped
-//! (one line and a count per cause; [`FileReport::details`] keeps every one). A format that adds
+//! partial losses are counted ([`FileReport::losses`]), and the writer's per-track warnings are
+//! grouped (one line and a count per cause; [`FileReport::details`] keeps every one). A format that adds
 //! tracks (SKB writes every bone up to the highest index) can hide a drop from the counts; its
 //! warnings still name it. Outputs animkit cannot read back (CSV) are checked for emptiness only.
 
@@ -92,6 +92,7 @@ impl Destination {
 
 /// What one written (or prepared) file holds and what its conversion lost.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct FileReport {
     pub path: PathBuf,
     pub format: &'static str,
@@ -106,7 +107,9 @@ pub struct FileReport {
     pub input: Counts,
     /// What the written file holds, read back; `None` for formats animkit cannot read (CSV).
     pub kept: Option<Counts>,
-    /// Losses with counts, then the writer's warnings grouped by cause.
+    /// What the output lost against the input, with counts ("12 of 32 tracks dropped").
+    pub losses: Vec<String>,
+    /// The writer's warnings grouped by cause: one line and a count each.
     pub warnings: Vec<String>,
     /// Every warning the writer gave (one per track where it works per track).
     pub details: Vec<String>,
@@ -132,6 +135,7 @@ pub struct Prepared {
 
 /// What [`convert`] did.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct ConvertReport {
     pub input: PathBuf,
     pub input_format: &'static str,
@@ -273,9 +277,8 @@ fn encode_as(
     };
     let kept = summary.as_ref().map(Counts::of_summary);
     let skeleton_kept = summary.as_ref().and_then(|s| s.skeleton_bones).is_some_and(|n| n > 0);
-    let grouped = loss::group(&written.warnings, package);
-    let mut warnings = loss::check(package, kept, skeleton_kept, &grouped)?;
-    warnings.extend(grouped);
+    let warnings = loss::group(&written.warnings, package);
+    let losses = loss::check(package, kept, skeleton_kept, &warnings)?;
     let report = FileReport {
         path: path.to_path_buf(),
         format: format.name(),
@@ -284,6 +287,7 @@ fn encode_as(
         with_skeleton: package.skeleton.is_some(),
         input: Counts::of(package),
         kept,
+        losses,
         warnings,
         details: written.warnings,
         bytes: data.len(),

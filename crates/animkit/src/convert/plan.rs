@@ -15,7 +15,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::formats::{Confidence, Format, REGISTRY};
 
-use super::{characters, file_name, open_input, output_format, ConvertOptions, Destination};
+use super::{characters, file_name, open_input, output_format, ConvertOptions, Destination, Prepared};
 
 /// How many leading bytes decide whether an input may split per character.
 const PROBE_BYTES: u64 = 4096;
@@ -29,6 +29,23 @@ pub struct Job {
     /// The files [`super::prepare`] will build for this input (an input that cannot be read is
     /// planned as `STEM.EXT`; its job fails when it runs).
     pub files: Vec<PathBuf>,
+}
+
+impl Job {
+    /// Builds this job's files ([`super::prepare`]); a file the plan did not foresee (the input
+    /// changed since planning) is an error, so a job never writes outside its plan.
+    pub fn prepare(&self, options: &ConvertOptions) -> Result<Prepared> {
+        let prepared = super::prepare(&self.input, &self.destination, options)?;
+        let planned = |path: &Path| self.files.iter().any(|p| same_path(p, path));
+        if let Some(f) = prepared.files.iter().find(|f| !planned(&f.report.path)) {
+            return Err(Error::unsupported(format!(
+                "{} was not planned for {} (did the input change?); nothing written",
+                f.report.path.display(),
+                self.input.display()
+            )));
+        }
+        Ok(prepared)
+    }
 }
 
 /// The jobs that convert every input into the directory `dir`, with output paths that never
