@@ -14,7 +14,8 @@ use crate::common::{load_skeleton, write_output, FormatOptions};
 #[command(after_help = "Into a directory, each input gives DIR/STEM.EXT, or DIR/STEM_CHARACTER.EXT per character \
 for archives whose clips bind to several skeletons (a HIP with several characters). When two inputs would \
 give one path (a/x.ifp and b/x.ifp), every input's folder relative to the inputs' common ancestor is mirrored \
-under DIR (DIR/a/x.glb, DIR/b/x.glb); a path that still collides is an error before anything is written.\n\n\
+under DIR (DIR/a/x.glb, DIR/b/x.glb); when paths still collide, the inputs' extensions are kept as well \
+(x.bfres.glb, x.sbfres.glb); a path that collides even then is an error before anything is written.\n\n\
 A conversion that would write nothing (no track survives, or the input holds no animation) fails; one that \
 drops some clips or tracks warns with counts.")]
 pub struct Args {
@@ -48,17 +49,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let destination = Destination::of(&args.output);
-    let file = match &destination {
+    let file = match Destination::of(&args.output) {
         Destination::File(path) if args.inputs.len() > 1 => bail!(
             "{} inputs need a directory to write into: \"{}\" is not one (an existing directory, or a path ending in /)",
             args.inputs.len(),
             path.display()
         ),
-        Destination::File(path) => Some(path.as_path()),
-        Destination::Directory(_) => None,
+        Destination::File(path) => Some(path),
+        Destination::Directory(_) | Destination::Prefix(_) => None,
     };
-    let (format, _) = library::output_format(args.to.as_deref(), file)?;
+    let (format, _) = library::output_format(args.to.as_deref(), file.as_deref())?;
     let (read_params, write_params) = args.format.split(format)?;
     let read = animkit::ReadOptions { params: read_params, ..args.format.read_options(false) };
     let skeleton = args.skeleton.as_deref().map(|p| load_skeleton(p, &read)).transpose()?;
@@ -69,11 +69,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         skeleton,
         rest_offsets: args.rest_offsets,
     };
-    let jobs = match &destination {
-        Destination::Directory(dir) => library::plan(&args.inputs, dir, &options)?,
-        Destination::File(path) => {
-            vec![Job { input: args.inputs[0].clone(), destination: destination.clone(), files: vec![path.clone()] }]
+    let jobs = match file {
+        Some(path) => {
+            let destination = Destination::File(path.clone());
+            vec![Job { input: args.inputs[0].clone(), destination, files: vec![path] }]
         }
+        None => library::plan(&args.inputs, &args.output, &options)?,
     };
     Ok(crate::batch::run_jobs(&jobs, |job| &job.input, |job, done| convert_one(job, &options, &args, done)))
 }

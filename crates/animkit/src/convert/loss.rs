@@ -36,11 +36,25 @@ impl Counts {
     }
 }
 
-/// Fails when the conversion would write nothing, and returns the loss lines otherwise.
+/// Fails when the package holds nothing to convert: no track, and no skeleton an output could
+/// carry instead. Checked before building, so the message is the same for every format.
+pub(crate) fn check_input(package: &Package) -> Result<()> {
+    let input = Counts::of(package);
+    if input.tracks == 0 && package.skeleton.is_none() {
+        return Err(Error::unrepresentable(format!(
+            "nothing to convert: the input holds {} clip(s), no animation track and no skeleton",
+            input.clips
+        )));
+    }
+    Ok(())
+}
+
+/// Fails when the written file would hold nothing, and returns the loss lines otherwise.
 ///
-/// `input` is what went in; `kept` what the written file holds (`None` when the format cannot be
-/// read back, e.g. CSV); `skeleton_kept`: the written file carries a skeleton; `reasons`: the
-/// writer's warnings, already grouped.
+/// `kept` is what the written file holds (`None` when the format cannot be read back, e.g. CSV);
+/// `skeleton_kept`: the written file carries a skeleton; `reasons`: the writer's warnings,
+/// already grouped. A skeleton is suggested when the package has none and the writer dropped
+/// tracks for want of a bone index (SKB binds tracks by index).
 pub(crate) fn check(
     package: &Package,
     kept: Option<Counts>,
@@ -48,14 +62,12 @@ pub(crate) fn check(
     reasons: &[String],
 ) -> Result<Vec<String>> {
     let input = Counts::of(package);
-    let hint = if package.skeleton.is_none() {
-        " (the input has no skeleton: pass one with --skeleton so tracks map to the output's bones)"
-    } else {
-        ""
-    };
+    let unbound = package.skeleton.is_none() && reasons.iter().any(|r| r.contains("bone index"));
+    let hint =
+        if unbound { " (the input has no skeleton: pass one with --skeleton to give tracks bone indices)" } else { "" };
     if input.tracks == 0 && !skeleton_kept {
         return Err(Error::unrepresentable(format!(
-            "nothing to convert: the input holds {} clip(s) and no animation track",
+            "nothing to convert: the input holds {} clip(s) and no animation track, and the output keeps no skeleton",
             input.clips
         )));
     }
@@ -69,10 +81,12 @@ pub(crate) fn check(
     }
     let mut lines = Vec::new();
     if kept.clips < input.clips {
-        lines.push(format!("{} of {} clips dropped (pick one with --clip)", input.clips - kept.clips, input.clips));
+        let pick = if kept.clips == 1 { " (the format holds one: pick it with --clip)" } else { "" };
+        lines.push(format!("{} of {} clips dropped{pick}", input.clips - kept.clips, input.clips));
     }
     if kept.tracks < input.tracks {
-        lines.push(format!("{} of {} tracks dropped{hint}", input.tracks - kept.tracks, input.tracks));
+        let with = if kept.clips < input.clips { ", those of the dropped clips included" } else { "" };
+        lines.push(format!("{} of {} tracks dropped{with}{hint}", input.tracks - kept.tracks, input.tracks));
     }
     Ok(lines)
 }
@@ -198,17 +212,36 @@ mod tests {
     fn losing_every_track_fails_and_partial_loss_is_counted() {
         let p = package(&["a", "b", "c", "d"]);
         let none = Counts { clips: 1, tracks: 0, keys: 0 };
-        let e = check(&p, Some(none), false, &["no bone index".into()]).unwrap_err();
-        assert!(e.message.contains("none of the 4 tracks: no bone index") && e.message.contains("--skeleton"), "{e}");
+        let e = check(&p, Some(none), false, &["track a has no bone index".into()]).unwrap_err();
+        assert!(e.message.contains("none of the 4 tracks: track a has no bone index"), "{e}");
+        assert!(e.message.contains("pass one with --skeleton"), "{e}");
         let some = Counts { clips: 1, tracks: 3, keys: 6 };
-        assert_eq!(check(&p, Some(some), false, &[]).unwrap()[0], "1 of 4 tracks dropped (the input has no skeleton: pass one with --skeleton so tracks map to the output's bones)");
+        assert_eq!(check(&p, Some(some), false, &[]).unwrap(), ["1 of 4 tracks dropped"]);
         assert!(check(&p, Some(Counts::of(&p)), false, &[]).unwrap().is_empty());
     }
 
     #[test]
     fn nothing_to_convert_fails_unless_a_skeleton_is_written() {
         let empty = Package::default();
-        assert!(check(&empty, Some(Counts::default()), false, &[]).unwrap_err().message.contains("nothing to convert"));
-        assert!(check(&empty, Some(Counts::default()), true, &[]).unwrap().is_empty());
+        assert!(check_input(&empty).unwrap_err().message.contains("nothing to convert"));
+        let rig = Package { skeleton: Some(Default::default()), ..Default::default() };
+        assert!(check_input(&rig).is_ok());
+        assert!(check(&rig, Some(Counts::default()), false, &[]).unwrap_err().message.contains("keeps no skeleton"));
+        assert!(check(&rig, Some(Counts::default()), true, &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn dropped_clips_are_counted_with_their_tracks() {
+        let mut p = package(&["a", "b"]);
+        p.clips.push(p.clips[0].clone());
+        let kept = Counts { clips: 1, tracks: 2, keys: 4 };
+        let lines = check(&p, Some(kept), false, &[]).unwrap();
+        assert_eq!(
+            lines,
+            [
+                "1 of 2 clips dropped (the format holds one: pick it with --clip)",
+                "2 of 4 tracks dropped, those of the dropped clips included"
+            ]
+        );
     }
 }

@@ -27,7 +27,6 @@ mod characters;
 mod loss;
 mod plan;
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
@@ -74,6 +73,8 @@ pub enum Destination {
     File(PathBuf),
     /// Into this directory: `STEM.EXT`, or `STEM_CHARACTER.EXT` per character.
     Directory(PathBuf),
+    /// `PREFIX.EXT`, or `PREFIX_CHARACTER.EXT` per character (what [`plan`] gives each job).
+    Prefix(PathBuf),
 }
 
 impl Destination {
@@ -176,7 +177,7 @@ pub fn load_skeleton(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Sk
 pub fn prepare(input: &Path, destination: &Destination, options: &ConvertOptions) -> Result<Prepared> {
     let file = match destination {
         Destination::File(path) => Some(path.as_path()),
-        Destination::Directory(_) => None,
+        Destination::Directory(_) | Destination::Prefix(_) => None,
     };
     let (format, variant) = output_format(options.output.format.as_deref(), file)?;
     formats::check_write_params(format, &options.output.params)?;
@@ -187,7 +188,11 @@ pub fn prepare(input: &Path, destination: &Destination, options: &ConvertOptions
     for part in parts.parts {
         let path = match destination {
             Destination::File(path) => path.clone(),
-            Destination::Directory(dir) => dir.join(file_name(input, part.character.as_deref(), format, variant)),
+            Destination::Directory(dir) => {
+                let stem = input.file_stem().unwrap_or_else(|| "out".as_ref());
+                output_name(&dir.join(stem), part.character.as_deref(), format, variant)
+            }
+            Destination::Prefix(prefix) => output_name(prefix, part.character.as_deref(), format, variant),
         };
         if files.iter().any(|f| plan::same_path(&f.report.path, &path)) {
             return Err(Error::unsupported(format!("two characters would both be written to {}", path.display())));
@@ -266,6 +271,7 @@ fn encode_as(
     params: &std::collections::BTreeMap<String, String>,
 ) -> Result<PreparedFile> {
     formats::check_write_params(format, params)?;
+    loss::check_input(package)?;
     let options = WriteOptions { variant: variant.map(str::to_string), params: params.clone() };
     let written = format.from_model(package, &options)?;
     let data = written.document.write()?;
@@ -295,8 +301,8 @@ fn encode_as(
     Ok(PreparedFile { report, data })
 }
 
-/// `STEM.EXT` or `STEM_CHARACTER.EXT`, the extension the one `format`/`variant` files take.
-fn file_name(input: &Path, character: Option<&str>, format: &dyn Format, variant: Option<&str>) -> OsString {
+/// `PREFIX.EXT` or `PREFIX_CHARACTER.EXT`, with the extension `format`/`variant` files take.
+fn output_name(prefix: &Path, character: Option<&str>, format: &dyn Format, variant: Option<&str>) -> PathBuf {
     let ext = format
         .extensions()
         .iter()
@@ -304,12 +310,12 @@ fn file_name(input: &Path, character: Option<&str>, format: &dyn Format, variant
         .or_else(|| format.extensions().first())
         .copied()
         .unwrap_or("out");
-    let mut name = input.file_stem().map(OsString::from).unwrap_or_else(|| OsString::from("out"));
+    let mut name = prefix.as_os_str().to_os_string();
     if let Some(character) = character {
         name.push(format!("_{character}"));
     }
     name.push(format!(".{ext}"));
-    name
+    PathBuf::from(name)
 }
 
 fn io_error(e: std::io::Error, path: &Path) -> Error {

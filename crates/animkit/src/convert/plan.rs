@@ -1,21 +1,27 @@
 //! Batch output paths that never collide, computed before anything is written.
 //!
 //! Each input of a batch converted into a directory `DIR` goes to `DIR/STEM.EXT`, or
-//! `DIR/STEM_CHARACTER.EXT` per character. When two inputs would write one path (`a/x.ifp` and
-//! `b/x.ifp`), every input's folder relative to the inputs' common ancestor directory is mirrored
-//! under `DIR` instead (`DIR/a/x.glb`, `DIR/b/x.glb`). When paths still collide (one file named
-//! twice; `x.ifp` and `x.caf` in one folder), planning fails, so nothing is written. Paths are
-//! compared ignoring ASCII case, as a case-insensitive file system would.
+//! `DIR/STEM_CHARACTER.EXT` per character. The first of these layouts in which no two files share
+//! a path is used, for every input alike:
+//!
+//! 1. flat: `DIR/x.glb`;
+//! 2. each input's folder relative to the inputs' common ancestor directory mirrored under `DIR`
+//!    (`a/x.ifp`, `b/x.ifp` → `DIR/a/x.glb`, `DIR/b/x.glb`);
+//! 3. mirrored, and the input's extension kept (`x.bfres`, `x.sbfres` → `DIR/x.bfres.glb`,
+//!    `DIR/x.sbfres.glb`).
+//!
+//! When paths still collide (one file named twice), planning fails, so nothing is written. Paths
+//! are compared ignoring ASCII case, as a case-insensitive file system would.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Display, Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::formats::{Confidence, Format, REGISTRY};
 
-use super::{characters, file_name, open_input, output_format, ConvertOptions, Destination, Prepared};
+use super::{characters, open_input, output_format, output_name, ConvertOptions, Destination, Prepared};
 
 /// How many leading bytes decide whether an input may split per character.
 const PROBE_BYTES: u64 = 4096;
@@ -24,7 +30,7 @@ const PROBE_BYTES: u64 = 4096;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {
     pub input: PathBuf,
-    /// Always a [`Destination::Directory`]: `DIR`, or the input's mirrored folder under it.
+    /// A [`Destination::Prefix`]: `DIR/STEM`, or as the layout rule gives.
     pub destination: Destination,
     /// The files [`super::prepare`] will build for this input (an input that cannot be read is
     /// planned as `STEM.EXT`; its job fails when it runs).
@@ -52,32 +58,46 @@ impl Job {
 /// collide (see the module docs for the rule). Reads the inputs that may split per character.
 pub fn plan(inputs: &[PathBuf], dir: &Path, options: &ConvertOptions) -> Result<Vec<Job>> {
     let (format, variant) = output_format(options.output.format.as_deref(), None)?;
-    let names: Vec<Vec<OsString>> = inputs
-        .iter()
-        .map(|input| match characters_of(input, options, format) {
-            Some(characters) if !characters.is_empty() => {
-                characters.iter().map(|c| file_name(input, Some(c), format, variant)).collect()
-            }
-            _ => vec![file_name(input, None, format, variant)],
-        })
-        .collect();
-    let flat = jobs(inputs, &names, inputs.iter().map(|_| dir.to_path_buf()));
-    if collision(&flat).is_none() {
-        return Ok(flat);
-    }
+    let characters: Vec<Vec<String>> = inputs.iter().map(|i| characters_of(i, options, format)).collect();
     let parents: Vec<PathBuf> = inputs.iter().map(|i| absolute_parent(i)).collect();
     let root = common_ancestor(&parents);
-    let dirs = parents.iter().map(|p| dir.join(p.strip_prefix(&root).unwrap_or(p)));
-    let mirrored = jobs(inputs, &names, dirs);
-    match collision(&mirrored) {
-        None => Ok(mirrored),
-        Some((a, b, path)) => Err(Error::unsupported(format!(
-            "{} and {} would both be written to {}: convert them separately or rename one",
-            a.display(),
-            b.display(),
-            path.display()
-        ))),
+    let mirrored: Vec<PathBuf> = parents.iter().map(|p| dir.join(p.strip_prefix(&root).unwrap_or(p))).collect();
+    let name = |input: &PathBuf, whole: bool| {
+        let name = if whole { input.file_name() } else { input.file_stem() };
+        name.map_or_else(|| OsString::from("out"), OsString::from)
+    };
+    let layouts: [Vec<PathBuf>; 3] = [
+        inputs.iter().map(|i| dir.join(name(i, false))).collect(),
+        inputs.iter().zip(&mirrored).map(|(i, d)| d.join(name(i, false))).collect(),
+        inputs.iter().zip(&mirrored).map(|(i, d)| d.join(name(i, true))).collect(),
+    ];
+    let mut last = None;
+    for prefixes in layouts {
+        let jobs: Vec<Job> = inputs
+            .iter()
+            .zip(prefixes)
+            .zip(&characters)
+            .map(|((input, prefix), characters)| Job {
+                input: input.clone(),
+                files: files(&prefix, characters, format, variant),
+                destination: Destination::Prefix(prefix),
+            })
+            .collect();
+        match collision(&jobs) {
+            None => return Ok(jobs),
+            Some((a, b, path)) => last = Some(format!("{} and {} would both be written to {}", a, b, path)),
+        }
     }
+    let why = last.unwrap_or_default();
+    Err(Error::unsupported(format!("{why}: convert them separately or rename one")))
+}
+
+/// The files of one job: `PREFIX.EXT`, or one per character.
+fn files(prefix: &Path, characters: &[String], format: &dyn Format, variant: Option<&str>) -> Vec<PathBuf> {
+    if characters.is_empty() {
+        return vec![output_name(prefix, None, format, variant)];
+    }
+    characters.iter().map(|c| output_name(prefix, Some(c), format, variant)).collect()
 }
 
 /// Whether two paths are the same when ASCII case is ignored.
@@ -85,36 +105,27 @@ pub(crate) fn same_path(a: &Path, b: &Path) -> bool {
     a.as_os_str().to_string_lossy().eq_ignore_ascii_case(&b.as_os_str().to_string_lossy())
 }
 
-fn jobs(inputs: &[PathBuf], names: &[Vec<OsString>], dirs: impl Iterator<Item = PathBuf>) -> Vec<Job> {
-    inputs
-        .iter()
-        .zip(names)
-        .zip(dirs)
-        .map(|((input, names), dir)| Job {
-            input: input.clone(),
-            files: names.iter().map(|n| dir.join(n)).collect(),
-            destination: Destination::Directory(dir),
-        })
-        .collect()
-}
-
 /// The first two inputs whose files share a path, and that path.
-fn collision(jobs: &[Job]) -> Option<(&Path, &Path, &Path)> {
+fn collision(jobs: &[Job]) -> Option<(Display<'_>, Display<'_>, Display<'_>)> {
     let mut seen: HashMap<String, &Job> = HashMap::new();
     for job in jobs {
         for file in &job.files {
             let key = file.as_os_str().to_string_lossy().to_ascii_lowercase();
             if let Some(other) = seen.insert(key, job) {
-                return Some((&other.input, &job.input, file));
+                return Some((other.input.display(), job.input.display(), file.display()));
             }
         }
     }
     None
 }
 
-/// The characters `input` splits into (sanitised names), or `None` when it is written as one
-/// file or cannot be read (its job then fails with the reason).
-fn characters_of(input: &Path, options: &ConvertOptions, format: &dyn Format) -> Option<Vec<String>> {
+/// The characters `input` splits into (sanitised names); none when it is written as one file.
+fn characters_of(input: &Path, options: &ConvertOptions, format: &dyn Format) -> Vec<String> {
+    split_characters(input, options, format).unwrap_or_default()
+}
+
+/// [`characters_of`], `None` also when `input` cannot be read (its job then fails with the reason).
+fn split_characters(input: &Path, options: &ConvertOptions, format: &dyn Format) -> Option<Vec<String>> {
     if options.skeleton.is_some() {
         return None;
     }
@@ -181,8 +192,12 @@ mod tests {
         assert_eq!(files, [&PathBuf::from("out/a/x.glb"), &PathBuf::from("out/b/x.glb")]);
         let flat = plan(&[PathBuf::from("/no/a/x.ifp"), PathBuf::from("/no/b/y.ifp")], Path::new("out"), &options);
         assert_eq!(flat.unwrap()[1].files, [PathBuf::from("out/y.glb")]);
-        let twice = [PathBuf::from("/no/a/x.ifp"), PathBuf::from("/no/a/X.caf")];
+        let kinds = [PathBuf::from("/no/a/x.ifp"), PathBuf::from("/no/a/X.caf")];
+        let files: Vec<PathBuf> =
+            plan(&kinds, Path::new("out"), &options).unwrap().into_iter().flat_map(|j| j.files).collect();
+        assert_eq!(files, [PathBuf::from("out/x.ifp.glb"), PathBuf::from("out/X.caf.glb")]);
+        let twice = [PathBuf::from("/no/a/x.ifp"), PathBuf::from("/no/a/X.IFP")];
         let e = plan(&twice, Path::new("out"), &options).unwrap_err();
-        assert!(e.message.contains("would both be written to out/X.glb"), "{e}");
+        assert!(e.message.contains("would both be written to out/X.IFP.glb"), "{e}");
     }
 }
