@@ -85,3 +85,27 @@ fn the_summary_counts_every_file_written_per_character() {
     assert!(err.contains("2 of 2 files done, 0 failed; 6 files written"), "{err}");
     assert_eq!(std::fs::read_dir(dir.join("out")).unwrap().count(), 6);
 }
+
+/// ANP3 has no scale: three scale tracks dropped read as one count and one line per cause;
+/// `--verbose` lists each.
+#[test]
+fn drops_are_summarised_and_verbose_lists_each() {
+    let dir = temp_dir("summary");
+    let track = |bone: &str, values: serde_json::Value| serde_json::json!({"target": {"bone": {"name": bone}}, "interpolation": "linear", "times": [0.0, 1.0], "values": values});
+    let mut tracks = Vec::new();
+    for bone in ["Pelvis", "Spine", "Head"] {
+        tracks.push(track(bone, serde_json::json!({"rotation": [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0]]})));
+        tracks.push(track(bone, serde_json::json!({"scale": [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]})));
+    }
+    let model = serde_json::json!({"animkit_model": 1, "package": {"name": "grow", "up_axis": "Z",
+        "clips": [{"name": "grow", "duration": 1.0, "tracks": tracks}]}});
+    let json = dir.join("grow.json");
+    std::fs::write(&json, model.to_string()).unwrap();
+    let out = dir.join("grow.ifp");
+    let err = ok(&animkit(&["convert", json.to_str().unwrap(), "-o", out.to_str().unwrap()]));
+    assert!(err.contains("3 of 6 tracks dropped"), "{err}");
+    assert!(err.contains("scale of Pelvis dropped: ANP3 has no scale (and 2 more like it)"), "{err}");
+    assert_eq!(err.matches("has no scale").count(), 1, "{err}");
+    let err = ok(&animkit(&["convert", json.to_str().unwrap(), "-o", out.to_str().unwrap(), "--verbose"]));
+    assert_eq!(err.matches("has no scale").count(), 3, "{err}");
+}

@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use animkit::convert::{Destination, OutputOptions};
-use animkit::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
+use animkit::model::{Bone, BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Values};
 use animkit::{ConvertOptions, Format, ReadOptions, WriteOptions};
 use glam::{Quat, Vec3};
 
@@ -242,5 +242,25 @@ fn a_read_key_is_not_a_write_key() {
     assert!(e.message.contains("unknown option \"timeline\" for writing gltf"), "{e}");
     let ifp: &dyn Format = animkit::formats::by_name("ifp").unwrap().0;
     assert!(ifp.read_params().iter().any(|p| p.key == "timeline"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A skeleton alone (a model file without animation) is worth a glTF, which keeps it; a BFRES
+/// written from it would hold nothing, so that fails.
+#[test]
+fn a_skeleton_alone_converts_only_where_the_output_keeps_it() {
+    let dir = temp_dir("skeleton");
+    let bone = |name: &str, parent| Bone { name: name.into(), parent, ..Default::default() };
+    let rig = Package {
+        skeleton: Some(Skeleton { bones: vec![bone("Root", None), bone("Arm", Some(0))] }),
+        ..Default::default()
+    };
+    let report = animkit::write(&rig, dir.join("rig.glb"), &OutputOptions::default()).unwrap();
+    assert_eq!(report.kept.map(|k| k.tracks), Some(0));
+    let back = animkit::open(dir.join("rig.glb")).unwrap().to_model().unwrap();
+    assert_eq!(back.skeleton.map(|s| s.bones.len()), Some(2));
+    let e = animkit::write(&rig, dir.join("rig.bfres"), &OutputOptions::default()).unwrap_err();
+    assert!(e.message.contains("nothing to convert") && e.message.contains("keeps no skeleton"), "{e}");
+    assert!(!dir.join("rig.bfres").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
