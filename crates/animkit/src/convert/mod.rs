@@ -213,6 +213,7 @@ pub fn prepare(input: &Path, destination: &Destination, options: &ConvertOptions
 
 impl Prepared {
     /// Writes every file atomically (creating missing directories); refuses to overwrite the input.
+    /// Stops at the first file that cannot be written; the files before it stay written.
     pub fn write(self) -> Result<ConvertReport> {
         if let Some(f) = self.files.iter().find(|f| crate::io::same_file(&self.input, &f.report.path)) {
             return Err(Error::unsupported(format!("refusing to overwrite the input {}", f.report.path.display())));
