@@ -21,7 +21,8 @@
 //! partial losses are counted ([`FileReport::losses`]), and the writer's per-track warnings are
 //! grouped (one line and a count per cause; [`FileReport::details`] keeps every one). A format that adds
 //! tracks (SKB writes every bone up to the highest index) can hide a drop from the counts; its
-//! warnings still name it. Outputs animkit cannot read back (CSV) are checked for emptiness only.
+//! warnings still name it. Outputs animkit cannot read back (CSV) are not counted; the CSV writer
+//! itself refuses a table without rows.
 
 mod characters;
 mod loss;
