@@ -264,3 +264,36 @@ fn a_skeleton_alone_converts_only_where_the_output_keeps_it() {
     assert!(!dir.join("rig.bfres").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every declared key is one its format's code reads: a bogus value for a key with a closed set
+/// of values (or a number) reaches the format, whose error names it.
+#[test]
+fn declared_keys_reach_their_format() {
+    let dir = temp_dir("declared");
+    let checked = |values: &str| values.contains('|') && values != "true|false" || values == "NUMBER";
+    let mut tried = 0;
+    for format in animkit::formats::REGISTRY.iter().filter(|f| f.capabilities().from_model) {
+        for param in format.write_params().iter().filter(|p| checked(p.values)) {
+            let mut options = to(format.name());
+            options.params.insert(param.key.into(), "bogus".into());
+            let path = dir.join(format!("x.{}", format.extensions()[0]));
+            let e = animkit::write(&wave(), &path, &options).unwrap_err();
+            assert!(e.message.contains("bogus"), "{} {}: {e}", format.name(), param.key);
+            tried += 1;
+        }
+    }
+    for (ext, format) in [("ifp", "ifp"), ("bfres", "bfres")] {
+        let input = dir.join(format!("in.{ext}"));
+        animkit::write(&wave(), &input, &OutputOptions::default()).unwrap();
+        let declared = animkit::formats::by_name(format).unwrap().0.read_params();
+        for param in declared.iter().filter(|p| checked(p.values)) {
+            let mut options = ConvertOptions::default();
+            options.read.params.insert(param.key.into(), "bogus".into());
+            let e = animkit::convert(&input, dir.join("out.glb"), &options).unwrap_err();
+            assert!(e.message.contains("bogus"), "{format} {}: {e}", param.key);
+            tried += 1;
+        }
+    }
+    assert_eq!(tried, 10, "ifp 2 + 3, cryengine 2, bfres 2 + 1: a key skipped would go unchecked");
+    let _ = std::fs::remove_dir_all(&dir);
+}
