@@ -43,27 +43,24 @@ impl FormatOptions {
         ReadOptions { lenient, params: self.opts.iter().cloned().collect(), ..Default::default() }
     }
 
-    /// The settings split between reading the inputs and writing `format`: a key `format` writes
-    /// goes to writing, a key some format reads to reading (a key both take, to both). A key
-    /// neither takes is an error that lists what `format` writes.
-    pub fn split(&self, format: &dyn Format) -> Result<(BTreeMap<String, String>, BTreeMap<String, String>)> {
-        let (mut read, mut write) = (BTreeMap::new(), BTreeMap::new());
+    /// Checks that every key is one `format` writes or some format reads (the input's format,
+    /// known once it is read, is checked then); the error lists what `format` writes.
+    pub fn check_for_writing(&self, format: &dyn Format) -> Result<()> {
         for (key, value) in &self.opts {
             let writes = format.write_params().iter().any(|p| p.key == key);
             let reads =
                 COMMON_READ_PARAMS.iter().chain(REGISTRY.iter().flat_map(|f| f.read_params())).any(|p| p.key == key);
-            if writes {
-                write.insert(key.clone(), value.clone());
-            }
-            if reads {
-                read.insert(key.clone(), value.clone());
-            }
             if !writes && !reads {
                 let alone = BTreeMap::from([(key.clone(), value.clone())]);
                 animkit::formats::check_write_params(format, &alone)?;
             }
         }
-        Ok((read, write))
+        Ok(())
+    }
+
+    /// The settings as a map.
+    pub fn params(&self) -> BTreeMap<String, String> {
+        self.opts.iter().cloned().collect()
     }
 }
 

@@ -59,15 +59,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Destination::Directory(_) | Destination::Prefix(_) => None,
     };
     let (format, _) = library::output_format(args.to.as_deref(), file.as_deref())?;
-    let (read_params, write_params) = args.format.split(format)?;
-    let read = animkit::ReadOptions { params: read_params, ..args.format.read_options(false) };
-    let skeleton = args.skeleton.as_deref().map(|p| load_skeleton(p, &read)).transpose()?;
+    args.format.check_for_writing(format)?;
+    let skeleton = args.skeleton.as_deref().map(|p| load_skeleton(p, &args.format.read_options(false))).transpose()?;
     let options = ConvertOptions {
-        read,
-        output: OutputOptions { format: args.to.clone(), params: write_params },
+        output: OutputOptions { format: args.to.clone(), ..Default::default() },
         clips: args.clips.clone(),
         skeleton,
         rest_offsets: args.rest_offsets,
+        params: args.format.params(),
+        ..Default::default()
     };
     let jobs = match file {
         Some(path) => {

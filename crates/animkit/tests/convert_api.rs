@@ -297,3 +297,31 @@ fn declared_keys_reach_their_format() {
     assert_eq!(tried, 10, "ifp 2 + 3, cryengine 2, bfres 2 + 1: a key skipped would go unchecked");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `ConvertOptions::params` (the CLI's `--opt`) go to whichever side takes them.
+#[test]
+fn shared_settings_go_where_they_are_taken() {
+    let dir = temp_dir("shared");
+    let input = dir.join("in.ifp");
+    animkit::write(&wave(), &input, &OutputOptions::default()).unwrap();
+    // fps is a BFRES write key (IFP does not read it): keys at 60 frames per second.
+    let mut options = ConvertOptions::default();
+    options.params.insert("fps".into(), "60".into());
+    let out = dir.join("out.bfres");
+    animkit::convert(&input, &out, &options).unwrap();
+    let at = |fps: &str| {
+        let read = ReadOptions { params: [("fps".to_string(), fps.to_string())].into(), ..Default::default() };
+        animkit::open_with(&out, &read).unwrap().to_model().unwrap().clips[0].duration
+    };
+    assert_eq!((at("60"), at("30")), (1.0, 2.0), "60 frames: 1 s at 60 fps, 2 s at 30");
+    // And BFRES to BFRES: read and written at 60, the seconds stay.
+    let again = dir.join("again.bfres");
+    animkit::convert(&out, &again, &options).unwrap();
+    let read = ReadOptions { params: options.params.clone(), ..Default::default() };
+    assert_eq!(animkit::open_with(&again, &read).unwrap().to_model().unwrap().clips[0].duration, 1.0);
+    // A key neither side takes names both.
+    options.params = [("fsp".to_string(), "60".to_string())].into();
+    let e = animkit::convert(&input, dir.join("x.glb"), &options).unwrap_err();
+    assert!(e.message.contains("for reading ifp") && e.message.contains("for writing gltf"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -28,6 +28,7 @@ mod characters;
 mod loss;
 mod plan;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
@@ -47,7 +48,7 @@ pub struct OutputOptions {
     /// extension (a directory output needs one).
     pub format: Option<String>,
     /// Format-specific settings (`key=value`), checked against [`Format::write_params`].
-    pub params: std::collections::BTreeMap<String, String>,
+    pub params: BTreeMap<String, String>,
 }
 
 /// How to convert a file.
@@ -65,6 +66,10 @@ pub struct ConvertOptions {
     /// The translation keys are offsets from the rest pose (GTA III and Vice City non-skinned
     /// objects): add each bone's rest translation. Needs `skeleton`.
     pub rest_offsets: bool,
+    /// Settings for whichever side takes them (the CLI's `--opt`): a key goes to reading when
+    /// the input's format reads it and to writing when the output format writes it (to both
+    /// when both do); a key neither takes is an error.
+    pub params: BTreeMap<String, String>,
 }
 
 /// Where a conversion writes.
@@ -182,7 +187,7 @@ pub fn prepare(input: &Path, destination: &Destination, options: &ConvertOptions
     };
     let (format, variant) = output_format(options.output.format.as_deref(), file)?;
     formats::check_write_params(format, &options.output.params)?;
-    let doc = open_input(input, &options.read)?;
+    let (doc, params) = open_input(input, options, format)?;
     let into_dir = file.is_none();
     let parts = characters::parts(doc.as_ref(), options, into_dir, format.capabilities().skeleton)?;
     let mut files: Vec<PreparedFile> = Vec::with_capacity(parts.parts.len());
@@ -199,11 +204,9 @@ pub fn prepare(input: &Path, destination: &Destination, options: &ConvertOptions
             return Err(Error::unsupported(format!("two characters would both be written to {}", path.display())));
         }
         let mut file =
-            encode_as(&part.package, &path, format, variant, &options.output.params).map_err(|e| {
-                match &part.character {
-                    Some(c) => e.within(format!("character {c}")),
-                    None => e,
-                }
+            encode_as(&part.package, &path, format, variant, &params).map_err(|e| match &part.character {
+                Some(c) => e.within(format!("character {c}")),
+                None => e,
             })?;
         file.report.character = part.character;
         files.push(file);
@@ -255,13 +258,34 @@ pub fn output_format(name: Option<&str>, path: Option<&Path>) -> Result<(&'stati
     Ok(found)
 }
 
-/// Reads `input`, checking the read settings against its format's declared keys.
-fn open_input(input: &Path, options: &ReadOptions) -> Result<Box<dyn Document>> {
+/// Reads `input` with the read settings (checked against its format's declared keys) and those
+/// of [`ConvertOptions::params`] it takes; returns it with the write settings for `output`.
+fn open_input(
+    input: &Path,
+    options: &ConvertOptions,
+    output: &dyn Format,
+) -> Result<(Box<dyn Document>, BTreeMap<String, String>)> {
     let within = |e: Error| e.within(input.display().to_string());
     let data = std::fs::read(input).map_err(|e| within(Error::from(e)))?;
     let format = crate::probe(&data, Some(input)).map_err(within)?;
-    formats::check_read_params(format, &options.params)?;
-    format.read(Bytes::from(data), options).map_err(within)
+    formats::check_read_params(format, &options.read.params)?;
+    let mut read = options.read.clone();
+    let mut write = options.output.params.clone();
+    for (key, value) in &options.params {
+        let one = BTreeMap::from([(key.clone(), value.clone())]);
+        let reads = formats::check_read_params(format, &one);
+        let writes = formats::check_write_params(output, &one);
+        if let (Err(r), Err(w)) = (&reads, &writes) {
+            return Err(Error::unsupported(format!("{}; and {}", r.message, w.message)));
+        }
+        if reads.is_ok() {
+            read.params.insert(key.clone(), value.clone());
+        }
+        if writes.is_ok() {
+            write.insert(key.clone(), value.clone());
+        }
+    }
+    Ok((format.read(Bytes::from(data), &read).map_err(within)?, write))
 }
 
 /// Builds `package` as `format`, reads the result back and checks what it lost.
@@ -270,7 +294,7 @@ fn encode_as(
     path: &Path,
     format: &'static dyn Format,
     variant: Option<&'static str>,
-    params: &std::collections::BTreeMap<String, String>,
+    params: &BTreeMap<String, String>,
 ) -> Result<PreparedFile> {
     formats::check_write_params(format, params)?;
     loss::check_input(package)?;

@@ -135,7 +135,7 @@ fn split_characters(input: &Path, options: &ConvertOptions, format: &dyn Format)
     if !REGISTRY.iter().filter(splits).any(|f| f.probe(&prefix) != Confidence::No) {
         return None;
     }
-    let doc = open_input(input, &options.read).ok()?;
+    let (doc, _) = open_input(input, options, format).ok()?;
     let parts = characters::parts(doc.as_ref(), options, true, format.capabilities().skeleton).ok()?;
     Some(parts.parts.into_iter().filter_map(|p| p.character).collect())
 }
