@@ -40,7 +40,7 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
 
 impl FormatOptions {
     pub fn read_options(&self, lenient: bool) -> ReadOptions {
-        ReadOptions { lenient, params: self.opts.iter().cloned().collect(), ..Default::default() }
+        ReadOptions { lenient, params: self.params(), ..Default::default() }
     }
 
     /// Checks that every key is one `format` writes or some format reads (the input's format,
