@@ -1,28 +1,66 @@
 //! Helpers shared by the verbs: opening inputs, format options, safe output.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use animkit::{Document, Error, Package, ReadOptions};
+use animkit::formats::{Format, Param, COMMON_READ_PARAMS, REGISTRY};
+use animkit::{Document, Error, ReadOptions};
 use anyhow::{bail, Context, Result};
 
 /// `--opt key=value` settings passed to a format.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct FormatOptions {
     /// A format setting, `key=value` (repeatable): e.g. `overflow=error`, `compression=none`,
-    /// `skb_version=1`.
+    /// `skb_version=1`. `animkit formats --params` lists every format's keys; an unknown key is
+    /// an error.
     #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub opts: Vec<(String, String)>,
 }
 
+/// Every key some format reads or writes.
+fn known_keys() -> impl Iterator<Item = &'static Param> {
+    let per_format = REGISTRY.iter().flat_map(|f| f.read_params().iter().chain(f.write_params()));
+    COMMON_READ_PARAMS.iter().chain(per_format)
+}
+
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
-    s.split_once('=')
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .ok_or_else(|| format!("expected KEY=VALUE, got \"{s}\""))
+    let (key, value) = s.split_once('=').ok_or_else(|| format!("expected KEY=VALUE, got \"{s}\""))?;
+    let key = key.trim();
+    if !known_keys().any(|p| p.key == key) {
+        let mut keys: Vec<&str> = known_keys().map(|p| p.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        return Err(format!(
+            "no format takes the option \"{key}\"; valid keys: {} (`animkit formats --params` says which format takes which)",
+            keys.join(", ")
+        ));
+    }
+    Ok((key.to_string(), value.trim().to_string()))
 }
 
 impl FormatOptions {
     pub fn read_options(&self, lenient: bool) -> ReadOptions {
-        ReadOptions { lenient, params: self.opts.iter().cloned().collect(), ..Default::default() }
+        ReadOptions { lenient, params: self.params(), ..Default::default() }
+    }
+
+    /// Checks that every key is one `format` writes or some format reads (the input's format,
+    /// known once it is read, is checked then); the error lists what `format` writes.
+    pub fn check_for_writing(&self, format: &dyn Format) -> Result<()> {
+        for (key, value) in &self.opts {
+            let writes = format.write_params().iter().any(|p| p.key == key);
+            let reads =
+                COMMON_READ_PARAMS.iter().chain(REGISTRY.iter().flat_map(|f| f.read_params())).any(|p| p.key == key);
+            if !writes && !reads {
+                let alone = BTreeMap::from([(key.clone(), value.clone())]);
+                animkit::formats::check_write_params(format, &alone)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The settings as a map.
+    pub fn params(&self) -> BTreeMap<String, String> {
+        self.opts.iter().cloned().collect()
     }
 }
 
@@ -55,8 +93,7 @@ pub fn open_archive(path: &Path, format: &FormatOptions) -> Result<Box<dyn Docum
 
 /// Reads the skeleton of a file (any format that carries one).
 pub fn load_skeleton(path: &Path, options: &ReadOptions) -> Result<animkit::model::Skeleton> {
-    let package: Package = open(path, options)?.to_model()?;
-    package.skeleton.with_context(|| format!("{} holds no skeleton", path.display()))
+    Ok(animkit::convert::load_skeleton(path, options)?)
 }
 
 /// What [`write_output`] did.

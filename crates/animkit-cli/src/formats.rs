@@ -9,9 +9,16 @@ pub struct Args {
     /// Print JSON Lines instead of a table.
     #[arg(long)]
     json: bool,
+    /// List the `--opt KEY=VALUE` settings each format reads and writes.
+    #[arg(long)]
+    params: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.params && !args.json {
+        print_params();
+        return Ok(ExitCode::SUCCESS);
+    }
     let yes = |b: bool| if b { "yes" } else { "-" };
     if !args.json {
         println!(
@@ -28,6 +35,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 "extensions": f.extensions(),
                 "variants": f.variants(),
                 "capabilities": c,
+                "read_params": f.read_params(),
+                "write_params": f.write_params(),
             }))?;
             continue;
         }
@@ -51,4 +60,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `--opt` keys, per format and direction.
+fn print_params() {
+    let common = animkit::formats::COMMON_READ_PARAMS;
+    let lists = animkit::formats::REGISTRY
+        .iter()
+        .flat_map(|f| [(f.name(), "reads", f.read_params()), (f.name(), "writes", f.write_params())])
+        .chain([("any format", "reads", common)]);
+    for (name, action, params) in lists.filter(|(_, _, p)| !p.is_empty()) {
+        println!("{name} {action}:");
+        for p in params {
+            let setting = format!("{}={}", p.key, p.values);
+            if setting.len() > 32 {
+                println!("  {setting}\n  {:<32} {}", "", p.description);
+            } else {
+                println!("  {setting:<32} {}", p.description);
+            }
+        }
+    }
 }

@@ -13,6 +13,20 @@
 //! assert_eq!(doc.write()?, std::fs::read("ped.ifp")?);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Converting and writing are one call each ([`convert()`], [`write()`]); see [`mod@convert`]:
+//!
+//! ```no_run
+//! use animkit::{ConvertOptions, OutputOptions};
+//! let report = animkit::convert("ped.ifp", "ped.glb", &ConvertOptions::default())?;
+//! for file in &report.files {
+//!     println!("{}: {} tracks, {} warnings", file.path.display(), file.input.tracks, file.warnings.len());
+//! }
+//! let package = animkit::open("ped.ifp")?.to_model()?;
+//! let options = OutputOptions { format: Some("anpk".into()), ..Default::default() };
+//! animkit::write(&package, "ped_vc.ifp", &options)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 // The library never panics on input: no unwrap/expect/panic and no unchecked indexing or
 // slicing outside tests (`get`, iterators, fixed-size chunks and errors with offsets instead).
@@ -20,6 +34,7 @@
 
 pub mod bytes;
 pub mod containers;
+pub mod convert;
 pub mod error;
 pub mod extract;
 pub mod formats;
@@ -34,6 +49,7 @@ pub mod text;
 use std::path::Path;
 
 pub use ::bytes::Bytes;
+pub use convert::{convert, write, ConvertOptions, ConvertReport, Destination, FileReport, OutputOptions};
 pub use error::{Error, ErrorKind, Result};
 pub use formats::{Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 pub use model::Package;

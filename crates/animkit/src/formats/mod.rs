@@ -103,6 +103,57 @@ impl WriteOptions {
     }
 }
 
+/// A format setting (`key=value` in [`ReadOptions::params`] or [`WriteOptions::params`]) that a
+/// format declares through [`Format::read_params`] or [`Format::write_params`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Param {
+    pub key: &'static str,
+    /// The values it takes, e.g. `auto|none` or `NAME`.
+    pub values: &'static str,
+    /// One line saying what it does.
+    pub description: &'static str,
+}
+
+/// Read settings every format takes (resource limits and the like), besides its own.
+pub static COMMON_READ_PARAMS: &[Param] = &[];
+
+/// Checks that every key of `params` is one `format` reads; the error lists the keys it takes.
+/// An archive that declares no read keys of its own (Yaz0, SARC) reads its entries with the
+/// caller's options, so it takes any format's read keys.
+pub fn check_read_params(format: &dyn Format, params: &BTreeMap<String, String>) -> Result<()> {
+    let passes_on = format.capabilities().archive && format.read_params().is_empty();
+    let known = |key: &str| {
+        let declares = |f: &dyn Format| f.read_params().iter().any(|p| p.key == key);
+        COMMON_READ_PARAMS.iter().any(|p| p.key == key)
+            || declares(format)
+            || (passes_on && REGISTRY.iter().any(|&f| declares(f)))
+    };
+    check_params(format, "reading", params, known, &[format.read_params(), COMMON_READ_PARAMS].concat())
+}
+
+/// Checks that every key of `params` is one `format` writes; the error lists the keys it takes.
+pub fn check_write_params(format: &dyn Format, params: &BTreeMap<String, String>) -> Result<()> {
+    let known = |key: &str| format.write_params().iter().any(|p| p.key == key);
+    check_params(format, "writing", params, known, format.write_params())
+}
+
+fn check_params(
+    format: &dyn Format,
+    action: &str,
+    params: &BTreeMap<String, String>,
+    known: impl Fn(&str) -> bool,
+    valid: &[Param],
+) -> Result<()> {
+    let Some(key) = params.keys().find(|k| !known(k)) else { return Ok(()) };
+    let takes = if valid.is_empty() {
+        "it takes no options".to_string()
+    } else {
+        let list: Vec<String> = valid.iter().map(|p| format!("{}={}", p.key, p.values)).collect();
+        format!("valid keys: {}", list.join(", "))
+    };
+    Err(Error::unsupported(format!("unknown option \"{key}\" for {action} {}: {takes}", format.name())))
+}
+
 /// A document made from the model, with what the conversion had to approximate.
 pub struct Written {
     pub document: Box<dyn Document>,
@@ -147,6 +198,14 @@ pub trait Format: Send + Sync {
     fn extensions(&self) -> &'static [&'static str];
     /// Names of the forms `from_model` can write (`anp3`, `anpk`); the first is the default.
     fn variants(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The `key=value` settings [`Format::read`] understands in [`ReadOptions::params`].
+    fn read_params(&self) -> &'static [Param] {
+        &[]
+    }
+    /// The `key=value` settings [`Format::from_model`] understands in [`WriteOptions::params`].
+    fn write_params(&self) -> &'static [Param] {
         &[]
     }
     fn capabilities(&self) -> Capabilities;

@@ -11,7 +11,8 @@
 //! Frames run from 0 to the clip's last frame (`duration × rate`, at least the last key), at the
 //! clip's frame rate (30 fps when it has none); values are the model's step evaluation
 //! ([`crate::sample::sample_track`]). Fields are quoted (RFC 4180) when they hold a comma, quote or
-//! line break. Other channels are not tables: the writer warns and names them. Nothing can be read
+//! line break. Other channels are not tables: the writer warns and names them, and a package
+//! without texture-index tracks is refused (the file would be a bare header). Nothing can be read
 //! back (`read = false`); use `model-json` for a lossless round trip.
 
 use std::any::Any;
@@ -84,7 +85,9 @@ pub fn texture_table(package: &Package) -> Result<(String, Vec<String>)> {
         ));
     }
     if rows == 0 {
-        warnings.push("the package has no texture-pattern track: the CSV has only its header".into());
+        return Err(Error::unrepresentable(
+            "the package has no texture-pattern track: the CSV would hold only its header (use model-json or glTF)",
+        ));
     }
     Ok((out, warnings))
 }
@@ -198,5 +201,18 @@ mod tests {
         assert_eq!(rows[2].split(',').nth(6), Some("a"));
         assert!(rows[3].starts_with("pat,m,_a0,2,") && rows[3].ends_with(",1,\"b,c\""), "{}", rows[3]);
         assert!(rows[4].starts_with("pat,m,_a0,3,"), "{}", rows[4]);
+    }
+
+    #[test]
+    fn a_table_without_texture_tracks_is_refused() {
+        let track = Track {
+            target: Target::Bone(crate::model::BoneRef::named("arm")),
+            interpolation: Interpolation::Linear,
+            times: vec![0.0],
+            values: Values::Rotation(vec![glam::Quat::IDENTITY]),
+        };
+        let clip = Clip { name: "wave".into(), duration: 1.0, tracks: vec![track], ..Default::default() };
+        let e = texture_table(&Package { clips: vec![clip], ..Default::default() }).unwrap_err();
+        assert!(e.message.contains("no texture-pattern track"), "{e}");
     }
 }

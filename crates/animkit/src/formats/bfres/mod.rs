@@ -63,6 +63,7 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired};
 use crate::model::{Package, Values};
@@ -125,6 +126,25 @@ impl Format for Bfres {
 
     fn extensions(&self) -> &'static [&'static str] {
         &["bfres"]
+    }
+
+    fn read_params(&self) -> &'static [Param] {
+        &[Param { key: "fps", values: "NUMBER", description: "frames per second of the stored frames (default 30)" }]
+    }
+
+    fn write_params(&self) -> &'static [Param] {
+        &[
+            Param {
+                key: "rotation",
+                values: "quat|euler",
+                description: "how FSKA curves store bone rotations (default quat)",
+            },
+            Param {
+                key: "fps",
+                values: "NUMBER",
+                description: "frames per second to store keys at (default the clip's rate, else 30)",
+            },
+        ]
     }
 
     fn capabilities(&self) -> Capabilities {

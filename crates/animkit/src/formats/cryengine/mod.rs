@@ -63,6 +63,7 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired};
 use crate::model::{Package, Skeleton};
@@ -95,6 +96,35 @@ impl Format for CryEngine {
 
     fn variants(&self) -> &'static [&'static str] {
         &["caf", "crytek", "i_caf", "dba", "ivo", "ivo_dba"]
+    }
+
+    fn read_params(&self) -> &'static [Param] {
+        &[Param {
+            key: "skeleton",
+            values: "PATH",
+            description: "a .chr whose CompiledBones name the controllers and bind the clips",
+        }]
+    }
+
+    fn write_params(&self) -> &'static [Param] {
+        &[
+            Param {
+                key: "rotation",
+                values: "st48|st64|st64ext|dword|shotint3|f32",
+                description: "the rotation codec of compressed controllers (default st48)",
+            },
+            Param {
+                key: "times",
+                values: "auto|f32|uint16|byte|f32_startstop|uint16_startstop|byte_startstop|bitset",
+                description: "one key-time format for every track instead of the smallest that fits",
+            },
+            Param { key: "clip", values: "NAME", description: "the clip to write when the package has several" },
+            Param {
+                key: "bone_names",
+                values: "true|false",
+                description: "false: no bone-name list chunk (controllers are named by CRC-32 only)",
+            },
+        ]
     }
 
     fn capabilities(&self) -> Capabilities {

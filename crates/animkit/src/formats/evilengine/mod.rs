@@ -46,6 +46,7 @@ use bytes::Bytes;
 
 use crate::bytes::Endian;
 use crate::error::{Error, ErrorKind, Result};
+use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired};
 use crate::model::Package;
@@ -60,6 +61,13 @@ pub fn version_param(params: &std::collections::BTreeMap<String, String>) -> Res
         Some(v) => Err(Error::unsupported(format!("skb_version={v}: expected 1 or 2"))),
     }
 }
+
+/// The `skb_version` read parameter, for SKB and HIP.
+const SKB_VERSION: Param = Param {
+    key: "skb_version",
+    values: "1|2",
+    description: "read SKB animations as this version instead of deciding from their data",
+};
 
 /// A standalone SKB animation (`ANIM` asset, `.anm`).
 pub struct SkbFormat;
@@ -79,6 +87,14 @@ impl Format for SkbFormat {
 
     fn variants(&self) -> &'static [&'static str] {
         &["skb-be", "skb-le", "skb-v2-be", "skb-v2-le"]
+    }
+
+    fn read_params(&self) -> &'static [Param] {
+        &[SKB_VERSION]
+    }
+
+    fn write_params(&self) -> &'static [Param] {
+        &[Param { key: "clip", values: "NAME", description: "the clip to write when the package has several" }]
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -251,6 +267,17 @@ impl Format for HipFormat {
 
     fn extensions(&self) -> &'static [&'static str] {
         &["hip", "hop"]
+    }
+
+    fn read_params(&self) -> &'static [Param] {
+        &[
+            SKB_VERSION,
+            Param {
+                key: "model",
+                values: "NAME|none",
+                description: "the MODL whose skeleton the clips bind to (only its clips are kept)",
+            },
+        ]
     }
 
     fn capabilities(&self) -> Capabilities {

@@ -37,6 +37,7 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired};
 use crate::model::Package;
@@ -61,6 +62,37 @@ impl Format for Ifp {
 
     fn variants(&self) -> &'static [&'static str] {
         &["anp3", "anpk"]
+    }
+
+    fn read_params(&self) -> &'static [Param] {
+        &[
+            Param {
+                key: "timeline",
+                values: "authored|engine",
+                description: "engine: every sequence starts at time 0, as the game plays it",
+            },
+            Param {
+                key: "root",
+                values: "keep|in-place",
+                description: "in-place: the root bone stays at its first X and Y (a walk on the spot)",
+            },
+            Param { key: "scale", values: "drop|keep", description: "keep: ANPK KRTS scale keys become scale tracks" },
+        ]
+    }
+
+    fn write_params(&self) -> &'static [Param] {
+        &[
+            Param {
+                key: "compression",
+                values: "auto|none",
+                description: "none: ANP3 frames uncompressed (floats) even when they fit the compressed form",
+            },
+            Param {
+                key: "overflow",
+                values: "uncompressed|error",
+                description: "what to do when a value does not fit ANP3's compressed range",
+            },
+        ]
     }
 
     fn capabilities(&self) -> Capabilities {
