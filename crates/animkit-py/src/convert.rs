@@ -1,52 +1,27 @@
-//! `animkit.write`, `animkit.convert` and `animkit.formats`.
-//!
-//! [`write_package`] and [`convert_file`] stand in for the library's own `animkit::write` and
-//! `animkit::convert(input, output, &ConvertOptions)`: each is the one place to swap for that
-//! call, and does the least the current primitives need (one input, one output).
+//! `animkit.write`, `animkit.convert` and `animkit.formats`: thin fronts over the library's
+//! `animkit::write` and `animkit::convert`, which do the work for the CLI too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use animkit::formats::{by_extension, by_name, Format, ReadOptions, WriteOptions};
+use animkit::convert::{load_skeleton, ConvertOptions, ConvertReport, FileReport, OutputOptions};
+use animkit::formats::ReadOptions;
 use animkit::model::Package;
-use animkit::{Error, ErrorKind};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::errors::{warn_all, LibError};
 
-/// The format and variant to write: `to` by name, else the output path's extension.
-fn target(to: Option<&str>, output: &Path) -> animkit::Result<(&'static dyn Format, Option<&'static str>)> {
-    let unsupported = |m: String| Error::new(ErrorKind::Unsupported, None, m);
-    let (format, variant) = match to {
-        Some(name) => by_name(name).ok_or_else(|| unsupported(format!("unknown output format \"{name}\"")))?,
-        None => {
-            let ext = output.extension().and_then(|e| e.to_str()).unwrap_or_default();
-            by_extension(ext).ok_or_else(|| {
-                unsupported(format!("cannot tell the output format from \"{}\"; name one with to=", output.display()))
-            })?
-        }
-    };
-    if !format.capabilities().from_model {
-        return Err(unsupported(format!("{} cannot be written from the model yet", format.name())));
-    }
-    Ok((format, variant))
-}
-
 /// Writes `package` as `to` (or the format of `path`'s extension) to `path`, atomically, and
-/// returns what the conversion approximated. To be replaced by the library's `animkit::write`.
+/// returns what the conversion lost and approximated, as the CLI words it.
 pub fn write_package(
     package: &Package,
     path: &Path,
     to: Option<&str>,
     params: BTreeMap<String, String>,
 ) -> animkit::Result<Vec<String>> {
-    let (format, variant) = target(to, path)?;
-    let options = WriteOptions { variant: variant.map(str::to_string), params };
-    let written = format.from_model(package, &options)?;
-    let bytes = written.document.write()?;
-    animkit::io::write_atomic(path, &bytes).map_err(|e| Error::from(e).within(path.display().to_string()))?;
-    Ok(written.warnings)
+    let report = animkit::write(package, path, &OutputOptions { format: to.map(str::to_string), params })?;
+    Ok(file_warnings(&report, ""))
 }
 
 /// What `convert` is asked for besides the input and output.
@@ -60,69 +35,35 @@ pub struct ConvertRequest {
     pub params: BTreeMap<String, String>,
 }
 
-/// Converts one file: open → model (the named clips; from a HIP, with their character's
-/// skeleton) → the skeleton of another file, if given → the output format → `output`, atomically.
-/// Returns what the conversion approximated. To be replaced by the library's `animkit::convert`.
+/// Converts one file as `animkit convert` does and returns its warnings, as the CLI words them.
 pub fn convert_file(input: &Path, output: &Path, request: &ConvertRequest) -> animkit::Result<Vec<String>> {
-    if animkit::io::same_file(input, output) {
-        let message = format!("refusing to overwrite the input {}", output.display());
-        return Err(Error::new(ErrorKind::Io, None, message));
-    }
-    let (format, _) = target(request.to.as_deref(), output)?;
-    let read_options = ReadOptions { params: request.params.clone(), ..Default::default() };
-    let open = |path: &Path| animkit::open_with(path, &read_options).map_err(|e| e.within(path.display().to_string()));
-    let skeleton =
-        match &request.skeleton {
-            Some(path) => Some(open(path)?.to_model()?.skeleton.ok_or_else(|| {
-                Error::new(ErrorKind::Invalid, None, format!("{} holds no skeleton", path.display()))
-            })?),
-            None => None,
-        };
-    let document = open(input)?;
-    let caps = document.format().capabilities();
-    let characters =
-        if skeleton.is_none() && caps.archive && caps.skeleton { document.packages()? } else { Vec::new() };
-    let (mut package, mut warnings) =
-        pick_clips(document.as_ref(), characters, &request.clips, format.capabilities().skeleton)?;
-    if let Some(skeleton) = skeleton {
-        package.skeleton = Some(skeleton);
-    }
-    warnings.extend(write_package(&package, output, request.to.as_deref(), request.params.clone())?);
-    Ok(warnings)
+    let read = ReadOptions { params: request.params.clone(), ..Default::default() };
+    let skeleton = request.skeleton.as_deref().map(|path| load_skeleton(path, &read)).transpose()?;
+    let options = ConvertOptions {
+        output: OutputOptions { format: request.to.clone(), ..Default::default() },
+        clips: request.clips.clone(),
+        skeleton,
+        params: request.params.clone(),
+        ..Default::default()
+    };
+    Ok(convert_warnings(&animkit::convert(input, output, &options)?))
 }
 
-/// The document's model with only the named clips (all when none is named). `characters` are
-/// its packages per skeleton (for an archive of several characters): clips of one character come
-/// with that character's skeleton; clips of several go into one file only when it carries no
-/// skeleton (with a warning, as `animkit convert` gives), since merging skeletons is the CLI's.
-fn pick_clips(
-    document: &dyn animkit::Document,
-    mut characters: Vec<Package>,
-    names: &[String],
-    writes_skeleton: bool,
-) -> animkit::Result<(Package, Vec<String>)> {
-    let named = |name: &str| names.is_empty() || names.iter().any(|n| n.eq_ignore_ascii_case(name));
-    characters.iter_mut().for_each(|p| p.clips.retain(|c| named(&c.name)));
-    characters.retain(|p| !p.clips.is_empty());
-    let mut warnings = Vec::new();
-    if characters.len() > 1 {
-        let list = characters.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ");
-        let message = format!("the clips bind to {} different skeletons ({list})", characters.len());
-        if writes_skeleton {
-            let hint = "convert one character's clips at a time (clips=[…]), or use `animkit convert`";
-            return Err(Error::new(ErrorKind::Unsupported, None, format!("{message}: {hint}")));
-        }
-        warnings.push(format!("{message}; only those of the package skeleton are bound in one file"));
+/// A conversion's warnings in the CLI's words and order; a file's own are prefixed with its path
+/// when the input was split into several files (one per character).
+fn convert_warnings(report: &ConvertReport) -> Vec<String> {
+    let split = report.files.len() > 1 || report.files.iter().any(|f| f.character.is_some());
+    let mut out = report.warnings.clone();
+    for file in &report.files {
+        let prefix = if split { format!("{}: ", file.path.display()) } else { String::new() };
+        out.extend(file_warnings(file, &prefix));
     }
-    let mut package = match characters.pop() {
-        Some(one) if characters.is_empty() && !names.is_empty() => one,
-        _ => document.to_model()?,
-    };
-    if let Some(missing) = names.iter().find(|n| !package.clips.iter().any(|c| c.name.eq_ignore_ascii_case(n))) {
-        return Err(Error::new(ErrorKind::Invalid, None, format!("no clip \"{missing}\"")));
-    }
-    package.clips.retain(|c| named(&c.name));
-    Ok((package, warnings))
+    out
+}
+
+/// What one written file lost (counted) and approximated (grouped by cause).
+fn file_warnings(report: &FileReport, prefix: &str) -> Vec<String> {
+    report.losses.iter().chain(&report.warnings).map(|w| format!("{prefix}{w}")).collect()
 }
 
 /// Writes a package to `path` as `format` (a format or variant name, e.g. `ifp`, `anp3`, `skb`,

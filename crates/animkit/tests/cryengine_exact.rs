@@ -326,7 +326,7 @@ fn ivo_c2_layout_is_decided_once_per_file_and_can_be_forced() {
     options.params.insert("ivo_c2".into(), "sideways".into());
     let err = animkit::read(Bytes::from(bytes), None, &options).err().expect("a bad value is refused");
     assert!(err.to_string().contains("planar, interleaved or auto"), "{err}");
-    assert!(animkit::formats::cryengine::READ_PARAMS.contains(&"ivo_c2"));
+    assert!(animkit::formats::cryengine::CryEngine.read_params().iter().any(|p| p.key == "ivo_c2"));
 }
 
 /// The rotation angle between two unit quaternions, well conditioned near 0 (unlike `acos`).

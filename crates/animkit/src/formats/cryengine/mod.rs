@@ -75,12 +75,6 @@ pub struct CryEngine;
 /// The read option naming a `.chr` whose bones name the tracks: `skeleton=PATH`.
 pub const SKELETON_PARAM: &str = "skeleton";
 
-/// Every read option (`ReadOptions::params` key) the format understands.
-pub const READ_PARAMS: &[&str] = &[SKELETON_PARAM, ivo::C2_LAYOUT_PARAM];
-
-/// Every write option (`WriteOptions::params` key) the format understands (see [`build`]).
-pub const WRITE_PARAMS: &[&str] = &["rotation", "times", "clip", "bone_names"];
-
 impl Format for CryEngine {
     fn name(&self) -> &'static str {
         "cryengine"
@@ -99,11 +93,18 @@ impl Format for CryEngine {
     }
 
     fn read_params(&self) -> &'static [Param] {
-        &[Param {
-            key: "skeleton",
-            values: "PATH",
-            description: "a .chr whose CompiledBones name the controllers and bind the clips",
-        }]
+        &[
+            Param {
+                key: SKELETON_PARAM,
+                values: "PATH",
+                description: "a .chr whose CompiledBones name the controllers and bind the clips",
+            },
+            Param {
+                key: ivo::C2_LAYOUT_PARAM,
+                values: "auto|planar|interleaved",
+                description: "the layout of #ivo C2 position tracks (default: decided once per file)",
+            },
+        ]
     }
 
     fn write_params(&self) -> &'static [Param] {

@@ -77,6 +77,11 @@ impl Format for Ifp {
                 description: "in-place: the root bone stays at its first X and Y (a walk on the spot)",
             },
             Param { key: "scale", values: "drop|keep", description: "keep: ANPK KRTS scale keys become scale tracks" },
+            Param {
+                key: "rotations",
+                values: "stored|unit",
+                description: "unit: quaternions normalised on read (default: kept exactly as stored)",
+            },
         ]
     }
 

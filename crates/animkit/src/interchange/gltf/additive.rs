@@ -24,9 +24,6 @@ use crate::model::{Interpolation, Package, Skeleton, Target, Track, Transform, V
 /// The write option choosing what happens to additive clips: `additive=keep|bake`.
 pub const ADDITIVE_PARAM: &str = "additive";
 
-/// Every write option (`WriteOptions::params` key) the glTF format understands.
-pub const WRITE_PARAMS: &[&str] = &[ADDITIVE_PARAM];
-
 /// What to do with additive clips.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AdditiveMode {

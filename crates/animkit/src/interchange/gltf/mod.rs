@@ -70,7 +70,7 @@ use serde_json::Value;
 
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written};
+use crate::formats::{Capabilities, Confidence, Document, Format, Limits, Param, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired, Severity};
 use crate::model::Package;
 
@@ -96,6 +96,14 @@ impl Format for Gltf {
 
     fn variants(&self) -> &'static [&'static str] {
         &["glb", "gltf"]
+    }
+
+    fn write_params(&self) -> &'static [Param] {
+        &[Param {
+            key: additive::ADDITIVE_PARAM,
+            values: "keep|bake",
+            description: "bake: additive clips applied to the skeleton's rest pose (glTF has no additive blending)",
+        }]
     }
 
     fn capabilities(&self) -> Capabilities {
