@@ -51,7 +51,14 @@ pub fn max_decoded_len(stream_len: usize) -> u64 {
     let (groups, rest) = (n / GROUP_IN, n % GROUP_IN);
     let partial = match rest.checked_sub(1) {
         None => 0,
-        Some(r) => r / 3 * 0x111 + [0, 1, 0x11][(r % 3) as usize],
+        Some(r) => {
+            r / 3 * 0x111
+                + match r % 3 {
+                    0 => 0,
+                    1 => 1,
+                    _ => 0x11,
+                }
+        }
     };
     groups * GROUP_OUT + partial
 }
