@@ -788,6 +788,25 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_members_are_found_and_reported() {
+        let members: Vec<(String, Vec<u8>)> = (0..4).map(|i| (format!("m{i}"), vec![i as u8; 16])).collect();
+        let mut s = build(&members, Endian::Big).unwrap();
+        assert_eq!(s.overlaps(), (vec![], 0));
+        assert!(SarcDocument::new(s.clone()).lint().iter().all(|f| f.code != "sarc-overlapping-members"));
+        // Member 1 shares member 0's bytes exactly; member 3 starts inside member 2.
+        s.nodes[1].begin = s.nodes[0].begin;
+        s.nodes[1].end = s.nodes[0].end;
+        s.nodes[3].begin = s.nodes[2].begin + 8;
+        let (pairs, count) = s.overlaps();
+        assert_eq!(count, 2);
+        assert!(pairs.contains(&(0, 1)) || pairs.contains(&(1, 0)), "{pairs:?}");
+        assert!(pairs.contains(&(2, 3)), "{pairs:?}");
+        let lint = SarcDocument::new(s).lint();
+        let finding = lint.iter().find(|f| f.code == "sarc-overlapping-members").unwrap();
+        assert!(finding.message.starts_with("2 members share bytes"), "{}", finding.message);
+    }
+
+    #[test]
     fn overlapping_or_outlying_members_are_errors() {
         let mut s = build(&[("x".into(), vec![1; 8]), ("y".into(), vec![2; 8])], Endian::Big).unwrap();
         let mut shared = s.clone();

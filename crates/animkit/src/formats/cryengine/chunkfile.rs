@@ -735,6 +735,26 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_chunks_are_rejected() {
+        let file = ChunkFile::build(
+            Container::CrCh,
+            0,
+            vec![(kind::TIMING, 0x918, 1, vec![1; 32]), (kind::CONTROLLER, 0x827, 2, vec![2; 32])],
+        );
+        let bytes = file.write().unwrap();
+        assert!(read(&Bytes::from(bytes.clone())).is_ok());
+        // Entry 1's offset (the last field of a 16-byte CrCh entry) set to entry 0's.
+        let table = file.table_offset as usize;
+        let mut aliased = bytes.clone();
+        let first_offset = bytes[table + 12..table + 16].to_vec();
+        aliased[table + 28..table + 32].copy_from_slice(&first_offset);
+        for e in [read(&Bytes::from(aliased.clone())), read_lenient(&Bytes::from(aliased))] {
+            let e = e.unwrap_err();
+            assert!(e.message.contains("1 chunks share bytes with another (chunk 1 overlaps chunk 0)"), "{e}");
+        }
+    }
+
+    #[test]
     fn truncation_never_panics() {
         let file = ChunkFile::build(Container::CryTek745, 0xFFFF_0000, vec![(0x100D, 0x829, 2, vec![7; 40])]);
         let bytes = file.write().unwrap();
