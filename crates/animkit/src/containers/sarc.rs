@@ -513,10 +513,11 @@ impl Document for SarcDocument {
             };
             let name = self.sarc.name(i).unwrap_or_else(|| format!("member {i}"));
             let within = |e: crate::Error| e.within(format!("SARC member {name}"));
+            let at = self.sarc.nodes.get(i).map(|n| u64::from(self.sarc.data_offset) + u64::from(n.begin));
             let p = match shared.get(i) {
                 Some(p) => p,
                 None => {
-                    budget.charge(Resource::Work, bytes.len() as u64, None).map_err(within)?;
+                    budget.charge(Resource::Work, bytes.len() as u64, at).map_err(within)?;
                     let doc = match crate::read(bytes, None, &self.options) {
                         Ok(doc) => doc,
                         Err(e) if e.kind == ErrorKind::Limit => return Err(within(e)),
@@ -528,8 +529,8 @@ impl Document for SarcDocument {
                     p
                 }
             };
-            budget.charge(Resource::Keys, p.key_count() as u64, None).map_err(within)?;
-            budget.charge(Resource::Work, p.key_count() as u64, None).map_err(within)?;
+            budget.charge(Resource::Keys, p.key_count() as u64, at).map_err(within)?;
+            budget.charge(Resource::Work, p.key_count() as u64, at).map_err(within)?;
             package.clips.extend(p.clips);
             if package.skeleton.is_none() {
                 package.skeleton = p.skeleton;
@@ -541,7 +542,7 @@ impl Document for SarcDocument {
     fn dump(&self) -> Result<serde_json::Value> {
         self.options
             .budget(self.sarc.data.len())
-            .charge(Resource::Work, 2 * self.sarc.data.len() as u64, None)
+            .charge(Resource::Work, 2 * self.sarc.data.len() as u64, Some(u64::from(self.sarc.data_offset)))
             .map_err(|e| e.within("SARC dump"))?;
         serde_json::to_value(&self.sarc).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }

@@ -191,7 +191,8 @@ pub fn read(data: &Bytes) -> Result<Hip> {
     Ok(hip)
 }
 
-/// Rejects an archive whose assets' data overlap: each asset is converted on its own, so a table
+/// Rejects an archive whose assets' data overlap (the error's offset is where the first
+/// overlapping asset's data starts): each asset is converted on its own, so a table
 /// of many headers pointing at one large animation would cost its keys once per header. (No
 /// known archive shares asset data.) Linear after a sort.
 fn reject_shared_asset_data(hip: &Hip) -> Result<()> {
@@ -207,7 +208,7 @@ fn reject_shared_asset_data(hip: &Hip) -> Result<()> {
     for &(begin, end, id) in &ranges {
         match reach {
             Some((far, earlier)) if begin < far => {
-                shared = (shared.0 + 1, shared.1.or(Some((earlier, id))));
+                shared = (shared.0 + 1, shared.1.or(Some((earlier, id, begin))));
                 if end > far {
                     reach = Some((end, id));
                 }
@@ -216,9 +217,9 @@ fn reject_shared_asset_data(hip: &Hip) -> Result<()> {
         }
     }
     match shared {
-        (count, Some((a, b))) => Err(Error::new(
+        (count, Some((a, b, at))) => Err(Error::new(
             ErrorKind::Invalid,
-            None,
+            u64::try_from(at).ok(),
             format!("{count} assets share data bytes with another (asset 0x{b:08X} overlaps 0x{a:08X}); assets must not overlap"),
         )
         .within("HIP")),
