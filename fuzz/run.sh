@@ -36,6 +36,8 @@ for kind in read roundtrip; do
     seed ${kind}_dff 'dff_*'
     seed ${kind}_model_json 'model-json*'
 done
+seed read_nested '*'
+
 rm -rf "$SEEDS"
 
 # Only now: RUSTC_BOOTSTRAP changes the compiler fingerprint, and the seed step above must not
@@ -47,7 +49,7 @@ mkdir -p logs
 run() {
     t=$1
     cargo fuzz run -s none -O "$t" "corpus/$t" -- -max_total_time="$SECONDS_EACH" \
-        -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 >"logs/$t.log" 2>&1
+        -timeout=10 -rss_limit_mb=2048 -max_len=1048576 -print_final_stats=1 >"logs/$t.log" 2>&1
     status=$?
     stats=$(grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "logs/$t.log" | tail -2 | tr '\n' ' ')
     echo "$t: exit $status $stats"

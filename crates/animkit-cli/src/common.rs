@@ -15,6 +15,18 @@ pub struct FormatOptions {
     /// an error.
     #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub opts: Vec<(String, String)>,
+    /// A resource limit for each input, `NAME=SIZE` (repeatable): `decoded=2GiB` (bytes
+    /// decompressed, all nested containers together), `keys=…` (keys converted), `work=…`.
+    /// Defaults: 20× the input's size decoded (at least 256 MiB), a key per 16 of those bytes,
+    /// about a second of work per megabyte.
+    #[arg(long = "limit", value_name = "NAME=SIZE", value_parser = parse_limit)]
+    pub limits: Vec<(String, String)>,
+}
+
+fn parse_limit(s: &str) -> Result<(String, String), String> {
+    let (name, value) = parse_key_value(s)?;
+    animkit::formats::Limits::default().set(&name, &value)?;
+    Ok((name, value))
 }
 
 /// Every key some format reads or writes.
@@ -40,7 +52,17 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
 
 impl FormatOptions {
     pub fn read_options(&self, lenient: bool) -> ReadOptions {
-        ReadOptions { lenient, params: self.params(), ..Default::default() }
+        ReadOptions { lenient, limits: self.limits(), params: self.params(), ..Default::default() }
+    }
+
+    /// The `--limit` settings over the default limits.
+    pub fn limits(&self) -> animkit::formats::Limits {
+        let mut limits = animkit::formats::Limits::default();
+        for (name, value) in &self.limits {
+            // Checked by `parse_limit` already.
+            let _ = limits.set(name, value);
+        }
+        limits
     }
 
     /// Checks that every key is one `format` writes or some format reads (the input's format,

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use animkit::convert::{self as library, ConvertOptions, Destination, Job, OutputOptions, PreparedFile};
+use animkit::ReadOptions;
 use anyhow::{bail, Result};
 
 use crate::batch::Done;
@@ -62,6 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     args.format.check_for_writing(format)?;
     let skeleton = args.skeleton.as_deref().map(|p| load_skeleton(p, &args.format.read_options(false))).transpose()?;
     let options = ConvertOptions {
+        read: ReadOptions { limits: args.format.limits(), ..Default::default() },
         output: OutputOptions { format: args.to.clone(), ..Default::default() },
         clips: args.clips.clone(),
         skeleton,

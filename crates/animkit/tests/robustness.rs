@@ -687,7 +687,7 @@ fn huge_key_counts_are_rejected_before_allocating() {
     eprintln!("huge counts rejected/tried: {}; worst peak heap {} KiB", summary.join(", "), worst / 1024);
 }
 
-/// `Limits::max_keys` is honoured by every format's model conversion, and `max_output_bytes` by
+/// `Limits::max_keys` is honoured by every format's model conversion, and `decoded_bytes` by
 /// the decompressor: a generated file with 222 keys, read with a limit of 10 keys, fails with
 /// `ErrorKind::Limit` (at read or at `to_model`), and reads normally without the limit.
 #[test]
@@ -712,10 +712,10 @@ fn limits_are_honoured_by_every_format() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 
-    // Decompression stops at max_output_bytes before allocating the declared size.
+    // Decompression stops at the decoded-bytes limit before allocating the declared size.
     let bfres = generated_files().into_iter().find(|(n, _)| n == "generated yaz0(bfres)").unwrap().1;
     let small = ReadOptions {
-        limits: animkit::formats::Limits { max_output_bytes: 100, ..Default::default() },
+        limits: animkit::formats::Limits { decoded_bytes: Some(100), ..Default::default() },
         ..Default::default()
     };
     let (result, peak) = measured(|| animkit::read(Bytes::from(bfres), None, &small).map(|_| ()));

@@ -12,6 +12,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
 use crate::bytes::{round_up, Cursor, Endian, Writer};
+use crate::containers::budget::Resource;
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::formats::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired, Severity};
@@ -45,8 +46,23 @@ pub struct Sarc {
     pub sfnt_reserved: u16,
     /// From the end of the SFNT header to the data offset: names, padding.
     pub names: Hex,
-    /// From the data offset to the end of the file.
-    pub data: Hex,
+    /// From the data offset to the end of the file (a slice of the input, not a copy).
+    #[serde(with = "hex_bytes")]
+    pub data: Bytes,
+}
+
+/// [`Bytes`] as a hexadecimal string in dumps.
+mod hex_bytes {
+    use bytes::Bytes;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(data: &Bytes, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&crate::text::to_hex(data))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+        crate::raw_json::Hex::deserialize(d).map(|h| Bytes::from(h.0))
+    }
 }
 
 /// The name hash: `h = h·key + byte` (bytes as signed chars, like oead).
@@ -54,8 +70,8 @@ pub fn hash(name: &[u8], key: u32) -> u32 {
     name.iter().fold(0u32, |h, &b| h.wrapping_mul(key).wrapping_add(b as i8 as i32 as u32))
 }
 
-/// Parses an archive.
-pub fn read(data: &[u8]) -> Result<Sarc> {
+/// Parses an archive. The data region is a slice of `data`.
+pub fn read(data: &Bytes) -> Result<Sarc> {
     if data.get(..4) != Some(b"SARC") {
         return Err(Error::invalid(0, "not a SARC archive"));
     }
@@ -133,7 +149,7 @@ pub fn read(data: &[u8]) -> Result<Sarc> {
         sfnt_header_size,
         sfnt_reserved,
         names: Hex(data.get(names_at..data_at).unwrap_or_default().to_vec()),
-        data: Hex(data.get(data_at..).unwrap_or_default().to_vec()),
+        data: data.slice(data_at.min(data.len())..),
     })
 }
 
@@ -164,8 +180,18 @@ pub fn write(s: &Sarc) -> Vec<u8> {
     w.u16(s.sfnt_reserved);
     w.fill(0, usize::from(s.sfnt_header_size).saturating_sub(8));
     w.bytes(&s.names.0);
-    w.bytes(&s.data.0);
+    w.bytes(&s.data);
     w.into_vec()
+}
+
+/// The length [`write`] gives, without writing (and so copying) the archive.
+fn written_len(s: &Sarc) -> usize {
+    usize::from(s.header_size).max(0x14)
+        + usize::from(s.sfat_header_size).max(0x0C)
+        + 16 * s.nodes.len()
+        + usize::from(s.sfnt_header_size).max(8)
+        + s.names.0.len()
+        + s.data.len()
 }
 
 impl Sarc {
@@ -184,7 +210,40 @@ impl Sarc {
     /// Member `i`'s bytes.
     pub fn member(&self, i: usize) -> Option<&[u8]> {
         let n = self.nodes.get(i)?;
-        self.data.0.get(n.begin as usize..n.end as usize)
+        self.data.get(n.begin as usize..n.end as usize)
+    }
+
+    /// Member `i`'s bytes as a slice of the archive's data (no copy).
+    pub fn member_bytes(&self, i: usize) -> Option<Bytes> {
+        let n = self.nodes.get(i)?;
+        (n.begin <= n.end && n.end as usize <= self.data.len())
+            .then(|| self.data.slice(n.begin as usize..n.end as usize))
+    }
+
+    /// Pairs of non-empty members whose bytes overlap (in data order: the second starts before
+    /// the first ends), and how many members overlap an earlier one in all. Linear after a sort.
+    pub fn overlaps(&self) -> (Vec<(usize, usize)>, usize) {
+        let mut by_begin: Vec<(u32, u32, usize)> =
+            self.nodes.iter().enumerate().filter(|(_, n)| n.end > n.begin).map(|(i, n)| (n.begin, n.end, i)).collect();
+        by_begin.sort_unstable();
+        let (mut examples, mut count) = (Vec::new(), 0);
+        // The member reaching furthest so far, and where it ends.
+        let mut reach: Option<(u32, usize)> = None;
+        for &(begin, end, i) in &by_begin {
+            match reach {
+                Some((far, j)) if begin < far => {
+                    count += 1;
+                    if examples.len() < 3 {
+                        examples.push((j, i));
+                    }
+                    if end > far {
+                        reach = Some((end, i));
+                    }
+                }
+                _ => reach = Some((end, i)),
+            }
+        }
+        (examples, count)
     }
 }
 
@@ -202,7 +261,7 @@ const MAX_KEPT_ALIGNMENT: usize = 0x2000;
 /// recomputed. Members that overlap (shared data) cannot be moved apart and are an error.
 pub fn replace_member(s: &Sarc, index: usize, data: &[u8]) -> Result<Sarc> {
     let bad = |m: String| Error::new(ErrorKind::Invalid, None, m).within("SARC");
-    let old = &s.data.0;
+    let old = &s.data;
     let range = |i: usize| -> Result<(usize, usize)> {
         let n = s.nodes.get(i).ok_or_else(|| bad(format!("no member {i}")))?;
         let (begin, end) = (n.begin as usize, n.end as usize);
@@ -233,7 +292,7 @@ pub fn replace_member(s: &Sarc, index: usize, data: &[u8]) -> Result<Sarc> {
         node.end = u32::try_from(bytes.len()).map_err(|_| Error::unrepresentable("SARC over 4 GiB"))?;
     }
     bytes.extend_from_slice(old.get(tail_from..).unwrap_or_default());
-    out.data = Hex(bytes);
+    out.data = Bytes::from(bytes);
     out.file_size = u32::try_from(write(&out).len()).map_err(|_| Error::unrepresentable("SARC over 4 GiB"))?;
     Ok(out)
 }
@@ -321,7 +380,7 @@ pub fn build(members: &[(String, Vec<u8>)], endian: Endian) -> Result<Sarc> {
         sfnt_header_size: 8,
         sfnt_reserved: 0,
         names: Hex(names),
-        data: Hex(data),
+        data: Bytes::from(data),
     })
 }
 
@@ -334,6 +393,41 @@ fn lcm(a: usize, b: usize) -> usize {
         }
     }
     a / gcd(a, b) * b
+}
+
+/// The packages of members whose bytes other members share exactly, so each is read once.
+struct SharedMembers {
+    /// For each member, the first member with the same non-empty range, when there is another.
+    first_of: Vec<Option<usize>>,
+    packages: std::collections::HashMap<usize, Package>,
+}
+
+impl SharedMembers {
+    fn new(sarc: &Sarc) -> Self {
+        let mut first: std::collections::HashMap<(u32, u32), (usize, usize)> = std::collections::HashMap::new();
+        for (i, n) in sarc.nodes.iter().enumerate().filter(|(_, n)| n.end > n.begin) {
+            first.entry((n.begin, n.end)).or_insert((i, 0)).1 += 1;
+        }
+        let first_of = sarc
+            .nodes
+            .iter()
+            .map(|n| first.get(&(n.begin, n.end)).filter(|(_, count)| *count > 1).map(|(i, _)| *i))
+            .collect();
+        SharedMembers { first_of, packages: std::collections::HashMap::new() }
+    }
+
+    /// The package of a member whose bytes an earlier member shares, read already.
+    fn get(&self, i: usize) -> Option<Package> {
+        let first = self.first_of.get(i).copied().flatten()?;
+        self.packages.get(&first).cloned()
+    }
+
+    /// Keeps member `i`'s package when later members share its bytes.
+    fn keep(&mut self, i: usize, package: &Package) {
+        if self.first_of.get(i).copied().flatten() == Some(i) {
+            self.packages.insert(i, package.clone());
+        }
+    }
 }
 
 /// The SARC archive format.
@@ -365,7 +459,8 @@ impl Format for SarcFormat {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        Ok(Box::new(SarcDocument { sarc: read(&bytes)?, options: options.clone() }))
+        let budget = options.budget(bytes.len());
+        Ok(Box::new(SarcDocument { sarc: read(&bytes)?, options: options.nested(&budget) }))
     }
 
     fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
@@ -406,17 +501,36 @@ impl Document for SarcDocument {
     }
 
     /// Every member that animkit can read, merged: clips in member order, the first skeleton.
+    /// Members that share their bytes exactly are read once. Every member read and every key
+    /// converted is charged to the budget of the input the archive came from.
     fn to_model(&self) -> Result<Package> {
         let mut package = Package::default();
+        let budget = self.options.budget(self.sarc.data.len());
+        let mut shared = SharedMembers::new(&self.sarc);
         for i in 0..self.sarc.nodes.len() {
-            let Some(bytes) = self.sarc.member(i) else {
+            let Some(bytes) = self.sarc.member_bytes(i) else {
                 continue;
             };
             let name = self.sarc.name(i).unwrap_or_else(|| format!("member {i}"));
-            let Ok(doc) = crate::read(Bytes::copy_from_slice(bytes), None, &self.options) else {
-                continue;
+            let within = |e: crate::Error| e.within(format!("SARC member {name}"));
+            let at = self.sarc.nodes.get(i).map(|n| u64::from(self.sarc.data_offset) + u64::from(n.begin));
+            let p = match shared.get(i) {
+                Some(p) => p,
+                None => {
+                    budget.charge(Resource::Work, bytes.len() as u64, at).map_err(within)?;
+                    let doc = match crate::read(bytes, None, &self.options) {
+                        Ok(doc) => doc,
+                        Err(e) if e.kind == ErrorKind::Limit => return Err(within(e)),
+                        // Members animkit cannot read (textures, sounds) hold no animation.
+                        Err(_) => continue,
+                    };
+                    let p = doc.to_model().map_err(within)?;
+                    shared.keep(i, &p);
+                    p
+                }
             };
-            let p = doc.to_model().map_err(|e| e.within(format!("SARC member {name}")))?;
+            budget.charge(Resource::Keys, p.key_count() as u64, at).map_err(within)?;
+            budget.charge(Resource::Work, p.key_count() as u64, at).map_err(within)?;
             package.clips.extend(p.clips);
             if package.skeleton.is_none() {
                 package.skeleton = p.skeleton;
@@ -426,13 +540,17 @@ impl Document for SarcDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
+        self.options
+            .budget(self.sarc.data.len())
+            .charge(Resource::Work, 2 * self.sarc.data.len() as u64, Some(u64::from(self.sarc.data_offset)))
+            .map_err(|e| e.within("SARC dump"))?;
         serde_json::to_value(&self.sarc).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
 
     fn lint(&self) -> Vec<Finding> {
         let mut out = Vec::new();
         let s = &self.sarc;
-        let total = write(s).len();
+        let total = written_len(s);
         if s.file_size as usize != total {
             out.push(
                 Finding::new(
@@ -457,6 +575,19 @@ impl Document for SarcDocument {
                     );
                 }
             }
+        }
+        let (examples, count) = s.overlaps();
+        if count > 0 {
+            let pairs: Vec<String> = examples.iter().map(|(a, b)| format!("{b} overlaps {a}")).collect();
+            out.push(Finding::new(
+                Severity::Warning,
+                "sarc-overlapping-members",
+                format!(
+                    "{count} members share bytes with an earlier one (member {}); each is read and \
+                     charged to the decode budget, and the archive cannot be edited",
+                    pairs.join(", ")
+                ),
+            ));
         }
         if s.nodes.iter().zip(s.nodes.iter().skip(1)).any(|(a, b)| a.hash > b.hash) {
             out.push(
@@ -521,13 +652,9 @@ impl Document for SarcDocument {
     fn entries(&self) -> Result<Vec<Entry>> {
         Ok((0..self.sarc.nodes.len())
             .map(|i| {
-                let data = self.sarc.member(i).unwrap_or_default();
+                let data = self.sarc.member_bytes(i).unwrap_or_default();
                 let kind = data.get(..4).map(|m| String::from_utf8_lossy(m).into_owned()).unwrap_or_default();
-                Entry {
-                    name: self.sarc.name(i).unwrap_or_else(|| format!("member_{i}")),
-                    kind,
-                    data: Bytes::copy_from_slice(data),
-                }
+                Entry { name: self.sarc.name(i).unwrap_or_else(|| format!("member_{i}")), kind, data }
             })
             .collect())
     }
@@ -572,7 +699,8 @@ mod tests {
         let s = build(&members, Endian::Big).unwrap();
         let bytes = write(&s);
         assert_eq!(bytes.len(), s.file_size as usize);
-        let back = read(&bytes).unwrap();
+        assert_eq!(written_len(&s), bytes.len());
+        let back = read(&Bytes::from(bytes.clone())).unwrap();
         assert_eq!(back, s);
         assert_eq!(write(&back), bytes);
         // Sorted by hash, and every member found by name with its bytes and alignment.
@@ -587,7 +715,7 @@ mod tests {
         assert!(doc.lint().is_empty(), "{:?}", doc.lint());
         // Truncation is an error.
         for cut in 0..bytes.len() {
-            assert!(read(&bytes[..cut]).is_err(), "cut {cut}");
+            assert!(read(&Bytes::copy_from_slice(&bytes[..cut])).is_err(), "cut {cut}");
         }
     }
 
@@ -620,7 +748,7 @@ mod tests {
         let r = replace_member(&s, target, &new).unwrap();
         let bytes = write(&r);
         assert_eq!(bytes.len(), r.file_size as usize);
-        let back = read(&bytes).unwrap();
+        let back = read(&Bytes::from(bytes.clone())).unwrap();
         assert_eq!(back, r);
         let (data_at, prefix) = (s.data_offset as usize, (s.data_offset + s.nodes[target].begin) as usize);
         assert_eq!(bytes[data_at..prefix], original[data_at..prefix], "the data before the replaced member is kept");
@@ -644,13 +772,13 @@ mod tests {
         let (first, second) = if s.nodes[0].begin < s.nodes[1].begin { (0, 1) } else { (1, 0) };
         let data_offset = s.data_offset as usize;
         let second_at = round_up(data_offset + 8, 0x1000) - data_offset;
-        let mut data = s.data.0.clone();
+        let mut data = s.data.to_vec();
         data.truncate(8);
         data.resize(second_at, 0);
         data.extend_from_slice(&[2; 8]);
         s.nodes[second].begin = second_at as u32;
         s.nodes[second].end = (second_at + 8) as u32;
-        s.data = Hex(data);
+        s.data = Bytes::from(data);
         let r = replace_member(&s, first, &vec![9; 0x1800]).unwrap();
         assert_eq!((r.data_offset + r.nodes[second].begin) % 0x1000, 0);
         assert!(r.nodes[second].begin > 0x1800);
@@ -658,6 +786,25 @@ mod tests {
         // A BFRES asking for more than its slot had gets what it asks.
         let r = replace_member(&s, second, &fres(0x2000, 0x40)).unwrap();
         assert_eq!((r.data_offset + r.nodes[second].begin) % 0x2000, 0);
+    }
+
+    #[test]
+    fn overlapping_members_are_found_and_reported() {
+        let members: Vec<(String, Vec<u8>)> = (0..4).map(|i| (format!("m{i}"), vec![i as u8; 16])).collect();
+        let mut s = build(&members, Endian::Big).unwrap();
+        assert_eq!(s.overlaps(), (vec![], 0));
+        assert!(SarcDocument::new(s.clone()).lint().iter().all(|f| f.code != "sarc-overlapping-members"));
+        // Member 1 shares member 0's bytes exactly; member 3 starts inside member 2.
+        s.nodes[1].begin = s.nodes[0].begin;
+        s.nodes[1].end = s.nodes[0].end;
+        s.nodes[3].begin = s.nodes[2].begin + 8;
+        let (pairs, count) = s.overlaps();
+        assert_eq!(count, 2);
+        assert!(pairs.contains(&(0, 1)) || pairs.contains(&(1, 0)), "{pairs:?}");
+        assert!(pairs.contains(&(2, 3)), "{pairs:?}");
+        let lint = SarcDocument::new(s).lint();
+        let finding = lint.iter().find(|f| f.code == "sarc-overlapping-members").unwrap();
+        assert!(finding.message.starts_with("2 members share bytes"), "{}", finding.message);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::any::Any;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
+use crate::containers::budget::{Budget, Resource};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::{Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired, Severity};
@@ -38,26 +39,54 @@ pub fn header(data: &[u8]) -> Result<Header> {
     Ok(Header { decoded_size: c.u32()?, alignment: c.u32()?, reserved: c.u32()? })
 }
 
-/// Decodes a whole Yaz0 file (header included). Returns the payload and the number of input bytes
-/// the stream consumed (header included). The declared size is checked against
-/// `limits.max_output_bytes` before anything is allocated.
+/// The most bytes a Yaz0 stream of `stream_len` bytes (after the header) can decode to. The
+/// densest encoding is a group of eight three-byte back-references of the longest length,
+/// 0x111: 25 input bytes for 2184 output bytes, a ratio of 87.36. A partial group of `r` bytes
+/// holds its flag byte and `(r - 1) / 3` such references, then one literal when one byte is
+/// left over or one two-byte reference of the longest short length (0x11) when two are.
+pub fn max_decoded_len(stream_len: usize) -> u64 {
+    const GROUP_IN: u64 = 1 + 8 * 3;
+    const GROUP_OUT: u64 = 8 * 0x111;
+    let n = stream_len as u64;
+    let (groups, rest) = (n / GROUP_IN, n % GROUP_IN);
+    let partial = match rest.checked_sub(1) {
+        None => 0,
+        Some(r) => {
+            r / 3 * 0x111
+                + match r % 3 {
+                    0 => 0,
+                    1 => 1,
+                    _ => 0x11,
+                }
+        }
+    };
+    groups * GROUP_OUT + partial
+}
+
+/// Decodes a whole Yaz0 file (header included) within a budget of its own made from `limits`.
+/// Returns the payload and the number of input bytes the stream consumed (header included).
 pub fn decode(data: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize)> {
+    decode_within(data, &Budget::for_input(data.len(), limits))
+}
+
+/// Decodes a whole Yaz0 file (header included), charging `budget` for the declared size before
+/// anything is allocated. A declared size the stream cannot encode ([`max_decoded_len`]) is an
+/// error before decoding too.
+pub fn decode_within(data: &[u8], budget: &Budget) -> Result<(Vec<u8>, usize)> {
     let h = header(data).map_err(|e| e.within("Yaz0 header"))?;
     let size = u64::from(h.decoded_size);
-    if size > limits.max_output_bytes {
-        return Err(Error::new(
-            ErrorKind::Limit,
-            Some(4),
-            format!("decoded size {size} exceeds the limit of {} bytes", limits.max_output_bytes),
-        ));
+    let stream_len = data.len().saturating_sub(16);
+    let max_possible = max_decoded_len(stream_len);
+    if size > max_possible {
+        let message = format!(
+            "the header declares {size} decoded bytes, but a {stream_len}-byte stream can encode at most \
+             {max_possible} (87.36 per byte)"
+        );
+        return Err(Error::new(ErrorKind::Invalid, Some(4), message).within("Yaz0 header"));
     }
+    budget.charge(Resource::Decoded, size, Some(4)).map_err(|e| e.within("Yaz0 header"))?;
+    budget.charge(Resource::Work, size, Some(4)).map_err(|e| e.within("Yaz0 header"))?;
     let size = h.decoded_size as usize;
-    // Each input byte yields at most 0x111 output bytes, so a size the input cannot produce is
-    // rejected before allocating it.
-    let max_possible = (data.len().saturating_sub(16) as u64).saturating_mul(0x111);
-    if size as u64 > max_possible {
-        return Err(Error::truncated(16, size.div_ceil(0x111), data.len().saturating_sub(16)));
-    }
     let mut out: Vec<u8> = Vec::with_capacity(size);
     let mut pos = 16usize;
     let next = |pos: &mut usize| -> Result<u8> {
@@ -93,15 +122,24 @@ pub fn decode(data: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize)> {
                     .within("Yaz0 stream"));
                 }
                 let len = len.min(size - out.len());
-                let start = out.len() - dist;
-                for i in 0..len {
-                    let b = out.get(start + i).copied().unwrap_or(0);
-                    out.push(b);
-                }
+                copy_back(&mut out, dist, len);
             }
         }
     }
     Ok((out, pos))
+}
+
+/// Appends `len` bytes copied from `dist` bytes back (`1 <= dist <= out.len()`), the copy
+/// overlapping what it appends when `dist < len`. Copies whole runs, each a multiple of `dist`
+/// long until the last, so the repeated pattern stays in phase.
+fn copy_back(out: &mut Vec<u8>, dist: usize, len: usize) {
+    let start = out.len().saturating_sub(dist);
+    let mut remaining = len;
+    while remaining > 0 {
+        let n = remaining.min(out.len() - start);
+        out.extend_from_within(start..start + n);
+        remaining -= n;
+    }
 }
 
 /// The length of the common prefix of `a` and `b`, compared 8 bytes at a time.
@@ -246,13 +284,14 @@ impl Format for Yaz0 {
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let header = header(&bytes).map_err(|e| e.within("Yaz0 header"))?;
-        let (payload, consumed) = decode(&bytes, &options.limits)?;
+        let budget = options.budget(bytes.len());
+        let (payload, consumed) = decode_within(&bytes, &budget)?;
         Ok(Box::new(Yaz0Document {
             header,
             stream: bytes,
             consumed,
             payload: Bytes::from(payload),
-            options: options.clone(),
+            options: options.nested(&budget),
         }))
     }
 
@@ -313,7 +352,7 @@ impl Yaz0Document {
             }
             v => crate::pack(v).and_then(|doc| doc.write()).map_err(|e| e.within("Yaz0 payload"))?,
         };
-        let limits = Limits { max_output_bytes: payload.len() as u64, ..Limits::default() };
+        let limits = Limits { decoded_bytes: Some(payload.len() as u64), ..Limits::default() };
         let stored =
             header(&d.stream.0).ok().filter(|h| *h == d.header).and_then(|_| decode(&d.stream.0, &limits).ok());
         if stored.is_some_and(|(p, _)| p == payload) {
@@ -455,13 +494,52 @@ mod tests {
         assert!(decode(&s, &Limits::default()).is_err());
         // Size over the limit, checked before allocation.
         let s = b"Yaz0\xff\xff\xff\xff\0\0\0\0\0\0\0\0\x00".to_vec();
-        let e = decode(&s, &Limits { max_keys: 1, max_output_bytes: 1000 }).unwrap_err();
+        let limits = Limits { decoded_bytes: Some(1000), ..Limits::default() };
+        let mut within_reach = s.clone();
+        within_reach[4..8].copy_from_slice(&5000u32.to_be_bytes());
+        within_reach.resize(16 + 100, 0);
+        let e = decode(&within_reach, &limits).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Limit);
+        assert!(e.message.contains("\"decoded\" limit of 1000"), "{e}");
         // Size the input cannot produce.
-        assert!(decode(&s, &Limits::default()).is_err());
+        let e = decode(&s, &Limits::default()).unwrap_err();
+        assert!(e.message.contains("can encode at most 0"), "{e}");
         // Truncated stream.
         let s = b"Yaz0\0\0\0\x04\0\0\0\0\0\0\0\0\xff\x01".to_vec();
         assert!(decode(&s, &Limits::default()).is_err());
+    }
+
+    #[test]
+    fn the_densest_stream_reaches_the_bound() {
+        // One literal, then only longest back-references (0x111 bytes at distance 1): the
+        // stream every other encoding of the same length decodes to no more than.
+        for groups in 0..4 {
+            for extra_refs in 0..=8usize {
+                let mut s = b"Yaz0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+                s.extend_from_slice(&[0x80, 0, 0x00, 0x00, 0xFF, 0x00, 0x00, 0xFF, 0x00, 0x00, 0xFF]);
+                s.extend_from_slice(&[0x00, 0x00, 0xFF, 0x00, 0x00, 0xFF, 0x00, 0x00, 0xFF, 0x00, 0x00, 0xFF]);
+                for g in 0..groups + 1 {
+                    let refs = if g == groups { extra_refs } else { 8 };
+                    s.push(0);
+                    for _ in 0..refs {
+                        s.extend_from_slice(&[0x00, 0x00, 0xFF]);
+                    }
+                }
+                let stream_len = s.len() - 16;
+                let expected = 1 + 7 * 0x111 + (8 * groups + extra_refs) * 0x111;
+                let bound = max_decoded_len(stream_len);
+                s[4..8].copy_from_slice(&(expected as u32).to_be_bytes());
+                assert_eq!(decode(&s, &Limits::default()).unwrap().0, vec![0; expected]);
+                // Tight: the first group's literal is the one-byte leftover the bound allows, and
+                // only an empty last group (a flag byte the bound lets hold a short copy) is slack.
+                let slack = if extra_refs == 0 { 0x11 - 1 } else { 0 };
+                assert_eq!(bound, expected as u64 + slack, "{groups} groups, {extra_refs} refs");
+                s[4..8].copy_from_slice(&(bound as u32 + 1).to_be_bytes());
+                assert!(decode(&s, &Limits::default()).unwrap_err().message.contains("can encode at most"));
+            }
+        }
+        assert_eq!(max_decoded_len(25), 2184);
+        assert_eq!(max_decoded_len(25 * 1000) as f64 / 25_000.0, 87.36);
     }
 
     #[test]

@@ -62,20 +62,7 @@ pub struct Capabilities {
     pub skeleton: bool,
 }
 
-/// Resource limits applied while decoding, so hostile input cannot exhaust memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// The most keys a model conversion may produce.
-    pub max_keys: u64,
-    /// The most bytes a decoder may produce (decompression, decoded buffers).
-    pub max_output_bytes: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { max_keys: 1 << 28, max_output_bytes: 4 << 30 }
-    }
-}
+pub use crate::containers::budget::{Budget, Limits};
 
 /// Options for reading.
 #[derive(Debug, Clone, Default)]
@@ -84,6 +71,10 @@ pub struct ReadOptions {
     /// what was dropped is reported by [`Document::lint`].
     pub lenient: bool,
     pub limits: Limits,
+    /// The budget of the top-level input this read is nested in (set by containers for their
+    /// members, [`ReadOptions::nested`]); `None` for a top-level read, which creates its own
+    /// from `limits` and its size ([`ReadOptions::budget`]).
+    pub budget: Option<std::sync::Arc<Budget>>,
     /// Format-specific settings (`key=value`), e.g. `skb_version=1`.
     pub params: BTreeMap<String, String>,
 }

@@ -40,6 +40,48 @@ pub fn package_from_value(value: Value) -> Result<Package> {
         other => other,
     };
     let package: Package = serde_json::from_value(package).map_err(|e| invalid(e.to_string()))?;
+    validate(&package)?;
+    Ok(package)
+}
+
+/// The envelope, deserialised straight into the model: no `serde_json::Value` of the whole file
+/// is built, so reading costs about the model's own size (a `Value` of a 60 MB file took 2.3 GB).
+#[derive(serde::Deserialize)]
+struct Envelope {
+    #[allow(dead_code)]
+    animkit_model: Version,
+    package: Package,
+}
+
+/// The envelope's schema version; any other than [`MODEL_JSON_VERSION`] fails where it is read.
+struct Version;
+
+impl<'de> serde::Deserialize<'de> for Version {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        match u64::deserialize(d)? {
+            MODEL_JSON_VERSION => Ok(Version),
+            other => Err(serde::de::Error::custom(format!("\"{KEY}\": {other} is not version {MODEL_JSON_VERSION}"))),
+        }
+    }
+}
+
+/// The package of a model-JSON file (enveloped or bare), deserialised straight into the model.
+/// A bare package is read when the object has no `animkit_model` (the first pass skips what it
+/// does not know without keeping it).
+fn parse_package(bytes: &[u8]) -> Result<Package> {
+    let at = |e: &serde_json::Error| crate::raw_json::json_error_offset(bytes, e) as u64;
+    let error = |e: serde_json::Error| Error::new(ErrorKind::Invalid, Some(at(&e)), e.to_string()).within("model JSON");
+    match serde_json::from_slice::<Envelope>(bytes) {
+        Ok(envelope) => Ok(envelope.package),
+        Err(e) if e.is_data() && e.to_string().starts_with(&format!("missing field `{KEY}`")) => {
+            serde_json::from_slice::<Package>(bytes).map_err(error)
+        }
+        Err(e) => Err(error(e)),
+    }
+}
+
+/// Checks every track and the skeleton of a package read from JSON.
+fn validate(package: &Package) -> Result<()> {
     for (ci, clip) in package.clips.iter().enumerate() {
         for (ti, track) in clip.tracks.iter().enumerate() {
             track.validate().map_err(|m| invalid(format!("clip {ci} \"{}\" track {ti}: {m}", clip.name)))?;
@@ -48,7 +90,7 @@ pub fn package_from_value(value: Value) -> Result<Package> {
     if let Some(s) = &package.skeleton {
         s.validate().map_err(|m| invalid(format!("skeleton: {m}")))?;
     }
-    Ok(package)
+    Ok(())
 }
 
 /// The enveloped JSON value of a package.
@@ -91,19 +133,16 @@ impl Format for ModelJson {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-            let at = crate::raw_json::json_error_offset(&bytes, &e) as u64;
-            Error::new(ErrorKind::Invalid, Some(at), e.to_string()).within("model JSON")
-        })?;
+        let package = parse_package(&bytes)?;
         // A well-formed document with a wrong structure: the error names the clip and track, and
         // the document as a whole (offset 0) as where it is.
-        let package = package_from_value(value).map_err(|e| Error { offset: e.offset.or(Some(0)), ..e })?;
+        validate(&package).map_err(|e| Error { offset: e.offset.or(Some(0)), ..e })?;
         let keys = package.key_count() as u64;
         if keys > options.limits.max_keys {
             let message = format!("{keys} keys exceed the limit of {}", options.limits.max_keys);
             return Err(Error::new(ErrorKind::Limit, Some(0), message).within("model JSON"));
         }
-        Ok(Box::new(ModelJsonDocument { bytes: bytes.to_vec(), package }))
+        Ok(Box::new(ModelJsonDocument { bytes, package }))
     }
 
     fn from_model(&self, package: &Package, _options: &WriteOptions) -> Result<Written> {
@@ -116,20 +155,21 @@ impl Format for ModelJson {
         let envelope = Envelope { animkit_model: MODEL_JSON_VERSION, package };
         let mut bytes = serde_json::to_vec_pretty(&envelope).map_err(|e| invalid(e.to_string()))?;
         bytes.push(b'\n');
-        Ok(Written { document: Box::new(ModelJsonDocument { bytes, package: package.clone() }), warnings: Vec::new() })
+        let document = ModelJsonDocument { bytes: Bytes::from(bytes), package: package.clone() };
+        Ok(Written { document: Box::new(document), warnings: Vec::new() })
     }
 
     fn undump(&self, value: Value) -> Result<Box<dyn Document>> {
         let package = package_from_value(value.clone())?;
         let mut bytes = serde_json::to_vec_pretty(&value).map_err(|e| invalid(e.to_string()))?;
         bytes.push(b'\n');
-        Ok(Box::new(ModelJsonDocument { bytes, package }))
+        Ok(Box::new(ModelJsonDocument { bytes: Bytes::from(bytes), package }))
     }
 }
 
 /// A model-JSON file: its bytes and the package.
 pub struct ModelJsonDocument {
-    bytes: Vec<u8>,
+    bytes: Bytes,
     package: Package,
 }
 
@@ -143,7 +183,7 @@ impl Document for ModelJsonDocument {
     }
 
     fn write(&self) -> Result<Vec<u8>> {
-        Ok(self.bytes.clone())
+        Ok(self.bytes.to_vec())
     }
 
     fn to_model(&self) -> Result<Package> {

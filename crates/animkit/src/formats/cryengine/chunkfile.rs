@@ -349,7 +349,7 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         let len = match e.size {
             Some(s) => u64::from(s),
             None => {
-                let next = sorted.iter().copied().find(|&o| o > e.offset);
+                let next = sorted.get(sorted.partition_point(|&o| o <= e.offset)).copied();
                 let end = match next {
                     Some(o) => o,
                     None if container == Container::CryTek744 && u64::from(table_offset) >= e.offset => {
@@ -383,6 +383,11 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         });
     }
 
+    // Not even when lenient: overlapping chunks are not damage to salvage.
+    if let Some(message) = overlap_message(&chunks) {
+        return Err(Error::invalid(table_offset as usize, message).within("chunk table"));
+    }
+
     // Gaps: the complement of header, table and chunks.
     let mut covered: Vec<(u64, u64)> = Vec::with_capacity(chunks.len() + 2);
     covered.push((0, container.header_len() as u64));
@@ -396,6 +401,52 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         .collect();
 
     Ok(ChunkFile { container, magic, file_type, version, table_offset, chunks, gaps })
+}
+
+/// Pairs of chunks (table indices) whose bytes overlap, up to `max` of them, and how many chunks
+/// overlap an earlier one (in offset order) in all. Empty chunks overlap nothing. Linear after a
+/// sort, so a table of a million entries pointing at one chunk is found at once.
+pub fn overlaps(chunks: &[Chunk], max: usize) -> (Vec<(usize, usize)>, usize) {
+    let mut by_offset: Vec<(u64, u64, usize)> = chunks
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.data.is_empty())
+        .map(|(i, c)| (c.offset, c.offset + c.data.len() as u64, i))
+        .collect();
+    by_offset.sort_unstable();
+    let (mut pairs, mut count) = (Vec::new(), 0);
+    // The chunk reaching furthest so far, and where it ends.
+    let mut reach: Option<(u64, usize)> = None;
+    for &(begin, end, i) in &by_offset {
+        match reach {
+            Some((far, j)) if begin < far => {
+                count += 1;
+                if pairs.len() < max {
+                    pairs.push((j, i));
+                }
+                if end > far {
+                    reach = Some((end, i));
+                }
+            }
+            _ => reach = Some((end, i)),
+        }
+    }
+    (pairs, count)
+}
+
+/// Why a chunk table whose chunks share bytes is rejected: each chunk would be decoded on its
+/// own, so a table of a million entries pointing at one chunk would convert it a million times.
+fn overlap_message(chunks: &[Chunk]) -> Option<String> {
+    let (pairs, count) = overlaps(chunks, 3);
+    if count == 0 {
+        return None;
+    }
+    let listed: Vec<String> = pairs.iter().map(|(a, b)| format!("chunk {b} overlaps chunk {a}")).collect();
+    Some(format!(
+        "{count} chunks share bytes with another ({}{}); chunks must not overlap",
+        listed.join(", "),
+        if count > pairs.len() { ", …" } else { "" }
+    ))
 }
 
 /// The ranges of `[0, len)` that no range in `covered` includes.
@@ -681,6 +732,26 @@ mod tests {
         assert_eq!(&file.chunks[1].data[..], &[1; 8]);
         assert!(file.gaps.is_empty());
         assert_eq!(file.write().unwrap(), f);
+    }
+
+    #[test]
+    fn overlapping_chunks_are_rejected() {
+        let file = ChunkFile::build(
+            Container::CrCh,
+            0,
+            vec![(kind::TIMING, 0x918, 1, vec![1; 32]), (kind::CONTROLLER, 0x827, 2, vec![2; 32])],
+        );
+        let bytes = file.write().unwrap();
+        assert!(read(&Bytes::from(bytes.clone())).is_ok());
+        // Entry 1's offset (the last field of a 16-byte CrCh entry) set to entry 0's.
+        let table = file.table_offset as usize;
+        let mut aliased = bytes.clone();
+        let first_offset = bytes[table + 12..table + 16].to_vec();
+        aliased[table + 28..table + 32].copy_from_slice(&first_offset);
+        for e in [read(&Bytes::from(aliased.clone())), read_lenient(&Bytes::from(aliased))] {
+            let e = e.unwrap_err();
+            assert!(e.message.contains("1 chunks share bytes with another (chunk 1 overlaps chunk 0)"), "{e}");
+        }
     }
 
     #[test]

@@ -186,7 +186,45 @@ pub fn read(data: &Bytes) -> Result<Hip> {
             .within("HIP"));
         }
     }
-    Ok(Hip { blocks, tail })
+    let hip = Hip { blocks, tail };
+    reject_shared_asset_data(&hip)?;
+    Ok(hip)
+}
+
+/// Rejects an archive whose assets' data overlap (the error's offset is where the first
+/// overlapping asset's data starts): each asset is converted on its own, so a table
+/// of many headers pointing at one large animation would cost its keys once per header. (No
+/// known archive shares asset data.) Linear after a sort.
+fn reject_shared_asset_data(hip: &Hip) -> Result<()> {
+    let mut ranges: Vec<(i64, i64, u32)> = hip
+        .assets()
+        .iter()
+        .filter(|(a, _)| a.size > 0)
+        .map(|(a, _)| (i64::from(a.offset), i64::from(a.offset) + i64::from(a.size), a.asset_id))
+        .collect();
+    ranges.sort_unstable();
+    let mut reach: Option<(i64, u32)> = None;
+    let mut shared = (0usize, None);
+    for &(begin, end, id) in &ranges {
+        match reach {
+            Some((far, earlier)) if begin < far => {
+                shared = (shared.0 + 1, shared.1.or(Some((earlier, id, begin))));
+                if end > far {
+                    reach = Some((end, id));
+                }
+            }
+            _ => reach = Some((end, id)),
+        }
+    }
+    match shared {
+        (count, Some((a, b, at))) => Err(Error::new(
+            ErrorKind::Invalid,
+            u64::try_from(at).ok(),
+            format!("{count} assets share data bytes with another (asset 0x{b:08X} overlaps 0x{a:08X}); assets must not overlap"),
+        )
+        .within("HIP")),
+        _ => Ok(()),
+    }
 }
 
 fn write_blocks(w: &mut Writer, blocks: &[Block]) {
@@ -578,6 +616,23 @@ pub(crate) mod tests {
         };
         let (_, offset) = build(0);
         build(offset).0
+    }
+
+    #[test]
+    fn assets_sharing_data_are_rejected() {
+        fn children_mut<'a>(blocks: &'a mut [Block], id: &[u8; 4]) -> Option<&'a mut Vec<Block>> {
+            blocks.iter_mut().find(|b| &b.id == id).and_then(|b| match &mut b.body {
+                BlockBody::Children { children, .. } => Some(children),
+                _ => None,
+            })
+        }
+        let mut hip = read(&Bytes::from(tiny_hip(b"0123456789abcdef"))).unwrap();
+        // A second header for the one asset.
+        let atoc = children_mut(children_mut(&mut hip.blocks, b"DICT").unwrap(), b"ATOC").unwrap();
+        let ahdr = atoc.iter().find(|b| &b.id == b"AHDR").unwrap().clone();
+        atoc.push(ahdr);
+        let e = read(&Bytes::from(write(&hip))).unwrap_err();
+        assert!(e.message.starts_with("1 assets share data bytes with another"), "{e}");
     }
 
     #[test]

@@ -266,6 +266,22 @@ fn merge(channels: Vec<Track>, extras: Vec<(Option<usize>, Track)>) -> Vec<Track
     out
 }
 
+/// The first node not reached from a root (a node without a parent) through child lists: one in
+/// a cycle or under one, as every node has at most one parent. Linear in the node count, so a
+/// chain of 100 000 nodes is checked at once.
+fn first_outside_trees(nodes: &[NodeInfo], parent: &[Option<usize>]) -> Option<usize> {
+    let mut reached = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = parent.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).collect();
+    while let Some(n) = stack.pop() {
+        match reached.get_mut(n) {
+            Some(r) if !*r => *r = true,
+            _ => continue,
+        }
+        stack.extend(nodes.get(n).into_iter().flat_map(|node| node.children.iter().copied()));
+    }
+    reached.iter().position(|r| !r)
+}
+
 /// Imports a parsed glTF into the model.
 pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Result<Package> {
     let raw_nodes = list(json, "nodes");
@@ -285,17 +301,8 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
     // A node by an index taken from `parent`, a child list or `wanted` (all checked already).
     let node_at =
         |n: usize| nodes.get(n).ok_or_else(|| invalid(format!("node index {n} out of range ({})", nodes.len())));
-    // Cycle check: walking up from any node must end within `nodes.len()` steps.
-    for start in 0..nodes.len() {
-        let mut at = start;
-        let mut steps = 0;
-        while let Some(p) = parent_of(at) {
-            at = p;
-            steps += 1;
-            if steps > nodes.len() {
-                return Err(invalid(format!("node {start} is in a cycle")));
-            }
-        }
+    if let Some(n) = first_outside_trees(&nodes, &parent) {
+        return Err(invalid(format!("node {n} is in a cycle or under one (it has no root)")));
     }
     let ours = json.pointer("/extras/animkit");
     let root = |pick: fn(&NodeInfo) -> bool| nodes.iter().zip(&parent).position(|(n, p)| pick(n) && p.is_none());
@@ -320,10 +327,13 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             }
         }
     }
+    // Each walk stops at an ancestor already wanted, so all of them together are linear.
     for n in wanted.clone() {
         let mut at = n;
         while let Some(p) = parent_of(at) {
-            wanted.insert(p);
+            if !wanted.insert(p) {
+                break;
+            }
             at = p;
         }
     }
