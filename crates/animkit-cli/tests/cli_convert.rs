@@ -72,7 +72,7 @@ fn a_conversion_that_keeps_no_track_fails() {
     assert_eq!(code(&o), 1);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("none of the 36 tracks") && err.contains("--skeleton"), "{err}");
-    assert_eq!(err.matches("no bone index").count(), 1, "one line per cause, not per track: {err}");
+    assert_eq!(err.matches("SKB bone index").count(), 1, "one line per cause, not per track: {err}");
     assert!(!out.exists());
 }
 

@@ -121,7 +121,8 @@ fn writing_no_track_at_all_fails_and_says_what_to_pass() {
     let path = dir.join("wave.anm");
     let e = animkit::write(&wave(), &path, &to("skb-le")).unwrap_err();
     assert!(e.message.contains("none of the 2 tracks"), "{e}");
-    assert!(e.message.contains("no bone index") && e.message.contains("--skeleton"), "{e}");
+    assert!(e.message.contains("2 of 2 tracks dropped") && e.message.contains("SKB bone index"), "{e}");
+    assert!(e.message.contains("--skeleton"), "{e}");
     assert!(!path.exists());
     // A package with nothing in it.
     let e = animkit::write(&Package::default(), dir.join("none.glb"), &OutputOptions::default()).unwrap_err();
@@ -206,7 +207,7 @@ fn weaponsprint_to_skb_without_a_skeleton_fails() {
     let target = out.join("w.anm");
     let options = ConvertOptions { output: to("skb-le"), ..Default::default() };
     let e = animkit::convert(dir.join("weaponsprint_anp3.ifp"), &target, &options).unwrap_err();
-    assert!(e.message.contains("none of the 36 tracks") && e.message.contains("(and 35 more like it)"), "{e}");
+    assert!(e.message.contains("none of the 36 tracks") && e.message.contains("36 of 36 tracks dropped"), "{e}");
     assert!(e.message.contains("--skeleton"), "{e}");
     assert!(!target.exists());
     let _ = std::fs::remove_dir_all(&out);
@@ -294,7 +295,7 @@ fn declared_keys_reach_their_format() {
             tried += 1;
         }
     }
-    assert_eq!(tried, 10, "ifp 2 + 3, cryengine 2, bfres 2 + 1: a key skipped would go unchecked");
+    assert_eq!(tried, 12, "ifp 2 + 4, cryengine 2, bfres 2 + 1, gltf 1: a key skipped would go unchecked");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
