@@ -139,7 +139,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let mut package = match packages.pop() {
             // The clips picked bind to one character: that package carries its skeleton.
             Some(one) if packages.is_empty() && !args.clips.is_empty() => one,
-            _ => doc.to_model()?,
+            _ => {
+                let (package, read_warnings) = doc.to_model_with_warnings()?;
+                messages.extend(read_warnings.into_iter().map(|w| format!("warning: {}: {w}", job.input.display())));
+                package
+            }
         };
         select_clips(std::slice::from_mut(&mut package), &args.clips)?;
         if let Some(s) = &skeleton {

@@ -61,6 +61,8 @@
 
 pub mod export;
 pub mod import;
+mod skin;
+pub mod tidy;
 
 use std::any::Any;
 
@@ -128,7 +130,10 @@ impl Format for Gltf {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        Ok(Box::new(GltfDocument::parse(bytes, options.limits)?))
+        let import = tidy::ImportOptions::from_params(&options.params)?;
+        let mut document = GltfDocument::parse(bytes, options.limits)?;
+        document.import = import;
+        Ok(Box::new(document))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -156,6 +161,8 @@ pub struct GltfDocument {
     /// Buffer contents by index; `None` for an external URI (not resolved).
     buffers: Vec<Option<Vec<u8>>>,
     limits: Limits,
+    /// How [`Document::to_model`] imports (from the read options).
+    import: tidy::ImportOptions,
     notes: Vec<String>,
 }
 
@@ -308,7 +315,7 @@ impl GltfDocument {
             }
             buffers.push(data);
         }
-        Ok(GltfDocument { bytes, glb, json, buffers, limits, notes })
+        Ok(GltfDocument { bytes, glb, json, buffers, limits, import: Default::default(), notes })
     }
 
     /// Builds a document from export output.
@@ -323,7 +330,15 @@ impl GltfDocument {
             serde_json::to_vec(&json).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?
         };
         let buffers = if bin.is_empty() { Vec::new() } else { vec![Some(bin)] };
-        Ok(GltfDocument { bytes: Bytes::from(bytes), glb, json, buffers, limits: Limits::default(), notes: Vec::new() })
+        Ok(GltfDocument {
+            bytes: Bytes::from(bytes),
+            glb,
+            json,
+            buffers,
+            limits: Limits::default(),
+            import: Default::default(),
+            notes: Vec::new(),
+        })
     }
 
     /// The glTF JSON.
@@ -339,6 +354,11 @@ impl GltfDocument {
     /// Whether the file is a GLB.
     pub fn is_glb(&self) -> bool {
         self.glb
+    }
+
+    /// The model, with what the import changed ([`tidy`]) or could not keep.
+    pub fn imported(&self) -> Result<import::Imported> {
+        import::import_with(&self.json, &self.buffers, &self.limits, &self.import)
     }
 }
 
@@ -392,7 +412,12 @@ impl Document for GltfDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        import::import(&self.json, &self.buffers, &self.limits)
+        Ok(self.imported()?.package)
+    }
+
+    fn to_model_with_warnings(&self) -> Result<(Package, Vec<String>)> {
+        let imported = self.imported()?;
+        Ok((imported.package, imported.warnings))
     }
 
     fn dump(&self) -> Result<Value> {
@@ -410,8 +435,10 @@ impl Document for GltfDocument {
     fn lint(&self) -> Vec<Finding> {
         let mut findings: Vec<Finding> =
             self.notes.iter().map(|n| Finding::new(Severity::Info, "gltf-note", n.clone())).collect();
-        if let Err(e) = self.to_model() {
-            findings.push(Finding::new(Severity::Error, "gltf-import", e.to_string()));
+        match self.imported() {
+            Ok(imported) => findings
+                .extend(imported.warnings.into_iter().map(|w| Finding::new(Severity::Warning, "gltf-import", w))),
+            Err(e) => findings.push(Finding::new(Severity::Error, "gltf-import", e.to_string())),
         }
         findings
     }
