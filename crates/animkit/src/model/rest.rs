@@ -9,7 +9,7 @@
 
 use glam::{Quat, Vec3, Vec4};
 
-use super::{Channel, Clip, Interpolation, Skeleton, Values};
+use super::{Channel, Clip, Interpolation, Skeleton, Transform, Values};
 
 /// The largest difference of a rotation component (either quaternion sign) from the rest
 /// rotation for a track to count as the rest pose.
@@ -45,6 +45,12 @@ impl DroppedRest {
     }
 }
 
+/// The rest pose of bone `index` of `skeleton`: what a writer whose format keys every bone
+/// (EvilEngine SKB) stores for a channel without a track. Identity without a skeleton or bone.
+pub fn rest_pose(skeleton: Option<&Skeleton>, index: usize) -> Transform {
+    skeleton.and_then(|s| s.bones.get(index)).map_or_else(Transform::default, |b| b.rest)
+}
+
 fn rotation_at_rest(q: Quat, rest: Quat) -> bool {
     let (q, r) = (Vec4::from(q), Vec4::from(rest));
     (q - r).abs().max_element().min((q + r).abs().max_element()) <= ROTATION_TOLERANCE
@@ -56,7 +62,7 @@ fn vector_at_rest(v: Vec3, rest: Vec3) -> bool {
 
 /// Whether every key value of `values` is the rest value (cubic tracks: every value key, with
 /// zero tangents). Non-transform channels are never "at rest".
-fn constant_at_rest(values: &Values, interpolation: Interpolation, rest: &super::Transform) -> bool {
+fn constant_at_rest(values: &Values, interpolation: Interpolation, rest: &Transform) -> bool {
     let cubic = interpolation == Interpolation::CubicSpline;
     // For cubic tracks, values 0 and 2 of each key are tangents: they must vanish.
     let role = |i: usize| if cubic { i % 3 } else { 1 };
@@ -122,7 +128,7 @@ pub fn make_rotations_continuous(values: &mut [Quat], interpolation: Interpolati
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Bone, BoneRef, Target, Track, Transform};
+    use crate::model::{Bone, BoneRef, Target, Track};
 
     fn track(name: &str, values: Values) -> Track {
         let n = values.len();

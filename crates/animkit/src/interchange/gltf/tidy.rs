@@ -8,8 +8,12 @@
 //!   translation replaces the bone's offset; a partial clip pins the bones it keys), so such
 //!   tracks are dropped, with one summary line ([`crate::model::rest`]).
 //! - **Frame rate** (`fps=N`, or the clip's `extras.animkit.frame_rate` when the file kept it):
-//!   glTF has no frame rate, and Blender resamples on its scene's frames (24 fps by default), so
-//!   key times are snapped to the clip's own frames, with one line giving the largest shift.
+//!   glTF has no frame rate; Blender samples on its scene's frames and writes `frame / fps` in
+//!   f32, so key times within [`SNAP_FRACTION`] of a frame of the clip's rate are snapped to it
+//!   (one line gives the largest shift). Keys between frames (a 30 fps clip exported from a
+//!   24 fps scene) stay where they are: moving a sample by up to half a frame would add its
+//!   motion over that time to the error (1° and 10 mm at 60°/s and 0.6 m/s). One line counts
+//!   them and names the fix (set Blender's scene frame rate to the clip's before exporting).
 //! - **Bone ids**: GTA tags and CryEngine hashes live in node extras, which Blender writes only
 //!   with "Include → Custom Properties"; without them one line counts the bones that fall back.
 
@@ -18,6 +22,9 @@ use std::collections::BTreeMap;
 use crate::error::{Error, Result};
 use crate::model::rest::{drop_constant_rest_tracks, DroppedRest};
 use crate::model::{Clip, Package, Values};
+
+/// How close to a frame (as a fraction of a frame) a key time must be to be snapped to it.
+pub const SNAP_FRACTION: f64 = 0.05;
 
 /// The option keys the glTF import reads from `ReadOptions::params`.
 pub const OPTION_KEYS: &[&str] = &["keep_constant", "fps"];
@@ -92,51 +99,78 @@ pub fn tidy(package: &mut Package, options: &ImportOptions) -> Vec<String> {
     warnings
 }
 
+/// What [`snap_clip`] did.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Snapped {
+    /// The largest shift of a snapped key, in seconds.
+    worst: f32,
+    /// Keys dropped because an earlier key of their track took the same frame.
+    merged: usize,
+    /// Keys left between frames.
+    between: usize,
+}
+
 /// Snaps every clip that has a frame rate (its own, else `fps`) and says by how much at most.
 fn snap_all(package: &mut Package, fps: Option<f32>, warnings: &mut Vec<String>) {
-    let (mut clips, mut worst, mut merged) = (0, 0f32, 0);
+    let (mut clips, mut total) = (0, Snapped::default());
+    let mut rates: Vec<f32> = Vec::new();
     for clip in &mut package.clips {
         let Some(rate) = clip.frame_rate.or(fps).filter(|r| r.is_finite() && *r > 0.0) else { continue };
         clip.frame_rate = Some(rate);
-        let (shift, lost) = snap_clip(clip, rate);
-        if shift > 0.0 || lost > 0 {
+        let s = snap_clip(clip, rate);
+        if s.worst > 0.0 || s.merged > 0 {
             clips += 1;
         }
-        worst = worst.max(shift);
-        merged += lost;
+        total.worst = total.worst.max(s.worst);
+        total.merged += s.merged;
+        total.between += s.between;
+        if s.between > 0 && !rates.contains(&rate) {
+            rates.push(rate);
+        }
     }
     if clips > 0 {
-        let lost = if merged > 0 {
-            format!("; {merged} keys that fell on an earlier key's frame dropped")
-        } else {
-            String::new()
+        let merged = match total.merged {
+            0 => String::new(),
+            n => format!("; {n} keys that fell on an earlier key's frame dropped"),
         };
         warnings.push(format!(
-            "key times of {clips} clip(s) snapped to their frame rate: largest shift {:.1} ms{lost}",
-            worst * 1000.0
+            "key times of {clips} clip(s) snapped to their frames: largest shift {:.4} ms{merged}",
+            total.worst * 1000.0
+        ));
+    }
+    if total.between > 0 {
+        let rates = rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/");
+        warnings.push(format!(
+            "{} keys lie between the clips' {rates} fps frames (the file was sampled at another rate) and stay \
+             where they are; in Blender, set the scene frame rate to {rates} fps before exporting",
+            total.between
         ));
     }
 }
 
-/// Snaps the key times of one clip to `1/rate` s frames: (largest shift in s, keys dropped
-/// because an earlier key of their track took the same frame).
-fn snap_clip(clip: &mut Clip, rate: f32) -> (f32, usize) {
-    let (mut worst, mut lost) = (0f32, 0);
+/// Snaps the key times of one clip that lie within [`SNAP_FRACTION`] of a `1/rate` s frame.
+fn snap_clip(clip: &mut Clip, rate: f32) -> Snapped {
+    let mut out = Snapped::default();
     for track in &mut clip.tracks {
         let per_key = track.values.len().checked_div(track.times.len()).unwrap_or(1).max(1);
         let mut keep = Vec::with_capacity(track.times.len());
         let mut last: Option<f32> = None;
         for t in &mut track.times {
-            let snapped = (f64::from(*t) * f64::from(rate)).round() as f32 / rate;
-            worst = worst.max((snapped - *t).abs());
-            *t = snapped;
-            keep.push(last != Some(snapped));
-            last = Some(snapped);
+            let frames = f64::from(*t) * f64::from(rate);
+            if (frames - frames.round()).abs() <= SNAP_FRACTION {
+                let snapped = (frames.round() / f64::from(rate)) as f32;
+                out.worst = out.worst.max((snapped - *t).abs());
+                *t = snapped;
+            } else {
+                out.between += 1;
+            }
+            keep.push(last != Some(*t));
+            last = Some(*t);
         }
         if keep.iter().all(|&k| k) {
             continue;
         }
-        lost += keep.iter().filter(|&&k| !k).count();
+        out.merged += keep.iter().filter(|&&k| !k).count();
         let mut flags = keep.iter();
         track.times.retain(|_| flags.next().copied().unwrap_or(true));
         retain_keys(&mut track.values, per_key, &keep);
@@ -144,7 +178,7 @@ fn snap_clip(clip: &mut Clip, rate: f32) -> (f32, usize) {
     if clip.duration < clip.last_key_time() {
         clip.duration = clip.last_key_time();
     }
-    (worst, lost)
+    out
 }
 
 /// Keeps the values of the keys flagged in `keep` (`per_key` values per key).
@@ -172,8 +206,9 @@ mod tests {
     use crate::model::{BoneRef, Interpolation, Target, Track};
 
     #[test]
-    fn blender_24_fps_times_snap_to_30_fps_frames() {
-        // Frame k at 24 fps is k/24 s; its nearest 30 fps frame is round(k·30/24)/30.
+    fn times_near_frames_snap_and_others_stay() {
+        // Frame k at 24 fps is k/24 s = 1.25·k frames at 30 fps: on a frame when 4 divides k, a
+        // quarter or half a frame off otherwise (k = 1, 2, 3: 1.25, 2.5, 3.75 frames).
         let times: Vec<f32> = (0..=24).map(|k| k as f32 / 24.0).collect();
         let track = Track {
             target: Target::Bone(BoneRef::named("a")),
@@ -182,23 +217,28 @@ mod tests {
             times,
         };
         let mut clip = Clip { tracks: vec![track], duration: 1.0, ..Default::default() };
-        let (shift, lost) = snap_clip(&mut clip, 30.0);
-        assert_eq!(lost, 0);
-        // k = 2: 1/12 s = 2.5 frames at 30 fps → 3/30 s (half away from zero), half a frame:
-        // 1/60 s, the most any time can move.
-        assert!((shift - 1.0 / 60.0).abs() < 1e-6, "{shift}");
-        assert!((clip.tracks[0].times[2] - 0.1).abs() < 1e-7);
+        let before = clip.clone();
+        let s = snap_clip(&mut clip, 30.0);
+        assert_eq!((s.merged, s.between), (0, 18));
+        assert!(s.worst < 1e-7, "{s:?}");
+        assert_eq!(clip.tracks[0].times, before.tracks[0].times);
+        // f32 noise of a frame time (0.033333 for 1/30) snaps.
+        clip.tracks[0].times = vec![0.0, 0.033_333, 0.066_667, 0.1];
+        clip.tracks[0].values = Values::Scalar(vec![0.0; 4]);
+        let s = snap_clip(&mut clip, 30.0);
+        assert_eq!(clip.tracks[0].times, [0.0, 1.0 / 30.0, 2.0 / 30.0, 0.1]);
+        assert!(s.worst > 0.0 && s.worst < 1e-6, "{s:?}");
         // Two keys on one frame: the second goes.
         let mut clip = Clip {
             tracks: vec![Track {
                 target: Target::Bone(BoneRef::named("a")),
                 interpolation: Interpolation::Linear,
-                times: vec![0.0, 0.01, 0.04],
+                times: vec![0.0, 0.001, 1.0 / 30.0],
                 values: Values::Scalar(vec![1.0, 2.0, 3.0]),
             }],
             ..Default::default()
         };
-        assert_eq!(snap_clip(&mut clip, 30.0).1, 1);
+        assert_eq!(snap_clip(&mut clip, 30.0).merged, 1);
         assert_eq!(clip.tracks[0].values, Values::Scalar(vec![1.0, 3.0]));
     }
 
