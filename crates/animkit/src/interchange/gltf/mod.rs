@@ -26,7 +26,11 @@
 //!   pose, carried by a tiny mesh (one 1 cm triangle per joint, fully weighted to it) on a root
 //!   node without a transform, as the validator wants.
 //! - `UpAxis::Z`: every bone is parented under a root node `animkit_z_up` rotated −90° about X
-//!   (`extras.animkit.role = "up_axis_z"`); keys are untouched.
+//!   (`extras.animkit.role = "up_axis_z"`); keys are untouched. The skinned mesh is a child of
+//!   that node too: the inverse bind matrices hold the rotation, and Blender's importer, which
+//!   places the armature by the mesh's parent, applied it twice with the mesh at the scene root
+//!   (the rest pose lay on its back). Spec viewers ignore a skinned mesh's parents; the
+//!   validator's advisory about it (`NODE_SKINNED_MESH_NON_ROOT`) is expected.
 //! - `UpAxis::Y` with several root bones (flat nodes without a skeleton, track targets missing
 //!   from the skeleton): they are parented under an identity node `animkit_root`
 //!   (`extras.animkit.role = "common_root"`, removed again on import), because the validator
@@ -42,8 +46,20 @@
 //!
 //! ## Import ([`import`])
 //! `LINEAR` → `Slerp` (rotations) / `Linear`, `STEP` → `Step`, `CUBICSPLINE` → `CubicSpline`.
-//! Bones are the skin joints, the animated nodes and their ancestors, named after the nodes;
-//! the skeleton comes from the node tree. Our Z-up root node is removed (and `up_axis = Z`).
+//! Rotation keys are made sign-continuous (each key in the hemisphere of the previous one:
+//! Blender writes q and −q alternately, which an engine that interpolates the stored signs
+//! plays as a 180° flip).
+//! With a skin, the bones are its joints, in joint order (with several skins, the one whose
+//! joints the animations target most, with a note); nodes that are not joints (Blender's
+//! armature object) are not bones, their transform goes into the root bones' rest pose, and
+//! channels on them are skipped and counted. Without a skin, the bones are the animated nodes
+//! and their ancestors. Bones are named after the nodes; the skeleton comes from the node tree.
+//! Our Z-up root node (known by its extras, else by its name, as Blender drops the extras
+//! unless "Custom Properties" is ticked) is removed (and `up_axis = Z`).
+//! Files written by other tools are tidied ([`tidy`]): tracks constant at the rest pose are
+//! dropped (`--opt keep_constant=true` keeps them), key times near the frames of the clip's
+//! rate (`--opt fps=N` where the file has none) are snapped, and bones without ids or hashes
+//! are counted; each in one summary line ([`crate::Document::to_model_with_warnings`]).
 //! The extras written by the exporter restore what glTF cannot say; without them, a generic
 //! glTF file still imports (accessors of any component type, normalised integers, byte strides).
 //! Morph-target `weights` channels are skipped and named in `notes()`.
