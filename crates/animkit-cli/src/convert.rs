@@ -141,7 +141,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Some(one) if packages.is_empty() && !args.clips.is_empty() => one,
             _ => {
                 let (package, read_warnings) = doc.to_model_with_warnings()?;
-                messages.extend(read_warnings.into_iter().map(|w| format!("warning: {}: {w}", job.input.display())));
+                messages.extend(read_warnings.into_iter().map(|w| format!("warning: {w}")));
                 package
             }
         };
