@@ -226,12 +226,13 @@ fn hand_made_two_bone_rig_imports() {
     assert_eq!(p.name, "rig");
     assert_eq!(p.up_axis, UpAxis::Y);
     let skel = p.skeleton.as_ref().unwrap();
-    // The non-joint ancestor "Armature" is kept as the root so the hierarchy is complete.
+    // The skin's joints are the bones, in joint order: the non-joint ancestor "Armature" (the
+    // armature object, as Blender writes it) is not a bone, so no index shifts by one.
     let names: Vec<_> = skel.bones.iter().map(|b| b.name.as_str()).collect();
-    assert_eq!(names, ["Armature", "hip", "knee"]);
+    assert_eq!(names, ["hip", "knee"]);
+    assert_eq!(skel.bones[0].parent, None);
     assert_eq!(skel.bones[1].parent, Some(0));
-    assert_eq!(skel.bones[2].parent, Some(1));
-    assert_eq!(skel.bones[2].rest.translation, Vec3::new(0.0, -0.5, 0.0));
+    assert_eq!(skel.bones[1].rest.translation, Vec3::new(0.0, -0.5, 0.0));
     let clip = &p.clips[0];
     assert_eq!(clip.name, "kick");
     assert_eq!(clip.duration, 1.0);

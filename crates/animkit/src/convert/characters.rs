@@ -58,7 +58,11 @@ pub(crate) fn parts(doc: &dyn Document, options: &ConvertOptions, into_dir: bool
     let mut package = match packages.pop() {
         // The clips picked bind to one character: that package carries its skeleton.
         Some(one) if packages.is_empty() && !options.clips.is_empty() => one,
-        _ => doc.to_model()?,
+        _ => {
+            let (package, warnings) = doc.to_model_with_warnings()?;
+            out.warnings.extend(warnings);
+            package
+        }
     };
     select_clips(std::slice::from_mut(&mut package), &options.clips)?;
     if let Some(s) = &options.skeleton {

@@ -223,6 +223,11 @@ pub trait Document: Send + Sync + Any {
     /// The file's bytes: identical to the input when nothing was changed.
     fn write(&self) -> Result<Vec<u8>>;
     fn to_model(&self) -> Result<Package>;
+    /// [`Document::to_model`] with what the conversion to the model changed or could not keep,
+    /// summarised (one line per kind, with counts). Most formats convert without remarks.
+    fn to_model_with_warnings(&self) -> Result<(Package, Vec<String>)> {
+        Ok((self.to_model()?, Vec::new()))
+    }
     /// The model split into one package per skeleton (one per character), for archives whose
     /// clips bind to different skeletons; each package's `name` says which. The default is
     /// [`Document::to_model`] alone. `convert` into a directory writes one file per package.

@@ -15,6 +15,7 @@
 //!   with tangents in units per second.
 
 pub mod rekey;
+pub mod rest;
 mod skeleton;
 
 pub use skeleton::{Bone, Skeleton, Transform};

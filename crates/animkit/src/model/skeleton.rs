@@ -13,6 +13,22 @@ pub struct Transform {
     pub scale: Vec3,
 }
 
+impl Transform {
+    /// `child` placed below this transform: the child's transform in this one's parent space
+    /// (`self · child` as matrices). Identity on either side gives the other exactly.
+    pub fn then(&self, child: &Transform) -> Transform {
+        if *self == Transform::default() {
+            return *child;
+        }
+        if *child == Transform::default() {
+            return *self;
+        }
+        let m = |t: &Transform| glam::Mat4::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
+        let (scale, rotation, translation) = (m(self) * m(child)).to_scale_rotation_translation();
+        Transform { translation, rotation, scale }
+    }
+}
+
 impl Default for Transform {
     fn default() -> Self {
         Transform { translation: Vec3::ZERO, rotation: Quat::IDENTITY, scale: Vec3::ONE }

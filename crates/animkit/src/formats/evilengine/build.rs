@@ -2,8 +2,9 @@
 //!
 //! - Bones: a track's `BoneRef::index`, else its bone's position in the package skeleton (by id,
 //!   hash or name: [`Skeleton::find`]; a skeleton read from the character's MODL or `.dff` is in
-//!   HAnim node order, §6.2), else a `bone_NN` label. B = the highest bone index + 1; bones
-//!   without tracks get identity keys. Tracks with no bone index are dropped and counted in one
+//!   HAnim node order, §6.2), else a `bone_NN` label. B = the highest bone index + 1, at least
+//!   the skeleton's bone count; a channel without a track holds the bone's rest pose from the
+//!   skeleton (identity without one). Tracks with no bone index are dropped and counted in one
 //!   warning per clip.
 //! - Times: the sorted union of every key time of the clip (plus 0 and the duration), strictly
 //!   increasing. A bone gets a key at each of its own tracks' key times, plus 0 and the last time
@@ -30,6 +31,7 @@ use super::lint::{derive_offsets, v1_padding};
 use super::skb::{check_counts, Body, KeyV1, KeyV2, Skb, SkbVersion, PAD};
 use crate::bytes::Endian;
 use crate::error::{Error, Result};
+use crate::model::rest::rest_pose;
 use crate::model::{Clip, Interpolation, Skeleton, Target, Track, Values};
 use crate::sample::{sample_track, Sampled};
 
@@ -151,6 +153,11 @@ fn bone_tracks<'a>(clip: &'a Clip, skeleton: Option<&Skeleton>) -> Result<(PerBo
             dropped.approximated.push(track.target.label());
         }
     }
+    // Every bone of the skeleton gets keys (its rest pose where no track moves it), as the
+    // engine indexes bones by HAnim node.
+    if let Some(s) = skeleton.filter(|s| s.bones.len() > per_bone.len() && s.bones.len() < 0xFFFF) {
+        per_bone.resize(s.bones.len(), (None, None));
+    }
     Ok((per_bone, dropped))
 }
 
@@ -200,15 +207,17 @@ fn value_at(track: &Track, t: f32) -> Option<Sampled> {
     }
 }
 
-/// Each bone's keys: at its tracks' key times, plus the first and last time (C7, C8).
-fn bone_keys(per_bone: &PerBone, all: &[f32], version: SkbVersion) -> Vec<BoneKeys> {
+/// Each bone's keys: at its tracks' key times, plus the first and last time (C7, C8). A channel
+/// without a track holds the bone's rest pose (identity without a skeleton).
+fn bone_keys(per_bone: &PerBone, all: &[f32], version: SkbVersion, skeleton: Option<&Skeleton>) -> Vec<BoneKeys> {
     let last = all.len() - 1;
     let index_of = |t: f32| {
         let t = if version == SkbVersion::V2 { (t * 30.0).round() / 30.0 } else { t };
         all.partition_point(|&x| x < t).min(last)
     };
     let mut bones = Vec::with_capacity(per_bone.len());
-    for &(rot, tran) in per_bone {
+    for (b, &(rot, tran)) in per_bone.iter().enumerate() {
+        let rest = rest_pose(skeleton, b);
         let mut idx: Vec<usize> = vec![0, last];
         for track in [rot, tran].into_iter().flatten() {
             idx.extend(track.times.iter().filter(|&&t| t >= 0.0).map(|&t| index_of(t)));
@@ -222,11 +231,11 @@ fn bone_keys(per_bone: &PerBone, all: &[f32], version: SkbVersion) -> Vec<BoneKe
             .map(|(i, t)| {
                 let q = match rot.and_then(|tr| value_at(tr, t)) {
                     Some(Sampled::Rotation(q)) => q,
-                    _ => Quat::IDENTITY,
+                    _ => rest.rotation,
                 };
                 let p = match tran.and_then(|tr| value_at(tr, t)) {
                     Some(Sampled::Translation(p)) => p,
-                    _ => Vec3::ZERO,
+                    _ => rest.translation,
                 };
                 (i, q, p)
             })
@@ -316,7 +325,7 @@ pub fn from_clip(
     let (per_bone, dropped) = bone_tracks(clip, skeleton)?;
     dropped.warnings(clip, skeleton, warnings);
     let all = time_table(&per_bone, clip, options.version, warnings);
-    let bones = bone_keys(&per_bone, &all, options.version);
+    let bones = bone_keys(&per_bone, &all, options.version, skeleton);
     let scale = scales(clip, &bones)?;
     let key_total: usize = bones.iter().map(|b| b.keys.len()).sum();
     let bone_count = bones.len() as u16;

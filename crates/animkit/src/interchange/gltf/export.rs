@@ -558,6 +558,24 @@ pub fn export_with(package: &Package, options: &crate::formats::WriteOptions) ->
     Ok(exported)
 }
 
+/// Puts the skinned mesh node (the last node) into the scene. Under `UpAxis::Z` it becomes a
+/// child of the Z-up node (node 0): the inverse bind matrices hold the Z-up rotation, and
+/// Blender's importer, which places the armature by the mesh's parent, applied it twice (the rest
+/// pose lay on its back) while the mesh sat at the scene root. Viewers that follow the glTF
+/// spec ignore a skinned mesh's parents, so the pose there is unchanged.
+fn place_skinned_mesh(nodes: &mut [Value], roots: &mut Vec<usize>, z_up: bool) {
+    let mesh = nodes.len() - 1;
+    let z_up_node = nodes.first_mut().and_then(Value::as_object_mut).filter(|_| z_up);
+    match z_up_node {
+        Some(node) => {
+            if let Value::Array(a) = node.entry("children").or_insert_with(|| json!([])) {
+                a.push(json!(mesh));
+            }
+        }
+        None => roots.push(mesh),
+    }
+}
+
 /// Exports a package to glTF JSON and one binary buffer.
 pub fn export(package: &Package) -> Result<Exported> {
     let mut warnings: Vec<String> = super::additive::as_is_warning(package).into_iter().collect();
@@ -797,7 +815,7 @@ pub fn export(package: &Package) -> Result<Exported> {
         }
         skins.push(skin);
         nodes.push(json!({"name": "animkit_skinned_mesh", "mesh": 0, "skin": 0}));
-        roots.push(nodes.len() - 1);
+        place_skinned_mesh(&mut nodes, &mut roots, z_up);
     }
     bin.align();
 

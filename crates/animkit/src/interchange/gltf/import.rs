@@ -9,19 +9,23 @@ use std::collections::{BTreeSet, HashMap};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::Value;
 
+use super::export::{COMMON_ROOT_NODE, Z_UP_NODE};
+use super::skin::{self, SkinChoice};
+use super::tidy::{self, ImportOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
+use crate::model::rest::make_rotations_continuous;
 use crate::model::{Bone, BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Transform, UpAxis, Values};
 
 fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Invalid, None, message)
 }
 
-fn list<'a>(json: &'a Value, key: &str) -> &'a [Value] {
+pub(super) fn list<'a>(json: &'a Value, key: &str) -> &'a [Value] {
     json.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
-fn index(v: Option<&Value>, len: usize, what: &str) -> Result<usize> {
+pub(super) fn index(v: Option<&Value>, len: usize, what: &str) -> Result<usize> {
     let i = v.and_then(Value::as_u64).ok_or_else(|| invalid(format!("{what}: missing or not an index")))?;
     usize::try_from(i)
         .ok()
@@ -208,8 +212,10 @@ fn node_info(i: usize, node: &Value, count: usize) -> Result<NodeInfo> {
     let ours = node.pointer("/extras/animkit");
     let id = ours.and_then(|o| o.get("id")).and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
     let hash = ours.and_then(|o| o.get("hash")).and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok());
-    let z_up = ours.and_then(|o| o.get("role")).and_then(Value::as_str) == Some("up_axis_z");
-    let common_root = ours.and_then(|o| o.get("role")).and_then(Value::as_str) == Some("common_root");
+    // By role, or by name when a tool dropped the extras (Blender without custom properties).
+    let role = ours.and_then(|o| o.get("role")).and_then(Value::as_str);
+    let z_up = role == Some("up_axis_z") || name == Z_UP_NODE;
+    let common_root = role == Some("common_root") || name == COMMON_ROOT_NODE;
     Ok(NodeInfo { name, rest, children, id, hash, z_up, common_root })
 }
 
@@ -282,8 +288,27 @@ fn first_outside_trees(nodes: &[NodeInfo], parent: &[Option<usize>]) -> Option<u
     reached.iter().position(|r| !r)
 }
 
-/// Imports a parsed glTF into the model.
+/// A package imported from glTF, with what the import changed or could not keep.
+pub struct Imported {
+    pub package: Package,
+    /// One line per kind of change (counted, never one line per track).
+    pub warnings: Vec<String>,
+}
+
+/// Imports a parsed glTF into the model with the default [`ImportOptions`].
 pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Result<Package> {
+    Ok(import_with(json, buffers, limits, &ImportOptions::default())?.package)
+}
+
+/// Imports a parsed glTF into the model; files written by other tools are tidied
+/// ([`tidy`]): constant rest tracks dropped, key times snapped to the frame rate.
+pub fn import_with(
+    json: &Value,
+    buffers: &[Option<Vec<u8>>],
+    limits: &Limits,
+    options: &ImportOptions,
+) -> Result<Imported> {
+    let mut warnings = Vec::new();
     let raw_nodes = list(json, "nodes");
     let nodes: Vec<NodeInfo> =
         raw_nodes.iter().enumerate().map(|(i, n)| node_info(i, n, raw_nodes.len())).collect::<Result<_>>()?;
@@ -308,15 +333,13 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
     let root = |pick: fn(&NodeInfo) -> bool| nodes.iter().zip(&parent).position(|(n, p)| pick(n) && p.is_none());
     let z_up_node = root(|n| n.z_up);
 
-    // Bones: skin joints, animated nodes and their ancestors, except our Z-up node.
-    let mut wanted = BTreeSet::new();
-    for (si, skin) in list(json, "skins").iter().enumerate() {
-        for j in list(skin, "joints") {
-            wanted.insert(index(Some(j), nodes.len(), "joint").map_err(|e| e.within(format!("skin {si}")))?);
-        }
-    }
+    // Bones: the joints of the skin (when there is one), else the animated nodes and their
+    // ancestors; never our Z-up or common-root node.
+    let skin = skin::choose(json, nodes.len())?;
+    warnings.extend(skin.as_ref().and_then(|s| s.note.clone()));
+    let mut wanted: BTreeSet<usize> = skin.iter().flat_map(|s| s.joints.iter().copied()).collect();
     let animations = list(json, "animations");
-    for (ai, anim) in animations.iter().enumerate() {
+    for (ai, anim) in animations.iter().enumerate().filter(|_| skin.is_none()) {
         for ch in list(anim, "channels") {
             if let Some(n) = ch.pointer("/target/node") {
                 let n = index(Some(n), nodes.len(), "channel target node")
@@ -328,7 +351,7 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
         }
     }
     // Each walk stops at an ancestor already wanted, so all of them together are linear.
-    for n in wanted.clone() {
+    for n in wanted.clone().into_iter().filter(|_| skin.is_none()) {
         let mut at = n;
         while let Some(p) = parent_of(at) {
             if !wanted.insert(p) {
@@ -353,9 +376,17 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
         }
         None
     };
-    let mut order: Vec<usize> = wanted.iter().copied().collect();
-    if order.iter().any(|&n| bone_parent(n).is_some_and(|p| p > n)) {
-        // Not parent-before-child in index order: depth-first from the roots instead.
+    let mut order: Vec<usize> = match &skin {
+        Some(SkinChoice { joints, .. }) => joints.iter().copied().filter(|j| wanted.contains(j)).collect(),
+        None => wanted.iter().copied().collect(),
+    };
+    let position: HashMap<usize, usize> = order.iter().enumerate().map(|(b, &n)| (n, b)).collect();
+    let rank = |n: usize| position.get(&n).copied().unwrap_or(usize::MAX);
+    if order.iter().any(|&n| bone_parent(n).is_some_and(|p| rank(p) > rank(n))) {
+        // Not parent-before-child in this order: depth-first from the roots instead.
+        if skin.is_some() {
+            warnings.push("the skin lists a joint before its parent: bones are numbered depth-first".into());
+        }
         order.clear();
         let mut stack: Vec<usize> =
             parent.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).rev().collect();
@@ -376,7 +407,10 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
                 id: node.id,
                 hash: node.hash,
                 parent: bone_parent(n).and_then(|p| bone_of.get(&p).copied()),
-                rest: node.rest,
+                rest: match bone_parent(n) {
+                    Some(_) => node.rest,
+                    None => above_root(n, &parent_of, &nodes)?.then(&node.rest),
+                },
             })
         })
         .collect::<Result<_>>()?;
@@ -385,6 +419,7 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
 
     let mut clips: Vec<(Option<usize>, Clip)> = Vec::new();
     let mut total_keys = 0u64;
+    let mut not_joints = BTreeSet::new();
     for (ai, anim) in animations.iter().enumerate() {
         let within = |e: Error| e.within(format!("animation {ai}"));
         let extras = anim.pointer("/extras/animkit");
@@ -395,9 +430,13 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             let Some(node) = ch.pointer("/target/node") else {
                 continue;
             };
-            let (_, node) = lookup(&nodes, Some(node), "target node").map_err(within)?;
+            let (node_index, node) = lookup(&nodes, Some(node), "target node").map_err(within)?;
             let path = ch.pointer("/target/path").and_then(Value::as_str).unwrap_or("");
             if !matches!(path, "rotation" | "translation" | "scale") {
+                continue;
+            }
+            if skin.is_some() && !wanted.contains(&node_index) {
+                not_joints.insert(node.name.as_str());
                 continue;
             }
             let (_, sampler) = lookup(samplers, ch.get("sampler"), "sampler").map_err(within)?;
@@ -435,7 +474,9 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
             }
             let values = match path {
                 "rotation" => {
-                    Values::Rotation(values.as_chunks::<4>().0.iter().map(|&q| Quat::from_array(q)).collect())
+                    let mut q: Vec<Quat> = values.as_chunks::<4>().0.iter().map(|&q| Quat::from_array(q)).collect();
+                    make_rotations_continuous(&mut q, interpolation);
+                    Values::Rotation(q)
                 }
                 "translation" => {
                     Values::Translation(values.as_chunks::<3>().0.iter().map(|&v| Vec3::from(v)).collect())
@@ -480,12 +521,40 @@ pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Res
         .to_string();
     let flat = ours.and_then(|o| o.get("skeleton")).and_then(Value::as_bool) == Some(false);
     let up_axis = if z_up_node.is_some() { UpAxis::Z } else { UpAxis::Y };
-    Ok(Package {
+    if !not_joints.is_empty() {
+        let names: Vec<&str> = not_joints.iter().copied().take(4).collect();
+        warnings.push(format!(
+            "channels of {} node(s) that are not joints of the skin skipped ({}{})",
+            not_joints.len(),
+            names.join(", "),
+            if not_joints.len() > names.len() { ", …" } else { "" }
+        ));
+    }
+    let mut package = Package {
         name,
         up_axis,
         clips: clips.into_iter().map(|(_, c)| c).collect(),
         skeleton: (!flat && !bones.is_empty()).then_some(Skeleton { bones }),
-    })
+    };
+    if !tidy::written_by_animkit(json.pointer("/asset/generator").and_then(Value::as_str)) {
+        warnings.extend(tidy::tidy(&mut package, options));
+    }
+    Ok(Imported { package, warnings })
+}
+
+/// The transform of the nodes above root bone `n` that are not bones (Blender's armature
+/// object), without our Z-up and common-root nodes, which the import removes.
+fn above_root(n: usize, parent_of: &dyn Fn(usize) -> Option<usize>, nodes: &[NodeInfo]) -> Result<Transform> {
+    let mut total = Transform::default();
+    let mut at = n;
+    while let Some(p) = parent_of(at) {
+        let node = nodes.get(p).ok_or_else(|| invalid(format!("node index {p} out of range ({})", nodes.len())))?;
+        if !node.z_up && !node.common_root {
+            total = node.rest.then(&total);
+        }
+        at = p;
+    }
+    Ok(total)
 }
 
 fn values_per_key_mismatch(track: &Track, per_key: usize) -> bool {

@@ -26,7 +26,11 @@
 //!   pose, carried by a tiny mesh (one 1 cm triangle per joint, fully weighted to it) on a root
 //!   node without a transform, as the validator wants.
 //! - `UpAxis::Z`: every bone is parented under a root node `animkit_z_up` rotated −90° about X
-//!   (`extras.animkit.role = "up_axis_z"`); keys are untouched.
+//!   (`extras.animkit.role = "up_axis_z"`); keys are untouched. The skinned mesh is a child of
+//!   that node too: the inverse bind matrices hold the rotation, and Blender's importer, which
+//!   places the armature by the mesh's parent, applied it twice with the mesh at the scene root
+//!   (the rest pose lay on its back). Spec viewers ignore a skinned mesh's parents; the
+//!   validator's advisory about it (`NODE_SKINNED_MESH_NON_ROOT`) is expected.
 //! - `UpAxis::Y` with several root bones (flat nodes without a skeleton, track targets missing
 //!   from the skeleton): they are parented under an identity node `animkit_root`
 //!   (`extras.animkit.role = "common_root"`, removed again on import), because the validator
@@ -42,8 +46,20 @@
 //!
 //! ## Import ([`import`])
 //! `LINEAR` → `Slerp` (rotations) / `Linear`, `STEP` → `Step`, `CUBICSPLINE` → `CubicSpline`.
-//! Bones are the skin joints, the animated nodes and their ancestors, named after the nodes;
-//! the skeleton comes from the node tree. Our Z-up root node is removed (and `up_axis = Z`).
+//! Rotation keys are made sign-continuous (each key in the hemisphere of the previous one:
+//! Blender writes q and −q alternately, which an engine that interpolates the stored signs
+//! plays as a 180° flip).
+//! With a skin, the bones are its joints, in joint order (with several skins, the one whose
+//! joints the animations target most, with a note); nodes that are not joints (Blender's
+//! armature object) are not bones, their transform goes into the root bones' rest pose, and
+//! channels on them are skipped and counted. Without a skin, the bones are the animated nodes
+//! and their ancestors. Bones are named after the nodes; the skeleton comes from the node tree.
+//! Our Z-up root node (known by its extras, else by its name, as Blender drops the extras
+//! unless "Custom Properties" is ticked) is removed (and `up_axis = Z`).
+//! Files written by other tools are tidied ([`tidy`]): tracks constant at the rest pose are
+//! dropped (`--opt keep_constant=true` keeps them), key times near the frames of the clip's
+//! rate (`--opt fps=N` where the file has none) are snapped, and bones without ids or hashes
+//! are counted; each in one summary line ([`crate::Document::to_model_with_warnings`]).
 //! The extras written by the exporter restore what glTF cannot say; without them, a generic
 //! glTF file still imports (accessors of any component type, normalised integers, byte strides).
 //! Morph-target `weights` channels are skipped and named in `notes()`.
@@ -62,6 +78,8 @@
 pub mod additive;
 pub mod export;
 pub mod import;
+mod skin;
+pub mod tidy;
 
 use std::any::Any;
 
@@ -96,6 +114,21 @@ impl Format for Gltf {
 
     fn variants(&self) -> &'static [&'static str] {
         &["glb", "gltf"]
+    }
+
+    fn read_params(&self) -> &'static [Param] {
+        &[
+            Param {
+                key: "keep_constant",
+                values: "true|false",
+                description: "true: keep tracks of other tools' files that only hold the rest pose (default: dropped)",
+            },
+            Param {
+                key: "fps",
+                values: "N",
+                description: "the clips' frame rate, for files that do not say it (Blender's): key times near its frames are snapped",
+            },
+        ]
     }
 
     fn write_params(&self) -> &'static [Param] {
@@ -137,7 +170,10 @@ impl Format for Gltf {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        Ok(Box::new(GltfDocument::parse(bytes, options.limits)?))
+        let import = tidy::ImportOptions::from_params(&options.params)?;
+        let mut document = GltfDocument::parse(bytes, options.limits)?;
+        document.import = import;
+        Ok(Box::new(document))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -165,6 +201,8 @@ pub struct GltfDocument {
     /// Buffer contents by index; `None` for an external URI (not resolved).
     buffers: Vec<Option<Vec<u8>>>,
     limits: Limits,
+    /// How [`Document::to_model`] imports (from the read options).
+    import: tidy::ImportOptions,
     notes: Vec<String>,
 }
 
@@ -317,7 +355,7 @@ impl GltfDocument {
             }
             buffers.push(data);
         }
-        Ok(GltfDocument { bytes, glb, json, buffers, limits, notes })
+        Ok(GltfDocument { bytes, glb, json, buffers, limits, import: Default::default(), notes })
     }
 
     /// Builds a document from export output.
@@ -332,7 +370,15 @@ impl GltfDocument {
             serde_json::to_vec(&json).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?
         };
         let buffers = if bin.is_empty() { Vec::new() } else { vec![Some(bin)] };
-        Ok(GltfDocument { bytes: Bytes::from(bytes), glb, json, buffers, limits: Limits::default(), notes: Vec::new() })
+        Ok(GltfDocument {
+            bytes: Bytes::from(bytes),
+            glb,
+            json,
+            buffers,
+            limits: Limits::default(),
+            import: Default::default(),
+            notes: Vec::new(),
+        })
     }
 
     /// The glTF JSON.
@@ -348,6 +394,11 @@ impl GltfDocument {
     /// Whether the file is a GLB.
     pub fn is_glb(&self) -> bool {
         self.glb
+    }
+
+    /// The model, with what the import changed ([`tidy`]) or could not keep.
+    pub fn imported(&self) -> Result<import::Imported> {
+        import::import_with(&self.json, &self.buffers, &self.limits, &self.import)
     }
 }
 
@@ -401,7 +452,12 @@ impl Document for GltfDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        import::import(&self.json, &self.buffers, &self.limits)
+        Ok(self.imported()?.package)
+    }
+
+    fn to_model_with_warnings(&self) -> Result<(Package, Vec<String>)> {
+        let imported = self.imported()?;
+        Ok((imported.package, imported.warnings))
     }
 
     fn dump(&self) -> Result<Value> {
@@ -419,8 +475,10 @@ impl Document for GltfDocument {
     fn lint(&self) -> Vec<Finding> {
         let mut findings: Vec<Finding> =
             self.notes.iter().map(|n| Finding::new(Severity::Info, "gltf-note", n.clone())).collect();
-        if let Err(e) = self.to_model() {
-            findings.push(Finding::new(Severity::Error, "gltf-import", e.to_string()));
+        match self.imported() {
+            Ok(imported) => findings
+                .extend(imported.warnings.into_iter().map(|w| Finding::new(Severity::Warning, "gltf-import", w))),
+            Err(e) => findings.push(Finding::new(Severity::Error, "gltf-import", e.to_string())),
         }
         findings
     }
