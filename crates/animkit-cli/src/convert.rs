@@ -69,7 +69,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         skeleton,
         rest_offsets: args.rest_offsets,
         params: args.format.params(),
-        ..Default::default()
     };
     let jobs = match file {
         Some(path) => {

@@ -105,8 +105,9 @@ pub fn convert(
     warn_all(py, &warnings)
 }
 
-/// Every format animkit knows: `name`, `description`, `extensions`, `variants` and
-/// `capabilities` (read, to_model, from_model, dump, archive, skeleton), as `animkit formats`.
+/// Every format animkit knows: `name`, `description`, `extensions`, `variants`, `capabilities`
+/// (read, to_model, from_model, dump, archive, skeleton) and the option keys it reads and writes
+/// (`read_params`, `write_params`: key, values, description), as `animkit formats --json`.
 #[pyfunction]
 pub fn formats(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let list: Vec<serde_json::Value> = animkit::formats::REGISTRY
@@ -118,6 +119,8 @@ pub fn formats(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
                 "extensions": f.extensions(),
                 "variants": f.variants(),
                 "capabilities": f.capabilities(),
+                "read_params": f.read_params(),
+                "write_params": f.write_params(),
             })
         })
         .collect();

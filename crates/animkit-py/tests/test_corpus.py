@@ -43,8 +43,10 @@ def test_key_arrays_equal_model_json(corpus_file, tmp_path):
     out = tmp_path / "model.json"
     code, _, err = run_cli("convert", corpus_file, "-o", out, "--to", "model-json", check=False)
     if code != 0:
-        with pytest.raises(animkit.Error):
-            animkit.open(corpus_file).to_model()
+        # The CLI refuses what would convert to nothing (an archive without animations); the
+        # model itself reads, and holds no key.
+        assert "nothing to convert" in err or "no track" in err or "none of the" in err, err
+        assert sum(len(t.times) for c in animkit.open(corpus_file).to_model().clips for t in c.tracks) == 0
         return
     merged = "merged" in err  # several characters' skeletons in one file: bones renamed
     expected = json.loads(out.read_text())["package"]
