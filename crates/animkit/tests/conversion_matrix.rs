@@ -13,7 +13,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use animkit::convert::OutputOptions;
-use animkit::model::{Clip, Package, Skeleton, Target, Track, Values};
+use animkit::model::{Clip, Interpolation, Package, Skeleton, Target, Track, Values};
 use animkit::sample::{sample_segment, sample_track, Sampled, Segment};
 use animkit::{Bytes, ReadOptions};
 
@@ -155,6 +155,19 @@ fn difference(a: Sampled, b: Sampled) -> (f32, f32) {
     }
 }
 
+/// The largest extent of a translation or scale track's values on one axis: quantising writers
+/// spread their steps over it (a 16-bit curve over the 43,000 units of Super Mario Odyssey's root
+/// motion has steps of about a unit), so differences are compared relative to it beyond one unit.
+fn span(track: &Track) -> f32 {
+    let (Values::Translation(v) | Values::Scale(v)) = &track.values else { return 0.0 };
+    // A cubic track stores (in-tangent, value, out-tangent) per key: the values only.
+    let (skip, step) = if track.interpolation == Interpolation::CubicSpline { (1, 3) } else { (0, 1) };
+    let values = || v.iter().skip(skip).step_by(step).copied();
+    let lo = values().fold(glam::Vec3::splat(f32::INFINITY), glam::Vec3::min);
+    let hi = values().fold(glam::Vec3::splat(f32::NEG_INFINITY), glam::Vec3::max);
+    (hi - lo).max_element().max(0.0)
+}
+
 /// The texture a texture-pattern sample shows (writers may renumber a track's texture list).
 fn texture(track: &Track, sampled: Sampled) -> Option<&str> {
     match (&track.values, sampled) {
@@ -202,7 +215,7 @@ fn compare(original: &Package, back: &Package, step: f32) -> Comparison {
                     })
                     .fold((f32::INFINITY, f32::INFINITY), |a, b| if b.0 + b.1 < a.0 + a.1 { b } else { a });
                 c.rotation = c.rotation.max(closest.0);
-                c.translation = c.translation.max(closest.1);
+                c.translation = c.translation.max(closest.1 / span(track).max(1.0));
             }
         }
     }
@@ -287,10 +300,8 @@ fn every_corpus_package_through_every_writer() {
                         if c.rotation > max_rotation {
                             defects.push(format!("{label} → {target}: rotation off by {:.3}°", c.rotation));
                         }
-                        // Translations within 5 mm (or source units). Known and open: the BFRES
-                        // writer's translation curves of Super Mario Odyssey's cap clips (values in
-                        // the hundreds) come back up to 2.3 units off.
-                        if c.translation > 0.005 && target != "bfres" {
+                        // Translations within 5 mm (source units), or 0.5 % of a track's extent.
+                        if c.translation > 0.005 {
                             defects.push(format!("{label} → {target}: translation off by {}", c.translation));
                         }
                     }
