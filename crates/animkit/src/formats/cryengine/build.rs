@@ -29,7 +29,8 @@ use super::time_formats;
 use crate::bytes::round_up;
 use crate::error::{Error, Result};
 use crate::formats::WriteOptions;
-use crate::model::{Clip, Interpolation, Package, Target, Values};
+use crate::model::rekey::{rekey, Rekeyed, Tolerance};
+use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
 
 /// One bone's channels, gathered from the model.
 #[derive(Default)]
@@ -374,8 +375,14 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone
     let fps = 30.0;
     let mut bones: BTreeMap<u32, Bone> = BTreeMap::new();
     let mut order: Vec<u32> = Vec::new();
+    let mut added = (0usize, 0usize);
     for track in &clip.tracks {
         track.validate().map_err(|e| Error::unrepresentable(format!("track {}: {e}", track.target.label())))?;
+        let rekeyed = rekey_for_engine(track, fps);
+        if rekeyed.added > 0 {
+            added = (added.0 + 1, added.1 + rekeyed.added);
+        }
+        let track = &rekeyed.track;
         let Target::Bone(b) = &track.target else {
             warnings.push(format!("material track {} left out", track.target.label()));
             continue;
@@ -409,7 +416,21 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone
             _ => warnings.push(format!("{:?} track of {} left out", track.channel(), b.label())),
         }
     }
+    if added.0 > 0 {
+        warnings.push(format!(
+            "clip \"{}\": {} keys added to {} tracks so that the engine's nlerp and linear keys follow the source's interpolation between its keys",
+            clip.name, added.1, added.0
+        ));
+    }
     Ok((bones, order))
+}
+
+/// `track` re-keyed for the engine's interpolation (nlerp rotations, linear positions and scales)
+/// where the source interpolates otherwise (slerp, cubic): keys on the 30 fps frames until the
+/// engine follows the source within 1e-4 rad (below SmallTree48's step) and 1e-4 units.
+fn rekey_for_engine(track: &Track, fps: f32) -> Rekeyed {
+    let target = if matches!(track.values, Values::Rotation(_)) { Interpolation::Nlerp } else { Interpolation::Linear };
+    rekey(track, target, Tolerance { rotation: 1e-4, vector: 1e-4, frame: 1.0 / fps })
 }
 
 /// Builds a Star Citizen `#ivo` CAF (variant `ivo`, one clip: AnimInfo + CAFData) or DBA
