@@ -109,3 +109,15 @@ fn drops_are_summarised_and_verbose_lists_each() {
     let err = ok(&animkit(&["convert", json.to_str().unwrap(), "-o", out.to_str().unwrap(), "--verbose"]));
     assert_eq!(err.matches("has no scale").count(), 3, "{err}");
 }
+
+/// BFRES → BFRES says what the model does not carry: the models (with their counts) and the
+/// skeleton are named, never dropped without a word.
+#[test]
+fn bfres_models_left_behind_are_named() {
+    let Some(bass) = corpus("bfres", "Animal_Bass.bfres") else { return };
+    let dir = temp_dir("bfres-models");
+    let out = dir.join("bass.bfres");
+    let err = ok(&animkit(&["convert", &bass, "-o", out.to_str().unwrap()]));
+    assert!(err.contains("2 models (7 bones, 4 shapes, 4 materials)") && err.contains("not carried"), "{err}");
+    assert!(err.contains("skeleton (6 bones) not written"), "{err}");
+}

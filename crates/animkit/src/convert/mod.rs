@@ -212,7 +212,9 @@ pub fn prepare(input: &Path, destination: &Destination, options: &ConvertOptions
         files.push(file);
     }
     let input_format = doc.format().name();
-    Ok(Prepared { input: input.to_path_buf(), input_format, notes: parts.notes, warnings: parts.warnings, files })
+    let mut warnings = doc.not_in_model();
+    warnings.extend(parts.warnings);
+    Ok(Prepared { input: input.to_path_buf(), input_format, notes: parts.notes, warnings, files })
 }
 
 impl Prepared {

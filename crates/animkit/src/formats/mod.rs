@@ -228,6 +228,11 @@ pub trait Document: Send + Sync + Any {
     fn to_model_with_warnings(&self) -> Result<(Package, Vec<String>)> {
         Ok((self.to_model()?, Vec::new()))
     }
+    /// What the file holds that its model does not carry (models, textures, embedded files), one
+    /// line per kind with counts: a conversion drops it, and says so with these lines.
+    fn not_in_model(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// The model split into one package per skeleton (one per character), for archives whose
     /// clips bind to different skeletons; each package's `name` says which. The default is
     /// [`Document::to_model`] alone. `convert` into a directory writes one file per package.

@@ -311,6 +311,14 @@ impl Document for BfresDocument {
         Ok(Repaired { document: Box::new(BfresDocument::new(file)), changes })
     }
 
+    /// The models, textures and embedded files the model does not carry ([`fmdl::unconverted`]).
+    fn not_in_model(&self) -> Vec<String> {
+        match fmdl::unconverted(&self.data, &self.file.header) {
+            Ok(sentence) => sentence.into_iter().collect(),
+            Err(e) => vec![format!("models: {e}")],
+        }
+    }
+
     fn notes(&self) -> Vec<String> {
         let h = &self.file.header;
         let mut notes = vec![format!("alignment {}", h.alignment)];
@@ -319,11 +327,7 @@ impl Document for BfresDocument {
                 notes.push(format!("{count} {group_name}"));
             }
         }
-        match fmdl::unconverted(&self.data, h) {
-            Ok(Some(sentence)) => notes.push(sentence),
-            Ok(None) => {}
-            Err(e) => notes.push(format!("models: {e}")),
-        }
+        notes.extend(self.not_in_model());
         notes.extend(self.texture_tables());
         notes
     }
