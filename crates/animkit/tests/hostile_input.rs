@@ -13,8 +13,8 @@
 //! which runs the cases one after another); CPU time is the thread's, from
 //! `/proc/thread-self/stat` (wall time where that is missing).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+mod common;
+
 use std::time::{Duration, Instant};
 
 use animkit::bytes::Endian;
@@ -22,35 +22,7 @@ use animkit::containers::{budget::Resource, sarc, yaz0};
 use animkit::formats::{Format, ReadOptions, WriteOptions};
 use animkit::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
 use animkit::{Bytes, ErrorKind};
-
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = CURRENT.fetch_add(layout.size(), Relaxed) + layout.size();
-        PEAK.fetch_max(now, Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // Counted as the new block allocated while the old one still exists.
-        let now = CURRENT.fetch_add(new_size, Relaxed) + new_size;
-        PEAK.fetch_max(now, Relaxed);
-        CURRENT.fetch_sub(layout.size(), Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use common::counting_alloc::{peak_during, Counting};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -82,19 +54,19 @@ struct Measured {
 /// are not counted.
 fn measure(input: Vec<u8>) -> Measured {
     let input = Bytes::from(input);
-    let before = CURRENT.load(Relaxed);
-    PEAK.store(before, Relaxed);
     let (cpu0, wall0) = (thread_cpu(), Instant::now());
-    let outcome = animkit::read(input, None, &ReadOptions::default()).and_then(|doc| {
-        let findings = doc.lint();
-        let package = doc.to_model()?;
-        Ok(format!("{} clips, {} keys, {} findings", package.clips.len(), package.key_count(), findings.len()))
+    let (outcome, peak) = peak_during(|| {
+        animkit::read(input, None, &ReadOptions::default()).and_then(|doc| {
+            let findings = doc.lint();
+            let package = doc.to_model()?;
+            Ok(format!("{} clips, {} keys, {} findings", package.clips.len(), package.key_count(), findings.len()))
+        })
     });
     let cpu = match (cpu0, thread_cpu()) {
         (Some(a), Some(b)) => b.saturating_sub(a),
         _ => wall0.elapsed(),
     };
-    Measured { cpu, wall: wall0.elapsed(), peak: PEAK.load(Relaxed) - before, outcome }
+    Measured { cpu, wall: wall0.elapsed(), peak, outcome }
 }
 
 /// `prefix` then `zeros` zero bytes as a Yaz0 file: the prefix and one zero as literals, then

@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 
+pub mod counting_alloc;
 pub mod gltf;
 
 /// The corpus sub-folder `name` (e.g. `"ifp"`), or `None` (after saying so) when absent outside CI.
