@@ -13,6 +13,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use animkit::convert::OutputOptions;
+use animkit::model::rekey::rotation_between;
 use animkit::model::{Clip, Interpolation, Package, Skeleton, Target, Track, Values};
 use animkit::sample::{sample_segment, sample_track, Sampled, Segment};
 use animkit::{Bytes, ReadOptions};
@@ -134,17 +135,12 @@ fn counterpart<'a>(track: &Track, clip: &'a Clip, skeleton: Option<&Skeleton>) -
     })
 }
 
-/// The rotation angle between two samples (degrees, from the chord between the quaternions in
-/// f64: `θ = 4·asin(|p − q| / 2)` with `q` on `p`'s side, exact for small angles where `acos` of a
-/// dot product is not), or the largest component difference of other channels.
+/// The rotation angle between two samples (degrees; [`rotation_between`] works from the chord
+/// between the quaternions in f64, exact for small angles where `acos` of a dot product is not),
+/// or the largest component difference of other channels.
 fn difference(a: Sampled, b: Sampled) -> (f32, f32) {
     match (a, b) {
-        (Sampled::Rotation(p), Sampled::Rotation(q)) => {
-            let (p, q) = (p.normalize().as_dquat(), q.normalize().as_dquat());
-            let q = if p.dot(q) < 0.0 { -q } else { q };
-            let chord = (glam::DVec4::from(p) - glam::DVec4::from(q)).length();
-            ((4.0 * (chord / 2.0).min(1.0).asin()).to_degrees() as f32, 0.0)
-        }
+        (Sampled::Rotation(p), Sampled::Rotation(q)) => (rotation_between(p, q).to_degrees(), 0.0),
         (Sampled::Translation(p), Sampled::Translation(q)) | (Sampled::Scale(p), Sampled::Scale(q)) => {
             (0.0, (p - q).abs().max_element())
         }

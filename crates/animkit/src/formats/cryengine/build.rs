@@ -378,11 +378,6 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone
     let mut added = (0usize, 0usize);
     for track in &clip.tracks {
         track.validate().map_err(|e| Error::unrepresentable(format!("track {}: {e}", track.target.label())))?;
-        let rekeyed = rekey_for_engine(track, fps);
-        if rekeyed.added > 0 {
-            added = (added.0 + 1, added.1 + rekeyed.added);
-        }
-        let track = &rekeyed.track;
         let Target::Bone(b) = &track.target else {
             warnings.push(format!("material track {} left out", track.target.label()));
             continue;
@@ -394,6 +389,12 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone
         if !order.contains(&id) {
             order.push(id);
         }
+        // Only tracks that are written count among the keys added.
+        let rekeyed = rekey_for_engine(track, fps);
+        if rekeyed.added > 0 {
+            added = (added.0 + 1, added.1 + rekeyed.added);
+        }
+        let track = &rekeyed.track;
         let bone = bones.entry(id).or_default();
         if bone.name.is_none() {
             bone.name = b.name.as_deref().map(str::to_string);
