@@ -174,7 +174,7 @@ pub fn write_output(out: &Path, data: &[u8], input: Option<&Path>, in_place: boo
 }
 
 /// Whether `path` is a regular file (not a link) whose content is `data`.
-fn holds(path: &Path, data: &[u8]) -> std::io::Result<bool> {
+pub fn holds(path: &Path, data: &[u8]) -> std::io::Result<bool> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_file() && meta.len() == data.len() as u64 => Ok(std::fs::read(path)? == data),
         Ok(_) => Ok(false),
