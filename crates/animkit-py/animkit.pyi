@@ -72,8 +72,9 @@ def open(
 ) -> Document:
     """Opens a file (a path) or its bytes, with the named format or the one the probe finds.
 
-    `lenient=True` reads past damage where the format allows; other keywords are format settings
-    (`skb_version=1`, `fps=60`…). Raises an `Error` subclass with the byte offset on bad input.
+    `lenient=True` reads past damage where the format allows; other keywords are settings the
+    format reads (`skb_version=1`, `fps=60`…; another is an `UnsupportedError` listing those it
+    reads). Raises an `Error` subclass with the byte offset on bad input.
     """
 
 def pack(dump: Any) -> Document:

@@ -135,6 +135,16 @@ def test_convert_picks_clips_and_refuses_to_overwrite_its_input(tmp_path):
         animkit.convert(source, source)
 
 
+def test_open_refuses_a_setting_its_format_does_not_read(tmp_path):
+    path = tmp_path / "walk.ifp"
+    animkit.write(walk_package(), path)
+    with pytest.raises(animkit.UnsupportedError, match=r'unknown option "rotation" for reading ifp: valid keys: .*rotations=stored\|unit'):
+        animkit.open(path, rotation="euler")
+    with pytest.raises(animkit.UnsupportedError, match='unknown option "fps" for reading ifp'):
+        animkit.open(path.read_bytes(), "ifp", fps=30)
+    assert animkit.open(path, rotations="unit").format == "ifp"
+
+
 def test_write_passes_options_to_the_format(tmp_path):
     with pytest.raises(animkit.Error, match="rotation=sideways"):
         animkit.write(walk_package(), tmp_path / "walk.bfres", rotation="sideways")
