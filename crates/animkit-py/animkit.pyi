@@ -72,8 +72,9 @@ def open(
 ) -> Document:
     """Opens a file (a path) or its bytes, with the named format or the one the probe finds.
 
-    `lenient=True` reads past damage where the format allows; other keywords are format settings
-    (`skb_version=1`, `fps=60`…). Raises an `Error` subclass with the byte offset on bad input.
+    `lenient=True` reads past damage where the format allows; other keywords are settings the
+    format reads (`skb_version=1`, `fps=60`…; another is an `UnsupportedError` listing those it
+    reads). Raises an `Error` subclass with the byte offset on bad input.
     """
 
 def pack(dump: Any) -> Document:
@@ -205,6 +206,40 @@ class Track:
     def textures(self) -> list[str] | None: ...
     def __len__(self) -> int: ...
 
+@final
+class KeyArrays:
+    """One channel's keys of many tracks, end to end in a few numpy arrays.
+
+    `Clip.key_arrays()` and `Package.key_arrays()` give one per channel: every key copied once,
+    without a numpy array per track (the fast way to read a whole file's keys). A snapshot: editing
+    it does not change the tracks, nor editing the tracks it. Track row `i` is
+    `package.clips[clips[i]].tracks[tracks[i]]`; its times are `times[key_offsets[i]:key_offsets[i + 1]]`
+    and its values `values[value_offsets[i]:value_offsets[i + 1]]` (`track(i)` gives both).
+    """
+
+    channel: Channel
+    clips: npt.NDArray[np.int64]
+    """Per track, the index of its clip (0 throughout for `Clip.key_arrays()`)."""
+    tracks: npt.NDArray[np.int64]
+    """Per track, its index in its clip's `tracks`."""
+    times: npt.NDArray[np.float32]
+    """Every track's key times in seconds, track after track."""
+    key_offsets: npt.NDArray[np.int64]
+    """Where each track's keys start in `times`, then where the last ends (len(self) + 1)."""
+    values: npt.NDArray[Any]
+    """Every track's values, track after track, in the channel's dtype and width (as `Track.values`).
+    Texture indices index each track's own `Track.textures`."""
+    value_offsets: npt.NDArray[np.int64]
+    """Where each track's rows start in `values`, then where the last ends; three rows per key
+    for cubic tracks, so these differ from `key_offsets` only where there are cubic tracks."""
+    @property
+    def interpolations(self) -> list[Interpolation]:
+        """Per track, its interpolation."""
+    def track(self, i: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[Any]]:
+        """The times and values of track row `i`, as views into `times` and `values`."""
+    def __len__(self) -> int:
+        """The number of tracks."""
+
 class Clip:
     """One animation."""
 
@@ -224,6 +259,9 @@ class Clip:
         additive: bool = False,
         frame_rate: float | None = None,
     ) -> None: ...
+    def key_arrays(self) -> dict[Channel, KeyArrays]:
+        """Every track's keys in a few arrays, one `KeyArrays` per channel present (in order of
+        first appearance)."""
 
 class Package:
     """A set of clips with an optional skeleton."""
@@ -241,6 +279,9 @@ class Package:
         up_axis: Literal["y", "z"] = "y",
     ) -> None: ...
     def clip(self, name: str) -> Clip | None: ...
+    def key_arrays(self) -> dict[Channel, KeyArrays]:
+        """Every track of every clip in a few arrays, one `KeyArrays` per channel present (in order
+        of first appearance); `clips` and `tracks` say which track each row is."""
 
 @final
 class Skeleton:

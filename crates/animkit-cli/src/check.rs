@@ -63,6 +63,7 @@ fn check_file(path: &std::path::Path, args: &Args) -> Option<Report> {
 
 /// Checks every file (on every core; output in the order the files were named).
 pub fn run(args: Args) -> Result<ExitCode> {
+    args.format.check_for(&crate::common::paths(&args.files, None), None)?;
     let mut code = ExitCode::SUCCESS;
     let threshold = if args.strict { Severity::Warning } else { Severity::Error };
     crate::ordered::for_each(

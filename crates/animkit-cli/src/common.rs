@@ -11,8 +11,8 @@ use anyhow::{bail, Context, Result};
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct FormatOptions {
     /// A format setting, `key=value` (repeatable): e.g. `overflow=error`, `compression=none`,
-    /// `skb_version=1`. `animkit formats --params` lists every format's keys; an unknown key is
-    /// an error.
+    /// `skb_version=1`. `animkit formats --params` lists every format's keys; a key that neither
+    /// the inputs' formats read nor the output's writes is an error.
     #[arg(long = "opt", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub opts: Vec<(String, String)>,
     /// A resource limit for each input, `NAME=SIZE` (repeatable): `decoded=2GiB` (bytes
@@ -65,16 +65,26 @@ impl FormatOptions {
         limits
     }
 
-    /// Checks that every key is one `format` writes or some format reads (the input's format,
-    /// known once it is read, is checked then); the error lists what `format` writes.
-    pub fn check_for_writing(&self, format: &dyn Format) -> Result<()> {
+    /// Checks that every key is one that the format of some file in `inputs` reads (with
+    /// `reading`) or `output` writes: a verb passes its settings to exactly these. The error names
+    /// the key and lists the keys each of them takes. The inputs are probed only when there are
+    /// settings; files that cannot be read are left for the verb to report.
+    pub fn check_for(&self, inputs: &[&Path], output: Option<&dyn Format>) -> Result<()> {
+        if self.opts.is_empty() {
+            return Ok(());
+        }
+        let mut formats: Vec<&'static dyn Format> = Vec::new();
+        for format in inputs.iter().filter_map(|path| probe_file(path)) {
+            if !formats.iter().any(|f| f.name() == format.name()) {
+                formats.push(format);
+            }
+        }
         for (key, value) in &self.opts {
-            let writes = format.write_params().iter().any(|p| p.key == key);
-            let reads =
-                COMMON_READ_PARAMS.iter().chain(REGISTRY.iter().flat_map(|f| f.read_params())).any(|p| p.key == key);
-            if !writes && !reads {
-                let alone = BTreeMap::from([(key.clone(), value.clone())]);
-                animkit::formats::check_write_params(format, &alone)?;
+            let one = BTreeMap::from([(key.clone(), value.clone())]);
+            let read = formats.iter().any(|&f| animkit::formats::check_read_params(f, &one).is_ok());
+            let written = output.is_some_and(|f| animkit::formats::check_write_params(f, &one).is_ok());
+            if !read && !written && !formats.is_empty() {
+                bail!("{}", not_taken(key, &formats, output));
             }
         }
         Ok(())
@@ -84,6 +94,43 @@ impl FormatOptions {
     pub fn params(&self) -> BTreeMap<String, String> {
         self.opts.iter().cloned().collect()
     }
+}
+
+/// The paths of `files` and of `more`, for [`FormatOptions::check_for`].
+pub fn paths<'a>(files: &'a [PathBuf], more: Option<&'a PathBuf>) -> Vec<&'a Path> {
+    files.iter().chain(more).map(PathBuf::as_path).collect()
+}
+
+/// The format the probe finds for the file at `path`, if it can be read.
+pub fn probe_file(path: &Path) -> Option<&'static dyn Format> {
+    let data = std::fs::read(path).ok()?;
+    animkit::probe(&data, Some(path)).ok()
+}
+
+/// Says that no format of `reads` reads `key` and `write` does not write it, with what they take.
+fn not_taken(key: &str, reads: &[&'static dyn Format], write: Option<&dyn Format>) -> String {
+    let takes = |params: &[Param]| {
+        let list: Vec<String> = params.iter().map(|p| format!("{}={}", p.key, p.values)).collect();
+        if list.is_empty() {
+            "no settings".to_string()
+        } else {
+            list.join(", ")
+        }
+    };
+    let mut actions: Vec<String> = reads.iter().map(|f| format!("reading {}", f.name())).collect();
+    let reading = |f: &dyn Format| {
+        if f.capabilities().archive && f.read_params().is_empty() {
+            "its entries' formats' settings".to_string()
+        } else {
+            takes(&[f.read_params(), COMMON_READ_PARAMS].concat())
+        }
+    };
+    let mut valid: Vec<String> = reads.iter().map(|&f| format!("reading {} takes {}", f.name(), reading(f))).collect();
+    if let Some(f) = write {
+        actions.push(format!("writing {}", f.name()));
+        valid.push(format!("writing {} takes {}", f.name(), takes(f.write_params())));
+    }
+    format!("--opt \"{key}\" is not a setting of {}: {}", actions.join(" or "), valid.join("; "))
 }
 
 /// Where a rewrite of an input goes: `-o OUT`, or the input itself with `--in-place`.
@@ -106,6 +153,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Document>, Err
 
 /// Reads an archive (a format whose documents hold entries: HIP/HOP, SARC, Yaz0).
 pub fn open_archive(path: &Path, format: &FormatOptions) -> Result<Box<dyn Document>> {
+    format.check_for(&[path], None)?;
     let doc = open(path, &format.read_options(false))?;
     if !doc.format().capabilities().archive {
         bail!("{} is a {} file, not an archive", path.display(), doc.format().name());
@@ -174,7 +222,7 @@ pub fn write_output(out: &Path, data: &[u8], input: Option<&Path>, in_place: boo
 }
 
 /// Whether `path` is a regular file (not a link) whose content is `data`.
-fn holds(path: &Path, data: &[u8]) -> std::io::Result<bool> {
+pub fn holds(path: &Path, data: &[u8]) -> std::io::Result<bool> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_file() && meta.len() == data.len() as u64 => Ok(std::fs::read(path)? == data),
         Ok(_) => Ok(false),

@@ -1,15 +1,18 @@
 //! `animkit convert`: any format to any format, through the model (the library's
 //! [`animkit::convert`] does the work; this verb turns arguments into its options and prints).
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use animkit::convert::{self as library, ConvertOptions, Destination, Job, OutputOptions, PreparedFile};
+use animkit::formats::{check_read_params, check_write_params, Format};
 use animkit::ReadOptions;
 use anyhow::{bail, Result};
 
 use crate::batch::Done;
-use crate::common::{load_skeleton, write_output, FormatOptions};
+use crate::common::{load_skeleton, paths, probe_file, write_output, FormatOptions};
 
 #[derive(clap::Args)]
 #[command(after_help = "Into a directory, each input gives DIR/STEM.EXT, or DIR/STEM_CHARACTER.EXT per character \
@@ -60,7 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Destination::Directory(_) | Destination::Prefix(_) => None,
     };
     let (format, _) = library::output_format(args.to.as_deref(), file.as_deref())?;
-    args.format.check_for_writing(format)?;
+    args.format.check_for(&paths(&args.inputs, args.skeleton.as_ref()), Some(format))?;
     let skeleton = args.skeleton.as_deref().map(|p| load_skeleton(p, &args.format.read_options(false))).transpose()?;
     let options = ConvertOptions {
         read: ReadOptions { limits: args.format.limits(), ..Default::default() },
@@ -77,7 +80,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         None => library::plan(&args.inputs, &args.output, &options)?,
     };
-    Ok(crate::batch::run_jobs(&jobs, |job| &job.input, |job, done| convert_one(job, &options, &args, done)))
+    let convert = |job: &Job, done: &mut Done| convert_one(job, &for_input(&options, &job.input, format), &args, done);
+    Ok(crate::batch::run_jobs(&jobs, |job| &job.input, convert))
+}
+
+/// The options for one input: of the settings, those its format reads or `output` writes (the
+/// inputs of one batch may be of several formats, each taking its own).
+fn for_input<'a>(options: &'a ConvertOptions, input: &Path, output: &dyn Format) -> Cow<'a, ConvertOptions> {
+    let Some(format) = Some(options).filter(|o| !o.params.is_empty()).and_then(|_| probe_file(input)) else {
+        return Cow::Borrowed(options);
+    };
+    let mut options = options.clone();
+    options.params.retain(|key, value| {
+        let one = BTreeMap::from([(key.clone(), value.clone())]);
+        check_read_params(format, &one).is_ok() || check_write_params(output, &one).is_ok()
+    });
+    Cow::Owned(options)
 }
 
 /// Converts one input and writes its files, noting each in `done` as it is written.

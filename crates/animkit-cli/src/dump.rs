@@ -21,6 +21,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    args.format.check_for(&[&args.file], None)?;
     let doc = open(&args.file, &args.format.read_options(false))?;
     let value = animkit::dump(doc.as_ref())?;
     let mut text =

@@ -8,7 +8,7 @@ use animkit::ReadOptions;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::common::{open, print_json_line, FormatOptions};
+use crate::common::{open, paths, print_json_line, FormatOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -37,6 +37,7 @@ struct FileInfo {
 
 /// Describes every file (on every core; output in the order the files were named).
 pub fn run(args: Args) -> Result<ExitCode> {
+    args.format.check_for(&paths(&args.files, None), None)?;
     let mut code = ExitCode::SUCCESS;
     let options = args.format.read_options(false);
     crate::ordered::for_each(

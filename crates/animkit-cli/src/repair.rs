@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use crate::batch::{is_dir_target, Job};
-use crate::common::{open, write_output, Destination, FormatOptions};
+use crate::common::{open, paths, write_output, Destination, FormatOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,6 +33,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if jobs.is_empty() {
         bail!("nothing to repair");
     }
+    args.format.check_for(&paths(&args.inputs, None), None)?;
     let options = args.format.read_options(true);
     Ok(crate::batch::run(jobs, |job| {
         let doc = open(&job.input, &options)?;

@@ -7,7 +7,7 @@ use animkit::model::Target;
 use animkit::sample::{sample, Sampled};
 use anyhow::{Context, Result};
 
-use crate::common::{load_skeleton, open, print_json_line, FormatOptions};
+use crate::common::{load_skeleton, open, paths, print_json_line, FormatOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -57,6 +57,7 @@ fn channel(v: &Sampled) -> &'static str {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    args.format.check_for(&paths(std::slice::from_ref(&args.file), args.skeleton.as_ref()), None)?;
     let options = args.format.read_options(false);
     let package = open(&args.file, &options)?.to_model()?;
     let skeleton = match &args.skeleton {

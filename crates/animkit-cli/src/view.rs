@@ -30,7 +30,7 @@ use animkit::{Format, WriteOptions};
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::common::{load_skeleton, open, write_output, FormatOptions};
+use crate::common::{load_skeleton, open, paths, write_output, FormatOptions};
 
 /// three.js r187 with GLTFLoader and OrbitControls, one minified ES module (MIT).
 const THREE_BUNDLE: &str = include_str!("view/vendor/three-bundle.min.js");
@@ -137,6 +137,7 @@ fn html_escape(s: &str) -> String {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    args.format.check_for(&paths(&args.files, args.skeleton.as_ref()), None)?;
     let read_options = args.format.read_options(false);
     let skeleton = args.skeleton.as_deref().map(|p| load_skeleton(p, &read_options)).transpose()?;
     let mut shown = Vec::new();

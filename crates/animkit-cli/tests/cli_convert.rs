@@ -63,6 +63,64 @@ fn a_misspelt_option_exits_2_and_lists_the_valid_keys() {
     ok(&animkit(&["convert", &example(), "-o", out.to_str().unwrap(), "--opt", "overflow=error"]));
 }
 
+/// `--opt` keys are checked against what the verb reads and writes for the files named: the
+/// formats of the inputs (reading) and of the output (writing), not every format.
+#[test]
+fn an_option_of_neither_the_inputs_nor_the_output_is_refused_naming_both() {
+    let dir = temp_dir("opt-per-verb");
+    let walk = example();
+    let glb = dir.join("x.glb");
+    let o = animkit(&["convert", &example(), "-o", glb.to_str().unwrap(), "--opt", "rotation=euler"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--opt \"rotation\" is not a setting of reading ifp or writing gltf: "), "{err}");
+    assert!(err.contains("reading ifp takes timeline=authored|engine, root=keep|in-place"), "{err}");
+    assert!(err.contains("writing gltf takes additive=keep|bake"), "{err}");
+    assert!(!glb.exists());
+    // Verbs that only read: the input's format alone.
+    for verb in [&["info"][..], &["check"], &["dump"], &["sample", "--clip", "0", "--time", "0"]] {
+        let mut args = verb.to_vec();
+        args.extend([walk.as_str(), "--opt", "additive=bake"]);
+        let o = animkit(&args);
+        assert_eq!(code(&o), 2, "{verb:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("--opt \"additive\" is not a setting of reading ifp: reading ifp takes "),
+            "{verb:?}: {err}"
+        );
+    }
+    let o = animkit(&["info", &example(), "--opt", "skb_version=1"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("\"skb_version\" is not a setting of reading ifp"));
+    ok(&animkit(&["info", &example(), "--opt", "root=in-place"]));
+}
+
+/// A batch of two formats takes the read settings of each; each input gets its own.
+#[test]
+fn a_batch_of_two_formats_takes_the_settings_of_each() {
+    let dir = temp_dir("opt-batch");
+    let walk = example();
+    let bfres = dir.join("walk.bfres");
+    ok(&animkit(&["convert", &example(), "-o", bfres.to_str().unwrap()]));
+    let out = format!("{}/", dir.join("out").display());
+    let settings = ["--opt", "rotations=unit", "--opt", "fps=60"];
+    let mut args = vec!["convert", walk.as_str(), bfres.to_str().unwrap(), "-o", &out, "--to", "model-json"];
+    args.extend(settings);
+    let err = ok(&animkit(&args));
+    assert!(err.contains("2 of 2 files done, 0 failed"), "{err}");
+    // Each output is the one its input gives with only its own format's setting.
+    for (input, setting, result) in
+        [(walk.as_str(), "rotations=unit", "walk_cycle.json"), (bfres.to_str().unwrap(), "fps=60", "walk.json")]
+    {
+        let alone = dir.join("alone.json");
+        ok(&animkit(&["convert", input, "-o", alone.to_str().unwrap(), "--opt", setting]));
+        let batch = std::fs::read(dir.join("out").join(result)).unwrap();
+        assert!(batch == std::fs::read(&alone).unwrap(), "{result}");
+        let plain = dir.join("plain.json");
+        ok(&animkit(&["convert", input, "-o", plain.to_str().unwrap()]));
+        assert!(batch != std::fs::read(&plain).unwrap(), "{setting} changes {result}");
+    }
+}
+
 #[test]
 fn a_conversion_that_keeps_no_track_fails() {
     let Some(sprint) = corpus("ifp", "weaponsprint_anp3.ifp") else { return };

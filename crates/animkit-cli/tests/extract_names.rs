@@ -117,3 +117,40 @@ fn repeated_ifp_animation_names_extract_and_replace_by_their_entry_names() {
     ok(&animkit(&["replace", &ifp.display().to_string(), "a_3.ifp", &a3, "-o", &same.display().to_string()]));
     assert_eq!(std::fs::read(&same).unwrap(), bytes);
 }
+
+/// Files in the output folder with other content are named and left alone unless `--overwrite`;
+/// files that hold the asset's bytes already are no reason to refuse.
+#[test]
+fn extract_refuses_to_overwrite_other_files_without_overwrite() {
+    let dir = temp_dir("extract-overwrite");
+    let names = ["a.bin", "b.bin", "c.bin", "d.bin", "e.bin", "f.bin", "sub/g.bin"];
+    let members: Vec<(&str, &[u8])> = names.iter().map(|n| (*n, n.as_bytes())).collect();
+    let archive = sarc_file(&dir, &members);
+    let out = dir.join("out");
+    let out_arg = out.display().to_string();
+    ok(&animkit(&["extract", &archive, "-o", &out_arg]));
+    let again = ok(&animkit(&["extract", &archive, "-o", &out_arg]));
+    assert!(again.contains("7 assets written") && again.contains("(7 held this content already)"), "{again}");
+
+    std::fs::write(out.join("c.bin"), b"edited by hand").unwrap();
+    let o = animkit(&["extract", &archive, "-o", &out_arg]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("refusing to overwrite 1 existing file in"), "{err}");
+    assert!(err.contains("holds something else: c.bin; nothing was written (use --overwrite"), "{err}");
+    assert_eq!(std::fs::read(out.join("c.bin")).unwrap(), b"edited by hand");
+
+    for name in names {
+        std::fs::write(out.join(name), b"edited").unwrap();
+    }
+    let o = animkit(&["extract", &archive, "-o", &out_arg]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("refusing to overwrite 7 existing files"), "{err}");
+    assert!(err.contains("hold something else: a.bin, b.bin, c.bin, d.bin, e.bin, and 2 more;"), "{err}");
+    assert!(files_below(&out).values().all(|data| data == b"edited"));
+
+    ok(&animkit(&["extract", &archive, "-o", &out_arg, "--overwrite"]));
+    let written = files_below(&out);
+    assert_eq!(written.len(), names.len());
+    assert!(names.iter().all(|n| written[*n] == n.as_bytes()), "{written:?}");
+}

@@ -46,7 +46,8 @@ impl From<Source<'_>> for Input {
     }
 }
 
-/// Reads the input with the named format, or the one the probe finds.
+/// Reads the input with the named format, or the one the probe finds, after checking that it
+/// takes every setting of `options`.
 fn read(input: Input, format: Option<&str>, options: &ReadOptions) -> animkit::Result<Box<dyn animkit::Document>> {
     let (bytes, path) = match input {
         Input::Bytes(bytes) => (bytes, None),
@@ -59,11 +60,12 @@ fn read(input: Input, format: Option<&str>, options: &ReadOptions) -> animkit::R
         Some(p) => e.within(p.display().to_string()),
         None => e,
     };
-    let document = match format {
-        Some(name) => format_named(name)?.read(bytes, options),
-        None => animkit::read(bytes, path.as_deref(), options),
+    let format = match format {
+        Some(name) => format_named(name)?,
+        None => animkit::probe(&bytes, path.as_deref()).map_err(within)?,
     };
-    document.map_err(within)
+    formats::check_read_params(format, &options.params)?;
+    format.read(bytes, options).map_err(within)
 }
 
 /// The format called `name` (a format or one of its variants).
@@ -75,7 +77,8 @@ fn format_named(name: &str) -> animkit::Result<&'static dyn animkit::Format> {
 
 /// Opens a file (a path) or the bytes of one, with the format `format` names, or the one the probe
 /// finds. `lenient=True` reads past damage where the format allows (see `check()`); any other
-/// keyword is a format setting, e.g. `skb_version=1`, `fps=60`.
+/// keyword is a setting the format reads, e.g. `skb_version=1`, `fps=60` (another is an
+/// `UnsupportedError` listing those it reads).
 #[pyfunction]
 #[pyo3(signature = (source, format=None, *, lenient=false, **options))]
 pub fn open(

@@ -9,6 +9,7 @@ mod convert;
 mod document;
 mod errors;
 mod json;
+mod key_arrays;
 mod model;
 mod options;
 mod sample;
@@ -40,6 +41,7 @@ fn animkit_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::Package>()?;
     m.add_class::<model::Clip>()?;
     m.add_class::<track::Track>()?;
+    m.add_class::<key_arrays::KeyArrays>()?;
     m.add_class::<target::Target>()?;
     m.add_class::<skeleton::Skeleton>()?;
     m.add_class::<sample::Sample>()?;

@@ -364,7 +364,7 @@ fn parse_channel(name: &str) -> PyResult<Channel> {
     })
 }
 
-fn interpolation_name(interpolation: Interpolation) -> &'static str {
+pub fn interpolation_name(interpolation: Interpolation) -> &'static str {
     match interpolation {
         Interpolation::Step => "step",
         Interpolation::Linear => "linear",

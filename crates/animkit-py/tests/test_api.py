@@ -135,6 +135,16 @@ def test_convert_picks_clips_and_refuses_to_overwrite_its_input(tmp_path):
         animkit.convert(source, source)
 
 
+def test_open_refuses_a_setting_its_format_does_not_read(tmp_path):
+    path = tmp_path / "walk.ifp"
+    animkit.write(walk_package(), path)
+    with pytest.raises(animkit.UnsupportedError, match=r'unknown option "rotation" for reading ifp: valid keys: .*rotations=stored\|unit'):
+        animkit.open(path, rotation="euler")
+    with pytest.raises(animkit.UnsupportedError, match='unknown option "fps" for reading ifp'):
+        animkit.open(path.read_bytes(), "ifp", fps=30)
+    assert animkit.open(path, rotations="unit").format == "ifp"
+
+
 def test_write_passes_options_to_the_format(tmp_path):
     with pytest.raises(animkit.Error, match="rotation=sideways"):
         animkit.write(walk_package(), tmp_path / "walk.bfres", rotation="sideways")
@@ -183,3 +193,56 @@ def test_convert_with_a_skeleton_equals_the_cli(tmp_path):
     assert (tmp_path / "python.glb").read_bytes() == (tmp_path / "cli.glb").read_bytes()
     with pytest.raises(animkit.UnsupportedError, match="holds no skeleton"):
         animkit.convert(source, tmp_path / "x.glb", skeleton=source)
+
+
+def test_key_arrays_of_tracks_built_in_python():
+    textures = ["eye_open", "eye_shut"]
+    eye = animkit.Target(material="eye", property="texture")
+    cubic_values = np.arange(2 * 3 * 3, dtype=np.float32).reshape(6, 3)  # in-tangent, value, out-tangent
+    walk = walk_package().clips[0]
+    blink = animkit.Clip(
+        "blink",
+        [
+            animkit.Track("Root", "translation", [0, 1], cubic_values, "cubic_spline"),
+            animkit.Track(eye, "texture_index", [0, 0.5, 1], [0, 1, 0], textures=textures),
+            animkit.Track(animkit.Target(material="eye", property="visible"), "visibility", [0, 1], [True, False]),
+        ],
+    )
+    groups = animkit.Package([walk, blink]).key_arrays()
+    assert list(groups) == ["rotation", "translation", "texture_index", "visibility"]
+    rotation, translation = groups["rotation"], groups["translation"]
+    assert rotation.clips.tolist() == [0, 0] and rotation.tracks.tolist() == [0, 2]
+    assert np.array_equal(rotation.values, np.concatenate([ROOT_ROTATION, PELVIS_ROTATION]).astype(np.float32))
+    assert rotation.key_offsets.tolist() == rotation.value_offsets.tolist() == [0, KEYS, 2 * KEYS]
+    assert translation.clips.tolist() == [0, 1] and translation.interpolations == ["linear", "cubic_spline"]
+    # The cubic track: two keys, six rows.
+    assert translation.key_offsets.tolist() == [0, KEYS, KEYS + 2]
+    assert translation.value_offsets.tolist() == [0, KEYS, KEYS + 6]
+    times, values = translation.track(-1)
+    assert times.tolist() == [0, 1] and np.array_equal(values, cubic_values)
+    assert groups["texture_index"].values.dtype == np.uint32 and groups["texture_index"].values.tolist() == [0, 1, 0]
+    assert groups["visibility"].values.tolist() == [True, False] and len(groups["visibility"]) == 1
+    with pytest.raises(IndexError, match="track 2 of a group of 2"):
+        rotation.track(2)
+
+
+def test_key_arrays_are_a_copy_taken_when_asked():
+    clip = walk_package().clips[0]
+    before = clip.key_arrays()["rotation"]
+    before.values[0] = [1, 0, 0, 0]
+    assert clip.tracks[0].values[0].tolist() == [0, 0, 0, 1]
+    clip.tracks[0].values[0] = [0, 1, 0, 0]
+    assert before.values[0].tolist() == [1, 0, 0, 0]
+    assert clip.key_arrays()["rotation"].values[0].tolist() == [0, 1, 0, 0]
+
+
+def test_tracks_of_a_model_are_one_list_edited_in_place(tmp_path):
+    path = tmp_path / "walk.ifp"
+    animkit.write(walk_package(), path)
+    clip = animkit.open(path).to_model().clips[0]
+    assert repr(clip).endswith(", 3 tracks>")
+    assert clip.tracks is clip.tracks
+    del clip.tracks[1]
+    assert len(clip.tracks) == 2 and list(clip.key_arrays()) == ["rotation"]
+    clip.tracks = []
+    assert clip.key_arrays() == {}

@@ -171,3 +171,37 @@ def test_repair_leaves_nothing_fixable(corpus_file):
     assert not [f for f in repaired.check() if f.fixable]
     assert all(isinstance(c, str) for c in changes)
     assert changes or not fixable, "fixable findings but no change"
+
+
+def assert_key_arrays_equal_tracks(package, groups, clips):
+    """Every track of `clips` is in exactly one group of `groups`, whose rows equal its arrays."""
+    seen = []
+    for channel, group in groups.items():
+        assert group.channel == channel
+        offsets = (group.key_offsets, group.value_offsets)
+        assert all(o.dtype == np.int64 and len(o) == len(group) + 1 and o[0] == 0 for o in offsets)
+        assert group.key_offsets[-1] == len(group.times) and group.value_offsets[-1] == len(group.values)
+        for i, (c, t, interpolation) in enumerate(zip(group.clips, group.tracks, group.interpolations)):
+            track = clips[c].tracks[t]
+            assert (track.channel, track.interpolation) == (channel, interpolation), (c, t)
+            times, values = group.track(i)
+            assert times.dtype == track.times.dtype and np.array_equal(times, track.times), (c, t)
+            assert values.dtype == track.values.dtype and np.array_equal(values, track.values), (c, t)
+            seen.append((int(c), int(t)))
+    assert sorted(seen) == [(c, t) for c, clip in enumerate(clips) for t in range(len(clip.tracks))]
+
+
+def test_key_arrays_equal_the_track_arrays(corpus_file):
+    package = readable(corpus_file).to_model()
+    # Before Python has asked for any track (the library's tracks), then after (the Track objects).
+    before = package.key_arrays()
+    assert_key_arrays_equal_tracks(package, before, package.clips)
+    after = package.key_arrays()
+    assert before.keys() == after.keys()
+    for channel, group in before.items():
+        for name in ["clips", "tracks", "times", "key_offsets", "values", "value_offsets"]:
+            assert np.array_equal(getattr(group, name), getattr(after[channel], name)), (channel, name)
+    for clip in package.clips[:3]:
+        groups = clip.key_arrays()
+        assert all((g.clips == 0).all() for g in groups.values())
+        assert_key_arrays_equal_tracks(package, groups, [clip])
