@@ -56,6 +56,7 @@ pub mod lint;
 pub mod strings;
 pub mod subfile;
 pub mod switch;
+pub mod switch_anims;
 pub mod unroll;
 
 use std::any::Any;
