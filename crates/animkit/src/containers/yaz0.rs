@@ -378,6 +378,10 @@ impl Document for Yaz0Document {
         self.inner()?.to_model()
     }
 
+    fn not_in_model(&self) -> Vec<String> {
+        self.inner().map(|d| d.not_in_model()).unwrap_or_default()
+    }
+
     fn dump(&self) -> Result<serde_json::Value> {
         let payload = crate::containers::payload::to_dump(&self.payload, &self.options);
         serde_json::to_value(Yaz0Dump { header: self.header, payload, stream: Hex(self.stream.to_vec()) })
@@ -415,7 +419,9 @@ impl Document for Yaz0Document {
 
     fn notes(&self) -> Vec<String> {
         let inner = crate::probe(&self.payload, None).map(|f| f.name()).unwrap_or("unknown");
-        vec![format!("{} bytes decoded, payload format {inner}", self.payload.len())]
+        let mut notes = vec![format!("{} bytes decoded, payload format {inner}", self.payload.len())];
+        notes.extend(self.not_in_model());
+        notes
     }
 
     /// The payload (by its entry name), or, by any other name, an entry of the payload when it

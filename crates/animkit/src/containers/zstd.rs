@@ -328,7 +328,9 @@ impl Document for ZstdDocument {
             Some(entries) => format!(" with {} members", entries.len()),
             None => String::new(),
         };
-        vec![format!("{} bytes decoded, payload format {inner}{members}", self.payload.len())]
+        let mut notes = vec![format!("{} bytes decoded, payload format {inner}{members}", self.payload.len())];
+        notes.extend(self.not_in_model());
+        notes
     }
 
     /// The members of the payload when it is an archive (a `.pack.zs` is a SARC), else the

@@ -53,6 +53,7 @@ pub mod fskl;
 pub mod ftxp;
 pub mod fvis;
 pub mod lint;
+pub mod not_carried;
 pub mod strings;
 pub mod subfile;
 pub mod switch;
@@ -314,10 +315,12 @@ impl Document for BfresDocument {
 
     /// The models, textures and embedded files the model does not carry ([`fmdl::unconverted`]).
     fn not_in_model(&self) -> Vec<String> {
-        match fmdl::unconverted(&self.data, &self.file.header) {
+        let mut lines = match fmdl::unconverted(&self.data, &self.file.header) {
             Ok(sentence) => sentence.into_iter().collect(),
             Err(e) => vec![format!("models: {e}")],
-        }
+        };
+        lines.extend(not_carried::wiiu(&self.data, &self.file.header));
+        lines
     }
 
     fn notes(&self) -> Vec<String> {

@@ -208,16 +208,8 @@ pub fn not_in_model(data: &[u8], header: &Header) -> Vec<String> {
         .into_iter()
         .filter(|&k| k.count(header) > 0)
         .map(|k| match names(data, header, k) {
-            Ok(names) => named_line(k.plural(), &names),
+            Ok(names) => super::not_carried::named_line(k.plural(), &names),
             Err(e) => format!("{} {}: their names do not read ({e})", k.count(header), k.plural()),
         })
         .collect()
-}
-
-/// `N KIND not carried into the model: a, b, c…` (at most eight names shown).
-pub fn named_line(plural: &str, names: &[String]) -> String {
-    let shown: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
-    let more =
-        if names.len() > shown.len() { format!(" and {} more", names.len() - shown.len()) } else { String::new() };
-    format!("{} {plural} not carried into the model: {}{more}", names.len(), shown.join(", "))
 }
