@@ -12,7 +12,9 @@
 //! repairs.
 //!
 //! Switch files (little-endian, `FRES` + four spaces) are read-only: [`switch`] reads their
-//! FSKA and FMAA into the model; `read` dispatches on the magic.
+//! FSKA and FMAA into the model, [`switch_anims`] their bone-visibility animations (FBVS);
+//! `read` dispatches on the magic. Shape and scene animations are only named
+//! ([`not_carried`]).
 //!
 //! Read parameter: `fps` (default 30): BFRES stores no frame rate (§5.5).
 //! Write parameters: `fps`, `rotation=euler|quat` (default `euler`; see [`from_model`]).

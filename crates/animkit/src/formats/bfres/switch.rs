@@ -29,7 +29,10 @@
 //!   `u16` beginConstant, `0xFFFF` = none; `s8` subBindIndex; pad 3), AnimConstant (`u32`
 //!   target, value word). Curve and constant indices are local to the material.
 //!
-//! Not read: models/skeletons (FMDL), bone visibility (FVIS), shape and scene animations, user
+//! Bone-visibility animations (FBVS) are read by [`super::switch_anims`], which also names the
+//! shape and scene animations.
+//!
+//! Not read: models/skeletons (FMDL), shape and scene animations beyond their names, user
 //! data, bind indices, the texture bind array, FMAA material-visibility curves/constants (their
 //! index fields are kept but not converted), embedded files (BNTX). The document writes back the
 //! bytes it was read from; the model writer stays Wii U.

@@ -553,7 +553,7 @@ const VISIBILITY_EXTENSIONS: [&str; 2] = ["KHR_animation_pointer", "KHR_node_vis
 /// (strictly increasing, from 0) or it holds no visibility.
 fn visibility_channel(bin: &mut Bin, track: &Track, node: usize, sampler: usize) -> Option<(Value, Value)> {
     let Values::Visibility(states) = &track.values else { return None };
-    let times_ok = track.times.first().is_some_and(|&t| t >= 0.0) && track.times.windows(2).all(|w| w[0] < w[1]);
+    let times_ok = track.times.first().is_some_and(|&t| t >= 0.0) && track.times.is_sorted_by(|a, b| a < b);
     if !times_ok || states.len() != track.times.len() {
         return None;
     }
