@@ -31,6 +31,7 @@ for kind in read roundtrip; do
     seed ${kind}_cryengine 'cryengine_*'
     seed ${kind}_bfres 'bfres'
     seed ${kind}_yaz0 'yaz0_*'
+    seed ${kind}_zstd 'zstd_*'
     seed ${kind}_sarc 'sarc_*'
     seed ${kind}_gltf 'gltf_*'
     seed ${kind}_dff 'dff_*'

@@ -151,7 +151,7 @@ pub fn open(path: &Path, options: &ReadOptions) -> Result<Box<dyn Document>, Err
     animkit::open_with(path, options).map_err(|e| e.within(path.display().to_string()))
 }
 
-/// Reads an archive (a format whose documents hold entries: HIP/HOP, SARC, Yaz0).
+/// Reads an archive (a format whose documents hold entries: HIP/HOP, SARC, Yaz0, Zstandard).
 pub fn open_archive(path: &Path, format: &FormatOptions) -> Result<Box<dyn Document>> {
     format.check_for(&[path], None)?;
     let doc = open(path, &format.read_options(false))?;

@@ -9,7 +9,7 @@ use crate::common::{open_archive, write_output, Destination, FormatOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The archive: HIP/HOP, SARC or Yaz0 (`.szs`, `.sbfres`).
+    /// The archive: HIP/HOP, SARC, Yaz0 (`.szs`, `.sbfres`) or Zstandard (`.zs`).
     archive: PathBuf,
     /// The entry to replace, as `extract` names it; inside a nested archive, its path
     /// (`Bass.sarc/Animal_Bass.bfres`). A Yaz0 file passes the name on to the archive it holds.

@@ -194,6 +194,64 @@ fn view_shows_the_vc_ped_file_in_chromium() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Super Mario Odyssey's cap file: the page shows each bone-visibility track's state (the
+/// strip label, the joint greyed while hidden) as `animkit::sample` computes it, at times on both
+/// sides of every change of the clip `TestDemoE3001` (listed as "TestDemoE3001 (2)": its skeletal
+/// animation has the same name).
+#[test]
+fn view_shows_bone_visibility_in_chromium() {
+    let Some(szs) = corpus("nintendo", "smo_mariocap_bonevis.szs") else { return };
+    let chromium =
+        std::env::var_os("ANIMKIT_CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    let tools = repo().join("tools/view-check");
+    if !require("chromium (apt-get install chromium)", chromium.is_file())
+        || !require("tools/view-check/node_modules", tools.join("node_modules/playwright-core").is_dir())
+    {
+        return;
+    }
+    let package = animkit::open(&szs).unwrap().to_model().unwrap();
+    let clip = package.clips.iter().rev().find(|c| c.name == "TestDemoE3001").unwrap();
+    assert_eq!(clip.tracks.len(), 3, "the visibility clip");
+    let mut times = vec![0.0f32, clip.duration];
+    for t in clip.tracks.iter().flat_map(|t| t.times.iter()) {
+        times.extend([(t - 0.05).max(0.0), t + 0.05]);
+    }
+    let dir = std::env::temp_dir().join(format!("animkit-view-vis-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = dir.join("cap.html");
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_animkit")).arg("view").arg(&szs).arg("--html").arg(&html).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let request = serde_json::json!({
+        "html": html, "clip": "TestDemoE3001 (2)", "times": times, "screenshot": dir.join("cap.png"), "chromium": chromium,
+    });
+    std::fs::write(dir.join("request.json"), request.to_string()).unwrap();
+    let o =
+        Command::new("node").arg("visibility.mjs").arg(dir.join("request.json")).current_dir(&tools).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(r["error"].is_null(), "{}", r["error"]);
+    assert_eq!(r["console_errors"], serde_json::json!([]));
+    let bones: Vec<&str> = r["bones"].as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect();
+    let mut hidden_seen = 0;
+    for (k, &t) in times.iter().enumerate() {
+        for e in sample(clip, t) {
+            let (Target::Bone(b), Sampled::Visibility(visible)) = (&e.target, e.value) else { continue };
+            let name = b.name.as_deref().unwrap();
+            let shown = r["states"][k].as_array().unwrap().iter().find(|s| s["target"] == name).unwrap();
+            assert_eq!(shown["visible"], visible, "{name} at {t} s");
+            let word = if visible { "visible" } else { "hidden" };
+            let label = format!("{name} — bone visibility: {word}");
+            assert!(r["labels"][k].as_array().unwrap().iter().any(|l| l == label.as_str()), "{label} at {t} s");
+            let joint = bones.iter().position(|&b| b == name).unwrap();
+            let grey = r["points"][k][joint] == serde_json::json!([0.35, 0.35, 0.35]);
+            assert_eq!(grey, !visible, "{name}'s joint colour at {t} s");
+            hidden_seen += usize::from(!visible);
+        }
+    }
+    assert!(hidden_seen > 0);
+}
+
 fn http_get(port: u16, path: &str, host: &str) -> (String, Vec<u8>) {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();

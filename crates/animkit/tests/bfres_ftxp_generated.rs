@@ -51,6 +51,7 @@ fn anim(version: u32) -> Ftxp {
         // Step int: n + 8 per curve with n = end - start + 1 (§8): 7 + 8 and 8 + 8.
         baked_size: 15 + 16,
         textures: TEXTURES.iter().map(|s| s.to_string()).collect(),
+        texture_ftex: Vec::new(),
         materials: vec![
             MaterialPattern {
                 name: "Mt_Body".into(),

@@ -295,6 +295,7 @@ fn ftxp(mats: &[(String, Vec<Gen>)], version: u32, looping: bool) -> Ftxp {
         frame_count: FRAME_COUNT,
         baked_size: 0,
         textures: (0..TEXTURES).map(|i| format!("Tex_{i:02}")).collect(),
+        texture_ftex: Vec::new(),
         materials,
     }
 }

@@ -4,7 +4,10 @@
 //!
 //! - decompression bombs: a `.szs` (Yaz0 around a SARC whose 32 members all point at one Yaz0
 //!   stream of 256 MiB of zeros); a SARC of 32 members all pointing at that `.szs`; a 12 MB Yaz0
-//!   that really holds 1 GiB; Yaz0 headers declaring more than the stream holds;
+//!   that really holds 1 GiB; Yaz0 headers declaring more than the stream holds; a Zstandard
+//!   file (made by the `ruzstd` encoder, which declares no content size, so decoding streams) of
+//!   1 GiB of zeros; a SARC of 32 members aliasing one `.zs` of 64 MiB; a Zstandard frame
+//!   declaring a 128 MiB window in a few bytes;
 //! - aliasing: a CryEngine chunk table of 10^6 entries pointing at one chunk;
 //! - graph walks: a glTF whose nodes form a chain 100 000 deep, animated at its leaf;
 //! - size: a 60 MB model-JSON file.
@@ -18,7 +21,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use animkit::bytes::Endian;
-use animkit::containers::{budget::Resource, sarc, yaz0};
+use animkit::containers::{budget::Resource, sarc, yaz0, zstd};
 use animkit::formats::{Format, ReadOptions, WriteOptions};
 use animkit::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
 use animkit::{Bytes, ErrorKind};
@@ -111,6 +114,30 @@ fn yaz0_prefix_then_zeros(prefix: &[u8], zeros: usize) -> Vec<u8> {
 
 fn yaz0_zeros(len: usize) -> Vec<u8> {
     yaz0_prefix_then_zeros(&[], len)
+}
+
+/// `prefix` then `zeros` zero bytes compressed by the `ruzstd` encoder, streamed (the zeros are
+/// never in memory).
+fn zstd_prefix_then_zeros(prefix: &[u8], zeros: u64) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let source = prefix.chain(std::io::repeat(0).take(zeros));
+    ruzstd::encoding::compress(source, &mut out, ruzstd::encoding::CompressionLevel::Fastest);
+    out
+}
+
+/// A `.zs` holding a SARC with one member of `len` zero bytes.
+fn zs_with_one_big_member(len: usize) -> Vec<u8> {
+    let sarc = sarc::write(&sarc::build(&[("big.bin".into(), vec![0; len])], Endian::Big).unwrap());
+    zstd_prefix_then_zeros(&sarc[..sarc.len() - len], len as u64)
+}
+
+/// A Zstandard frame whose header declares a 128 MiB window (descriptor 0: a window byte
+/// follows; exponent 17 → 2^27), then one empty last raw block.
+fn zstd_wide_window() -> Vec<u8> {
+    let mut s = zstd::FRAME_MAGIC.to_le_bytes().to_vec();
+    s.extend_from_slice(&[0x00, 17 << 3, 1, 0, 0]);
+    s
 }
 
 /// A Yaz0 file holding a SARC with one member of `len` zero bytes.
@@ -212,6 +239,8 @@ fn hostile_inputs_are_cheap_under_the_default_limits() {
     let encodable = yaz0::max_decoded_len(claims_1_4gb.len() - 16) as u32;
     claims_1_4gb[4..8].copy_from_slice(&encodable.to_be_bytes());
     let sixty_mb = model_json(&package_with_keys(420_000));
+    let zs_1gib = zstd_prefix_then_zeros(&[], 1 << 30);
+    let zs_aliased = aliased_sarc(&zs_with_one_big_member(64 << 20), 32);
     let cases: Vec<(&str, Vec<u8>, Expect)> = vec![
         (
             "szs: SARC of 32 members aliasing a 256 MiB Yaz0",
@@ -226,6 +255,14 @@ fn hostile_inputs_are_cheap_under_the_default_limits() {
         ("Yaz0 holding 1 GiB", yaz0_zeros(1 << 30), Expect::Error(ErrorKind::Limit, "\"decoded\" limit")),
         ("Yaz0 claiming 4 GiB", claims_4gib, Expect::Error(ErrorKind::Invalid, "can encode at most")),
         ("Yaz0 claiming what it could encode", claims_1_4gb, Expect::Error(ErrorKind::Limit, "\"decoded\" limit")),
+        ("Zstandard holding 1 GiB", zs_1gib, Expect::Error(ErrorKind::Limit, "\"decoded\" limit")),
+        // Decoded once (members sharing bytes share their document), so within the budget.
+        ("SARC of 32 members aliasing a 64 MiB .zs", zs_aliased, Expect::Result),
+        (
+            "Zstandard declaring a 128 MiB window",
+            zstd_wide_window(),
+            Expect::Error(ErrorKind::Unsupported, "not a format"),
+        ),
         (
             "CryEngine table of 10^6 aliases",
             aliased_chunk_table(1_000_000),

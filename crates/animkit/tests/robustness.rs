@@ -430,6 +430,9 @@ fn generated_files() -> Vec<(String, Vec<u8>)> {
                 Err(e) => eprintln!("note: sarc: {e}"),
             }
         }
+        if let Some((_, sarc)) = out.iter().find(|(n, _)| n == "generated sarc Little") {
+            out.push(("generated zstd(sarc)".into(), animkit::containers::zstd::encode(sarc)));
+        }
     }
     out
 }

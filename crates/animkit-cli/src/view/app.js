@@ -32,6 +32,12 @@ const api = {
   setSpeed: (s) => { state.speed = s; },
   setLoop: (l) => { state.loop = l; $('loop').checked = l; },
   boneTransform, textureAt,
+  jointColours: (i = 0) => {
+    const c = views[i]?.points.geometry.attributes.color;
+    return (views[i]?.bones ?? []).map((_, k) => [c.getX(k), c.getY(k), c.getZ(k)].map((x) => +x.toFixed(3)));
+  },
+  visibilityAt: (t = state.time) => views.flatMap((v) => (v.clip?.visibility ?? [])
+    .map((tr) => ({ file: v.index, target: tr.label, visible: visibleAt(tr, t) }))),
   state: () => ({ ...state, frame: frameOf(state.time), renderCount }),
 };
 window.animkitView = api;
@@ -73,6 +79,25 @@ function textureTracks(extras) {
     }));
 }
 
+/// Bone-visibility tracks of a clip, from the exporter's extras (the lossless model tracks).
+function visibilityTracks(extras) {
+  return (extras?.tracks ?? [])
+    .filter((e) => Array.isArray(e.track?.values?.visibility))
+    .map((e) => ({ label: targetLabel(e.track.target), times: e.track.times, states: e.track.values.visibility }));
+}
+
+/// Whether a visibility track shows its bone at `t` (step: the last key at or before `t`).
+function visibleAt(track, t) {
+  let k = 0;
+  while (k + 1 < track.times.length && track.times[k + 1] <= t + 1e-6) k++;
+  return track.states[k] ?? true;
+}
+
+/// The names of the bones the current clip of `view` hides at `t`.
+function hiddenBones(view, t = state.time) {
+  return new Set((view.clip?.visibility ?? []).filter((tr) => !visibleAt(tr, t)).map((tr) => tr.label));
+}
+
 async function loadView(file, index) {
   const gltf = await new GLTFLoader().parseAsync(await loadBytes(file), '');
   const json = gltf.parser.json;
@@ -98,16 +123,26 @@ async function loadView(file, index) {
     }
     clips.push({
       name: a.name ?? three.name, order: extras.clip_index ?? i, duration: extras.duration ?? three.duration,
-      fps: extras.frame_rate, three, tracks, textures: textureTracks(extras), trackCount: a.channels.length,
+      fps: extras.frame_rate, three, tracks, textures: textureTracks(extras), visibility: visibilityTracks(extras),
+      trackCount: a.channels.length,
     });
   });
   for (const e of json.extras?.animkit?.empty_clips ?? []) {
     clips.push({
       name: e.name, order: e.clip_index ?? clips.length, duration: e.duration ?? 0, fps: e.frame_rate,
-      three: null, tracks: new Map(), textures: textureTracks(e), trackCount: (e.tracks ?? []).length,
+      three: null, tracks: new Map(), textures: textureTracks(e), visibility: visibilityTracks(e),
+      trackCount: (e.tracks ?? []).length,
     });
   }
   clips.sort((a, b) => a.order - b.order);
+  // Clips may share a name (a BFRES skeletal and visibility animation played together): the
+  // second and later get " (2)", " (3)"… so that each can be listed and selected.
+  const seen = new Map();
+  for (const c of clips) {
+    const n = (seen.get(c.name) ?? 0) + 1;
+    seen.set(c.name, n);
+    if (n > 1) c.name = `${c.name} (${n})`;
+  }
 
   gltf.scene.traverse((o) => { if (o.isMesh) o.visible = false; });
   const view = {
@@ -135,8 +170,10 @@ function setupScene(view) {
   scene.add(helper);
   const points = new THREE.Points(
     new THREE.BufferGeometry().setAttribute('position', new THREE.BufferAttribute(new Float32Array(view.bones.length * 3), 3)),
-    new THREE.PointsMaterial({ color: 0xffd060, size: 5, sizeAttenuation: false, depthTest: false }),
+    new THREE.PointsMaterial({ vertexColors: true, size: 5, sizeAttenuation: false, depthTest: false }),
   );
+  // Joints are yellow, or grey while a visibility track hides them.
+  points.geometry.setAttribute('color', new THREE.BufferAttribute(new Float32Array(view.bones.length * 3), 3));
   points.frustumCulled = false;
   scene.add(points);
   const marker = new THREE.Mesh(new THREE.SphereGeometry(1, 12, 8), new THREE.MeshBasicMaterial({ color: 0xff4060, depthTest: false }));
@@ -379,7 +416,7 @@ function drawTextureStrips() {
   const box = $('textures');
   box.innerHTML = '';
   for (const view of views) {
-    for (const tr of view.clip?.textures ?? []) {
+    for (const tr of [...(view.clip?.textures ?? []), ...(view.clip?.visibility ?? [])]) {
       const label = document.createElement('div');
       label.className = 'strip-label';
       const canvas = document.createElement('canvas');
@@ -390,8 +427,32 @@ function drawTextureStrips() {
   drawTextureCursor();
 }
 
+/// One strip per bone-visibility track: a cell per frame, green while shown, dark while hidden.
+function drawVisibilityStrips(frames) {
+  for (const view of views) {
+    for (const tr of view.clip?.visibility ?? []) {
+      if (!tr.ui) continue;
+      const { label, canvas } = tr.ui;
+      const now = visibleAt(tr, state.time) ? 'visible' : 'hidden';
+      label.textContent = `${views.length > 1 ? `${view.file.name}: ` : ''}${tr.label} — bone visibility: ${now}`;
+      const w = (canvas.width = canvas.clientWidth * devicePixelRatio);
+      const h = (canvas.height = canvas.clientHeight * devicePixelRatio);
+      const g = canvas.getContext('2d');
+      const cell = w / frames;
+      for (let f = 0; f < frames; f++) {
+        g.fillStyle = visibleAt(tr, f / state.fps) ? '#3f9f5f' : '#2a2e37';
+        g.fillRect(f * cell, 0, Math.ceil(cell), h);
+      }
+      g.strokeStyle = '#ffffff';
+      g.lineWidth = 2 * devicePixelRatio;
+      g.strokeRect(frameOf(state.time) * cell, 1, cell, h - 2);
+    }
+  }
+}
+
 function drawTextureCursor() {
   const frames = Math.max(1, Math.round(state.duration * state.fps) + 1);
+  drawVisibilityStrips(frames);
   for (const view of views) {
     for (const tr of view.clip?.textures ?? []) {
       if (!tr.ui) continue;
@@ -437,8 +498,13 @@ function render() {
     }
     view.gltf.scene.updateMatrixWorld(true);
     const pos = view.points.geometry.attributes.position;
+    const color = view.points.geometry.attributes.color;
+    const hidden = hiddenBones(view);
     const q = new THREE.Quaternion();
     view.bones.forEach((b, i) => {
+      const shown = !hidden.has(b.name);
+      color.setXYZ(i, ...(shown ? [1, 0.816, 0.376] : [0.35, 0.35, 0.35]));
+      if (view.triads) view.triads[i].visible = shown;
       if (view.triads) {
         view.triads[i].quaternion.copy(b.object.getWorldQuaternion(q));
         pos.setXYZ(i, ...view.triads[i].position.toArray());
@@ -447,6 +513,7 @@ function render() {
       }
     });
     pos.needsUpdate = true;
+    color.needsUpdate = true;
     const sel = view.byName.get(state.bone);
     view.marker.visible = !!sel;
     if (sel) {

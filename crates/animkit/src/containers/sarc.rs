@@ -539,6 +539,19 @@ impl Document for SarcDocument {
         Ok(package)
     }
 
+    /// What the members that read hold beyond their models, each line after the member's name.
+    fn not_in_model(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for i in 0..self.sarc.nodes.len() {
+            let Some(doc) = self.sarc.member_bytes(i).and_then(|b| crate::read(b, None, &self.options).ok()) else {
+                continue;
+            };
+            let name = self.sarc.name(i).unwrap_or_else(|| format!("member {i}"));
+            lines.extend(doc.not_in_model().into_iter().map(|l| format!("{name}: {l}")));
+        }
+        lines
+    }
+
     fn dump(&self) -> Result<serde_json::Value> {
         self.options
             .budget(self.sarc.data.len())

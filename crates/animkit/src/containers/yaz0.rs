@@ -345,13 +345,7 @@ impl Yaz0Document {
     }
 
     fn from_dump(d: Yaz0Dump) -> Result<Box<dyn Document>> {
-        let bad = |m: String| Error::new(ErrorKind::Invalid, None, m).within("Yaz0 dump");
-        let payload = match d.payload {
-            serde_json::Value::String(h) => {
-                crate::text::from_hex(&h).ok_or_else(|| bad("payload is not hexadecimal".into()))?
-            }
-            v => crate::pack(v).and_then(|doc| doc.write()).map_err(|e| e.within("Yaz0 payload"))?,
-        };
+        let payload = crate::containers::payload::from_dump(d.payload).map_err(|e| e.within("Yaz0 dump"))?;
         let limits = Limits { decoded_bytes: Some(payload.len() as u64), ..Limits::default() };
         let stored =
             header(&d.stream.0).ok().filter(|h| *h == d.header).and_then(|_| decode(&d.stream.0, &limits).ok());
@@ -384,13 +378,12 @@ impl Document for Yaz0Document {
         self.inner()?.to_model()
     }
 
+    fn not_in_model(&self) -> Vec<String> {
+        self.inner().map(|d| d.not_in_model()).unwrap_or_default()
+    }
+
     fn dump(&self) -> Result<serde_json::Value> {
-        let structured = self.inner().ok().and_then(|inner| {
-            let v = crate::dump(inner.as_ref()).ok()?;
-            let back = crate::pack(v.clone()).ok()?.write().ok()?;
-            (back == self.payload.as_ref()).then_some(v)
-        });
-        let payload = structured.unwrap_or_else(|| serde_json::Value::String(crate::text::to_hex(&self.payload)));
+        let payload = crate::containers::payload::to_dump(&self.payload, &self.options);
         serde_json::to_value(Yaz0Dump { header: self.header, payload, stream: Hex(self.stream.to_vec()) })
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
@@ -426,7 +419,9 @@ impl Document for Yaz0Document {
 
     fn notes(&self) -> Vec<String> {
         let inner = crate::probe(&self.payload, None).map(|f| f.name()).unwrap_or("unknown");
-        vec![format!("{} bytes decoded, payload format {inner}", self.payload.len())]
+        let mut notes = vec![format!("{} bytes decoded, payload format {inner}", self.payload.len())];
+        notes.extend(self.not_in_model());
+        notes
     }
 
     /// The payload (by its entry name), or, by any other name, an entry of the payload when it
@@ -452,9 +447,7 @@ impl Document for Yaz0Document {
     }
 
     fn entries(&self) -> Result<Vec<Entry>> {
-        let kind = self.payload.get(..4).map(|m| String::from_utf8_lossy(m).into_owned()).unwrap_or_default();
-        let ext = crate::probe(&self.payload, None).ok().and_then(|f| f.extensions().first().copied()).unwrap_or("bin");
-        Ok(vec![Entry { name: format!("payload.{ext}"), kind, data: self.payload.clone() }])
+        Ok(vec![crate::containers::payload::entry(&self.payload)])
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -27,6 +27,7 @@ pub static REGISTRY: &[&dyn Format] = &[
     &cryengine::CryEngine,
     &bfres::Bfres,
     &crate::containers::yaz0::Yaz0,
+    &crate::containers::zstd::Zstd,
     &crate::containers::sarc::SarcFormat,
     &crate::interchange::gltf::Gltf,
     &crate::interchange::model_json::ModelJson,
@@ -106,7 +107,9 @@ pub struct Param {
 }
 
 /// Read settings every format takes (resource limits and the like), besides its own.
-pub static COMMON_READ_PARAMS: &[Param] = &[];
+///
+/// `zstd_dict` is one: any input may hold Zstandard files nested in archives.
+pub static COMMON_READ_PARAMS: &[Param] = &[crate::containers::zstd_dict::PARAM];
 
 /// Checks that every key of `params` is one `format` reads; the error lists the keys it takes.
 /// An archive that declares no read keys of its own (Yaz0, SARC) reads its entries with the

@@ -288,16 +288,26 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
         o.string(&m.name);
         mat_slots.push((o.slot(), o.slot(), o.slot()));
     }
-    // TextureRef structs: name, null FTEX (before 3.4 the header points at them directly).
+    // TextureRef structs: name, FTEX (before 3.4 the header points at them directly).
     if !new && !a.textures.is_empty() {
         o.patch_here(refs_slot);
     }
     let mut ref_positions = Vec::new();
-    for t in &a.textures {
+    for (k, t) in a.textures.iter().enumerate() {
         ref_positions.push(o.pos());
         o.string(t);
-        o.w.i32(0);
+        let field = o.pos();
+        match a.texture_ftex.get(k).copied().flatten() {
+            Some(target) => {
+                o.w.i32(i32::try_from(target as i64 - field as i64).map_err(|_| {
+                    Error::unrepresentable(format!("texture \"{t}\": FTEX at {target} is out of reach"))
+                })?)
+            }
+            None => o.w.i32(0),
+        }
     }
+    // Per material: pattern infos, curve headers, base values, then its curves' frames and keys
+    // (Mario Kart 8's two-material FTXP; one material, as in Animal_Bass, gives §3.4's order).
     for (m, s) in a.materials.iter().zip(&mat_slots) {
         o.patch_here(s.0);
         for info in &m.infos {
@@ -306,27 +316,15 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
             o.w.u16(0);
             o.string(&info.sampler);
         }
-    }
-    let mut curve_slots = Vec::new();
-    for (m, s) in a.materials.iter().zip(&mat_slots) {
         o.patch_here(s.1);
-        for c in &m.curves {
-            curve_slots.push(curve_header(o, c, version));
-        }
-    }
-    for (m, s) in a.materials.iter().zip(&mat_slots) {
+        let curve_slots: Vec<_> = m.curves.iter().map(|c| curve_header(o, c, version)).collect();
         o.patch_here(s.2);
         for &v in &m.base_values {
             o.w.u16(v);
         }
         o.align4();
-    }
-    let mut it = curve_slots.into_iter();
-    for m in &a.materials {
-        for c in &m.curves {
-            if let Some(s) = it.next() {
-                curve_data(o, c, s);
-            }
+        for (c, slot) in m.curves.iter().zip(curve_slots) {
+            curve_data(o, c, slot);
         }
     }
     if new {

@@ -420,6 +420,11 @@ struct FtxpDump {
     frame_count: i32,
     baked_size: u32,
     textures: Vec<String>,
+    /// Per texture, the absolute position of the FTEX its TextureRef points at (null: none, the
+    /// textures are in a separate file). Absent when every one is null. The FTEX subfiles come
+    /// before the animations, so editing an animation does not move them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    texture_ftex: Vec<Option<usize>>,
     materials: Vec<MaterialPatternDump>,
 }
 
@@ -430,6 +435,7 @@ fn ftxp_to_dump(a: &Ftxp) -> FtxpDump {
         frame_count: a.frame_count,
         baked_size: a.baked_size,
         textures: a.textures.clone(),
+        texture_ftex: a.texture_ftex.clone(),
         materials: a
             .materials
             .iter()
@@ -459,6 +465,7 @@ fn ftxp_from_dump(d: FtxpDump) -> Ftxp {
         frame_count: d.frame_count,
         baked_size: d.baked_size,
         textures: d.textures,
+        texture_ftex: d.texture_ftex,
         materials: d
             .materials
             .into_iter()

@@ -1,5 +1,5 @@
-//! What the model does not carry from a BFRES: models (FMDL) beyond their skeleton, textures,
-//! shader archives, scenes and embedded files. Converting a BFRES to any file (BFRES included)
+//! What the model does not carry from a BFRES: models (FMDL) beyond their skeleton, textures and
+//! embedded files (shape and scene animations: [`super::not_carried`]). Converting a BFRES to any file (BFRES included)
 //! drops them, so [`unconverted`] names them with counts for the conversion's warnings.
 //!
 //! FMDL (not in the spec; checked on the corpus): `0C off FSKL; 20 u16 vertexBufferCount;
@@ -50,7 +50,7 @@ pub fn unconverted(data: &[u8], header: &Header) -> Result<Option<String>> {
             if n == 1 { "" } else { "s" }
         ));
     }
-    for (g, what) in [(1, "texture"), (9, "shader archive"), (10, "scene animation"), (G_EMBEDDED, "embedded file")] {
+    for (g, what) in [(1, "texture"), (G_EMBEDDED, "embedded file")] {
         let n = header.counts.get(g).copied().unwrap_or(0);
         if n > 0 {
             parts.push(format!("{n} {what}{}", if n == 1 { "" } else { "s" }));

@@ -442,6 +442,7 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
         frame_count: (clip.duration * fps).round() as i32,
         baked_size: baked,
         textures,
+        texture_ftex: Vec::new(),
         materials,
     }))
 }

@@ -22,6 +22,10 @@ pub struct Ftxp {
     pub frame_count: i32,
     pub baked_size: u32,
     pub textures: Vec<String>,
+    /// Where each TextureRef's FTEX offset points (an absolute position in the file: the texture
+    /// in this file's FTEX group, as Mario Kart 8 stores them), or `None` when null (textures
+    /// in a separate `.Tex1` file). Empty: every one null.
+    pub texture_ftex: Vec<Option<usize>>,
     pub materials: Vec<MaterialPattern>,
 }
 
@@ -75,16 +79,28 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Ftxp> {
     let _bind = c.i32()?;
     let mats_at = rel(&mut c, "material animations")?;
     let refs_at = rel(&mut c, "texture refs")?;
-    let textures = match refs_at {
+    // TextureRef records: (name offset, FTEX offset); from 3.4 reached through an index group.
+    let texture_ref =
+        |t: &mut Cursor| -> Result<(String, Option<usize>)> { Ok((name_field(data, t)?, rel(t, "FTEX")?)) };
+    let refs: Vec<(String, Option<usize>)> = match refs_at {
         None => Vec::new(),
-        Some(r) if new => entries_at(data, r).within(|| "texture refs")?.into_iter().map(|e| e.0).collect(),
-        // Before 3.4: records of (name offset, texture offset).
-        r => subfile::records(data, r, at + 0x30, tex_count.into(), 8, "texture ref", |t| name_field(data, t))?,
+        Some(r) if new => entries_at(data, r)
+            .within(|| "texture refs")?
+            .into_iter()
+            .map(|(name, record)| match record {
+                Some(at) => subfile::records(data, Some(at), at, 1, 8, "texture ref", texture_ref)
+                    .map(|mut v| (name, v.pop().and_then(|r| r.1))),
+                None => Ok((name, None)),
+            })
+            .collect::<Result<_>>()?,
+        r => subfile::records(data, r, at + 0x30, tex_count.into(), 8, "texture ref", texture_ref)?,
     };
+    let texture_ftex = if refs.iter().all(|r| r.1.is_none()) { Vec::new() } else { refs.iter().map(|r| r.1).collect() };
+    let textures = refs.into_iter().map(|r| r.0).collect();
     let materials = subfile::records(data, mats_at, at + 0x2C, mat_count.into(), 0x1C, "material animation", |m| {
         read_material(data, m.offset(), version)
     })?;
-    Ok(Ftxp { at, name, flags, frame_count, baked_size, textures, materials })
+    Ok(Ftxp { at, name, flags, frame_count, baked_size, textures, texture_ftex, materials })
 }
 
 fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialPattern> {

@@ -12,7 +12,9 @@
 //! repairs.
 //!
 //! Switch files (little-endian, `FRES` + four spaces) are read-only: [`switch`] reads their
-//! FSKA and FMAA into the model; `read` dispatches on the magic.
+//! FSKA and FMAA into the model, [`switch_anims`] their bone-visibility animations (FBVS);
+//! `read` dispatches on the magic. Shape and scene animations are only named
+//! ([`not_carried`]).
 //!
 //! Read parameter: `fps` (default 30): BFRES stores no frame rate (§5.5).
 //! Write parameters: `fps`, `rotation=euler|quat` (default `euler`; see [`from_model`]).
@@ -53,9 +55,11 @@ pub mod fskl;
 pub mod ftxp;
 pub mod fvis;
 pub mod lint;
+pub mod not_carried;
 pub mod strings;
 pub mod subfile;
 pub mod switch;
+pub mod switch_anims;
 pub mod unroll;
 
 use std::any::Any;
@@ -313,10 +317,12 @@ impl Document for BfresDocument {
 
     /// The models, textures and embedded files the model does not carry ([`fmdl::unconverted`]).
     fn not_in_model(&self) -> Vec<String> {
-        match fmdl::unconverted(&self.data, &self.file.header) {
+        let mut lines = match fmdl::unconverted(&self.data, &self.file.header) {
             Ok(sentence) => sentence.into_iter().collect(),
             Err(e) => vec![format!("models: {e}")],
-        }
+        };
+        lines.extend(not_carried::wiiu(&self.data, &self.file.header));
+        lines
     }
 
     fn notes(&self) -> Vec<String> {

@@ -29,7 +29,10 @@
 //!   `u16` beginConstant, `0xFFFF` = none; `s8` subBindIndex; pad 3), AnimConstant (`u32`
 //!   target, value word). Curve and constant indices are local to the material.
 //!
-//! Not read: models/skeletons (FMDL), bone visibility (FVIS), shape and scene animations, user
+//! Bone-visibility animations (FBVS) are read by [`super::switch_anims`], which also names the
+//! shape and scene animations.
+//!
+//! Not read: models/skeletons (FMDL), shape and scene animations beyond their names, user
 //! data, bind indices, the texture bind array, FMAA material-visibility curves/constants (their
 //! index fields are kept but not converted), embedded files (BNTX). The document writes back the
 //! bytes it was read from; the model writer stays Wii U.
@@ -617,7 +620,7 @@ fn group(data: &[u8], array: u64, count: u16, size: usize, what: &str) -> Result
     Ok((0..usize::from(count)).map(|i| at + size * i).collect())
 }
 
-/// Converts every FSKA and FMAA of a Switch file to clips (FSKA first).
+/// Converts every FSKA, FMAA and FBVS of a Switch file to clips, in that order.
 pub fn to_model(data: &[u8], header: &Header, fps: f32, limits: &Limits) -> Result<Package> {
     let major = header.major();
     let v9 = major >= 9;
@@ -634,6 +637,7 @@ pub fn to_model(data: &[u8], header: &Header, fps: f32, limits: &Limits) -> Resu
         let clip = fmaa_to_clip(&anim, fps, limits).within(|| format!("material animation \"{}\"", anim.name))?;
         package.clips.push(clip);
     }
+    package.clips.extend(super::switch_anims::bone_visibility_clips(data, header, fps)?);
     Ok(package)
 }
 
@@ -775,16 +779,19 @@ impl Document for SwitchDocument {
             (h.fska.2, "skeletal animations"),
             (h.fmaa.2, "material animations"),
             (h.model_count, "models (not read)"),
-            (h.bone_visibility_count, "bone visibility animations (not read)"),
-            (h.shape_anim_count, "shape animations (not read)"),
-            (h.scene_anim_count, "scene animations (not read)"),
+            (h.bone_visibility_count, "bone visibility animations"),
             (h.embedded_count, "embedded files (not read)"),
         ] {
             if n > 0 {
                 notes.push(format!("{n} {what}"));
             }
         }
+        notes.extend(self.not_in_model());
         notes
+    }
+
+    fn not_in_model(&self) -> Vec<String> {
+        super::switch_anims::not_in_model(&self.data, &self.header)
     }
 
     fn as_any(&self) -> &dyn Any {

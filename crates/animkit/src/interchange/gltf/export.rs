@@ -15,7 +15,10 @@
 //!   composed with the rest pose ([`super::additive`]).
 //! - Whatever cannot be a channel (texture indices, scalars, visibility, material targets,
 //!   duplicate targets, empty tracks, empty clips) goes into `extras.animkit`, losslessly, with a
-//!   warning naming it.
+//!   warning naming it. A bone's visibility track also plays in viewers: a `STEP` channel on the
+//!   node's `KHR_node_visibility` `visible` (ratified by Khronos) through `KHR_animation_pointer`,
+//!   both optional extensions, the output an unsigned-byte `SCALAR` of 0 and 1 ([`visibility_channel`]).
+//!   Importers that know neither ignore it; animkit's reads the lossless extras track.
 //!
 //! Every JSON value edited here is an object built here, so fields are set with [`set`] rather
 //! than `value[key] = …`, and bone indices come from a validated skeleton; nothing is indexed
@@ -106,6 +109,20 @@ impl Bin {
             set(&mut acc, "min", json!([num(min)]));
             set(&mut acc, "max", json!([num(max)]));
         }
+        self.accessors.push(acc);
+        let index = self.accessors.len() - 1;
+        self.anim_accessors.push(index);
+        index
+    }
+
+    /// Adds an accessor of unsigned bytes (`SCALAR`) to the shared animation buffer view, then
+    /// pads it to 4 so the next float accessor stays aligned.
+    fn anim_bytes(&mut self, bytes: &[u8]) -> usize {
+        let start = *self.anim_start.get_or_insert(self.data.len());
+        let offset = self.data.len() - start;
+        self.data.extend_from_slice(bytes);
+        self.align();
+        let acc = json!({"bufferView": Value::Null, "byteOffset": offset, "componentType": UNSIGNED_BYTE, "count": bytes.len(), "type": "SCALAR"});
         self.accessors.push(acc);
         let index = self.accessors.len() - 1;
         self.anim_accessors.push(index);
@@ -528,6 +545,26 @@ fn prepare(track: &Track) -> std::result::Result<Prepared, String> {
     Ok(Prepared { times: keys.times, values: keys.values, comps: keys.comps, interpolation, notes })
 }
 
+/// The glTF extensions a visibility channel uses.
+const VISIBILITY_EXTENSIONS: [&str; 2] = ["KHR_animation_pointer", "KHR_node_visibility"];
+
+/// A `STEP` sampler and channel playing a visibility track on `node`'s `KHR_node_visibility`
+/// through `KHR_animation_pointer`, or `None` when the track's times are not glTF key times
+/// (strictly increasing, from 0) or it holds no visibility.
+fn visibility_channel(bin: &mut Bin, track: &Track, node: usize, sampler: usize) -> Option<(Value, Value)> {
+    let Values::Visibility(states) = &track.values else { return None };
+    let times_ok = track.times.first().is_some_and(|&t| t >= 0.0) && track.times.is_sorted_by(|a, b| a < b);
+    if !times_ok || states.len() != track.times.len() {
+        return None;
+    }
+    let input = bin.anim_times(&track.times);
+    let output = bin.anim_bytes(&states.iter().map(|&v| u8::from(v)).collect::<Vec<u8>>());
+    let pointer = format!("/nodes/{node}/extensions/KHR_node_visibility/visible");
+    let sampler_json = json!({"input": input, "output": output, "interpolation": "STEP"});
+    let channel = json!({"sampler": sampler, "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": pointer}}}});
+    Some((sampler_json, channel))
+}
+
 fn extra_track(index: usize, track: &Track, reason: &str) -> Value {
     json!({"index": index, "reason": reason, "track": serde_json::to_value(track).unwrap_or(Value::Null)})
 }
@@ -635,6 +672,8 @@ pub fn export(package: &Package) -> Result<Exported> {
     // Animations.
     let mut animations = Vec::new();
     let mut empty_clips = Vec::new();
+    // Nodes whose KHR_node_visibility a channel animates.
+    let mut visible_nodes = std::collections::BTreeSet::new();
     for (ci, clip) in package.clips.iter().enumerate() {
         let mut channels = Vec::new();
         let mut samplers = Vec::new();
@@ -659,7 +698,15 @@ pub fn export(package: &Package) -> Result<Exported> {
                 (Some(b), _) => used.get(&(b, channel)).map(|&o| format!("same node and channel as track {o}")),
             };
             if let Some(reason) = reason {
-                clip_notes.push(format!("track {ti} ({}, {:?}): {reason}", track.target.label(), channel));
+                let node = bone.filter(|_| channel == Channel::Visibility).map(|b| base + b);
+                let played = node.and_then(|n| Some((n, visibility_channel(&mut bin, track, n, samplers.len())?)));
+                if let Some((n, (sampler, ch))) = played {
+                    samplers.push(sampler);
+                    channels.push(ch);
+                    visible_nodes.insert(n);
+                } else {
+                    clip_notes.push(format!("track {ti} ({}, {:?}): {reason}", track.target.label(), channel));
+                }
                 extra_tracks.push(extra_track(ti, track, &reason));
                 continue;
             }
@@ -837,6 +884,14 @@ pub fn export(package: &Package) -> Result<Exported> {
         set(&mut scene, "nodes", json!(roots));
     }
     set(&mut root, "scenes", json!([scene]));
+    for &n in &visible_nodes {
+        if let Some(node) = nodes.get_mut(n) {
+            set(node, "extensions", json!({"KHR_node_visibility": {"visible": true}}));
+        }
+    }
+    if !visible_nodes.is_empty() {
+        set(&mut root, "extensionsUsed", json!(VISIBILITY_EXTENSIONS));
+    }
     let mut put = |key: &str, v: Vec<Value>| {
         if !v.is_empty() {
             set(&mut root, key, Value::Array(v));

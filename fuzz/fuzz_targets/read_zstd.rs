@@ -1,0 +1,10 @@
+//! Reads any input as zstd (no probing) and runs every operation on what reads.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+include!("common.rs");
+
+fuzz_target!(|data: &[u8]| {
+    exercise(&animkit::containers::zstd::Zstd, data);
+});
