@@ -99,7 +99,8 @@ def skeleton_bones(skeleton):
                 "parent": int(skeleton.parents[i]),
                 "translation": skeleton.translations[i].tolist(),
                 "rotation": skeleton.rotations[i].tolist(),
-                "identity": {"id": skeleton.ids[i], "hash": skeleton.hashes[i]},
+                # Blender lists bones by hierarchy: the skeleton's order is kept as the index.
+                "identity": {"id": skeleton.ids[i], "hash": skeleton.hashes[i], "index": i},
             }
         )
     return bones
