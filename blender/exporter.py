@@ -163,11 +163,12 @@ def _write_bytes(path, data):
     os.replace(file.name, path)
 
 
-def _entry_name(document, clip_name, fmt):
+def _entry_name(document, clip_name):
+    """The archive entry holding the animation `clip_name` (entries are named `clip.ifp`,
+    `clip.anm`)."""
     names = [e.name for e in document.entries()]
-    wanted = [clip_name, f"{clip_name}.anm"] if fmt == "hip" else [clip_name]
     for name in names:
-        if name.lower() in (w.lower() for w in wanted):
+        if name.lower() == clip_name.lower() or name.rsplit(".", 1)[0].lower() == clip_name.lower():
             return name
     shown = ", ".join(names[:8]) + (", …" if len(names) > 8 else "")
     raise animkit.InvalidError(f'no animation "{clip_name}" to replace in the archive (it holds: {shown})')
@@ -180,7 +181,7 @@ def _replace(package, archive, variant, fmt):
         one = animkit.Package([clip], name=package.name, up_axis=package.up_axis)
         data, caught = _encode(one, variant, ".anm" if fmt == "hip" else ".ifp")
         messages += caught
-        document = document.with_entry(_entry_name(document, clip.name, fmt), data)
+        document = document.with_entry(_entry_name(document, clip.name), data)
     return document.write(), messages
 
 
