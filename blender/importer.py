@@ -17,7 +17,7 @@ import animkit
 import bpy
 import numpy as np
 
-from . import actions, props, quat, rig
+from . import actions, frames, props, quat, rig
 from .bones import BoneMatcher
 
 # The frame rate of clips whose file does not say it (GTA and EvilEngine play at 30).
@@ -184,6 +184,10 @@ def import_file(context, path, *, skeleton=None, clips=None, onto_active=True, s
         obj, created = _armature(context, package, rig_skeleton, package.name or path.stem, onto_active)
         if created:
             summary.info.append(f"created armature {obj.name} ({len(obj.data.bones)} bones)")
+        elif package.skeleton or rig_skeleton:
+            turned = frames.align(obj, package.skeleton or rig_skeleton, BoneMatcher(obj.data.bones))
+            if turned:
+                summary.info.append(f"{turned} bones of {obj.name} point another way than the file's: keys turned to match")
         for clip in package.clips:
             fps = float(clip.frame_rate or DEFAULT_FPS)
             if not set_fps:

@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix, Quaternion, Vector
 
-from . import props, quat
+from . import frames, props, quat
 
 # Bones without a child to reach get this share of the skeleton's size as their length.
 TIP_SHARE = 0.05
@@ -106,33 +106,45 @@ def skeleton_bones(skeleton):
     return bones
 
 
+def _xyzw(q):
+    return np.array((q.x, q.y, q.z, q.w), dtype=np.float64)
+
+
 class Rest:
-    """The rest pose of an armature's bones in their parent's space: `t0` (3) and `r0` (x y z w)."""
+    """The rest pose of an armature's bones in their parent's space: `t0` (3) and `r0` (x y z w),
+    and the turns `frames.align` stored for rigs that point their bones another way: a key
+    `(t, r)` becomes `(before · t, before · r · own)` before it is taken relative to the rest."""
 
     def __init__(self, obj):
-        self.t0, self.r0 = {}, {}
+        self.t0, self.r0, self.before, self.own = {}, {}, {}, {}
         for bone in obj.data.bones:
             local = bone.matrix_local
             if bone.parent is not None:
                 local = bone.parent.matrix_local.inverted() @ local
             t, q, _ = local.decompose()
             self.t0[bone.name] = np.array(t, dtype=np.float64)
-            self.r0[bone.name] = np.array((q.x, q.y, q.z, q.w), dtype=np.float64)
+            self.r0[bone.name] = _xyzw(q)
+        for name, (before, own) in frames.corrections(obj).items():
+            identity = np.array((0.0, 0.0, 0.0, 1.0))
+            self.before[name] = _xyzw(before) if before is not None else identity
+            self.own[name] = _xyzw(own) if own is not None else identity
 
     def to_basis(self, bone, channel, values, tangents=False):
         """Key values (n, k) of `channel` as the pose bone's basis values."""
         if channel == "rotation":
-            return quat.mul(quat.conj(self.r0[bone]), values)
+            turned = quat.mul(quat.mul(self.before[bone], values), self.own[bone])
+            return quat.mul(quat.conj(self.r0[bone]), turned)
         if channel == "translation":
             offset = 0.0 if tangents else self.t0[bone]
-            return quat.rotate(quat.conj(self.r0[bone]), values - offset)
+            return quat.rotate(quat.conj(self.r0[bone]), quat.rotate(self.before[bone], values) - offset)
         return values
 
     def from_basis(self, bone, channel, values, tangents=False):
         """The inverse of `to_basis`."""
         if channel == "rotation":
-            return quat.mul(self.r0[bone], values)
+            turned = quat.mul(self.r0[bone], values)
+            return quat.mul(quat.mul(quat.conj(self.before[bone]), turned), quat.conj(self.own[bone]))
         if channel == "translation":
             offset = 0.0 if tangents else self.t0[bone]
-            return quat.rotate(self.r0[bone], values) + offset
+            return quat.rotate(quat.conj(self.before[bone]), quat.rotate(self.r0[bone], values) + offset)
         return values

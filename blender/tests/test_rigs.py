@@ -3,7 +3,10 @@ from skeleton files, and the pose Blender shows equal to the one animkit samples
 
 import bpy
 import numpy as np
+import pytest
 from mathutils import Matrix, Quaternion, Vector
+
+import measure
 
 
 def import_ok(path, **options):
@@ -115,3 +118,50 @@ def test_skb_tracks_bind_by_bone_index(extension, corpus, scene, tmp_path):
     (back,) = animkit.open(out).to_model().clips
     assert [(t.target.index, t.channel) for t in back.tracks] == [(t.target.index, t.channel) for t in original.tracks]
     assert animkit.open(out).dump()["document"]["bone_count"] == animkit.open(anm).dump()["document"]["bone_count"]
+
+
+@pytest.mark.parametrize(
+    "file, clip, skeleton",
+    [
+        ("bfres/Npc_Gerudo_Queen_Animation.bfres", "Common_Detect", None),
+        ("cryengine/ce3_barrel_cutscene_0829.caf", "animation", "cryengine/ce3_skeleton_character.chr"),
+    ],
+    ids=["bfres-y-up", "caf-z-up"],
+)
+def test_onto_a_rig_from_blenders_gltf_importer(extension, corpus, scene, tmp_path, file, clip, skeleton):
+    """Blender's glTF importer points bones along their children and turns Y-up into Z-up:
+    the clip, imported onto that rig, puts every joint where animkit's sample does, and exports
+    back within quantisation."""
+    animkit = extension
+    path = corpus / file
+    package = animkit.open(path).to_model()
+    if skeleton:
+        package.skeleton = animkit.open(corpus / skeleton).to_model().skeleton
+    package.clips = [package.clip(clip)]
+    rig_only = animkit.Package(name="rig", skeleton=package.skeleton, up_axis=package.up_axis)
+    rig_only.clips = [animkit.Clip("rest", [animkit.Track(package.skeleton.names[0], "scale", [0.0], [[1, 1, 1]])])]
+    animkit.write(rig_only, tmp_path / "rig.glb")
+    assert bpy.ops.import_scene.gltf(filepath=str(tmp_path / "rig.glb")) == {"FINISHED"}
+    armature = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    bpy.context.view_layer.objects.active = armature
+    import_ok(path, clips=clip, skeleton=str(corpus / skeleton) if skeleton else "")
+    assert bpy.context.view_layer.objects.active == armature
+    original, rig = package.clips[0], package.skeleton
+
+    # In the rig's own (armature) space, turned as Blender turned the file's axes.
+    axes = Quaternion(armature.get("animkit_axes", (1.0, 0.0, 0.0, 0.0))).to_matrix().to_4x4()
+    for frame in (0, 7, 19):
+        bpy.context.scene.frame_set(frame)
+        expected = animkit_pose(animkit, original, rig, frame / 30.0)
+        size = max(m.translation.length for m in expected)
+        for i, name in enumerate(rig.names):
+            head = armature.pose.bones[name].head
+            assert (head - (axes @ expected[i]).translation).length < 1e-4 * max(1.0, size), (name, frame)
+
+    out = tmp_path / f"back{path.suffix}"
+    action = armature.animation_data.action.name
+    assert bpy.ops.export_scene.animkit(filepath=str(out), actions=action) == {"FINISHED"}
+    (back,) = animkit.open(out).to_model().clips
+    assert [(t.target.label, t.channel) for t in back.tracks] == [(t.target.label, t.channel) for t in original.tracks]
+    for bone, channel, rotation, translation in measure.differences(animkit, original, back, np.linspace(0, original.duration, 7)):
+        assert rotation <= 0.05 and translation <= 0.005, (bone, channel, rotation, translation)
