@@ -16,11 +16,12 @@ from pathlib import Path
 
 import animkit
 import numpy as np
+from mathutils import Euler
 
 from . import actions, props, quat, rig, sampling
 
-PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(rotation_quaternion|location|scale)$')
-CHANNELS = {"rotation_quaternion": "rotation", "location": "translation", "scale": "scale"}
+PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(rotation_quaternion|rotation_euler|location|scale)$')
+CHANNELS = {"rotation_quaternion": "rotation", "rotation_euler": "euler", "location": "translation", "scale": "scale"}
 # The rotation interpolation each format's engine uses, for tracks made in Blender.
 ROTATION_DEFAULT = {"ifp": "slerp", "skb": "slerp", "hip": "slerp", "cryengine": "nlerp", "bfres": "linear"}
 # Output variants by file extension and, for AUTO, by the stored format and version.
@@ -41,6 +42,15 @@ def _unescape(name):
     return re.sub(r"\\(.)", r"\1", name)
 
 
+def _used(mode, prop):
+    """Whether Blender poses the bone with `prop` in rotation `mode` (it ignores the other kind)."""
+    if prop == "rotation_quaternion":
+        return mode == "QUATERNION"
+    if prop == "rotation_euler":
+        return len(mode) == 3
+    return True
+
+
 def _channel_curves(action, obj):
     """{(bone, channel): [F-curves by array index]} of the action's pose-bone curves."""
     found = {}
@@ -49,7 +59,7 @@ def _channel_curves(action, obj):
         if match is None or not len(fcurve.keyframe_points):
             continue
         bone = _unescape(match.group(1))
-        if bone not in obj.data.bones:
+        if bone not in obj.data.bones or not _used(obj.pose.bones[bone].rotation_mode, match.group(2)):
             continue
         found.setdefault((bone, CHANNELS[match.group(2)]), {})[fcurve.array_index] = fcurve
     return {key: [curves[i] for i in sorted(curves)] for key, curves in found.items()}
@@ -61,13 +71,29 @@ def _still(channel, values):
     )
 
 
+def _euler_quaternions(obj, bone, values):
+    """Euler angles (n, 3) in the pose bone's rotation order as w x y z quaternions, each in the
+    hemisphere of the one before."""
+    mode = obj.pose.bones[bone].rotation_mode
+    order = mode if len(mode) == 3 else "XYZ"
+    out = np.array([list(Euler(v, order).to_quaternion()) for v in values])
+    for i in range(1, len(out)):
+        if np.dot(out[i], out[i - 1]) < 0:
+            out[i] = -out[i]
+    return out
+
+
 def _track(obj, rest, key, curves, context):
     fps, out_rate, stored, fmt = context
     bone, channel = key
     size = 4 if channel == "rotation" else 3
     if len(curves) != size:
         return None, f"{bone} {channel}: {len(curves)} of {size} F-curves"
-    frames, values, tangents, kind = sampling.read_channel(curves, fps, out_rate)
+    euler = channel == "euler"
+    frames, values, tangents, kind = sampling.read_channel(curves, fps, out_rate, sample=euler)
+    if euler:
+        channel, values, key = "rotation", _euler_quaternions(obj, bone, values), (bone, "rotation")
+        size = 4
     known = stored.get(key)
     if known is None and _still(channel, values):
         return None, None

@@ -58,11 +58,12 @@ def _sample_frames(frames, step):
     return np.unique(np.round(np.concatenate((frames, grid)), 6))
 
 
-def read_channel(fcurves, fps, out_rate):
+def read_channel(fcurves, fps, out_rate, sample=False):
     """(frames, values (n, k), tangents or None, kind) of the component curves `fcurves`
-    (ordered by array index), `fps` the scene's rate, `out_rate` the format's."""
+    (ordered by array index), `fps` the scene's rate, `out_rate` the format's; `sample` forces
+    sampling (Euler curves, whose keys are not quaternion keys)."""
     frames = np.unique(np.concatenate([_frames(f) for f in fcurves]))
-    kind = _kind(fcurves, frames)
+    kind = None if sample else _kind(fcurves, frames)
     tangents = None
     if kind == "BEZIER":
         pairs = [_hermite_tangents(f, fps) for f in fcurves]

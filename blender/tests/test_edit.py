@@ -1,6 +1,7 @@
 """An edit in Blender reaches the game file where it was made and nowhere else: one bone of a San
 Andreas clip turned 30° at one key (as a modder does: pose, insert keyframe), exported as IFP."""
 
+import importlib
 import math
 
 import bpy
@@ -64,3 +65,37 @@ def _per_time(animkit, original, edited, times):
         else:
             diff = np.abs(mine.value.astype(np.float64) - other).max(axis=1)
             yield mine.target.label, mine.channel, np.zeros(len(times)), diff
+
+
+def test_a_bone_posed_by_euler_angles_exports_its_rotation(extension, corpus, scene, tmp_path):
+    animkit = extension
+    source = corpus / "ifp" / "sa_ped_anp3.ifp"
+    assert bpy.ops.import_scene.animkit(filepath=str(source), clips=CLIP) == {"FINISHED"}
+    armature = bpy.context.view_layer.objects.active
+    pose_bone = armature.pose.bones[BONE]
+    frames = sorted({round(k.co.x, 4) for f in _curves(armature, "rotation_quaternion") for k in f.keyframe_points})
+    quaternions = []
+    for frame in frames:
+        bpy.context.scene.frame_set(int(frame))
+        quaternions.append(pose_bone.rotation_quaternion.copy())
+    pose_bone.rotation_mode = "ZXY"
+    for frame, q in zip(frames, quaternions):
+        pose_bone.rotation_euler = q.to_euler("ZXY")
+        pose_bone.keyframe_insert("rotation_euler", frame=frame)
+    out = tmp_path / "euler.ifp"
+    action = armature.animation_data.action.name
+    assert bpy.ops.export_scene.animkit(filepath=str(out), actions=action) == {"FINISHED"}
+    original = animkit.open(source).to_model().clip(CLIP)
+    (back,) = animkit.open(out).to_model().clips
+    assert sorted(measure.tracks_of(back)) == sorted(measure.tracks_of(original))
+    label = next(t.target.label for t in original.tracks if t.target.name == BONE)
+    for bone, channel, rotation, _ in measure.differences_at_keys(animkit, original, back):
+        if bone == label and channel == "rotation":
+            assert rotation <= QUANTISATION, rotation
+
+
+def _curves(armature, prop):
+    path = f'pose.bones["{BONE}"].{prop}'
+    # The installed extension's module (Blender names it after the repository it is in).
+    actions = importlib.import_module("bl_ext.user_default.animkit.actions")
+    return [f for f in actions.fcurves(armature.animation_data.action, armature) if f.data_path == path]

@@ -165,3 +165,22 @@ def test_onto_a_rig_from_blenders_gltf_importer(extension, corpus, scene, tmp_pa
     assert [(t.target.label, t.channel) for t in back.tracks] == [(t.target.label, t.channel) for t in original.tracks]
     for bone, channel, rotation, translation in measure.differences(animkit, original, back, np.linspace(0, original.duration, 7)):
         assert rotation <= 0.05 and translation <= 0.005, (bone, channel, rotation, translation)
+
+
+def test_a_dff_gives_a_standalone_anm_its_rig(extension, corpus, scene, tmp_path):
+    animkit = extension
+    hip = animkit.open(corpus / "evilengine" / "bfbb_gc_boot.HIP")
+    entries = {e.name: e.data for e in hip.entries()}
+    dff, anm = tmp_path / "spongebob_bind.dff", tmp_path / "spongebob_idle10.anm"
+    dff.write_bytes(entries[dff.name])
+    anm.write_bytes(entries[anm.name])
+    armature = import_ok(anm, skeleton=str(dff))
+    skeleton = animkit.open(dff).to_model().skeleton
+    assert len(armature.data.bones) == len(skeleton) == animkit.open(anm).dump()["document"]["bone_count"]
+    out = tmp_path / "again.anm"
+    assert bpy.ops.export_scene.animkit(filepath=str(out), actions=armature.animation_data.action.name) == {"FINISHED"}
+    (original,) = animkit.open(anm).to_model().clips
+    (back,) = animkit.open(out).to_model().clips
+    assert [(t.target.index, t.channel) for t in back.tracks] == [(t.target.index, t.channel) for t in original.tracks]
+    for bone, channel, rotation, translation in measure.differences(animkit, original, back, np.linspace(0, 1, 7)):
+        assert rotation <= 0.05 and translation <= 0.005, (bone, channel)
