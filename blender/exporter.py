@@ -162,7 +162,9 @@ def _variant(path, fmt, info, choice):
             return suffix[1:]
         return "crytek" if version.startswith("CryTek") else "caf"
     if fmt in ("skb", "hip"):
-        return "skb-v2-be" if info.get("skb_version") == 2 else "skb-be"
+        # An .anm's version reads "V1 big-endian"; HIP archives (GameCube) hold big-endian assets.
+        v2 = "-v2" if version.startswith("V2") else ""
+        return f"skb{v2}-{'le' if 'little' in version else 'be'}"
     return fmt
 
 

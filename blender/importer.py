@@ -131,7 +131,7 @@ def _write_channel(channels, bone, track, rest, fps):
 
 
 def _import_clip(obj, clip, context_data, summary):
-    document, path, fps, up_axis, entry = context_data
+    document, path, fps, up_axis = context_data
     matcher = BoneMatcher(obj.data.bones)
     rest = rig.Rest(obj)
     action = bpy.data.actions.new(clip.name)
@@ -159,7 +159,7 @@ def _import_clip(obj, clip, context_data, summary):
                 "interpolation": track.interpolation,
             }
         )
-    props.store_clip(action, clip, document, path, tracks, up_axis, entry)
+    props.store_clip(action, clip, document, path, tracks, up_axis)
     return action
 
 
@@ -192,8 +192,7 @@ def import_file(context, path, *, skeleton=None, clips=None, onto_active=True, s
             fps = float(clip.frame_rate or DEFAULT_FPS)
             if not set_fps:
                 fps = context.scene.render.fps / context.scene.render.fps_base
-            entry = f"{clip.name}.anm" if document.format == "hip" else None
-            action = _import_clip(obj, clip, (document, path, fps, package.up_axis, entry), summary)
+            action = _import_clip(obj, clip, (document, path, fps, package.up_axis), summary)
             made.append(action)
         if package.clips:
             actions.assign(obj, made[-len(package.clips)])

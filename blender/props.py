@@ -1,15 +1,17 @@
 """The format's own data kept as custom properties, so that export can restore it.
 
 On an action (one per clip), `animkit` is a group:
-  clip (the clip's name in the file), format, version, source (file path), entry (the asset
-  name inside an archive), duration (seconds), frame_rate, looping (0/1, absent when the file
-  does not say), additive (0/1), up_axis ("y"/"z") and tracks: a JSON list of the clip's tracks
+  clip (the clip's name in the file), format, version, source (file path), duration (seconds),
+  frame_rate, looping (0/1, absent when the file does not say), additive (0/1), up_axis
+  ("y"/"z") and tracks: a JSON list of the clip's tracks
   as imported, `{"bone", "target", "channel", "interpolation"}`, where `target` holds the
   track's name/id/hash/index. Export writes a bone's track with that target, so GTA bone tags,
   CryEngine CRC-32s and EvilEngine indices come back as they were.
 On a bone (armature data), the identity its format gave it: animkit_name (when the format's
 name differs from Blender's), animkit_id (GTA bone tag, BFRES/EvilEngine index as the file
-numbers it), animkit_hash (CryEngine CRC-32), animkit_index (EvilEngine bone index).
+numbers it), animkit_hash (CryEngine CRC-32, as a string), animkit_index (the bone's place in
+the file's skeleton: EvilEngine's bone index), and for rigs that point their bones another way
+animkit_frame (see `frames`).
 """
 
 import json
@@ -28,7 +30,7 @@ def target_dict(target):
     return out
 
 
-def store_clip(action, clip, document, source, tracks, up_axis, entry=None):
+def store_clip(action, clip, document, source, tracks, up_axis):
     """Keeps what the clip's file says about it on `action`."""
     group = {
         "clip": clip.name,
@@ -40,8 +42,6 @@ def store_clip(action, clip, document, source, tracks, up_axis, entry=None):
         "up_axis": up_axis,
         "tracks": json.dumps(tracks),
     }
-    if entry:
-        group["entry"] = entry
     if clip.frame_rate:
         group["frame_rate"] = float(clip.frame_rate)
     if clip.looping is not None:
