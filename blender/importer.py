@@ -43,13 +43,14 @@ class Summary:
 def _packages(document, clip_names):
     packages = document.packages() if document.format == "hip" else [document.to_model()]
     if clip_names:
-        wanted = set(clip_names)
+        # Game clip names compare without case (GTA looks animations up that way).
+        wanted = {n.lower(): n for n in clip_names}
         for package in packages:
-            package.clips = [c for c in package.clips if c.name in wanted]
+            package.clips = [c for c in package.clips if c.name.lower() in wanted]
         packages = [p for p in packages if p.clips]
-        found = {c.name for p in packages for c in p.clips}
-        if wanted - found:
-            raise animkit.InvalidError(f"no clip {', '.join(sorted(wanted - found))} in the file")
+        missing = set(wanted) - {c.name.lower() for p in packages for c in p.clips}
+        if missing:
+            raise animkit.InvalidError(f"no clip {', '.join(sorted(wanted[m] for m in missing))} in the file")
     return packages
 
 

@@ -15,8 +15,17 @@ def report_lines(operator, level, lines):
 
 
 def report_findings(operator, findings):
+    """`check` findings of the written file, one line per kind (its first message and a count:
+    a package of hundreds of animations repeats the same finding)."""
     for severity in ("error", "warning", "info"):
-        lines = [f"check: {f.code}: {f.message}" for f in findings if f.severity == severity]
+        kinds = {}
+        for finding in findings:
+            if finding.severity == severity:
+                kinds.setdefault(finding.code, []).append(finding.message)
+        lines = [
+            f"check: {code}: {messages[0]}" + (f" (and {len(messages) - 1} more like it)" if len(messages) > 1 else "")
+            for code, messages in kinds.items()
+        ]
         report_lines(operator, SEVERITY[severity], lines)
 
 
