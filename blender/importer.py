@@ -160,6 +160,12 @@ def _import_clip(obj, clip, context_data, summary):
                 "interpolation": track.interpolation,
             }
         )
+    if not tracks and any(t.target.kind == "bone" for t in clip.tracks):
+        bpy.data.actions.remove(action)
+        raise animkit.InvalidError(
+            f'no track of clip "{clip.name}" matches a bone of {obj.name} (by name, tag, CRC-32 or index): '
+            "pick the clip's rig, or make no armature active to create one"
+        )
     props.store_clip(action, clip, document, path, tracks, up_axis)
     return action
 

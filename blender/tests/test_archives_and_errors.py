@@ -58,3 +58,12 @@ def test_an_unknown_clip_and_an_unwritable_extension_are_reports(extension, corp
         bpy.ops.export_scene.animkit(
             filepath=str(tmp_path / "x.ifp"), replace_in=str(corpus / "ifp" / "weaponsprint_anp3.ifp")
         )
+
+
+def test_a_clip_onto_a_rig_it_does_not_fit_is_refused(extension, corpus, scene):
+    assert bpy.ops.import_scene.animkit(filepath=str(corpus / "bfres" / "Animal_Bass_Animation.bfres"), clips="Move") == {
+        "FINISHED"
+    }
+    with pytest.raises(RuntimeError, match=r"^Error: animkit: no track of clip \"animation\" matches a bone of"):
+        bpy.ops.import_scene.animkit(filepath=str(corpus / "cryengine" / "ce3_barrel_cutscene_0829.caf"))
+    assert [a.name for a in bpy.data.actions] == ["Move"]
