@@ -112,9 +112,7 @@ def _write_channel(channels, bone, track, rest, fps):
         basis = quat.to_blender(basis)
         if cubic:
             tin, tout = quat.to_blender(tin), quat.to_blender(tout)
-    code = actions.INTERPOLATION_CODE[
-        "CONSTANT" if track.interpolation == "step" else "BEZIER" if cubic else "LINEAR"
-    ]
+    code = actions.INTERPOLATION_CODE["CONSTANT" if track.interpolation == "step" else "BEZIER" if cubic else "LINEAR"]
     path = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].{CHANNEL_PATHS[channel]}'
     for component in range(basis.shape[1]):
         fcurve = channels.new(path, component, bone)
@@ -194,7 +192,9 @@ def import_file(context, path, *, skeleton=None, clips=None, onto_active=True, s
         elif package.skeleton or rig_skeleton:
             turned = frames.align(obj, package.skeleton or rig_skeleton, BoneMatcher(obj.data.bones))
             if turned:
-                summary.info.append(f"{turned} bones of {obj.name} point another way than the file's: keys turned to match")
+                summary.info.append(
+                    f"{turned} bones of {obj.name} point another way than the file's: keys turned to match"
+                )
         for clip in package.clips:
             fps = float(clip.frame_rate or DEFAULT_FPS)
             if not set_fps:

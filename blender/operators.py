@@ -38,9 +38,13 @@ class ImportAnimkit(bpy.types.Operator, ImportHelper):
     )
     clips: StringProperty(name="Clips", description="Comma-separated clip names to import (empty: all)")
     onto_active: BoolProperty(
-        name="Onto active armature", description="Match bones of the active armature instead of making one", default=True
+        name="Onto active armature",
+        description="Match bones of the active armature instead of making one",
+        default=True,
     )
-    set_fps: BoolProperty(name="Scene at the clip's rate", description="Set the scene's fps to the clip's", default=True)
+    set_fps: BoolProperty(
+        name="Scene at the clip's rate", description="Set the scene's fps to the clip's", default=True
+    )
 
     def execute(self, context):
         def work():

@@ -65,8 +65,14 @@ def corpus():
 @pytest.fixture
 def scene():
     """An empty scene (the startup file's cube and camera gone, no actions)."""
-    for collection in (bpy.data.objects, bpy.data.meshes, bpy.data.armatures, bpy.data.actions, bpy.data.cameras,
-                       bpy.data.lights):
+    for collection in (
+        bpy.data.objects,
+        bpy.data.meshes,
+        bpy.data.armatures,
+        bpy.data.actions,
+        bpy.data.cameras,
+        bpy.data.lights,
+    ):
         for item in list(collection):
             collection.remove(item)
     bpy.context.scene.render.fps = 24

@@ -20,7 +20,11 @@ def test_replacing_one_animation_of_an_ifp_keeps_every_other_byte_for_byte(exten
     clip = animkit.open(out).to_model().clip("WALK_civi")
     original = animkit.open(package).to_model().clip("WALK_civi")
     for mine, theirs in zip(original.tracks, clip.tracks):
-        assert (mine.target.name, mine.target.id, mine.channel) == (theirs.target.name, theirs.target.id, theirs.channel)
+        assert (mine.target.name, mine.target.id, mine.channel) == (
+            theirs.target.name,
+            theirs.target.id,
+            theirs.channel,
+        )
         assert (mine.times == theirs.times).all() and (abs(mine.values - theirs.values) <= 1 / 4096).all()
 
 
@@ -51,7 +55,9 @@ def test_a_file_animkit_cannot_read_is_a_report_not_a_traceback(extension, corpu
 def test_an_unknown_clip_and_an_unwritable_extension_are_reports(extension, corpus, scene, tmp_path):
     with pytest.raises(RuntimeError, match=r"^Error: animkit: .*no clip NOPE"):
         bpy.ops.import_scene.animkit(filepath=str(corpus / "ifp" / "sa_ped_anp3.ifp"), clips="NOPE")
-    assert bpy.ops.import_scene.animkit(filepath=str(corpus / "ifp" / "sa_ped_anp3.ifp"), clips="abseil") == {"FINISHED"}
+    assert bpy.ops.import_scene.animkit(filepath=str(corpus / "ifp" / "sa_ped_anp3.ifp"), clips="abseil") == {
+        "FINISHED"
+    }
     with pytest.raises(RuntimeError, match=r"^Error: animkit: no game format writes \.txt"):
         bpy.ops.export_scene.animkit(filepath=str(tmp_path / "x.txt"))
     with pytest.raises(RuntimeError, match=r"^Error: animkit: .*no animation \"abseil\""):
@@ -61,9 +67,9 @@ def test_an_unknown_clip_and_an_unwritable_extension_are_reports(extension, corp
 
 
 def test_a_clip_onto_a_rig_it_does_not_fit_is_refused(extension, corpus, scene):
-    assert bpy.ops.import_scene.animkit(filepath=str(corpus / "bfres" / "Animal_Bass_Animation.bfres"), clips="Move") == {
-        "FINISHED"
-    }
+    assert bpy.ops.import_scene.animkit(
+        filepath=str(corpus / "bfres" / "Animal_Bass_Animation.bfres"), clips="Move"
+    ) == {"FINISHED"}
     with pytest.raises(RuntimeError, match=r"^Error: animkit: no track of clip \"animation\" matches a bone of"):
         bpy.ops.import_scene.animkit(filepath=str(corpus / "cryengine" / "ce3_barrel_cutscene_0829.caf"))
     assert [a.name for a in bpy.data.actions] == ["Move"]

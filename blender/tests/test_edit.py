@@ -38,10 +38,16 @@ def test_a_30_degree_turn_at_one_key_changes_that_bone_near_that_key_only(extens
     (edited,) = animkit.open(out).to_model().clips
     # Every other track keeps its stored keys exactly (same quantised values, same times).
     for mine, theirs in zip(original.tracks, edited.tracks):
-        assert (mine.target.name, mine.target.id, mine.channel) == (theirs.target.name, theirs.target.id, theirs.channel)
+        assert (mine.target.name, mine.target.id, mine.channel) == (
+            theirs.target.name,
+            theirs.target.id,
+            theirs.channel,
+        )
         if mine.target.name == BONE and mine.channel == "rotation":
             continue
-        assert np.array_equal(mine.times, theirs.times) and np.array_equal(mine.values, theirs.values), mine.target.label
+        assert np.array_equal(mine.times, theirs.times) and np.array_equal(mine.values, theirs.values), (
+            mine.target.label
+        )
 
     times = np.arange(0.0, original.duration + 1e-6, 1.0 / 120.0)
     for label, channel, rotation, translation in _per_time(animkit, original, edited, times):

@@ -1,9 +1,10 @@
 """The glTF route with Blender's own importer and exporter (default settings, the scene at the
 clip's rate): animkit GLB → Blender → GLB → animkit → the clip's game format. Blender samples
 every frame, so at the original's keys on frames the result is the original within the format's
-quantisation (keys between frames, as ANPK's float times allow, are resampled); it holds no track the original did not have (Blender keys every joint), an SKB
-keeps the rig's bone count (Blender's armature node is not a bone) and BFRES rotation curves
-are sign-continuous (Blender writes q and −q)."""
+quantisation (keys between frames, as ANPK's float times allow, are resampled); it holds no
+track the original did not have (Blender keys every joint), an SKB keeps the rig's bone count
+(Blender's armature node is not a bone) and BFRES rotation curves are sign-continuous (Blender
+writes q and −q)."""
 
 import warnings
 
@@ -22,8 +23,15 @@ ROUTE = [
     # ANP3's bound: one requantisation step.
     ("ifp-anpk", "ifp/vc_ped_anpk.ifp", "WALK_civi", ".ifp", "anpk", None, 0.05),
     ("skb", "evilengine/bfbb_gc_boot.HIP", "spongebob_idle10", ".anm", "skb-be", None, 0.05),
-    ("caf", "cryengine/ce3_barrel_cutscene_0829.caf", "animation", ".caf", "crytek",
-     "cryengine/ce3_skeleton_character.chr", 0.05),
+    (
+        "caf",
+        "cryengine/ce3_barrel_cutscene_0829.caf",
+        "animation",
+        ".caf",
+        "crytek",
+        "cryengine/ce3_skeleton_character.chr",
+        0.05,
+    ),
     ("i_caf", "cryengine/ly_jack_shoot_0830.i_caf", "animation", ".i_caf", "i_caf", "cryengine/ly_jack_root.chr", 0.05),
     ("dba", "cryengine/ce3_seagull_0905.dba", "seagull_fly", ".dba", "dba", None, 0.05),
     ("bfres", "bfres/Animal_Bass_Animation.bfres", "Move", ".bfres", "bfres", None, 0.05),
@@ -72,9 +80,11 @@ def test_blender_gltf_round_trip_converts_within_quantisation(extension, corpus,
 
     # No new tracks: every written track is one of the original's bones and channels.
     for track in back.tracks:
-        assert any(
-            t.channel == track.channel and measure.same_bone(t.target, track.target) for t in original.tracks
-        ), (track.target.label, track.channel, messages)
+        assert any(t.channel == track.channel and measure.same_bone(t.target, track.target) for t in original.tracks), (
+            track.target.label,
+            track.channel,
+            messages,
+        )
     if suffix == ".anm":
         assert animkit.open(out).dump()["document"]["bone_count"] == len(package.skeleton)
     if suffix == ".bfres":
@@ -85,7 +95,9 @@ def test_blender_gltf_round_trip_converts_within_quantisation(extension, corpus,
 
     worst = [0.0, 0.0]
     # A constant rest track Blender wrote for every joint is dropped: the bone plays its rest.
-    for bone, channel, rotation, translation in measure.differences_at_keys(animkit, original, back, package.skeleton, rate):
+    for bone, channel, rotation, translation in measure.differences_at_keys(
+        animkit, original, back, package.skeleton, rate
+    ):
         assert rotation <= rotation_bound, (bone, channel, rotation)
         assert translation <= translation_bound(measure.extent(original, bone, channel)), (bone, channel)
         worst = [max(worst[0], rotation), max(worst[1], translation)]

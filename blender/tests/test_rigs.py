@@ -163,7 +163,9 @@ def test_onto_a_rig_from_blenders_gltf_importer(extension, corpus, scene, tmp_pa
     assert bpy.ops.export_scene.animkit(filepath=str(out), actions=action) == {"FINISHED"}
     (back,) = animkit.open(out).to_model().clips
     assert [(t.target.label, t.channel) for t in back.tracks] == [(t.target.label, t.channel) for t in original.tracks]
-    for bone, channel, rotation, translation in measure.differences(animkit, original, back, np.linspace(0, original.duration, 7)):
+    for bone, channel, rotation, translation in measure.differences(
+        animkit, original, back, np.linspace(0, original.duration, 7)
+    ):
         assert rotation <= 0.05 and translation <= 0.005, (bone, channel, rotation, translation)
 
 

@@ -53,7 +53,9 @@ def test_export_without_edit_gives_the_clip_back(extension, corpus, scene, tmp_p
         back = original_clip(animkit, out, clip_name)
     if out.suffix == ".anm":
         # A standalone SKB asset binds its tracks by bone index only (names come from the HIP's MODL).
-        assert [(t.target.index, t.channel) for t in back.tracks] == [(t.target.index, t.channel) for t in original.tracks]
+        assert [(t.target.index, t.channel) for t in back.tracks] == [
+            (t.target.index, t.channel) for t in original.tracks
+        ]
     else:
         assert measure.tracks_of(back) == measure.tracks_of(original)
     assert back.duration == pytest.approx(original.duration, abs=1e-6)
