@@ -186,6 +186,8 @@ struct NodeInfo {
     children: Vec<usize>,
     id: Option<i32>,
     hash: Option<u32>,
+    /// The name is only the label animkit's export gave a bone known by its hash or id.
+    labelled: bool,
     z_up: bool,
     /// Our common-root node (several root bones under one node, for the skin).
     common_root: bool,
@@ -210,13 +212,33 @@ fn node_info(i: usize, node: &Value, count: usize) -> Result<NodeInfo> {
         .collect::<Result<Vec<_>>>()
         .map_err(within)?;
     let ours = node.pointer("/extras/animkit");
-    let id = ours.and_then(|o| o.get("id")).and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
-    let hash = ours.and_then(|o| o.get("hash")).and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok());
+    let mut id = ours.and_then(|o| o.get("id")).and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
+    let mut hash = ours.and_then(|o| o.get("hash")).and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok());
+    // Without the extras (Blender without custom properties), a nameless bone's label gives its
+    // hash or id back: a compiled CAF's `0x16F4F95B` is that CRC-32, not a name to hash.
+    let labelled = ours.is_none() && id.is_none() && hash.is_none() && {
+        (id, hash) = label_identity(&name);
+        id.is_some() || hash.is_some()
+    };
     // By role, or by name when a tool dropped the extras (Blender without custom properties).
     let role = ours.and_then(|o| o.get("role")).and_then(Value::as_str);
     let z_up = role == Some("up_axis_z") || name == Z_UP_NODE;
     let common_root = role == Some("common_root") || name == COMMON_ROOT_NODE;
-    Ok(NodeInfo { name, rest, children, id, hash, z_up, common_root })
+    Ok(NodeInfo { name, rest, children, id, hash, labelled, z_up, common_root })
+}
+
+/// The id or hash of a bone whose name is the label [`crate::model::BoneRef::label`] gives a
+/// bone without a name: `#12` (an id) or `0x16F4F95B` (a hash, eight hex digits).
+fn label_identity(name: &str) -> (Option<i32>, Option<u32>) {
+    if let Some(digits) = name.strip_prefix('#') {
+        return (digits.parse().ok(), None);
+    }
+    match name.strip_prefix("0x") {
+        Some(hex) if hex.len() == 8 && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            (None, u32::from_str_radix(hex, 16).ok())
+        }
+        _ => (None, None),
+    }
 }
 
 fn clip_from_extras(extras: Option<&Value>, fallback_name: String, tracks: Vec<Track>) -> Clip {
@@ -414,8 +436,12 @@ pub fn import_with(
             })
         })
         .collect::<Result<_>>()?;
-    let node_ref =
-        |node: &NodeInfo| BoneRef { name: Some(node.name.as_str().into()), id: node.id, hash: node.hash, index: None };
+    let node_ref = |node: &NodeInfo| BoneRef {
+        name: (!node.labelled).then(|| node.name.as_str().into()),
+        id: node.id,
+        hash: node.hash,
+        index: None,
+    };
 
     let mut clips: Vec<(Option<usize>, Clip)> = Vec::new();
     let mut total_keys = 0u64;
@@ -566,6 +592,17 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn nameless_bone_labels_give_their_hash_or_id_back() {
+        // The labels BoneRef::label writes for a bone known only by its CRC-32 or its tag.
+        assert_eq!(label_identity("0x16F4F95B"), (None, Some(0x16F4_F95B)));
+        assert_eq!(label_identity("0xdba80bb2"), (None, Some(0xDBA8_0BB2)));
+        assert_eq!(label_identity("#23"), (Some(23), None));
+        for name in ["0x16F4F95", "0x16F4F95BA", "0xGGGGGGGG", "Bip01 0x16F4F95B", "#", "#2a", "Root"] {
+            assert_eq!(label_identity(name), (None, None), "{name}");
+        }
+    }
 
     #[test]
     fn accessors_decode_strides_offsets_and_normalised_integers() {
