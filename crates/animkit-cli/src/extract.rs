@@ -68,13 +68,12 @@ fn refuse_overwriting(output: &Path, planned: &[Planned]) -> Result<()> {
     if taken.is_empty() {
         return Ok(());
     }
+    let (files, hold, them) = if taken.len() == 1 { ("file", "holds", "it") } else { ("files", "hold", "them") };
     bail!(
-        "refusing to overwrite {} existing {} in {} that {} something else: {}; nothing was written \
-         (use --overwrite to replace them)",
+        "refusing to overwrite {} existing {files} in {} that {hold} something else: {}; nothing was \
+         written (use --overwrite to replace {them})",
         taken.len(),
-        if taken.len() == 1 { "file" } else { "files" },
         output.display(),
-        if taken.len() == 1 { "holds" } else { "hold" },
         first_few(&taken),
     )
 }

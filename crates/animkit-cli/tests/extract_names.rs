@@ -137,7 +137,7 @@ fn extract_refuses_to_overwrite_other_files_without_overwrite() {
     assert_eq!(code(&o), 2);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("refusing to overwrite 1 existing file in"), "{err}");
-    assert!(err.contains("holds something else: c.bin; nothing was written (use --overwrite"), "{err}");
+    assert!(err.contains("holds something else: c.bin; nothing was written (use --overwrite to replace it)"), "{err}");
     assert_eq!(std::fs::read(out.join("c.bin")).unwrap(), b"edited by hand");
 
     for name in names {
@@ -147,6 +147,7 @@ fn extract_refuses_to_overwrite_other_files_without_overwrite() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("refusing to overwrite 7 existing files"), "{err}");
     assert!(err.contains("hold something else: a.bin, b.bin, c.bin, d.bin, e.bin, and 2 more;"), "{err}");
+    assert!(err.contains("(use --overwrite to replace them)"), "{err}");
     assert!(files_below(&out).values().all(|data| data == b"edited"));
 
     ok(&animkit(&["extract", &archive, "-o", &out_arg, "--overwrite"]));
