@@ -189,7 +189,14 @@ struct Comparison {
 /// within half a step of `t`, and the closest counts: what is left is value quantisation.
 fn compare(original: &Package, back: &Package, step: f32) -> Comparison {
     let mut c = Comparison::default();
-    for (clip, other) in original.clips.iter().zip(&back.clips) {
+    // Each clip's counterpart: the first one not yet taken with its name (a writer may leave out
+    // a clip, e.g. an empty visibility animation, which shifts the rest), else the one at its index.
+    let mut taken = vec![false; back.clips.len()];
+    for (i, clip) in original.clips.iter().enumerate().filter(|(_, c)| !c.tracks.is_empty()) {
+        let by_name = back.clips.iter().enumerate().position(|(j, o)| o.name == clip.name && !taken[j]);
+        let Some(j) = by_name.or((i < back.clips.len()).then_some(i)) else { continue };
+        taken[j] = true;
+        let other = &back.clips[j];
         for track in &clip.tracks {
             c.tracks += 1;
             let Some(theirs) = counterpart(track, other, original.skeleton.as_ref()) else {
