@@ -11,6 +11,7 @@ import warnings
 import bpy
 import numpy as np
 import pytest
+from mathutils import Matrix, Quaternion
 
 import measure
 from cases import translation_bound
@@ -109,19 +110,22 @@ def test_blender_gltf_round_trip_converts_within_quantisation(extension, corpus,
     measure.record("glTF 7 t", f"{label} ({variant})", max(r for r, _ in between), max(t for _, t in between))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Blender 4.5 makes the animkit_z_up node the armature object (−90° about X) and still "
-    "places its bones standing in armature space: the rotation applies twice, the rig lies on its back",
-)
 def test_a_z_up_rig_stands_up_in_blenders_default_gltf_import(extension, corpus, scene, tmp_path):
+    """CryEngine is Z-up like Blender: each joint of animkit's GLB, imported with Blender's
+    defaults, sits where the skeleton puts it (before the identity node under animkit_z_up,
+    Blender applied the Z-up turn twice and the rig lay on its back)."""
     animkit = extension
     skeleton = animkit.open(corpus / "cryengine" / "ce3_skeleton_character.chr").to_model().skeleton
-    root = skeleton.names[0]
-    rest = animkit.Clip("rest", [animkit.Track(root, "scale", [0.0], [[1.0, 1.0, 1.0]])])
+    rest = animkit.Clip("rest", [animkit.Track(skeleton.names[0], "scale", [0.0], [[1.0, 1.0, 1.0]])])
     animkit.write(animkit.Package([rest], skeleton=skeleton, up_axis="z"), tmp_path / "rig.glb")
     assert bpy.ops.import_scene.gltf(filepath=str(tmp_path / "rig.glb")) == {"FINISHED"}
     armature = next(o for o in bpy.data.objects if o.type == "ARMATURE")
-    pelvis = armature.matrix_world @ armature.data.bones["Bip01 Pelvis"].head_local
-    # CryEngine is Z-up like Blender: the pelvis stands about 0.98 above the feet.
-    assert pelvis.z > 0.9, tuple(pelvis)
+    heads = {}
+    for i, parent in enumerate(skeleton.parents):
+        x, y, z, w = (float(v) for v in skeleton.rotations[i])
+        local = Matrix.Translation(skeleton.translations[i].tolist()) @ Quaternion((w, x, y, z)).to_matrix().to_4x4()
+        heads[i] = heads[parent] @ local if parent >= 0 else local
+    for i, name in enumerate(skeleton.names):
+        head = armature.matrix_world @ armature.data.bones[name].head_local
+        assert (head - heads[i].translation).length < 1e-4, (name, tuple(head))
+    assert heads[skeleton.names.index("Bip01 Pelvis")].translation.z > 0.9

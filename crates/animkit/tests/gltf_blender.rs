@@ -296,6 +296,13 @@ fn z_up_export_puts_the_skinned_mesh_under_the_z_up_node() {
     assert_eq!(nodes[0]["name"], "animkit_z_up");
     assert!(nodes[0]["children"].as_array().unwrap().contains(&json!(mesh)));
     assert!(!json["scenes"][0]["nodes"].as_array().unwrap().contains(&json!(mesh)));
+    // The bones hang from an identity node below the Z-up node: Blender makes the joints' parent
+    // its armature object and places bones by world transforms (blender/tests checks it stands).
+    assert_eq!(nodes[1]["name"], "animkit_root");
+    assert!(nodes[0]["children"].as_array().unwrap().contains(&json!(1)));
+    assert!(nodes[1].get("rotation").is_none() && nodes[1].get("translation").is_none());
+    let joints = json["skins"][0]["joints"].as_array().unwrap();
+    assert!(nodes[1]["children"].as_array().unwrap().contains(&joints[0]));
     if let Some(tools) = common::gltf::tools() {
         let dir = common::gltf::temp_dir("blender-z-up");
         let path = dir.join("z.glb");

@@ -622,13 +622,18 @@ pub fn export(package: &Package) -> Result<Exported> {
     let z_up = package.up_axis == UpAxis::Z;
     // The validator wants the joints of a skin under one common root (SKIN_NO_COMMON_ROOT): flat
     // nodes and extra root nodes get one, as the Z-up node gives one.
-    let common_root = !z_up && skeleton.bones.iter().filter(|b| b.parent.is_none()).count() > 1;
-    let base = usize::from(z_up || common_root);
+    // Under Z-up, the bones hang from an identity common root below the Z-up node: Blender's
+    // importer makes the joints' parent node the armature object and still places the bones by
+    // their world transforms, so with the Z-up node as that parent its rotation applied twice
+    // (a CryEngine rig lay on its back); with the identity node between, the rig stands.
+    let common_root = z_up || skeleton.bones.iter().filter(|b| b.parent.is_none()).count() > 1;
+    let base = usize::from(z_up) + usize::from(common_root);
     if z_up {
-        let mut n = json!({"name": Z_UP_NODE, "extras": {"animkit": {"role": "up_axis_z"}}});
+        let mut n = json!({"name": Z_UP_NODE, "extras": {"animkit": {"role": "up_axis_z"}}, "children": [1]});
         trs_json(&mut n, &Transform { rotation: z_up_rotation(), ..Default::default() });
         nodes.push(n);
-    } else if common_root {
+    }
+    if common_root {
         nodes.push(json!({"name": COMMON_ROOT_NODE, "extras": {"animkit": {"role": "common_root"}}}));
     }
     let mut roots = Vec::new();
@@ -659,13 +664,13 @@ pub fn export(package: &Package) -> Result<Exported> {
             None => roots.push(base + i),
         }
     }
-    if (z_up || common_root) && !roots.is_empty() {
-        // Node 0 is the Z-up or common root node.
-        if let Some(first) = nodes.first_mut() {
-            set(first, "children", json!(roots));
+    if common_root {
+        // The common root is the node just before the bones (node 1 under Z-up, else node 0).
+        if let Some(node) = base.checked_sub(1).and_then(|i| nodes.get_mut(i)) {
+            if !roots.is_empty() {
+                set(node, "children", json!(roots));
+            }
         }
-        roots = vec![0];
-    } else if z_up {
         roots = vec![0];
     }
 

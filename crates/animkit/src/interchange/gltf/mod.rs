@@ -26,16 +26,18 @@
 //!   pose, carried by a tiny mesh (one 1 cm triangle per joint, fully weighted to it) on a root
 //!   node without a transform, as the validator wants.
 //! - `UpAxis::Z`: every bone is parented under a root node `animkit_z_up` rotated −90° about X
-//!   (`extras.animkit.role = "up_axis_z"`); keys are untouched. The skinned mesh is a child of
-//!   that node too: the inverse bind matrices hold the rotation, and Blender's importer, which
-//!   places the armature by the mesh's parent, applied it twice with the mesh at the scene root
-//!   (the rest pose lay on its back). Spec viewers ignore a skinned mesh's parents; the
-//!   validator's advisory about it (`NODE_SKINNED_MESH_NON_ROOT`) is expected.
-//! - `UpAxis::Y` with several root bones (flat nodes without a skeleton, track targets missing
-//!   from the skeleton): they are parented under an identity node `animkit_root`
-//!   (`extras.animkit.role = "common_root"`, removed again on import), because the validator
-//!   requires the joints of a skin to share a root (`SKIN_NO_COMMON_ROOT`, seen on a standalone
-//!   SKB `.anm` exported without a skeleton).
+//!   (`extras.animkit.role = "up_axis_z"`), through an identity `animkit_root` node (below);
+//!   keys are untouched. Blender's importer makes the joints' parent node the armature object
+//!   and still places the bones by their world transforms: with `animkit_z_up` as that parent
+//!   the rotation applied twice and the rest pose lay on its back (measured with Blender 4.5:
+//!   a CryEngine pelvis at Y 0.98 instead of Z 0.98). The skinned mesh is a child of the Z-up
+//!   node (the inverse bind matrices hold the rotation); spec viewers ignore a skinned mesh's
+//!   parents, and the validator's advisory about it (`NODE_SKINNED_MESH_NON_ROOT`) is expected.
+//! - `UpAxis::Z`, or `UpAxis::Y` with several root bones (flat nodes without a skeleton, track
+//!   targets missing from the skeleton): the root bones are parented under an identity node
+//!   `animkit_root` (`extras.animkit.role = "common_root"`, removed again on import); the
+//!   validator requires the joints of a skin to share a root (`SKIN_NO_COMMON_ROOT`, seen on a
+//!   standalone SKB `.anm` exported without a skeleton).
 //! - Anything that is not a node channel — texture-index, scalar and visibility tracks, material
 //!   targets, a second track for the same node and channel, tracks without keys — goes into the
 //!   animation's `extras.animkit.tracks` as the model's own JSON (lossless) with its track index
