@@ -4,14 +4,14 @@
 # tools/blender/build.sh builds the extension zip; pytest on blender/tests installs it into the
 # headless Blender with Blender's own `extensions.package_install_files` (which also installs
 # the bundled animkit wheel) and runs the tests. Blender's user folders go to
-# target/blender/user, made fresh each run. PYTHON names a CPython 3.11 (default python3.11).
+# target/blender/user, made fresh each run. PYTHON names a CPython 3.11 (default python3.11, else python3).
 # Pytest finding no test is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv=target/blender-venv
 if [ ! -x "$venv/bin/python" ]; then
-  "${PYTHON:-python3.11}" -m venv "$venv"
+  "${PYTHON:-$(command -v python3.11 || command -v python3)}" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet "bpy==4.5.*" "maturin>=1.9,<2" pytest
