@@ -614,8 +614,15 @@ impl Document for SarcDocument {
         })
     }
 
+    /// The member count, then the notes of each member animkit reads (`NAME: …`).
     fn notes(&self) -> Vec<String> {
-        vec![format!("{} members", self.sarc.nodes.len())]
+        let mut notes = vec![format!("{} members", self.sarc.nodes.len())];
+        for (i, bytes) in (0..self.sarc.nodes.len()).filter_map(|i| Some((i, self.sarc.member_bytes(i)?))) {
+            let Ok(doc) = crate::read(bytes, None, &self.options) else { continue };
+            let name = self.sarc.name(i).unwrap_or_else(|| format!("member_{i}"));
+            notes.extend(doc.notes().into_iter().map(|n| format!("{name}: {n}")));
+        }
+        notes
     }
 
     /// A member by its name (or `member_N`), or a member of a nested archive by `member/entry`.
