@@ -95,6 +95,14 @@ pub fn bind(models: Vec<ModelSkeleton>, anims: &[Fska], forced: Option<&str>) ->
     Ok(skeleton.map(|s| (binding, s)))
 }
 
+/// The `info` line of a file whose skeletal animations find no model with a skeleton in it.
+pub fn unbound_note(anims: usize) -> String {
+    format!(
+        "skeleton: none: the file holds no model with a skeleton for its {anims} skeletal animations \
+         (bind them with --skeleton MODEL_FILE)"
+    )
+}
+
 impl Binding {
     /// One line for `info`: the skeleton, its bone count, the model and why.
     pub fn note(&self) -> String {

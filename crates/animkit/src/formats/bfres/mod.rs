@@ -357,6 +357,9 @@ impl Document for BfresDocument {
         }
         match self.binding() {
             Ok(Some(binding)) => notes.push(binding.note()),
+            Ok(None) if h.counts.get(fres::G_FSKA).copied().unwrap_or(0) > 0 => {
+                notes.push(bind::unbound_note(usize::from(h.counts.get(fres::G_FSKA).copied().unwrap_or(0))))
+            }
             Ok(None) => {}
             Err(e) => notes.push(format!("skeleton: {e}")),
         }

@@ -823,6 +823,7 @@ impl Document for SwitchDocument {
         }
         match self.binding() {
             Ok(Some(binding)) => notes.push(binding.note()),
+            Ok(None) if h.fska.2 > 0 => notes.push(bind::unbound_note(usize::from(h.fska.2))),
             Ok(None) => {}
             Err(e) => notes.push(format!("skeleton: {e}")),
         }
