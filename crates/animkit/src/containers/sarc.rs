@@ -589,6 +589,14 @@ impl Document for SarcDocument {
                 ),
             ));
         }
+        for (i, bytes) in (0..s.nodes.len()).filter_map(|i| Some((i, s.member_bytes(i)?))) {
+            let Ok(doc) = crate::read(bytes, None, &self.options) else { continue };
+            let name = s.name(i).unwrap_or_else(|| format!("member_{i}"));
+            out.extend(doc.lint().into_iter().map(|mut x| {
+                x.path = format!("SARC member {name} / {}", x.path);
+                x
+            }));
+        }
         if s.nodes.iter().zip(s.nodes.iter().skip(1)).any(|(a, b)| a.hash > b.hash) {
             out.push(
                 Finding::new(Severity::Error, "nodes-unsorted", "SFAT nodes are not sorted by hash (lookups fail)")

@@ -19,8 +19,10 @@
 //!   u32 flags (bits 12–14 rotation: 0 quaternion, 1 Euler XYZ); vec3 scale; vec4 rotation
 //!   (W = 1 for Euler); vec3 translation`.
 //! - **Matrix-to-bone table**: `u16[smoothCount + rigidCount]`, the bone of each skinning
-//!   matrix, smooth matrices first. A bone's smooth and rigid matrix indices point into it
-//!   (checked by [`check`]). Animations do not go through it: an FSKA binds its bone
+//!   matrix, smooth matrices first. A bone's smooth and rigid matrix indices are both indices
+//!   into the whole table (the rigid ones count on from `smoothCount`: 126 smooth and 3 rigid
+//!   matrices in the Gerudo queen, rigid indices 126–128), and the entry they point at names
+//!   the bone (checked by [`check`]; it holds for every bone of the corpus). Animations do not go through it: an FSKA binds its bone
 //!   animations to bones by name (its own bind-index table is `0xFFFF` on disk and filled at
 //!   load time, §3.1), which is how [`super::bind`] chooses the model.
 //!
@@ -247,14 +249,13 @@ pub fn check(skeleton: &Fskl) -> Vec<(usize, String)> {
             out.push((skeleton.at, format!("matrix {m} names bone {b}, but the skeleton has {n} bones")));
         }
     }
-    let smooth = usize::from(skeleton.smooth_count);
     for (i, b) in skeleton.bones.iter().enumerate() {
         if usize::from(b.index) != i {
             out.push((b.at, format!("bone {i} '{}' stores index {}", b.name, b.index)));
         }
-        for (kind, index, first) in [("smooth", b.smooth_index, 0), ("rigid", b.rigid_index, smooth)] {
+        for (kind, index) in [("smooth", b.smooth_index), ("rigid", b.rigid_index)] {
             let Ok(index) = usize::try_from(index) else { continue };
-            let entry = skeleton.matrix_to_bone.get(first + index).copied();
+            let entry = skeleton.matrix_to_bone.get(index).copied();
             if entry.map(usize::from) != Some(i) {
                 let found = entry.map_or("no entry".to_string(), |e| format!("bone {e}"));
                 out.push((b.at, format!("bone {i} '{}': {kind} matrix {index} holds {found}", b.name)));
@@ -286,12 +287,12 @@ mod tests {
 
     #[test]
     fn matrix_indices_point_at_their_bones() {
-        // Splatoon 2's Wsp_Bubble layout in small: bone 0 rigid matrix 0 (entry 2 after two
-        // smooth ones), bones 1 and 2 smooth matrices 0 and 1.
+        // Splatoon 2's Wsp_Bubble layout in small: bones 1 and 2 smooth matrices 0 and 1, bone 0
+        // rigid matrix 2 (the first after the two smooth ones).
         let mut fskl = Fskl {
             at: 0,
             flags: 0x1200,
-            bones: vec![bone(0, -1, 0), bone(1, 0, -1), bone(2, 1, -1)],
+            bones: vec![bone(0, -1, 2), bone(1, 0, -1), bone(2, 1, -1)],
             smooth_count: 2,
             rigid_count: 1,
             matrix_to_bone: vec![1, 2, 0],
@@ -303,7 +304,7 @@ mod tests {
             found,
             [
                 "matrix 2 names bone 3, but the skeleton has 3 bones",
-                "bone 0 'b0': rigid matrix 0 holds bone 3",
+                "bone 0 'b0': rigid matrix 2 holds bone 3",
                 "bone 1 'b1': smooth matrix 0 holds bone 2",
                 "bone 2 'b2': smooth matrix 1 holds bone 1",
             ]

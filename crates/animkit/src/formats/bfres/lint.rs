@@ -4,7 +4,8 @@
 
 use super::curve::{Curve, CurveType, Value};
 use super::fres::{self, FresFile, Part, GROUP_NAMES};
-use super::{dict, fska, ftxp};
+use super::platform::Platform;
+use super::{dict, fska, fskl, ftxp};
 use crate::lint::{Finding, Severity};
 
 fn warn(code: &'static str, path: &str, at: usize, msg: String) -> Finding {
@@ -151,11 +152,25 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
                         out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
                     }
                 },
+                fres::G_FMDL => lint_model(&mut out, &path, data, at, Platform::WiiU { version: v }),
                 _ => {}
             }
         }
     }
     out
+}
+
+/// The structure checks of a model's skeleton ([`fskl::check`]), on Wii U and Switch.
+pub fn lint_model(out: &mut Vec<Finding>, path: &str, data: &[u8], at: usize, platform: Platform) {
+    match fskl::read_model(data, at, platform) {
+        Ok((_, Some(skeleton))) => {
+            for (at, message) in fskl::check(&skeleton) {
+                out.push(warn("skeleton-index", &format!("{path} / FSKL"), at, message));
+            }
+        }
+        Ok((_, None)) => {}
+        Err(e) => out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path)),
+    }
 }
 
 /// The first version whose bone animations are known to flag their curves (BoneAnim flags bits

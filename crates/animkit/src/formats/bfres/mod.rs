@@ -12,15 +12,22 @@
 //! repairs.
 //!
 //! Switch files (little-endian, `FRES` + four spaces) are read-only: [`switch`] reads their
-//! FSKA and FMAA into the model; `read` dispatches on the magic.
+//! FSKA and FMAA into the model; `read` dispatches on the magic. The FMDL/FSKL skeleton reader
+//! ([`fskl`]) serves both platforms, the differences being the parameters of [`platform`].
 //!
-//! Read parameter: `fps` (default 30): BFRES stores no frame rate (§5.5).
+//! The package's skeleton is the model's the FSKA bind to ([`bind`]): the one holding the most
+//! of the animated bones, not simply the first (Mario Kart 8 kart parts list three arm models
+//! before the body the animations move); `info` says which and why.
+//!
+//! Read parameters: `fps` (default 30): BFRES stores no frame rate (§5.5); `model=NAME`: the
+//! model whose skeleton the animations bind to.
 //! Write parameters: `fps`, `rotation=euler|quat` (default `euler`; see [`from_model`]).
 //!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
 //!   bound skeleton (6 bones for the bass, 135 for the Gerudo queen); bones carry the Euler flag
 //!   (bit 12) and Euler rest rotations with W = 1.
+//! - Mario Kart 8 (3.4.0.4) bone animations set no curve bit (see `lint::CURVE_BITS_FROM`).
 //! - FSKL/Bone layout (not in the spec; from public implementations, verified on the corpus):
 //!   see [`fskl`].
 //! - FSKA user data (53 of 111 animations in `Npc_Gerudo_Queen_Animation`): the index group
@@ -134,7 +141,7 @@ impl Format for Bfres {
     }
 
     fn description(&self) -> &'static str {
-        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA and FMAA, read-only)"
+        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA, FMAA and FSKL, read-only)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {

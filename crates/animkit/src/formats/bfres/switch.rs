@@ -1,10 +1,10 @@
 //! Switch BFRES (little-endian, `FRES` + four spaces): read-only access to the skeletal (FSKA)
-//! and material (FMAA) animations, converted to the model through the Wii U code paths
+//! and material (FMAA) animations and the models' skeletons, converted to the model through the Wii U code paths
 //! ([`super::fska::to_clip`], [`super::fshu::to_clip`]); the curve system is the same (spec §11).
 //!
-//! What is read (layouts from spec §11, completed from public implementations, tag S; there is
-//! no Switch file in the corpus, so this is verified only on files generated from the same
-//! layouts):
+//! What is read (layouts from spec §11, completed from public implementations, tag S; checked
+//! on the corpus's Switch 0.8.0.0 files, Splatoon 2 and Super Mario Odyssey, and on files
+//! generated from the same layouts):
 //! - Header (`0xD0` bytes, `0xF0` for version 0.9: 32 reserved bytes after the model dict and two
 //!   more `u16` counts after the model count): version, BOM, file name, file size, the
 //!   (array, dict) `u64` pairs and the `u16` counts. Versions 0.10 and later are rejected as
@@ -29,7 +29,10 @@
 //!   `u16` beginConstant, `0xFFFF` = none; `s8` subBindIndex; pad 3), AnimConstant (`u32`
 //!   target, value word). Curve and constant indices are local to the material.
 //!
-//! Not read: models/skeletons (FMDL), bone visibility (FVIS), shape and scene animations, user
+//! - Models (FMDL, `0x78` bytes): their skeletons, through the reader shared with Wii U
+//!   ([`super::fskl`]); the one the FSKA bind to becomes the package's ([`super::bind`]).
+//!
+//! Not read: the rest of the models, bone visibility (FVIS), shape and scene animations, user
 //! data, bind indices, the texture bind array, FMAA material-visibility curves/constants (their
 //! index fields are kept but not converted), embedded files (BNTX). The document writes back the
 //! bytes it was read from; the model writer stays Wii U.
@@ -733,6 +736,10 @@ pub fn lint(data: &[u8], header: &Header) -> Vec<Finding> {
                 .path(path),
             );
         }
+    }
+    let models = group(data, header.model_array, header.model_count, FMDL_SIZE, "model");
+    for (i, at) in models.unwrap_or_default().into_iter().enumerate() {
+        super::lint::lint_model(&mut out, &format!("model {i}"), data, at, Platform::Switch { major });
     }
     let fmaas = group(data, header.fmaa.0, header.fmaa.2, if v9 { 0x70 } else { 0x78 }, "material animation");
     for at in fmaas.unwrap_or_default() {
