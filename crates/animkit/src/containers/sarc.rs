@@ -602,6 +602,14 @@ impl Document for SarcDocument {
                 ),
             ));
         }
+        for (i, bytes) in (0..s.nodes.len()).filter_map(|i| Some((i, s.member_bytes(i)?))) {
+            let Ok(doc) = crate::read(bytes, None, &self.options) else { continue };
+            let name = s.name(i).unwrap_or_else(|| format!("member_{i}"));
+            out.extend(doc.lint().into_iter().map(|mut x| {
+                x.path = format!("SARC member {name} / {}", x.path);
+                x
+            }));
+        }
         if s.nodes.iter().zip(s.nodes.iter().skip(1)).any(|(a, b)| a.hash > b.hash) {
             out.push(
                 Finding::new(Severity::Error, "nodes-unsorted", "SFAT nodes are not sorted by hash (lookups fail)")
@@ -627,8 +635,15 @@ impl Document for SarcDocument {
         })
     }
 
+    /// The member count, then the notes of each member animkit reads (`NAME: …`).
     fn notes(&self) -> Vec<String> {
-        vec![format!("{} members", self.sarc.nodes.len())]
+        let mut notes = vec![format!("{} members", self.sarc.nodes.len())];
+        for (i, bytes) in (0..self.sarc.nodes.len()).filter_map(|i| Some((i, self.sarc.member_bytes(i)?))) {
+            let Ok(doc) = crate::read(bytes, None, &self.options) else { continue };
+            let name = self.sarc.name(i).unwrap_or_else(|| format!("member_{i}"));
+            notes.extend(doc.notes().into_iter().map(|n| format!("{name}: {n}")));
+        }
+        notes
     }
 
     /// A member by its name (or `member_N`), or a member of a nested archive by `member/entry`.

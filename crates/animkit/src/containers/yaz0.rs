@@ -417,10 +417,13 @@ impl Document for Yaz0Document {
         Ok(Repaired { document: Box::new(doc), changes: vec!["re-encoded the compressed stream".into()] })
     }
 
+    /// The payload's size and format, then the payload's own notes (`payload: …`).
     fn notes(&self) -> Vec<String> {
         let inner = crate::probe(&self.payload, None).map(|f| f.name()).unwrap_or("unknown");
         let mut notes = vec![format!("{} bytes decoded, payload format {inner}", self.payload.len())];
-        notes.extend(self.not_in_model());
+        if let Ok(doc) = self.inner() {
+            notes.extend(doc.notes().into_iter().map(|n| format!("payload: {n}")));
+        }
         notes
     }
 

@@ -5,10 +5,27 @@
 //! FMDL (not in the spec; checked on the corpus): `0C off FSKL; 20 u16 vertexBufferCount;
 //! 22 u16 shapeCount; 24 u16 materialCount`; FSKL `08 u16 boneCount`.
 
+use super::bind::ModelSkeleton;
 use super::curve::rel;
 use super::fres::{entries, Header, G_EMBEDDED, G_FMDL};
+use super::fskl;
+use super::platform::Platform;
 use crate::bytes::{Cursor, Endian};
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
+
+/// Every model with a skeleton of at least one bone, in storage order, named as in the FMDL
+/// index group.
+pub fn skeletons(data: &[u8], header: &Header) -> Result<Vec<ModelSkeleton>> {
+    let platform = Platform::WiiU { version: header.version };
+    let mut out = Vec::new();
+    for (model, at) in entries(data, header, G_FMDL)? {
+        let within = || format!("FMDL \"{model}\"");
+        let (_, fskl) = fskl::read_model(data, at, platform).within(within)?;
+        let Some(fskl) = fskl.filter(|s| !s.bones.is_empty()) else { continue };
+        out.push(ModelSkeleton { skeleton: fskl.to_skeleton().within(within)?, model });
+    }
+    Ok(out)
+}
 
 /// The bone, shape and material counts of the FMDL at `at`.
 pub fn counts(data: &[u8], at: usize) -> Result<(u64, u64, u64)> {

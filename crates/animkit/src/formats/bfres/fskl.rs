@@ -1,88 +1,324 @@
-//! The FSKL skeleton inside an FMDL (Wii U), for the model's [`Skeleton`].
+//! The FSKL skeleton inside an FMDL, on Wii U and Switch ([`Platform`]), for the model's
+//! [`Skeleton`].
 //!
-//! Not in the spec; layout from public implementations and checked on the corpus:
-//! FMDL `04 off name; 08 off path; 0C off FSKL`. FSKL `04 u32 flags; 08 u16 boneCount;
-//! 0A u16 smooth; 0C u16 rigid; 10 off bone dict; 14 off bone array`. Bone (`0x40`, plus a
-//! 3×4 inverse matrix before 3.4): `00 off name; 04 u16 index; 06 s16 parent; 08 s16 smooth;
-//! 0A s16 rigid; 0C s16 billboard; 0E u16 userDataCount; 10 u32 flags (bit 12: Euler XYZ);
-//! 14 vec3 scale; 20 vec4 rotation (W = 1 for Euler); 30 vec3 translation`.
+//! Not in the spec; layouts from public implementations (tag S), checked on the corpus (Wii U
+//! 3.4.0.4 and 4.5.0.3, Switch 0.8.0.0). Offsets below are from the start of each structure;
+//! "off" is a Wii U self-relative `i32` or a Switch absolute `u64`.
+//!
+//! - **FMDL**: after the opening ([`Platform::fields_start`]): off name, off path, off FSKL.
+//! - **FSKL, Wii U**: `04 u32 flags; 08 u16 boneCount; 0A u16 smoothCount; 0C u16 rigidCount;
+//!   10 off bone dict; 14 off bone array; 18 off matrix-to-bone table`.
+//! - **FSKL, Switch** (0.8: `0x58` bytes): `10 off bone dict; 18 off bone array; 20 off
+//!   matrix-to-bone table; 28 off inverse matrices; 30 user pointer`; 16 reserved bytes in 0.8
+//!   (none before; from 0.9 the flags follow the magic and a mirror-table offset follows the
+//!   user pointer); then `u32 flags` (before 0.9), `u16 boneCount, smoothCount, rigidCount`.
+//! - **Bone**: Wii U `00 off name` (`0x40` bytes, `0x70` before 3.4 with a 3×4 inverse
+//!   matrix); Switch `00 off name; 08 off user data; 10 off user-data dict`, 16 reserved bytes
+//!   from 0.8 (`0x60` bytes; `0x50` before). Then on both: `u16 index; s16 parent;
+//!   s16 smoothMatrixIndex; s16 rigidMatrixIndex; s16 billboardIndex; u16 userDataCount;
+//!   u32 flags (bits 12–14 rotation: 0 quaternion, 1 Euler XYZ); vec3 scale; vec4 rotation
+//!   (W = 1 for Euler); vec3 translation`.
+//! - **Matrix-to-bone table**: `u16[smoothCount + rigidCount]`, the bone of each skinning
+//!   matrix, smooth matrices first. A bone's smooth and rigid matrix indices are both indices
+//!   into the whole table (the rigid ones count on from `smoothCount`: 126 smooth and 3 rigid
+//!   matrices in the Gerudo queen, rigid indices 126–128), and the entry they point at names
+//!   the bone (checked by [`check`]; it holds for every bone of the corpus). Animations do not go through it: an FSKA binds its bone
+//!   animations to bones by name (its own bind-index table is `0xFFFF` on disk and filled at
+//!   load time, §3.1), which is how [`super::bind`] chooses the model.
+//!
+//! Observed: in Switch 0.8.0.0 (Splatoon 2) bones carry flags `0x…1001` (visible, Euler) and the
+//! skeleton flags `0x1200` (Maya scale, Euler), as in BotW.
 
 use glam::{Quat, Vec3};
 
-use super::curve::rel;
 use super::fska::euler_xyz;
-use super::strings::name_field;
-use crate::bytes::{Cursor, Endian};
+use super::platform::Platform;
+use crate::bytes::Cursor;
 use crate::error::{Context, Error, Result};
 use crate::model::{Bone, Skeleton, Transform};
 
-/// Reads the skeleton of the FMDL at `at`; `None` when the model has none.
-pub fn read_model_skeleton(data: &[u8], at: usize, version: u32) -> Result<Option<Skeleton>> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
+/// An FSKL as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fskl {
+    pub at: usize,
+    pub flags: u32,
+    pub bones: Vec<BoneRecord>,
+    pub smooth_count: u16,
+    pub rigid_count: u16,
+    /// The bone of each skinning matrix: `smooth_count` smooth ones, then the rigid ones.
+    pub matrix_to_bone: Vec<u16>,
+}
+
+/// One bone as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneRecord {
+    pub at: usize,
+    pub name: String,
+    /// The bone's own index (its position in the array).
+    pub index: u16,
+    pub parent: i16,
+    pub smooth_index: i16,
+    pub rigid_index: i16,
+    pub billboard_index: i16,
+    pub flags: u32,
+    pub scale: [f32; 3],
+    pub rotation: [f32; 4],
+    pub translation: [f32; 3],
+}
+
+/// Reads the name of the FMDL at `at` and its skeleton (`None` when the model has none).
+pub fn read_model(data: &[u8], at: usize, platform: Platform) -> Result<(String, Option<Fskl>)> {
+    let mut c = platform.cursor(data, at)?;
     if c.array::<4>()? != *b"FMDL" {
         return Err(Error::invalid(at, "not an FMDL"));
     }
-    c.skip(8)?;
-    let Some(skel_at) = rel(&mut c, "skeleton")? else {
-        return Ok(None);
+    c.seek(at + platform.fields_start())?;
+    let name = platform.name(data, &mut c)?;
+    let _path = platform.offset(&mut c, "path")?;
+    let skeleton = match platform.offset(&mut c, "skeleton")? {
+        Some(s) => Some(read(data, s, platform).within(|| "FSKL")?),
+        None => None,
     };
-    read_skeleton(data, skel_at, version).within(|| "FSKL").map(Some)
+    Ok((name, skeleton))
 }
 
-/// Reads the FSKL at `at`.
-pub fn read_skeleton(data: &[u8], at: usize, version: u32) -> Result<Skeleton> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
+/// Counts and table offsets of an FSKL header.
+struct Header {
+    flags: u32,
+    count: u16,
+    smooth: u16,
+    rigid: u16,
+    array: Option<usize>,
+    array_field: usize,
+    matrices: Option<usize>,
+}
+
+fn read_header(data: &[u8], at: usize, platform: Platform) -> Result<Header> {
+    let mut c = platform.cursor(data, at)?;
     if c.array::<4>()? != *b"FSKL" {
         return Err(Error::invalid(at, "not an FSKL"));
     }
-    let flags = c.u32()?;
-    let count = c.u16()?;
-    c.skip(6)?;
-    let _dict = rel(&mut c, "bone dict")?;
-    let array = rel(&mut c, "bone array")?;
-    let stride = if version >= 0x0304_0000 { 0x40 } else { 0x70 };
-    let mut bones = Vec::new();
-    if count > 0 {
-        let array = array.ok_or_else(|| Error::invalid(at + 0x14, "null bone array"))?;
-        let mut b = Cursor::new(data, Endian::Big);
-        b.seek(array)?;
-        b.count(u64::from(count), stride, "bone")?;
-        for i in 0..usize::from(count) {
-            bones.push(read_bone(data, array + stride * i, flags).within(|| format!("bone {i}"))?);
+    match platform {
+        Platform::WiiU { .. } => {
+            let flags = c.u32()?;
+            let (count, smooth, rigid) = (c.u16()?, c.u16()?, c.u16()?);
+            c.skip(2)?;
+            let _dict = platform.offset(&mut c, "bone dict")?;
+            let array_field = c.offset();
+            let array = platform.offset(&mut c, "bone array")?;
+            let matrices = platform.offset(&mut c, "matrix-to-bone table")?;
+            Ok(Header { flags, count, smooth, rigid, array, array_field, matrices })
+        }
+        Platform::Switch { major } => {
+            let mut flags = if major >= 9 { c.u32()? } else { 0 };
+            c.seek(at + platform.fields_start())?;
+            let _dict = platform.offset(&mut c, "bone dict")?;
+            let array_field = c.offset();
+            let array = platform.offset(&mut c, "bone array")?;
+            let matrices = platform.offset(&mut c, "matrix-to-bone table")?;
+            let _inverse = c.u64()?;
+            let _user = c.u64()?;
+            match major {
+                8 => c.skip(16)?,
+                9.. => c.skip(8)?,
+                _ => {}
+            }
+            if major < 9 {
+                flags = c.u32()?;
+            }
+            let (count, smooth, rigid) = (c.u16()?, c.u16()?, c.u16()?);
+            Ok(Header { flags, count, smooth, rigid, array, array_field, matrices })
         }
     }
-    for (i, bone) in bones.iter_mut().enumerate() {
-        if bone.parent.is_some_and(|p| p >= i) {
-            return Err(Error::invalid(
-                at,
-                format!("bone {i} '{}' has a parent that is not an earlier bone", bone.name),
-            ));
-        }
-    }
-    Ok(Skeleton { bones })
 }
 
-fn read_bone(data: &[u8], at: usize, skeleton_flags: u32) -> Result<Bone> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
-    let name = name_field(data, &mut c)?;
-    let index = c.u16()?;
-    let parent = c.i16()?;
-    c.skip(8)?;
+/// The size of one bone record.
+fn bone_size(platform: Platform) -> usize {
+    match platform {
+        Platform::WiiU { version } if version >= 0x0304_0000 => 0x40,
+        Platform::WiiU { .. } => 0x70,
+        Platform::Switch { major } if major >= 8 => 0x60,
+        Platform::Switch { .. } => 0x50,
+    }
+}
+
+/// Reads the FSKL at `at`.
+pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fskl> {
+    let h = read_header(data, at, platform)?;
+    let size = bone_size(platform);
+    let mut bones = Vec::new();
+    if h.count > 0 {
+        let array = h.array.ok_or_else(|| Error::invalid(h.array_field, "null bone array"))?;
+        let c = platform.cursor(data, array)?;
+        c.count(u64::from(h.count), size, "bone")?;
+        for i in 0..usize::from(h.count) {
+            bones.push(read_bone(data, array + size * i, platform).within(|| format!("bone {i}"))?);
+        }
+    }
+    let n = u64::from(h.smooth) + u64::from(h.rigid);
+    let mut matrix_to_bone = Vec::new();
+    if n > 0 {
+        let at = h.matrices.ok_or_else(|| Error::invalid(at, "null matrix-to-bone table"))?;
+        let mut c = platform.cursor(data, at)?;
+        let n = c.count(n, 2, "matrix-to-bone entry")?;
+        matrix_to_bone = (0..n).map(|_| c.u16()).collect::<Result<_>>()?;
+    }
+    Ok(Fskl { at, flags: h.flags, bones, smooth_count: h.smooth, rigid_count: h.rigid, matrix_to_bone })
+}
+
+fn read_bone(data: &[u8], at: usize, platform: Platform) -> Result<BoneRecord> {
+    let mut c = platform.cursor(data, at)?;
+    let name = platform.name(data, &mut c)?;
+    if let Platform::Switch { major } = platform {
+        c.skip(16)?; // user data array and dict offsets
+        if major >= 8 {
+            c.skip(16)?;
+        }
+    }
+    let (index, parent) = (c.u16()?, c.i16()?);
+    let (smooth_index, rigid_index, billboard_index) = (c.i16()?, c.i16()?, c.i16()?);
+    let _user_data_count = c.u16()?;
     let flags = c.u32()?;
-    let scale = Vec3::new(c.f32()?, c.f32()?, c.f32()?);
-    let r = [c.f32()?, c.f32()?, c.f32()?, c.f32()?];
-    let translation = Vec3::new(c.f32()?, c.f32()?, c.f32()?);
-    let _ = skeleton_flags;
-    let euler = flags & 0x1000 != 0;
-    let rotation = if euler { euler_xyz(r[0], r[1], r[2]) } else { Quat::from_array(r).normalize() };
-    Ok(Bone {
+    let scale = vec3(&mut c)?;
+    let rotation = [c.f32()?, c.f32()?, c.f32()?, c.f32()?];
+    let translation = vec3(&mut c)?;
+    Ok(BoneRecord {
+        at,
         name,
-        id: Some(i32::from(index)),
-        hash: None,
-        parent: usize::try_from(parent).ok(),
-        rest: Transform { translation, rotation, scale },
+        index,
+        parent,
+        smooth_index,
+        rigid_index,
+        billboard_index,
+        flags,
+        scale,
+        rotation,
+        translation,
     })
+}
+
+fn vec3(c: &mut Cursor) -> Result<[f32; 3]> {
+    Ok([c.f32()?, c.f32()?, c.f32()?])
+}
+
+impl BoneRecord {
+    /// Whether the rotation is Euler XYZ in radians (flags bits 12–14 = 1), else a quaternion.
+    pub fn euler(&self) -> bool {
+        (self.flags >> 12) & 7 == 1
+    }
+}
+
+impl Fskl {
+    /// The model's skeleton: names, parents (each an earlier bone) and rest poses.
+    pub fn to_skeleton(&self) -> Result<Skeleton> {
+        let mut bones = Vec::with_capacity(self.bones.len());
+        for (i, b) in self.bones.iter().enumerate() {
+            let parent = usize::try_from(b.parent).ok();
+            if parent.is_some_and(|p| p >= i) {
+                return Err(Error::invalid(
+                    b.at,
+                    format!("bone {i} '{}' has parent {}, which is not an earlier bone", b.name, b.parent),
+                ));
+            }
+            let [x, y, z, w] = b.rotation;
+            let rotation = if b.euler() { euler_xyz(x, y, z) } else { Quat::from_xyzw(x, y, z, w).normalize() };
+            bones.push(Bone {
+                name: b.name.clone(),
+                id: Some(i32::from(b.index)),
+                hash: None,
+                parent,
+                rest: Transform {
+                    translation: Vec3::from_array(b.translation),
+                    rotation,
+                    scale: Vec3::from_array(b.scale),
+                },
+            });
+        }
+        Ok(Skeleton { bones })
+    }
+}
+
+/// The structure checks of an FSKL, as sentences with the offset they concern: every bone's
+/// index is its position; each matrix-to-bone entry names a bone; a bone's smooth and rigid
+/// matrix indices point at entries naming that bone.
+pub fn check(skeleton: &Fskl) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let n = skeleton.bones.len();
+    for (m, &b) in skeleton.matrix_to_bone.iter().enumerate() {
+        if usize::from(b) >= n {
+            out.push((skeleton.at, format!("matrix {m} names bone {b}, but the skeleton has {n} bones")));
+        }
+    }
+    for (i, b) in skeleton.bones.iter().enumerate() {
+        if usize::from(b.index) != i {
+            out.push((b.at, format!("bone {i} '{}' stores index {}", b.name, b.index)));
+        }
+        for (kind, index) in [("smooth", b.smooth_index), ("rigid", b.rigid_index)] {
+            let Ok(index) = usize::try_from(index) else { continue };
+            let entry = skeleton.matrix_to_bone.get(index).copied();
+            if entry.map(usize::from) != Some(i) {
+                let found = entry.map_or("no entry".to_string(), |e| format!("bone {e}"));
+                out.push((b.at, format!("bone {i} '{}': {kind} matrix {index} holds {found}", b.name)));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bone(index: u16, smooth: i16, rigid: i16) -> BoneRecord {
+        BoneRecord {
+            at: 0,
+            name: format!("b{index}"),
+            index,
+            parent: index as i16 - 1,
+            smooth_index: smooth,
+            rigid_index: rigid,
+            billboard_index: -1,
+            flags: 0x1000,
+            scale: [1.0; 3],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            translation: [0.0; 3],
+        }
+    }
+
+    #[test]
+    fn matrix_indices_point_at_their_bones() {
+        // Splatoon 2's Wsp_Bubble layout in small: bones 1 and 2 smooth matrices 0 and 1, bone 0
+        // rigid matrix 2 (the first after the two smooth ones).
+        let mut fskl = Fskl {
+            at: 0,
+            flags: 0x1200,
+            bones: vec![bone(0, -1, 2), bone(1, 0, -1), bone(2, 1, -1)],
+            smooth_count: 2,
+            rigid_count: 1,
+            matrix_to_bone: vec![1, 2, 0],
+        };
+        assert!(check(&fskl).is_empty(), "{:?}", check(&fskl));
+        fskl.matrix_to_bone = vec![2, 1, 3];
+        let found: Vec<String> = check(&fskl).into_iter().map(|f| f.1).collect();
+        assert_eq!(
+            found,
+            [
+                "matrix 2 names bone 3, but the skeleton has 3 bones",
+                "bone 0 'b0': rigid matrix 2 holds bone 3",
+                "bone 1 'b1': smooth matrix 0 holds bone 2",
+                "bone 2 'b2': smooth matrix 1 holds bone 1",
+            ]
+        );
+    }
+
+    #[test]
+    fn euler_rest_rotations_become_quaternions() {
+        let mut b = bone(0, -1, -1);
+        b.rotation = [0.0, 0.0, std::f32::consts::FRAC_PI_2, 1.0];
+        let fskl =
+            Fskl { at: 0, flags: 0, bones: vec![b], smooth_count: 0, rigid_count: 0, matrix_to_bone: Vec::new() };
+        let rest = fskl.to_skeleton().unwrap().bones[0].rest.rotation;
+        // 90° about Z takes +X to +Y.
+        assert!((rest * Vec3::X - Vec3::Y).length() < 1e-6);
+    }
 }

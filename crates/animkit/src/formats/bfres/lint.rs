@@ -4,7 +4,8 @@
 
 use super::curve::{Curve, CurveType, Value};
 use super::fres::{self, FresFile, Part, GROUP_NAMES};
-use super::{dict, fska, ftxp};
+use super::platform::Platform;
+use super::{dict, fska, fskl, ftxp};
 use crate::lint::{Finding, Severity};
 
 fn warn(code: &'static str, path: &str, at: usize, msg: String) -> Finding {
@@ -108,7 +109,7 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
             let path = format!("{group_name} \"{name}\"");
             match g {
                 fres::G_FSKA => match fska::read(data, at, v) {
-                    Ok(a) => lint_fska(&mut out, &path, &a),
+                    Ok(a) => lint_fska(&mut out, &path, &a, v),
                     Err(e) => {
                         out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
                     }
@@ -151,6 +152,7 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
                         out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
                     }
                 },
+                fres::G_FMDL => lint_model(&mut out, &path, data, at, Platform::WiiU { version: v }),
                 _ => {}
             }
         }
@@ -158,7 +160,35 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
     out
 }
 
-fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska) {
+/// The structure checks of a model's skeleton ([`fskl::check`]), on Wii U and Switch.
+pub fn lint_model(out: &mut Vec<Finding>, path: &str, data: &[u8], at: usize, platform: Platform) {
+    match fskl::read_model(data, at, platform) {
+        Ok((_, Some(skeleton))) => {
+            for (at, message) in fskl::check(&skeleton) {
+                out.push(warn("skeleton-index", &format!("{path} / FSKL"), at, message));
+            }
+        }
+        Ok((_, None)) => {}
+        Err(e) => out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path)),
+    }
+}
+
+/// The first version whose bone animations are known to flag their curves (BoneAnim flags bits
+/// 6–15, §7.1): Breath of the Wild's 4.5.0.3 sets the bit of every curve on all 14,541 bones,
+/// and Switch 0.8.0.0 (Splatoon 2, Super Mario Odyssey) on all 1,059 bones. Mario Kart 8's
+/// 3.4.0.4 sets none (70 bone animations, 34 curves in the corpus file) although its curves are
+/// well formed (known targets, in flag-bit order) and the game plays them: the converter of that
+/// generation left the bits clear and the runtime finds a curve by its target offset, as every
+/// public reader does. So before this version a bone with curves and no curve bit at all is that
+/// older form, not a finding; a bone with some bits set is still checked bit by bit.
+const CURVE_BITS_FROM: u32 = 0x0405_0003;
+
+/// Whether the bone's curve-present bits are to be checked (see [`CURVE_BITS_FROM`]).
+fn curve_bits_apply(flags: u32, version: u32) -> bool {
+    version >= CURVE_BITS_FROM || flags & 0xFFC0 != 0
+}
+
+fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska, version: u32) {
     let mut total = 0usize;
     let mut baked = 0u32;
     for b in &a.bones {
@@ -185,7 +215,7 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska) {
                     continue;
                 }
             };
-            if b.flags & (1 << (6 + bit)) == 0 {
+            if curve_bits_apply(b.flags, version) && b.flags & (1 << (6 + bit)) == 0 {
                 out.push(warn(
                     "curve-flag",
                     &bpath,
@@ -386,5 +416,16 @@ mod tests {
         let fixed_bytes = fres::write(&fixed);
         let codes: Vec<_> = lint(&fixed, &fixed_bytes).iter().map(|f| f.code).collect();
         assert_eq!(codes, ["curve-count"]);
+    }
+
+    #[test]
+    fn curve_bits_are_required_from_the_version_that_sets_them() {
+        // Mario Kart 8 (3.4.0.4) bone flags: base scale/rotate/translate and transform bits,
+        // no curve bit; BotW (4.5.0.3) must flag every curve.
+        let mk8 = 0x0300_0038;
+        assert!(!curve_bits_apply(mk8, 0x0304_0004));
+        assert!(curve_bits_apply(mk8, 0x0405_0003));
+        // Some bits set (here rotate Z, bit 11): the bone is checked bit by bit at any version.
+        assert!(curve_bits_apply(mk8 | 1 << 11, 0x0304_0004));
     }
 }

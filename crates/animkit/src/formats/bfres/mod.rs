@@ -14,15 +14,22 @@
 //! Switch files (little-endian, `FRES` + four spaces) are read-only: [`switch`] reads their
 //! FSKA and FMAA into the model, [`switch_anims`] their bone-visibility animations (FBVS);
 //! `read` dispatches on the magic. Shape and scene animations are only named
-//! ([`not_carried`]).
+//! ([`not_carried`]). The FMDL/FSKL skeleton reader ([`fskl`]) serves both platforms, the
+//! differences being the parameters of [`platform`].
 //!
-//! Read parameter: `fps` (default 30): BFRES stores no frame rate (§5.5).
+//! The package's skeleton is the model's the FSKA bind to ([`bind`]): the one holding the most
+//! of the animated bones, not simply the first (Mario Kart 8 kart parts list three arm models
+//! before the body the animations move); `info` says which and why.
+//!
+//! Read parameters: `fps` (default 30): BFRES stores no frame rate (§5.5); `model=NAME`: the
+//! model whose skeleton the animations bind to.
 //! Write parameters: `fps`, `rotation=euler|quat` (default `euler`; see [`from_model`]).
 //!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
 //!   bound skeleton (6 bones for the bass, 135 for the Gerudo queen); bones carry the Euler flag
 //!   (bit 12) and Euler rest rotations with W = 1.
+//! - Mario Kart 8 (3.4.0.4) bone animations set no curve bit (see `lint::CURVE_BITS_FROM`).
 //! - FSKL/Bone layout (not in the spec; from public implementations, verified on the corpus):
 //!   see [`fskl`].
 //! - FSKA user data (53 of 111 animations in `Npc_Gerudo_Queen_Animation`): the index group
@@ -41,6 +48,7 @@
 //!   record (`off data; u32 size`) right after the header; its data lies after the string pool
 //!   with the GPU data.
 
+pub mod bind;
 pub mod build;
 pub mod curve;
 pub mod dict;
@@ -56,6 +64,7 @@ pub mod ftxp;
 pub mod fvis;
 pub mod lint;
 pub mod not_carried;
+pub mod platform;
 pub mod strings;
 pub mod subfile;
 pub mod switch;
@@ -74,26 +83,23 @@ use crate::model::{Package, Values};
 use crate::sample::{sample_track, Sampled};
 use fres::FresFile;
 
-/// Converts every animation subfile to a clip, and the first FMDL skeleton to the package's
-/// skeleton. Clip order: FSKA, FSHU (param, colour, SRT), FTXP, FVIS (bone, material).
-pub fn to_model(data: &[u8], header: &fres::Header, fps: f32, limits: &crate::formats::Limits) -> Result<Package> {
+/// Converts every animation subfile to a clip, and the skeleton the FSKA bind to
+/// ([`bind::bind`]) to the package's skeleton. Clip order: FSKA, FSHU (param, colour, SRT),
+/// FTXP, FVIS (bone, material).
+pub fn to_model(data: &[u8], header: &fres::Header, options: &ReadOptions) -> Result<Package> {
     use crate::error::Context;
     use fres::*;
+    let (fps, limits) = (fps(options)?, &options.limits);
     let v = header.version;
     let name_of = |g: usize, name: &str| format!("{} \"{name}\"", GROUP_NAMES.get(g).unwrap_or(&"group"));
     let mut package = Package { name: String::new(), ..Default::default() };
     if header.name != 0 {
         package.name = strings::name_at(data, 0x14 + i64::from(header.name)).unwrap_or_default();
     }
-    for (name, at) in entries(data, header, G_FMDL)? {
-        if let Some(skel) = fskl::read_model_skeleton(data, at, v).within(|| name_of(G_FMDL, &name))? {
-            package.skeleton = Some(skel);
-            break;
-        }
-    }
-    for (name, at) in entries(data, header, G_FSKA)? {
-        let anim = fska::read(data, at, v).within(|| name_of(G_FSKA, &name))?;
-        package.clips.push(fska::to_clip(&anim, fps, limits).within(|| name_of(G_FSKA, &name))?);
+    let fskas = read_fskas(data, header)?;
+    package.skeleton = bind::bind(fmdl::skeletons(data, header)?, &fskas, model_param(options))?.map(|b| b.1);
+    for anim in &fskas {
+        package.clips.push(fska::to_clip(anim, fps, limits).within(|| name_of(G_FSKA, &anim.name))?);
     }
     for (g, kind) in
         [(G_FSHU_PARAM, fshu::Kind::ShaderParam), (4, fshu::Kind::Colour), (G_FSHU_SRT, fshu::Kind::TextureSrt)]
@@ -116,6 +122,20 @@ pub fn to_model(data: &[u8], header: &fres::Header, fps: f32, limits: &crate::fo
     Ok(package)
 }
 
+/// Every FSKA of a Wii U file, in storage order.
+fn read_fskas(data: &[u8], header: &fres::Header) -> Result<Vec<fska::Fska>> {
+    use crate::error::Context;
+    let list = fres::entries(data, header, fres::G_FSKA)?;
+    list.into_iter()
+        .map(|(name, at)| fska::read(data, at, header.version).within(|| format!("FSKA \"{name}\"")))
+        .collect()
+}
+
+/// The `model` read parameter: the model whose skeleton the animations bind to ([`bind`]).
+fn model_param(options: &ReadOptions) -> Option<&str> {
+    options.params.get("model").map(String::as_str)
+}
+
 /// The BFRES format.
 pub struct Bfres;
 
@@ -125,7 +145,7 @@ impl Format for Bfres {
     }
 
     fn description(&self) -> &'static str {
-        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA and FMAA, read-only)"
+        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA, FMAA and FSKL, read-only)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {
@@ -133,7 +153,15 @@ impl Format for Bfres {
     }
 
     fn read_params(&self) -> &'static [Param] {
-        &[Param { key: "fps", values: "NUMBER", description: "frames per second of the stored frames (default 30)" }]
+        &[
+            Param { key: "fps", values: "NUMBER", description: "frames per second of the stored frames (default 30)" },
+            Param {
+                key: "model",
+                values: "NAME",
+                description:
+                    "the model whose skeleton the animations bind to (default: the one holding the most animated bones)",
+            },
+        ]
     }
 
     fn write_params(&self) -> &'static [Param] {
@@ -235,6 +263,13 @@ impl BfresDocument {
 }
 
 impl BfresDocument {
+    /// Which model's skeleton the animations bind to, and why ([`bind::bind`]).
+    pub fn binding(&self) -> Result<Option<bind::Binding>> {
+        let fskas = read_fskas(&self.data, &self.file.header)?;
+        let models = fmdl::skeletons(&self.data, &self.file.header)?;
+        Ok(bind::bind(models, &fskas, model_param(&self.options))?.map(|b| b.0))
+    }
+
     /// For `info`: each FTXP material sampler's frame → texture-name table, as runs of integer
     /// frames (`0–9 Bass_Alb.0, 10–19 Bass_Alb.1…`), evaluated through the model (step ints).
     pub fn texture_tables(&self) -> Vec<String> {
@@ -298,7 +333,7 @@ impl Document for BfresDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        to_model(&self.data, &self.file.header, fps(&self.options)?, &self.options.limits)
+        to_model(&self.data, &self.file.header, &self.options)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -332,6 +367,14 @@ impl Document for BfresDocument {
             if count > 0 {
                 notes.push(format!("{count} {group_name}"));
             }
+        }
+        match self.binding() {
+            Ok(Some(binding)) => notes.push(binding.note()),
+            Ok(None) if h.counts.get(fres::G_FSKA).copied().unwrap_or(0) > 0 => {
+                notes.push(bind::unbound_note(usize::from(h.counts.get(fres::G_FSKA).copied().unwrap_or(0))))
+            }
+            Ok(None) => {}
+            Err(e) => notes.push(format!("skeleton: {e}")),
         }
         notes.extend(self.not_in_model());
         notes.extend(self.texture_tables());

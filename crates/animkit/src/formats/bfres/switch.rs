@@ -1,10 +1,10 @@
 //! Switch BFRES (little-endian, `FRES` + four spaces): read-only access to the skeletal (FSKA)
-//! and material (FMAA) animations, converted to the model through the Wii U code paths
+//! and material (FMAA) animations and the models' skeletons, converted to the model through the Wii U code paths
 //! ([`super::fska::to_clip`], [`super::fshu::to_clip`]); the curve system is the same (spec §11).
 //!
-//! What is read (layouts from spec §11, completed from public implementations, tag S; there is
-//! no Switch file in the corpus, so this is verified only on files generated from the same
-//! layouts):
+//! What is read (layouts from spec §11, completed from public implementations, tag S; checked
+//! on the corpus's Switch 0.8.0.0 files, Splatoon 2 and Super Mario Odyssey, and on files
+//! generated from the same layouts):
 //! - Header (`0xD0` bytes, `0xF0` for version 0.9: 32 reserved bytes after the model dict and two
 //!   more `u16` counts after the model count): version, BOM, file name, file size, the
 //!   (array, dict) `u64` pairs and the `u16` counts. Versions 0.10 and later are rejected as
@@ -29,10 +29,13 @@
 //!   `u16` beginConstant, `0xFFFF` = none; `s8` subBindIndex; pad 3), AnimConstant (`u32`
 //!   target, value word). Curve and constant indices are local to the material.
 //!
+//! - Models (FMDL, `0x78` bytes): their skeletons, through the reader shared with Wii U
+//!   ([`super::fskl`]); the one the FSKA bind to becomes the package's ([`super::bind`]).
+//!
 //! Bone-visibility animations (FBVS) are read by [`super::switch_anims`], which also names the
 //! shape and scene animations.
 //!
-//! Not read: models/skeletons (FMDL), shape and scene animations beyond their names, user
+//! Not read: the rest of the models, shape and scene animations beyond their names, user
 //! data, bind indices, the texture bind array, FMAA material-visibility curves/constants (their
 //! index fields are kept but not converted), embedded files (BNTX). The document writes back the
 //! bytes it was read from; the model writer stays Wii U.
@@ -42,9 +45,12 @@ use std::any::Any;
 use bytes::Bytes;
 use serde::Serialize;
 
+use super::bind::{self, ModelSkeleton};
 use super::curve::{Curve, CurveType};
 use super::fshu::{self, ParamInfo};
 use super::fska::{self, BoneAnim, Fska};
+use super::fskl;
+use super::platform::Platform;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
 use crate::formats::{Document, Format, Limits, ReadOptions};
@@ -69,6 +75,8 @@ pub struct Header {
     pub file_size: u32,
     pub relocation_table: u32,
     pub name: String,
+    /// The model (FMDL) array.
+    pub model_array: u64,
     /// (array, dict, count) of skeletal animations.
     pub fska: (u64, u64, u16),
     /// (array, dict, count) of material animations.
@@ -97,7 +105,7 @@ fn le(data: &[u8]) -> Cursor<'_> {
 }
 
 /// Reads a `u64` absolute offset: `None` for 0, an error when it does not fit the file.
-fn offset(c: &mut Cursor, what: &str) -> Result<Option<usize>> {
+pub fn offset(c: &mut Cursor, what: &str) -> Result<Option<usize>> {
     let at = c.offset();
     let v = c.u64()?;
     if v == 0 {
@@ -119,7 +127,7 @@ pub fn string_at(data: &[u8], at: usize) -> Result<String> {
 }
 
 /// Reads a `u64` name offset and the string it points at (empty when null).
-fn name_field(data: &[u8], c: &mut Cursor) -> Result<String> {
+pub fn name_field(data: &[u8], c: &mut Cursor) -> Result<String> {
     match offset(c, "name")? {
         Some(at) => string_at(data, at).within(|| "name"),
         None => Ok(String::new()),
@@ -157,7 +165,8 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
             .within("Switch FRES header"));
     }
     let name = name_field(data, &mut c).within(|| "Switch FRES header")?;
-    let _models = (c.u64()?, c.u64()?);
+    let model_array = c.u64()?;
+    let _model_dict = c.u64()?;
     if major == 9 {
         c.skip(32)?;
     }
@@ -185,6 +194,7 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
         file_size,
         relocation_table,
         name,
+        model_array,
         fska: (fska.0, fska.1, fska_count),
         fmaa: (fmaa.0, fmaa.1, fmaa_count),
         model_count,
@@ -620,18 +630,45 @@ fn group(data: &[u8], array: u64, count: u16, size: usize, what: &str) -> Result
     Ok((0..usize::from(count)).map(|i| at + size * i).collect())
 }
 
-/// Converts every FSKA, FMAA and FBVS of a Switch file to clips, in that order.
-pub fn to_model(data: &[u8], header: &Header, fps: f32, limits: &Limits) -> Result<Package> {
+/// The size of an FMDL header (0.5 to 0.9).
+const FMDL_SIZE: usize = 0x78;
+
+/// Every model with a skeleton of at least one bone, in storage order ([`super::fskl`]).
+pub fn skeletons(data: &[u8], header: &Header) -> Result<Vec<ModelSkeleton>> {
+    let platform = Platform::Switch { major: header.major() };
+    let mut out = Vec::new();
+    for (i, at) in group(data, header.model_array, header.model_count, FMDL_SIZE, "model")?.into_iter().enumerate() {
+        let (model, fskl) = fskl::read_model(data, at, platform).within(|| format!("model {i}"))?;
+        let Some(fskl) = fskl.filter(|s| !s.bones.is_empty()) else { continue };
+        out.push(ModelSkeleton { skeleton: fskl.to_skeleton().within(|| format!("model \"{model}\""))?, model });
+    }
+    Ok(out)
+}
+
+/// Every FSKA of a Switch file, in storage order.
+fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<Fska>> {
     let major = header.major();
-    let v9 = major >= 9;
+    let size = if major >= 9 { 0x50 } else { 0x60 };
+    let list = group(data, header.fska.0, header.fska.2, size, "skeletal animation")?;
+    list.into_iter()
+        .enumerate()
+        .map(|(i, at)| read_fska(data, at, major).within(|| format!("skeletal animation {i}")))
+        .collect()
+}
+
+/// Converts every FSKA, FMAA and FBVS of a Switch file to clips, in that order, and the skeleton
+/// they bind to ([`super::bind::bind`]) to the package's skeleton.
+pub fn to_model(data: &[u8], header: &Header, options: &ReadOptions) -> Result<Package> {
+    let (fps, limits) = (super::fps(options)?, &options.limits);
+    let major = header.major();
     let mut package = Package { name: header.name.clone(), ..Default::default() };
-    let fska_size = if v9 { 0x50 } else { 0x60 };
-    for (i, at) in group(data, header.fska.0, header.fska.2, fska_size, "skeletal animation")?.into_iter().enumerate() {
-        let anim = read_fska(data, at, major).within(|| format!("skeletal animation {i}"))?;
-        let clip = fska::to_clip(&anim, fps, limits).within(|| format!("skeletal animation \"{}\"", anim.name))?;
+    let fskas = read_fskas(data, header)?;
+    package.skeleton = bind::bind(skeletons(data, header)?, &fskas, super::model_param(options))?.map(|b| b.1);
+    for anim in &fskas {
+        let clip = fska::to_clip(anim, fps, limits).within(|| format!("skeletal animation \"{}\"", anim.name))?;
         package.clips.push(clip);
     }
-    let fmaa_size = if v9 { 0x70 } else { 0x78 };
+    let fmaa_size = if major >= 9 { 0x70 } else { 0x78 };
     for (i, at) in group(data, header.fmaa.0, header.fmaa.2, fmaa_size, "material animation")?.into_iter().enumerate() {
         let anim = read_fmaa(data, at, major).within(|| format!("material animation {i}"))?;
         let clip = fmaa_to_clip(&anim, fps, limits).within(|| format!("material animation \"{}\"", anim.name))?;
@@ -654,12 +691,8 @@ pub fn read(bytes: Bytes, options: &ReadOptions) -> Result<SwitchDocument> {
     let header = read_header(&bytes)?;
     let major = header.major();
     let v9 = major >= 9;
-    for (i, at) in group(&bytes, header.fska.0, header.fska.2, if v9 { 0x50 } else { 0x60 }, "skeletal animation")?
-        .into_iter()
-        .enumerate()
-    {
-        read_fska(&bytes, at, major).within(|| format!("skeletal animation {i}"))?;
-    }
+    read_fskas(&bytes, &header)?;
+    skeletons(&bytes, &header)?;
     for (i, at) in group(&bytes, header.fmaa.0, header.fmaa.2, if v9 { 0x70 } else { 0x78 }, "material animation")?
         .into_iter()
         .enumerate()
@@ -708,6 +741,10 @@ pub fn lint(data: &[u8], header: &Header) -> Vec<Finding> {
             );
         }
     }
+    let models = group(data, header.model_array, header.model_count, FMDL_SIZE, "model");
+    for (i, at) in models.unwrap_or_default().into_iter().enumerate() {
+        super::lint::lint_model(&mut out, &format!("model {i}"), data, at, Platform::Switch { major });
+    }
     let fmaas = group(data, header.fmaa.0, header.fmaa.2, if v9 { 0x70 } else { 0x78 }, "material animation");
     for at in fmaas.unwrap_or_default() {
         let Ok(anim) = read_fmaa(data, at, major) else { continue };
@@ -734,6 +771,13 @@ impl SwitchDocument {
     pub fn data(&self) -> &[u8] {
         &self.data
     }
+
+    /// Which model's skeleton the animations bind to, and why ([`bind::bind`]).
+    pub fn binding(&self) -> Result<Option<bind::Binding>> {
+        let fskas = read_fskas(&self.data, &self.header)?;
+        let models = skeletons(&self.data, &self.header)?;
+        Ok(bind::bind(models, &fskas, super::model_param(&self.options))?.map(|b| b.0))
+    }
 }
 
 impl Document for SwitchDocument {
@@ -751,7 +795,7 @@ impl Document for SwitchDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        to_model(&self.data, &self.header, super::fps(&self.options)?, &self.options.limits)
+        to_model(&self.data, &self.header, &self.options)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -778,13 +822,19 @@ impl Document for SwitchDocument {
         for (n, what) in [
             (h.fska.2, "skeletal animations"),
             (h.fmaa.2, "material animations"),
-            (h.model_count, "models (not read)"),
+            (h.model_count, "models"),
             (h.bone_visibility_count, "bone visibility animations"),
             (h.embedded_count, "embedded files (not read)"),
         ] {
             if n > 0 {
                 notes.push(format!("{n} {what}"));
             }
+        }
+        match self.binding() {
+            Ok(Some(binding)) => notes.push(binding.note()),
+            Ok(None) if h.fska.2 > 0 => notes.push(bind::unbound_note(usize::from(h.fska.2))),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("skeleton: {e}")),
         }
         notes.extend(self.not_in_model());
         notes
