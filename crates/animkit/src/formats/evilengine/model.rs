@@ -21,7 +21,7 @@
 use glam::{Quat, Vec3, Vec4};
 
 use super::lint::derive_bone_runs;
-use super::skb::Skb;
+use super::skb::{v2_rotation, Body, Skb};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Skeleton, Target, Track, Values};
@@ -69,6 +69,71 @@ pub fn bone_ranges(skb: &Skb) -> Result<Vec<(usize, usize)>> {
     })
 }
 
+/// One bone's keys in model units.
+struct BoneKeys {
+    times: Vec<f32>,
+    rotations: Vec<Quat>,
+    translations: Vec<Vec3>,
+}
+
+/// The rotation quantum: components are `i16 / 32767` (§3.1).
+const Q: f32 = 32767.0;
+
+/// Decodes keys `start..=end` (one bone's): times from `times` by TimeIndex (all 0 for a static
+/// pose), rotations as stored, translations × Scale. One loop per layout, over the key slice, so
+/// the per-key work is the arithmetic alone. The error is the first key out of range.
+fn bone_keys(skb: &Skb, start: usize, end: usize, times: &[f32], static_pose: bool) -> Result<BoneKeys, usize> {
+    let n = (end + 1).saturating_sub(start);
+    let mut out = BoneKeys {
+        times: Vec::with_capacity(n),
+        rotations: Vec::with_capacity(n),
+        translations: Vec::with_capacity(n),
+    };
+    let scale = Vec3::from_array(skb.scale);
+    let time = |k: usize, ti: u16| match static_pose {
+        true => Ok(0.0),
+        false => times.get(usize::from(ti)).copied().ok_or(k),
+    };
+    match &skb.body {
+        Body::V1 { keys, .. } => {
+            let keys = keys.get(start..=end).ok_or(keys.len())?;
+            for (k, key) in keys.iter().enumerate() {
+                out.times.push(time(start + k, key.time_index)?);
+            }
+            out.rotations.extend(keys.iter().map(|key| Quat::from_vec4(Vec4::from(key.quat.map(f32::from)) / Q)));
+            out.translations.extend(keys.iter().map(|key| Vec3::from(key.tran.map(f32::from)) * scale));
+        }
+        Body::V2 { keys, tran, .. } => {
+            for (k, key) in keys.get(start..=end).ok_or(keys.len())?.iter().enumerate() {
+                out.times.push(time(start + k, key.time_index())?);
+                let raw = tran.get(usize::from(key.tran_index)).ok_or(start + k)?;
+                out.translations.push(Vec3::from(raw.map(f32::from)) * scale);
+                out.rotations.push(Quat::from_array(v2_rotation(key)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Checks that one bone's key times are finite and strictly increasing (the game interpolates
+/// between consecutive keys of a bone, §6.3); `first` is the bone's first key, for the message.
+fn check_bone_times(b: usize, first: usize, times: &[f32]) -> Result<()> {
+    let increasing = times.iter().zip(times.iter().skip(1)).fold(true, |ok, (a, b)| ok & (a < b));
+    let finite_ends = times.first().is_none_or(|t| t.is_finite()) && times.last().is_none_or(|t| t.is_finite());
+    if increasing && finite_ends {
+        return Ok(());
+    }
+    if let Some(t) = times.iter().find(|t| !t.is_finite()) {
+        return Err(Error::new(ErrorKind::Invalid, None, format!("bone {b}: key time {t} is not finite")));
+    }
+    let i = times.windows(2).position(|w| matches!(w, [a, b] if b <= a)).unwrap_or_default();
+    Err(Error::new(
+        ErrorKind::Invalid,
+        None,
+        format!("bone {b}: key {} is not later than key {}", first + i + 1, first + i),
+    ))
+}
+
 /// Converts one SKB animation to a clip. `skeleton` (HAnim node order) names the bones it has.
 pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limits) -> Result<Clip> {
     if skb.key_count() as u64 > limits.max_keys {
@@ -79,28 +144,9 @@ pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limi
     let static_pose = times.len() == 1;
     let mut tracks = Vec::with_capacity(2 * ranges.len());
     for (b, &(start, end)) in ranges.iter().enumerate() {
-        let n = end - start + 1;
-        let mut key_times = Vec::with_capacity(n);
-        let mut rotations: Vec<Quat> = Vec::with_capacity(n);
-        let mut translations = Vec::with_capacity(n);
-        for k in start..=end {
-            let bad = || Error::new(ErrorKind::Invalid, None, format!("key {k} of bone {b} is out of range"));
-            let ti = skb.key_time_index(k).ok_or_else(bad)?;
-            let time = if static_pose { 0.0 } else { *times.get(ti).ok_or_else(bad)? };
-            key_times.push(time);
-            rotations.push(Quat::from_array(skb.key_rotation(k).ok_or_else(bad)?));
-            translations.push(Vec3::from_array(skb.key_translation(k).ok_or_else(bad)?));
-        }
-        if let Some(t) = key_times.iter().find(|t| !t.is_finite()) {
-            return Err(Error::new(ErrorKind::Invalid, None, format!("bone {b}: key time {t} is not finite")));
-        }
-        if let Some(i) = key_times.windows(2).position(|w| matches!(w, [a, b] if b <= a)) {
-            return Err(Error::new(
-                ErrorKind::Invalid,
-                None,
-                format!("bone {b}: key {} is not later than key {}", start + i + 1, start + i),
-            ));
-        }
+        let keys = bone_keys(skb, start, end, &times, static_pose)
+            .map_err(|k| Error::new(ErrorKind::Invalid, None, format!("key {k} of bone {b} is out of range")))?;
+        check_bone_times(b, start, &keys.times)?;
         let bone = skeleton.and_then(|s| s.bones.get(b));
         let target = Target::Bone(BoneRef {
             name: bone.map(|x| x.name.as_str().into()),
@@ -111,14 +157,14 @@ pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limi
         tracks.push(Track {
             target: target.clone(),
             interpolation: Interpolation::Slerp,
-            times: key_times.clone(),
-            values: Values::Rotation(rotations),
+            times: keys.times.clone(),
+            values: Values::Rotation(keys.rotations),
         });
         tracks.push(Track {
             target,
             interpolation: Interpolation::Linear,
-            times: key_times,
-            values: Values::Translation(translations),
+            times: keys.times,
+            values: Values::Translation(keys.translations),
         });
     }
     let duration = if static_pose { 0.0 } else { times.last().copied().unwrap_or(0.0) };

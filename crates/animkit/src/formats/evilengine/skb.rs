@@ -163,11 +163,7 @@ impl Skb {
         const Q: f32 = 32767.0;
         match &self.body {
             Body::V1 { keys, .. } => keys.get(k).map(|key| key.quat.map(|c| f32::from(c) / Q)),
-            Body::V2 { keys, .. } => keys.get(k).map(|key| {
-                let [x, y, z] = key.quat.map(|c| f32::from(c) / Q);
-                let w = (1.0 - x * x - y * y - z * z).max(0.0).sqrt();
-                [x, y, z, if key.w_negative() { -w } else { w }]
-            }),
+            Body::V2 { keys, .. } => keys.get(k).map(v2_rotation),
         }
     }
 
@@ -199,6 +195,13 @@ impl Skb {
             }
         }
     }
+}
+
+/// The dequantised rotation of a V2 key (x, y, z, w): w derived, its sign from bit 15 (§3.1).
+pub fn v2_rotation(key: &KeyV2) -> [f32; 4] {
+    let [x, y, z] = key.quat.map(|c| f32::from(c) / 32767.0);
+    let w = (1.0 - x * x - y * y - z * z).max(0.0).sqrt();
+    [x, y, z, if key.w_negative() { -w } else { w }]
 }
 
 /// The byte order the magic announces, or `None` when the bytes are not an SKB animation.
@@ -238,11 +241,100 @@ fn header(bytes: &[u8]) -> Result<(Header, Cursor<'_>)> {
 
 fn offsets_table(c: &mut Cursor, bones: usize, rows: usize) -> Result<Vec<u16>> {
     let n = c.count(bones as u64 * rows as u64, 2, "offsets")?;
-    let mut offsets = Vec::with_capacity(n);
-    for _ in 0..n {
-        offsets.push(c.u16()?);
+    records(c, n)
+}
+
+/// A byte order known at compile time, so that decoding loops carry no byte-order branch.
+trait ByteOrder {
+    fn u16(b: [u8; 2]) -> u16;
+    fn u32(b: [u8; 4]) -> u32;
+    fn i16(b: [u8; 2]) -> i16 {
+        Self::u16(b) as i16
     }
-    Ok(offsets)
+}
+
+struct Be;
+struct Le;
+
+impl ByteOrder for Be {
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_be_bytes(b)
+    }
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_be_bytes(b)
+    }
+}
+
+impl ByteOrder for Le {
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_le_bytes(b)
+    }
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_le_bytes(b)
+    }
+}
+
+/// A fixed-size record of an SKB section.
+trait Record<const N: usize>: Sized {
+    fn decode<O: ByteOrder>(r: &[u8; N]) -> Self;
+}
+
+/// The `W` 16-bit words of a record (`W` = `N` / 2).
+#[inline(always)]
+fn words<O: ByteOrder, const N: usize, const W: usize>(r: &[u8; N]) -> [i16; W] {
+    let mut out = [0; W];
+    for (o, b) in out.iter_mut().zip(r.as_chunks::<2>().0) {
+        *o = O::i16(*b);
+    }
+    out
+}
+
+impl Record<16> for KeyV1 {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 16]) -> Self {
+        let [t, qx, qy, qz, qw, x, y, z] = words::<O, 16, 8>(r);
+        KeyV1 { time_index: t as u16, quat: [qx, qy, qz, qw], tran: [x, y, z] }
+    }
+}
+
+impl Record<10> for KeyV2 {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 10]) -> Self {
+        let [frame, tran_index, x, y, z] = words::<O, 10, 5>(r);
+        KeyV2 { frame: frame as u16, tran_index: tran_index as u16, quat: [x, y, z] }
+    }
+}
+
+impl Record<6> for [i16; 3] {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 6]) -> Self {
+        words::<O, 6, 3>(r)
+    }
+}
+
+impl Record<2> for u16 {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 2]) -> Self {
+        O::u16(*r)
+    }
+}
+
+impl Record<4> for f32 {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 4]) -> Self {
+        f32::from_bits(O::u32(*r))
+    }
+}
+
+/// Reads `n` records (a count already checked with [`Cursor::count`]) in the cursor's byte
+/// order: the whole block is taken at once and decoded in one loop per byte order, without
+/// per-field bounds checks or byte-order branches.
+fn records<const N: usize, T: Record<N>>(c: &mut Cursor, n: usize) -> Result<Vec<T>> {
+    let block = c.take(n.saturating_mul(N))?.as_chunks::<N>().0;
+    Ok(match c.endian() {
+        Endian::Big => block.iter().map(T::decode::<Be>).collect(),
+        Endian::Little => block.iter().map(T::decode::<Le>).collect(),
+    })
 }
 
 /// Parses the V1 layout.
@@ -257,23 +349,9 @@ fn read_v1_inner(bytes: &Bytes) -> Result<Skb> {
         Endian::Little => u32::from_le_bytes(h.count_word),
     };
     let n = c.count(u64::from(key_count), 16, "key").within(|| "keys")?;
-    let mut keys = Vec::with_capacity(n);
-    for k in 0..n {
-        let key = (|| {
-            Ok(KeyV1 {
-                time_index: c.u16()?,
-                quat: [c.i16()?, c.i16()?, c.i16()?, c.i16()?],
-                tran: [c.i16()?, c.i16()?, c.i16()?],
-            })
-        })()
-        .within(|| format!("key {k}"))?;
-        keys.push(key);
-    }
+    let keys = records(&mut c, n).within(|| "keys")?;
     let t = c.count(u64::from(h.time_count), 4, "time").within(|| "times")?;
-    let mut times = Vec::with_capacity(t);
-    for _ in 0..t {
-        times.push(c.f32()?);
-    }
+    let times = records(&mut c, t).within(|| "times")?;
     let offsets = offsets_table(&mut c, usize::from(h.bone_count), t.saturating_sub(1)).within(|| "offsets")?;
     let tail = bytes.slice(c.pos()..);
     Ok(Skb {
@@ -314,23 +392,12 @@ fn read_v2_inner(bytes: &Bytes) -> Result<Skb> {
         ),
     };
     let n = c.count(u64::from(kc), 10, "key").within(|| "keys")?;
-    let mut keys = Vec::with_capacity(n);
-    for k in 0..n {
-        let key = (|| Ok(KeyV2 { frame: c.u16()?, tran_index: c.u16()?, quat: [c.i16()?, c.i16()?, c.i16()?] }))()
-            .within(|| format!("key {k}"))?;
-        keys.push(key);
-    }
+    let keys = records(&mut c, n).within(|| "keys")?;
     let t = c.count(u64::from(h.time_count), 2, "time").within(|| "times")?;
-    let mut times = Vec::with_capacity(t);
-    for _ in 0..t {
-        times.push(c.u16()?);
-    }
+    let times = records(&mut c, t).within(|| "times")?;
     let pad_times = pad(&mut c, t % 2 == 1, false).within(|| "times padding")?;
     let tn = c.count(u64::from(nc), 6, "translation").within(|| "translations")?;
-    let mut tran = Vec::with_capacity(tn);
-    for _ in 0..tn {
-        tran.push([c.i16()?, c.i16()?, c.i16()?]);
-    }
+    let tran = records(&mut c, tn).within(|| "translations")?;
     let pad_tran = pad(&mut c, tn % 2 == 1, false).within(|| "translations padding")?;
     let bones = usize::from(h.bone_count);
     let rows = t.saturating_sub(1);

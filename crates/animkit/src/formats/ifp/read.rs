@@ -97,17 +97,21 @@ fn read_v2_animation(data: &Bytes, c: &mut Cursor, version: V2Version) -> Result
     Ok(V2Animation { name, frame_data_size, flags, sequences })
 }
 
+/// Reads one sequence: a 36-byte header (name\[24\], frame type, numFrames, bone tag), taken
+/// at once, then its frames.
 fn read_v2_sequence(data: &Bytes, c: &mut Cursor) -> Result<V2Sequence> {
-    let name = c.array::<24>()?;
-    let type_offset = c.offset();
-    let raw_type = c.u32()?;
-    let frame_type = FrameType::from_u32(raw_type)
-        .ok_or_else(|| Error::invalid(type_offset, format!("unknown frame type {raw_type} (expected 1 to 4)")))?;
-    let num_frames = c.u32()?;
-    let bone_tag = c.i32()?;
+    let header_offset = c.offset();
+    let header = c.array::<V2_SEQUENCE_HEADER>()?;
+    // Constant offsets inside a fixed array: the lookups fold away.
+    let word = |at: usize| header.get(at..).and_then(|b| b.first_chunk()).map_or(0, |b| u32::from_le_bytes(*b));
+    let name = header.first_chunk::<24>().copied().unwrap_or_default();
+    let (raw_type, num_frames, bone_tag) = (word(24), word(28), word(32));
+    let frame_type = FrameType::from_u32(raw_type).ok_or_else(|| {
+        Error::invalid(header_offset + 24, format!("unknown frame type {raw_type} (expected 1 to 4)"))
+    })?;
     let n = c.count(u64::from(num_frames), frame_type.size(), "frame")?;
     let frames = data.slice_ref(c.take(n * frame_type.size())?);
-    Ok(V2Sequence { name, frame_type, bone_tag, frames })
+    Ok(V2Sequence { name, frame_type, bone_tag: bone_tag as i32, frames })
 }
 
 fn chunk_header(c: &mut Cursor) -> Result<ChunkHeader> {

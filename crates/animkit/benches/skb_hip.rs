@@ -1,0 +1,89 @@
+//! `cargo bench -p animkit --bench skb_hip`: read + to_model of `evilengine/bfbb_gc_boot.HIP`
+//! (BFBB GameCube, 127 SKB1 `ANIM` assets bound to their skeletons), round by round.
+//!
+//! Each round is one read + to_model with the package dropped inside the round, as a converter
+//! does. Reported over the rounds: wall time (min, median, 90th percentile), the thread's CPU time
+//! (median) and the page faults per round (total). On a shared machine the wall time spreads with
+//! the other processes' load while the CPU time does not: comparing the two says whether slow
+//! rounds are ours (allocator, page faults) or the machine's. Throughput is in bytes of the ANIM
+//! assets. Reads `$ANIMKIT_CORPUS` (default `../shared/corpus`).
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use animkit::formats::evilengine::HipDocument;
+use animkit::{Bytes, ReadOptions};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const ROUNDS: usize = 400;
+
+/// The calling thread's CPU time.
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Minor + major page faults of the process so far.
+fn page_faults() -> i64 {
+    // SAFETY: an all-zero rusage is valid, and getrusage fills it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    usage.ru_minflt + usage.ru_majflt
+}
+
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+fn main() {
+    // `cargo test --benches` runs benches once with `--bench` absent: do nothing then.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let root = std::env::var_os("ANIMKIT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    let Ok(data) = std::fs::read(root.join("evilengine/bfbb_gc_boot.HIP")) else {
+        println!("evilengine/bfbb_gc_boot.HIP: not in the corpus, skipped");
+        return;
+    };
+    let bytes = Bytes::from(data);
+    let options = ReadOptions::default();
+    let doc = animkit::read(bytes.clone(), None, &options).expect("the HIP reads");
+    let hip = doc.as_any().downcast_ref::<HipDocument>().expect("a HIP document");
+    let anims = hip.hip.assets();
+    let anim_bytes: usize = anims.iter().filter(|(a, _)| &a.kind == b"ANIM").map(|(a, _)| a.size as usize).sum();
+    let round = || {
+        let doc = animkit::read(bytes.clone(), None, &options).expect("the HIP reads");
+        doc.to_model().expect("the HIP converts").clips.len()
+    };
+    for _ in 0..20 {
+        black_box(round());
+    }
+    let (mut wall, mut cpu) = (Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS));
+    let faults = page_faults();
+    for _ in 0..ROUNDS {
+        let (w, c) = (Instant::now(), thread_cpu());
+        black_box(round());
+        cpu.push((thread_cpu() - c).as_secs_f64() * 1e3);
+        wall.push(w.elapsed().as_secs_f64() * 1e3);
+    }
+    let faults = page_faults() - faults;
+    let cpu_median = percentile(&mut cpu, 0.5);
+    println!(
+        "bfbb_gc_boot.HIP read+to_model, {} ANIM bytes, {ROUNDS} rounds: wall min {:.3} ms, median {:.3} ms, p90 {:.3} ms; \
+         CPU median {cpu_median:.3} ms ({:.2} GB/s), p90 {:.3} ms; {faults} page faults",
+        anim_bytes,
+        percentile(&mut wall, 0.0),
+        percentile(&mut wall, 0.5),
+        percentile(&mut wall, 0.9),
+        anim_bytes as f64 / cpu_median / 1e6,
+        percentile(&mut cpu, 0.9),
+    );
+}
