@@ -6,10 +6,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use bytes::Bytes;
 use glam::{Mat4, Quat, Vec3};
 use serde_json::Value;
 
 use super::export::{COMMON_ROOT_NODE, Z_UP_NODE};
+use super::json::GltfJson;
 use super::skin::{self, SkinChoice};
 use super::tidy::{self, ImportOptions};
 use crate::error::{Error, ErrorKind, Result};
@@ -53,9 +55,8 @@ fn floats<const N: usize>(v: Option<&Value>) -> Option<[f32; N]> {
 }
 
 /// Reads an accessor as floats (`comps` per element), decoding normalised integers.
-pub fn read_accessor(json: &Value, buffers: &[Option<Vec<u8>>], i: usize) -> Result<(Vec<f32>, usize)> {
-    let accessors = list(json, "accessors");
-    let acc = accessors.get(i).ok_or_else(|| invalid(format!("accessor {i} does not exist")))?;
+pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Result<(Vec<f32>, usize)> {
+    let acc = json.accessor(i)?;
     let within = |e: Error| e.within(format!("accessor {i}"));
     let count = acc.get("count").and_then(Value::as_u64).ok_or_else(|| within(invalid("no count")))?;
     let comps = match acc.get("type").and_then(Value::as_str) {
@@ -86,7 +87,7 @@ pub fn read_accessor(json: &Value, buffers: &[Option<Vec<u8>>], i: usize) -> Res
             .ok_or_else(|| within(invalid("count too large")))?;
         return Ok((vec![0.0; n * comps], comps));
     };
-    let (vi, view) = lookup(list(json, "bufferViews"), Some(view_index), "bufferView").map_err(within)?;
+    let (vi, view) = lookup(json.list("bufferViews"), Some(view_index), "bufferView").map_err(within)?;
     let (bi, data) =
         lookup(buffers, view.get("buffer"), "buffer").map_err(|e| within(e.within(format!("bufferView {vi}"))))?;
     let data = data
@@ -296,20 +297,20 @@ pub struct Imported {
 }
 
 /// Imports a parsed glTF into the model with the default [`ImportOptions`].
-pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Result<Package> {
+pub fn import(json: &GltfJson, buffers: &[Option<Bytes>], limits: &Limits) -> Result<Package> {
     Ok(import_with(json, buffers, limits, &ImportOptions::default())?.package)
 }
 
 /// Imports a parsed glTF into the model; files written by other tools are tidied
 /// ([`tidy`]): constant rest tracks dropped, key times snapped to the frame rate.
 pub fn import_with(
-    json: &Value,
-    buffers: &[Option<Vec<u8>>],
+    json: &GltfJson,
+    buffers: &[Option<Bytes>],
     limits: &Limits,
     options: &ImportOptions,
 ) -> Result<Imported> {
     let mut warnings = Vec::new();
-    let raw_nodes = list(json, "nodes");
+    let raw_nodes = json.list("nodes");
     let nodes: Vec<NodeInfo> =
         raw_nodes.iter().enumerate().map(|(i, n)| node_info(i, n, raw_nodes.len())).collect::<Result<_>>()?;
     // Children were checked against the node count by `node_info`.
@@ -338,9 +339,9 @@ pub fn import_with(
     let skin = skin::choose(json, nodes.len())?;
     warnings.extend(skin.as_ref().and_then(|s| s.note.clone()));
     let mut wanted: BTreeSet<usize> = skin.iter().flat_map(|s| s.joints.iter().copied()).collect();
-    let animations = list(json, "animations");
-    for (ai, anim) in animations.iter().enumerate().filter(|_| skin.is_none()) {
-        for ch in list(anim, "channels") {
+    for ai in (0..json.animation_count()).filter(|_| skin.is_none()) {
+        let anim = json.animation(ai)?;
+        for ch in list(&anim, "channels") {
             if let Some(n) = ch.pointer("/target/node") {
                 let n = index(Some(n), nodes.len(), "channel target node")
                     .map_err(|e| e.within(format!("animation {ai}")))?;
@@ -420,12 +421,13 @@ pub fn import_with(
     let mut clips: Vec<(Option<usize>, Clip)> = Vec::new();
     let mut total_keys = 0u64;
     let mut not_joints = BTreeSet::new();
-    for (ai, anim) in animations.iter().enumerate() {
+    for ai in 0..json.animation_count() {
+        let anim = json.animation(ai)?;
         let within = |e: Error| e.within(format!("animation {ai}"));
         let extras = anim.pointer("/extras/animkit");
-        let samplers = list(anim, "samplers");
+        let samplers = list(&anim, "samplers");
         let mut tracks = Vec::new();
-        for (ci, ch) in list(anim, "channels").iter().enumerate() {
+        for (ci, ch) in list(&anim, "channels").iter().enumerate() {
             let within = |e: Error| within(e.within(format!("channel {ci}")));
             let Some(node) = ch.pointer("/target/node") else {
                 continue;
@@ -596,7 +598,8 @@ mod tests {
                 {"bufferView": 4, "count": 1, "type": "SCALAR", "componentType": 5126},
             ],
         });
-        let buffers = [Some(buffer)];
+        let json = GltfJson::from_value(json).unwrap();
+        let buffers = [Some(Bytes::from(buffer))];
         let read = |i| read_accessor(&json, &buffers, i);
         assert_eq!(read(0).unwrap(), (vec![1.0, -1.0, -1.0, -64.0 / 127.0], 2));
         assert_eq!(read(1).unwrap(), (vec![32768.0 / 65535.0, 1.0], 1));
