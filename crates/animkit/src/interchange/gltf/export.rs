@@ -24,7 +24,10 @@
 use std::collections::HashMap;
 
 use glam::{Affine3A, Quat, Vec3, Vec4};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+
+use super::json::Member;
 
 use crate::error::{Error, Result};
 use crate::model::{
@@ -56,8 +59,8 @@ pub fn z_up_rotation() -> Quat {
 /// parsed `serde_json::Value` of the whole document ever exists (for the SA `ped.ifp` export it
 /// took 14× the memory of its text).
 pub struct Exported {
-    /// `(key, JSON text)` of each top-level member, in file order.
-    pub members: Vec<(&'static str, Vec<u8>)>,
+    /// Each top-level member, in file order; `animations` and `accessors` element by element.
+    pub members: Vec<(&'static str, Member)>,
     pub bin: Vec<u8>,
     pub warnings: Vec<String>,
 }
@@ -80,55 +83,55 @@ impl Exported {
             out.push(b'"');
             out.extend_from_slice(key.as_bytes());
             out.extend_from_slice(b"\":");
-            out.extend_from_slice(value);
+            value.write(out);
         }
         out.push(b'}');
     }
 
     /// Replaces the `buffers` member by one whose buffer 0 holds `bin` as a `data:` URI (the
-    /// `.gltf` variant), and empties `bin`.
+    /// `.gltf` variant).
     pub fn embed_bin(&mut self) -> Result<()> {
         if self.bin.is_empty() {
             return Ok(());
         }
         let uri = format!("data:application/octet-stream;base64,{}", super::base64_encode(&self.bin));
-        let buffers = json!([{"byteLength": self.bin.len(), "uri": uri}]);
-        let text = to_text(&buffers)?;
+        let buffers = Member::Text(to_text(&json!([{"byteLength": self.bin.len(), "uri": uri}]))?);
         match self.members.iter_mut().find(|(k, _)| *k == "buffers") {
-            Some((_, v)) => *v = text,
-            None => self.members.push(("buffers", text)),
+            Some((_, v)) => *v = buffers,
+            None => self.members.push(("buffers", buffers)),
         }
-        self.bin = Vec::new();
         Ok(())
     }
 }
 
-/// The JSON text of a value built by the exporter.
-fn to_text(value: &Value) -> Result<Vec<u8>> {
-    serde_json::to_vec(value).map_err(|e| Error::unrepresentable(format!("glTF JSON: {e}")))
+fn json_error(e: serde_json::Error) -> Error {
+    Error::unrepresentable(format!("glTF JSON: {e}"))
 }
 
-/// Appends a value to a JSON array's text being written (`[` first, `,` between elements).
-fn push_element(array: &mut Vec<u8>, value: &Value) -> Result<()> {
-    array.push(if array.is_empty() { b'[' } else { b',' });
-    serde_json::to_writer(&mut *array, value).map_err(|e| Error::unrepresentable(format!("glTF JSON: {e}")))
+/// The JSON text of a value built by the exporter.
+fn to_text(value: &Value) -> Result<Vec<u8>> {
+    serde_json::to_vec(value).map_err(json_error)
+}
+
+/// Appends a value to an array's elements, as text.
+fn push_element(array: &mut Vec<Box<RawValue>>, value: &Value) -> Result<()> {
+    array.push(serde_json::value::to_raw_value(value).map_err(json_error)?);
+    Ok(())
 }
 
 /// Adds the member `key` holding `values`, unless there are none.
-fn push_array(members: &mut Vec<(&'static str, Vec<u8>)>, key: &'static str, values: Vec<Value>) -> Result<()> {
+fn push_array(members: &mut Vec<(&'static str, Member)>, key: &'static str, values: Vec<Value>) -> Result<()> {
     if !values.is_empty() {
-        members.push((key, to_text(&Value::Array(values))?));
+        members.push((key, Member::Text(to_text(&Value::Array(values))?)));
     }
     Ok(())
 }
 
-/// A JSON array's text written with [`push_element`], closed (`None` when it has no element).
-fn close_array(mut array: Vec<u8>) -> Option<Vec<u8>> {
-    if array.is_empty() {
-        return None;
+/// Adds the member `key` holding `elements`, unless there are none.
+fn push_elements(members: &mut Vec<(&'static str, Member)>, key: &'static str, elements: Vec<Box<RawValue>>) {
+    if !elements.is_empty() {
+        members.push((key, Member::Elements(elements)));
     }
-    array.push(b']');
-    Some(array)
 }
 
 const FLOAT: u32 = 5126;
@@ -140,9 +143,8 @@ const UNSIGNED_SHORT: u32 = 5123;
 struct Bin {
     data: Vec<u8>,
     views: Vec<Value>,
-    /// The text of the `accessors` array so far, each written as it is made ([`push_element`]).
-    accessors: Vec<u8>,
-    accessor_count: usize,
+    /// The `accessors` so far, each written as text as it is made ([`push_element`]).
+    accessors: Vec<Box<RawValue>>,
     /// Animation data goes into one buffer view, the next one when it opens: where it starts
     /// in `data`, and its view index, while it is open.
     anim_view: Option<(usize, usize)>,
@@ -190,8 +192,7 @@ impl Bin {
 
     fn push_accessor(&mut self, accessor: &Value) -> Result<usize> {
         push_element(&mut self.accessors, accessor)?;
-        self.accessor_count += 1;
-        Ok(self.accessor_count - 1)
+        Ok(self.accessors.len() - 1)
     }
 
     /// A time accessor, shared between samplers with bit-identical times.
@@ -657,7 +658,7 @@ enum ClipJson {
     Empty(Value),
 }
 
-/// The `animations` array's text, each animation written as soon as its clip is done, and the
+/// The `animations`, each written as text as soon as its clip is done, and the
 /// clips without any node channel (kept in the root extras). Bone `b` is node `base + b`.
 fn animations(
     package: &Package,
@@ -665,7 +666,7 @@ fn animations(
     base: usize,
     bin: &mut Bin,
     warnings: &mut Vec<String>,
-) -> Result<(Vec<u8>, Vec<Value>)> {
+) -> Result<(Vec<Box<RawValue>>, Vec<Value>)> {
     let mut animations = Vec::new();
     let mut empty_clips = Vec::new();
     for (ci, clip) in package.clips.iter().enumerate() {
@@ -942,19 +943,19 @@ pub fn export(package: &Package) -> Result<Exported> {
         set(&mut scene, "nodes", json!(roots));
     }
     let mut members = vec![
-        ("asset", to_text(&asset)?),
-        ("scene", b"0".to_vec()),
-        ("extras", to_text(&json!({"animkit": pkg_extras}))?),
-        ("scenes", to_text(&json!([scene]))?),
+        ("asset", Member::Text(to_text(&asset)?)),
+        ("scene", Member::Text(b"0".to_vec())),
+        ("extras", Member::Text(to_text(&json!({"animkit": pkg_extras}))?)),
+        ("scenes", Member::Text(to_text(&json!([scene]))?)),
     ];
     push_array(&mut members, "nodes", nodes)?;
-    members.extend(close_array(animations).map(|text| ("animations", text)));
+    push_elements(&mut members, "animations", animations);
     push_array(&mut members, "skins", skins)?;
     push_array(&mut members, "meshes", meshes)?;
-    members.extend(close_array(std::mem::take(&mut bin.accessors)).map(|text| ("accessors", text)));
+    push_elements(&mut members, "accessors", std::mem::take(&mut bin.accessors));
     push_array(&mut members, "bufferViews", std::mem::take(&mut bin.views))?;
     if !bin.data.is_empty() {
-        members.push(("buffers", to_text(&json!([{"byteLength": bin.data.len()}]))?));
+        members.push(("buffers", Member::Text(to_text(&json!([{"byteLength": bin.data.len()}]))?)));
     }
     Ok(Exported { members, bin: bin.data, warnings })
 }

@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
 use glam::{Mat4, Quat, Vec3};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::export::{COMMON_ROOT_NODE, Z_UP_NODE};
@@ -54,12 +55,38 @@ fn floats<const N: usize>(v: Option<&Value>) -> Option<[f32; N]> {
     Some(out)
 }
 
+/// The members of an accessor that reading it needs (the others, `min`/`max` and names, are
+/// skipped unparsed). Each is `Some` when present, even as `null`, as `Value::get` would say.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AccessorFields {
+    #[serde(default, deserialize_with = "present")]
+    buffer_view: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    byte_offset: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    component_type: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    count: Option<Value>,
+    #[serde(default, deserialize_with = "present", rename = "type")]
+    kind: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    normalized: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    sparse: Option<Value>,
+}
+
+/// A member that is present, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
 /// Reads an accessor as floats (`comps` per element), decoding normalised integers.
 pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Result<(Vec<f32>, usize)> {
-    let acc = json.accessor(i)?;
+    let acc: AccessorFields = json.accessor_as(i)?;
     let within = |e: Error| e.within(format!("accessor {i}"));
-    let count = acc.get("count").and_then(Value::as_u64).ok_or_else(|| within(invalid("no count")))?;
-    let comps = match acc.get("type").and_then(Value::as_str) {
+    let count = acc.count.as_ref().and_then(Value::as_u64).ok_or_else(|| within(invalid("no count")))?;
+    let comps = match acc.kind.as_ref().and_then(Value::as_str) {
         Some("SCALAR") => 1,
         Some("VEC2") => 2,
         Some("VEC3") => 3,
@@ -67,19 +94,19 @@ pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Re
         Some("MAT4") => 16,
         other => return Err(within(Error::unsupported(format!("accessor type {other:?}")))),
     };
-    let ctype = acc.get("componentType").and_then(Value::as_u64).unwrap_or(0);
+    let ctype = acc.component_type.as_ref().and_then(Value::as_u64).unwrap_or(0);
     let csize = match ctype {
         5120 | 5121 => 1,
         5122 | 5123 => 2,
         5125 | 5126 => 4,
         _ => return Err(within(invalid(format!("componentType {ctype}")))),
     };
-    if acc.get("sparse").is_some() {
+    if acc.sparse.is_some() {
         return Err(within(Error::unsupported("sparse accessors")));
     }
-    let normalized = acc.get("normalized").and_then(Value::as_bool).unwrap_or(false);
+    let normalized = acc.normalized.as_ref().and_then(Value::as_bool).unwrap_or(false);
     let elem = comps * csize;
-    let Some(view_index) = acc.get("bufferView") else {
+    let Some(view_index) = acc.buffer_view.as_ref() else {
         // No buffer view: all zeros. Bound the allocation like any other.
         let n = usize::try_from(count)
             .ok()
@@ -109,7 +136,7 @@ pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Re
     if stride < elem {
         return Err(within(invalid(format!("byteStride {stride} is below the element size {elem}"))));
     }
-    let ao = usize::try_from(acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0))
+    let ao = usize::try_from(acc.byte_offset.as_ref().and_then(Value::as_u64).unwrap_or(0))
         .map_err(|_| within(invalid("byteOffset")))?;
     let n = usize::try_from(count).map_err(|_| within(invalid("count")))?;
     let too_short = || {

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -24,6 +24,47 @@ pub struct GltfJson {
     rest: Value,
     animations: Vec<Box<RawValue>>,
     accessors: Vec<Box<RawValue>>,
+}
+
+/// The JSON of a top-level member: its text, or an array's elements, each as its text.
+#[derive(Debug)]
+pub enum Member {
+    Text(Vec<u8>),
+    Elements(Vec<Box<RawValue>>),
+}
+
+impl Member {
+    /// The length of [`Member::write`]'s text.
+    pub fn len(&self) -> usize {
+        match self {
+            Member::Text(text) => text.len(),
+            Member::Elements(items) => {
+                2 + items.iter().map(|e| e.get().len()).sum::<usize>() + items.len().saturating_sub(1)
+            }
+        }
+    }
+
+    /// Whether the text is empty (never, for a member the exporter made).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends the text (an array's elements within `[]`, separated by `,`, as serde_json writes).
+    pub fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Member::Text(text) => out.extend_from_slice(text),
+            Member::Elements(items) => {
+                out.push(b'[');
+                for (i, e) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(e.get().as_bytes());
+                }
+                out.push(b']');
+            }
+        }
+    }
 }
 
 /// Reads the top-level object member by member.
@@ -80,6 +121,28 @@ impl GltfJson {
         GltfJson::parse(&text).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
 
+    /// The structure of a document built in memory from its top-level members (the exporter's).
+    pub fn from_members(members: Vec<(&'static str, Member)>) -> Result<GltfJson> {
+        let invalid = |e: serde_json::Error| Error::new(ErrorKind::Invalid, None, format!("glTF JSON: {e}"));
+        let mut rest = Map::new();
+        let mut json = GltfJson::default();
+        for (key, member) in members {
+            match (key, member) {
+                ("animations", Member::Elements(items)) => json.animations = items,
+                ("accessors", Member::Elements(items)) => json.accessors = items,
+                (_, Member::Elements(items)) => {
+                    let values = items.iter().map(|e| serde_json::from_str(e.get())).collect::<Result<_, _>>();
+                    rest.insert(key.to_string(), Value::Array(values.map_err(invalid)?));
+                }
+                (_, Member::Text(text)) => {
+                    rest.insert(key.to_string(), serde_json::from_slice(&text).map_err(invalid)?);
+                }
+            }
+        }
+        json.rest = Value::Object(rest);
+        Ok(json)
+    }
+
     /// A parsed top-level member (`None` for `animations` and `accessors` arrays: see
     /// [`GltfJson::animation`], [`GltfJson::accessor`]).
     pub fn get(&self, key: &str) -> Option<&Value> {
@@ -115,11 +178,15 @@ impl GltfJson {
     pub fn accessor(&self, i: usize) -> Result<Value> {
         element(&self.accessors, i, "accessor")
     }
+
+    /// Accessor `i`, parsed into `T` (a struct of the fields a reader needs skips the others).
+    pub fn accessor_as<T: DeserializeOwned>(&self, i: usize) -> Result<T> {
+        element(&self.accessors, i, "accessor")
+    }
 }
 
-fn element(items: &[Box<RawValue>], i: usize, what: &str) -> Result<Value> {
+fn element<T: DeserializeOwned>(items: &[Box<RawValue>], i: usize, what: &str) -> Result<T> {
     let raw = items.get(i).ok_or_else(|| Error::new(ErrorKind::Invalid, None, format!("{what} {i} does not exist")))?;
-    // Parsed once already as part of the whole text, so this cannot fail on valid input.
     serde_json::from_str(raw.get()).map_err(|e| Error::new(ErrorKind::Invalid, None, format!("{what} {i}: {e}")))
 }
 

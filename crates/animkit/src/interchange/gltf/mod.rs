@@ -367,19 +367,38 @@ impl GltfDocument {
     }
 
     /// Builds a document from export output: a GLB, or (`glb` false) a `.gltf` with the buffer
-    /// embedded. The file is assembled once and parsed back, so the document is what a reader
-    /// of the file sees.
+    /// embedded. The file is assembled once; the document keeps the exporter's elements as its
+    /// JSON (they are the text the file holds) and the BIN chunk as a view of the file.
     pub fn from_export(mut exported: export::Exported, glb: bool) -> Result<GltfDocument> {
-        let bytes = if glb {
-            glb_from(exported.json_len(), |out| exported.write_json(out), &exported.bin)?
-        } else {
+        if !glb {
             exported.embed_bin()?;
-            let mut text = Vec::with_capacity(exported.json_len());
+        }
+        let json_len = exported.json_len();
+        let (bytes, json_start, bin_start) = if glb {
+            let (bytes, bin_start) = glb_from(json_len, |out| exported.write_json(out), &exported.bin)?;
+            (bytes, 20, Some(bin_start))
+        } else {
+            let mut text = Vec::with_capacity(json_len);
             exported.write_json(&mut text);
-            text
+            (text, 0, None)
         };
-        drop(exported);
-        GltfDocument::parse(Bytes::from(bytes), Limits::default())
+        let bytes = Bytes::from(bytes);
+        let bin = std::mem::take(&mut exported.bin);
+        let buffers = match bin_start {
+            _ if bin.is_empty() => Vec::new(),
+            Some(start) => vec![Some(bytes.slice(start..start + bin.len()))],
+            None => vec![Some(Bytes::from(bin))],
+        };
+        Ok(GltfDocument {
+            json: GltfJson::from_members(exported.members)?,
+            json_range: json_start..json_start + json_len,
+            bytes,
+            glb,
+            buffers,
+            limits: Limits::default(),
+            import: Default::default(),
+            notes: Vec::new(),
+        })
     }
 
     /// The glTF JSON.
@@ -417,12 +436,12 @@ fn embed_buffer0(json: &mut Value, bin: &[u8]) -> Result<()> {
 
 /// A GLB file from JSON text and a binary chunk (both padded to 4 bytes as the spec asks).
 pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
-    glb_from(json.len(), |out| out.extend_from_slice(json), bin)
+    Ok(glb_from(json.len(), |out| out.extend_from_slice(json), bin)?.0)
 }
 
 /// [`glb_bytes`] with the JSON text (`json_len` bytes) appended by `write_json`, so that it is
-/// written into the file's buffer directly.
-fn glb_from(json_len: usize, write_json: impl FnOnce(&mut Vec<u8>), bin: &[u8]) -> Result<Vec<u8>> {
+/// written into the file's buffer directly; also returns where the BIN chunk's data starts.
+fn glb_from(json_len: usize, write_json: impl FnOnce(&mut Vec<u8>), bin: &[u8]) -> Result<(Vec<u8>, usize)> {
     let jlen = json_len.div_ceil(4) * 4;
     let blen = bin.len().div_ceil(4) * 4;
     let total = 12 + 8 + jlen + if bin.is_empty() { 0 } else { 8 + blen };
@@ -444,7 +463,7 @@ fn glb_from(json_len: usize, write_json: impl FnOnce(&mut Vec<u8>), bin: &[u8]) 
         out.extend_from_slice(bin);
         out.resize(total, 0);
     }
-    Ok(out)
+    Ok((out, 28 + jlen))
 }
 
 impl Document for GltfDocument {
