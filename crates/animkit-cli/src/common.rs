@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use animkit::formats::{Format, Param, COMMON_READ_PARAMS, REGISTRY};
+use animkit::io::Durability;
 use animkit::{Document, Error, ReadOptions};
 use anyhow::{bail, Context, Result};
 
@@ -198,6 +199,18 @@ impl Written {
 /// (the file it points to is rewritten, the link stays) and a backup of the old content is kept
 /// beside that file. Nothing is written when the file holds `data` already.
 pub fn write_output(out: &Path, data: &[u8], input: Option<&Path>, in_place: bool) -> Result<Written> {
+    write_output_with(out, data, input, in_place, Durability::Synced)
+}
+
+/// [`write_output`], synced as `durability` says; a file that replaces the input is always
+/// synced before the rename (see [`animkit::io`] for the policy).
+pub fn write_output_with(
+    out: &Path,
+    data: &[u8],
+    input: Option<&Path>,
+    in_place: bool,
+    durability: Durability,
+) -> Result<Written> {
     let replaces_input = input.is_some_and(|input| animkit::io::same_file(input, out));
     if replaces_input && !in_place {
         bail!("refusing to overwrite the input {} (use --in-place, which keeps a backup)", out.display());
@@ -217,7 +230,8 @@ pub fn write_output(out: &Path, data: &[u8], input: Option<&Path>, in_place: boo
     } else {
         None
     };
-    animkit::io::write_atomic(&path, data).with_context(|| format!("writing {}", path.display()))?;
+    let durability = if replaces_input { Durability::Synced } else { durability };
+    animkit::io::write_atomic_with(&path, data, durability).with_context(|| format!("writing {}", path.display()))?;
     Ok(Written { path, backup, unchanged: false })
 }
 

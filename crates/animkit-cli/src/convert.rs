@@ -5,14 +5,16 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Mutex, PoisonError};
 
 use animkit::convert::{self as library, ConvertOptions, Destination, Job, OutputOptions, PreparedFile};
 use animkit::formats::{check_read_params, check_write_params, Format};
+use animkit::io::Durability;
 use animkit::ReadOptions;
 use anyhow::{bail, Result};
 
 use crate::batch::Done;
-use crate::common::{load_skeleton, paths, probe_file, write_output, FormatOptions};
+use crate::common::{load_skeleton, paths, probe_file, write_output_with, FormatOptions};
 
 #[derive(clap::Args)]
 #[command(after_help = "Into a directory, each input gives DIR/STEM.EXT, or DIR/STEM_CHARACTER.EXT per character \
@@ -80,8 +82,29 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         None => library::plan(&args.inputs, &args.output, &options)?,
     };
-    let convert = |job: &Job, done: &mut Done| convert_one(job, &for_input(&options, &job.input, format), &args, done);
-    Ok(crate::batch::run_jobs(&jobs, |job| &job.input, convert))
+    // A batch syncs its outputs once at the end (see `animkit::io` for why); the input itself
+    // (`--in-place`) is always synced as it is replaced.
+    let batch = Batch {
+        durability: if jobs.len() > 1 { Durability::Deferred } else { Durability::Synced },
+        written: Mutex::new(Vec::new()),
+    };
+    let convert =
+        |job: &Job, done: &mut Done| convert_one(job, &for_input(&options, &job.input, format), &args, &batch, done);
+    let code = crate::batch::run_jobs(&jobs, |job| &job.input, convert);
+    let written = batch.written.into_inner().unwrap_or_else(PoisonError::into_inner);
+    if batch.durability == Durability::Deferred {
+        if let Err(e) = animkit::io::sync_written(&written) {
+            eprintln!("failed: syncing the {} files written to disk: {e}", written.len());
+            return Ok(ExitCode::from(1));
+        }
+    }
+    Ok(code)
+}
+
+/// How a run writes its files, and the files written so far.
+struct Batch {
+    durability: Durability,
+    written: Mutex<Vec<PathBuf>>,
 }
 
 /// The options for one input: of the settings, those its format reads or `output` writes (the
@@ -99,13 +122,14 @@ fn for_input<'a>(options: &'a ConvertOptions, input: &Path, output: &dyn Format)
 }
 
 /// Converts one input and writes its files, noting each in `done` as it is written.
-fn convert_one(job: &Job, options: &ConvertOptions, args: &Args, done: &mut Done) -> Result<()> {
+fn convert_one(job: &Job, options: &ConvertOptions, args: &Args, batch: &Batch, done: &mut Done) -> Result<()> {
     let prepared = job.prepare(options)?;
     done.messages.extend(prepared.notes);
     done.messages.extend(prepared.warnings.iter().map(|w| format!("warning: {w}")));
     let split = prepared.files.len() > 1 || prepared.files.iter().any(|f| f.report.character.is_some());
     for file in &prepared.files {
-        write_file(file, &job.input, args.in_place)?;
+        write_file(file, &job.input, args.in_place, batch.durability)?;
+        batch.written.lock().unwrap_or_else(PoisonError::into_inner).push(file.report.path.clone());
         done.written += 1;
         let report = &file.report;
         let name = if split { format!("{}: ", report.path.display()) } else { String::new() };
@@ -120,11 +144,11 @@ fn convert_one(job: &Job, options: &ConvertOptions, args: &Args, done: &mut Done
 }
 
 /// Writes one prepared file, creating its folder; never over the input unless `in_place`.
-fn write_file(file: &PreparedFile, input: &Path, in_place: bool) -> Result<()> {
+fn write_file(file: &PreparedFile, input: &Path, in_place: bool, durability: Durability) -> Result<()> {
     let path = &file.report.path;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
     }
-    write_output(path, &file.data, Some(input), in_place)?;
+    write_output_with(path, &file.data, Some(input), in_place, durability)?;
     Ok(())
 }

@@ -6,14 +6,29 @@
 //!   never opened or followed, the next random name is tried instead. Parallel writes of the same
 //!   name never share a temporary file.
 //! - It is filled, given the mode (and, where permitted, the owner) of the file it replaces, synced
-//!   to disk, then renamed over the target. A new file gets the usual `0666 & !umask`.
+//!   to disk (unless the caller defers that, below), then renamed over the target. A new file gets the usual `0666 & !umask`.
 //! - The target itself is replaced, not followed: a symbolic link at the target path becomes a
 //!   regular file. To rewrite the file a link points to, resolve the link first (the CLI does so
 //!   for `--in-place`).
+//! - When the content reaches the disk is the caller's choice ([`Durability`]); see below.
 //! - Temporary files of writes in progress are registered; a signal handler calls
 //!   [`abandon_writes`] to remove them before the process exits. Those a crash (or `kill -9`) left
 //!   behind are removed by the next write into that directory once they are
 //!   [`STALE_AFTER`] old.
+//!
+//! ## When the content is synced (`fsync`)
+//! A single write is synced before its rename ([`Durability::Synced`]): once it returns, even a
+//! power cut leaves the old or the new content, never an empty file. A batch (`convert` of many
+//! inputs into a directory) writes new files derived from its inputs; syncing each before its
+//! rename costs one file-system journal commit per file, which dominated a batch (measured on
+//! ext4: 7.3 ms per 20 KB file synced one by one, 1.6 ms written and synced all together at the
+//! end, 0.85 ms never synced). So a batch writes with [`Durability::Deferred`] and calls
+//! [`sync_written`] once at its end: every file's data, then each directory's entries, so that
+//! when the batch reports success everything it wrote is on disk. A crash during the batch may
+//! leave some of its outputs empty or old; running it again rewrites them. A file that replaces
+//! the user's own data (`--in-place`, the input itself) is always written `Synced`. With
+//! `benches/batch.rs` of the CLI (8,400 generated CAFs to GLB, 2 cores), the batch took 37 s
+//! instead of 52 s (part of that is the GLB export's own speed-up).
 
 use std::collections::BTreeSet;
 use std::fs::{self, File, Metadata, OpenOptions};
@@ -45,19 +60,65 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Writes `data` to `path` atomically (temporary file in the same directory, fsync, rename).
-pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
-    let name = file_name(path);
-    write_atomic_named(path, data, std::iter::repeat_with(|| random_temp_name(&name)))
+/// When a write's content is forced to disk (see the module docs for the policy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Synced before the rename: after a crash the target holds the old or the new content.
+    #[default]
+    Synced,
+    /// Not synced by the write: the caller syncs a whole batch at its end with [`sync_written`].
+    /// Until then a crash may leave the target empty.
+    Deferred,
 }
 
+/// Writes `data` to `path` atomically (temporary file in the same directory, fsync, rename).
+pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, data, Durability::Synced)
+}
+
+/// [`write_atomic`], synced before the rename or not as `durability` says.
+pub fn write_atomic_with(path: &Path, data: &[u8], durability: Durability) -> io::Result<()> {
+    let name = file_name(path);
+    write_atomic_named(path, data, durability, std::iter::repeat_with(|| random_temp_name(&name)))
+}
+
+/// Forces what a batch wrote with [`Durability::Deferred`] to disk: the data of every file in
+/// `files`, then the entries of each of their directories (once each). The files are synced
+/// [`SYNC_THREADS`] at a time, so that the file system commits them together.
+pub fn sync_written(files: &[PathBuf]) -> io::Result<()> {
+    let share = files.len().div_ceil(SYNC_THREADS).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(share)
+            .map(|chunk| scope.spawn(move || chunk.iter().try_for_each(|path| File::open(path)?.sync_all())))
+            .collect();
+        workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|_| Err(io::Error::other("a sync thread failed"))))
+    })?;
+    #[cfg(unix)]
+    for dir in files.iter().map(|f| parent_dir(f)).collect::<BTreeSet<_>>() {
+        // A directory opens read-only on Unix; its fsync persists the renames into it.
+        File::open(&dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+/// How many files [`sync_written`] syncs at once. Each sync mostly waits for the disk; syncing
+/// many at once lets the file system write and commit them together (300 files of 180 KB on
+/// ext4: 1.6–1.9 s one after another, 0.15 s two at a time, 0.05–0.08 s sixteen at a time).
+pub const SYNC_THREADS: usize = 16;
+
 /// [`write_atomic`] with the temporary names to try given by `names`.
-fn write_atomic_named(path: &Path, data: &[u8], names: impl Iterator<Item = String>) -> io::Result<()> {
+fn write_atomic_named(
+    path: &Path,
+    data: &[u8],
+    durability: Durability,
+    names: impl Iterator<Item = String>,
+) -> io::Result<()> {
     let dir = parent_dir(path);
     clean_stale_once(&dir);
     let replaced = fs::symlink_metadata(path).ok().filter(Metadata::is_file);
     let (mut file, tmp) = create_temp(&dir, names, replaced.is_none())?;
-    let result = fill(&mut file, data, replaced.as_ref()).and_then(|()| rename_into_place(&tmp, path));
+    let result = fill(&mut file, data, replaced.as_ref(), durability).and_then(|()| rename_into_place(&tmp, path));
     if result.is_err() {
         discard(&tmp);
     }
@@ -111,8 +172,9 @@ fn create_temp(dir: &Path, names: impl Iterator<Item = String>, fresh: bool) -> 
     ))
 }
 
-/// Writes the content, gives the file the owner and mode of the one it replaces, syncs.
-fn fill(file: &mut File, data: &[u8], replaced: Option<&Metadata>) -> io::Result<()> {
+/// Writes the content, gives the file the owner and mode of the one it replaces, syncs when
+/// `durability` asks.
+fn fill(file: &mut File, data: &[u8], replaced: Option<&Metadata>, durability: Durability) -> io::Result<()> {
     file.write_all(data)?;
     if let Some(old) = replaced {
         #[cfg(unix)]
@@ -123,7 +185,10 @@ fn fill(file: &mut File, data: &[u8], replaced: Option<&Metadata>) -> io::Result
         }
         file.set_permissions(old.permissions())?;
     }
-    file.sync_all()
+    match durability {
+        Durability::Synced => file.sync_all(),
+        Durability::Deferred => Ok(()),
+    }
 }
 
 fn rename_into_place(tmp: &Path, path: &Path) -> io::Result<()> {
@@ -249,6 +314,21 @@ mod tests {
     }
 
     #[test]
+    fn deferred_writes_are_complete_and_synced_together() {
+        let dir = fresh_dir("deferred");
+        let files: Vec<PathBuf> = (0..40).map(|i| dir.join(format!("out{i}.bin"))).collect();
+        for (i, f) in files.iter().enumerate() {
+            write_atomic_with(f, format!("content {i}").as_bytes(), Durability::Deferred).unwrap();
+        }
+        sync_written(&files).unwrap();
+        assert_eq!(fs::read(&files[7]).unwrap(), b"content 7");
+        assert_eq!(names_in(&dir).len(), 40, "no temporary file left");
+        // A file that is not there is an error, not skipped.
+        assert!(sync_written(&[dir.join("missing.bin")]).is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn atomic_write_replaces_content_and_leaves_no_temp() {
         let dir = fresh_dir("replace");
         let target = dir.join("out.bin");
@@ -302,7 +382,7 @@ mod tests {
         fs::write(dir.join("t2"), b"planted").unwrap();
         let target = dir.join("out.glb");
         let names = ["t0", "t1", "t2", "t3"].map(String::from);
-        write_atomic_named(&target, b"glTF new output", names.into_iter()).unwrap();
+        write_atomic_named(&target, b"glTF new output", Durability::Synced, names.into_iter()).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"glTF new output");
         assert_eq!(fs::read(&victim).unwrap(), b"precious");
         assert!(!ghost.exists(), "the dangling link was followed");
@@ -312,7 +392,7 @@ mod tests {
 
         // Every name taken: the write fails, nothing changes.
         let names = ["t0", "t1", "t2"].map(String::from);
-        let err = write_atomic_named(&target, b"other", names.into_iter()).unwrap_err();
+        let err = write_atomic_named(&target, b"other", Durability::Synced, names.into_iter()).unwrap_err();
         assert!(err.to_string().contains("no free temporary name"), "{err}");
         assert_eq!(fs::read(&target).unwrap(), b"glTF new output");
         assert_eq!(fs::read(&victim).unwrap(), b"precious");

@@ -190,6 +190,11 @@ pub fn prepare(input: &Path, destination: &Destination, options: &ConvertOptions
     let (doc, params) = open_input(input, options, format)?;
     let into_dir = file.is_none();
     let parts = characters::parts(doc.as_ref(), options, into_dir, format.capabilities().skeleton)?;
+    let input_format = doc.format().name();
+    let mut warnings = doc.not_in_model();
+    warnings.extend(parts.warnings);
+    // The model is built: the document and the input's bytes are not needed while writing.
+    drop(doc);
     let mut files: Vec<PreparedFile> = Vec::with_capacity(parts.parts.len());
     for part in parts.parts {
         let path = match destination {
@@ -211,9 +216,6 @@ pub fn prepare(input: &Path, destination: &Destination, options: &ConvertOptions
         file.report.character = part.character;
         files.push(file);
     }
-    let input_format = doc.format().name();
-    let mut warnings = doc.not_in_model();
-    warnings.extend(parts.warnings);
     Ok(Prepared { input: input.to_path_buf(), input_format, notes: parts.notes, warnings, files })
 }
 
@@ -302,13 +304,15 @@ fn encode_as(
     loss::check_input(package)?;
     let options = WriteOptions { variant: variant.map(str::to_string), params: params.clone() };
     let written = format.from_model(package, &options)?;
-    let data = written.document.write()?;
+    // Read back before the bytes are copied out, so the two are not in memory together.
     let summary = if format.capabilities().to_model {
         let summary = written.document.summary().map_err(|e| e.within("the written file, read back"))?;
         Some(summary)
     } else {
         None
     };
+    let data = written.document.write()?;
+    drop(written.document);
     let kept = summary.as_ref().map(Counts::of_summary);
     let skeleton_kept = summary.as_ref().and_then(|s| s.skeleton_bones).is_some_and(|n| n > 0);
     let warnings = loss::group(&written.warnings, package);

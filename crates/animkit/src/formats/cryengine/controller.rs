@@ -18,7 +18,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::quat_codecs::{decode_position_endian, decode_rotation_endian, position_size, rotation_size};
+use super::quat_codecs::{decode_position_endian, decode_rotations, position_size, rotation_size};
 use super::time_formats::{self, LengthRule};
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
@@ -254,10 +254,7 @@ fn read_compressed(
             Error::unsupported(format!("rotation format {} has no codec", d.rot.value_format)).within("rotation keys")
         })?;
         let bytes = slice(pos, n * size).within(|| "rotation keys")?;
-        let mut values = Vec::with_capacity(n);
-        for k in bytes.chunks_exact(size) {
-            values.push(decode_rotation_endian(d.rot.value_format, k, endian)?);
-        }
+        let values = decode_rotations(d.rot.value_format, bytes, endian)?;
         end = pos + n * size;
         pos += round_up(n * size, align);
         rot_frames = times(&mut pos, &mut end, d.rot.time_format, n, "rotation")?;

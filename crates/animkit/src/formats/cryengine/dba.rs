@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use glam::{Quat, Vec3};
 
 use super::controller::{parse_motion_params, KeyTrack, MotionParams};
-use super::quat_codecs::{decode_position, decode_rotation, position_size, rotation_size};
+use super::quat_codecs::{decode_position, decode_rotations, position_size, rotation_size};
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
@@ -201,8 +201,8 @@ fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
                     let mut rotation = None;
                     if rt != NONE && rv != NONE {
                         let frames = read_times(rt)?;
-                        let (f, data, e, n) = read_values(rv, true)?;
-                        let values = data.chunks_exact(e).map(|b| decode_rotation(f, b)).collect::<Result<Vec<_>>>()?;
+                        let (f, data, _, n) = read_values(rv, true)?;
+                        let values = decode_rotations(f, data, Endian::Little)?;
                         if frames.len() != n {
                             return Err(Error::invalid(
                                 blob_base,

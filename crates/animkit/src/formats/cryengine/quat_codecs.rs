@@ -78,6 +78,7 @@ const ST64EXT: SmallTree =
     SmallTree { fields: [(21, 1_482_909.0), (21, 1_482_909.0), (20, 741_454.0)], index_shift: 62 };
 
 impl SmallTree {
+    #[inline]
     fn decode(&self, v: u64) -> Quat {
         let mut shift = 0u32;
         let [a, b, c] = self.fields.map(|(width, max)| {
@@ -193,6 +194,24 @@ pub fn decode_rotation_endian(f: u8, b: &[u8], endian: Endian) -> Result<Quat> {
         (Endian::Big, Some(w)) => decode_rotation(f, &swap_words(b, w)),
         _ => decode_rotation(f, b),
     }
+}
+
+/// Decodes the rotation keys of format `f` stored back to back in `b` (a whole number of
+/// [`rotation_size`] values), in bulk: the format and byte order are matched once per track and
+/// each codec runs in a loop of its own, not once per key through [`decode_rotation_endian`].
+pub fn decode_rotations(f: u8, b: &[u8], endian: Endian) -> Result<Vec<Quat>> {
+    let size = rotation_size(f).ok_or_else(|| unsupported_rotation(f))?;
+    let keys = b.chunks_exact(size);
+    fn each<const N: usize>(keys: std::slice::ChunksExact<'_, u8>, decode: impl Fn([u8; N]) -> Quat) -> Vec<Quat> {
+        keys.filter_map(|k| k.first_chunk::<N>().copied()).map(decode).collect()
+    }
+    Ok(match (endian, f) {
+        (Endian::Big, _) => return keys.map(|k| decode_rotation_endian(f, k, endian)).collect(),
+        (Endian::Little, 5) => each(keys, |k: [u8; 6]| ST48.decode(u48(k))),
+        (Endian::Little, 6) => each(keys, |k: [u8; 8]| ST64.decode(u64::from_le_bytes(k))),
+        (Endian::Little, 8) => each(keys, |k: [u8; 8]| ST64EXT.decode(u64::from_le_bytes(k))),
+        (Endian::Little, _) => return keys.map(|k| decode_rotation(f, k)).collect(),
+    })
 }
 
 /// [`decode_position`] in either byte order (three f32 words).

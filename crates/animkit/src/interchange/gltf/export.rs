@@ -24,10 +24,13 @@
 //! than `value[key] = …`, and bone indices come from a validated skeleton; nothing is indexed
 //! unchecked.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use glam::{Affine3A, Quat, Vec3, Vec4};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+
+use super::json::Member;
 
 use crate::error::{Error, Result};
 use crate::model::{
@@ -53,10 +56,85 @@ pub fn z_up_rotation() -> Quat {
 }
 
 /// The glTF JSON and binary buffer of an export, with what was approximated.
+///
+/// The JSON is kept as the text of each top-level member, written as soon as the member is
+/// complete (each animation as its clip is done, each accessor as its keys are), so that no
+/// parsed `serde_json::Value` of the whole document ever exists (for the SA `ped.ifp` export it
+/// took 14× the memory of its text).
 pub struct Exported {
-    pub json: Value,
+    /// Each top-level member, in file order; `animations` and `accessors` element by element.
+    pub members: Vec<(&'static str, Member)>,
     pub bin: Vec<u8>,
     pub warnings: Vec<String>,
+}
+
+impl Exported {
+    /// The length of [`Exported::write_json`]'s text.
+    pub fn json_len(&self) -> usize {
+        let members: usize = self.members.iter().map(|(k, v)| k.len() + 3 + v.len()).sum();
+        2 + members + self.members.len().saturating_sub(1)
+    }
+
+    /// Appends the JSON text: the members as one object, byte for byte what serde_json writes
+    /// for the same object (keys are plain ASCII names, so `"key":` needs no escaping).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        out.push(b'{');
+        for (i, (key, value)) in self.members.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            value.write(out);
+        }
+        out.push(b'}');
+    }
+
+    /// Replaces the `buffers` member by one whose buffer 0 holds `bin` as a `data:` URI (the
+    /// `.gltf` variant).
+    pub fn embed_bin(&mut self) -> Result<()> {
+        if self.bin.is_empty() {
+            return Ok(());
+        }
+        let uri = format!("data:application/octet-stream;base64,{}", super::base64_encode(&self.bin));
+        let buffers = Member::Text(to_text(&json!([{"byteLength": self.bin.len(), "uri": uri}]))?);
+        match self.members.iter_mut().find(|(k, _)| *k == "buffers") {
+            Some((_, v)) => *v = buffers,
+            None => self.members.push(("buffers", buffers)),
+        }
+        Ok(())
+    }
+}
+
+fn json_error(e: serde_json::Error) -> Error {
+    Error::unrepresentable(format!("glTF JSON: {e}"))
+}
+
+/// The JSON text of a value built by the exporter.
+fn to_text(value: &Value) -> Result<Vec<u8>> {
+    serde_json::to_vec(value).map_err(json_error)
+}
+
+/// Appends a value to an array's elements, as text.
+fn push_element(array: &mut Vec<Box<RawValue>>, value: &Value) -> Result<()> {
+    array.push(serde_json::value::to_raw_value(value).map_err(json_error)?);
+    Ok(())
+}
+
+/// Adds the member `key` holding `values`, unless there are none.
+fn push_array(members: &mut Vec<(&'static str, Member)>, key: &'static str, values: Vec<Value>) -> Result<()> {
+    if !values.is_empty() {
+        members.push((key, Member::Text(to_text(&Value::Array(values))?)));
+    }
+    Ok(())
+}
+
+/// Adds the member `key` holding `elements`, unless there are none.
+fn push_elements(members: &mut Vec<(&'static str, Member)>, key: &'static str, elements: Vec<Box<RawValue>>) {
+    if !elements.is_empty() {
+        members.push((key, Member::Elements(elements)));
+    }
 }
 
 const FLOAT: u32 = 5126;
@@ -68,10 +146,11 @@ const UNSIGNED_SHORT: u32 = 5123;
 struct Bin {
     data: Vec<u8>,
     views: Vec<Value>,
-    accessors: Vec<Value>,
-    /// Animation data goes into one buffer view; this is where it starts, while it is open.
-    anim_start: Option<usize>,
-    anim_accessors: Vec<usize>,
+    /// The `accessors` so far, each written as text as it is made ([`push_element`]).
+    accessors: Vec<Box<RawValue>>,
+    /// Animation data goes into one buffer view, the next one when it opens: where it starts
+    /// in `data`, and its view index, while it is open.
+    anim_view: Option<(usize, usize)>,
     times: HashMap<Vec<u32>, usize>,
 }
 
@@ -96,67 +175,62 @@ impl Bin {
     }
 
     /// Adds an accessor of floats to the shared animation buffer view.
-    fn anim_floats(&mut self, floats: &[f32], ty: &str, count: usize, bounds: bool) -> usize {
-        let start = *self.anim_start.get_or_insert(self.data.len());
+    fn anim_floats(&mut self, floats: &[f32], ty: &str, count: usize, bounds: bool) -> Result<usize> {
+        let (start, view) = *self.anim_view.get_or_insert((self.data.len(), self.views.len()));
         let offset = self.data.len() - start;
+        self.data.reserve(4 * floats.len());
         for f in floats {
             self.data.extend_from_slice(&f.to_le_bytes());
         }
-        let mut acc = json!({"bufferView": Value::Null, "byteOffset": offset, "componentType": FLOAT, "count": count, "type": ty});
+        let mut acc =
+            json!({"bufferView": view, "byteOffset": offset, "componentType": FLOAT, "count": count, "type": ty});
         if bounds {
             let min = floats.iter().copied().fold(f32::INFINITY, f32::min);
             let max = floats.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             set(&mut acc, "min", json!([num(min)]));
             set(&mut acc, "max", json!([num(max)]));
         }
-        self.accessors.push(acc);
-        let index = self.accessors.len() - 1;
-        self.anim_accessors.push(index);
-        index
+        self.push_accessor(&acc)
+    }
+
+    fn push_accessor(&mut self, accessor: &Value) -> Result<usize> {
+        push_element(&mut self.accessors, accessor)?;
+        Ok(self.accessors.len() - 1)
     }
 
     /// Adds an accessor of unsigned bytes (`SCALAR`) to the shared animation buffer view, then
     /// pads it to 4 so the next float accessor stays aligned.
-    fn anim_bytes(&mut self, bytes: &[u8]) -> usize {
-        let start = *self.anim_start.get_or_insert(self.data.len());
+    fn anim_bytes(&mut self, bytes: &[u8]) -> Result<usize> {
+        let (start, view) = *self.anim_view.get_or_insert((self.data.len(), self.views.len()));
         let offset = self.data.len() - start;
         self.data.extend_from_slice(bytes);
         self.align();
-        let acc = json!({"bufferView": Value::Null, "byteOffset": offset, "componentType": UNSIGNED_BYTE, "count": bytes.len(), "type": "SCALAR"});
-        self.accessors.push(acc);
-        let index = self.accessors.len() - 1;
-        self.anim_accessors.push(index);
-        index
+        let acc = json!({"bufferView": view, "byteOffset": offset, "componentType": UNSIGNED_BYTE, "count": bytes.len(), "type": "SCALAR"});
+        self.push_accessor(&acc)
     }
 
     /// A time accessor, shared between samplers with bit-identical times.
-    fn anim_times(&mut self, times: &[f32]) -> usize {
+    fn anim_times(&mut self, times: &[f32]) -> Result<usize> {
         let key: Vec<u32> = times.iter().map(|t| t.to_bits()).collect();
         if let Some(&index) = self.times.get(&key) {
-            return index;
+            return Ok(index);
         }
-        let index = self.anim_floats(times, "SCALAR", times.len(), true);
+        let index = self.anim_floats(times, "SCALAR", times.len(), true)?;
         self.times.insert(key, index);
-        index
+        Ok(index)
     }
 
-    /// Closes the animation buffer view and points its accessors at it.
+    /// Closes the animation buffer view (its accessors name it already).
     fn close_anim(&mut self) {
-        if let Some(start) = self.anim_start.take() {
-            let view = self.views.len();
+        if let Some((start, _)) = self.anim_view.take() {
             self.views.push(json!({"buffer": 0, "byteOffset": start, "byteLength": self.data.len() - start}));
-            for &a in &self.anim_accessors {
-                if let Some(accessor) = self.accessors.get_mut(a) {
-                    set(accessor, "bufferView", json!(view));
-                }
-            }
-            self.anim_accessors.clear();
             self.align();
         }
     }
 
-    /// An accessor in a buffer view of its own.
-    fn own_view(&mut self, bytes: &[u8], target: Option<u32>, mut accessor: Value) -> usize {
+    /// An accessor in a buffer view of its own (after the animation view, which it closes).
+    fn own_view(&mut self, bytes: &[u8], target: Option<u32>, mut accessor: Value) -> Result<usize> {
+        self.close_anim();
         self.align();
         let mut view = json!({"buffer": 0, "byteOffset": self.data.len(), "byteLength": bytes.len()});
         if let Some(target) = target {
@@ -165,8 +239,7 @@ impl Bin {
         self.data.extend_from_slice(bytes);
         self.views.push(view);
         set(&mut accessor, "bufferView", json!(self.views.len() - 1));
-        self.accessors.push(accessor);
-        self.accessors.len() - 1
+        self.push_accessor(&accessor)
     }
 }
 
@@ -551,18 +624,18 @@ const VISIBILITY_EXTENSIONS: [&str; 2] = ["KHR_animation_pointer", "KHR_node_vis
 /// A `STEP` sampler and channel playing a visibility track on `node`'s `KHR_node_visibility`
 /// through `KHR_animation_pointer`, or `None` when the track's times are not glTF key times
 /// (strictly increasing, from 0) or it holds no visibility.
-fn visibility_channel(bin: &mut Bin, track: &Track, node: usize, sampler: usize) -> Option<(Value, Value)> {
-    let Values::Visibility(states) = &track.values else { return None };
+fn visibility_channel(bin: &mut Bin, track: &Track, node: usize, sampler: usize) -> Result<Option<(Value, Value)>> {
+    let Values::Visibility(states) = &track.values else { return Ok(None) };
     let times_ok = track.times.first().is_some_and(|&t| t >= 0.0) && track.times.is_sorted_by(|a, b| a < b);
     if !times_ok || states.len() != track.times.len() {
-        return None;
+        return Ok(None);
     }
-    let input = bin.anim_times(&track.times);
-    let output = bin.anim_bytes(&states.iter().map(|&v| u8::from(v)).collect::<Vec<u8>>());
+    let input = bin.anim_times(&track.times)?;
+    let output = bin.anim_bytes(&states.iter().map(|&v| u8::from(v)).collect::<Vec<u8>>())?;
     let pointer = format!("/nodes/{node}/extensions/KHR_node_visibility/visible");
     let sampler_json = json!({"input": input, "output": output, "interpolation": "STEP"});
     let channel = json!({"sampler": sampler, "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": pointer}}}});
-    Some((sampler_json, channel))
+    Ok(Some((sampler_json, channel)))
 }
 
 fn extra_track(index: usize, track: &Track, reason: &str) -> Value {
@@ -611,6 +684,150 @@ fn place_skinned_mesh(nodes: &mut [Value], roots: &mut Vec<usize>, z_up: bool) {
         }
         None => roots.push(mesh),
     }
+}
+
+/// What a clip becomes: a glTF animation, or (without any node channel) its extras alone.
+enum ClipJson {
+    Animation(Value),
+    Empty(Value),
+}
+
+/// The `animations`, each written as text as soon as its clip is done, and the
+/// clips without any node channel (kept in the root extras). Bone `b` is node `base + b`; the
+/// nodes whose `KHR_node_visibility` a channel animates are added to `visible_nodes`.
+fn animations(
+    package: &Package,
+    skeleton: &Skeleton,
+    base: usize,
+    bin: &mut Bin,
+    warnings: &mut Vec<String>,
+    visible_nodes: &mut BTreeSet<usize>,
+) -> Result<(Vec<Box<RawValue>>, Vec<Value>)> {
+    let mut animations = Vec::new();
+    let mut empty_clips = Vec::new();
+    for (ci, clip) in package.clips.iter().enumerate() {
+        match clip_animation(ci, clip, skeleton, (base, visible_nodes), bin, warnings)? {
+            ClipJson::Animation(animation) => push_element(&mut animations, &animation)?,
+            ClipJson::Empty(extras) => empty_clips.push(extras),
+        }
+    }
+    Ok((animations, empty_clips))
+}
+
+/// One clip's animation: a channel and sampler per transform track bound to a node, and per
+/// visibility track a `KHR_node_visibility` pointer channel (its node added to `visible_nodes`);
+/// everything else in its extras (with a warning line for the clip). Every visibility track is
+/// also kept in the extras, the lossless form animkit reads back.
+fn clip_animation(
+    ci: usize,
+    clip: &Clip,
+    skeleton: &Skeleton,
+    (base, visible_nodes): (usize, &mut BTreeSet<usize>),
+    bin: &mut Bin,
+    warnings: &mut Vec<String>,
+) -> Result<ClipJson> {
+    let mut channels = Vec::new();
+    let mut samplers = Vec::new();
+    let mut extra_tracks = Vec::new();
+    let mut used: HashMap<(usize, Channel), usize> = HashMap::new();
+    let mut clip_notes: Vec<String> = Vec::new();
+    for (ti, track) in clip.tracks.iter().enumerate() {
+        let bone = match &track.target {
+            Target::Bone(r) => skeleton.find(r),
+            Target::Material { .. } => None,
+        };
+        let channel = track.channel();
+        let path = match channel {
+            Channel::Rotation => "rotation",
+            Channel::Translation => "translation",
+            Channel::Scale => "scale",
+            _ => "",
+        };
+        let reason = match (bone, path) {
+            (None, _) => Some(format!("{:?} track of a material target", channel)),
+            (Some(_), "") => Some(format!("{:?} is not a glTF node channel", channel)),
+            (Some(b), _) => used.get(&(b, channel)).map(|&o| format!("same node and channel as track {o}")),
+        };
+        if let Some(reason) = reason {
+            let node = bone.filter(|_| channel == Channel::Visibility).map(|b| base + b);
+            let played = match node {
+                Some(n) => visibility_channel(bin, track, n, samplers.len())?.map(|pair| (n, pair)),
+                None => None,
+            };
+            if let Some((n, (sampler, ch))) = played {
+                samplers.push(sampler);
+                channels.push(ch);
+                visible_nodes.insert(n);
+            } else {
+                clip_notes.push(format!("track {ti} ({}, {:?}): {reason}", track.target.label(), channel));
+            }
+            extra_tracks.push(extra_track(ti, track, &reason));
+            continue;
+        }
+        let Some(b) = bone else { continue };
+        let prepared = match prepare(track) {
+            Ok(p) => p,
+            Err(reason) => {
+                clip_notes.push(format!("track {ti} ({}): {reason}", track.target.label()));
+                extra_tracks.push(extra_track(ti, track, &reason));
+                continue;
+            }
+        };
+        used.insert((b, channel), ti);
+        for n in &prepared.notes {
+            clip_notes.push(format!("track {ti} ({} {path}): {n}", track.target.label()));
+        }
+        let input = bin.anim_times(&prepared.times)?;
+        let count = prepared.values.len() / prepared.comps;
+        let ty = if prepared.comps == 4 { "VEC4" } else { "VEC3" };
+        let output = bin.anim_floats(&prepared.values, ty, count, false)?;
+        samplers.push(json!({"input": input, "output": output, "interpolation": prepared.interpolation}));
+        let mut ch = json!({"sampler": samplers.len() - 1, "target": {"node": base + b, "path": path}});
+        let mut ch_extras = Map::new();
+        if let (Target::Bone(r), Some(bone)) = (&track.target, skeleton.bones.get(b)) {
+            let node_ref = node_ref(bone);
+            if *r != node_ref {
+                ch_extras.insert("target".into(), serde_json::to_value(r).unwrap_or(Value::Null));
+            }
+        }
+        let natural = match (prepared.interpolation, channel) {
+            ("STEP", _) => Interpolation::Step,
+            ("CUBICSPLINE", _) => Interpolation::CubicSpline,
+            (_, Channel::Rotation) => Interpolation::Slerp,
+            _ => Interpolation::Linear,
+        };
+        if track.interpolation != natural {
+            ch_extras.insert("interpolation".into(), json!(interpolation_name(track.interpolation)));
+        }
+        if !ch_extras.is_empty() {
+            set(&mut ch, "extras", json!({ "animkit": ch_extras }));
+        }
+        channels.push(ch);
+    }
+    let mut extras = clip_extras(ci, clip);
+    if !extra_tracks.is_empty() {
+        extras.insert("tracks".into(), Value::Array(extra_tracks));
+    }
+    if !clip_notes.is_empty() {
+        let shown: Vec<_> = clip_notes.iter().take(3).cloned().collect();
+        let more = clip_notes.len().saturating_sub(3);
+        warnings.push(format!(
+            "clip {ci} \"{}\": {}{}",
+            clip.name,
+            shown.join("; "),
+            if more > 0 { format!("; and {more} more") } else { String::new() }
+        ));
+    }
+    if channels.is_empty() {
+        warnings.push(format!("clip {ci} \"{}\" has no node channel: kept in extras only", clip.name));
+        return Ok(ClipJson::Empty(Value::Object(extras)));
+    }
+    Ok(ClipJson::Animation(json!({
+        "name": clip.name,
+        "channels": channels,
+        "samplers": samplers,
+        "extras": {"animkit": extras},
+    })))
 }
 
 /// Exports a package to glTF JSON and one binary buffer.
@@ -674,113 +891,8 @@ pub fn export(package: &Package) -> Result<Exported> {
         roots = vec![0];
     }
 
-    // Animations.
-    let mut animations = Vec::new();
-    let mut empty_clips = Vec::new();
-    // Nodes whose KHR_node_visibility a channel animates.
-    let mut visible_nodes = std::collections::BTreeSet::new();
-    for (ci, clip) in package.clips.iter().enumerate() {
-        let mut channels = Vec::new();
-        let mut samplers = Vec::new();
-        let mut extra_tracks = Vec::new();
-        let mut used: HashMap<(usize, Channel), usize> = HashMap::new();
-        let mut clip_notes: Vec<String> = Vec::new();
-        for (ti, track) in clip.tracks.iter().enumerate() {
-            let bone = match &track.target {
-                Target::Bone(r) => skeleton.find(r),
-                Target::Material { .. } => None,
-            };
-            let channel = track.channel();
-            let path = match channel {
-                Channel::Rotation => "rotation",
-                Channel::Translation => "translation",
-                Channel::Scale => "scale",
-                _ => "",
-            };
-            let reason = match (bone, path) {
-                (None, _) => Some(format!("{:?} track of a material target", channel)),
-                (Some(_), "") => Some(format!("{:?} is not a glTF node channel", channel)),
-                (Some(b), _) => used.get(&(b, channel)).map(|&o| format!("same node and channel as track {o}")),
-            };
-            if let Some(reason) = reason {
-                let node = bone.filter(|_| channel == Channel::Visibility).map(|b| base + b);
-                let played = node.and_then(|n| Some((n, visibility_channel(&mut bin, track, n, samplers.len())?)));
-                if let Some((n, (sampler, ch))) = played {
-                    samplers.push(sampler);
-                    channels.push(ch);
-                    visible_nodes.insert(n);
-                } else {
-                    clip_notes.push(format!("track {ti} ({}, {:?}): {reason}", track.target.label(), channel));
-                }
-                extra_tracks.push(extra_track(ti, track, &reason));
-                continue;
-            }
-            let Some(b) = bone else { continue };
-            let prepared = match prepare(track) {
-                Ok(p) => p,
-                Err(reason) => {
-                    clip_notes.push(format!("track {ti} ({}): {reason}", track.target.label()));
-                    extra_tracks.push(extra_track(ti, track, &reason));
-                    continue;
-                }
-            };
-            used.insert((b, channel), ti);
-            for n in &prepared.notes {
-                clip_notes.push(format!("track {ti} ({} {path}): {n}", track.target.label()));
-            }
-            let input = bin.anim_times(&prepared.times);
-            let count = prepared.values.len() / prepared.comps;
-            let ty = if prepared.comps == 4 { "VEC4" } else { "VEC3" };
-            let output = bin.anim_floats(&prepared.values, ty, count, false);
-            samplers.push(json!({"input": input, "output": output, "interpolation": prepared.interpolation}));
-            let mut ch = json!({"sampler": samplers.len() - 1, "target": {"node": base + b, "path": path}});
-            let mut ch_extras = Map::new();
-            if let (Target::Bone(r), Some(bone)) = (&track.target, skeleton.bones.get(b)) {
-                let node_ref = node_ref(bone);
-                if *r != node_ref {
-                    ch_extras.insert("target".into(), serde_json::to_value(r).unwrap_or(Value::Null));
-                }
-            }
-            let natural = match (prepared.interpolation, channel) {
-                ("STEP", _) => Interpolation::Step,
-                ("CUBICSPLINE", _) => Interpolation::CubicSpline,
-                (_, Channel::Rotation) => Interpolation::Slerp,
-                _ => Interpolation::Linear,
-            };
-            if track.interpolation != natural {
-                ch_extras.insert("interpolation".into(), json!(interpolation_name(track.interpolation)));
-            }
-            if !ch_extras.is_empty() {
-                set(&mut ch, "extras", json!({ "animkit": ch_extras }));
-            }
-            channels.push(ch);
-        }
-        let mut extras = clip_extras(ci, clip);
-        if !extra_tracks.is_empty() {
-            extras.insert("tracks".into(), Value::Array(extra_tracks));
-        }
-        if !clip_notes.is_empty() {
-            let shown: Vec<_> = clip_notes.iter().take(3).cloned().collect();
-            let more = clip_notes.len().saturating_sub(3);
-            warnings.push(format!(
-                "clip {ci} \"{}\": {}{}",
-                clip.name,
-                shown.join("; "),
-                if more > 0 { format!("; and {more} more") } else { String::new() }
-            ));
-        }
-        if channels.is_empty() {
-            warnings.push(format!("clip {ci} \"{}\" has no node channel: kept in extras only", clip.name));
-            empty_clips.push(Value::Object(extras));
-        } else {
-            animations.push(json!({
-                "name": clip.name,
-                "channels": channels,
-                "samplers": samplers,
-                "extras": {"animkit": extras},
-            }));
-        }
-    }
+    let mut visible_nodes = BTreeSet::new();
+    let (animations, empty_clips) = animations(package, &skeleton, base, &mut bin, &mut warnings, &mut visible_nodes)?;
     bin.close_anim();
 
     // Skin and its carrier mesh.
@@ -813,7 +925,8 @@ pub fn export(package: &Package) -> Result<Exported> {
                 positions.extend_from_slice(&v.to_array());
             }
         }
-        let ibm_acc = bin.own_view(&ibm, None, json!({"componentType": FLOAT, "count": joints.len(), "type": "MAT4"}));
+        let ibm_acc =
+            bin.own_view(&ibm, None, json!({"componentType": FLOAT, "count": joints.len(), "type": "MAT4"}))?;
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
         for p in positions.as_chunks::<3>().0 {
@@ -828,7 +941,7 @@ pub fn export(package: &Package) -> Result<Exported> {
             &pos_bytes,
             Some(34962),
             json!({"componentType": FLOAT, "count": vcount, "type": "VEC3", "min": min.map(num), "max": max.map(num)}),
-        );
+        )?;
         let wide = joints.len() > 255;
         let mut joint_bytes = Vec::new();
         let mut weight_bytes = Vec::new();
@@ -852,9 +965,9 @@ pub fn export(package: &Package) -> Result<Exported> {
             &joint_bytes,
             Some(34962),
             json!({"componentType": joint_type, "count": vcount, "type": "VEC4"}),
-        );
+        )?;
         let weights_acc =
-            bin.own_view(&weight_bytes, Some(34962), json!({"componentType": FLOAT, "count": vcount, "type": "VEC4"}));
+            bin.own_view(&weight_bytes, Some(34962), json!({"componentType": FLOAT, "count": vcount, "type": "VEC4"}))?;
         meshes.push(json!({
             "name": "animkit_joint_markers",
             "primitives": [{"attributes": {"POSITION": pos_acc, "JOINTS_0": joints_acc, "WEIGHTS_0": weights_acc}}],
@@ -879,39 +992,35 @@ pub fn export(package: &Package) -> Result<Exported> {
     if !empty_clips.is_empty() {
         pkg_extras.insert("empty_clips".into(), Value::Array(empty_clips));
     }
-    let mut root = json!({
-        "asset": {"version": "2.0", "generator": concat!("animkit ", env!("CARGO_PKG_VERSION"))},
-        "scene": 0,
-        "extras": {"animkit": pkg_extras},
-    });
+    let asset = json!({"version": "2.0", "generator": concat!("animkit ", env!("CARGO_PKG_VERSION"))});
     let mut scene = json!({"name": package.name});
     if !roots.is_empty() {
         set(&mut scene, "nodes", json!(roots));
     }
-    set(&mut root, "scenes", json!([scene]));
     for &n in &visible_nodes {
         if let Some(node) = nodes.get_mut(n) {
             set(node, "extensions", json!({"KHR_node_visibility": {"visible": true}}));
         }
     }
+    let mut members = vec![
+        ("asset", Member::Text(to_text(&asset)?)),
+        ("scene", Member::Text(b"0".to_vec())),
+        ("extras", Member::Text(to_text(&json!({"animkit": pkg_extras}))?)),
+        ("scenes", Member::Text(to_text(&json!([scene]))?)),
+    ];
     if !visible_nodes.is_empty() {
-        set(&mut root, "extensionsUsed", json!(VISIBILITY_EXTENSIONS));
+        members.push(("extensionsUsed", Member::Text(to_text(&json!(VISIBILITY_EXTENSIONS))?)));
     }
-    let mut put = |key: &str, v: Vec<Value>| {
-        if !v.is_empty() {
-            set(&mut root, key, Value::Array(v));
-        }
-    };
-    put("nodes", nodes);
-    put("animations", animations);
-    put("skins", skins);
-    put("meshes", meshes);
-    put("accessors", std::mem::take(&mut bin.accessors));
-    put("bufferViews", std::mem::take(&mut bin.views));
+    push_array(&mut members, "nodes", nodes)?;
+    push_elements(&mut members, "animations", animations);
+    push_array(&mut members, "skins", skins)?;
+    push_array(&mut members, "meshes", meshes)?;
+    push_elements(&mut members, "accessors", std::mem::take(&mut bin.accessors));
+    push_array(&mut members, "bufferViews", std::mem::take(&mut bin.views))?;
     if !bin.data.is_empty() {
-        set(&mut root, "buffers", json!([{"byteLength": bin.data.len()}]));
+        members.push(("buffers", Member::Text(to_text(&json!([{"byteLength": bin.data.len()}]))?)));
     }
-    Ok(Exported { json: root, bin: bin.data, warnings })
+    Ok(Exported { members, bin: bin.data, warnings })
 }
 
 #[cfg(test)]

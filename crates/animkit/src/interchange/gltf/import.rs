@@ -6,10 +6,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use bytes::Bytes;
 use glam::{Mat4, Quat, Vec3};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::export::{COMMON_ROOT_NODE, Z_UP_NODE};
+use super::json::GltfJson;
 use super::skin::{self, SkinChoice};
 use super::tidy::{self, ImportOptions};
 use crate::error::{Error, ErrorKind, Result};
@@ -52,13 +55,38 @@ fn floats<const N: usize>(v: Option<&Value>) -> Option<[f32; N]> {
     Some(out)
 }
 
+/// The members of an accessor that reading it needs (the others, `min`/`max` and names, are
+/// skipped unparsed). Each is `Some` when present, even as `null`, as `Value::get` would say.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AccessorFields {
+    #[serde(default, deserialize_with = "present")]
+    buffer_view: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    byte_offset: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    component_type: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    count: Option<Value>,
+    #[serde(default, deserialize_with = "present", rename = "type")]
+    kind: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    normalized: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    sparse: Option<Value>,
+}
+
+/// A member that is present, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
 /// Reads an accessor as floats (`comps` per element), decoding normalised integers.
-pub fn read_accessor(json: &Value, buffers: &[Option<Vec<u8>>], i: usize) -> Result<(Vec<f32>, usize)> {
-    let accessors = list(json, "accessors");
-    let acc = accessors.get(i).ok_or_else(|| invalid(format!("accessor {i} does not exist")))?;
+pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Result<(Vec<f32>, usize)> {
+    let acc: AccessorFields = json.accessor_as(i)?;
     let within = |e: Error| e.within(format!("accessor {i}"));
-    let count = acc.get("count").and_then(Value::as_u64).ok_or_else(|| within(invalid("no count")))?;
-    let comps = match acc.get("type").and_then(Value::as_str) {
+    let count = acc.count.as_ref().and_then(Value::as_u64).ok_or_else(|| within(invalid("no count")))?;
+    let comps = match acc.kind.as_ref().and_then(Value::as_str) {
         Some("SCALAR") => 1,
         Some("VEC2") => 2,
         Some("VEC3") => 3,
@@ -66,19 +94,19 @@ pub fn read_accessor(json: &Value, buffers: &[Option<Vec<u8>>], i: usize) -> Res
         Some("MAT4") => 16,
         other => return Err(within(Error::unsupported(format!("accessor type {other:?}")))),
     };
-    let ctype = acc.get("componentType").and_then(Value::as_u64).unwrap_or(0);
+    let ctype = acc.component_type.as_ref().and_then(Value::as_u64).unwrap_or(0);
     let csize = match ctype {
         5120 | 5121 => 1,
         5122 | 5123 => 2,
         5125 | 5126 => 4,
         _ => return Err(within(invalid(format!("componentType {ctype}")))),
     };
-    if acc.get("sparse").is_some() {
+    if acc.sparse.is_some() {
         return Err(within(Error::unsupported("sparse accessors")));
     }
-    let normalized = acc.get("normalized").and_then(Value::as_bool).unwrap_or(false);
+    let normalized = acc.normalized.as_ref().and_then(Value::as_bool).unwrap_or(false);
     let elem = comps * csize;
-    let Some(view_index) = acc.get("bufferView") else {
+    let Some(view_index) = acc.buffer_view.as_ref() else {
         // No buffer view: all zeros. Bound the allocation like any other.
         let n = usize::try_from(count)
             .ok()
@@ -86,7 +114,7 @@ pub fn read_accessor(json: &Value, buffers: &[Option<Vec<u8>>], i: usize) -> Res
             .ok_or_else(|| within(invalid("count too large")))?;
         return Ok((vec![0.0; n * comps], comps));
     };
-    let (vi, view) = lookup(list(json, "bufferViews"), Some(view_index), "bufferView").map_err(within)?;
+    let (vi, view) = lookup(json.list("bufferViews"), Some(view_index), "bufferView").map_err(within)?;
     let (bi, data) =
         lookup(buffers, view.get("buffer"), "buffer").map_err(|e| within(e.within(format!("bufferView {vi}"))))?;
     let data = data
@@ -108,7 +136,7 @@ pub fn read_accessor(json: &Value, buffers: &[Option<Vec<u8>>], i: usize) -> Res
     if stride < elem {
         return Err(within(invalid(format!("byteStride {stride} is below the element size {elem}"))));
     }
-    let ao = usize::try_from(acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0))
+    let ao = usize::try_from(acc.byte_offset.as_ref().and_then(Value::as_u64).unwrap_or(0))
         .map_err(|_| within(invalid("byteOffset")))?;
     let n = usize::try_from(count).map_err(|_| within(invalid("count")))?;
     let too_short = || {
@@ -318,20 +346,20 @@ pub struct Imported {
 }
 
 /// Imports a parsed glTF into the model with the default [`ImportOptions`].
-pub fn import(json: &Value, buffers: &[Option<Vec<u8>>], limits: &Limits) -> Result<Package> {
+pub fn import(json: &GltfJson, buffers: &[Option<Bytes>], limits: &Limits) -> Result<Package> {
     Ok(import_with(json, buffers, limits, &ImportOptions::default())?.package)
 }
 
 /// Imports a parsed glTF into the model; files written by other tools are tidied
 /// ([`tidy`]): constant rest tracks dropped, key times snapped to the frame rate.
 pub fn import_with(
-    json: &Value,
-    buffers: &[Option<Vec<u8>>],
+    json: &GltfJson,
+    buffers: &[Option<Bytes>],
     limits: &Limits,
     options: &ImportOptions,
 ) -> Result<Imported> {
     let mut warnings = Vec::new();
-    let raw_nodes = list(json, "nodes");
+    let raw_nodes = json.list("nodes");
     let nodes: Vec<NodeInfo> =
         raw_nodes.iter().enumerate().map(|(i, n)| node_info(i, n, raw_nodes.len())).collect::<Result<_>>()?;
     // Children were checked against the node count by `node_info`.
@@ -360,9 +388,9 @@ pub fn import_with(
     let skin = skin::choose(json, nodes.len())?;
     warnings.extend(skin.as_ref().and_then(|s| s.note.clone()));
     let mut wanted: BTreeSet<usize> = skin.iter().flat_map(|s| s.joints.iter().copied()).collect();
-    let animations = list(json, "animations");
-    for (ai, anim) in animations.iter().enumerate().filter(|_| skin.is_none()) {
-        for ch in list(anim, "channels") {
+    for ai in (0..json.animation_count()).filter(|_| skin.is_none()) {
+        let anim = json.animation(ai)?;
+        for ch in list(&anim, "channels") {
             if let Some(n) = ch.pointer("/target/node") {
                 let n = index(Some(n), nodes.len(), "channel target node")
                     .map_err(|e| e.within(format!("animation {ai}")))?;
@@ -446,12 +474,13 @@ pub fn import_with(
     let mut clips: Vec<(Option<usize>, Clip)> = Vec::new();
     let mut total_keys = 0u64;
     let mut not_joints = BTreeSet::new();
-    for (ai, anim) in animations.iter().enumerate() {
+    for ai in 0..json.animation_count() {
+        let anim = json.animation(ai)?;
         let within = |e: Error| e.within(format!("animation {ai}"));
         let extras = anim.pointer("/extras/animkit");
-        let samplers = list(anim, "samplers");
+        let samplers = list(&anim, "samplers");
         let mut tracks = Vec::new();
-        for (ci, ch) in list(anim, "channels").iter().enumerate() {
+        for (ci, ch) in list(&anim, "channels").iter().enumerate() {
             let within = |e: Error| within(e.within(format!("channel {ci}")));
             let Some(node) = ch.pointer("/target/node") else {
                 continue;
@@ -633,7 +662,8 @@ mod tests {
                 {"bufferView": 4, "count": 1, "type": "SCALAR", "componentType": 5126},
             ],
         });
-        let buffers = [Some(buffer)];
+        let json = GltfJson::from_value(json).unwrap();
+        let buffers = [Some(Bytes::from(buffer))];
         let read = |i| read_accessor(&json, &buffers, i);
         assert_eq!(read(0).unwrap(), (vec![1.0, -1.0, -1.0, -64.0 / 127.0], 2));
         assert_eq!(read(1).unwrap(), (vec![32768.0 / 65535.0, 1.0], 1));

@@ -80,10 +80,12 @@
 pub mod additive;
 pub mod export;
 pub mod import;
+pub mod json;
 mod skin;
 pub mod tidy;
 
 use std::any::Any;
+use std::ops::Range;
 
 use bytes::Bytes;
 use serde_json::Value;
@@ -93,6 +95,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::formats::{Capabilities, Confidence, Document, Format, Limits, Param, ReadOptions, WriteOptions, Written};
 use crate::lint::{Finding, Repaired, Severity};
 use crate::model::Package;
+use json::GltfJson;
 
 const GLB_MAGIC: &[u8; 4] = b"glTF";
 const CHUNK_JSON: u32 = 0x4E4F_534A;
@@ -184,9 +187,10 @@ impl Format for Gltf {
             Some("gltf") => false,
             Some(v) => return Err(Error::unsupported(format!("unknown glTF variant \"{v}\" (glb or gltf)"))),
         };
-        let exported = export::export_with(package, options)?;
-        let document = GltfDocument::from_parts(exported.json, exported.bin, glb)?;
-        Ok(Written { document: Box::new(document), warnings: exported.warnings })
+        let mut exported = export::export_with(package, options)?;
+        let warnings = std::mem::take(&mut exported.warnings);
+        let document = GltfDocument::from_export(exported, glb)?;
+        Ok(Written { document: Box::new(document), warnings })
     }
 
     fn undump(&self, value: Value) -> Result<Box<dyn Document>> {
@@ -199,9 +203,12 @@ impl Format for Gltf {
 pub struct GltfDocument {
     bytes: Bytes,
     glb: bool,
-    json: Value,
-    /// Buffer contents by index; `None` for an external URI (not resolved).
-    buffers: Vec<Option<Vec<u8>>>,
+    /// Where the JSON text lies in `bytes`.
+    json_range: Range<usize>,
+    json: GltfJson,
+    /// Buffer contents by index (a GLB's BIN chunk is a view of `bytes`); `None` for an
+    /// external URI (not resolved).
+    buffers: Vec<Option<Bytes>>,
     limits: Limits,
     /// How [`Document::to_model`] imports (from the read options).
     import: tidy::ImportOptions,
@@ -315,32 +322,33 @@ impl GltfDocument {
             (false, bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes), None)
         };
         // Where the JSON starts in the file, so JSON errors name a file offset.
-        let json_start = (json_bytes.as_ptr() as usize).saturating_sub(bytes.as_ptr() as usize) as u64;
-        let json: Value = serde_json::from_slice(json_bytes).map_err(|e| {
-            let at = json_start + crate::raw_json::json_error_offset(json_bytes, &e) as u64;
-            invalid(Some(at), format!("glTF JSON: {e}")).within(if glb { "GLB JSON chunk" } else { "glTF JSON" })
+        let json_start = (json_bytes.as_ptr() as usize).saturating_sub(bytes.as_ptr() as usize);
+        let json_range = json_start..json_start + json_bytes.len();
+        let json = GltfJson::parse(json_bytes).map_err(|e| {
+            if GltfJson::is_not_an_object(&e) {
+                return invalid(Some(json_start as u64), "glTF JSON is not an object");
+            }
+            let at = json_start + crate::raw_json::json_error_offset(json_bytes, &e);
+            invalid(Some(at as u64), format!("glTF JSON: {e}")).within(if glb { "GLB JSON chunk" } else { "glTF JSON" })
         })?;
-        if !json.is_object() {
-            return Err(invalid(Some(json_start), "glTF JSON is not an object"));
-        }
         let version = json.pointer("/asset/version").and_then(Value::as_str).unwrap_or("");
         if !version.starts_with("2.") {
             return Err(Error::new(
                 ErrorKind::Unsupported,
-                Some(json_start),
+                Some(json_start as u64),
                 format!("glTF asset version \"{version}\" (only 2.x)"),
             ));
         }
         let mut buffers = Vec::new();
-        for (i, buffer) in json.get("buffers").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (i, buffer) in json.list("buffers").iter().enumerate() {
             let declared = buffer.get("byteLength").and_then(Value::as_u64).unwrap_or(0);
             let data = match buffer.get("uri").and_then(Value::as_str) {
                 None if i == 0 && glb => {
-                    Some(bin.ok_or_else(|| invalid(None, "buffer 0 refers to a missing BIN chunk"))?.to_vec())
+                    Some(bytes.slice_ref(bin.ok_or_else(|| invalid(None, "buffer 0 refers to a missing BIN chunk"))?))
                 }
                 None => return Err(invalid(None, format!("buffer {i} has no uri"))),
                 Some(uri) if uri.starts_with("data:") => {
-                    Some(data_uri(uri).ok_or_else(|| invalid(None, format!("buffer {i}: bad data URI")))?)
+                    Some(Bytes::from(data_uri(uri).ok_or_else(|| invalid(None, format!("buffer {i}: bad data URI")))?))
                 }
                 Some(uri) => {
                     notes.push(format!("buffer {i} is external ({uri}): not loaded"));
@@ -357,25 +365,37 @@ impl GltfDocument {
             }
             buffers.push(data);
         }
-        Ok(GltfDocument { bytes, glb, json, buffers, limits, import: Default::default(), notes })
+        Ok(GltfDocument { bytes, glb, json_range, json, buffers, limits, import: Default::default(), notes })
     }
 
-    /// Builds a document from export output.
-    pub fn from_parts(mut json: Value, bin: Vec<u8>, glb: bool) -> Result<GltfDocument> {
-        let bytes = if glb {
-            let text = serde_json::to_vec(&json).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?;
-            glb_bytes(&text, &bin)?
+    /// Builds a document from export output: a GLB, or (`glb` false) a `.gltf` with the buffer
+    /// embedded. The file is assembled once; the document keeps the exporter's elements as its
+    /// JSON (they are the text the file holds) and the BIN chunk as a view of the file.
+    pub fn from_export(mut exported: export::Exported, glb: bool) -> Result<GltfDocument> {
+        if !glb {
+            exported.embed_bin()?;
+        }
+        let json_len = exported.json_len();
+        let (bytes, json_start, bin_start) = if glb {
+            let (bytes, bin_start) = glb_from(json_len, |out| exported.write_json(out), &exported.bin)?;
+            (bytes, 20, Some(bin_start))
         } else {
-            if !bin.is_empty() {
-                embed_buffer0(&mut json, &bin)?;
-            }
-            serde_json::to_vec(&json).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))?
+            let mut text = Vec::with_capacity(json_len);
+            exported.write_json(&mut text);
+            (text, 0, None)
         };
-        let buffers = if bin.is_empty() { Vec::new() } else { vec![Some(bin)] };
+        let bytes = Bytes::from(bytes);
+        let bin = std::mem::take(&mut exported.bin);
+        let buffers = match bin_start {
+            _ if bin.is_empty() => Vec::new(),
+            Some(start) => vec![Some(bytes.slice(start..start + bin.len()))],
+            None => vec![Some(Bytes::from(bin))],
+        };
         Ok(GltfDocument {
-            bytes: Bytes::from(bytes),
+            json: GltfJson::from_members(exported.members)?,
+            json_range: json_start..json_start + json_len,
+            bytes,
             glb,
-            json,
             buffers,
             limits: Limits::default(),
             import: Default::default(),
@@ -384,12 +404,12 @@ impl GltfDocument {
     }
 
     /// The glTF JSON.
-    pub fn json(&self) -> &Value {
+    pub fn json(&self) -> &GltfJson {
         &self.json
     }
 
     /// The resolved buffers.
-    pub fn buffers(&self) -> &[Option<Vec<u8>>] {
+    pub fn buffers(&self) -> &[Option<Bytes>] {
         &self.buffers
     }
 
@@ -418,7 +438,13 @@ fn embed_buffer0(json: &mut Value, bin: &[u8]) -> Result<()> {
 
 /// A GLB file from JSON text and a binary chunk (both padded to 4 bytes as the spec asks).
 pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
-    let jlen = json.len().div_ceil(4) * 4;
+    Ok(glb_from(json.len(), |out| out.extend_from_slice(json), bin)?.0)
+}
+
+/// [`glb_bytes`] with the JSON text (`json_len` bytes) appended by `write_json`, so that it is
+/// written into the file's buffer directly; also returns where the BIN chunk's data starts.
+fn glb_from(json_len: usize, write_json: impl FnOnce(&mut Vec<u8>), bin: &[u8]) -> Result<(Vec<u8>, usize)> {
+    let jlen = json_len.div_ceil(4) * 4;
     let blen = bin.len().div_ceil(4) * 4;
     let total = 12 + 8 + jlen + if bin.is_empty() { 0 } else { 8 + blen };
     let total32 = u32::try_from(total).map_err(|_| Error::unrepresentable("the GLB would exceed 4 GiB"))?;
@@ -428,7 +454,10 @@ pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
     out.extend_from_slice(&total32.to_le_bytes());
     out.extend_from_slice(&(jlen as u32).to_le_bytes());
     out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
-    out.extend_from_slice(json);
+    write_json(&mut out);
+    if out.len() != 20 + json_len {
+        return Err(Error::unrepresentable("glTF JSON: its length changed while it was written"));
+    }
     out.resize(20 + jlen, b' ');
     if !bin.is_empty() {
         out.extend_from_slice(&(blen as u32).to_le_bytes());
@@ -436,7 +465,7 @@ pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
         out.extend_from_slice(bin);
         out.resize(total, 0);
     }
-    Ok(out)
+    Ok((out, 28 + jlen))
 }
 
 impl Document for GltfDocument {
@@ -463,7 +492,8 @@ impl Document for GltfDocument {
     }
 
     fn dump(&self) -> Result<Value> {
-        let mut json = self.json.clone();
+        let text = self.bytes.get(self.json_range.clone()).unwrap_or_default();
+        let mut json: Value = serde_json::from_slice(text).map_err(|e| invalid(None, format!("glTF JSON: {e}")))?;
         if self.glb {
             if let Some(Some(bin)) = self.buffers.first() {
                 if json.pointer("/buffers/0/uri").is_none() {
@@ -498,8 +528,8 @@ impl Document for GltfDocument {
 
     fn notes(&self) -> Vec<String> {
         let mut notes = self.notes.clone();
-        let count = |k: &str| self.json.get(k).and_then(Value::as_array).map_or(0, Vec::len);
-        notes.push(format!("{} animations, {} nodes, {} skins", count("animations"), count("nodes"), count("skins")));
+        let (nodes, skins) = (self.json.list("nodes").len(), self.json.list("skins").len());
+        notes.push(format!("{} animations, {nodes} nodes, {skins} skins", self.json.animation_count()));
         if let Some(g) = self.json.pointer("/asset/generator").and_then(Value::as_str) {
             notes.push(format!("generator \"{g}\""));
         }

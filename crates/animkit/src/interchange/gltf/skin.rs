@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::error::Result;
 
 use super::import::{index, list};
+use super::json::GltfJson;
 
 /// The joints of the chosen skin (node indices, in joint order, without repeats) and a note when
 /// there was a choice to make.
@@ -22,19 +23,21 @@ pub struct SkinChoice {
 }
 
 /// The node indices the animations' transform channels target.
-fn animated_nodes(json: &Value, node_count: usize) -> HashSet<usize> {
-    list(json, "animations")
-        .iter()
-        .flat_map(|a| list(a, "channels"))
-        .filter(|ch| ch.pointer("/target/path").and_then(Value::as_str) != Some("weights"))
-        .filter_map(|ch| index(ch.pointer("/target/node"), node_count, "channel target node").ok())
-        .collect()
+fn animated_nodes(json: &GltfJson, node_count: usize) -> Result<HashSet<usize>> {
+    let mut nodes = HashSet::new();
+    for ai in 0..json.animation_count() {
+        let anim = json.animation(ai)?;
+        let channels = list(&anim, "channels").iter();
+        let transforms = channels.filter(|ch| ch.pointer("/target/path").and_then(Value::as_str) != Some("weights"));
+        nodes.extend(transforms.filter_map(|ch| index(ch.pointer("/target/node"), node_count, "").ok()));
+    }
+    Ok(nodes)
 }
 
 /// The skin that defines the skeleton, or `None` when the file has no skin with joints.
-pub fn choose(json: &Value, node_count: usize) -> Result<Option<SkinChoice>> {
+pub fn choose(json: &GltfJson, node_count: usize) -> Result<Option<SkinChoice>> {
     let mut skins = Vec::new();
-    for (si, skin) in list(json, "skins").iter().enumerate() {
+    for (si, skin) in json.list("skins").iter().enumerate() {
         let mut joints = Vec::new();
         for j in list(skin, "joints") {
             let j = index(Some(j), node_count, "joint").map_err(|e| e.within(format!("skin {si}")))?;
@@ -49,7 +52,7 @@ pub fn choose(json: &Value, node_count: usize) -> Result<Option<SkinChoice>> {
     if skins.len() <= 1 {
         return Ok(skins.pop().map(|(_, _, joints)| SkinChoice { joints, note: None }));
     }
-    let animated = animated_nodes(json, node_count);
+    let animated = animated_nodes(json, node_count)?;
     let score = |joints: &[usize]| joints.iter().filter(|j| animated.contains(j)).count();
     // The most animated joints; on a tie, the first skin.
     let best = skins.iter().enumerate().max_by_key(|(k, (_, _, j))| (score(j), std::cmp::Reverse(*k))).map(|(k, _)| k);
