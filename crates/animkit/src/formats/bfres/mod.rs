@@ -15,7 +15,7 @@
 //! FSKA and FMAA into the model; `read` dispatches on the magic.
 //!
 //! Read parameter: `fps` (default 30): BFRES stores no frame rate (§5.5).
-//! Write parameters: `fps`, `rotation=euler|quat` (default `euler`; see [`from_model`]).
+//! Write parameters: `fps`, `rotation=auto|quat|euler` (default `auto`; see [`from_model`]).
 //!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
@@ -44,6 +44,7 @@ pub mod curve;
 pub mod dict;
 pub mod dump;
 pub mod encode;
+pub mod euler;
 pub mod fmdl;
 pub mod fres;
 pub mod from_model;
@@ -55,6 +56,7 @@ pub mod fvis;
 pub mod lint;
 pub mod strings;
 pub mod subfile;
+pub mod sweep;
 pub mod switch;
 pub mod unroll;
 
@@ -136,8 +138,8 @@ impl Format for Bfres {
         &[
             Param {
                 key: "rotation",
-                values: "quat|euler",
-                description: "how FSKA curves store bone rotations (default quat)",
+                values: "auto|quat|euler",
+                description: "how FSKA curves store bone rotations (default auto: Euler where it follows the clip within 0.035°, else quat)",
             },
             Param {
                 key: "fps",
