@@ -450,23 +450,13 @@ pub(super) fn read_frames(
     n: usize,
     endian: Endian,
 ) -> Result<Vec<f32>> {
-    let mut f = Cursor::new(data, endian);
-    f.seek(frames_at)?;
-    let size = match frame_type {
-        FrameType::F32 => 4,
-        FrameType::Fixed10x5 => 2,
-        FrameType::U8 => 1,
-    };
-    f.count(n as u64, size, "frame")?;
-    (0..n)
-        .map(|_| {
-            Ok(match frame_type {
-                FrameType::F32 => f.f32()?,
-                FrameType::Fixed10x5 => f32::from(f.i16()?) / 32.0,
-                FrameType::U8 => f32::from(f.u8()?),
-            })
-        })
-        .collect()
+    Ok(match frame_type {
+        FrameType::F32 => words::<4>(data, frames_at, n, "frame")?.map(|b| f32::from_bits(u32_of(b, endian))).collect(),
+        FrameType::Fixed10x5 => {
+            words::<2>(data, frames_at, n, "frame")?.map(|b| f32::from(i16_of(b, endian)) / 32.0).collect()
+        }
+        FrameType::U8 => words::<1>(data, frames_at, n, "frame")?.map(|[b]| f32::from(b)).collect(),
+    })
 }
 
 /// Reads a curve's `elements` stored key values at `keys_at` (Wii U big-endian, Switch
@@ -479,27 +469,51 @@ pub(super) fn read_keys(
     bool_curve: bool,
     endian: Endian,
 ) -> Result<Vec<f64>> {
-    let mut k = Cursor::new(data, endian);
-    k.seek(keys_at)?;
     let key_type = if bool_curve { KeyType::Bits32 } else { curve.key_type() };
-    let size = match key_type {
-        KeyType::Bits32 => 4,
-        KeyType::S16 => 2,
-        KeyType::S8 => 1,
-    };
-    k.count(elements as u64, size, "key")?;
     let float = curve.is_float();
-    (0..elements)
-        .map(|_| {
-            Ok(match key_type {
-                KeyType::Bits32 if bool_curve => f64::from(k.u32()?),
-                KeyType::Bits32 if float => f64::from(k.f32()?),
-                KeyType::Bits32 => f64::from(k.i32()?),
-                KeyType::S16 => f64::from(k.i16()?),
-                KeyType::S8 => f64::from(k.i8()?),
-            })
-        })
-        .collect()
+    Ok(match key_type {
+        KeyType::Bits32 if bool_curve => {
+            words::<4>(data, keys_at, elements, "key")?.map(|b| f64::from(u32_of(b, endian))).collect()
+        }
+        KeyType::Bits32 if float => {
+            words::<4>(data, keys_at, elements, "key")?.map(|b| f64::from(f32::from_bits(u32_of(b, endian)))).collect()
+        }
+        KeyType::Bits32 => {
+            words::<4>(data, keys_at, elements, "key")?.map(|b| f64::from(u32_of(b, endian) as i32)).collect()
+        }
+        KeyType::S16 => words::<2>(data, keys_at, elements, "key")?.map(|b| f64::from(i16_of(b, endian))).collect(),
+        KeyType::S8 => words::<1>(data, keys_at, elements, "key")?.map(|[b]| f64::from(b as i8)).collect(),
+    })
+}
+
+/// The `n` consecutive `N`-byte values at `at`, checked to lie within `data` before any is read
+/// (a count that runs past the file is an error at `at`, naming `what`).
+fn words<'a, const N: usize>(
+    data: &'a [u8],
+    at: usize,
+    n: usize,
+    what: &str,
+) -> Result<impl Iterator<Item = [u8; N]> + 'a> {
+    let mut c = Cursor::new(data, Endian::Big);
+    c.seek(at)?;
+    c.count(n as u64, N, what)?;
+    let bytes = c.take(n * N)?;
+    let (chunks, _) = bytes.as_chunks::<N>();
+    Ok(chunks.iter().copied())
+}
+
+fn u32_of(b: [u8; 4], endian: Endian) -> u32 {
+    match endian {
+        Endian::Big => u32::from_be_bytes(b),
+        Endian::Little => u32::from_le_bytes(b),
+    }
+}
+
+fn i16_of(b: [u8; 2], endian: Endian) -> i16 {
+    match endian {
+        Endian::Big => i16::from_be_bytes(b),
+        Endian::Little => i16::from_le_bytes(b),
+    }
 }
 
 #[cfg(test)]

@@ -4,12 +4,14 @@
 //!   first appearance. Every channel stores its value at the first key as base data; a component
 //!   that changes gets a cubic `s16` curve quantised as §5.7 describes. Cubic tracks keep their
 //!   tangents (Hermite → cubic, §5.4); linear tracks become segments with `c2 = c3 = 0`; step
-//!   tracks hold. Rotations are written in quaternion mode by default (keys made
-//!   hemisphere-continuous), or as Euler XYZ with `rotation=euler`, as every Breath of the Wild
-//!   FSKA stores them (§7.1; sampled at the keys, angles unwrapped). Euler is not the default:
-//!   between keys the engine interpolates the three angles, which near gimbal lock (a pitch of
-//!   ±90°, common on GTA pelvis bones) turns up to 180° away from the source's slerp; quaternion
-//!   curves stay within the source's motion. Each curve is stored in the smallest encoding that
+//!   tracks hold. Rotations are written as Euler XYZ, as every Breath of the Wild FSKA stores them,
+//!   where angle curves follow every rotation track of the clip within 0.035° (`rotation=auto`,
+//!   the default), else in quaternion mode (keys made hemisphere-continuous); `rotation=euler` and
+//!   `rotation=quat` force one. Cubic tracks keep their tangents as angle slopes
+//!   ([`super::euler::angle_rates`]); keys the cubic through their neighbours passes through are
+//!   left out of each curve. Euler is not forced by default: between keys the engine
+//!   interpolates the three angles, which near gimbal lock (a pitch of ±90°, common on GTA pelvis
+//!   bones) turns up to 180° away from the source's slerp; quaternion curves stay within it. Each curve is stored in the smallest encoding that
 //!   reproduces it (see [`super::encode`]).
 //! - **FTXP.** Texture-index tracks on material targets become step-int curves (`s8` keys when
 //!   they fit, offset `(min+max)/2`, raw scale word 0); a constant sampler stores only its base
@@ -20,23 +22,25 @@
 //!
 //! - **Skeleton.** Not written (no FMDL): a warning says so with the bone count.
 //!
-//! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`quat`, the
-//! default, or `euler`).
+//! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`auto`, the
+//! default, `quat` or `euler`).
 
 use std::collections::BTreeMap;
 
-use glam::{EulerRot, Quat};
+use glam::{Quat, Vec4};
 
 use super::build::{write_file, Subfile};
 use super::curve::Curve;
 use super::encode::encode;
+use super::euler::angle_rates;
 use super::fshu::Fshu;
-use super::fska::{BoneAnim, Fska};
+use super::fska::{euler_xyz, BoneAnim, Fska};
 use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
 use super::fvis::Fvis;
 use crate::error::{Error, Result};
 use crate::formats::WriteOptions;
 use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
+use crate::sample::{sample_track, Sampled};
 
 /// A key of one component: `(frame, value, in-slope, out-slope)`, slopes per frame.
 type HermiteKey = (f32, f32, f32, f32);
@@ -188,30 +192,155 @@ fn channel<const N: usize>(keys: &[[HermiteKey; N]], targets: [u32; N], hold: bo
             column.push(k);
         }
     }
-    let curves = columns.iter().zip(targets).filter_map(|(ks, target)| float_curve(target, ks, hold)).collect();
+    let curves = columns
+        .iter()
+        .zip(targets)
+        .filter_map(|(ks, target)| float_curve(target, &if hold { ks.clone() } else { fewer_keys(ks) }, hold))
+        .collect();
     (base, curves)
 }
 
-/// Quaternion keys as Euler XYZ angles (`q = qZ·qY·qX`), unwrapped for continuity.
+/// The cubic Hermite from key `a` to key `b` at frame `f` (slopes per frame).
+fn hermite_at(a: &HermiteKey, b: &HermiteKey, f: f32) -> f32 {
+    let d = b.0 - a.0;
+    let u = (f - a.0) / d;
+    let (u2, u3) = (u * u, u * u * u);
+    (2.0 * u3 - 3.0 * u2 + 1.0) * a.1
+        + (u3 - 2.0 * u2 + u) * d * a.3
+        + (-2.0 * u3 + 3.0 * u2) * b.1
+        + (u3 - u2) * d * b.2
+}
+
+/// `keys` without the keys that the cubic through their neighbours already passes through: a
+/// key is left out when the one cubic from the key before it to the key after it stays within
+/// `tolerance` of the two cubics it replaces (checked at the key and at both halves' midpoints;
+/// two cubics that agree in value and slope at one end and in value at two more points are the
+/// same). The tolerance is a quarter of an `s16` step of the keys' value range, or 4 `f32`
+/// ULPs of their magnitude when that is more, so the curve written is the one given. This undoes
+/// the splits of a source whose channels were keyed at different frames (BFRES X, Y and Z
+/// curves, read at the union of their frames).
+fn fewer_keys(keys: &[HermiteKey]) -> Vec<HermiteKey> {
+    let (lo, hi) = keys.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), k| (l.min(k.1), h.max(k.1)));
+    let tolerance = ((hi - lo) / 4.0 / 65534.0).max(4.0 * f32::EPSILON * lo.abs().max(hi.abs()));
+    let mut out: Vec<HermiteKey> = Vec::with_capacity(keys.len());
+    for (i, key) in keys.iter().enumerate() {
+        if let (Some(a), Some(b)) = (out.last(), keys.get(i + 1)) {
+            let separate = a.0 < key.0 && key.0 < b.0;
+            let same = |f: f32, piece: f32| (hermite_at(a, b, f) - piece).abs() <= tolerance;
+            if separate
+                && same(key.0, key.1)
+                && same(0.5 * (a.0 + key.0), hermite_at(a, key, 0.5 * (a.0 + key.0)))
+                && same(0.5 * (key.0 + b.0), hermite_at(key, b, 0.5 * (key.0 + b.0)))
+            {
+                continue;
+            }
+        }
+        out.push(*key);
+    }
+    out
+}
+
+/// The Euler XYZ angles `[x, y, z]` of a unit quaternion (`q = qZ·qY·qX`), `y` in `-π/2..=π/2`.
+/// Computed from the rotation matrix terms directly, so a component that is exactly zero in the
+/// source stays zero close to gimbal lock.
+fn zyx_angles(q: Quat) -> [f32; 3] {
+    let (x, y, z, w) = (q.x, q.y, q.z, q.w);
+    let sin_y = (2.0 * (w * y - x * z)).clamp(-1.0, 1.0);
+    [
+        (2.0 * (w * x + y * z)).atan2(1.0 - 2.0 * (x * x + y * y)),
+        sin_y.asin(),
+        (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z)),
+    ]
+}
+
+/// Of the two angle triples of one rotation, `(x, y, z)` and `(x + π, π − y, z + π)`, each
+/// unwrapped by whole turns towards `previous`, the one nearest to it.
+fn nearest_angles(a: [f32; 3], previous: Option<[f32; 3]>) -> [f32; 3] {
+    let Some(p) = previous else { return a };
+    let pi = std::f32::consts::PI;
+    let unwrap = |mut a: [f32; 3]| {
+        for (x, p) in a.iter_mut().zip(p) {
+            *x += ((p - *x) / std::f32::consts::TAU).round() * std::f32::consts::TAU;
+        }
+        a
+    };
+    let first = unwrap(a);
+    let second = unwrap([a[0] + pi, pi - a[1], a[2] + pi]);
+    let distance = |a: [f32; 3]| a.iter().zip(p).map(|(x, p)| (x - p).abs()).sum::<f32>();
+    if distance(second) < distance(first) {
+        second
+    } else {
+        first
+    }
+}
+
+/// Quaternion keys as Euler XYZ angles (`q = qZ·qY·qX`), unwrapped for continuity. A cubic
+/// track's tangents become the angle slopes that give the same quaternion rate
+/// ([`angle_rates`]), so the angle curves leave each key as the quaternions do.
 fn euler_keys(track: &Track, qs: &[Quat], fps: f32) -> Result<Vec<[HermiteKey; 3]>> {
     let cubic = track.interpolation == Interpolation::CubicSpline;
     let values: Vec<Quat> = if cubic { qs.iter().skip(1).step_by(3).copied().collect() } else { qs.to_vec() };
     let mut prev: Option<[f32; 3]> = None;
     let mut angles = Vec::with_capacity(values.len());
-    for q in values {
-        let (z, y, x) = q.normalize().to_euler(EulerRot::ZYX);
-        let mut a = [x, y, z];
-        if let Some(p) = prev {
-            let tau = std::f32::consts::TAU;
-            for (x, p) in a.iter_mut().zip(p) {
-                *x += ((p - *x) / tau).round() * tau;
-            }
-        }
+    for q in &values {
+        let a = nearest_angles(zyx_angles(q.normalize()), prev);
         prev = Some(a);
         angles.push(a);
     }
-    let lin = Track { interpolation: if cubic { Interpolation::Linear } else { track.interpolation }, ..track.clone() };
-    component_keys(&lin, &angles, fps)
+    if !cubic {
+        return component_keys(track, &angles, fps);
+    }
+    let (triples, _) = qs.as_chunks::<3>();
+    let mut out = Vec::with_capacity(angles.len());
+    for ((&t, a), [inn, value, outt]) in track.times.iter().zip(&angles).zip(triples) {
+        // The key may be stored as −q; its tangents then belong to −q too.
+        let sign = Vec4::from(euler_xyz(a[0], a[1], a[2])).dot(Vec4::from(*value)).signum();
+        let rate = |tangent: &Quat| angle_rates(*a, Vec4::from(*tangent) * sign / fps);
+        let (ri, ro) = (rate(inn), rate(outt));
+        let f = snap(t * fps);
+        let [(x, rix, rox), (y, riy, roy), (z, riz, roz)] =
+            [(a[0], ri[0], ro[0]), (a[1], ri[1], ro[1]), (a[2], ri[2], ro[2])];
+        out.push([(f, x, rix, rox), (f, y, riy, roy), (f, z, riz, roz)]);
+    }
+    Ok(out)
+}
+
+/// The largest rotation (radians) by which Euler angle curves may part from a clip's rotation
+/// tracks for `rotation=auto` to store them: 0.035°.
+const EULER_TOLERANCE: f32 = 6e-4;
+
+/// Whether Euler angle curves through the keys of every rotation track of `clip` follow the
+/// track within [`EULER_TOLERANCE`]: checked at every key and every segment's midpoint, with the
+/// angles interpolated as the engine does (cubic between keys) against the track as sampled.
+/// True for rotations read from Euler curves; false where a track passes near gimbal lock
+/// (`y = ±π/2`) or turns fast between keys, where angle curves bend away from the track.
+fn euler_reproduces(clip: &Clip, fps: f32) -> Result<bool> {
+    for t in &clip.tracks {
+        let (Target::Bone(_), Values::Rotation(q)) = (&t.target, &t.values) else { continue };
+        if t.interpolation == Interpolation::Step {
+            continue;
+        }
+        let keys = euler_keys(t, q, fps)?;
+        for (k, pair) in keys.windows(2).enumerate() {
+            let [a, b] = pair else { continue };
+            let (fa, fb) = (a[0].0, b[0].0);
+            for (f, u) in [(fa, 0.0), (0.5 * (fa + fb), 0.5)] {
+                if fb <= fa && u > 0.0 {
+                    continue;
+                }
+                let angle = |a: &HermiteKey, b: &HermiteKey| if u == 0.0 { a.1 } else { hermite_at(a, b, f) };
+                let [(ax, bx), (ay, by), (az, bz)] = [(&a[0], &b[0]), (&a[1], &b[1]), (&a[2], &b[2])];
+                let angles = [angle(ax, bx), angle(ay, by), angle(az, bz)];
+                let euler = euler_xyz(angles[0], angles[1], angles[2]);
+                let time = if u == 0.0 { t.times.get(k).copied().unwrap_or(f / fps) } else { f / fps };
+                let Some(Sampled::Rotation(want)) = sample_track(t, time) else { continue };
+                if euler.angle_between(want) > EULER_TOLERANCE {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// The quaternion keys with signs chosen so each key lies in the hemisphere of the one before
@@ -642,10 +771,11 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
 
 /// Builds a BFRES file from the model; returns the bytes and warnings.
 pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
-    let euler = match options.param("rotation") {
-        None | Some("quat") => false,
-        Some("euler") => true,
-        Some(v) => return Err(Error::unrepresentable(format!("rotation={v}: expected quat or euler"))),
+    let rotation = match options.param("rotation") {
+        None | Some("auto") => None,
+        Some("quat") => Some(false),
+        Some("euler") => Some(true),
+        Some(v) => return Err(Error::unrepresentable(format!("rotation={v}: expected auto, quat or euler"))),
     };
     let mut warnings = Vec::new();
     if let Some(skeleton) = &package.skeleton {
@@ -672,6 +802,10 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
         };
         fshus.extend(fshu_from_clip(clip, fps, &mut warnings)?);
         fviss.extend(fvis_from_clip(clip, fps)?);
+        let euler = match rotation {
+            Some(euler) => euler,
+            None => euler_reproduces(clip, fps)?,
+        };
         if let Some(a) = fska_from_clip(clip, fps, euler)? {
             fskas.push(a);
         }

@@ -4,13 +4,16 @@
 //! and Z curves have different key frames, every component is evaluated (value and one-sided
 //! slopes) at the union of the frames, which splits each cubic segment exactly. Quaternion-mode
 //! rotations become cubic rotation tracks the same way; Euler XYZ rotations (`q = qZ·qY·qX`,
-//! radians) are resampled once per frame into linear (slerp) quaternion tracks.
+//! radians) become cubic quaternion keys at the union of the angle curves' frames, with keys
+//! added where the engine's rotation leaves the cubic between them ([`super::euler`]).
 
 use glam::{EulerRot, Quat, Vec3};
 
 use super::curve::{rel, Curve};
+use super::euler::rotation_keys;
 use super::strings::name_field;
 use super::subfile;
+use super::sweep::{Point, Sweep};
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::formats::Limits;
@@ -208,9 +211,6 @@ fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
     Ok(bone)
 }
 
-/// The most keys one Euler rotation track may be resampled to.
-const MAX_RESAMPLED: u64 = 1 << 20;
-
 /// Target offsets of the channels (§7.1).
 const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
 const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
@@ -218,6 +218,32 @@ const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
 
 /// Key times (seconds) and, per key, `[in-tangent, value, out-tangent]` of each component.
 pub type UnionKeys<const N: usize> = (Vec<f32>, Vec<[[f32; N]; 3]>);
+
+/// The key frames of `curves` merged, sorted and without repeats; frame 0 alone when there are
+/// none. Each curve's frames are usually in order already, and then merged in one pass.
+pub fn union_frames(curves: &[Option<&Curve>]) -> Vec<f32> {
+    let mut lists: Vec<&[f32]> = curves.iter().flatten().map(|c| c.frames.as_slice()).collect();
+    let total = lists.iter().map(|l| l.len()).sum();
+    let mut frames: Vec<f32> = Vec::with_capacity(total);
+    if lists.iter().all(|l| l.is_sorted()) {
+        while let Some(f) = lists.iter().filter_map(|l| l.first().copied()).reduce(f32::min) {
+            for l in &mut lists {
+                while let Some((_, rest)) = l.split_first().filter(|(&x, _)| x == f) {
+                    *l = rest;
+                }
+            }
+            frames.push(f);
+        }
+    } else {
+        frames.extend(lists.iter().flat_map(|l| l.iter().copied()));
+        frames.sort_unstable_by(f32::total_cmp);
+    }
+    frames.dedup();
+    if frames.is_empty() {
+        frames.push(0.0);
+    }
+    frames
+}
 
 /// Per-component cubic keys at the union of the component curves' frames: for each key the
 /// in-tangent, value and out-tangent of every component (tangents per second).
@@ -227,33 +253,26 @@ pub fn union_cubic<const N: usize>(
     fps: f32,
     limits: &Limits,
 ) -> Result<UnionKeys<N>> {
-    let mut frames: Vec<f32> = curves.iter().flatten().flat_map(|c| c.frames.iter().copied()).collect();
-    frames.sort_by(f32::total_cmp);
-    frames.dedup();
-    if frames.is_empty() {
-        frames.push(0.0);
-    }
+    let frames = union_frames(&curves);
     if frames.len() as u64 > limits.max_keys {
         return Err(Error::new(ErrorKind::Limit, None, "too many keys"));
     }
     let last = frames.len() - 1;
     let mut keys = Vec::with_capacity(frames.len());
     let mut times = Vec::with_capacity(frames.len());
+    let mut sweeps = curves.map(|c| c.map(Sweep::new));
     for (k, &f) in frames.iter().enumerate() {
         let mut key = [[0f32; N]; 3];
         // Per component, the value the segment before ends at when the curve jumps at this key.
         let mut jumps = [None::<f32>; N];
         let [ins, values, outs] = &mut key;
         let slots = ins.iter_mut().zip(values.iter_mut()).zip(outs.iter_mut()).zip(jumps.iter_mut());
-        for ((&curve, &b), (((inn_slot, value_slot), out_slot), jump)) in curves.iter().zip(&base).zip(slots) {
-            let (v, inn, out) = match curve {
-                Some(c) => c.hermite(f),
-                None => (b, 0.0, 0.0),
-            };
-            *inn_slot = if k == 0 { 0.0 } else { inn * fps };
-            *value_slot = v;
-            *out_slot = if k == last { 0.0 } else { out * fps };
-            *jump = curve.and_then(|c| c.left_limit(f));
+        for ((sweep, &b), (((inn_slot, value_slot), out_slot), jump)) in sweeps.iter_mut().zip(&base).zip(slots) {
+            let p = sweep.as_mut().map_or(Point::constant(b), |s| s.at(f));
+            *inn_slot = if k == 0 { 0.0 } else { p.in_slope * fps };
+            *value_slot = p.value;
+            *out_slot = if k == last { 0.0 } else { p.out_slope * fps };
+            *jump = p.jump;
         }
         // A jump at this key (a held segment): the segment before ends elsewhere, with this
         // key's in-tangents; the key itself then starts flat.
@@ -351,33 +370,10 @@ fn rotation_track(
         RotateMode::EulerXyz => {
             let [rx, ry, rz, _] = rot;
             let [bx, by, bz, _] = base;
-            let component = |curve: Option<&Curve>, b: f32, f: f32| curve.map_or(b, |c| c.eval(f).as_f32());
-            let animated = [rx, ry, rz].iter().any(Option::is_some);
-            // Resample up to the last stored key (the curves hold their value after it), not to
-            // header fields, so the work is bounded by the data actually present.
-            let last = if animated {
-                let end = [rx, ry, rz].iter().flatten().filter_map(|c| c.frames.last().copied()).fold(0.0, f32::max);
-                end.max(0.0).ceil() as u64
-            } else {
-                0
-            };
-            if last >= limits.max_keys.min(MAX_RESAMPLED) {
-                return Err(Error::new(ErrorKind::Limit, None, format!("{last} or more resampled rotation keys")));
-            }
-            let mut times = Vec::with_capacity(last as usize + 1);
-            let mut values: Vec<Quat> = Vec::with_capacity(last as usize + 1);
-            for i in 0..=last {
-                let f = i as f32;
-                let mut q = euler_xyz(component(rx, bx, f), component(ry, by, f), component(rz, bz, f));
-                if values.last().is_some_and(|p| p.dot(q) < 0.0) {
-                    q = -q;
-                }
-                times.push(f / fps);
-                values.push(q);
-            }
+            let (times, values) = rotation_keys([rx, ry, rz], [bx, by, bz], fps, limits)?;
             Ok(Track {
                 target: target.clone(),
-                interpolation: Interpolation::Linear,
+                interpolation: Interpolation::CubicSpline,
                 times,
                 values: Values::Rotation(values),
             })

@@ -23,7 +23,7 @@
 //!
 //! Read parameters: `fps` (default 30): BFRES stores no frame rate (§5.5); `model=NAME`: the
 //! model whose skeleton the animations bind to.
-//! Write parameters: `fps`, `rotation=euler|quat` (default `euler`; see [`from_model`]).
+//! Write parameters: `fps`, `rotation=auto|quat|euler` (default `auto`; see [`from_model`]).
 //!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
@@ -54,6 +54,7 @@ pub mod curve;
 pub mod dict;
 pub mod dump;
 pub mod encode;
+pub mod euler;
 pub mod fmdl;
 pub mod fres;
 pub mod from_model;
@@ -67,6 +68,7 @@ pub mod not_carried;
 pub mod platform;
 pub mod strings;
 pub mod subfile;
+pub mod sweep;
 pub mod switch;
 pub mod switch_anims;
 pub mod unroll;
@@ -168,8 +170,8 @@ impl Format for Bfres {
         &[
             Param {
                 key: "rotation",
-                values: "quat|euler",
-                description: "how FSKA curves store bone rotations (default quat)",
+                values: "auto|quat|euler",
+                description: "how FSKA curves store bone rotations (default auto: Euler where it follows the clip within 0.035°, else quat)",
             },
             Param {
                 key: "fps",

@@ -255,13 +255,20 @@ fn sample(track: &Track, t: f32, left: bool) -> Option<Sampled> {
     }
 }
 
-/// The union of the tracks' key times (plus a 1/60 s grid over cubic tracks), and for each time
+/// The union of the tracks' key times (plus a 1/60 s grid over cubic tracks, whose keys are
+/// moved onto it), and for each time
 /// whether the value just before it differs (a step key or a repeated time): then the frame list
 /// gets an extra key at the same time holding the left value.
 fn event_times(tracks: &BoneTracks) -> (Vec<f32>, Vec<bool>) {
     let mut times: Vec<f32> = Vec::new();
     for track in tracks.all() {
-        times.extend_from_slice(&track.times);
+        if track.interpolation == Interpolation::CubicSpline {
+            // A cubic track's own keys between grid points (a BFRES rotation keyed at a quarter
+            // frame) go to the nearest tick, the only times a compressed frame can hold.
+            times.extend(track.times.iter().map(|&t| (t * 60.0).round() / 60.0));
+        } else {
+            times.extend_from_slice(&track.times);
+        }
         if track.interpolation == Interpolation::CubicSpline {
             if let (Some(&a), Some(&b)) = (track.times.first(), track.times.last()) {
                 let steps = ((b - a) * 60.0).floor() as usize;
