@@ -430,6 +430,23 @@ impl SharedMembers {
     }
 }
 
+/// The members animkit reads, each with its name, skipping members whose bytes an earlier member
+/// shares exactly (their notes and findings are the first one's, and reading each again would
+/// charge the decode budget once per alias).
+fn readable_members<'a>(
+    sarc: &'a Sarc,
+    options: &'a ReadOptions,
+) -> impl Iterator<Item = (String, Box<dyn Document>)> + 'a {
+    let shared = SharedMembers::new(sarc);
+    (0..sarc.nodes.len()).filter_map(move |i| {
+        if shared.first_of.get(i).copied().flatten().is_some_and(|first| first != i) {
+            return None;
+        }
+        let doc = crate::read(sarc.member_bytes(i)?, None, options).ok()?;
+        Some((sarc.name(i).unwrap_or_else(|| format!("member_{i}")), doc))
+    })
+}
+
 /// The SARC archive format.
 pub struct SarcFormat;
 
@@ -541,15 +558,9 @@ impl Document for SarcDocument {
 
     /// What the members that read hold beyond their models, each line after the member's name.
     fn not_in_model(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        for i in 0..self.sarc.nodes.len() {
-            let Some(doc) = self.sarc.member_bytes(i).and_then(|b| crate::read(b, None, &self.options).ok()) else {
-                continue;
-            };
-            let name = self.sarc.name(i).unwrap_or_else(|| format!("member {i}"));
-            lines.extend(doc.not_in_model().into_iter().map(|l| format!("{name}: {l}")));
-        }
-        lines
+        readable_members(&self.sarc, &self.options)
+            .flat_map(|(name, doc)| doc.not_in_model().into_iter().map(move |l| format!("{name}: {l}")))
+            .collect()
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -602,9 +613,7 @@ impl Document for SarcDocument {
                 ),
             ));
         }
-        for (i, bytes) in (0..s.nodes.len()).filter_map(|i| Some((i, s.member_bytes(i)?))) {
-            let Ok(doc) = crate::read(bytes, None, &self.options) else { continue };
-            let name = s.name(i).unwrap_or_else(|| format!("member_{i}"));
+        for (name, doc) in readable_members(s, &self.options) {
             out.extend(doc.lint().into_iter().map(|mut x| {
                 x.path = format!("SARC member {name} / {}", x.path);
                 x
@@ -638,9 +647,7 @@ impl Document for SarcDocument {
     /// The member count, then the notes of each member animkit reads (`NAME: …`).
     fn notes(&self) -> Vec<String> {
         let mut notes = vec![format!("{} members", self.sarc.nodes.len())];
-        for (i, bytes) in (0..self.sarc.nodes.len()).filter_map(|i| Some((i, self.sarc.member_bytes(i)?))) {
-            let Ok(doc) = crate::read(bytes, None, &self.options) else { continue };
-            let name = self.sarc.name(i).unwrap_or_else(|| format!("member_{i}"));
+        for (name, doc) in readable_members(&self.sarc, &self.options) {
             notes.extend(doc.notes().into_iter().map(|n| format!("{name}: {n}")));
         }
         notes
