@@ -42,12 +42,14 @@ def walk_package():
 # ANP3 truncates rotations to 1/4096 and translations to 1/1024 (ifp.md §4.3); SKB rounds
 # rotations to 1/32767 and translations to max|t|/32767 (evilengine.md §3.2); CryEngine's
 # default SmallTree48BitQuat keeps 15 bits per component over ±1/√2 and floats for positions;
-# BFRES FSKA writes float curves as cubic coefficients, evaluated in float32 (bfres.md §5).
+# BFRES FSKA stores a curve as s8/s16 keys when the decoded curve stays within two s16 steps of
+# its largest coefficient (formats/bfres/encode.rs): the root's x runs 0…1.5 over one linear
+# segment once keys the line passes through are left out, so 2 × 1.5 / 32767 for translations.
 CASES = [
     ("anp3", "ifp", 1 / 4096 * 2, 1 / 1024),
     ("skb", "skb", 2 / 32767, 1.5 / 32767 * 1.5),
     ("cryengine", "caf", 2 * 0.7072 / 32767, 1e-6),
-    ("bfres", "bfres", 1e-5, 1e-5),
+    ("bfres", "bfres", 1e-5, 2 * 1.5 / 32767),
 ]
 
 
