@@ -147,7 +147,7 @@ impl Format for Bfres {
     }
 
     fn description(&self) -> &'static str {
-        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA, FMAA and FSKL, read-only)"
+        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA, FMAA, FBVS bone visibility and FSKL skeleton, read-only)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {
