@@ -182,3 +182,20 @@ fn the_switch_skeleton_has_its_hierarchy_and_rest_pose() {
     assert!(root.rotation.dot(expected).abs() > 1.0 - 1e-6, "{:?}", root.rotation);
     assert_eq!(skeleton.bones[6].rest.translation.to_array(), [-2.4, 0.0, 0.0]);
 }
+
+/// A Switch file converted to BFRES comes out as a Wii U file: the conversion says so, and a
+/// Wii U file converted to BFRES or a Switch file converted to glTF does not.
+#[test]
+fn writing_a_switch_file_as_bfres_says_it_becomes_wii_u() {
+    let (Some(nintendo), Some(bfres)) = (common::corpus_dir("nintendo"), common::corpus_dir("bfres")) else { return };
+    let dir = common::gltf::temp_dir("nintendo-platform");
+    let says = |file: PathBuf, ext: &str| {
+        let out = dir.join(format!("out.{ext}"));
+        let prepared = prepare(&file, &Destination::File(out), &ConvertOptions::default()).unwrap();
+        prepared.warnings.iter().any(|w| w.contains("Switch BFRES") && w.contains("Wii U"))
+    };
+    let switch = nintendo.join("s2_wsp_bubble_fska_fmaa.szs");
+    assert!(says(switch.clone(), "bfres"));
+    assert!(!says(switch, "glb"));
+    assert!(!says(bfres.join("Animal_Bass_Animation.bfres"), "bfres"));
+}

@@ -678,6 +678,10 @@ pub fn to_model(data: &[u8], header: &Header, options: &ReadOptions) -> Result<P
     Ok(package)
 }
 
+/// The first note of every Switch BFRES; containers pass it on with a prefix, so `convert` finds
+/// it in the notes of any file holding one ([`crate::convert`] warns that BFRES is written for Wii U).
+pub const PLATFORM_NOTE: &str = "Switch (little-endian), read-only";
+
 /// A read-only Switch BFRES: keeps its bytes, reads animations on demand.
 pub struct SwitchDocument {
     pub header: Header,
@@ -818,7 +822,7 @@ impl Document for SwitchDocument {
 
     fn notes(&self) -> Vec<String> {
         let h = &self.header;
-        let mut notes = vec!["Switch (little-endian), read-only".to_string()];
+        let mut notes = vec![PLATFORM_NOTE.to_string()];
         for (n, what) in [
             (h.fska.2, "skeletal animations"),
             (h.fmaa.2, "material animations"),
