@@ -43,6 +43,7 @@ pub mod io;
 pub mod lint;
 pub mod model;
 pub mod raw_json;
+pub mod record;
 pub mod sample;
 pub mod text;
 

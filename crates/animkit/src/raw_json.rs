@@ -17,6 +17,15 @@ use crate::text::{from_hex, latin1_until_nul, to_hex, to_latin1};
 #[derive(Debug, Clone, Copy)]
 pub struct F32(pub f32);
 
+/// Equal when the bits are equal (so NaN payloads and −0.0 compare as stored).
+impl PartialEq for F32 {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for F32 {}
+
 impl Serialize for F32 {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if self.0.is_finite() {
