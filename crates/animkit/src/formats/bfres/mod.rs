@@ -66,6 +66,7 @@ pub mod fvis;
 pub mod lint;
 pub mod not_carried;
 pub mod platform;
+pub mod stored;
 pub mod strings;
 pub mod subfile;
 pub mod sweep;
@@ -100,8 +101,12 @@ pub fn to_model(data: &[u8], header: &fres::Header, options: &ReadOptions) -> Re
     }
     let fskas = read_fskas(data, header)?;
     package.skeleton = bind::bind(fmdl::skeletons(data, header)?, &fskas, model_param(options))?.map(|b| b.1);
-    for anim in &fskas {
-        package.clips.push(fska::to_clip(anim, fps, limits).within(|| name_of(G_FSKA, &anim.name))?);
+    for anim in fskas {
+        let mut clip = fska::to_clip(&anim, fps, limits).within(|| name_of(G_FSKA, &anim.name))?;
+        if v >= 0x0304_0000 {
+            stored::remember(&mut clip, anim, fps);
+        }
+        package.clips.push(clip);
     }
     for (g, kind) in
         [(G_FSHU_PARAM, fshu::Kind::ShaderParam), (4, fshu::Kind::Colour), (G_FSHU_SRT, fshu::Kind::TextureSrt)]
