@@ -2,9 +2,9 @@
 //! Wii U payloads of the `nintendo/` archives; the Switch files there are skipped: animkit writes
 //! BFRES for Wii U only). Unchanged, the file written is no larger than the input (whole file, and
 //! the animation subfiles alone, both within 2 %), and every track samples as the input's, read by
-//! the same reader, at several times per clip: FSKA tracks exactly (their curves are kept), the
-//! others within the writer's `s16` quantisation. An edited clip writes its edited track anew and
-//! keeps every other track's curves.
+//! the same reader, at several times per clip: exactly, as FSKA and FSHU curves are kept and FTXP
+//! and FVIS keys are integers and bits; the tracks read back are bit for bit the input's. An
+//! edited clip writes its edited track anew and keeps every other track's curves.
 //!
 //! The sizes of the animation subfiles come from the file's own header and index groups
 //! (spec §2), parsed here independently of animkit: each subfile runs from its start to the next
@@ -166,8 +166,9 @@ fn an_unchanged_rewrite_is_no_larger_and_samples_as_the_input() {
         ));
         assert!(out.len() as f64 <= 1.02 * data.len() as f64, "{name}: {} → {} bytes", data.len(), out.len());
         assert!(anim_out as f64 <= 1.02 * anim_in as f64, "{name}: animations {anim_in} → {anim_out} bytes");
-        assert_eq!(c.worst_fska, 0.0, "{name}: FSKA curves are kept, so their tracks read back the same");
-        assert!(c.worst_other < 2e-4, "{name}: {}", c.worst_other);
+        // FSKA and FSHU curves are kept; FTXP and FVIS keys are exact (integers and bits).
+        assert_eq!((c.worst_fska, c.worst_other), (0.0, 0.0), "{name}: samples differ");
+        assert_eq!(c.identical, c.tracks, "{name}: every track reads back bit for bit");
     }
     eprintln!("{}", table.join("\n"));
     assert!(files.len() >= 4 || files.is_empty(), "{} Wii U BFRES found", files.len());

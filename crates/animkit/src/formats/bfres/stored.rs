@@ -1,7 +1,8 @@
-//! What a clip read from an FSKA remembers of its storage ([`StoredFska`], kept in the clip's
-//! [`crate::model::Stored`]), so that writing it back as BFRES keeps the curves of every
-//! channel that did not change: their key frames, curve types, key types, scale and offset, and
-//! the bone flags, user data and bones without channels of an FSKA that did not change at all.
+//! What a clip read from an FSKA or FSHU remembers of its storage ([`StoredFska`],
+//! [`StoredFshu`], kept in the clip's [`crate::model::Stored`]), so that writing it back as BFRES
+//! keeps the curves of every FSKA channel that did not change (their key frames, curve types, key
+//! types, scale and offset), the bone flags, user data and bones without channels of an FSKA that
+//! did not change at all, and an unchanged FSHU as it was.
 //!
 //! Re-encoding instead would fit new curves to the model's keys, which are cubic quaternion keys
 //! at the union of the angle curves' frames for Euler rotations ([`super::euler`]): an unchanged
@@ -15,6 +16,7 @@
 
 use std::hash::{Hash, Hasher};
 
+use super::fshu::Fshu;
 use super::fska::{BoneAnim, Fska, RotateMode};
 use crate::model::{Channel, Clip, Target, Track, Values};
 
@@ -25,7 +27,7 @@ pub struct StoredFska {
     pub fska: Fska,
     /// The frame rate the clip was read at.
     pub fps: f32,
-    /// Per bone track of the clip as read, in order: bone name, channel, fingerprint.
+    /// Per track of the clip as read, in order: bone name, channel, fingerprint.
     tracks: Vec<(String, Channel, u64)>,
 }
 
@@ -55,15 +57,42 @@ fn fingerprint(track: &Track) -> u64 {
     h.finish()
 }
 
-/// The bone tracks of a clip as `(bone, channel, fingerprint)`, in order.
+/// The tracks of a clip as `(target, channel, fingerprint)`, in order.
 fn identify(clip: &Clip) -> Vec<(String, Channel, u64)> {
-    clip.tracks.iter().filter_map(|t| bone_channel(t).map(|(b, c)| (b, c, fingerprint(t)))).collect()
+    clip.tracks.iter().map(|t| (t.target.label(), t.channel(), fingerprint(t))).collect()
 }
 
 /// Keeps `fska`, the subfile `clip` was read from at `fps`, in the clip.
 pub fn remember(clip: &mut Clip, fska: Fska, fps: f32) {
     let tracks = identify(clip);
     clip.stored = crate::model::Stored::new(StoredFska { fska, fps, tracks });
+}
+
+/// An FSHU as read, with its index group (3 shader param, 4 colour, 5 texture SRT) and what
+/// identifies the tracks its clip was given: written again as it was when none of them changed.
+#[derive(Debug)]
+pub struct StoredFshu {
+    fshu: Fshu,
+    group: usize,
+    fps: f32,
+    tracks: Vec<(String, Channel, u64)>,
+}
+
+/// Keeps `fshu`, the subfile of index group `group` that `clip` was read from at `fps`, in the clip.
+pub fn remember_fshu(clip: &mut Clip, fshu: Fshu, group: usize, fps: f32) {
+    let tracks = identify(clip);
+    clip.stored = crate::model::Stored::new(StoredFshu { fshu, group, fps, tracks });
+}
+
+impl StoredFshu {
+    /// The FSHU `clip` was read from and its index group, renamed as the clip, when every track
+    /// of the clip is one read, unchanged, its frame count and looping too, written at `fps`.
+    pub fn unchanged(clip: &Clip, fps: f32, frame_count: i32) -> Option<(usize, Fshu)> {
+        let s = clip.stored.get::<StoredFshu>()?;
+        let looping = clip.looping == Some(s.fshu.flags & 4 != 0);
+        let same = s.fps == fps && s.fshu.frame_count == frame_count && looping && identify(clip) == s.tracks;
+        same.then(|| (s.group, Fshu { name: clip.name.clone(), ..s.fshu.clone() }))
+    }
 }
 
 /// One channel's storage: its base value (when the bone stores one) and its curves.
