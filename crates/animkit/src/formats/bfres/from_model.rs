@@ -318,15 +318,6 @@ fn euler_keys(track: &Track, qs: &[Quat], fps: f32) -> Result<Vec<[HermiteKey; 3
 /// tracks for `rotation=auto` to store them: 0.035°.
 const EULER_TOLERANCE: f32 = 6e-4;
 
-/// The rotation (radians) between two rotations, from the chord between the unit quaternions
-/// (`4·asin(|a − ±b| / 2)`): exact near zero, where `Quat::angle_between` (an `acos` of the dot
-/// product) cannot tell anything below 7e-4 rad from 0 or from one `f32` step of the dot.
-fn rotation_between(a: Quat, b: Quat) -> f32 {
-    let (a, b) = (Vec4::from(a.normalize()), Vec4::from(b.normalize()));
-    let chord = (a - b * a.dot(b).signum()).length();
-    4.0 * (0.5 * chord).min(1.0).asin()
-}
-
 /// Whether Euler angle curves through the keys of every rotation track of `clip` follow the
 /// track within [`EULER_TOLERANCE`]: checked at every key and every segment's midpoint, with the
 /// angles interpolated as the engine does (cubic between keys) against the track as sampled.
@@ -352,7 +343,7 @@ fn euler_reproduces<'a>(tracks: impl IntoIterator<Item = &'a Track>, fps: f32) -
                 let euler = euler_xyz(angles[0], angles[1], angles[2]);
                 let time = if u == 0.0 { t.times.get(k).copied().unwrap_or(f / fps) } else { f / fps };
                 let Some(Sampled::Rotation(want)) = sample_track(t, time) else { continue };
-                if rotation_between(euler, want) > EULER_TOLERANCE {
+                if euler.angle_between(want) > EULER_TOLERANCE {
                     return Ok(false);
                 }
             }
