@@ -33,6 +33,8 @@ pub struct Clip {
     #[pyo3(get, set)]
     frame_rate: Option<f32>,
     tracks: Tracks,
+    /// How the file stored the clip (kept for a rewrite in the same format).
+    stored: model::Stored,
 }
 
 /// A clip's tracks: the library's, until Python first asks for `tracks`; then a list of `Track`
@@ -52,6 +54,7 @@ impl Clip {
             additive: clip.additive,
             frame_rate: clip.frame_rate,
             tracks: Tracks::Rust(clip.tracks),
+            stored: clip.stored,
         }
     }
 
@@ -64,6 +67,7 @@ impl Clip {
             additive: self.additive,
             frame_rate: self.frame_rate,
             tracks: self.rust_tracks(py)?.into_owned(),
+            stored: self.stored.clone(),
         })
     }
 
@@ -112,7 +116,7 @@ impl Clip {
             None => tracks.iter().map(|t| t.borrow(py).last_time(py)).fold(0.0, f32::max),
         };
         let tracks = Tracks::Python(PyList::new(py, tracks)?.unbind());
-        Ok(Clip { name, duration, looping, additive, frame_rate, tracks })
+        Ok(Clip { name, duration, looping, additive, frame_rate, tracks, stored: model::Stored::default() })
     }
 
     /// The tracks (`Track` objects; the list may be edited in place).

@@ -287,6 +287,7 @@ fn non_transform_and_nlerp_tracks_survive_a_round_trip() {
                 values: Values::Scale(vec![Vec3::ONE, Vec3::splat(2.0), Vec3::splat(3.0), Vec3::ONE]),
             },
         ],
+        ..Default::default()
     };
     let empty = Clip { name: "empty".into(), duration: 1.0, ..Default::default() };
     let package =

@@ -17,8 +17,10 @@
 pub mod rekey;
 pub mod rest;
 mod skeleton;
+mod stored;
 
 pub use skeleton::{Bone, Skeleton, Transform};
+pub use stored::Stored;
 
 use std::sync::Arc;
 
@@ -61,6 +63,10 @@ pub struct Clip {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_rate: Option<f32>,
     pub tracks: Vec<Track>,
+    /// How the source file stored the clip, for an exact rewrite in the same format ([`Stored`]);
+    /// empty for clips not read from a file, and ignored by every other format.
+    #[serde(skip)]
+    pub stored: Stored,
 }
 
 /// One animated channel of one target.

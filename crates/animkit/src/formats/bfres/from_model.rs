@@ -20,6 +20,14 @@
 //!   gives) become float curves or constants, grouped by kind (texture SRT, colour, param).
 //! - **FVIS.** Visibility tracks become step-bool curves (scale word 1) or base bits.
 //!
+//! - **Clips read from BFRES** ([`super::stored`]). An FSKA clip whose tracks are all as read
+//!   (same frame rate and frame count, rotations in the mode read) is written as the subfile it
+//!   was read from, user data included; otherwise each unchanged channel keeps its base value and
+//!   curves and only the changed ones are encoded from their keys. With `rotation=auto` an Euler
+//!   FSKA stays Euler when its changed rotation tracks can be Euler curves, and a quaternion FSKA
+//!   stays quaternion. An FSHU clip whose tracks are all as read is written as it was read. An
+//!   unchanged Breath of the Wild file rewrites to the same animation bytes (re-encoding its Euler
+//!   rotations from the model's cubic quaternion keys gave 1.2–2.3× the size).
 //! - **Skeleton.** Not written (no FMDL): a warning says so with the bone count.
 //!
 //! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`auto`, the
@@ -37,9 +45,10 @@ use super::fshu::Fshu;
 use super::fska::{euler_xyz, BoneAnim, Fska};
 use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
 use super::fvis::Fvis;
+use super::stored::{StoredFshu, StoredFska};
 use crate::error::{Error, Result};
 use crate::formats::WriteOptions;
-use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
+use crate::model::{Channel, Clip, Interpolation, Package, Target, Track, Values};
 use crate::sample::{sample_track, Sampled};
 
 /// A key of one component: `(frame, value, in-slope, out-slope)`, slopes per frame.
@@ -314,8 +323,8 @@ const EULER_TOLERANCE: f32 = 6e-4;
 /// angles interpolated as the engine does (cubic between keys) against the track as sampled.
 /// True for rotations read from Euler curves; false where a track passes near gimbal lock
 /// (`y = ±π/2`) or turns fast between keys, where angle curves bend away from the track.
-fn euler_reproduces(clip: &Clip, fps: f32) -> Result<bool> {
-    for t in &clip.tracks {
+fn euler_reproduces<'a>(tracks: impl IntoIterator<Item = &'a Track>, fps: f32) -> Result<bool> {
+    for t in tracks {
         let (Target::Bone(_), Values::Rotation(q)) = (&t.target, &t.values) else { continue };
         if t.interpolation == Interpolation::Step {
             continue;
@@ -376,103 +385,176 @@ fn flag_bit(target: u32) -> u32 {
     1 << (6 + i)
 }
 
-fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
-    let mut order: Vec<String> = Vec::new();
-    let mut by_bone: BTreeMap<String, Vec<&Track>> = BTreeMap::new();
+/// The bone tracks of a clip grouped by bone, bones in order of first appearance.
+fn tracks_by_bone(clip: &Clip) -> Vec<(String, Vec<&Track>)> {
+    let mut bones: Vec<(String, Vec<&Track>)> = Vec::new();
     for t in &clip.tracks {
         let (Target::Bone(b), Values::Rotation(_) | Values::Translation(_) | Values::Scale(_)) = (&t.target, &t.values)
         else {
             continue;
         };
         let name = b.label();
-        if !by_bone.contains_key(&name) {
-            order.push(name.clone());
+        match bones.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, list)) => list.push(t),
+            None => bones.push((name, vec![t])),
         }
-        by_bone.entry(name).or_default().push(t);
     }
-    if order.is_empty() {
+    bones
+}
+
+/// The FSKA frame count of a clip at `fps`.
+fn frame_count(clip: &Clip, fps: f32) -> i32 {
+    (clip.duration * fps).round() as i32
+}
+
+/// Whether the FSKA of `clip` stores Euler rotations: as `forced` says; else, for a clip read
+/// from an FSKA ([`StoredFska`]), as that FSKA did when its changed rotation tracks (if any) can
+/// be Euler curves (its unchanged ones keep their curves, and a quaternion FSKA stays one);
+/// else where Euler curves reproduce every rotation track ([`euler_reproduces`]).
+fn rotation_mode(clip: &Clip, fps: f32, forced: Option<bool>) -> Result<bool> {
+    if let Some(euler) = forced {
+        return Ok(euler);
+    }
+    match StoredFska::of(clip, fps, frame_count(clip, fps)) {
+        Some(s) if s.euler() => euler_reproduces(clip.tracks.iter().filter(|t| !s.unchanged(t)), fps),
+        Some(_) => Ok(false),
+        None => euler_reproduces(&clip.tracks, fps),
+    }
+}
+
+fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
+    let frames = frame_count(clip, fps);
+    let stored = StoredFska::of(clip, fps, frames);
+    let looping = if clip.looping == Some(true) { 4 } else { 0 };
+    if let Some(s) = stored.filter(|s| s.euler() == euler && s.whole(clip)) {
+        // Nothing changed: the subfile as read (bones without channels and user data too).
+        let flags = s.fska.flags & !4 | looping;
+        return Ok(Some(Fska { name: clip.name.clone(), flags, ..s.fska.clone() }));
+    }
+    let by_bone = tracks_by_bone(clip);
+    if by_bone.is_empty() {
         return Ok(None);
     }
-    let mut bones = Vec::new();
+    let mut bones = Vec::with_capacity(by_bone.len());
     let mut total_curves = 0usize;
-    let mut baked = 0u32;
-    for name in order {
-        let tracks = by_bone.remove(&name).unwrap_or_default();
-        let (mut scale, mut rotate, mut translate) = (None, None, None);
-        let mut curves: Vec<Curve> = Vec::new();
-        for t in tracks {
-            let hold = t.interpolation == Interpolation::Step;
-            match &t.values {
-                Values::Scale(v) => {
-                    let vals: Vec<[f32; 3]> = v.iter().map(|x| x.to_array()).collect();
-                    let (b, c) = channel(&component_keys(t, &vals, fps)?, SCALE, hold);
-                    scale = Some(b);
-                    curves.extend(c);
-                }
-                Values::Translation(v) => {
-                    let vals: Vec<[f32; 3]> = v.iter().map(|x| x.to_array()).collect();
-                    let (b, c) = channel(&component_keys(t, &vals, fps)?, TRANSLATE, hold);
-                    translate = Some(b);
-                    curves.extend(c);
-                }
-                Values::Rotation(q) if euler => {
-                    let keys = euler_keys(t, q, fps)?;
-                    let (b, c) = channel(&keys, [ROTATE[0], ROTATE[1], ROTATE[2]], hold);
-                    rotate = Some([b[0], b[1], b[2], 1.0]);
-                    curves.extend(c);
-                }
-                Values::Rotation(q) => {
-                    let cubic = t.interpolation == Interpolation::CubicSpline;
-                    let vals: Vec<[f32; 4]> = hemisphere_continuous(q, cubic).iter().map(|x| x.to_array()).collect();
-                    let (b, c) = channel(&component_keys(t, &vals, fps)?, ROTATE, hold);
-                    rotate = Some(b);
-                    curves.extend(c);
-                }
-                _ => {}
-            }
-        }
-        curves.sort_by_key(|c| flag_bit(c.target));
-        let mut flags = 0u32;
-        flags |= if scale.is_some() { 0x08 } else { 0 } | if rotate.is_some() { 0x10 } else { 0 };
-        flags |= if translate.is_some() { 0x20 } else { 0 };
-        for c in &curves {
-            flags |= flag_bit(c.target);
-            baked = baked.saturating_add(
-                4u32.saturating_mul(((c.end - c.start).max(0.0) as u32).saturating_add(1)).saturating_add(20),
-            );
-        }
-        let begin_curve = u16::try_from(total_curves).map_err(|_| Error::unrepresentable("more than 65535 curves"))?;
-        if curves.len() > 255 {
-            return Err(Error::unrepresentable("more than 255 curves in a bone"));
-        }
-        total_curves += curves.len();
-        let has_base = flags & 0x38 != 0;
-        bones.push(BoneAnim {
-            at: 0,
-            flags,
-            name,
-            begin_rotate: if has_base { 3 } else { 0 },
-            begin_translate: if has_base { 6 } else { 0 },
-            begin_base_translate: if has_base { 7 } else { 0 },
-            begin_curve,
-            scale,
-            rotate,
-            translate,
-            curves,
-        });
+    for (name, tracks) in by_bone {
+        let bone = bone_anim(name, &tracks, fps, euler, stored, total_curves)?;
+        total_curves += bone.curves.len();
+        bones.push(bone);
     }
+    let baked = bones.iter().flat_map(|b| &b.curves).fold(0u32, |sum, c| {
+        sum.saturating_add(
+            4u32.saturating_mul(((c.end - c.start).max(0.0) as u32).saturating_add(1)).saturating_add(20),
+        )
+    });
+    let user_data = stored.map(|s| s.fska.user_data.clone()).unwrap_or_default();
     let mode = if euler { 0x1000 } else { 0 };
+    // The scale mode (bits 8–9) of the FSKA read, else Maya's, as Breath of the Wild stores.
+    let scale_mode = stored.map_or(0x0200, |s| s.fska.flags & 0x0300);
     Ok(Some(Fska {
         at: 0,
         name: clip.name.clone(),
-        flags: mode | 0x0200 | if clip.looping == Some(true) { 4 } else { 0 },
-        frame_count: (clip.duration * fps).round() as i32,
-        user_data_count: 0,
+        flags: mode | scale_mode | looping,
+        frame_count: frames,
+        user_data_count: user_data.len() as u16,
         curve_count: total_curves as i32,
         baked_size: baked,
         bones,
-        user_data: Vec::new(),
+        user_data,
     }))
+}
+
+/// One bone's animation from its tracks; `begin_curve` curves precede it in the FSKA. A channel
+/// whose track is unchanged since it was read keeps its stored base value and curves; the others
+/// are encoded from their keys.
+fn bone_anim(
+    name: String,
+    tracks: &[&Track],
+    fps: f32,
+    euler: bool,
+    stored: Option<&StoredFska>,
+    begin_curve: usize,
+) -> Result<BoneAnim> {
+    let (mut scale, mut rotate, mut translate) = (None, None, None);
+    let mut curves: Vec<Curve> = Vec::new();
+    let mut all_kept = true;
+    for &t in tracks {
+        if let Some(kept) = stored.and_then(|s| s.channel(t, euler)) {
+            let slot = match t.channel() {
+                Channel::Scale => &mut scale,
+                Channel::Rotation => &mut rotate,
+                _ => &mut translate,
+            };
+            *slot = kept.base.map(<[f32]>::to_vec);
+            curves.extend_from_slice(kept.curves);
+            continue;
+        }
+        all_kept = false;
+        let (base, c) = encode_channel(t, fps, euler)?;
+        match &t.values {
+            Values::Scale(_) => scale = Some(base),
+            Values::Rotation(_) => rotate = Some(base),
+            _ => translate = Some(base),
+        }
+        curves.extend(c);
+    }
+    curves.sort_by_key(|c| flag_bit(c.target));
+    let mut flags = 0u32;
+    flags |= if scale.is_some() { 0x08 } else { 0 } | if rotate.is_some() { 0x10 } else { 0 };
+    flags |= if translate.is_some() { 0x20 } else { 0 };
+    flags |= curves.iter().fold(0, |f, c| f | flag_bit(c.target));
+    if all_kept {
+        // Segment scale compensate, scale uniform / volume one, rotate / translate zero (§7.1).
+        flags |= stored.and_then(|s| s.bone(&name)).map_or(0, |b| b.flags & 0x0F80_0000);
+    }
+    let begin_curve = u16::try_from(begin_curve).map_err(|_| Error::unrepresentable("more than 65535 curves"))?;
+    if curves.len() > 255 {
+        return Err(Error::unrepresentable("more than 255 curves in a bone"));
+    }
+    let has_base = flags & 0x38 != 0;
+    Ok(BoneAnim {
+        at: 0,
+        flags,
+        name,
+        begin_rotate: if has_base { 3 } else { 0 },
+        begin_translate: if has_base { 6 } else { 0 },
+        begin_base_translate: if has_base { 7 } else { 0 },
+        begin_curve,
+        scale: array(scale),
+        rotate: array(rotate),
+        translate: array(translate),
+        curves,
+    })
+}
+
+/// A base value as the fixed-size array it is stored as (the channels give 3 or 4 components).
+fn array<const N: usize>(v: Option<Vec<f32>>) -> Option<[f32; N]> {
+    v.and_then(|v| v.try_into().ok())
+}
+
+/// A channel encoded from its track's keys: its base value (the first key) and curves.
+fn encode_channel(t: &Track, fps: f32, euler: bool) -> Result<(Vec<f32>, Vec<Curve>)> {
+    let hold = t.interpolation == Interpolation::Step;
+    Ok(match &t.values {
+        Values::Scale(v) | Values::Translation(v) => {
+            let targets = if matches!(t.values, Values::Scale(_)) { SCALE } else { TRANSLATE };
+            let vals: Vec<[f32; 3]> = v.iter().map(|x| x.to_array()).collect();
+            let (b, c) = channel(&component_keys(t, &vals, fps)?, targets, hold);
+            (b.to_vec(), c)
+        }
+        Values::Rotation(q) if euler => {
+            let keys = euler_keys(t, q, fps)?;
+            let (b, c) = channel(&keys, [ROTATE[0], ROTATE[1], ROTATE[2]], hold);
+            (vec![b[0], b[1], b[2], 1.0], c)
+        }
+        Values::Rotation(q) => {
+            let cubic = t.interpolation == Interpolation::CubicSpline;
+            let vals: Vec<[f32; 4]> = hemisphere_continuous(q, cubic).iter().map(|x| x.to_array()).collect();
+            let (b, c) = channel(&component_keys(t, &vals, fps)?, ROTATE, hold);
+            (b.to_vec(), c)
+        }
+        _ => (Vec::new(), Vec::new()),
+    })
 }
 
 fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
@@ -568,7 +650,7 @@ fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
         at: 0,
         name: clip.name.clone(),
         flags: if clip.looping == Some(true) { 4 } else { 0 },
-        frame_count: (clip.duration * fps).round() as i32,
+        frame_count: frame_count(clip, fps),
         baked_size: baked,
         textures,
         texture_ftex: Vec::new(),
@@ -634,7 +716,7 @@ fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
             at: 0,
             name: clip.name.clone(),
             flags: if material { 0x100 } else { 0 } | if clip.looping == Some(true) { 4 } else { 0 },
-            frame_count: (clip.duration * fps).round() as i32,
+            frame_count: frame_count(clip, fps),
             baked_size: baked,
             names,
             curves,
@@ -758,7 +840,7 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
                 at: 0,
                 name: clip.name.clone(),
                 flags: if clip.looping == Some(true) { 4 } else { 0 },
-                frame_count: (clip.duration * fps).round() as i32,
+                frame_count: frame_count(clip, fps),
                 param_anim_count: total_params,
                 curve_count: total_curves,
                 baked_size: baked,
@@ -800,12 +882,12 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
             }
             None => clip.frame_rate.filter(|f| *f > 0.0).unwrap_or(30.0),
         };
-        fshus.extend(fshu_from_clip(clip, fps, &mut warnings)?);
+        match StoredFshu::unchanged(clip, fps, frame_count(clip, fps)) {
+            Some(fshu) => fshus.push(fshu),
+            None => fshus.extend(fshu_from_clip(clip, fps, &mut warnings)?),
+        }
         fviss.extend(fvis_from_clip(clip, fps)?);
-        let euler = match rotation {
-            Some(euler) => euler,
-            None => euler_reproduces(clip, fps)?,
-        };
+        let euler = rotation_mode(clip, fps, rotation)?;
         if let Some(a) = fska_from_clip(clip, fps, euler)? {
             fskas.push(a);
         }

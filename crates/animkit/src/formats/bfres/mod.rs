@@ -7,7 +7,8 @@
 //! [`ftxp`], [`fshu`], [`fvis`] and [`fskl`] read subfiles (with the header opening and record
 //! arrays of [`subfile`]) and convert them to the model; [`fmdl`] names what the model does not
 //! carry; [`build`] writes subfiles and whole files in the retail layout; [`from_model`] builds
-//! files from the model, each curve in the smallest encoding [`encode`] finds; [`dump`] is the
+//! files from the model, each curve in the smallest encoding [`encode`] finds, except that what a
+//! clip read from an FSKA or FSHU did not change is written as it was read ([`stored`]); [`dump`] is the
 //! lossless JSON form (animation subfiles structured, everything else hex); [`lint`] checks and
 //! repairs.
 //!
@@ -66,6 +67,7 @@ pub mod fvis;
 pub mod lint;
 pub mod not_carried;
 pub mod platform;
+pub mod stored;
 pub mod strings;
 pub mod subfile;
 pub mod sweep;
@@ -100,15 +102,23 @@ pub fn to_model(data: &[u8], header: &fres::Header, options: &ReadOptions) -> Re
     }
     let fskas = read_fskas(data, header)?;
     package.skeleton = bind::bind(fmdl::skeletons(data, header)?, &fskas, model_param(options))?.map(|b| b.1);
-    for anim in &fskas {
-        package.clips.push(fska::to_clip(anim, fps, limits).within(|| name_of(G_FSKA, &anim.name))?);
+    for anim in fskas {
+        let mut clip = fska::to_clip(&anim, fps, limits).within(|| name_of(G_FSKA, &anim.name))?;
+        if v >= 0x0304_0000 {
+            stored::remember(&mut clip, anim, fps);
+        }
+        package.clips.push(clip);
     }
     for (g, kind) in
         [(G_FSHU_PARAM, fshu::Kind::ShaderParam), (4, fshu::Kind::Colour), (G_FSHU_SRT, fshu::Kind::TextureSrt)]
     {
         for (name, at) in entries(data, header, g)? {
             let anim = fshu::read(data, at, v).within(|| name_of(g, &name))?;
-            package.clips.push(fshu::to_clip(&anim, kind, fps, limits).within(|| name_of(g, &name))?);
+            let mut clip = fshu::to_clip(&anim, kind, fps, limits).within(|| name_of(g, &name))?;
+            if v >= 0x0304_0000 {
+                stored::remember_fshu(&mut clip, anim, g, fps);
+            }
+            package.clips.push(clip);
         }
     }
     for (name, at) in entries(data, header, G_FTXP)? {
@@ -171,7 +181,7 @@ impl Format for Bfres {
             Param {
                 key: "rotation",
                 values: "auto|quat|euler",
-                description: "how FSKA curves store bone rotations (default auto: Euler where it follows the clip within 0.035°, else quat)",
+                description: "how FSKA curves store bone rotations (default auto: as read for a clip read from BFRES, else Euler where it follows the clip within 0.035°, else quat)",
             },
             Param {
                 key: "fps",

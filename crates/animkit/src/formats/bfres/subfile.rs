@@ -59,6 +59,7 @@ pub fn clip(name: &str, frame_count: i32, looping: bool, fps: f32, tracks: Vec<T
         additive: false,
         frame_rate: Some(fps),
         tracks,
+        ..Default::default()
     }
 }
 

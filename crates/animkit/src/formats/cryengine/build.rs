@@ -594,6 +594,7 @@ mod tests {
                         values: Values::Rotation(vec![q(0.0), q(-1.0), q(2.5)]),
                     },
                 ],
+                ..Default::default()
             }],
             ..Default::default()
         }

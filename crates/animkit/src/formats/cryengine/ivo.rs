@@ -528,6 +528,7 @@ pub fn to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<C2Layout>) 
             additive: false,
             frame_rate: Some(fps),
             tracks,
+            ..Default::default()
         };
         let end = anim.info.map(|x| x.end_frame).or(m.and_then(|m| m.end_frame));
         clip.duration = match end {

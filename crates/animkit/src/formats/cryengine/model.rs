@@ -216,6 +216,7 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
                 additive: m.asset_flags & FLAG_ADDITIVE != 0,
                 frame_rate: Some(30.0),
                 tracks,
+                ..Default::default()
             });
         }
     }
@@ -247,6 +248,7 @@ fn header_only_clips(c: &Contents, limits: &Limits) -> Result<Vec<Clip>> {
                 additive: g.flags & FLAG_ADDITIVE != 0,
                 frame_rate: Some(30.0),
                 tracks: Vec::new(),
+                ..Default::default()
             })
             .collect());
     }
@@ -304,6 +306,7 @@ fn caf_clip(c: &Contents, limits: &Limits, keys: &mut u64) -> Result<Clip> {
         additive: flags.is_some_and(|f| f & FLAG_ADDITIVE != 0),
         frame_rate: Some(fps),
         tracks,
+        ..Default::default()
     };
     clip.duration = match (&c.motion, gah, &c.timing) {
         (Some(m), _, _) if m.end >= m.start => (i64::from(m.end) - i64::from(m.start)) as f32 / 30.0,

@@ -168,7 +168,7 @@ pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limi
         });
     }
     let duration = if static_pose { 0.0 } else { times.last().copied().unwrap_or(0.0) };
-    Ok(Clip { name: name.to_string(), duration, looping: None, additive: false, frame_rate: None, tracks })
+    Ok(Clip { name: name.to_string(), duration, tracks, ..Default::default() })
 }
 
 /// The game's `rw_slerp` (§3.3) on unnormalised quaternions: hemisphere flip, then a plain lerp

@@ -282,6 +282,7 @@ fn clip_from_extras(extras: Option<&Value>, fallback_name: String, tracks: Vec<T
         additive: get("additive").and_then(Value::as_bool).unwrap_or(false),
         frame_rate: get("frame_rate").and_then(Value::as_f64).map(|f| f as f32),
         tracks,
+        ..Default::default()
     }
 }
 
