@@ -645,11 +645,16 @@ pub fn skeletons(data: &[u8], header: &Header) -> Result<Vec<ModelSkeleton>> {
     Ok(out)
 }
 
+/// The position of every FSKA header, in storage order.
+pub fn fska_offsets(data: &[u8], header: &Header) -> Result<Vec<usize>> {
+    let size = if header.major() >= 9 { 0x50 } else { 0x60 };
+    group(data, header.fska.0, header.fska.2, size, "skeletal animation")
+}
+
 /// Every FSKA of a Switch file, in storage order.
 fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<Fska>> {
     let major = header.major();
-    let size = if major >= 9 { 0x50 } else { 0x60 };
-    let list = group(data, header.fska.0, header.fska.2, size, "skeletal animation")?;
+    let list = fska_offsets(data, header)?;
     list.into_iter()
         .enumerate()
         .map(|(i, at)| read_fska(data, at, major).within(|| format!("skeletal animation {i}")))
