@@ -43,3 +43,160 @@ fn unchanged_switch_files_rewrite_byte_for_byte() {
         }
     }
 }
+
+/// Reads a little-endian `u16`/`u32`/`u64` at `at`.
+fn le(d: &[u8], at: usize, n: usize) -> u64 {
+    d[at..at + n].iter().rev().fold(0, |v, &b| v << 8 | u64::from(b))
+}
+
+/// Structure checks from the format's rules, independent of the writer: header sizes, the
+/// block chain, the relocation table (sections in order and inside the file, every listed
+/// offset null or pointing into its section), and the string table (every
+/// FSKA and bone name offset lands on an entry's length word). Returns the FSKA count checked.
+fn check_structure(d: &[u8]) -> usize {
+    assert_eq!(&d[..8], b"FRES    ");
+    assert_eq!(le(d, 0x1C, 4) as usize, d.len(), "file size field");
+    let rlt = le(d, 0x18, 4) as usize;
+    assert_eq!(&d[rlt..rlt + 4], b"_RLT");
+    assert_eq!(le(d, rlt + 4, 4) as usize, rlt, "_RLT position field");
+    // Block chain: magic letters at every link, ending in _STR whose size reaches the _RLT.
+    let mut at = le(d, 0x16, 2) as usize;
+    let str_at = loop {
+        let magic = &d[at..at + 4];
+        assert!(magic.iter().all(|b| b.is_ascii_graphic()), "block at {at:#x}: magic {magic:?}");
+        let next = le(d, at + 4, 4) as usize;
+        if next == 0 {
+            assert_eq!(magic, b"_STR");
+            assert_eq!(at + le(d, at + 8, 4) as usize, rlt, "_STR size");
+            break at;
+        }
+        at += next;
+    };
+    // String table: the set of length-word positions.
+    let count = le(d, str_at + 0x10, 4) as usize;
+    let mut p = str_at + 0x14;
+    let mut strings = std::collections::HashSet::new();
+    for _ in 0..=count {
+        strings.insert(p);
+        let len = le(d, p, 2) as usize;
+        assert_eq!(d[p + 2 + len], 0, "string at {p:#x} not NUL-terminated");
+        p += (2 + len + 1).div_ceil(2) * 2;
+    }
+    // Relocation table.
+    let sections = le(d, rlt + 8, 4) as usize;
+    let entries_at = rlt + 16 + 24 * sections;
+    let mut previous_end = 0;
+    for s in 0..sections {
+        let h = rlt + 16 + 24 * s;
+        let (pos, size) = (le(d, h + 8, 4) as usize, le(d, h + 12, 4) as usize);
+        let (first, n) = (le(d, h + 16, 4) as usize, le(d, h + 20, 4) as usize);
+        assert!(pos >= previous_end && pos + size <= rlt, "section {s} at {pos:#x}+{size:#x}");
+        previous_end = pos + size;
+        for e in first..first + n {
+            let at = entries_at + 8 * e;
+            let (start, structs) = (le(d, at, 4) as usize, le(d, at + 4, 2) as usize);
+            let (offsets, padding) = (d[at + 6] as usize, d[at + 7] as usize);
+            for k in 0..structs {
+                for o in 0..offsets {
+                    let q = start + (k * (offsets + padding) + o) * 8;
+                    assert!(q + 8 <= rlt, "offset at {q:#x} past the data");
+                    let v = le(d, q, 8) as usize;
+                    assert!(v == 0 || (pos..=pos + size).contains(&v), "offset at {q:#x}: {v:#x} not in section {s}");
+                }
+            }
+        }
+    }
+    // FSKA headers and bone names.
+    let (fskas, n) = (le(d, 0x38, 8) as usize, le(d, 0xBE, 2) as usize);
+    for i in 0..n {
+        let h = fskas + 0x60 * i;
+        assert_eq!(&d[h..h + 4], b"FSKA");
+        assert!(strings.contains(&(le(d, h + 0x10, 8) as usize)), "FSKA {i} name");
+        let bones = le(d, h + 0x30, 8) as usize;
+        assert_eq!(bones % 8, 0, "FSKA {i} bone array alignment");
+        for b in 0..le(d, h + 0x58, 2) as usize {
+            let name = le(d, bones + 0x28 * b, 8) as usize;
+            assert!(strings.contains(&name), "FSKA {i} bone {b}: name offset {name:#x} is not a string");
+        }
+    }
+    n
+}
+
+#[test]
+fn the_unchanged_files_pass_the_structure_checks() {
+    for (name, data) in switch_files() {
+        assert!(check_structure(&data) > 0, "{name}: no FSKA");
+    }
+}
+
+/// The translation value of a cubic track at time `t`.
+fn translation_at(track: &animkit::model::Track, t: f32) -> glam::Vec3 {
+    match animkit::sample::sample_track(track, t) {
+        Some(animkit::sample::Sampled::Translation(v)) => v,
+        other => panic!("not a translation: {other:?}"),
+    }
+}
+
+#[test]
+fn an_animation_edited_through_the_model_writes_back_with_that_change() {
+    use animkit::formats::bfres::switch;
+    use animkit::model::Values;
+    for (name, data) in switch_files() {
+        let doc = switch::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+        let package = animkit::Document::to_model(&doc).unwrap();
+        // The first skeletal clip with a translation track of at least three keys.
+        let (ci, ti) = package
+            .clips
+            .iter()
+            .enumerate()
+            .find_map(|(ci, c)| {
+                c.tracks
+                    .iter()
+                    .position(|t| matches!(t.values, Values::Translation(_)) && t.times.len() >= 3)
+                    .map(|ti| (ci, ti))
+            })
+            .unwrap_or_else(|| panic!("{name}: no translation track with three keys"));
+        let original = &package.clips[ci];
+        let mut edited = original.clone();
+        let time = edited.tracks[ti].times[1];
+        let Values::Translation(v) = &mut edited.tracks[ti].values else { unreachable!() };
+        v[4].x += 0.5; // key 1's value (cubic tracks store in-tangent, value, out-tangent)
+        let control = doc.with_clip(original).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let changed = doc.with_clip(&edited).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bytes = animkit::Document::write(&changed).unwrap();
+        check_structure(&bytes);
+        eprintln!("{name}: clip \"{}\" edited, {} -> {} bytes", original.name, doc.data().len(), bytes.len());
+        let control = animkit::Document::to_model(&control).unwrap();
+        let back =
+            animkit::Document::to_model(&switch::read(Bytes::from(bytes), &ReadOptions::default()).unwrap()).unwrap();
+        // Every other clip reads back exactly as before.
+        assert_eq!(back.clips.len(), package.clips.len());
+        for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
+            if i != ci {
+                assert!(a == b, "{name}: clip {} changed", b.name);
+            }
+        }
+        // In the edited clip, every other track is what the same clip gives written unedited.
+        let (got, want) = (&back.clips[ci], &control.clips[ci]);
+        let target = &edited.tracks[ti].target;
+        for (a, b) in got.tracks.iter().zip(&want.tracks) {
+            if !(a.target == *target && matches!(a.values, Values::Translation(_))) {
+                assert!(a == b, "{name}: track {} changed", a.target.label());
+            }
+        }
+        // The edited track passes through the edited key values (within the 16-bit quantiser).
+        let track =
+            got.tracks.iter().find(|t| t.target == *target && matches!(t.values, Values::Translation(_))).unwrap();
+        let tol = 2e-3;
+        for (k, &t) in original.tracks[ti].times.iter().enumerate() {
+            let expected = translation_at(&edited.tracks[ti], t);
+            let read = translation_at(track, t);
+            assert!((read - expected).abs().max_element() < tol, "{name}: key {k} at {t}s: {read} vs {expected}");
+        }
+        let before = translation_at(&original.tracks[ti], time);
+        let after = translation_at(track, time);
+        assert!(
+            (after.x - before.x - 0.5).abs() < tol && (after.y - before.y).abs().max((after.z - before.z).abs()) < tol
+        );
+    }
+}

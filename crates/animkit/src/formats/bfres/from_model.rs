@@ -376,7 +376,7 @@ fn flag_bit(target: u32) -> u32 {
     1 << (6 + i)
 }
 
-fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
+pub(crate) fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
     let mut order: Vec<String> = Vec::new();
     let mut by_bone: BTreeMap<String, Vec<&Track>> = BTreeMap::new();
     for t in &clip.tracks {

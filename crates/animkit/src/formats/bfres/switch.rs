@@ -781,6 +781,14 @@ impl SwitchDocument {
         &self.data
     }
 
+    /// This file with the skeletal animation named like `clip` replaced by it
+    /// ([`super::switch_write::replace_clip`]), read back.
+    pub fn with_clip(&self, clip: &Clip) -> Result<SwitchDocument> {
+        let fps = super::fps(&self.options)?;
+        let bytes = super::switch_write::replace_clip(&self.data, clip, fps)?;
+        read(Bytes::from(bytes), &self.options)
+    }
+
     /// Which model's skeleton the animations bind to, and why ([`bind::bind`]).
     pub fn binding(&self) -> Result<Option<bind::Binding>> {
         let fskas = read_fskas(&self.data, &self.header)?;
