@@ -71,6 +71,7 @@ pub mod subfile;
 pub mod sweep;
 pub mod switch;
 pub mod switch_anims;
+pub mod switch_dump;
 pub mod switch_write;
 pub mod unroll;
 

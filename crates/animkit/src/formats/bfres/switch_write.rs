@@ -261,14 +261,15 @@ pub fn blocks(data: &[u8]) -> Result<Vec<(usize, [u8; 4])>> {
 }
 
 /// Where an FSKA's data lies and what the header says about it.
-struct FskaData {
+pub(crate) struct FskaData {
     /// The data's range (bind indices to the end of the last array).
-    start: usize,
-    end: usize,
-    bind: Vec<u16>,
+    pub start: usize,
+    pub end: usize,
+    /// The bind indices (bone index in the bound skeleton, `0xFFFF` unbound).
+    pub bind: Vec<u16>,
 }
 
-fn fska_data(data: &[u8], header: usize, anim: &Fska) -> Result<FskaData> {
+pub(crate) fn fska_data(data: &[u8], header: usize, anim: &Fska) -> Result<FskaData> {
     let mut c = Cursor::new(data, Endian::Little);
     c.seek(header + 0x28)?;
     let bind_at = switch::offset(&mut c, "bind indices")?;
@@ -350,9 +351,9 @@ fn lay_out(anim: &Fska, start: usize) -> Result<Layout> {
 }
 
 /// Little-endian output at absolute positions, growing as needed.
-struct Image {
+pub(crate) struct Image {
     start: usize,
-    bytes: Vec<u8>,
+    pub bytes: Vec<u8>,
     /// Absolute positions of the non-null offsets written.
     offsets: BTreeSet<usize>,
 }
@@ -377,7 +378,12 @@ impl Image {
 
 /// Writes an FSKA's data (bind indices, bone animations, base values, curves) laid out from
 /// `start`; names are offsets into `strings`. Returns the image and the bone array's position.
-fn write_fska_data(anim: &Fska, bind: &[u16], start: usize, strings: &HashMap<&str, usize>) -> Result<(Image, usize)> {
+pub(crate) fn write_fska_data(
+    anim: &Fska,
+    bind: &[u16],
+    start: usize,
+    strings: &HashMap<&str, usize>,
+) -> Result<(Image, usize)> {
     let layout = lay_out(anim, start)?;
     let mut img = Image { start, bytes: Vec::new(), offsets: BTreeSet::new() };
     for (i, b) in bind.iter().enumerate() {
@@ -636,7 +642,7 @@ fn relocate_offsets(work: &mut [u8], p: &Parts, shift: &Shift, header_at: usize,
 
 /// The FSKA header's own fields (`0x48` flags, frame count, curve count, baked size, bone and
 /// user-data counts).
-fn write_fska_header(work: &mut [u8], at: usize, anim: &Fska) -> Result<()> {
+pub(crate) fn write_fska_header(work: &mut [u8], at: usize, anim: &Fska) -> Result<()> {
     let bones =
         u16::try_from(anim.bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bone animations"))?;
     put_u32(work, at + 0x48, anim.flags)?;
