@@ -222,3 +222,26 @@ fn switch_dump_names_the_structures_and_packs_byte_for_byte() {
         assert!(back == data, "{name}: dump -> pack differs");
     }
 }
+
+#[test]
+fn switch_dictionaries_rebuild_from_their_names() {
+    use animkit::formats::bfres::dict::{build_by, Rule};
+    let mut checked = 0;
+    for (name, data) in switch_files() {
+        // The header's dictionaries: models, the five animation kinds, embedded files.
+        for field in [0x30, 0x40, 0x50, 0x60, 0x70, 0x80, 0xA0] {
+            let at = le(&data, field, 8) as usize;
+            if at == 0 {
+                continue;
+            }
+            let (nodes, names) = switch_write::read_dict(&data, at).unwrap();
+            let keys: Vec<&[u8]> = names.iter().map(|s| s.as_bytes()).collect();
+            assert_eq!(build_by(Rule::Switch, &keys).unwrap(), nodes, "{name}: dictionary at {at:#x}");
+            checked += names.len();
+        }
+    }
+    eprintln!("{checked} dictionary entries rebuilt");
+    if common::corpus_dir("nintendo").is_some() {
+        assert!(checked > 100);
+    }
+}

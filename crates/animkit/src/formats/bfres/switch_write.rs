@@ -762,3 +762,44 @@ pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
     }
     replace_fska(data, index, &anim)
 }
+
+/// A Switch dictionary (`{u32 0; s32 count}`, then `count + 1` nodes `{u32 ref; u16 left;
+/// u16 right; u64 name}`, node 0 the root with the empty name): the nodes' `(ref, left, right)`
+/// and the entries' names in storage order.
+pub fn read_dict(data: &[u8], at: usize) -> Result<(Vec<super::dict::TrieNode>, Vec<String>)> {
+    let mut c = Cursor::new(data, Endian::Little);
+    c.seek(at + 4)?;
+    let n = c.i32()?;
+    let n = c.count(
+        u64::try_from(n).map_err(|_| Error::invalid(at + 4, format!("dictionary count {n}")))? + 1,
+        16,
+        "dictionary node",
+    )?;
+    let (mut nodes, mut names) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..n {
+        nodes.push((c.u32()?, c.u16()?, c.u16()?));
+        let name = switch::name_field(data, &mut c).within(|| format!("dictionary node {i}"))?;
+        if i > 0 {
+            names.push(name);
+        }
+    }
+    Ok((nodes, names))
+}
+
+/// A Switch dictionary's bytes for `names` (each with the position of its string), built by
+/// the Switch trie rule; `root_name` is the position of the empty string.
+pub fn dict_bytes(names: &[(&str, usize)], root_name: usize) -> Result<(Vec<u8>, usize)> {
+    let keys: Vec<&[u8]> = names.iter().map(|(s, _)| s.as_bytes()).collect();
+    let nodes = super::dict::build_by(super::dict::Rule::Switch, &keys)?;
+    let mut out = vec![0u8; 4];
+    out.extend_from_slice(&(names.len() as i32).to_le_bytes());
+    for (i, (r, l, rt)) in nodes.into_iter().enumerate() {
+        out.extend_from_slice(&r.to_le_bytes());
+        out.extend_from_slice(&l.to_le_bytes());
+        out.extend_from_slice(&rt.to_le_bytes());
+        let name = if i == 0 { root_name } else { names.get(i - 1).map_or(0, |n| n.1) };
+        out.extend_from_slice(&(name as u64).to_le_bytes());
+    }
+    let len = out.len();
+    Ok((out, len))
+}
