@@ -314,7 +314,7 @@ const EULER_TOLERANCE: f32 = 6e-4;
 /// angles interpolated as the engine does (cubic between keys) against the track as sampled.
 /// True for rotations read from Euler curves; false where a track passes near gimbal lock
 /// (`y = ±π/2`) or turns fast between keys, where angle curves bend away from the track.
-fn euler_reproduces(clip: &Clip, fps: f32) -> Result<bool> {
+pub(crate) fn euler_reproduces(clip: &Clip, fps: f32) -> Result<bool> {
     for t in &clip.tracks {
         let (Target::Bone(_), Values::Rotation(q)) = (&t.target, &t.values) else { continue };
         if t.interpolation == Interpolation::Step {

@@ -71,6 +71,7 @@ pub mod subfile;
 pub mod sweep;
 pub mod switch;
 pub mod switch_anims;
+pub mod switch_build;
 pub mod switch_dump;
 pub mod switch_write;
 pub mod unroll;
@@ -180,6 +181,11 @@ impl Format for Bfres {
                 values: "NUMBER",
                 description: "frames per second to store keys at (default the clip's rate, else 30)",
             },
+            Param {
+                key: "platform",
+                values: "wiiu|switch",
+                description: "wiiu (default; 4.5.0.3, every animation kind) or switch (0.8.0.0, skeletal animations; the default when converting a Switch file)",
+            },
         ]
     }
 
@@ -219,7 +225,11 @@ impl Format for Bfres {
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
-        let (bytes, warnings) = from_model::from_model(package, options)?;
+        let (bytes, warnings) = match options.param("platform") {
+            None | Some("wiiu") => from_model::from_model(package, options)?,
+            Some("switch") => switch_build::from_model(package, options)?,
+            Some(v) => return Err(Error::unrepresentable(format!("platform={v}: expected wiiu or switch"))),
+        };
         let document = self.read(Bytes::from(bytes), &ReadOptions::default())?;
         Ok(Written { document, warnings })
     }

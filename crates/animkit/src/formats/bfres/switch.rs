@@ -684,8 +684,8 @@ pub fn to_model(data: &[u8], header: &Header, options: &ReadOptions) -> Result<P
 }
 
 /// The first note of every Switch BFRES; containers pass it on with a prefix, so `convert` finds
-/// it in the notes of any file holding one ([`crate::convert`] warns that BFRES is written for Wii U).
-pub const PLATFORM_NOTE: &str = "Switch (little-endian), read-only";
+/// it in the notes of any file holding one ([`crate::convert`] then writes BFRES for Switch).
+pub const PLATFORM_NOTE: &str = "Switch (little-endian)";
 
 /// A read-only Switch BFRES: keeps its bytes, reads animations on demand.
 pub struct SwitchDocument {

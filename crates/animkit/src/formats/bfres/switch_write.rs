@@ -350,6 +350,11 @@ fn lay_out(anim: &Fska, start: usize) -> Result<Layout> {
     Ok(Layout { bones, bone_parts, curve_parts, end: at })
 }
 
+/// Where the data of `anim` ends when laid out from `start`.
+pub(crate) fn fska_data_end(anim: &Fska, start: usize) -> Result<usize> {
+    Ok(lay_out(anim, start)?.end)
+}
+
 /// Little-endian output at absolute positions, growing as needed.
 pub(crate) struct Image {
     start: usize,
@@ -368,6 +373,11 @@ impl Image {
             slot.copy_from_slice(b);
         }
     }
+    /// The absolute positions of the non-null offsets written.
+    pub fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
+        self.offsets.iter().copied()
+    }
+
     fn offset(&mut self, at: usize, target: usize) {
         self.put(at, &(target as u64).to_le_bytes());
         if target != 0 {
