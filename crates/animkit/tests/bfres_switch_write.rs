@@ -324,3 +324,34 @@ fn switch_files_built_from_the_model_read_back() {
         eprintln!("{name}: {fskas} FSKA written, {} bytes; largest pose difference at the keys {worst}", bytes.len());
     }
 }
+
+#[test]
+fn replace_reaches_an_animation_inside_the_archive() {
+    let Some(szs) = common::corpus_file("nintendo", "s2_wsp_bubble_fska_fmaa.szs") else { return };
+    let archive = animkit::read(Bytes::from(szs), None, &ReadOptions::default()).unwrap();
+    let (format, _) = animkit::formats::by_name("bfres").unwrap();
+    let (_, member) = switch_files().into_iter().find(|(n, _)| n.starts_with("s2_")).unwrap();
+    let doc = animkit::formats::bfres::switch::read(Bytes::from(member), &ReadOptions::default()).unwrap();
+    let mut package = animkit::Document::to_model(&doc).unwrap();
+    package.clips.truncate(1);
+    let mut edited = package.clips[0].clone();
+    if let animkit::model::Values::Translation(v) = &mut edited
+        .tracks
+        .iter_mut()
+        .find(|t| t.times.len() >= 3 && matches!(t.values, animkit::model::Values::Translation(_)))
+        .unwrap()
+        .values
+    {
+        v[4].x += 0.5;
+    }
+    package.clips[0] = edited.clone();
+    // The replacement: a Switch file built from the edited model.
+    let mut options = animkit::WriteOptions::default();
+    options.params.insert("platform".into(), "switch".into());
+    let new = format.from_model(&package, &options).unwrap().document.write().unwrap();
+    let carried = format.read(Bytes::from(new.clone()), &ReadOptions::default()).unwrap().to_model().unwrap();
+    let replaced = archive.with_entry(&format!("output.bfres/{}", edited.name), Bytes::from(new)).unwrap();
+    let back = animkit::read(Bytes::from(replaced.write().unwrap()), None, &ReadOptions::default()).unwrap();
+    let want = animkit::Document::to_model(&doc.with_clip(&carried.clips[0]).unwrap()).unwrap();
+    assert!(back.to_model().unwrap().clips == want.clips, "the archive's animation is the one with_clip writes");
+}

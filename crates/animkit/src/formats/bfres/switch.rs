@@ -824,6 +824,31 @@ impl Document for SwitchDocument {
         lint(&self.data, &self.header)
     }
 
+    /// Replaces the skeletal animation `name` by the clip of that name (or the only clip with
+    /// bone tracks) in `data`, a file of any format animkit reads ([`Self::with_clip`]); `animkit
+    /// replace ARCHIVE …/file.bfres/NAME NEW` reaches it through the containers.
+    fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
+        let package = crate::read(data, None, &self.options)?.to_model()?;
+        let bones = |c: &&Clip| c.tracks.iter().any(|t| matches!(t.target, Target::Bone(_)));
+        let with_bones: Vec<&Clip> = package.clips.iter().filter(bones).collect();
+        let clip = match with_bones.iter().find(|c| c.name == name) {
+            Some(c) => (*c).clone(),
+            None if with_bones.len() == 1 => {
+                Clip { name: name.to_string(), ..with_bones.first().map(|c| (*c).clone()).unwrap_or_default() }
+            }
+            None => {
+                return Err(Error::invalid(
+                    0,
+                    format!(
+                        "the replacement holds {} clips with bone tracks and none named \"{name}\"",
+                        with_bones.len()
+                    ),
+                ))
+            }
+        };
+        Ok(Box::new(self.with_clip(&clip)?))
+    }
+
     fn repair(&self) -> Result<Repaired> {
         let document = read(self.data.clone(), &self.options)?;
         Ok(Repaired { document: Box::new(document), changes: Vec::new() })
