@@ -1,4 +1,4 @@
-//! Switch BFRES (little-endian, `FRES` + four spaces): read-only access to the skeletal (FSKA)
+//! Switch BFRES (little-endian, `FRES` + four spaces): the skeletal (FSKA)
 //! and material (FMAA) animations and the models' skeletons, converted to the model through the Wii U code paths
 //! ([`super::fska::to_clip`], [`super::fshu::to_clip`]); the curve system is the same (spec §11).
 //!
@@ -37,8 +37,9 @@
 //!
 //! Not read: the rest of the models, shape and scene animations beyond their names, user
 //! data, bind indices, the texture bind array, FMAA material-visibility curves/constants (their
-//! index fields are kept but not converted), embedded files (BNTX). The document writes back the
-//! bytes it was read from; the model writer stays Wii U.
+//! index fields are kept but not converted), embedded files (BNTX). Writing: see
+//! [`super::switch_write`] (one skeletal animation replaced inside the file) and
+//! [`super::switch_build`] (files from the model).
 
 use std::any::Any;
 
@@ -687,7 +688,7 @@ pub fn to_model(data: &[u8], header: &Header, options: &ReadOptions) -> Result<P
 /// it in the notes of any file holding one ([`crate::convert`] then writes BFRES for Switch).
 pub const PLATFORM_NOTE: &str = "Switch (little-endian)";
 
-/// A read-only Switch BFRES: keeps its bytes, reads animations on demand.
+/// A Switch BFRES: keeps its bytes, reads animations on demand.
 pub struct SwitchDocument {
     pub header: Header,
     data: Bytes,
@@ -713,8 +714,8 @@ pub fn read(bytes: Bytes, options: &ReadOptions) -> Result<SwitchDocument> {
 
 /// Consistency checks (derived counts and begin indices, as the Wii U lint checks them): FSKA
 /// `curveCount` is the sum of the bones' curve counts and each bone's `beginCurve` the running
-/// sum; FMAA `curveCount` is the sum of the materials' curves. The file stays read-only, so the
-/// findings are not fixable.
+/// sum; FMAA `curveCount` is the sum of the materials' curves. Not fixable by `repair` (the
+/// findings name what a replacement through the model recomputes).
 pub fn lint(data: &[u8], header: &Header) -> Vec<Finding> {
     let mut out = Vec::new();
     let major = header.major();
