@@ -15,7 +15,7 @@
 //! into the model, [`switch_anims`] their bone-visibility animations (FBVS); `read` dispatches
 //! on the magic. [`switch_write`] reads the relocation and string tables into structures and
 //! writes them back, lays FSKA data out as Nintendo's tools do, and replaces one skeletal
-//! animation inside a file ([`switch::SwitchDocument::with_clip`], `replace`); [`switch_dump`]
+//! animation inside a file ([`switch_replace`]; [`switch::SwitchDocument::with_clip`], `replace`); [`switch_dump`]
 //! is their structured JSON form; [`switch_build`] builds Switch files from the model
 //! (`platform=switch`, the default when converting a Switch file). Shape and scene animations are only named
 //! ([`not_carried`]). The FMDL/FSKL skeleton reader ([`fskl`]) serves both platforms, the
@@ -78,6 +78,7 @@ pub mod switch;
 pub mod switch_anims;
 pub mod switch_build;
 pub mod switch_dump;
+pub mod switch_replace;
 pub mod switch_write;
 pub mod unroll;
 

@@ -780,10 +780,10 @@ impl SwitchDocument {
     }
 
     /// This file with the skeletal animation named like `clip` replaced by it
-    /// ([`super::switch_write::replace_clip`]), read back.
+    /// ([`super::switch_replace::replace_clip`]), read back.
     pub fn with_clip(&self, clip: &Clip) -> Result<SwitchDocument> {
         let fps = super::fps(&self.options)?;
-        let bytes = super::switch_write::replace_clip(&self.data, clip, fps)?;
+        let bytes = super::switch_replace::replace_clip(&self.data, clip, fps)?;
         read(Bytes::from(bytes), &self.options)
     }
 
