@@ -220,6 +220,7 @@ impl Writer {
     write_int!(i16, i16);
     write_int!(u32, u32);
     write_int!(i32, i32);
+    write_int!(u64, u64);
 
     pub fn f32(&mut self, v: f32) {
         self.u32(v.to_bits());

@@ -56,7 +56,7 @@ macro_rules! int_record {
     )*};
 }
 
-int_record!(u8, u16, i16, u32, i32, f32);
+int_record!(u8, u16, i16, u32, i32, u64, f32);
 
 impl<const N: usize> Record for [u8; N] {
     #[inline]

@@ -186,16 +186,24 @@ fn the_switch_skeleton_has_its_hierarchy_and_rest_pose() {
 /// A Switch file converted to BFRES comes out as a Wii U file: the conversion says so, and a
 /// Wii U file converted to BFRES or a Switch file converted to glTF does not.
 #[test]
-fn writing_a_switch_file_as_bfres_says_it_becomes_wii_u() {
+fn writing_a_switch_file_as_bfres_writes_switch_unless_told_wii_u() {
     let (Some(nintendo), Some(bfres)) = (common::corpus_dir("nintendo"), common::corpus_dir("bfres")) else { return };
     let dir = common::gltf::temp_dir("nintendo-platform");
-    let says = |file: PathBuf, ext: &str| {
+    let convert = |file: PathBuf, ext: &str, platform: Option<&str>| {
         let out = dir.join(format!("out.{ext}"));
-        let prepared = prepare(&file, &Destination::File(out), &ConvertOptions::default()).unwrap();
-        prepared.warnings.iter().any(|w| w.contains("Switch BFRES") && w.contains("Wii U"))
+        let mut options = ConvertOptions::default();
+        if let Some(p) = platform {
+            options.params.insert("platform".into(), p.into());
+        }
+        let prepared = prepare(&file, &Destination::File(out), &options).unwrap();
+        let warns = prepared.warnings.iter().any(|w| w.contains("Switch BFRES") && w.contains("Wii U"));
+        (warns, prepared.files[0].data.get(..8).map(<[u8]>::to_vec).unwrap_or_default())
     };
     let switch = nintendo.join("s2_wsp_bubble_fska_fmaa.szs");
-    assert!(says(switch.clone(), "bfres"));
-    assert!(!says(switch, "glb"));
-    assert!(!says(bfres.join("Animal_Bass_Animation.bfres"), "bfres"));
+    assert_eq!(convert(switch.clone(), "bfres", None), (false, b"FRES    ".to_vec()));
+    let (warns, magic) = convert(switch.clone(), "bfres", Some("wiiu"));
+    assert!(warns && magic.starts_with(b"FRES") && magic != b"FRES    ");
+    assert!(!convert(switch, "glb", None).0);
+    let (warns, magic) = convert(bfres.join("Animal_Bass_Animation.bfres"), "bfres", None);
+    assert!(!warns && magic != b"FRES    ");
 }

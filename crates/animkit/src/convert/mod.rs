@@ -180,13 +180,18 @@ pub fn load_skeleton(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Sk
 }
 
 /// Builds every file that converting `input` to `destination` gives, in memory.
-/// A warning when a Switch BFRES (or a container holding one) is written as BFRES: animkit's
-/// BFRES writer lays files out for Wii U (big-endian, 4.5.0.3), which a Switch game does not load.
-fn switch_to_wii_u(doc: &dyn Document, output: &dyn Format) -> Option<String> {
+/// A Switch BFRES (or a container holding one) written as BFRES is written for Switch
+/// (`platform=switch`) unless the write settings name a platform; a warning when they name Wii U,
+/// which a Switch game does not load.
+fn switch_platform(doc: &dyn Document, output: &dyn Format, params: &mut BTreeMap<String, String>) -> Option<String> {
     let switch =
         output.name() == "bfres" && doc.notes().iter().any(|n| n.ends_with(formats::bfres::switch::PLATFORM_NOTE));
-    switch.then(|| {
-        "the input is a Switch BFRES; animkit writes BFRES for Wii U (big-endian, version 4.5.0.3), \
+    if !switch {
+        return None;
+    }
+    let platform = params.entry("platform".into()).or_insert_with(|| "switch".into());
+    (platform == "wiiu").then(|| {
+        "the input is a Switch BFRES; platform=wiiu writes BFRES for Wii U (big-endian, version 4.5.0.3), \
          which a Switch game does not load (`animkit replace` changes animations inside the original file)"
             .to_string()
     })
@@ -199,12 +204,12 @@ pub fn prepare(input: &Path, destination: &Destination, options: &ConvertOptions
     };
     let (format, variant) = output_format(options.output.format.as_deref(), file)?;
     formats::check_write_params(format, &options.output.params)?;
-    let (doc, params) = open_input(input, options, format)?;
+    let (doc, mut params) = open_input(input, options, format)?;
     let into_dir = file.is_none();
     let parts = characters::parts(doc.as_ref(), options, into_dir, format.capabilities().skeleton)?;
     let input_format = doc.format().name();
     let mut warnings = doc.not_in_model();
-    warnings.extend(switch_to_wii_u(doc.as_ref(), format));
+    warnings.extend(switch_platform(doc.as_ref(), format, &mut params));
     warnings.extend(parts.warnings);
     // The model is built: the document and the input's bytes are not needed while writing.
     drop(doc);

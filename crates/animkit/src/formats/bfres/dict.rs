@@ -114,9 +114,47 @@ pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>
     Ok(out)
 }
 
-/// `bit(s, b)`: bit `b & 7` of byte `b >> 3` counted from the start of the name; 0 past the end.
-fn bit(s: &[u8], b: u32) -> bool {
-    s.get((b >> 3) as usize).is_some_and(|&x| (x >> (b & 7)) & 1 == 1)
+/// The trie rule of a platform (spec §2.2 and §11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// Wii U: bytes counted from the start of the name; `ref` decreases down the tree and
+    /// insertion uses the highest differing bit.
+    WiiU,
+    /// Switch: the name read as a big-endian integer (bit 0 = lowest bit of the last byte);
+    /// `ref` increases down the tree (the root's `0xFFFFFFFF` counts as -1) and insertion uses
+    /// the lowest differing bit.
+    Switch,
+}
+
+impl Rule {
+    /// `bit(s, b)`, 0 past the end of the name.
+    fn bit(self, s: &[u8], b: u32) -> bool {
+        let i = (b >> 3) as usize;
+        let byte = match self {
+            Rule::WiiU => s.get(i),
+            Rule::Switch => s.len().checked_sub(i + 1).and_then(|j| s.get(j)),
+        };
+        byte.is_some_and(|&x| (x >> (b & 7)) & 1 == 1)
+    }
+
+    /// Whether `child` lies below `parent` in the tree.
+    fn below(self, child: u32, parent: u32) -> bool {
+        match self {
+            Rule::WiiU => child < parent,
+            Rule::Switch => (child as i32) > (parent as i32),
+        }
+    }
+
+    /// The differing bit insertion uses: highest (Wii U) or lowest (Switch); 0 when equal.
+    fn differing_bit(self, a: &[u8], b: &[u8]) -> u32 {
+        let bits = (a.len().max(b.len()) * 8) as u32;
+        let differs = |i: &u32| self.bit(a, *i) != self.bit(b, *i);
+        match self {
+            Rule::WiiU => (0..bits).rev().find(differs),
+            Rule::Switch => (0..bits).find(differs),
+        }
+        .unwrap_or(0)
+    }
 }
 
 /// A trie node: `(ref, left, right)`.
@@ -132,45 +170,44 @@ fn node(nodes: &[TrieNode], i: usize) -> Result<TrieNode> {
     nodes.get(i).copied().ok_or_else(|| missing_node(i))
 }
 
-/// Walks from the root along the bits of `s` while the bit index decreases and `go(bit index)`
-/// holds: the `(parent, child)` indices where the walk stops.
-fn walk(nodes: &[TrieNode], s: &[u8], go: impl Fn(u32) -> bool) -> Result<(usize, usize)> {
+/// Walks from the root along the bits of `s` while the walk goes down the tree and
+/// `go(bit index)` holds: the `(parent, child)` indices where the walk stops.
+fn walk(rule: Rule, nodes: &[TrieNode], s: &[u8], go: impl Fn(u32) -> bool) -> Result<(usize, usize)> {
     let (mut p, mut c) = (0usize, usize::from(node(nodes, 0)?.1));
     loop {
         let (parent, child) = (node(nodes, p)?, node(nodes, c)?);
-        if !(child.0 < parent.0 && go(child.0)) {
+        if !(rule.below(child.0, parent.0) && go(child.0)) {
             return Ok((p, c));
         }
         p = c;
-        c = usize::from(if bit(s, child.0) { child.2 } else { child.1 });
+        c = usize::from(if rule.bit(s, child.0) { child.2 } else { child.1 });
     }
 }
 
-/// The `(ref, left, right)` of every node for `names` in storage order (node 0 is the root).
+/// The `(ref, left, right)` of every node for `names` in storage order (node 0 is the root),
+/// by the Wii U rule.
 pub fn build(names: &[&[u8]]) -> Result<Vec<TrieNode>> {
+    build_by(Rule::WiiU, names)
+}
+
+/// The `(ref, left, right)` of every node for `names` in storage order by `rule`.
+pub fn build_by(rule: Rule, names: &[&[u8]]) -> Result<Vec<TrieNode>> {
     let mut nodes: Vec<TrieNode> = vec![(0xFFFF_FFFF, 0, 0)];
     let mut keys: Vec<&[u8]> = vec![b""];
     for (k, &s) in names.iter().enumerate() {
         let k = k + 1;
         // Find the leaf the lookup ends at.
-        let (_, c) = walk(&nodes, s, |_| true)?;
+        let (_, c) = walk(rule, &nodes, s, |_| true)?;
         let other = keys.get(c).copied().ok_or_else(|| missing_node(c))?;
-        let len = s.len().max(other.len());
-        let mut b = 0u32;
-        for i in (0..len * 8).rev() {
-            if bit(s, i as u32) != bit(other, i as u32) {
-                b = i as u32;
-                break;
-            }
-        }
-        let (p, c) = walk(&nodes, s, |r| r > b)?;
-        let (right, left) = if bit(s, b) { (k as u16, c as u16) } else { (c as u16, k as u16) };
+        let b = rule.differing_bit(s, other);
+        let (p, c) = walk(rule, &nodes, s, |r| rule.below(b, r))?;
+        let (right, left) = if rule.bit(s, b) { (k as u16, c as u16) } else { (c as u16, k as u16) };
         nodes.push((b, left, right));
         keys.push(s);
         let parent = nodes.get_mut(p).ok_or_else(|| missing_node(p))?;
         if p == 0 {
             parent.1 = k as u16;
-        } else if bit(s, parent.0) {
+        } else if rule.bit(s, parent.0) {
             parent.2 = k as u16;
         } else {
             parent.1 = k as u16;

@@ -304,7 +304,7 @@ fn is_zero(v: &u8) -> bool {
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FskaDump {
+pub(crate) struct FskaDump {
     name: String,
     flags: u32,
     frame_count: i32,
@@ -315,7 +315,7 @@ struct FskaDump {
     user_data: Vec<UserDataDump>,
 }
 
-fn fska_to_dump(a: &Fska) -> FskaDump {
+pub(crate) fn fska_to_dump(a: &Fska) -> FskaDump {
     FskaDump {
         name: a.name.clone(),
         flags: a.flags,
@@ -352,7 +352,7 @@ fn fska_to_dump(a: &Fska) -> FskaDump {
     }
 }
 
-fn fska_from_dump(d: FskaDump) -> Fska {
+pub(crate) fn fska_from_dump(d: FskaDump) -> Fska {
     Fska {
         at: 0,
         name: d.name,

@@ -411,7 +411,7 @@ fn frame_count(clip: &Clip, fps: f32) -> i32 {
 /// from an FSKA ([`StoredFska`]), as that FSKA did when its changed rotation tracks (if any) can
 /// be Euler curves (its unchanged ones keep their curves, and a quaternion FSKA stays one);
 /// else where Euler curves reproduce every rotation track ([`euler_reproduces`]).
-fn rotation_mode(clip: &Clip, fps: f32, forced: Option<bool>) -> Result<bool> {
+pub(crate) fn rotation_mode(clip: &Clip, fps: f32, forced: Option<bool>) -> Result<bool> {
     if let Some(euler) = forced {
         return Ok(euler);
     }
@@ -422,7 +422,7 @@ fn rotation_mode(clip: &Clip, fps: f32, forced: Option<bool>) -> Result<bool> {
     }
 }
 
-fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
+pub(crate) fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
     let frames = frame_count(clip, fps);
     let stored = StoredFska::of(clip, fps, frames);
     let looping = if clip.looping == Some(true) { 4 } else { 0 };

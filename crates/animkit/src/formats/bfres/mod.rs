@@ -12,9 +12,13 @@
 //! lossless JSON form (animation subfiles structured, everything else hex); [`lint`] checks and
 //! repairs.
 //!
-//! Switch files (little-endian, `FRES` + four spaces) are read-only: [`switch`] reads their
-//! FSKA and FMAA into the model, [`switch_anims`] their bone-visibility animations (FBVS);
-//! `read` dispatches on the magic. Shape and scene animations are only named
+//! Switch files (little-endian, `FRES` + four spaces): [`switch`] reads their FSKA and FMAA
+//! into the model, [`switch_anims`] their bone-visibility animations (FBVS); `read` dispatches
+//! on the magic. [`switch_write`] reads the relocation and string tables into structures and
+//! writes them back, lays FSKA data out as Nintendo's tools do, and replaces one skeletal
+//! animation inside a file ([`switch_replace`]; [`switch::SwitchDocument::with_clip`], `replace`); [`switch_dump`]
+//! is their structured JSON form; [`switch_build`] builds Switch files from the model
+//! (`platform=switch`, the default when converting a Switch file). Shape and scene animations are only named
 //! ([`not_carried`]). The FMDL/FSKL skeleton reader ([`fskl`]) serves both platforms, the
 //! differences being the parameters of [`platform`].
 //!
@@ -24,7 +28,8 @@
 //!
 //! Read parameters: `fps` (default 30): BFRES stores no frame rate (§5.5); `model=NAME`: the
 //! model whose skeleton the animations bind to.
-//! Write parameters: `fps`, `rotation=auto|quat|euler` (default `auto`; see [`from_model`]).
+//! Write parameters: `fps`, `rotation=auto|quat|euler` (default `auto`; see [`from_model`]),
+//! `platform=wiiu|switch`.
 //!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
@@ -73,6 +78,10 @@ pub mod subfile;
 pub mod sweep;
 pub mod switch;
 pub mod switch_anims;
+pub mod switch_build;
+pub mod switch_dump;
+pub mod switch_replace;
+pub mod switch_write;
 pub mod unroll;
 
 use std::any::Any;
@@ -157,7 +166,7 @@ impl Format for Bfres {
     }
 
     fn description(&self) -> &'static str {
-        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA, FMAA, FBVS bone visibility and FSKL skeleton, read-only)"
+        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA, FMAA, FBVS bone visibility and FSKL skeleton read, FSKA written)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {
@@ -187,6 +196,11 @@ impl Format for Bfres {
                 key: "fps",
                 values: "NUMBER",
                 description: "frames per second to store keys at (default the clip's rate, else 30)",
+            },
+            Param {
+                key: "platform",
+                values: "wiiu|switch",
+                description: "wiiu (default; 4.5.0.3, every animation kind) or switch (0.8.0.0, skeletal animations; the default when converting a Switch file)",
             },
         ]
     }
@@ -227,7 +241,11 @@ impl Format for Bfres {
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
-        let (bytes, warnings) = from_model::from_model(package, options)?;
+        let (bytes, warnings) = match options.param("platform") {
+            None | Some("wiiu") => from_model::from_model(package, options)?,
+            Some("switch") => switch_build::from_model(package, options)?,
+            Some(v) => return Err(Error::unrepresentable(format!("platform={v}: expected wiiu or switch"))),
+        };
         let document = self.read(Bytes::from(bytes), &ReadOptions::default())?;
         Ok(Written { document, warnings })
     }

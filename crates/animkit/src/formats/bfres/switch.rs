@@ -1,4 +1,4 @@
-//! Switch BFRES (little-endian, `FRES` + four spaces): read-only access to the skeletal (FSKA)
+//! Switch BFRES (little-endian, `FRES` + four spaces): the skeletal (FSKA)
 //! and material (FMAA) animations and the models' skeletons, converted to the model through the Wii U code paths
 //! ([`super::fska::to_clip`], [`super::fshu::to_clip`]); the curve system is the same (spec §11).
 //!
@@ -37,8 +37,9 @@
 //!
 //! Not read: the rest of the models, shape and scene animations beyond their names, user
 //! data, bind indices, the texture bind array, FMAA material-visibility curves/constants (their
-//! index fields are kept but not converted), embedded files (BNTX). The document writes back the
-//! bytes it was read from; the model writer stays Wii U.
+//! index fields are kept but not converted), embedded files (BNTX). Writing: see
+//! [`super::switch_write`] (one skeletal animation replaced inside the file) and
+//! [`super::switch_build`] (files from the model).
 
 use std::any::Any;
 
@@ -645,11 +646,16 @@ pub fn skeletons(data: &[u8], header: &Header) -> Result<Vec<ModelSkeleton>> {
     Ok(out)
 }
 
+/// The position of every FSKA header, in storage order.
+pub fn fska_offsets(data: &[u8], header: &Header) -> Result<Vec<usize>> {
+    let size = if header.major() >= 9 { 0x50 } else { 0x60 };
+    group(data, header.fska.0, header.fska.2, size, "skeletal animation")
+}
+
 /// Every FSKA of a Switch file, in storage order.
 fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<Fska>> {
     let major = header.major();
-    let size = if major >= 9 { 0x50 } else { 0x60 };
-    let list = group(data, header.fska.0, header.fska.2, size, "skeletal animation")?;
+    let list = fska_offsets(data, header)?;
     list.into_iter()
         .enumerate()
         .map(|(i, at)| read_fska(data, at, major).within(|| format!("skeletal animation {i}")))
@@ -679,10 +685,10 @@ pub fn to_model(data: &[u8], header: &Header, options: &ReadOptions) -> Result<P
 }
 
 /// The first note of every Switch BFRES; containers pass it on with a prefix, so `convert` finds
-/// it in the notes of any file holding one ([`crate::convert`] warns that BFRES is written for Wii U).
-pub const PLATFORM_NOTE: &str = "Switch (little-endian), read-only";
+/// it in the notes of any file holding one ([`crate::convert`] then writes BFRES for Switch).
+pub const PLATFORM_NOTE: &str = "Switch (little-endian)";
 
-/// A read-only Switch BFRES: keeps its bytes, reads animations on demand.
+/// A Switch BFRES: keeps its bytes, reads animations on demand.
 pub struct SwitchDocument {
     pub header: Header,
     data: Bytes,
@@ -708,8 +714,8 @@ pub fn read(bytes: Bytes, options: &ReadOptions) -> Result<SwitchDocument> {
 
 /// Consistency checks (derived counts and begin indices, as the Wii U lint checks them): FSKA
 /// `curveCount` is the sum of the bones' curve counts and each bone's `beginCurve` the running
-/// sum; FMAA `curveCount` is the sum of the materials' curves. The file stays read-only, so the
-/// findings are not fixable.
+/// sum; FMAA `curveCount` is the sum of the materials' curves. Not fixable by `repair` (the
+/// findings name what a replacement through the model recomputes).
 pub fn lint(data: &[u8], header: &Header) -> Vec<Finding> {
     let mut out = Vec::new();
     let major = header.major();
@@ -768,12 +774,17 @@ pub fn lint(data: &[u8], header: &Header) -> Vec<Finding> {
     out
 }
 
-/// The dump key holding a Switch file's bytes (hex); `undump` recognises it.
-pub const DUMP_KEY: &str = "switch_bfres_hex";
-
 impl SwitchDocument {
     pub fn data(&self) -> &[u8] {
         &self.data
+    }
+
+    /// This file with the skeletal animation named like `clip` replaced by it
+    /// ([`super::switch_replace::replace_clip`]), read back.
+    pub fn with_clip(&self, clip: &Clip) -> Result<SwitchDocument> {
+        let fps = super::fps(&self.options)?;
+        let bytes = super::switch_replace::replace_clip(&self.data, clip, fps)?;
+        read(Bytes::from(bytes), &self.options)
     }
 
     /// Which model's skeleton the animations bind to, and why ([`bind::bind`]).
@@ -793,7 +804,9 @@ impl Document for SwitchDocument {
         self.header.version_string()
     }
 
-    /// Switch files are read-only: writing gives back the bytes read.
+    /// The bytes the document holds: those read, or those a replacement wrote
+    /// ([`Self::with_clip`]). Writing them again from the parsed tables gives the same bytes
+    /// ([`super::switch_write::rewrite`], tested on every corpus file).
     fn write(&self) -> Result<Vec<u8>> {
         Ok(self.data.to_vec())
     }
@@ -802,17 +815,39 @@ impl Document for SwitchDocument {
         to_model(&self.data, &self.header, &self.options)
     }
 
+    /// The structured dump of [`super::switch_dump`].
     fn dump(&self) -> Result<serde_json::Value> {
-        let hex: String = self.data.iter().map(|b| format!("{b:02x}")).collect();
-        Ok(serde_json::json!({
-            "platform": "switch",
-            "header": self.header,
-            DUMP_KEY: hex,
-        }))
+        serde_json::to_value(super::switch_dump::to_dump(&self.data)?)
+            .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))
     }
 
     fn lint(&self) -> Vec<Finding> {
         lint(&self.data, &self.header)
+    }
+
+    /// Replaces the skeletal animation `name` by the clip of that name (or the only clip with
+    /// bone tracks) in `data`, a file of any format animkit reads ([`Self::with_clip`]); `animkit
+    /// replace ARCHIVE …/file.bfres/NAME NEW` reaches it through the containers.
+    fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
+        let package = crate::read(data, None, &self.options)?.to_model()?;
+        let bones = |c: &&Clip| c.tracks.iter().any(|t| matches!(t.target, Target::Bone(_)));
+        let with_bones: Vec<&Clip> = package.clips.iter().filter(bones).collect();
+        let clip = match with_bones.iter().find(|c| c.name == name) {
+            Some(c) => (*c).clone(),
+            None if with_bones.len() == 1 => {
+                Clip { name: name.to_string(), ..with_bones.first().map(|c| (*c).clone()).unwrap_or_default() }
+            }
+            None => {
+                return Err(Error::invalid(
+                    0,
+                    format!(
+                        "the replacement holds {} clips with bone tracks and none named \"{name}\"",
+                        with_bones.len()
+                    ),
+                ))
+            }
+        };
+        Ok(Box::new(self.with_clip(&clip)?))
     }
 
     fn repair(&self) -> Result<Repaired> {
@@ -853,22 +888,15 @@ impl Document for SwitchDocument {
     }
 }
 
-/// Rebuilds a Switch document from its dump (the hex bytes under [`DUMP_KEY`]).
+/// Rebuilds a Switch document from its dump ([`super::switch_dump`]); `None` when the dump is
+/// not a Switch one.
 pub fn undump(value: &serde_json::Value) -> Option<Result<SwitchDocument>> {
-    let hex = value.get(DUMP_KEY)?;
+    if value.get("platform").and_then(|p| p.as_str()) != Some("switch") {
+        return None;
+    }
     Some((|| {
-        let s = hex.as_str().ok_or_else(|| Error::invalid(0, format!("{DUMP_KEY} is not a string")))?;
-        if !s.len().is_multiple_of(2) {
-            return Err(Error::invalid(0, format!("{DUMP_KEY} has an odd number of digits")));
-        }
-        let bytes = (0..s.len())
-            .step_by(2)
-            .map(|i| {
-                s.get(i..i + 2)
-                    .and_then(|d| u8::from_str_radix(d, 16).ok())
-                    .ok_or_else(|| Error::invalid(i / 2, format!("{DUMP_KEY}: bad hex digits at {i}")))
-            })
-            .collect::<Result<Vec<u8>>>()?;
-        read(Bytes::from(bytes), &ReadOptions::default())
+        let dump: super::switch_dump::SwitchDump =
+            serde_json::from_value(value.clone()).map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))?;
+        read(Bytes::from(super::switch_dump::from_dump(&dump)?), &ReadOptions::default())
     })())
 }

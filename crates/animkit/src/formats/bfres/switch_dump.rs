@@ -1,0 +1,277 @@
+//! The lossless JSON form of a Switch BFRES: the file header, the string table, the relocation
+//! table and every skeletal animation (FSKA) as named fields; the bytes no structure here
+//! describes (models, material and visibility animations, GPU buffers, embedded files) as runs
+//! of hexadecimal with their positions, zeros between them. `pack` writes each part back where
+//! the dump says, so dump → pack gives the file byte for byte; an edited FSKA must keep its size
+//! (to change sizes, replace the animation through the model: [`super::switch::SwitchDocument::with_clip`]).
+//!
+//! Files laid out as version 0.9 (or files without a relocation or string table) keep their
+//! header and animations in the hex runs.
+
+use serde::{Deserialize, Serialize};
+
+use super::dump::{fska_from_dump, fska_to_dump, FskaDump};
+use super::switch::{self, MAGIC};
+use super::switch_write::{self, fska_data, write_fska_data, write_fska_header, Relocation, StringTable};
+use crate::bytes::{Cursor, Endian, Writer};
+use crate::error::{Context, Error, Result};
+use crate::raw_json::Hex;
+use crate::record::Record;
+
+crate::record! {
+    /// The Switch FRES header, versions 0.5 to 0.8 (`0xD0` bytes). Offsets are absolute; each
+    /// group of animations or models is an (array, dictionary) pair.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct FileHeader {
+        /// `FRES` and four spaces.
+        pub magic: [u8; 8],
+        /// `0.x.y.z`, one byte each from the top.
+        pub version: u32,
+        /// `FF FE` (little-endian).
+        pub bom: [u8; 2],
+        /// The file's alignment as a power of two.
+        pub alignment_log2: u8,
+        /// Target address size (0 on disk).
+        pub address_size: u8,
+        /// Position of the file name's first character.
+        pub file_name: u32,
+        /// Header flags.
+        pub flags: u16,
+        /// Position of the first block of the block chain.
+        pub first_block: u16,
+        /// Position of the `_RLT`.
+        pub relocation_table: u32,
+        /// File size.
+        pub file_size: u32,
+        /// Offset of the file name's length word.
+        pub name: u64,
+        /// Models (FMDL): array, dictionary.
+        pub models: [u64; 2],
+        /// Skeletal animations (FSKA): array, dictionary.
+        pub skeletal_animations: [u64; 2],
+        /// Material animations (FMAA): array, dictionary.
+        pub material_animations: [u64; 2],
+        /// Bone visibility animations (FBVS): array, dictionary.
+        pub bone_visibility_animations: [u64; 2],
+        /// Shape animations (FSHA): array, dictionary.
+        pub shape_animations: [u64; 2],
+        /// Scene animations (FSCN): array, dictionary.
+        pub scene_animations: [u64; 2],
+        /// The memory pool.
+        pub memory_pool: u64,
+        /// The buffer info.
+        pub buffer_info: u64,
+        /// Embedded files: array, dictionary.
+        pub embedded_files: [u64; 2],
+        /// Reserved (0).
+        pub reserved: u64,
+        /// Offset of the string table's first (empty) string.
+        pub string_table: u64,
+        /// The string table's size.
+        pub string_table_size: u32,
+        /// Counts: models, skeletal, material, bone visibility, shape and scene animations,
+        /// embedded files.
+        pub counts: [u16; 7],
+        /// Padding to `0xD0`.
+        pub padding: [u8; 6],
+    }
+}
+
+impl<const N: usize> Record for [u64; N] {
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let mut out = [0; N];
+        for v in &mut out {
+            *v = c.u64()?;
+        }
+        Ok(out)
+    }
+    fn write(&self, w: &mut Writer) {
+        self.iter().for_each(|&v| w.u64(v));
+    }
+}
+
+impl<const N: usize> Record for [u16; N] {
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let mut out = [0; N];
+        for v in &mut out {
+            *v = c.u16()?;
+        }
+        Ok(out)
+    }
+    fn write(&self, w: &mut Writer) {
+        self.iter().for_each(|&v| w.u16(v));
+    }
+}
+
+/// One skeletal animation: where its header and data lie, its bind indices and its contents.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FskaEntry {
+    /// Position of the FSKA header (its offsets are in the hex runs).
+    pub header_at: usize,
+    /// Position of the data (bind indices first).
+    pub data_at: usize,
+    /// Bind indices (`0xFFFF` = unbound).
+    pub bind: Vec<u16>,
+    /// The animation.
+    pub animation: FskaDump,
+}
+
+/// Bytes at a position.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Run {
+    /// Absolute position.
+    pub at: usize,
+    /// The bytes.
+    pub bytes: Hex,
+}
+
+/// The dump of a Switch BFRES.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SwitchDump {
+    /// Always `switch`.
+    pub platform: String,
+    /// File size.
+    pub size: usize,
+    /// The header (versions 0.5 to 0.8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<FileHeader>,
+    /// The string table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub string_table: Option<StringTable>,
+    /// The relocation table and its position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relocation_table: Option<(usize, Relocation)>,
+    /// The skeletal animations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skeletal_animations: Vec<FskaEntry>,
+    /// Everything else, as runs of bytes.
+    pub other: Vec<Run>,
+}
+
+/// The structured parts of `data` this dump can name (each absent where the file lacks it).
+fn structured(data: &[u8]) -> Result<SwitchDump> {
+    let header = switch::read_header(data)?;
+    let mut dump = SwitchDump {
+        platform: "switch".into(),
+        size: data.len(),
+        header: None,
+        string_table: None,
+        relocation_table: None,
+        skeletal_animations: Vec::new(),
+        other: Vec::new(),
+    };
+    if header.major() >= 9 {
+        return Ok(dump);
+    }
+    dump.header = Some(FileHeader::read(&mut Cursor::new(data, Endian::Little))?);
+    let rlt = header.relocation_table as usize;
+    if data.get(rlt..rlt + 4) == Some(b"_RLT") {
+        dump.relocation_table = Some((rlt, switch_write::read_relocation(data, rlt)?));
+    }
+    let str_at = switch_write::blocks(data).ok().and_then(|b| b.into_iter().find(|(_, m)| m == b"_STR"));
+    let Some((str_at, _)) = str_at else { return Ok(dump) };
+    dump.string_table = Some(switch_write::read_strings(data, str_at)?);
+    for (i, at) in switch::fska_offsets(data, &header)?.into_iter().enumerate() {
+        let anim = switch::read_fska(data, at, header.major()).within(|| format!("skeletal animation {i}"))?;
+        let place = fska_data(data, at, &anim).within(|| format!("skeletal animation \"{}\"", anim.name))?;
+        dump.skeletal_animations.push(FskaEntry {
+            header_at: at,
+            data_at: place.start,
+            bind: place.bind,
+            animation: fska_to_dump(&anim),
+        });
+    }
+    Ok(dump)
+}
+
+/// The dump of a Switch file.
+pub(crate) fn to_dump(data: &[u8]) -> Result<SwitchDump> {
+    let mut dump = structured(data)?;
+    let mut covered = pack_parts(&dump, &[])?;
+    covered.resize(data.len(), 0);
+    // Bytes the parts do not reproduce, as runs split at 16 or more zeros.
+    let mut at = 0;
+    while at < data.len() {
+        let differs = |i: usize| data.get(i) != covered.get(i);
+        let Some(start) = (at..data.len()).find(|&i| differs(i)) else { break };
+        let mut end = start + 1;
+        while end < data.len() && (end..(end + 16).min(data.len())).any(differs) {
+            end += 1;
+        }
+        dump.other.push(Run { at: start, bytes: Hex(data.get(start..end).unwrap_or_default().to_vec()) });
+        at = end;
+    }
+    Ok(dump)
+}
+
+/// The bytes the named parts give, over `base` (the runs already placed).
+fn pack_parts(d: &SwitchDump, base: &[u8]) -> Result<Vec<u8>> {
+    let mut out = base.to_vec();
+    let mut put = |at: usize, b: &[u8]| {
+        if out.len() < at + b.len() {
+            out.resize(at + b.len(), 0);
+        }
+        if let Some(slot) = out.get_mut(at..at + b.len()) {
+            slot.copy_from_slice(b);
+        }
+    };
+    if let Some(h) = &d.header {
+        let mut w = Writer::new(Endian::Little);
+        h.write(&mut w);
+        put(0, &w.into_vec());
+    }
+    if let Some(table) = &d.string_table {
+        let body = table.body();
+        let rlt = d.relocation_table.as_ref().map_or(d.size, |r| r.0);
+        let mut head = b"_STR".to_vec();
+        for v in [0, rlt.saturating_sub(table.at) as u32, 0] {
+            head.extend_from_slice(&v.to_le_bytes());
+        }
+        put(table.at, &head);
+        put(table.at + 0x10, &body);
+        let names = table.positions();
+        for (i, e) in d.skeletal_animations.iter().enumerate() {
+            let anim = fska_from_dump(clone_fska(&e.animation)?);
+            let (img, _) =
+                write_fska_data(&anim, &e.bind, e.data_at, &names).within(|| format!("skeletal animation {i}"))?;
+            put(e.data_at, &img.bytes);
+        }
+    }
+    if let Some((at, r)) = &d.relocation_table {
+        put(*at, &r.to_bytes(*at));
+    }
+    Ok(out)
+}
+
+/// A copy of a dumped FSKA (the dump types are not `Clone`).
+fn clone_fska(f: &FskaDump) -> Result<FskaDump> {
+    serde_json::to_value(f)
+        .and_then(serde_json::from_value)
+        .map_err(|e| Error::invalid(0, format!("skeletal animation dump: {e}")))
+}
+
+/// Rebuilds the file from its dump: the runs, then every named part over them.
+pub(crate) fn from_dump(d: &SwitchDump) -> Result<Vec<u8>> {
+    if d.platform != "switch" {
+        return Err(Error::invalid(0, format!("platform \"{}\" is not switch", d.platform)));
+    }
+    let mut base = vec![0u8; d.size];
+    for run in &d.other {
+        let slot = base.get_mut(run.at..run.at + run.bytes.0.len()).ok_or_else(|| {
+            Error::invalid(run.at, format!("a run of {} bytes past the size {}", run.bytes.0.len(), d.size))
+        })?;
+        slot.copy_from_slice(&run.bytes.0);
+    }
+    let mut out = pack_parts(d, &base)?;
+    for e in &d.skeletal_animations {
+        write_fska_header(&mut out, e.header_at, &fska_from_dump(clone_fska(&e.animation)?))?;
+    }
+    if out.len() != d.size || out.get(..8) != Some(MAGIC) {
+        return Err(Error::invalid(0, format!("the parts give {} bytes where the dump says {}", out.len(), d.size)));
+    }
+    Ok(out)
+}

@@ -1,0 +1,251 @@
+//! One skeletal animation replaced inside a Switch file (0.5 to 0.8): its data is written where
+//! the old data was ([`super::switch_write`]), everything after it moves (section 0 by a
+//! multiple of 8, later sections by a multiple of the file's alignment, so GPU buffers keep
+//! theirs), and every offset the relocation table lists, the block chain, the header's sizes
+//! and the relocation table itself follow. Entries of the old data are dropped and the new
+//! data's offsets grouped anew ([`super::switch_write::group`]).
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::fska::{Fska, RotateMode};
+use super::switch_write::{
+    blocks, group, lay_out, parts, put_u32, write_fska_data, write_fska_header, Parts, RelocEntry, RelocSection,
+    Relocation,
+};
+use crate::bytes::{round_up, Cursor, Endian};
+use crate::error::{Error, Result};
+use crate::model::Clip;
+
+/// How positions move when `[start, old_end)` is replaced by data `d0` bytes longer (a
+/// multiple of 8): what follows in section 0 moves by `d0`; the later sections and the `_RLT`
+/// (from `tail_start`) by `d_tail`, a multiple of the file's alignment, so buffers keep theirs.
+struct Shift {
+    start: usize,
+    old_end: usize,
+    sec0_end: usize,
+    tail_start: usize,
+    d0: isize,
+    d_tail: isize,
+}
+
+impl Shift {
+    fn new(p: &Parts, start: usize, old_end: usize, new_len: usize) -> Result<Shift> {
+        let old_len = old_end - start;
+        let diff = new_len as isize - old_len as isize;
+        let d0 = diff.div_euclid(8) * 8 + if diff.rem_euclid(8) > 0 { 8 } else { 0 };
+        let sec0 = p.relocation.sections.first().ok_or_else(|| Error::invalid(0x18, "_RLT without sections"))?;
+        let sec0_end = (sec0.pos + sec0.size) as usize;
+        let rlt_at = p.header.relocation_table as usize;
+        let tail_start = p
+            .relocation
+            .sections
+            .iter()
+            .skip(1)
+            .filter(|s| s.size > 0 && s.pos as usize >= sec0_end)
+            .map(|s| s.pos as usize)
+            .min()
+            .unwrap_or(rlt_at);
+        if start < sec0.pos as usize || old_end > sec0_end {
+            return Err(Error::invalid(start, "FSKA data outside the relocation table's first section"));
+        }
+        let align = if tail_start == rlt_at { 8 } else { 1usize << p.header.alignment_log2.min(16) };
+        let needed = (sec0_end as isize + d0 - tail_start as isize).max(0) as usize;
+        let d_tail = if d0 > 0 { round_up(needed, align) as isize } else { 0 };
+        Ok(Shift { start, old_end, sec0_end, tail_start, d0, d_tail })
+    }
+
+    /// The new position of `p`; `None` inside the replaced range.
+    fn map(&self, p: usize) -> Option<usize> {
+        let moved = |d: isize| usize::try_from(p as isize + d).ok();
+        if p < self.start {
+            Some(p)
+        } else if p < self.old_end {
+            None
+        } else if p < self.tail_start {
+            moved(self.d0)
+        } else {
+            moved(self.d_tail)
+        }
+    }
+
+    fn map_or_err(&self, p: usize, what: &str) -> Result<usize> {
+        self.map(p).ok_or_else(|| Error::invalid(p, format!("{what} points into the FSKA data being replaced")))
+    }
+}
+
+/// Replaces skeletal animation `index` of a Switch file by `anim`: its data is written where the
+/// old data was, everything after it moves (section 0 by a multiple of 8, later sections by a
+/// multiple of the file's alignment), and every listed offset, the block chain, the header's
+/// sizes and the relocation table follow. Names must already be in the string table.
+pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
+    let p = parts(data)?;
+    let (header_at, old, place) =
+        p.fskas.get(index).ok_or_else(|| Error::invalid(0x38, format!("no skeletal animation {index}")))?;
+    let bind: Vec<u16> = anim
+        .bones
+        .iter()
+        .map(|b| {
+            old.bones.iter().position(|o| o.name == b.name).and_then(|i| place.bind.get(i)).copied().unwrap_or(0xFFFF)
+        })
+        .collect();
+    let new_len = lay_out(anim, place.start)?.end - place.start;
+    let shift = Shift::new(&p, place.start, place.end, new_len)?;
+    let mut names = HashMap::new();
+    for (s, at) in p.strings.positions() {
+        names.insert(s, shift.map_or_err(at, "a string")?);
+    }
+    let (mut img, bones_at) = write_fska_data(anim, &bind, place.start, &names)?;
+    img.bytes.resize(((place.end - place.start) as isize + shift.d0) as usize, 0);
+    let rlt_at = p.header.relocation_table as usize;
+    let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
+    relocate_offsets(&mut work, &p, &shift, *header_at, (bones_at, anim.bones.len()))?;
+    write_fska_header(&mut work, *header_at, anim)?;
+    relink_blocks(&mut work, &shift, rlt_at)?;
+    let relocation = relocate_table(&p.relocation, &shift, &img.offsets().collect())?;
+    assemble(&work, &shift, &img.bytes, rlt_at, &relocation)
+}
+
+fn put_u64(buf: &mut [u8], at: usize, v: u64) -> Result<()> {
+    let slot = buf.get_mut(at..at + 8).ok_or_else(|| Error::invalid(at, "offset beyond the file"))?;
+    slot.copy_from_slice(&v.to_le_bytes());
+    Ok(())
+}
+
+fn get_u32(buf: &[u8], at: usize) -> Result<u32> {
+    let mut c = Cursor::new(buf, Endian::Little);
+    c.seek(at)?;
+    c.u32()
+}
+
+/// Rewrites every listed offset outside the replaced range for the new positions; the FSKA
+/// header's bind, bone and user-data offsets point into the new data.
+fn relocate_offsets(work: &mut [u8], p: &Parts, shift: &Shift, header_at: usize, bones: (usize, usize)) -> Result<()> {
+    for pos in p.relocation.positions() {
+        if shift.map(pos).is_none() {
+            continue;
+        }
+        let mut c = Cursor::new(work, Endian::Little);
+        c.seek(pos)?;
+        let v = c.u64()? as usize;
+        let new = match pos.checked_sub(header_at) {
+            _ if v == 0 => continue,
+            Some(0x28) => shift.start,
+            Some(0x30) => bones.0,
+            Some(0x38) => bones.0 + 0x28 * bones.1,
+            _ => shift.map_or_err(v, &format!("the offset at {pos:#x}"))?,
+        };
+        put_u64(work, pos, new as u64)?;
+    }
+    put_u32(work, 0x10, shift.map_or_err(get_u32(work, 0x10)? as usize, "the file name")? as u32)
+}
+
+/// Each block's next-block distance and size for the new positions; the last block (`_STR`)
+/// runs to the `_RLT`.
+fn relink_blocks(work: &mut [u8], shift: &Shift, rlt_at: usize) -> Result<()> {
+    for (at, _) in blocks(work)? {
+        let next = get_u32(work, at + 4)? as usize;
+        let size = get_u32(work, at + 8)? as usize;
+        let new_at = shift.map_or_err(at, "a block")?;
+        if next == 0 {
+            if at + size == rlt_at {
+                let new_rlt = shift.map_or_err(rlt_at, "the _RLT")?;
+                put_u32(work, at + 8, (new_rlt - new_at) as u32)?;
+            }
+            continue;
+        }
+        let new_next = (shift.map_or_err(at + next, "a block")? - new_at) as u32;
+        put_u32(work, at + 4, new_next)?;
+        if size == next {
+            put_u32(work, at + 8, new_next)?;
+        }
+    }
+    Ok(())
+}
+
+/// The relocation table for the new positions: entries of the replaced data dropped, the others
+/// moved, the new data's offsets grouped into entries of its section.
+fn relocate_table(old: &Relocation, shift: &Shift, added: &BTreeSet<usize>) -> Result<Relocation> {
+    let mut sections = Vec::with_capacity(old.sections.len());
+    for (i, s) in old.sections.iter().enumerate() {
+        let mut entries = Vec::with_capacity(s.entries.len());
+        for e in &s.entries {
+            let moved: Vec<Option<usize>> = e.positions().map(|p| shift.map(p)).collect();
+            if moved.iter().all(Option::is_none) {
+                continue;
+            }
+            let first = moved.first().copied().flatten();
+            let uniform = e
+                .positions()
+                .zip(&moved)
+                .all(|(p, m)| m.map(|m| m as isize - p as isize) == first.map(|f| f as isize - e.pos as isize));
+            let Some(pos) = first.filter(|_| uniform) else {
+                return Err(Error::invalid(
+                    e.pos as usize,
+                    "a relocation entry spans the edge of the replaced FSKA data",
+                ));
+            };
+            entries.push(RelocEntry { pos: pos as u32, ..*e });
+        }
+        let (pos, end) = (s.pos as usize, (s.pos + s.size) as usize);
+        if (pos..end.max(pos + 1)).contains(&shift.start) && i == 0 {
+            entries.extend(group(added));
+            entries.sort_by_key(|e| e.pos);
+        }
+        let new_pos = shift.map_or_err(pos, "a relocation section")?;
+        let new_end = if s.size == 0 { new_pos } else { shift.map_or_err(end - 1, "a relocation section")? + 1 };
+        sections.push(RelocSection {
+            pointer: s.pointer,
+            pos: new_pos as u32,
+            size: (new_end - new_pos) as u32,
+            entries,
+        });
+    }
+    Ok(Relocation { sections })
+}
+
+/// The new file: what precedes the replaced data, the new data, the rest of section 0, zeros up
+/// to the moved later sections, those sections, and the relocation table.
+fn assemble(work: &[u8], shift: &Shift, new: &[u8], rlt_at: usize, relocation: &Relocation) -> Result<Vec<u8>> {
+    let piece = |a: usize, b: usize| work.get(a..b).ok_or_else(|| Error::invalid(a, "section beyond the file"));
+    if piece(shift.sec0_end, shift.tail_start)?.iter().any(|&b| b != 0) {
+        return Err(Error::unsupported("data between the first relocation section and the next: not moved"));
+    }
+    let mut out = Vec::with_capacity(work.len() + new.len());
+    out.extend_from_slice(piece(0, shift.start)?);
+    out.extend_from_slice(new);
+    out.extend_from_slice(piece(shift.old_end, shift.sec0_end)?);
+    let tail_at = shift.map_or_err(shift.tail_start, "the later sections")?;
+    out.resize(tail_at, 0);
+    out.extend_from_slice(piece(shift.tail_start, rlt_at)?);
+    let new_rlt = out.len();
+    out.extend_from_slice(&relocation.to_bytes(new_rlt));
+    let size = out.len() as u32;
+    put_u32(&mut out, 0x18, new_rlt as u32)?;
+    put_u32(&mut out, 0x1C, size)?;
+    Ok(out)
+}
+
+/// Replaces the skeletal animation named like `clip` by the clip, its curves encoded as the
+/// model writer encodes FSKA curves ([`super::from_model`]) in the old animation's rotation mode.
+/// The old flags stay except looping; each bone keeps its segment-scale-compensate bit, and its
+/// hint bits (uniform scale, volume one, zero rotation, zero translation) while its base values
+/// are unchanged.
+pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
+    let p = parts(data)?;
+    let (index, old) =
+        p.fskas.iter().enumerate().find(|(_, (_, a, _))| a.name == clip.name).map(|(i, (_, a, _))| (i, a)).ok_or_else(
+            || Error::invalid(0x38, format!("no skeletal animation named \"{}\" in the file", clip.name)),
+        )?;
+    let euler = old.rotate_mode() == RotateMode::EulerXyz;
+    let mut anim = super::from_model::fska_from_clip(clip, fps, euler)?
+        .ok_or_else(|| Error::unrepresentable(format!("clip \"{}\" has no bone tracks", clip.name)))?;
+    anim.flags = (old.flags & !0x4) | (anim.flags & 0x4);
+    for bone in &mut anim.bones {
+        let Some(was) = old.bones.iter().find(|o| o.name == bone.name) else { continue };
+        bone.flags |= was.flags & 0x0080_0000;
+        if (was.scale, was.rotate, was.translate) == (bone.scale, bone.rotate, bone.translate) {
+            bone.flags |= was.flags & 0x0F00_0000;
+        }
+    }
+    replace_fska(data, index, &anim)
+}
