@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use bytes::Bytes;
-
-use super::skb::{Body, Skb, HEADER_SIZE, PAD};
+use super::hip::{asset_hash, basename, AnimAsset, Hip};
+use super::skb::{v1_padding, Body, Skb, HEADER_SIZE, PAD};
 use crate::lint::{Finding, Severity};
+use crate::raw_json::Hex;
 
 /// Byte offset of key `k`.
 fn key_offset(skb: &Skb, k: usize) -> usize {
@@ -30,7 +30,7 @@ fn offsets_offset(skb: &Skb, r: usize, b: usize) -> usize {
     let start = match &skb.body {
         Body::V1 { times, .. } => times_offset(skb) + 4 * times.len(),
         Body::V2 { times, tran, pad_times, pad_tran, .. } => {
-            times_offset(skb) + 2 * times.len() + pad_times.len() + 6 * tran.len() + pad_tran.len()
+            times_offset(skb) + 2 * times.len() + pad_times.0.len() + 6 * tran.len() + pad_tran.0.len()
         }
     };
     start + 2 * (r * usize::from(skb.bone_count) + b)
@@ -62,13 +62,8 @@ impl Collector {
     }
 }
 
-/// The canonical trailing padding of a V1 animation: `CD` bytes up to a multiple of 4.
-pub fn v1_padding(data_size: usize) -> Vec<u8> {
-    vec![PAD; (4 - data_size % 4) % 4]
-}
-
 /// Findings for C2–C10 and the key/time ranges (codes `c2-flags` … `c10-key-count`).
-pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
+pub(crate) fn invariant_violations(skb: &Skb) -> Vec<Finding> {
     use Severity::*;
     let mut c = Collector { first: BTreeMap::new() };
     let t_count = skb.time_count();
@@ -81,19 +76,19 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
     match &skb.body {
         Body::V1 { .. } => {
             let want = v1_padding(skb.data_size());
-            if skb.tail[..] != want[..] {
+            if skb.tail.0 != want {
                 c.push(Warning, "c3-size", skb.data_size(), || {
                     format!(
                         "{} bytes after the offsets table; the format wants {} bytes of CD",
-                        skb.tail.len(),
+                        skb.tail.0.len(),
                         want.len()
                     )
                 });
             }
         }
         Body::V2 { pad_times, pad_tran, pad_offsets, .. } => {
-            if [pad_times, pad_tran, pad_offsets].iter().any(|p| p.iter().any(|&b| b != PAD))
-                || pad_offsets.len() == 1
+            if [pad_times, pad_tran, pad_offsets].iter().any(|p| p.0.iter().any(|&b| b != PAD))
+                || pad_offsets.0.len() == 1
                 || !skb.tail.is_empty()
             {
                 c.push(Warning, "c3-size", skb.data_size(), || {
@@ -203,7 +198,7 @@ pub fn invariant_violations(skb: &Skb) -> Vec<Finding> {
 }
 
 /// Every finding for an SKB animation: the invariants plus quality notes.
-pub fn lint_skb(skb: &Skb) -> Vec<Finding> {
+pub(crate) fn lint_skb(skb: &Skb) -> Vec<Finding> {
     let mut findings = invariant_violations(skb);
     if let Body::V1 { .. } = skb.body {
         let bad = (0..skb.key_count())
@@ -216,7 +211,7 @@ pub fn lint_skb(skb: &Skb) -> Vec<Finding> {
             );
         }
     }
-    if skb.scale.iter().any(|s| !s.is_finite()) {
+    if skb.scale.iter().any(|s| !s.0.is_finite()) {
         findings.push(Finding::new(Severity::Error, "scale-not-finite", "a Scale component is not finite").at(0x10));
     }
     for f in &mut findings {
@@ -225,49 +220,13 @@ pub fn lint_skb(skb: &Skb) -> Vec<Finding> {
     findings
 }
 
-/// Splits the keys into per-bone runs of strictly increasing time index (the grouping C5–C8
-/// describe); `None` unless there are exactly B runs that each start at 0 and end at T − 1.
-pub fn derive_bone_runs(skb: &Skb) -> Option<Vec<(usize, usize)>> {
-    let t = skb.time_count();
-    let k = skb.key_count();
-    let mut runs = Vec::new();
-    let mut start = 0;
-    for i in 1..=k {
-        if i == k || skb.key_time_index(i)? <= skb.key_time_index(i - 1)? {
-            runs.push((start, i - 1));
-            start = i;
-        }
-    }
-    let ok = t >= 2
-        && runs.len() == usize::from(skb.bone_count)
-        && runs.iter().all(|&(s, e)| skb.key_time_index(s) == Some(0) && skb.key_time_index(e) == Some(t - 1) && e > s);
-    ok.then_some(runs)
-}
-
-/// The offsets table C9 derives from per-bone key runs.
-pub fn derive_offsets(skb: &Skb, runs: &[(usize, usize)]) -> Vec<u16> {
-    let rows = skb.rows();
-    let mut offsets = vec![0u16; rows * runs.len()];
-    for (b, &(start, end)) in runs.iter().enumerate() {
-        let mut o = start;
-        // Column b of the rows × runs table.
-        for (r, slot) in offsets.iter_mut().skip(b).step_by(runs.len()).enumerate() {
-            while o + 1 < end && skb.key_time_index(o + 1).is_some_and(|x| x <= r) {
-                o += 1;
-            }
-            *slot = o as u16;
-        }
-    }
-    offsets
-}
-
 /// A canonical rewrite: CD padding (V1) or CD pads (V2), no trailing bytes, and the offsets
 /// table derived from the keys when they are grouped by bone.
-pub fn repair_skb(skb: &Skb) -> (Skb, Vec<String>) {
+pub(crate) fn repair_skb(skb: &Skb) -> (Skb, Vec<String>) {
     let mut out = skb.clone();
     let mut changes = Vec::new();
-    if let Some(runs) = derive_bone_runs(skb) {
-        let offsets = derive_offsets(skb, &runs);
+    if let Some(runs) = skb.bone_runs() {
+        let offsets = skb.derive_offsets(&runs);
         if offsets != out.offsets {
             changes.push("rebuilt the offsets table from the keys (C9)".to_string());
             out.offsets = offsets;
@@ -275,33 +234,33 @@ pub fn repair_skb(skb: &Skb) -> (Skb, Vec<String>) {
     }
     match &mut out.body {
         Body::V1 { .. } => {
-            let want = Bytes::from(v1_padding(out.data_size()));
+            let want = Hex(v1_padding(out.data_size()));
             if out.tail != want {
-                changes.push(format!("replaced {} trailing bytes with {} bytes of CD", out.tail.len(), want.len()));
+                changes.push(format!("replaced {} trailing bytes with {} bytes of CD", out.tail.0.len(), want.0.len()));
                 out.tail = want;
             }
         }
         Body::V2 { times, tran, pad_times, pad_tran, pad_offsets, .. } => {
             let rows_odd = (usize::from(skb.bone_count) * skb.rows()) % 2 == 1;
-            let canon = |odd: bool| if odd { vec![PAD; 2] } else { Vec::new() };
+            let canon = |odd: bool| Hex(if odd { vec![PAD; 2] } else { Vec::new() });
             let (a, b, c) = (canon(times.len() % 2 == 1), canon(tran.len() % 2 == 1), canon(rows_odd));
             if *pad_times != a || *pad_tran != b || *pad_offsets != c || !out.tail.is_empty() {
                 changes.push("rewrote V2 padding as CD CD and dropped trailing bytes".to_string());
                 *pad_times = a;
                 *pad_tran = b;
                 *pad_offsets = c;
-                out.tail = Bytes::new();
+                out.tail = Hex::default();
             }
         }
     }
     (out, changes)
 }
 
-/// Every finding for an archive: structure (§5) and each ANIM asset's invariants.
-pub fn lint_hip(doc: &super::HipDocument) -> Vec<Finding> {
-    use super::hip::{asset_hash, Hip};
+/// Every finding for an archive (`file` its written bytes): structure (§5) and each ANIM
+/// asset's invariants.
+pub(crate) fn lint_hip(hip: &Hip, file: &bytes::Bytes, anims: Vec<AnimAsset>) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let assets = doc.hip.assets();
+    let assets = hip.assets();
     if assets.windows(2).any(|w| matches!(w, [a, b] if b.0.asset_id < a.0.asset_id)) {
         findings.push(
             Finding::new(Severity::Warning, "atoc-order", "ATOC entries are not sorted by asset ID").path("ATOC"),
@@ -309,21 +268,19 @@ pub fn lint_hip(doc: &super::HipDocument) -> Vec<Finding> {
     }
     for (a, dbg) in &assets {
         let path = format!("asset 0x{:08X} \"{}\"", a.asset_id, dbg.map(|d| d.name()).unwrap_or_default());
-        if let Err(e) = Hip::asset_data(doc.bytes(), a) {
+        if let Err(e) = Hip::asset_data(file, a) {
             findings.push(Finding::new(Severity::Error, "asset-outside-file", e.message).path(path.clone()));
         }
-        if &a.kind == b"ANIM" {
-            let source = dbg.map(|d| d.source()).unwrap_or_default();
-            let base = source.rsplit(['/', '\\']).next().unwrap_or("");
-            if !base.is_empty() && asset_hash(base) != a.asset_id {
-                findings.push(
-                    Finding::new(Severity::Info, "asset-id-hash", format!("asset ID is not the hash of \"{base}\""))
-                        .path(path.clone()),
-                );
-            }
+        let source = dbg.map(|d| d.source()).unwrap_or_default();
+        let base = basename(&source);
+        if &a.kind.0 == b"ANIM" && !base.is_empty() && asset_hash(base) != a.asset_id {
+            findings.push(
+                Finding::new(Severity::Info, "asset-id-hash", format!("asset ID is not the hash of \"{base}\""))
+                    .path(path),
+            );
         }
     }
-    for asset in doc.anim_assets() {
+    for asset in anims {
         let path = format!("ANIM 0x{:08X} \"{}\"", asset.asset_id, asset.name);
         match asset.result {
             Ok((skb, _)) => findings.extend(lint_skb(&skb).into_iter().map(|mut f| {
@@ -340,20 +297,12 @@ pub fn lint_hip(doc: &super::HipDocument) -> Vec<Finding> {
 mod tests {
     use super::*;
     use crate::bytes::Endian;
-    use crate::formats::evilengine::skb::{read_v1, tests::v1_sample};
+    use crate::formats::evilengine::skb::{read, tests::v1_sample, SkbVersion};
 
     #[test]
-    fn sample_passes_every_invariant() {
-        let skb = read_v1(&Bytes::from(v1_sample(Endian::Big))).unwrap();
-        assert!(invariant_violations(&skb).is_empty(), "{:?}", invariant_violations(&skb));
-        let runs = derive_bone_runs(&skb).unwrap();
-        assert_eq!(runs, vec![(0, 1), (2, 4)]);
-        assert_eq!(derive_offsets(&skb, &runs), skb.offsets);
-    }
-
-    #[test]
-    fn broken_offsets_are_found_and_repaired() {
-        let mut skb = read_v1(&Bytes::from(v1_sample(Endian::Big))).unwrap();
+    fn sample_passes_every_invariant_and_broken_offsets_are_repaired() {
+        let mut skb = read(&v1_sample(Endian::Big), SkbVersion::V1).unwrap();
+        assert!(lint_skb(&skb).is_empty(), "{:?}", lint_skb(&skb));
         skb.offsets[3] = 2; // offsets[1][1]: key 2 has TimeIndex 0, key 3 has 1 ≤ r = 1.
         let codes: Vec<_> = invariant_violations(&skb).iter().map(|f| f.code).collect();
         assert!(codes.contains(&"c9-offsets"), "{codes:?}");

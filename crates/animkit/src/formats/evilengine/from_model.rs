@@ -24,20 +24,19 @@
 
 use std::collections::HashMap;
 
-use bytes::Bytes;
 use glam::{Quat, Vec3};
 
-use super::lint::{derive_offsets, v1_padding};
-use super::skb::{check_counts, Body, KeyV1, KeyV2, Skb, SkbVersion, PAD};
+use super::skb::{v1_padding, Body, KeyV1, KeyV2, Skb, SkbVersion, PAD};
 use crate::bytes::Endian;
 use crate::error::{Error, Result};
 use crate::model::rest::rest_pose;
 use crate::model::{Clip, Interpolation, Skeleton, Target, Track, Values};
+use crate::raw_json::{Hex, F32};
 use crate::sample::{sample_track, Sampled};
 
-/// Options for writing SKB from the model.
+/// The layout and byte order to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BuildOptions {
+pub(crate) struct BuildOptions {
     pub version: SkbVersion,
     pub endian: Endian,
 }
@@ -316,7 +315,7 @@ fn quant_q(q: Quat, version: SkbVersion) -> [i16; 4] {
 }
 
 /// Builds one SKB animation from a clip.
-pub fn from_clip(
+pub(crate) fn from_clip(
     clip: &Clip,
     skeleton: Option<&Skeleton>,
     options: BuildOptions,
@@ -330,43 +329,38 @@ pub fn from_clip(
     let key_total: usize = bones.iter().map(|b| b.keys.len()).sum();
     let bone_count = bones.len() as u16;
     let body = match options.version {
-        SkbVersion::V1 => v1_body(&bones, all),
+        SkbVersion::V1 => v1_body(&bones, all, scale),
         SkbVersion::V2 => v2_body(clip, &bones, &all, scale, key_total)?,
     };
-    let mut skb =
-        Skb { endian: options.endian, flags: 0, bone_count, scale, body, offsets: Vec::new(), tail: Bytes::new() };
-    if let Body::V1 { keys, .. } = &mut skb.body {
-        for (key, &(_, _, p)) in keys.iter_mut().zip(bones.iter().flat_map(|b| &b.keys)) {
-            key.tran = quant_t(p, scale);
-        }
-    }
+    let (endian, offsets, tail) = (options.endian, Vec::new(), Hex::default());
+    let mut skb = Skb { endian, flags: 0, bone_count, scale: scale.map(F32), body, offsets, tail };
     let mut runs = Vec::with_capacity(bones.len());
     let mut start = 0;
     for b in &bones {
         runs.push((start, start + b.keys.len() - 1));
         start += b.keys.len();
     }
-    skb.offsets = derive_offsets(&skb, &runs);
+    skb.offsets = skb.derive_offsets(&runs);
     if key_total > 65536 {
         return Err(Error::unrepresentable(format!(
             "{key_total} keys: the u16 offsets table addresses at most 65,536"
         )));
     }
     if let Body::V1 { .. } = skb.body {
-        skb.tail = Bytes::from(v1_padding(skb.data_size()));
+        skb.tail = Hex(v1_padding(skb.data_size()));
     }
-    check_counts(&skb)?;
+    skb.check_counts()?;
     Ok(skb)
 }
 
-/// V1 keys (translations are filled in once the scale is known) and float times.
-fn v1_body(bones: &[BoneKeys], times: Vec<f32>) -> Body {
+/// V1 keys and float times.
+fn v1_body(bones: &[BoneKeys], times: Vec<f32>, scale: [f32; 3]) -> Body {
     let keys = bones
         .iter()
         .flat_map(|b| &b.keys)
-        .map(|&(i, q, _)| KeyV1 { time_index: i as u16, quat: quant_q(q, SkbVersion::V1), tran: [0; 3] })
+        .map(|&(i, q, p)| KeyV1 { time_index: i as u16, quat: quant_q(q, SkbVersion::V1), tran: quant_t(p, scale) })
         .collect();
-    Body::V1 { keys, times }
+    Body::V1 { keys, times: times.into_iter().map(F32).collect() }
 }
 
 /// V2 keys, the shared translation table, 30 fps frame times and the parity padding.
@@ -388,7 +382,7 @@ fn v2_body(clip: &Clip, bones: &[BoneKeys], all: &[f32], scale: [f32; 3], key_to
         keys.push(KeyV2 { frame: i as u16, tran_index: n, quat: [x, y, z] });
     }
     let frames: Vec<u16> = all.iter().map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16).collect();
-    let odd = |n: usize| if n % 2 == 1 { vec![PAD; 2] } else { Vec::new() };
+    let odd = |n: usize| Hex(if n % 2 == 1 { vec![PAD; 2] } else { Vec::new() });
     let bone_count = bones.len();
     Ok(Body::V2 {
         pad_times: odd(frames.len()),
@@ -446,12 +440,12 @@ mod tests {
                 let skb = from_clip(&clip(), None, BuildOptions { version, endian }, &mut warnings).unwrap();
                 assert!(warnings.is_empty(), "{warnings:?}");
                 assert!(invariant_violations(&skb).is_empty(), "{:?}", invariant_violations(&skb));
-                assert_eq!(skb.scale[1], 0.0);
-                let bytes = Bytes::from(write(&skb));
+                assert_eq!(skb.scale[1], F32(0.0));
+                let bytes = write(&skb);
                 if version == SkbVersion::V1 {
                     assert_eq!(bytes.len() % 4, 0);
                 }
-                let (back, _) = read(&bytes, None).unwrap();
+                let back = read(&bytes, version).unwrap();
                 assert_eq!(back.version(), version);
                 let c2 = to_clip(&back, "c", None, &Limits::default()).unwrap();
                 assert_eq!(c2.duration, 1.0);
