@@ -26,7 +26,7 @@ use std::collections::HashMap;
 
 use glam::{Quat, Vec3};
 
-use super::skb::{v1_padding, Body, KeyV1, KeyV2, Skb, SkbVersion, PAD};
+use super::skb::{Body, KeyV1, KeyV2, Skb, SkbVersion};
 use crate::bytes::Endian;
 use crate::error::{Error, Result};
 use crate::model::rest::rest_pose;
@@ -86,36 +86,23 @@ fn listed(labels: &[String]) -> String {
 
 impl Dropped {
     fn warnings(&self, clip: &Clip, skeleton: Option<&Skeleton>, warnings: &mut Vec<String>) {
-        let total = clip.tracks.len();
-        if !self.unbound.is_empty() {
-            let why = match skeleton {
-                None => "they name their bone without an SKB bone index, and there is no skeleton to look the \
-                         names up in (give the character's .dff or MODL as the skeleton)"
-                    .to_string(),
-                Some(s) => format!("their bones are not in the {}-bone skeleton", s.bones.len()),
-            };
-            warnings.push(format!(
-                "clip \"{}\": {} of {total} tracks dropped ({}): {why}",
-                clip.name,
-                self.unbound.len(),
-                listed(&self.unbound)
-            ));
-        }
-        if !self.unsupported.is_empty() {
-            warnings.push(format!(
-                "clip \"{}\": {} of {total} tracks dropped ({}): SKB stores only rotation and translation",
-                clip.name,
-                self.unsupported.len(),
-                listed(&self.unsupported)
-            ));
-        }
-        if !self.approximated.is_empty() {
-            warnings.push(format!(
-                "clip \"{}\": {} step or cubic track(s) approximated by linear keys at their key times ({})",
-                clip.name,
-                self.approximated.len(),
-                listed(&self.approximated)
-            ));
+        let (name, total) = (&clip.name, clip.tracks.len());
+        let unbound_why = match skeleton {
+            None => "they name their bone without an SKB bone index, and there is no skeleton to look the names up \
+                     in (give the character's .dff or MODL as the skeleton)"
+                .to_string(),
+            Some(s) => format!("their bones are not in the {}-bone skeleton", s.bones.len()),
+        };
+        let dropped = |n| format!("{n} of {total} tracks dropped");
+        let approximated = |n| format!("{n} step or cubic track(s) approximated by linear keys at their key times");
+        for (labels, what, why) in [
+            (&self.unbound, dropped(self.unbound.len()), format!(": {unbound_why}")),
+            (&self.unsupported, dropped(self.unsupported.len()), ": SKB stores only rotation and translation".into()),
+            (&self.approximated, approximated(self.approximated.len()), String::new()),
+        ] {
+            if !labels.is_empty() {
+                warnings.push(format!("clip \"{name}\": {what} ({}){why}", listed(labels)));
+            }
         }
     }
 }
@@ -346,9 +333,7 @@ pub(crate) fn from_clip(
             "{key_total} keys: the u16 offsets table addresses at most 65,536"
         )));
     }
-    if let Body::V1 { .. } = skb.body {
-        skb.tail = Hex(v1_padding(skb.data_size()));
-    }
+    skb.pad_canonically();
     skb.check_counts()?;
     Ok(skb)
 }
@@ -363,7 +348,7 @@ fn v1_body(bones: &[BoneKeys], times: Vec<f32>, scale: [f32; 3]) -> Body {
     Body::V1 { keys, times: times.into_iter().map(F32).collect() }
 }
 
-/// V2 keys, the shared translation table, 30 fps frame times and the parity padding.
+/// V2 keys, the shared translation table and 30 fps frame times.
 fn v2_body(clip: &Clip, bones: &[BoneKeys], all: &[f32], scale: [f32; 3], key_total: usize) -> Result<Body> {
     if key_total > usize::from(u16::MAX) || all.len() > 0x7FFF {
         return Err(Error::unrepresentable(format!("clip \"{}\" has too many keys or times for V2", clip.name)));
@@ -381,17 +366,9 @@ fn v2_body(clip: &Clip, bones: &[BoneKeys], all: &[f32], scale: [f32; 3], key_to
         });
         keys.push(KeyV2 { frame: i as u16, tran_index: n, quat: [x, y, z] });
     }
-    let frames: Vec<u16> = all.iter().map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16).collect();
-    let odd = |n: usize| Hex(if n % 2 == 1 { vec![PAD; 2] } else { Vec::new() });
-    let bone_count = bones.len();
-    Ok(Body::V2 {
-        pad_times: odd(frames.len()),
-        pad_tran: odd(table.len()),
-        pad_offsets: odd(bone_count * all.len().saturating_sub(1)),
-        keys,
-        times: frames,
-        tran: table,
-    })
+    let times = all.iter().map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16).collect();
+    let (pad_times, pad_tran, pad_offsets) = Default::default();
+    Ok(Body::V2 { keys, times, tran: table, pad_times, pad_tran, pad_offsets })
 }
 
 #[cfg(test)]

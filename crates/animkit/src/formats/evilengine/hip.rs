@@ -16,6 +16,7 @@ use super::skb::{Decided, Skb, SkbVersion};
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::raw_json::FourCc;
+use crate::record::Record;
 use crate::text::latin1_until_nul;
 
 /// One block.
@@ -39,39 +40,56 @@ pub(crate) enum BlockBody {
         #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "hex_bytes")]
         tail: Bytes,
     },
-    Ahdr(Ahdr),
-    Lhdr(Lhdr),
+    Ahdr(Headed<Ahdr>),
+    Lhdr(Headed<Lhdr>),
     Adbg(Adbg),
 }
 
-/// An asset header (§5.2).
+/// A header block: fixed fields `H`, then child blocks (normally one `ADBG` or `LDBG`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Ahdr {
-    pub asset_id: u32,
-    pub kind: FourCc,
-    /// Absolute from the start of the file.
-    pub offset: i32,
-    pub size: i32,
-    /// `0x33` fill bytes after the data.
-    pub plus: i32,
-    pub flags: i32,
-    /// Normally one `ADBG`.
+pub(crate) struct Headed<H> {
+    #[serde(flatten)]
+    pub header: H,
     pub children: Vec<Block>,
     #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "hex_bytes")]
     pub tail: Bytes,
 }
 
-/// A layer header.
+crate::record! {
+    /// An asset header's fields (§5.2).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub(crate) struct Ahdr {
+        pub asset_id: u32,
+        pub kind: FourCc,
+        /// Absolute from the start of the file.
+        pub offset: i32,
+        pub size: i32,
+        /// `0x33` fill bytes after the data.
+        pub plus: i32,
+        pub flags: i32,
+    }
+}
+
+/// A layer header's fields: the type, then a u32 count and the asset IDs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct Lhdr {
     pub layer_type: u32,
     pub asset_ids: Vec<u32>,
-    /// Normally one `LDBG`.
-    pub children: Vec<Block>,
-    #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "hex_bytes")]
-    pub tail: Bytes,
+}
+
+impl Record for Lhdr {
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let layer_type = c.u32()?;
+        let n = c.u32()?;
+        let n = c.count(u64::from(n), 4, "asset id")?;
+        Ok(Lhdr { layer_type, asset_ids: (0..n).map(|_| c.u32()).collect::<Result<_>>()? })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        w.u32(self.layer_type);
+        w.u32(self.asset_ids.len() as u32);
+        self.asset_ids.iter().for_each(|&id| w.u32(id));
+    }
 }
 
 /// An asset's debug block: strings are kept with their NUL and even-length padding.
@@ -183,11 +201,6 @@ fn read_blocks(data: &Bytes, base: usize, depth: usize) -> Result<(Vec<Block>, B
     Ok((blocks, data.slice(c.pos()..)))
 }
 
-/// The child blocks after a header's `n` fixed bytes.
-fn children_after(payload: &Bytes, n: usize, base: usize, depth: usize) -> Result<(Vec<Block>, Bytes)> {
-    read_blocks(&payload.slice(n.min(payload.len())..), base + n, depth + 1)
-}
-
 /// Reads a NUL-terminated string padded to an even length (§5.1).
 fn read_string(c: &mut Cursor, data: &Bytes) -> Result<Bytes> {
     let start = c.pos();
@@ -197,39 +210,16 @@ fn read_string(c: &mut Cursor, data: &Bytes) -> Result<Bytes> {
     Ok(data.slice(start..c.pos()))
 }
 
-impl Ahdr {
-    fn read(payload: &Bytes, base: usize, depth: usize) -> Result<Ahdr> {
+impl<H: Record> Headed<H> {
+    fn read(payload: &Bytes, base: usize, depth: usize) -> Result<Self> {
         let mut c = Cursor::with_base(payload, base, Endian::Big);
-        let (asset_id, kind) = (c.u32()?, FourCc(c.array()?));
-        let (offset, size, plus, flags) = (c.i32()?, c.i32()?, c.i32()?, c.i32()?);
-        let (children, tail) = children_after(payload, c.pos(), base, depth)?;
-        Ok(Ahdr { asset_id, kind, offset, size, plus, flags, children, tail })
+        let header = H::read(&mut c)?;
+        let (children, tail) = read_blocks(&payload.slice(c.pos()..), base + c.pos(), depth + 1)?;
+        Ok(Headed { header, children, tail })
     }
 
     fn write(&self, w: &mut Writer) {
-        w.u32(self.asset_id);
-        w.bytes(&self.kind.0);
-        [self.offset, self.size, self.plus, self.flags].iter().for_each(|&v| w.i32(v));
-        write_blocks(w, &self.children);
-        w.bytes(&self.tail);
-    }
-}
-
-impl Lhdr {
-    fn read(payload: &Bytes, base: usize, depth: usize) -> Result<Lhdr> {
-        let mut c = Cursor::with_base(payload, base, Endian::Big);
-        let layer_type = c.u32()?;
-        let n = c.u32()?;
-        let n = c.count(u64::from(n), 4, "asset id")?;
-        let asset_ids = (0..n).map(|_| c.u32()).collect::<Result<_>>()?;
-        let (children, tail) = children_after(payload, c.pos(), base, depth)?;
-        Ok(Lhdr { layer_type, asset_ids, children, tail })
-    }
-
-    fn write(&self, w: &mut Writer) {
-        w.u32(self.layer_type);
-        w.u32(self.asset_ids.len() as u32);
-        self.asset_ids.iter().for_each(|&id| w.u32(id));
+        self.header.write(w);
         write_blocks(w, &self.children);
         w.bytes(&self.tail);
     }
@@ -263,8 +253,8 @@ fn read_body(id: [u8; 4], payload: &Bytes, base: usize, depth: usize) -> Result<
         return Ok(BlockBody::Children { children, tail });
     }
     match &id {
-        b"AHDR" => Ahdr::read(payload, base, depth).map(BlockBody::Ahdr),
-        b"LHDR" => Lhdr::read(payload, base, depth).map(BlockBody::Lhdr),
+        b"AHDR" => Headed::read(payload, base, depth).map(BlockBody::Ahdr),
+        b"LHDR" => Headed::read(payload, base, depth).map(BlockBody::Lhdr),
         // A debug block that does not parse is kept as raw bytes.
         b"ADBG" => Ok(Adbg::read(payload, base).map_or_else(|_| BlockBody::Raw(payload.clone()), BlockBody::Adbg)),
         _ => Ok(BlockBody::Raw(payload.clone())),
@@ -521,7 +511,7 @@ impl Hip {
                     BlockBody::Adbg(d) => Some(d),
                     _ => None,
                 });
-                out.push((a, adbg));
+                out.push((&a.header, adbg));
             }
         }
         out
@@ -551,7 +541,7 @@ impl Hip {
         children_of(dict, b"LTOC")
             .flat_map(|l| children_of(l, b"LHDR"))
             .filter_map(|b| match &b.body {
-                BlockBody::Lhdr(l) => Some(l),
+                BlockBody::Lhdr(l) => Some(&l.header),
                 _ => None,
             })
             .collect()
@@ -661,6 +651,7 @@ impl Hip {
                         let BlockBody::Children { children, .. } = &mut atoc.body else { continue };
                         for ah in children {
                             let BlockBody::Ahdr(a) = &mut ah.body else { continue };
+                            let a = &mut a.header;
                             if let Some(&(_, o, s, p)) = placed.iter().find(|x| x.0 == a.asset_id) {
                                 (a.offset, a.size, a.plus) = (o, s, p);
                             }

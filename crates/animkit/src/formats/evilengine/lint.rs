@@ -7,9 +7,8 @@
 use std::collections::BTreeMap;
 
 use super::hip::{asset_hash, basename, AnimAsset, Hip};
-use super::skb::{v1_padding, Body, Skb, HEADER_SIZE, PAD};
-use crate::lint::{Finding, Severity};
-use crate::raw_json::Hex;
+use super::skb::{Body, Skb, HEADER_SIZE};
+use crate::lint::{Finding, Severity, Severity::*};
 
 /// Byte offset of key `k`.
 fn key_offset(skb: &Skb, k: usize) -> usize {
@@ -64,41 +63,39 @@ impl Collector {
 
 /// Findings for C2–C10 and the key/time ranges (codes `c2-flags` … `c10-key-count`).
 pub(crate) fn invariant_violations(skb: &Skb) -> Vec<Finding> {
-    use Severity::*;
     let mut c = Collector { first: BTreeMap::new() };
-    let t_count = skb.time_count();
-    let k_count = skb.key_count();
-    let bones = usize::from(skb.bone_count);
     if skb.flags != 0 {
         c.push(Info, "c2-flags", 4, || format!("Flags = 0x{:08X} (0 in every retail file; preserved)", skb.flags));
     }
-    // C3: size and padding.
-    match &skb.body {
-        Body::V1 { .. } => {
-            let want = v1_padding(skb.data_size());
-            if skb.tail.0 != want {
-                c.push(Warning, "c3-size", skb.data_size(), || {
-                    format!(
-                        "{} bytes after the offsets table; the format wants {} bytes of CD",
-                        skb.tail.0.len(),
-                        want.len()
-                    )
-                });
-            }
-        }
-        Body::V2 { pad_times, pad_tran, pad_offsets, .. } => {
-            if [pad_times, pad_tran, pad_offsets].iter().any(|p| p.0.iter().any(|&b| b != PAD))
-                || pad_offsets.0.len() == 1
-                || !skb.tail.is_empty()
-            {
-                c.push(Warning, "c3-size", skb.data_size(), || {
-                    "V2 padding is not CD CD or bytes follow the data".into()
-                });
-            }
-        }
+    size_and_padding(skb, &mut c);
+    times_and_indices(skb, &mut c);
+    let (t, k, bones) = (skb.time_count(), skb.key_count(), usize::from(skb.bone_count));
+    if t == 1 && k != bones && k != 2 * bones {
+        c.push(Error, "static-pose", 0x0C, || format!("T = 1 needs K = B or K = 2B; K = {k}, B = {bones}"));
     }
-    // C4: times.
-    let times = skb.times_seconds();
+    if t >= 2 {
+        bone_grouping(skb, &mut c);
+    }
+    c.finish()
+}
+
+/// C3: the size and the padding.
+fn size_and_padding(skb: &Skb, c: &mut Collector) {
+    let mut canonical = skb.clone();
+    canonical.pad_canonically();
+    if canonical != *skb {
+        let (have, want) = (skb.tail.0.len(), canonical.tail.0.len());
+        let message = match skb.body {
+            Body::V1 { .. } => format!("{have} bytes after the offsets table; the format wants {want} bytes of CD"),
+            Body::V2 { .. } => "V2 padding is not CD CD or bytes follow the data".to_string(),
+        };
+        c.push(Warning, "c3-size", skb.data_size(), || message);
+    }
+}
+
+/// C4 (times start at 0 and increase) and the time and translation index ranges.
+fn times_and_indices(skb: &Skb, c: &mut Collector) {
+    let (t_count, times) = (skb.time_count(), skb.times_seconds());
     if t_count == 0 {
         c.push(Error, "c4-times", 0x0A, || "TimeCount is 0".into());
     } else if let Some(&t0) = times.first().filter(|&&t| t != 0.0) {
@@ -111,12 +108,10 @@ pub(crate) fn invariant_violations(skb: &Skb) -> Vec<Finding> {
             }
         }
     }
-    for k in 0..k_count {
-        if skb.key_time_index(k).is_some_and(|ti| ti >= t_count) {
-            c.push(Error, "time-index-range", key_offset(skb, k), || {
-                format!("key {k} has a time index past T = {t_count}")
-            });
-        }
+    for k in (0..skb.key_count()).filter(|&k| skb.key_time_index(k).is_some_and(|ti| ti >= t_count)) {
+        c.push(Error, "time-index-range", key_offset(skb, k), || {
+            format!("key {k} has a time index past T = {t_count}")
+        });
     }
     if let Body::V2 { keys, tran, .. } = &skb.body {
         if let Some(k) = keys.iter().position(|key| usize::from(key.tran_index) >= tran.len()) {
@@ -125,16 +120,12 @@ pub(crate) fn invariant_violations(skb: &Skb) -> Vec<Finding> {
             });
         }
     }
-    if t_count == 1 {
-        if k_count != bones && k_count != 2 * bones {
-            c.push(Error, "static-pose", 0x0C, || format!("T = 1 needs K = B or K = 2B; K = {k_count}, B = {bones}"));
-        }
-        return c.finish();
-    }
-    if t_count < 2 {
-        return c.finish();
-    }
-    let rows = t_count - 1;
+}
+
+/// C5–C10 for T ≥ 2: each bone's keys follow the previous bone's, at least two of them in time
+/// order from time index 0 to T − 1, and the offsets table points at each interval's key.
+fn bone_grouping(skb: &Skb, c: &mut Collector) {
+    let (rows, k_count, bones) = (skb.rows(), skb.key_count(), usize::from(skb.bone_count));
     let ti = |k: usize| skb.key_time_index(k);
     let mut next_start = 0usize;
     for b in 0..bones {
@@ -142,43 +133,39 @@ pub(crate) fn invariant_violations(skb: &Skb) -> Vec<Finding> {
             break;
         };
         let end = last + 1;
+        let (first_row, last_row) = (offsets_offset(skb, 0, b), offsets_offset(skb, rows - 1, b));
         if start != next_start {
-            c.push(Error, "c5-key-grouping", offsets_offset(skb, 0, b), || {
+            c.push(Error, "c5-key-grouping", first_row, || {
                 format!("bone {b} starts at key {start}, expected {next_start}")
             });
         }
+        next_start = end + 1;
         if end >= k_count {
-            c.push(Error, "c5-key-grouping", offsets_offset(skb, rows - 1, b), || {
-                format!("bone {b}'s keys end past K = {k_count}")
-            });
-            next_start = end + 1;
+            c.push(Error, "c5-key-grouping", last_row, || format!("bone {b}'s keys end past K = {k_count}"));
             continue;
         }
         if b + 1 == bones && end != k_count - 1 {
-            c.push(Error, "c5-key-grouping", offsets_offset(skb, rows - 1, b), || {
+            c.push(Error, "c5-key-grouping", last_row, || {
                 format!("the last bone ends at key {end}, not K − 1 = {}", k_count - 1)
             });
         }
         if end <= start {
-            c.push(Error, "c10-key-count", offsets_offset(skb, 0, b), || format!("bone {b} has fewer than 2 keys"));
-        } else {
-            for k in start..end {
-                if ti(k) >= ti(k + 1) {
-                    c.push(Error, "c6-time-order", key_offset(skb, k + 1), || {
-                        format!("bone {b}: key {} does not follow key {k} in time", k + 1)
-                    });
-                }
-            }
-            if ti(start) != Some(0) {
-                c.push(Error, "c7-first-key", key_offset(skb, start), || {
-                    format!("bone {b}'s first key (key {start}) is not at time index 0")
-                });
-            }
-            if ti(end) != Some(rows) {
-                c.push(Error, "c8-last-key", key_offset(skb, end), || {
-                    format!("bone {b}'s last key (key {end}) is not at time index T − 1 = {rows}")
-                });
-            }
+            c.push(Error, "c10-key-count", first_row, || format!("bone {b} has fewer than 2 keys"));
+        }
+        for k in (start..end).filter(|&k| ti(k) >= ti(k + 1)) {
+            c.push(Error, "c6-time-order", key_offset(skb, k + 1), || {
+                format!("bone {b}: key {} does not follow key {k} in time", k + 1)
+            });
+        }
+        if end > start && ti(start) != Some(0) {
+            c.push(Error, "c7-first-key", key_offset(skb, start), || {
+                format!("bone {b}'s first key (key {start}) is not at time index 0")
+            });
+        }
+        if end > start && ti(end) != Some(rows) {
+            c.push(Error, "c8-last-key", key_offset(skb, end), || {
+                format!("bone {b}'s last key (key {end}) is not at time index T − 1 = {rows}")
+            });
         }
         for r in 0..rows {
             let o = skb.offset(r, b).unwrap_or(usize::MAX);
@@ -189,12 +176,10 @@ pub(crate) fn invariant_violations(skb: &Skb) -> Vec<Finding> {
                 });
             }
         }
-        next_start = end + 1;
     }
     if bones == 0 && k_count > 0 {
         c.push(Error, "c5-key-grouping", 0x08, || format!("BoneCount is 0 but there are {k_count} keys"));
     }
-    c.finish()
 }
 
 /// Every finding for an SKB animation: the invariants plus quality notes.
@@ -206,13 +191,13 @@ pub(crate) fn lint_skb(skb: &Skb) -> Vec<Finding> {
             .find(|(_, n)| (n - 1.0).abs() > 0.01);
         if let Some((k, n)) = bad {
             findings.push(
-                Finding::new(Severity::Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}"))
+                Finding::new(Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}"))
                     .at(key_offset(skb, k)),
             );
         }
     }
     if skb.scale.iter().any(|s| !s.0.is_finite()) {
-        findings.push(Finding::new(Severity::Error, "scale-not-finite", "a Scale component is not finite").at(0x10));
+        findings.push(Finding::new(Error, "scale-not-finite", "a Scale component is not finite").at(0x10));
     }
     for f in &mut findings {
         f.fixable = matches!(f.code, "c3-size" | "c9-offsets");
@@ -232,26 +217,15 @@ pub(crate) fn repair_skb(skb: &Skb) -> (Skb, Vec<String>) {
             out.offsets = offsets;
         }
     }
-    match &mut out.body {
-        Body::V1 { .. } => {
-            let want = Hex(v1_padding(out.data_size()));
-            if out.tail != want {
-                changes.push(format!("replaced {} trailing bytes with {} bytes of CD", out.tail.0.len(), want.0.len()));
-                out.tail = want;
+    let padded = out.clone();
+    out.pad_canonically();
+    if out != padded {
+        changes.push(match out.body {
+            Body::V1 { .. } => {
+                format!("replaced {} trailing bytes with {} bytes of CD", padded.tail.0.len(), out.tail.0.len())
             }
-        }
-        Body::V2 { times, tran, pad_times, pad_tran, pad_offsets, .. } => {
-            let rows_odd = (usize::from(skb.bone_count) * skb.rows()) % 2 == 1;
-            let canon = |odd: bool| Hex(if odd { vec![PAD; 2] } else { Vec::new() });
-            let (a, b, c) = (canon(times.len() % 2 == 1), canon(tran.len() % 2 == 1), canon(rows_odd));
-            if *pad_times != a || *pad_tran != b || *pad_offsets != c || !out.tail.is_empty() {
-                changes.push("rewrote V2 padding as CD CD and dropped trailing bytes".to_string());
-                *pad_times = a;
-                *pad_tran = b;
-                *pad_offsets = c;
-                out.tail = Hex::default();
-            }
-        }
+            Body::V2 { .. } => "rewrote V2 padding as CD CD and dropped trailing bytes".to_string(),
+        });
     }
     (out, changes)
 }
@@ -262,21 +236,18 @@ pub(crate) fn lint_hip(hip: &Hip, file: &bytes::Bytes, anims: Vec<AnimAsset>) ->
     let mut findings = Vec::new();
     let assets = hip.assets();
     if assets.windows(2).any(|w| matches!(w, [a, b] if b.0.asset_id < a.0.asset_id)) {
-        findings.push(
-            Finding::new(Severity::Warning, "atoc-order", "ATOC entries are not sorted by asset ID").path("ATOC"),
-        );
+        findings.push(Finding::new(Warning, "atoc-order", "ATOC entries are not sorted by asset ID").path("ATOC"));
     }
     for (a, dbg) in &assets {
         let path = format!("asset 0x{:08X} \"{}\"", a.asset_id, dbg.map(|d| d.name()).unwrap_or_default());
         if let Err(e) = Hip::asset_data(file, a) {
-            findings.push(Finding::new(Severity::Error, "asset-outside-file", e.message).path(path.clone()));
+            findings.push(Finding::new(Error, "asset-outside-file", e.message).path(path.clone()));
         }
         let source = dbg.map(|d| d.source()).unwrap_or_default();
         let base = basename(&source);
         if &a.kind.0 == b"ANIM" && !base.is_empty() && asset_hash(base) != a.asset_id {
             findings.push(
-                Finding::new(Severity::Info, "asset-id-hash", format!("asset ID is not the hash of \"{base}\""))
-                    .path(path),
+                Finding::new(Info, "asset-id-hash", format!("asset ID is not the hash of \"{base}\"")).path(path),
             );
         }
     }
@@ -287,7 +258,7 @@ pub(crate) fn lint_hip(hip: &Hip, file: &bytes::Bytes, anims: Vec<AnimAsset>) ->
                 f.path = if f.path.is_empty() { path.clone() } else { format!("{path} / {}", f.path) };
                 f
             })),
-            Err(e) => findings.push(Finding::new(Severity::Error, "anim-unreadable", e.to_string()).path(path)),
+            Err(e) => findings.push(Finding::new(Error, "anim-unreadable", e.to_string()).path(path)),
         }
     }
     findings

@@ -259,6 +259,20 @@ impl Skb {
         offsets
     }
 
+    /// Sets the original exporter's padding (§2.3): V2 `CD CD` after each section of odd count
+    /// and nothing after the data; V1 `CD` after the data up to a multiple of 4.
+    pub(crate) fn pad_canonically(&mut self) {
+        let odd = |n: usize| Hex(if n % 2 == 1 { vec![PAD; 2] } else { Vec::new() });
+        let offsets = self.offsets.len();
+        if let Body::V2 { times, tran, pad_times, pad_tran, pad_offsets, .. } = &mut self.body {
+            (*pad_times, *pad_tran, *pad_offsets) = (odd(times.len()), odd(tran.len()), odd(offsets));
+        }
+        self.tail = Hex(match self.body {
+            Body::V1 { .. } => vec![PAD; (4 - self.data_size() % 4) % 4],
+            Body::V2 { .. } => Vec::new(),
+        });
+    }
+
     /// Whether the file's length fits this layout exactly (§2.3), allowing the V1 peer-tool
     /// variants (no padding, an extra offsets row).
     pub(crate) fn length_fits(&self) -> bool {
@@ -303,11 +317,6 @@ pub(crate) enum Decided {
     Archive(String),
     /// By size and validation: only this layout matched.
     Validation,
-}
-
-/// The canonical trailing padding of a V1 animation: `CD` bytes up to a multiple of 4.
-pub(crate) fn v1_padding(data_size: usize) -> Vec<u8> {
-    vec![PAD; (4 - data_size % 4) % 4]
 }
 
 /// The byte order the magic announces, or `None` when the bytes are not an SKB animation.
