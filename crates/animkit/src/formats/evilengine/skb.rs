@@ -329,14 +329,96 @@ pub(crate) fn detect_endian(bytes: &[u8]) -> Option<Endian> {
     }
 }
 
-/// Reads `count` records of `size` bytes each (the count checked against the bytes left first).
-fn section<T: Record>(c: &mut Cursor, count: u64, size: usize, what: &'static str) -> Result<Vec<T>> {
-    let n = c.count(count, size, what).within(|| what)?;
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        out.push(T::read(c).within(|| what)?);
+/// A byte order known at compile time, so that the section loops carry no byte-order test.
+trait ByteOrder {
+    fn u16(b: [u8; 2]) -> u16;
+    fn u32(b: [u8; 4]) -> u32;
+}
+
+struct Be;
+struct Le;
+
+impl ByteOrder for Be {
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_be_bytes(b)
     }
-    Ok(out)
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_be_bytes(b)
+    }
+}
+
+impl ByteOrder for Le {
+    fn u16(b: [u8; 2]) -> u16 {
+        u16::from_le_bytes(b)
+    }
+    fn u32(b: [u8; 4]) -> u32 {
+        u32::from_le_bytes(b)
+    }
+}
+
+/// An element of an SKB section decoded from its `N` bytes. The sections are the hot path of
+/// reading (125,000 keys in BFBB's boot.HIP): this decodes a whole section in one loop per byte
+/// order without per-field bounds checks. The layouts are the [`Record`] declarations above,
+/// which write them (a unit test reads every section both ways).
+trait Decode<const N: usize>: Sized {
+    fn decode<O: ByteOrder>(r: &[u8; N]) -> Self;
+}
+
+/// The `W` 16-bit words of a record (`W` = `N` / 2).
+#[inline(always)]
+fn words<O: ByteOrder, const N: usize, const W: usize>(r: &[u8; N]) -> [i16; W] {
+    let mut out = [0; W];
+    for (o, b) in out.iter_mut().zip(r.as_chunks::<2>().0) {
+        *o = O::u16(*b) as i16;
+    }
+    out
+}
+
+impl Decode<16> for KeyV1 {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 16]) -> Self {
+        let [t, qx, qy, qz, qw, x, y, z] = words::<O, 16, 8>(r);
+        KeyV1 { time_index: t as u16, quat: [qx, qy, qz, qw], tran: [x, y, z] }
+    }
+}
+
+impl Decode<10> for KeyV2 {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 10]) -> Self {
+        let [frame, tran_index, x, y, z] = words::<O, 10, 5>(r);
+        KeyV2 { frame: frame as u16, tran_index: tran_index as u16, quat: [x, y, z] }
+    }
+}
+
+impl Decode<6> for [i16; 3] {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 6]) -> Self {
+        words::<O, 6, 3>(r)
+    }
+}
+
+impl Decode<2> for u16 {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 2]) -> Self {
+        O::u16(*r)
+    }
+}
+
+impl Decode<4> for F32 {
+    #[inline(always)]
+    fn decode<O: ByteOrder>(r: &[u8; 4]) -> Self {
+        F32(f32::from_bits(O::u32(*r)))
+    }
+}
+
+/// Reads a section of `count` elements (the count checked against the bytes left first).
+fn section<const N: usize, T: Decode<N>>(c: &mut Cursor, count: u64, what: &str) -> Result<Vec<T>> {
+    let n = c.count(count, N, what)?;
+    let block = c.take(n * N)?.as_chunks::<N>().0;
+    Ok(match c.endian() {
+        Endian::Big => block.iter().map(T::decode::<Be>).collect(),
+        Endian::Little => block.iter().map(T::decode::<Le>).collect(),
+    })
 }
 
 /// The two pad bytes that follow a V2 section of odd element count; fewer at the end of data.
@@ -364,10 +446,10 @@ pub(crate) fn read(bytes: &[u8], version: SkbVersion) -> Result<Skb> {
 
 fn read_v1(c: &mut Cursor) -> Result<Skb> {
     let h = HeaderV1::read(c).within(|| "header")?;
-    let keys = section(c, h.key_count.into(), 16, "keys")?;
-    let times: Vec<F32> = section(c, h.time_count.into(), 4, "times")?;
+    let keys = section(c, h.key_count.into(), "key").within(|| "keys")?;
+    let times: Vec<F32> = section(c, h.time_count.into(), "time").within(|| "times")?;
     let rows = times.len().saturating_sub(1) as u64;
-    let offsets = section(c, u64::from(h.bone_count) * rows, 2, "offsets")?;
+    let offsets = section(c, u64::from(h.bone_count) * rows, "offset").within(|| "offsets")?;
     let body = Body::V1 { keys, times };
     let tail = Hex(c.rest().to_vec());
     Ok(Skb { endian: c.endian(), flags: h.flags, bone_count: h.bone_count, scale: h.scale, body, offsets, tail })
@@ -375,13 +457,13 @@ fn read_v1(c: &mut Cursor) -> Result<Skb> {
 
 fn read_v2(c: &mut Cursor) -> Result<Skb> {
     let h = HeaderV2::read(c).within(|| "header")?;
-    let keys = section(c, h.key_count.into(), 10, "keys")?;
-    let times: Vec<u16> = section(c, h.time_count.into(), 2, "times")?;
+    let keys = section(c, h.key_count.into(), "key").within(|| "keys")?;
+    let times: Vec<u16> = section(c, h.time_count.into(), "time").within(|| "times")?;
     let pad_times = pad(c, times.len(), false).within(|| "times padding")?;
-    let tran: Vec<[i16; 3]> = section(c, h.tran_count.into(), 6, "translations")?;
+    let tran: Vec<[i16; 3]> = section(c, h.tran_count.into(), "translation").within(|| "translations")?;
     let pad_tran = pad(c, tran.len(), false).within(|| "translations padding")?;
     let rows = times.len().saturating_sub(1) as u64;
-    let offsets: Vec<u16> = section(c, u64::from(h.bone_count) * rows, 2, "offsets")?;
+    let offsets: Vec<u16> = section(c, u64::from(h.bone_count) * rows, "offset").within(|| "offsets")?;
     let pad_offsets = pad(c, offsets.len(), true)?;
     let body = Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets };
     let tail = Hex(c.rest().to_vec());
@@ -521,6 +603,28 @@ pub(crate) mod tests {
             assert_eq!(skb.key_rotation(2).unwrap(), [0.0, 0.0, 0.0, -1.0]);
             assert_eq!(skb.times_seconds(), [0.0, 0.5, 1.0]);
             assert!(skb.length_fits());
+        }
+    }
+
+    /// The section decoder reads what the record declarations read, in both byte orders.
+    #[test]
+    fn sections_decode_as_the_records_read() {
+        let bytes: Vec<u8> = (0..32u8).map(|b| b.wrapping_mul(37)).collect();
+        for endian in [Endian::Big, Endian::Little] {
+            let (a, b) = (&mut Cursor::new(&bytes, endian), &mut Cursor::new(&bytes, endian));
+            let v1: Vec<KeyV1> = section(a, 2, "key").unwrap();
+            assert_eq!(v1, [KeyV1::read(b).unwrap(), KeyV1::read(b).unwrap()]);
+            let (a, b) = (&mut Cursor::new(&bytes, endian), &mut Cursor::new(&bytes, endian));
+            let v2: Vec<KeyV2> = section(a, 3, "key").unwrap();
+            assert_eq!(v2, [KeyV2::read(b).unwrap(), KeyV2::read(b).unwrap(), KeyV2::read(b).unwrap()]);
+            let (a, b) = (&mut Cursor::new(&bytes, endian), &mut Cursor::new(&bytes, endian));
+            let t: Vec<[i16; 3]> = section(a, 1, "translation").unwrap();
+            let f: Vec<F32> = section(a, 1, "time").unwrap();
+            let o: Vec<u16> = section(a, 1, "offset").unwrap();
+            assert_eq!(
+                (t[0], f[0], o[0]),
+                (<[i16; 3]>::read(b).unwrap(), F32::read(b).unwrap(), u16::read(b).unwrap())
+            );
         }
     }
 
