@@ -329,85 +329,69 @@ pub(crate) fn detect_endian(bytes: &[u8]) -> Option<Endian> {
     }
 }
 
-/// A byte order known at compile time, so that the section loops carry no byte-order test.
-trait ByteOrder {
-    fn u16(b: [u8; 2]) -> u16;
-    fn u32(b: [u8; 4]) -> u32;
-}
-
-struct Be;
-struct Le;
-
-impl ByteOrder for Be {
-    fn u16(b: [u8; 2]) -> u16 {
-        u16::from_be_bytes(b)
-    }
-    fn u32(b: [u8; 4]) -> u32 {
-        u32::from_be_bytes(b)
-    }
-}
-
-impl ByteOrder for Le {
-    fn u16(b: [u8; 2]) -> u16 {
-        u16::from_le_bytes(b)
-    }
-    fn u32(b: [u8; 4]) -> u32 {
-        u32::from_le_bytes(b)
-    }
-}
-
 /// An element of an SKB section decoded from its `N` bytes. The sections are the hot path of
 /// reading (125,000 keys in BFBB's boot.HIP): this decodes a whole section in one loop per byte
 /// order without per-field bounds checks. The layouts are the [`Record`] declarations above,
 /// which write them (a unit test reads every section both ways).
 trait Decode<const N: usize>: Sized {
-    fn decode<O: ByteOrder>(r: &[u8; N]) -> Self;
+    /// The element in big-endian (`BIG`) or little-endian order: a constant, so the section
+    /// loops carry no byte-order test.
+    fn decode<const BIG: bool>(r: &[u8; N]) -> Self;
+}
+
+#[inline(always)]
+fn u16_in<const BIG: bool>(b: [u8; 2]) -> u16 {
+    if BIG {
+        u16::from_be_bytes(b)
+    } else {
+        u16::from_le_bytes(b)
+    }
 }
 
 /// The `W` 16-bit words of a record (`W` = `N` / 2).
 #[inline(always)]
-fn words<O: ByteOrder, const N: usize, const W: usize>(r: &[u8; N]) -> [i16; W] {
+fn words<const BIG: bool, const N: usize, const W: usize>(r: &[u8; N]) -> [i16; W] {
     let mut out = [0; W];
     for (o, b) in out.iter_mut().zip(r.as_chunks::<2>().0) {
-        *o = O::u16(*b) as i16;
+        *o = u16_in::<BIG>(*b) as i16;
     }
     out
 }
 
 impl Decode<16> for KeyV1 {
     #[inline(always)]
-    fn decode<O: ByteOrder>(r: &[u8; 16]) -> Self {
-        let [t, qx, qy, qz, qw, x, y, z] = words::<O, 16, 8>(r);
+    fn decode<const BIG: bool>(r: &[u8; 16]) -> Self {
+        let [t, qx, qy, qz, qw, x, y, z] = words::<BIG, 16, 8>(r);
         KeyV1 { time_index: t as u16, quat: [qx, qy, qz, qw], tran: [x, y, z] }
     }
 }
 
 impl Decode<10> for KeyV2 {
     #[inline(always)]
-    fn decode<O: ByteOrder>(r: &[u8; 10]) -> Self {
-        let [frame, tran_index, x, y, z] = words::<O, 10, 5>(r);
+    fn decode<const BIG: bool>(r: &[u8; 10]) -> Self {
+        let [frame, tran_index, x, y, z] = words::<BIG, 10, 5>(r);
         KeyV2 { frame: frame as u16, tran_index: tran_index as u16, quat: [x, y, z] }
     }
 }
 
 impl Decode<6> for [i16; 3] {
     #[inline(always)]
-    fn decode<O: ByteOrder>(r: &[u8; 6]) -> Self {
-        words::<O, 6, 3>(r)
+    fn decode<const BIG: bool>(r: &[u8; 6]) -> Self {
+        words::<BIG, 6, 3>(r)
     }
 }
 
 impl Decode<2> for u16 {
     #[inline(always)]
-    fn decode<O: ByteOrder>(r: &[u8; 2]) -> Self {
-        O::u16(*r)
+    fn decode<const BIG: bool>(r: &[u8; 2]) -> Self {
+        u16_in::<BIG>(*r)
     }
 }
 
 impl Decode<4> for F32 {
     #[inline(always)]
-    fn decode<O: ByteOrder>(r: &[u8; 4]) -> Self {
-        F32(f32::from_bits(O::u32(*r)))
+    fn decode<const BIG: bool>(r: &[u8; 4]) -> Self {
+        F32(f32::from_bits(if BIG { u32::from_be_bytes(*r) } else { u32::from_le_bytes(*r) }))
     }
 }
 
@@ -416,8 +400,8 @@ fn section<const N: usize, T: Decode<N>>(c: &mut Cursor, count: u64, what: &str)
     let n = c.count(count, N, what)?;
     let block = c.take(n * N)?.as_chunks::<N>().0;
     Ok(match c.endian() {
-        Endian::Big => block.iter().map(T::decode::<Be>).collect(),
-        Endian::Little => block.iter().map(T::decode::<Le>).collect(),
+        Endian::Big => block.iter().map(T::decode::<true>).collect(),
+        Endian::Little => block.iter().map(T::decode::<false>).collect(),
     })
 }
 
