@@ -12,7 +12,6 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use animkit::formats::evilengine::HipDocument;
 use animkit::{Bytes, ReadOptions};
 
 #[global_allocator]
@@ -56,9 +55,8 @@ fn main() {
     let bytes = Bytes::from(data);
     let options = ReadOptions::default();
     let doc = animkit::read(bytes.clone(), None, &options).expect("the HIP reads");
-    let hip = doc.as_any().downcast_ref::<HipDocument>().expect("a HIP document");
-    let anims = hip.hip.assets();
-    let anim_bytes: usize = anims.iter().filter(|(a, _)| &a.kind == b"ANIM").map(|(a, _)| a.size as usize).sum();
+    let entries = doc.entries().expect("the HIP lists its assets");
+    let anim_bytes: usize = entries.iter().filter(|e| e.kind == "ANIM").map(|e| e.data.len()).sum();
     let round = || {
         let doc = animkit::read(bytes.clone(), None, &options).expect("the HIP reads");
         doc.to_model().expect("the HIP converts").clips.len()

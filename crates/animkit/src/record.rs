@@ -69,6 +69,28 @@ impl<const N: usize> Record for [u8; N] {
     }
 }
 
+/// Arrays of numbers (a quaternion's `[i16; 4]`, a scale's `[F32; 3]`), element by element.
+macro_rules! array_record {
+    ($($ty:ty = $zero:expr),*) => {$(
+        impl<const N: usize> Record for [$ty; N] {
+            #[inline]
+            fn read(c: &mut Cursor) -> Result<Self> {
+                let mut out = [$zero; N];
+                for v in &mut out {
+                    *v = Record::read(c)?;
+                }
+                Ok(out)
+            }
+            #[inline]
+            fn write(&self, w: &mut Writer) {
+                self.iter().for_each(|v| v.write(w))
+            }
+        }
+    )*};
+}
+
+array_record!(i16 = 0, u16 = 0, F32 = F32(0.0));
+
 impl Record for F32 {
     #[inline]
     fn read(c: &mut Cursor) -> Result<Self> {
@@ -160,6 +182,18 @@ mod tests {
             got.write(&mut w);
             assert_eq!(w.into_vec(), bytes);
         }
+    }
+
+    #[test]
+    fn number_arrays_read_element_by_element() {
+        let be = [0xff, 0xfe, 0x00, 0x01, 0x3f, 0xc0, 0x00, 0x00];
+        let mut c = Cursor::new(&be, Endian::Big);
+        assert_eq!(<[i16; 2]>::read(&mut c).unwrap(), [-2, 1]);
+        assert_eq!(<[F32; 1]>::read(&mut c).unwrap(), [F32(1.5)]);
+        let mut w = Writer::new(Endian::Big);
+        [-2i16, 1].write(&mut w);
+        [F32(1.5)].write(&mut w);
+        assert_eq!(w.into_vec(), be);
     }
 
     #[test]

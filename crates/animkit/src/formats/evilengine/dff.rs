@@ -83,21 +83,17 @@ struct DffDump {
 }
 
 /// A parsed clump: its bytes and skeleton.
-pub struct DffDocument {
+struct DffDocument {
     bytes: Bytes,
     frames: usize,
     skeleton: Option<Skeleton>,
 }
 
 impl DffDocument {
-    pub fn parse(bytes: Bytes) -> Result<Self> {
+    fn parse(bytes: Bytes) -> Result<Self> {
         let clump = rwskel::read_clump(&bytes)?;
         let skeleton = rwskel::skeleton(&clump)?;
         Ok(DffDocument { frames: clump.frames.len(), bytes, skeleton })
-    }
-
-    pub fn skeleton(&self) -> Option<&Skeleton> {
-        self.skeleton.as_ref()
     }
 }
 

@@ -1,9 +1,10 @@
 //! Heavy Iron EvilEngine: SKB `ANIM` assets (`skb`) and HIP/HOP archives (`hip`).
 //!
-//! Spec: `shared/formats/evilengine.md`. Layers: [`skb`] (exact V1/V2 raw layer, either byte
-//! order), [`model`] (to the model, and the game's evaluator on raw keys), [`build`] (from the
-//! model, canonical), [`dump`] (lossless JSON), [`lint`] (invariants C2–C10, repair), [`hip`]
-//! (the archive's block tree, byte-exact).
+//! Spec: `shared/formats/evilengine.md`. Files: `skb.rs` (the SKB raw layer, V1/V2 in either
+//! byte order; its serde form is the dump), `hip.rs` (the archive's block tree, byte-exact, and
+//! its dump), `rwskel.rs` (RenderWare frames + HAnim → skeleton), `model.rs` (raw → model, clip
+//! to skeleton binding), `from_model.rs` (model → SKB, canonical), `lint.rs` (invariants
+//! C2–C10, repair), `dff.rs` (a loose `.dff` as a skeleton source); this file the formats.
 //!
 //! V1 or V2: nothing in an asset says which. A loose `.anm` is read with the `skb_version` read
 //! parameter (`1`/`2`) when given, else both layouts are tried and the one whose size matches
@@ -21,7 +22,8 @@
 //! boot.HIP -o out/ --to glb` writes `boot_spongebob.glb`… each bound to its own skeleton
 //! (BFBB boot.HIP: spongebob 109, sb_tongue 7, teleportation_box 7, cruise_bubble 2, sb_ball 2;
 //! none unbound). A standalone `.dff` (as `extract` writes MODL assets) is the [`dff`] format,
-//! a skeleton source for `convert clip.anm --skeleton model.dff`.
+//! a skeleton source for `convert clip.anm --skeleton model.dff`. `dump` is the serde form of the
+//! raw structures (`Skb`, `Hip`); `pack` reads it back and writes the same bytes.
 //!
 //! Observed in the corpus (BFBB GameCube `boot.HIP`, 127 ANIM / 56 MODL; `b101.HIP`, no ANIM),
 //! all consistent with the spec: every ANIM is V1 big-endian with Flags 0 and satisfies C3–C10;
@@ -31,14 +33,13 @@
 //! `numFrames = numNodes + 1` and PUSH/POP parents equal the FrameList parents; at t = 0,
 //! 2,635 of 4,545 SpongeBob non-root bone translations lie within 1e-3 of the bind pose.
 
-pub mod build;
-pub mod dff;
-pub mod dump;
-pub mod hip;
-pub mod lint;
-pub mod model;
-pub mod rwskel;
-pub mod skb;
+pub(crate) mod dff;
+mod from_model;
+mod hip;
+mod lint;
+mod model;
+mod rwskel;
+mod skb;
 
 use std::any::Any;
 
@@ -46,14 +47,16 @@ use bytes::Bytes;
 
 use crate::bytes::Endian;
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::Param;
-use crate::formats::{Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written};
+use crate::formats::{
+    Capabilities, Confidence, Document, Entry, Format, Limits, Param, ReadOptions, WriteOptions, Written,
+};
 use crate::lint::{Finding, Repaired};
 use crate::model::Package;
+use hip::{AnimAsset, Hip};
 use skb::{Decided, Skb, SkbVersion};
 
 /// Parses the `skb_version` parameter (`1`, `2`, `v1`, `v2`).
-pub fn version_param(params: &std::collections::BTreeMap<String, String>) -> Result<Option<SkbVersion>> {
+fn version_param(params: &std::collections::BTreeMap<String, String>) -> Result<Option<SkbVersion>> {
     match params.get("skb_version").map(|s| s.to_ascii_lowercase()) {
         None => Ok(None),
         Some(v) if v == "1" || v == "v1" => Ok(Some(SkbVersion::V1)),
@@ -68,6 +71,41 @@ const SKB_VERSION: Param = Param {
     values: "1|2",
     description: "read SKB animations as this version instead of deciding from their data",
 };
+
+/// Reads a loose SKB animation: with `version` when given, else by trying both layouts (§1 step
+/// 3): the one whose size matches and that passes C4–C9 wins; otherwise an error asks for the
+/// option.
+fn read_skb(bytes: &[u8], version: Option<SkbVersion>) -> Result<(Skb, Decided)> {
+    if skb::detect_endian(bytes).is_none() {
+        return Err(Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation"));
+    }
+    if let Some(v) = version {
+        return Ok((skb::read(bytes, v)?, Decided::Option));
+    }
+    let attempt = |v: SkbVersion| -> Result<Skb, String> {
+        let skb = skb::read(bytes, v).map_err(|e| e.to_string())?;
+        if !skb.length_fits() {
+            return Err(format!("{} trailing bytes do not fit the {} layout", skb.tail.0.len(), v.label()));
+        }
+        let violations = lint::invariant_violations(&skb);
+        match violations.iter().find(|v| !matches!(v.code, "c2-flags" | "c3-size")) {
+            Some(v) => Err(format!("{}: {}", v.code, v.message)),
+            None => Ok(skb),
+        }
+    };
+    let ask = "name one with skb_version=1 or skb_version=2";
+    match (attempt(SkbVersion::V1), attempt(SkbVersion::V2)) {
+        (Ok(skb), Err(_)) | (Err(_), Ok(skb)) => Ok((skb, Decided::Validation)),
+        (Ok(_), Ok(_)) => Err(Error::new(
+            ErrorKind::Unsupported,
+            Some(0),
+            format!("both the V1 and the V2 layout fit this animation; {ask}"),
+        )),
+        (Err(a), Err(b)) => {
+            Err(Error::new(ErrorKind::Invalid, Some(0), format!("neither layout fits (V1: {a}; V2: {b}); {ask}")))
+        }
+    }
+}
 
 /// A standalone SKB animation (`ANIM` asset, `.anm`).
 pub struct SkbFormat;
@@ -118,7 +156,7 @@ impl Format for SkbFormat {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        let (skb, decided) = skb::read(&bytes, version_param(&options.params)?)?;
+        let (skb, decided) = read_skb(&bytes, version_param(&options.params)?)?;
         Ok(Box::new(SkbDocument { skb, decided, limits: options.limits }))
     }
 
@@ -130,45 +168,44 @@ impl Format for SkbFormat {
             Some("skb-v2-le") => (SkbVersion::V2, Endian::Little),
             Some(v) => return Err(Error::unsupported(format!("unknown SKB variant \"{v}\""))),
         };
-        let clip = match package.clips.as_slice() {
-            [] => return Err(Error::unrepresentable("the package has no clip")),
-            [clip] => clip,
-            [first, ..] => match options.param("clip") {
-                Some(name) => {
-                    package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip \"{name}\"")))?
-                }
-                None => {
-                    return Err(Error::unrepresentable(format!(
-                        "an SKB file holds one animation; the package has {} (first \"{}\"): name one with clip=NAME",
-                        package.clips.len(),
-                        first.name
-                    )))
-                }
-            },
+        let clip = match (package.clips.as_slice(), options.param("clip")) {
+            ([], _) => return Err(Error::unrepresentable("the package has no clip")),
+            ([clip], _) => clip,
+            (_, Some(name)) => {
+                package.clip(name).ok_or_else(|| Error::unrepresentable(format!("no clip \"{name}\"")))?
+            }
+            ([first, ..], None) => {
+                return Err(Error::unrepresentable(format!(
+                    "an SKB file holds one animation; the package has {} (first \"{}\"): name one with clip=NAME",
+                    package.clips.len(),
+                    first.name
+                )))
+            }
         };
         let mut warnings = Vec::new();
-        let skb =
-            build::from_clip(clip, package.skeleton.as_ref(), build::BuildOptions { version, endian }, &mut warnings)
-                .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
+        let options = from_model::BuildOptions { version, endian };
+        let skb = from_model::from_clip(clip, package.skeleton.as_ref(), options, &mut warnings)
+            .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
         Ok(Written { document: Box::new(SkbDocument::new(skb)), warnings })
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let d: dump::SkbDump = serde_json::from_value(value)
+        let skb: Skb = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("SKB dump"))?;
-        Ok(Box::new(SkbDocument::new(dump::from_dump(d)?)))
+        skb.check_counts().map_err(|e| e.within("SKB dump"))?;
+        Ok(Box::new(SkbDocument::new(skb)))
     }
 }
 
 /// A parsed SKB animation.
-pub struct SkbDocument {
-    pub skb: Skb,
-    pub decided: Decided,
+struct SkbDocument {
+    skb: Skb,
+    decided: Decided,
     limits: Limits,
 }
 
 impl SkbDocument {
-    pub fn new(skb: Skb) -> Self {
+    fn new(skb: Skb) -> Self {
         SkbDocument { skb, decided: Decided::Option, limits: Limits::default() }
     }
 }
@@ -178,6 +215,11 @@ fn endian_label(e: Endian) -> &'static str {
         Endian::Big => "big-endian",
         Endian::Little => "little-endian",
     }
+}
+
+/// The JSON of a raw structure (the dump).
+fn to_json<T: serde::Serialize>(raw: &T) -> Result<serde_json::Value> {
+    serde_json::to_value(raw).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
 }
 
 impl Document for SkbDocument {
@@ -190,7 +232,7 @@ impl Document for SkbDocument {
     }
 
     fn write(&self) -> Result<Vec<u8>> {
-        skb::check_counts(&self.skb)?;
+        self.skb.check_counts()?;
         Ok(skb::write(&self.skb))
     }
 
@@ -200,7 +242,7 @@ impl Document for SkbDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(dump::to_dump(&self.skb)).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        to_json(&self.skb)
     }
 
     fn lint(&self) -> Vec<Finding> {
@@ -221,28 +263,20 @@ impl Document for SkbDocument {
                 "decided by size and validation (only this layout fits and passes C4–C9)".to_string()
             }
         };
+        let (bones, times, keys) = (s.bone_count, s.time_count(), s.key_count());
+        let duration = s.times_seconds().last().copied().unwrap_or(0.0);
         let mut notes = vec![
             format!("{} {}: {how}", s.version().label(), endian_label(s.endian)),
-            format!(
-                "{} bones, {} times, {} keys, duration {} s",
-                s.bone_count,
-                s.time_count(),
-                s.key_count(),
-                s.times_seconds().last().copied().unwrap_or(0.0)
-            ),
+            format!("{bones} bones, {times} times, {keys} keys, duration {duration} s"),
             "looping is not stored in SKB (decided by ATBL/entity code)".to_string(),
             "no skeleton: bone i is HAnim node i of the character's MODL; read the HIP/HOP archive (or extract the .dff) to bind names and rest poses".to_string(),
         ];
-        let dense = s.key_count() == usize::from(s.bone_count) * s.time_count();
+        let dense = keys == usize::from(bones) * times;
         notes.push(if dense { "dense keys (B·T)".into() } else { "sparse keys".into() });
-        if !s.tail.is_empty() {
-            notes.push(format!(
-                "{} trailing bytes ({})",
-                s.tail.len(),
-                crate::text::to_hex(s.tail.get(..8).unwrap_or(&s.tail))
-            ));
+        if let Some(head) = (!s.tail.0.is_empty()).then(|| s.tail.0.get(..8).unwrap_or(&s.tail.0)) {
+            notes.push(format!("{} trailing bytes ({})", s.tail.0.len(), crate::text::to_hex(head)));
         }
-        if s.scale.contains(&0.0) {
+        if s.scale.iter().any(|s| s.0 == 0.0) {
             notes.push("a zero-range translation axis (Scale = 0)".into());
         }
         notes
@@ -312,15 +346,15 @@ impl Format for HipFormat {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let d: dump::HipDump = serde_json::from_value(value)
+        let hip: Hip = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("HIP dump"))?;
-        Ok(Box::new(HipDocument::new(dump::hip_from_dump(d)?)))
+        Ok(Box::new(HipDocument::new(hip)))
     }
 }
 
 /// A parsed HIP/HOP archive.
-pub struct HipDocument {
-    pub hip: hip::Hip,
+struct HipDocument {
+    hip: Hip,
     /// The written form of `hip` (asset offsets are absolute in it).
     bytes: Bytes,
     /// An explicit `skb_version` overriding the archive's game.
@@ -330,135 +364,71 @@ pub struct HipDocument {
     limits: Limits,
 }
 
-/// A MODL asset with an HAnim hierarchy.
-pub struct SkinnedModel {
-    pub asset_id: u32,
-    /// The asset name (`spongebob_bind.dff`).
-    pub name: String,
-    /// The clip-name prefix it binds: the name without extension and `_bind` (`spongebob`).
-    pub prefix: String,
-    pub skeleton: crate::model::Skeleton,
-}
-
-/// Whether clip `clip` binds to the model with `prefix`: the clip name starts with `prefix_`
-/// and no other skinned model has a longer matching prefix.
-pub fn binds(clip: &str, prefix: &str, models: &[SkinnedModel]) -> bool {
-    let matches = |p: &str| {
-        clip.len() > p.len()
-            && clip.get(..p.len()).is_some_and(|x| x.eq_ignore_ascii_case(p))
-            && clip.as_bytes().get(p.len()) == Some(&b'_')
-    };
-    matches(prefix) && !models.iter().any(|m| m.prefix.len() > prefix.len() && matches(&m.prefix))
-}
-
-/// One ANIM asset parsed from an archive.
-pub struct AnimAsset {
-    pub asset_id: u32,
-    /// The clip name: the source file's base name without `.anm`, else the asset name.
-    pub name: String,
-    pub result: Result<(Skb, Decided)>,
-}
-
 impl HipDocument {
-    pub fn new(hip: hip::Hip) -> Self {
+    fn new(hip: Hip) -> Self {
         let bytes = Bytes::from(hip::write(&hip));
         HipDocument { hip, bytes, version: None, model: None, limits: Limits::default() }
     }
 
-    /// The bytes of the archive as written.
-    pub fn bytes(&self) -> &Bytes {
-        &self.bytes
-    }
-
-    /// The layer boundary of the archive's platform (§5.5): 0x20 on GameCube, 0x800 elsewhere.
-    pub fn layer_align(&self) -> usize {
-        match self.hip.meta().platform.as_deref() {
-            Some("GC") | None => 0x20,
-            Some(_) => 0x800,
-        }
-    }
-
-    /// Replaces the ANIM asset whose clip name (or asset name) is `name` with `skb` and re-packs
-    /// the stream: AHDR offsets, sizes and fill recomputed (§5.5).
-    pub fn replace_anim(&mut self, name: &str, skb: &Skb) -> Result<()> {
-        skb::check_counts(skb)?;
-        let id = self
-            .hip
-            .assets()
-            .iter()
-            .find(|(a, d)| {
-                &a.kind == b"ANIM"
-                    && (clip_name(a, *d).eq_ignore_ascii_case(name)
-                        || d.is_some_and(|d| d.name().eq_ignore_ascii_case(name)))
-            })
-            .map(|(a, _)| a.asset_id)
-            .ok_or_else(|| Error::new(ErrorKind::Invalid, None, format!("no ANIM asset \"{name}\"")))?;
-        let align = self.layer_align();
-        self.hip.replace_asset(id, Bytes::from(skb::write(skb)), align)?;
-        self.bytes = Bytes::from(hip::write(&self.hip));
-        Ok(())
-    }
-
-    /// Every MODL asset that carries an HAnim skeleton (unreadable ones are skipped).
-    pub fn skinned_models(&self) -> Vec<SkinnedModel> {
-        let mut out = Vec::new();
-        for (a, dbg) in self.hip.assets() {
-            if &a.kind != b"MODL" {
-                continue;
-            }
-            let Ok(data) = hip::Hip::asset_data(&self.bytes, a) else {
-                continue;
-            };
-            let Ok(Some(skeleton)) = rwskel::read_clump(&data).and_then(|c| rwskel::skeleton(&c)) else {
-                continue;
-            };
-            let name = dbg.map(|d| d.name()).unwrap_or_default();
-            let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
-            let prefix = stem.strip_suffix("_bind").unwrap_or(stem).to_string();
-            out.push(SkinnedModel { asset_id: a.asset_id, name: name.clone(), prefix, skeleton });
-        }
-        out
-    }
-
     /// Every non-empty ANIM asset, parsed with the version the archive's game implies.
-    pub fn anim_assets(&self) -> Vec<AnimAsset> {
+    fn anim_assets(&self) -> Vec<AnimAsset> {
         let game = self.hip.game();
         let mut out = Vec::new();
         for (a, dbg) in self.hip.assets() {
-            if &a.kind != b"ANIM" || a.size == 0 {
+            if &a.kind.0 != b"ANIM" || a.size == 0 {
                 continue;
             }
-            let name = clip_name(a, dbg);
-            let result = hip::Hip::asset_data(&self.bytes, a).and_then(|data| match (self.version, game) {
-                (Some(v), _) => Ok((skb::read_version(&data, v)?, Decided::Option)),
-                (None, Some(g)) => {
-                    Ok((skb::read_version(&data, g.skb_version())?, Decided::Archive(g.label().to_string())))
-                }
-                (None, None) => skb::read(&data, None),
+            let name = a.clip_name(dbg);
+            let result = Hip::asset_data(&self.bytes, a).and_then(|data| match (self.version, game) {
+                (Some(v), _) => Ok((skb::read(&data, v)?, Decided::Option)),
+                (None, Some(g)) => Ok((skb::read(&data, g.skb_version())?, Decided::Archive(g.label().to_string()))),
+                (None, None) => read_skb(&data, None),
             });
             let result = result.map_err(|e| e.within(format!("ANIM 0x{:08X} \"{name}\"", a.asset_id)));
             out.push(AnimAsset { asset_id: a.asset_id, name, result });
         }
         out
     }
+
+    /// The notes on the ANIM version and on how each skinned MODL binds clips.
+    fn binding_notes(&self, notes: &mut Vec<String>) {
+        match (self.version, self.hip.game()) {
+            (Some(v), _) => notes.push(format!("ANIM version {} set by the skb_version option", v.label())),
+            (None, Some(g)) => notes.push(format!(
+                "ANIM version {} decided by the archive's game ({})",
+                g.skb_version().label(),
+                g.label()
+            )),
+            (None, None) => notes.push("game unknown: each ANIM's version is decided by size and validation".into()),
+        }
+        notes.push("looping is not stored in ANIM assets (ATBL/entity code decides)".into());
+        let models = model::skinned_models(&self.hip, &self.bytes);
+        let anims = self.anim_assets();
+        for m in &models {
+            let nodes = m.skeleton.bones.len();
+            let bound: Vec<_> = anims.iter().filter(|a| binds_to(a, m, &models)).collect();
+            let counts = bound.iter().filter_map(|a| a.result.as_ref().ok()).map(|(s, _)| usize::from(s.bone_count));
+            let (mut equal, mut fewer, mut more) = (0, 0, 0);
+            for n in counts {
+                *match n.cmp(&nodes) {
+                    std::cmp::Ordering::Equal => &mut equal,
+                    std::cmp::Ordering::Less => &mut fewer,
+                    std::cmp::Ordering::Greater => &mut more,
+                } += 1;
+            }
+            if !bound.is_empty() {
+                notes.push(format!(
+                    "MODL \"{}\" ({nodes} HAnim nodes) binds {} clips by name: {equal} with {nodes} bones, {fewer} with fewer, {more} with more",
+                    m.name,
+                    bound.len()
+                ));
+            }
+        }
+    }
 }
 
-/// The base name of a source path (either slash).
-fn basename(path: &str) -> &str {
-    path.rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
-fn clip_name(a: &hip::Ahdr, dbg: Option<&hip::Adbg>) -> String {
-    let source = dbg.map(|d| d.source()).unwrap_or_default();
-    let base = basename(&source);
-    if !base.is_empty() {
-        let stem = base.strip_suffix(".anm").or_else(|| base.strip_suffix(".ANM")).unwrap_or(base);
-        return stem.to_string();
-    }
-    match dbg.map(|d| d.name()) {
-        Some(n) if !n.is_empty() => n,
-        _ => format!("0x{:08X}", a.asset_id),
-    }
+fn binds_to(a: &AnimAsset, m: &model::SkinnedModel, models: &[model::SkinnedModel]) -> bool {
+    model::binds(&a.name, &m.prefix, models)
 }
 
 impl Document for HipDocument {
@@ -478,77 +448,26 @@ impl Document for HipDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let models = self.skinned_models();
-        let anims = self.anim_assets();
-        // The model that binds the most clips (by name, §6.2), or the one `model=` names.
-        let chosen: Option<&SkinnedModel> = match self.model.as_deref() {
-            Some("none") => None,
-            Some(name) => Some(
-                models
-                    .iter()
-                    .find(|m| m.name.eq_ignore_ascii_case(name) || m.prefix.eq_ignore_ascii_case(name))
-                    .ok_or_else(|| Error::unsupported(format!("no skinned MODL asset \"{name}\"")))?,
-            ),
-            None => models
-                .iter()
-                .map(|m| (anims.iter().filter(|a| binds(&a.name, &m.prefix, &models)).count(), m))
-                .filter(|(n, _)| *n > 0)
-                .max_by_key(|(n, _)| *n)
-                .map(|(_, m)| m),
-        };
-        let mut clips = Vec::new();
-        for asset in anims {
-            let bound = chosen.filter(|m| binds(&asset.name, &m.prefix, &models));
-            if self.model.as_deref().is_some_and(|m| m != "none") && bound.is_none() {
-                continue;
-            }
-            let (skb, _) = asset.result?;
-            clips.push(model::to_clip(&skb, &asset.name, bound.map(|m| &m.skeleton), &self.limits)?);
-        }
-        Ok(Package { name: String::new(), clips, skeleton: chosen.map(|m| m.skeleton.clone()), ..Default::default() })
+        let models = model::skinned_models(&self.hip, &self.bytes);
+        model::package(self.anim_assets(), &models, self.model.as_deref(), &self.limits)
     }
 
-    /// One package per skinned MODL that binds clips (named after its prefix, `spongebob`), with
-    /// that model's skeleton and only its clips; clips no model binds go into a last package
-    /// `unbound` without a skeleton (index-only bone references).
+    /// One package per skinned MODL that binds clips, plus `unbound` for the rest; with the
+    /// `model` parameter, the one package [`Document::to_model`] gives.
     fn packages(&self) -> Result<Vec<Package>> {
         if self.model.is_some() {
             return Ok(vec![self.to_model()?]);
         }
-        let models = self.skinned_models();
-        let mut per_model: Vec<Vec<crate::model::Clip>> = vec![Vec::new(); models.len()];
-        let mut unbound = Vec::new();
-        for asset in self.anim_assets() {
-            let (skb, _) = asset.result?;
-            match models.iter().zip(per_model.iter_mut()).find(|(m, _)| binds(&asset.name, &m.prefix, &models)) {
-                Some((m, clips)) => clips.push(model::to_clip(&skb, &asset.name, Some(&m.skeleton), &self.limits)?),
-                None => unbound.push(model::to_clip(&skb, &asset.name, None, &self.limits)?),
-            }
-        }
-        let mut out: Vec<Package> = models
-            .iter()
-            .zip(per_model)
-            .filter(|(_, clips)| !clips.is_empty())
-            .map(|(m, clips)| Package {
-                name: m.prefix.clone(),
-                clips,
-                skeleton: Some(m.skeleton.clone()),
-                ..Default::default()
-            })
-            .collect();
-        if !unbound.is_empty() {
-            out.push(Package { name: "unbound".into(), clips: unbound, ..Default::default() });
-        }
-        Ok(out)
+        let models = model::skinned_models(&self.hip, &self.bytes);
+        model::packages(self.anim_assets(), &models, &self.limits)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(dump::hip_to_dump(&self.hip))
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        to_json(&self.hip)
     }
 
     fn lint(&self) -> Vec<Finding> {
-        lint::lint_hip(self)
+        lint::lint_hip(&self.hip, &self.bytes, self.anim_assets())
     }
 
     fn repair(&self) -> Result<Repaired> {
@@ -558,8 +477,7 @@ impl Document for HipDocument {
             let Ok((skb, _)) = asset.result else { continue };
             let (fixed, c) = lint::repair_skb(&skb);
             if !c.is_empty() {
-                let align = self.layer_align();
-                hip.replace_asset(asset.asset_id, Bytes::from(skb::write(&fixed)), align)?;
+                hip.replace_asset(asset.asset_id, Bytes::from(skb::write(&fixed)), self.hip.layer_align())?;
                 changes.extend(c.into_iter().map(|c| format!("ANIM \"{}\": {c}", asset.name)));
             }
         }
@@ -569,7 +487,8 @@ impl Document for HipDocument {
     fn notes(&self) -> Vec<String> {
         let m = self.hip.meta();
         let assets = self.hip.assets();
-        let count = |k: &[u8; 4]| assets.iter().filter(|(a, _)| &a.kind == k).count();
+        let count = |k: &[u8; 4]| assets.iter().filter(|(a, _)| &a.kind.0 == k).count();
+        let hex = |v: Option<u32>| v.map_or("?".into(), |v| format!("0x{v:08X}"));
         let mut notes = vec![
             format!(
                 "{} assets ({} ANIM, {} MODL), {} layers",
@@ -581,65 +500,35 @@ impl Document for HipDocument {
             format!(
                 "platform {}, clientVersion {}, PFLG {}",
                 m.platform.as_deref().unwrap_or("?"),
-                m.client_version.map_or("?".into(), |v| format!("0x{v:08X}")),
-                m.pflg.map_or("?".into(), |v| format!("0x{v:08X}"))
+                hex(m.client_version),
+                hex(m.pflg)
             ),
         ];
-        match (self.version, self.hip.game()) {
-            (Some(v), _) => notes.push(format!("ANIM version {} set by the skb_version option", v.label())),
-            (None, Some(g)) => notes.push(format!(
-                "ANIM version {} decided by the archive's game ({})",
-                g.skb_version().label(),
-                g.label()
-            )),
-            (None, None) => notes.push("game unknown: each ANIM's version is decided by size and validation".into()),
-        }
-        notes.push("looping is not stored in ANIM assets (ATBL/entity code decides)".into());
-        let models = self.skinned_models();
-        let anims = self.anim_assets();
-        for m in &models {
-            let nodes = m.skeleton.bones.len();
-            let (mut equal, mut fewer, mut more, mut bound) = (0, 0, 0, 0);
-            for a in anims.iter().filter(|a| binds(&a.name, &m.prefix, &models)) {
-                bound += 1;
-                if let Ok((skb, _)) = &a.result {
-                    match usize::from(skb.bone_count).cmp(&nodes) {
-                        std::cmp::Ordering::Equal => equal += 1,
-                        std::cmp::Ordering::Less => fewer += 1,
-                        std::cmp::Ordering::Greater => more += 1,
-                    }
-                }
-            }
-            if bound > 0 {
-                notes.push(format!(
-                    "MODL \"{}\" ({nodes} HAnim nodes) binds {bound} clips by name: {equal} with {nodes} bones, {fewer} with fewer, {more} with more",
-                    m.name
-                ));
-            }
-        }
+        self.binding_notes(&mut notes);
         notes
     }
 
     fn entries(&self) -> Result<Vec<Entry>> {
-        self.named_assets()
+        self.hip
+            .named_assets()
             .into_iter()
             .map(|(name, a)| {
-                let data = hip::Hip::asset_data(&self.bytes, a)?;
-                Ok(Entry { name, kind: String::from_utf8_lossy(&a.kind).into_owned(), data })
+                let data = Hip::asset_data(&self.bytes, a)?;
+                Ok(Entry { name, kind: String::from_utf8_lossy(&a.kind.0).into_owned(), data })
             })
             .collect()
     }
 
     /// An ANIM or MODL asset by its `extract` name (any case); the stream is re-packed (§5.5).
     fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
-        let named = self.named_assets();
+        let named = self.hip.named_assets();
         let (name, asset) = named.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).ok_or_else(|| {
             Error::new(ErrorKind::Invalid, None, format!("no ANIM or MODL asset \"{name}\" (see `animkit extract`)"))
                 .within("HIP")
         })?;
-        crate::formats::check_replacement(name, &hip::Hip::asset_data(&self.bytes, asset)?, &data)?;
+        crate::formats::check_replacement(name, &Hip::asset_data(&self.bytes, asset)?, &data)?;
         let mut hip = self.hip.clone();
-        hip.replace_asset(asset.asset_id, data, self.layer_align())?;
+        hip.replace_asset(asset.asset_id, data, self.hip.layer_align())?;
         let bytes = Bytes::from(hip::write(&hip));
         Ok(Box::new(HipDocument { hip, bytes, model: self.model.clone(), ..*self }))
     }
@@ -649,35 +538,77 @@ impl Document for HipDocument {
     }
 }
 
-impl HipDocument {
-    /// The ANIM and MODL assets with the file names `extract` gives them: the clip or model name
-    /// (`.anm`, `.dff`), made safe, with the asset id added when two would collide.
-    fn named_assets(&self) -> Vec<(String, &hip::Ahdr)> {
-        let mut out: Vec<(String, &hip::Ahdr)> = Vec::new();
-        for (a, dbg) in self.hip.assets() {
-            let ext = match &a.kind {
-                b"ANIM" => "anm",
-                b"MODL" => "dff",
-                _ => continue,
-            };
-            let stem = if ext == "anm" {
-                clip_name(a, dbg)
-            } else {
-                match dbg.map(|d| d.name()) {
-                    Some(n) if !n.is_empty() => match n.len().checked_sub(4).and_then(|i| n.get(i..)) {
-                        Some(ext) if ext.eq_ignore_ascii_case(".dff") => n[..n.len() - 4].to_string(),
-                        _ => n,
-                    },
-                    _ => format!("0x{:08X}", a.asset_id),
-                }
-            };
-            let stem = crate::text::safe_file_name(&stem);
-            let mut name = format!("{stem}.{ext}");
-            if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
-                name = format!("{stem}_{:08X}.{ext}", a.asset_id);
-            }
-            out.push((name, a));
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skb::tests::{one_bone_v1_unpadded, v1_sample, v2_sample};
+
+    #[test]
+    fn the_layout_is_decided_by_size_and_validation_or_named() {
+        for (bytes, version) in [(v1_sample(Endian::Big), SkbVersion::V1), (v2_sample(Endian::Little), SkbVersion::V2)]
+        {
+            let (skb, decided) = read_skb(&bytes, None).unwrap();
+            assert_eq!((skb.version(), decided), (version, Decided::Validation));
         }
-        out
+        let (skb, decided) = read_skb(&v1_sample(Endian::Big), Some(SkbVersion::V1)).unwrap();
+        assert_eq!((skb.version(), decided), (SkbVersion::V1, Decided::Option));
+        assert!(read_skb(b"ABCDxxxxxxxxxxxxxxxxxxxxxxxxxxxx", None).is_err());
+    }
+
+    /// Peer-tool variants (§7): an extra offsets row (BFBBAnimTools), `H` padding
+    /// (io_scene_bfbb_anm), no padding. Each reads as V1, keeps its bytes, is flagged by lint
+    /// and is made canonical by repair.
+    #[test]
+    fn peer_tool_variants_read_and_repair() {
+        // Canonical: 70 bytes of content and CD CD.
+        let base = one_bone_v1_unpadded(0.5);
+        let canonical = [base.clone(), vec![skb::PAD; 2]].concat();
+        let variants = [base.clone(), [base.clone(), b"HH".to_vec()].concat(), [base.clone(), vec![0, 1]].concat()];
+        for v in variants {
+            let doc = SkbFormat.read(Bytes::from(v.clone()), &ReadOptions::default()).unwrap();
+            assert!(doc.notes()[0].starts_with("V1 big-endian: decided by size and validation"));
+            assert_eq!(doc.write().unwrap(), v);
+            assert!(doc.lint().iter().any(|f| f.code == "c3-size" && f.fixable));
+            let repaired = doc.repair().unwrap();
+            assert_eq!(repaired.changes.len(), 1);
+            assert_eq!(repaired.document.write().unwrap(), canonical);
+        }
+    }
+
+    /// Random byte mutations of an animation and of an archive holding it: every layer returns,
+    /// never panics.
+    #[test]
+    fn mutations_never_panic() {
+        let mut x = 0x9E37_79B9u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let anim = v1_sample(Endian::Big);
+        let samples: [(&dyn Format, Vec<u8>); 3] = [
+            (&SkbFormat, anim.clone()),
+            (&SkbFormat, v2_sample(Endian::Little)),
+            (&HipFormat, hip::tests::tiny_hip(&anim)),
+        ];
+        for (format, sample) in samples {
+            for _ in 0..3000 {
+                let mut b = sample.clone();
+                for _ in 0..1 + next() % 4 {
+                    let i = next() as usize % b.len();
+                    b[i] = next() as u8;
+                }
+                for v in ["1", "2", "x"] {
+                    let mut options = ReadOptions::default();
+                    if v != "x" {
+                        options.params.insert("skb_version".into(), v.into());
+                    }
+                    let Ok(doc) = format.read(Bytes::from(b.clone()), &options) else { continue };
+                    let _ = (doc.lint(), doc.repair().map(|r| r.changes), doc.to_model(), doc.notes());
+                    let _ = (doc.entries(), doc.write(), doc.dump().map(|d| format.undump(d).map(|d| d.write())));
+                }
+            }
+        }
     }
 }

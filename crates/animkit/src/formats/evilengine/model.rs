@@ -1,4 +1,5 @@
-//! SKB raw layer → model, and the game's evaluator on the raw keys (`evilengine.md` §3, §6.3).
+//! SKB raw layer → model (`evilengine.md` §3, §6), and the binding of an archive's clips to the
+//! skeletons of its skinned `MODL` assets.
 //!
 //! - One rotation track (`Slerp`) and one translation track (`Linear`) per bone; a bone's key
 //!   times are `times[TimeIndex]` of its own keys, which is exact because the game interpolates
@@ -20,15 +21,18 @@
 
 use glam::{Quat, Vec3, Vec4};
 
-use super::lint::derive_bone_runs;
-use super::skb::{v2_rotation, Body, Skb};
+use bytes::Bytes;
+
+use super::hip::{AnimAsset, Hip};
+use super::rwskel;
+use super::skb::{Body, Skb};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
-use crate::model::{BoneRef, Clip, Interpolation, Skeleton, Target, Track, Values};
+use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Values};
 
 /// The key range `start..=end` of each bone: from the offsets table when it satisfies C5,
 /// else from runs of increasing TimeIndex.
-pub fn bone_ranges(skb: &Skb) -> Result<Vec<(usize, usize)>> {
+pub(crate) fn bone_ranges(skb: &Skb) -> Result<Vec<(usize, usize)>> {
     let bones = usize::from(skb.bone_count);
     let k = skb.key_count();
     let t = skb.time_count();
@@ -64,7 +68,7 @@ pub fn bone_ranges(skb: &Skb) -> Result<Vec<(usize, usize)>> {
     if consistent && next == k {
         return Ok(ranges);
     }
-    derive_bone_runs(skb).ok_or_else(|| {
+    skb.bone_runs().ok_or_else(|| {
         invalid("keys are not grouped by bone: the offsets table and the TimeIndex runs disagree with BoneCount".into())
     })
 }
@@ -89,7 +93,7 @@ fn bone_keys(skb: &Skb, start: usize, end: usize, times: &[f32], static_pose: bo
         rotations: Vec::with_capacity(n),
         translations: Vec::with_capacity(n),
     };
-    let scale = Vec3::from_array(skb.scale);
+    let scale = Vec3::from_array(skb.scale.map(|s| s.0));
     let time = |k: usize, ti: u16| match static_pose {
         true => Ok(0.0),
         false => times.get(usize::from(ti)).copied().ok_or(k),
@@ -108,7 +112,7 @@ fn bone_keys(skb: &Skb, start: usize, end: usize, times: &[f32], static_pose: bo
                 out.times.push(time(start + k, key.time_index())?);
                 let raw = tran.get(usize::from(key.tran_index)).ok_or(start + k)?;
                 out.translations.push(Vec3::from(raw.map(f32::from)) * scale);
-                out.rotations.push(Quat::from_array(v2_rotation(key)));
+                out.rotations.push(Quat::from_array(key.rotation()));
             }
         }
     }
@@ -135,7 +139,7 @@ fn check_bone_times(b: usize, first: usize, times: &[f32]) -> Result<()> {
 }
 
 /// Converts one SKB animation to a clip. `skeleton` (HAnim node order) names the bones it has.
-pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limits) -> Result<Clip> {
+pub(crate) fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limits) -> Result<Clip> {
     if skb.key_count() as u64 > limits.max_keys {
         return Err(Error::new(ErrorKind::Limit, None, format!("{} keys exceed the limit", skb.key_count())));
     }
@@ -171,76 +175,115 @@ pub fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limi
     Ok(Clip { name: name.to_string(), duration, tracks, ..Default::default() })
 }
 
-/// The game's `rw_slerp` (§3.3) on unnormalised quaternions: hemisphere flip, then a plain lerp
-/// when `1 − c < 1e-5`, else the slerp formula.
-pub fn rw_slerp(a: [f32; 4], b: [f32; 4], u: f32) -> [f32; 4] {
-    let (a, mut b) = (Vec4::from_array(a), Vec4::from_array(b));
-    let mut c = a.dot(b);
-    if c < 0.0 {
-        b = -b;
-        c = -c;
-    }
-    if 1.0 - c < 1e-5 {
-        return (a + (b - a) * u).to_array();
-    }
-    let theta = c.min(1.0).acos();
-    ((a * ((1.0 - u) * theta).sin() + b * (u * theta).sin()) / theta.sin()).to_array()
+/// A MODL asset with an HAnim hierarchy.
+pub(crate) struct SkinnedModel {
+    /// The asset name (`spongebob_bind.dff`).
+    pub name: String,
+    /// The clip-name prefix it binds: the name without extension and `_bind` (`spongebob`).
+    pub prefix: String,
+    pub skeleton: Skeleton,
 }
 
-/// One bone's evaluated pose.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BonePose {
-    pub rotation: [f32; 4],
-    pub translation: [f32; 3],
+/// Every MODL asset of `hip` (written as `file`) that carries an HAnim skeleton; unreadable
+/// ones are skipped.
+pub(crate) fn skinned_models(hip: &Hip, file: &Bytes) -> Vec<SkinnedModel> {
+    let mut out = Vec::new();
+    for (a, dbg) in hip.assets().into_iter().filter(|(a, _)| &a.kind.0 == b"MODL") {
+        let Ok(data) = Hip::asset_data(file, a) else { continue };
+        let Ok(Some(skeleton)) = rwskel::read_clump(&data).and_then(|c| rwskel::skeleton(&c)) else { continue };
+        let name = dbg.map(|d| d.name()).unwrap_or_default();
+        let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
+        let prefix = stem.strip_suffix("_bind").unwrap_or(stem).to_string();
+        out.push(SkinnedModel { name, prefix, skeleton });
+    }
+    out
 }
 
-/// The game's evaluator (§3.3) on the raw keys, through the offsets table. `None` when the
-/// animation breaks the invariants it relies on.
-pub fn evaluate(skb: &Skb, t: f32) -> Option<Vec<BonePose>> {
-    let times = skb.times_seconds();
-    let last = *times.last()?;
-    if last.is_nan() || last < 0.0 {
-        return None;
-    }
-    let t = t.clamp(0.0, last);
-    let bones = usize::from(skb.bone_count);
-    if times.len() == 1 {
-        let ranges = bone_ranges(skb).ok()?;
-        return ranges
+/// Whether clip `clip` binds to the model with `prefix` (§6.2): the clip name starts with
+/// `prefix_` and no other skinned model has a longer matching prefix.
+pub(crate) fn binds(clip: &str, prefix: &str, models: &[SkinnedModel]) -> bool {
+    let matches = |p: &str| {
+        clip.len() > p.len()
+            && clip.get(..p.len()).is_some_and(|x| x.eq_ignore_ascii_case(p))
+            && clip.as_bytes().get(p.len()) == Some(&b'_')
+    };
+    matches(prefix) && !models.iter().any(|m| m.prefix.len() > prefix.len() && matches(&m.prefix))
+}
+
+/// The package of an archive: the clips bound to the model `model` names (`none` for no
+/// skeleton; only that model's clips are kept), else to the model that binds the most clips.
+pub(crate) fn package(
+    anims: Vec<AnimAsset>,
+    models: &[SkinnedModel],
+    model: Option<&str>,
+    limits: &Limits,
+) -> Result<Package> {
+    let chosen: Option<&SkinnedModel> = match model {
+        Some("none") => None,
+        Some(name) => Some(
+            models
+                .iter()
+                .find(|m| m.name.eq_ignore_ascii_case(name) || m.prefix.eq_ignore_ascii_case(name))
+                .ok_or_else(|| Error::unsupported(format!("no skinned MODL asset \"{name}\"")))?,
+        ),
+        None => models
             .iter()
-            .map(|&(k, _)| Some(BonePose { rotation: skb.key_rotation(k)?, translation: skb.key_translation(k)? }))
-            .collect();
+            .map(|m| (anims.iter().filter(|a| binds(&a.name, &m.prefix, models)).count(), m))
+            .filter(|(n, _)| *n > 0)
+            .max_by_key(|(n, _)| *n)
+            .map(|(_, m)| m),
+    };
+    let mut clips = Vec::new();
+    for asset in anims {
+        let bound = chosen.filter(|m| binds(&asset.name, &m.prefix, models));
+        if model.is_some_and(|m| m != "none") && bound.is_none() {
+            continue;
+        }
+        let (skb, _) = asset.result?;
+        clips.push(to_clip(&skb, &asset.name, bound.map(|m| &m.skeleton), limits)?);
     }
-    // The last row (segment start, the final time excluded) before t.
-    let r = times.iter().take(times.len() - 1).rposition(|&x| x < t).unwrap_or(0);
-    (0..bones)
-        .map(|b| {
-            let k0 = skb.offset(r, b)?;
-            let k1 = k0 + 1;
-            let ta = *times.get(skb.key_time_index(k0)?)?;
-            let tb = *times.get(skb.key_time_index(k1)?)?;
-            let u = (t - ta) / (tb - ta);
-            let (q0, q1) = (skb.key_rotation(k0)?, skb.key_rotation(k1)?);
-            let (p0, p1) = (skb.key_translation(k0)?, skb.key_translation(k1)?);
-            let mut translation = p0;
-            for (x, b) in translation.iter_mut().zip(p1) {
-                *x += (b - *x) * u;
-            }
-            Some(BonePose { rotation: rw_slerp(q0, q1, u), translation })
+    Ok(Package { clips, skeleton: chosen.map(|m| m.skeleton.clone()), ..Default::default() })
+}
+
+/// One package per skinned MODL that binds clips (named after its prefix, `spongebob`), with
+/// that model's skeleton and only its clips; clips no model binds go into a last package
+/// `unbound` without a skeleton (index-only bone references).
+pub(crate) fn packages(anims: Vec<AnimAsset>, models: &[SkinnedModel], limits: &Limits) -> Result<Vec<Package>> {
+    let mut per_model: Vec<Vec<Clip>> = vec![Vec::new(); models.len()];
+    let mut unbound = Vec::new();
+    for asset in anims {
+        let (skb, _) = asset.result?;
+        match models.iter().zip(per_model.iter_mut()).find(|(m, _)| binds(&asset.name, &m.prefix, models)) {
+            Some((m, clips)) => clips.push(to_clip(&skb, &asset.name, Some(&m.skeleton), limits)?),
+            None => unbound.push(to_clip(&skb, &asset.name, None, limits)?),
+        }
+    }
+    let mut out: Vec<Package> = models
+        .iter()
+        .zip(per_model)
+        .filter(|(_, clips)| !clips.is_empty())
+        .map(|(m, clips)| Package {
+            name: m.prefix.clone(),
+            clips,
+            skeleton: Some(m.skeleton.clone()),
+            ..Default::default()
         })
-        .collect()
+        .collect();
+    if !unbound.is_empty() {
+        out.push(Package { name: "unbound".into(), clips: unbound, ..Default::default() });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bytes::Endian;
-    use crate::formats::evilengine::skb::{read_v1, tests::v1_sample};
+    use crate::formats::evilengine::skb::{read, tests::v1_sample, SkbVersion};
     use crate::sample::{sample, Sampled};
-    use bytes::Bytes;
 
     fn sample_skb() -> Skb {
-        read_v1(&Bytes::from(v1_sample(Endian::Big))).unwrap()
+        read(&v1_sample(Endian::Big), SkbVersion::V1).unwrap()
     }
 
     #[test]
@@ -277,18 +320,11 @@ mod tests {
         let clip = to_clip(&skb, "s", None, &Limits::default()).unwrap();
         let cases = [(0.25f32, [0.0, 0.0, 0.382_686_5, 0.923_881_4]), (0.7, [0.0, 0.0, 0.891_009_3, 0.453_994_2])];
         for (t, want) in cases {
-            let game = evaluate(&skb, t).unwrap()[1];
-            let pose = sample(&clip, t);
-            let Sampled::Rotation(q) = pose[2].value else { panic!() };
-            for (i, w) in want.iter().enumerate() {
-                assert!((game.rotation[i] - w).abs() < 2e-5, "game {t}: {:?}", game.rotation);
-                assert!((q.to_array()[i] - w).abs() < 2e-4, "model {t}: {q:?}");
-            }
+            let Sampled::Rotation(q) = sample(&clip, t)[2].value else { panic!() };
+            assert!((Vec4::from(q) - Vec4::from_array(want)).abs().max_element() < 2e-5, "{t}: {q:?}");
         }
         let Sampled::Translation(p) = sample(&clip, 0.7)[3].value else { panic!() };
         assert!((p - Vec3::new(-13.1068, 45.8744, 0.0)).abs().max_element() < 1e-3, "{p:?}");
-        let g = evaluate(&skb, 0.7).unwrap()[1].translation;
-        assert!((Vec3::from_array(g) - p).abs().max_element() < 1e-4);
     }
 
     /// A negative dot product between consecutive keys takes the short way (§3.3 hemisphere
@@ -298,17 +334,15 @@ mod tests {
     #[test]
     fn hemisphere_flip_takes_the_short_arc() {
         let h = std::f32::consts::FRAC_1_SQRT_2;
-        let r = rw_slerp([0.0, 0.0, 0.0, 1.0], [0.0, 0.0, -h, -h], 0.5);
-        assert!((r[2] - 0.382_683_4).abs() < 1e-5 && (r[3] - 0.923_879_5).abs() < 1e-5, "{r:?}");
         let m = crate::sample::slerp(Quat::IDENTITY, Quat::from_xyzw(0.0, 0.0, -h, -h), 0.5);
-        assert!((m.z - r[2]).abs() < 1e-5 && (m.w - r[3]).abs() < 1e-5);
+        assert!((m.z - 0.382_683_4).abs() < 1e-5 && (m.w - 0.923_879_5).abs() < 1e-5, "{m:?}");
     }
 
     /// T = 1 static pose rule: K = B uses keys[b]; any other K is an error.
     #[test]
     fn static_pose_with_k_equal_b_uses_keys_b() {
         let mut skb = sample_skb();
-        if let super::super::skb::Body::V1 { keys, times } = &mut skb.body {
+        if let Body::V1 { keys, times } = &mut skb.body {
             keys.truncate(2);
             keys[1].tran = [0, 500, 0];
             times.truncate(1);
@@ -317,7 +351,7 @@ mod tests {
         let clip = to_clip(&skb, "s", None, &Limits::default()).unwrap();
         let Values::Translation(t) = &clip.tracks[3].values else { panic!() };
         assert_eq!(t, &vec![Vec3::new(0.0, 500.0 * 0.002, 0.0)]);
-        if let super::super::skb::Body::V1 { keys, .. } = &mut skb.body {
+        if let Body::V1 { keys, .. } = &mut skb.body {
             keys.truncate(1);
         }
         assert!(to_clip(&skb, "s", None, &Limits::default()).is_err());
@@ -327,7 +361,7 @@ mod tests {
     #[test]
     fn static_pose_uses_every_other_key_when_k_is_2b() {
         let mut skb = sample_skb();
-        if let super::super::skb::Body::V1 { keys, times } = &mut skb.body {
+        if let Body::V1 { keys, times } = &mut skb.body {
             keys.truncate(4);
             keys[2].tran = [1000, 0, 0];
             times.truncate(1);

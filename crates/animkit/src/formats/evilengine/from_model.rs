@@ -24,20 +24,19 @@
 
 use std::collections::HashMap;
 
-use bytes::Bytes;
 use glam::{Quat, Vec3};
 
-use super::lint::{derive_offsets, v1_padding};
-use super::skb::{check_counts, Body, KeyV1, KeyV2, Skb, SkbVersion, PAD};
+use super::skb::{Body, KeyV1, KeyV2, Skb, SkbVersion};
 use crate::bytes::Endian;
 use crate::error::{Error, Result};
 use crate::model::rest::rest_pose;
 use crate::model::{Clip, Interpolation, Skeleton, Target, Track, Values};
+use crate::raw_json::{Hex, F32};
 use crate::sample::{sample_track, Sampled};
 
-/// Options for writing SKB from the model.
+/// The layout and byte order to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BuildOptions {
+pub(crate) struct BuildOptions {
     pub version: SkbVersion,
     pub endian: Endian,
 }
@@ -87,36 +86,23 @@ fn listed(labels: &[String]) -> String {
 
 impl Dropped {
     fn warnings(&self, clip: &Clip, skeleton: Option<&Skeleton>, warnings: &mut Vec<String>) {
-        let total = clip.tracks.len();
-        if !self.unbound.is_empty() {
-            let why = match skeleton {
-                None => "they name their bone without an SKB bone index, and there is no skeleton to look the \
-                         names up in (give the character's .dff or MODL as the skeleton)"
-                    .to_string(),
-                Some(s) => format!("their bones are not in the {}-bone skeleton", s.bones.len()),
-            };
-            warnings.push(format!(
-                "clip \"{}\": {} of {total} tracks dropped ({}): {why}",
-                clip.name,
-                self.unbound.len(),
-                listed(&self.unbound)
-            ));
-        }
-        if !self.unsupported.is_empty() {
-            warnings.push(format!(
-                "clip \"{}\": {} of {total} tracks dropped ({}): SKB stores only rotation and translation",
-                clip.name,
-                self.unsupported.len(),
-                listed(&self.unsupported)
-            ));
-        }
-        if !self.approximated.is_empty() {
-            warnings.push(format!(
-                "clip \"{}\": {} step or cubic track(s) approximated by linear keys at their key times ({})",
-                clip.name,
-                self.approximated.len(),
-                listed(&self.approximated)
-            ));
+        let (name, total) = (&clip.name, clip.tracks.len());
+        let unbound_why = match skeleton {
+            None => "they name their bone without an SKB bone index, and there is no skeleton to look the names up \
+                     in (give the character's .dff or MODL as the skeleton)"
+                .to_string(),
+            Some(s) => format!("their bones are not in the {}-bone skeleton", s.bones.len()),
+        };
+        let dropped = |n| format!("{n} of {total} tracks dropped");
+        let approximated = |n| format!("{n} step or cubic track(s) approximated by linear keys at their key times");
+        for (labels, what, why) in [
+            (&self.unbound, dropped(self.unbound.len()), format!(": {unbound_why}")),
+            (&self.unsupported, dropped(self.unsupported.len()), ": SKB stores only rotation and translation".into()),
+            (&self.approximated, approximated(self.approximated.len()), String::new()),
+        ] {
+            if !labels.is_empty() {
+                warnings.push(format!("clip \"{name}\": {what} ({}){why}", listed(labels)));
+            }
         }
     }
 }
@@ -316,7 +302,7 @@ fn quant_q(q: Quat, version: SkbVersion) -> [i16; 4] {
 }
 
 /// Builds one SKB animation from a clip.
-pub fn from_clip(
+pub(crate) fn from_clip(
     clip: &Clip,
     skeleton: Option<&Skeleton>,
     options: BuildOptions,
@@ -330,46 +316,39 @@ pub fn from_clip(
     let key_total: usize = bones.iter().map(|b| b.keys.len()).sum();
     let bone_count = bones.len() as u16;
     let body = match options.version {
-        SkbVersion::V1 => v1_body(&bones, all),
+        SkbVersion::V1 => v1_body(&bones, all, scale),
         SkbVersion::V2 => v2_body(clip, &bones, &all, scale, key_total)?,
     };
-    let mut skb =
-        Skb { endian: options.endian, flags: 0, bone_count, scale, body, offsets: Vec::new(), tail: Bytes::new() };
-    if let Body::V1 { keys, .. } = &mut skb.body {
-        for (key, &(_, _, p)) in keys.iter_mut().zip(bones.iter().flat_map(|b| &b.keys)) {
-            key.tran = quant_t(p, scale);
-        }
-    }
+    let (endian, offsets, tail) = (options.endian, Vec::new(), Hex::default());
+    let mut skb = Skb { endian, flags: 0, bone_count, scale: scale.map(F32), body, offsets, tail };
     let mut runs = Vec::with_capacity(bones.len());
     let mut start = 0;
     for b in &bones {
         runs.push((start, start + b.keys.len() - 1));
         start += b.keys.len();
     }
-    skb.offsets = derive_offsets(&skb, &runs);
+    skb.offsets = skb.derive_offsets(&runs);
     if key_total > 65536 {
         return Err(Error::unrepresentable(format!(
             "{key_total} keys: the u16 offsets table addresses at most 65,536"
         )));
     }
-    if let Body::V1 { .. } = skb.body {
-        skb.tail = Bytes::from(v1_padding(skb.data_size()));
-    }
-    check_counts(&skb)?;
+    skb.pad_canonically();
+    skb.check_counts()?;
     Ok(skb)
 }
 
-/// V1 keys (translations are filled in once the scale is known) and float times.
-fn v1_body(bones: &[BoneKeys], times: Vec<f32>) -> Body {
+/// V1 keys and float times.
+fn v1_body(bones: &[BoneKeys], times: Vec<f32>, scale: [f32; 3]) -> Body {
     let keys = bones
         .iter()
         .flat_map(|b| &b.keys)
-        .map(|&(i, q, _)| KeyV1 { time_index: i as u16, quat: quant_q(q, SkbVersion::V1), tran: [0; 3] })
+        .map(|&(i, q, p)| KeyV1 { time_index: i as u16, quat: quant_q(q, SkbVersion::V1), tran: quant_t(p, scale) })
         .collect();
-    Body::V1 { keys, times }
+    Body::V1 { keys, times: times.into_iter().map(F32).collect() }
 }
 
-/// V2 keys, the shared translation table, 30 fps frame times and the parity padding.
+/// V2 keys, the shared translation table and 30 fps frame times.
 fn v2_body(clip: &Clip, bones: &[BoneKeys], all: &[f32], scale: [f32; 3], key_total: usize) -> Result<Body> {
     if key_total > usize::from(u16::MAX) || all.len() > 0x7FFF {
         return Err(Error::unrepresentable(format!("clip \"{}\" has too many keys or times for V2", clip.name)));
@@ -387,17 +366,9 @@ fn v2_body(clip: &Clip, bones: &[BoneKeys], all: &[f32], scale: [f32; 3], key_to
         });
         keys.push(KeyV2 { frame: i as u16, tran_index: n, quat: [x, y, z] });
     }
-    let frames: Vec<u16> = all.iter().map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16).collect();
-    let odd = |n: usize| if n % 2 == 1 { vec![PAD; 2] } else { Vec::new() };
-    let bone_count = bones.len();
-    Ok(Body::V2 {
-        pad_times: odd(frames.len()),
-        pad_tran: odd(table.len()),
-        pad_offsets: odd(bone_count * all.len().saturating_sub(1)),
-        keys,
-        times: frames,
-        tran: table,
-    })
+    let times = all.iter().map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16).collect();
+    let (pad_times, pad_tran, pad_offsets) = Default::default();
+    Ok(Body::V2 { keys, times, tran: table, pad_times, pad_tran, pad_offsets })
 }
 
 #[cfg(test)]
@@ -446,12 +417,12 @@ mod tests {
                 let skb = from_clip(&clip(), None, BuildOptions { version, endian }, &mut warnings).unwrap();
                 assert!(warnings.is_empty(), "{warnings:?}");
                 assert!(invariant_violations(&skb).is_empty(), "{:?}", invariant_violations(&skb));
-                assert_eq!(skb.scale[1], 0.0);
-                let bytes = Bytes::from(write(&skb));
+                assert_eq!(skb.scale[1], F32(0.0));
+                let bytes = write(&skb);
                 if version == SkbVersion::V1 {
                     assert_eq!(bytes.len() % 4, 0);
                 }
-                let (back, _) = read(&bytes, None).unwrap();
+                let back = read(&bytes, version).unwrap();
                 assert_eq!(back.version(), version);
                 let c2 = to_clip(&back, "c", None, &Limits::default()).unwrap();
                 assert_eq!(c2.duration, 1.0);
