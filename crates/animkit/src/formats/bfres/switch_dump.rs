@@ -78,32 +78,6 @@ crate::record! {
     }
 }
 
-impl<const N: usize> Record for [u64; N] {
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let mut out = [0; N];
-        for v in &mut out {
-            *v = c.u64()?;
-        }
-        Ok(out)
-    }
-    fn write(&self, w: &mut Writer) {
-        self.iter().for_each(|&v| w.u64(v));
-    }
-}
-
-impl<const N: usize> Record for [u16; N] {
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let mut out = [0; N];
-        for v in &mut out {
-            *v = c.u16()?;
-        }
-        Ok(out)
-    }
-    fn write(&self, w: &mut Writer) {
-        self.iter().for_each(|&v| w.u16(v));
-    }
-}
-
 /// One skeletal animation: where its header and data lie, its bind indices and its contents.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
