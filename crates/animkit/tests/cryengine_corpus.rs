@@ -245,6 +245,7 @@ fn clips_rewritten_as_caf_keep_their_pose() {
             let out = written.document.write().unwrap();
             let back = CryEngine.read(Bytes::from(out), &ReadOptions::default()).unwrap().to_model().unwrap();
             let b = &back.clips[0];
+            assert_eq!(b.name, clip.name, "{name}: the clip's name survives in its GlobalAnimationHeaderCAF");
             assert_eq!(b.tracks.len(), clip.tracks.len(), "{name} {}", clip.name);
             assert_eq!(
                 (b.additive, b.looping.unwrap_or(false)),
@@ -271,6 +272,31 @@ fn clips_rewritten_as_caf_keep_their_pose() {
         }
     }
     eprintln!("{rewritten} clips rewritten as CAF");
+}
+
+/// A compiled CE5 CAF names its clip in its GlobalAnimationHeaderCAF path; written back as
+/// CrCh or CryTek 0x745 the clip keeps that name, and the header holds what §2 lays out.
+#[test]
+fn caf_clip_name_survives_a_rewrite() {
+    let Some(src) = model_of("ce5_run_fwd_3p_0832.caf") else { return };
+    assert_eq!(src.clips[0].name, "run_fwd_3p");
+    for variant in ["caf", "crytek"] {
+        let options = animkit::WriteOptions { variant: Some(variant.into()), ..Default::default() };
+        let out = CryEngine.from_model(&src, &options).unwrap().document.write().unwrap();
+        let back = CryEngine.read(Bytes::from(out.clone()), &ReadOptions::default()).unwrap().to_model().unwrap();
+        assert_eq!(back.clips[0].name, "run_fwd_3p", "{variant}");
+        // The 404-byte header: flags 0 (neither additive nor cycle: the source's asset flags are
+        // 0), the path, its CRC-32 (zlib.crc32(b"run_fwd_3p.caf") = 0x37341C4B), no DBA, start
+        // 0 s, end and duration 15 frames / 30 = 0.5 s, 40 controllers.
+        let path = b"run_fwd_3p.caf\0";
+        let at = out.windows(path.len()).position(|w| w == path).expect("the path is in the file") - 4;
+        let gah = &out[at..at + 404];
+        let word = |o: usize| u32::from_le_bytes(gah[o..o + 4].try_into().unwrap());
+        assert_eq!(word(0), 0);
+        assert_eq!((word(0x104), word(0x108)), (0x3734_1C4B, 0));
+        assert_eq!([word(0x12C), word(0x130), word(0x134)].map(f32::from_bits), [0.0, 0.5, 0.5]);
+        assert_eq!(word(0x138), 40);
+    }
 }
 
 /// Corrupted bytes anywhere give errors or odd values, never a panic.

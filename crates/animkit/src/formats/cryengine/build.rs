@@ -4,8 +4,8 @@
 //! (variant `crytek`, embedded chunk headers) holding MotionParameters 0x925 (id 1), one
 //! controller 0x829 per bone (tracks aligned to 4, rotations SmallTree48BitQuat unless
 //! `rotation=` names another codec, positions NoCompressVec3 in metres; 0x832 instead when a
-//! track animates scale), and a BoneNameList
-//! 0x745 when every bone has a name. Key times are frames at 30 fps: UINT16 (Byte when every
+//! track animates scale), a GlobalAnimationHeaderCAF 0x971 whose path carries the clip's name
+//! (as CE5's compiled CAFs have it), and a BoneNameList 0x745 when every bone has a name. Key times are frames at 30 fps: UINT16 (Byte when every
 //! frame is below 256) when all are whole frames, else F32. Controller id = the track's hash,
 //! else the CRC-32 of its name.
 //!
@@ -194,8 +194,8 @@ fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, ti
     Ok(out)
 }
 
-/// MotionParameters 0x925 (`MotionParams905`, 132 bytes).
-fn motion_parameters(clip: &Clip, end_frame: i32) -> Vec<u8> {
+/// The asset flags of a clip: additive 0x001, cycle 0x002.
+fn motion_flags(clip: &Clip) -> u32 {
     let mut flags = 0u32;
     if clip.additive {
         flags |= FLAG_ADDITIVE;
@@ -203,6 +203,12 @@ fn motion_parameters(clip: &Clip, end_frame: i32) -> Vec<u8> {
     if clip.looping == Some(true) {
         flags |= FLAG_CYCLE;
     }
+    flags
+}
+
+/// MotionParameters 0x925 (`MotionParams905`, 132 bytes).
+fn motion_parameters(clip: &Clip, end_frame: i32) -> Vec<u8> {
+    let flags = motion_flags(clip);
     let mut out = Vec::with_capacity(132);
     for w in [flags, u32::MAX, 1] {
         out.extend_from_slice(&w.to_le_bytes());
@@ -218,6 +224,42 @@ fn motion_parameters(clip: &Clip, end_frame: i32) -> Vec<u8> {
     }
     out.extend_from_slice(&[0; 32]);
     out
+}
+
+/// The file path a clip is stored under (GlobalAnimationHeaderCAF, DBA and `#ivo` DBAMeta
+/// paths): its name with `.caf` appended, which the reader's file stem gives back as the name.
+fn clip_path(clip: &Clip) -> String {
+    format!("{}.caf", clip.name)
+}
+
+/// GlobalAnimationHeaderCAF 0x971 (404 bytes, §2), as CE5's compiled CAFs carry it after their
+/// controllers: asset flags, `path[256]` (the clip's name with `.caf`), the CRC-32 of the path,
+/// no DBA, unset foot plants (−10000, as the corpus CE5 file has them), start 0, end and total
+/// duration in seconds, the controller count, identity start and last locator, zero motion.
+/// `None` when the path does not fit its 256 bytes (NUL included) or is not Latin-1.
+fn global_animation_header(clip: &Clip, end_frame: i32, controllers: u32) -> Option<Vec<u8>> {
+    let path = crate::text::to_latin1(&clip_path(clip)).filter(|p| p.len() < 256)?;
+    let mut out = Vec::with_capacity(404);
+    out.extend_from_slice(&motion_flags(clip).to_le_bytes());
+    out.extend_from_slice(&path);
+    out.resize(4 + 256, 0);
+    out.extend_from_slice(&crc32fast::hash(&path).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    for _ in 0..8 {
+        out.extend_from_slice(&(-10000.0f32).to_le_bytes());
+    }
+    let seconds = end_frame as f32 / 30.0;
+    for v in [0.0, seconds, seconds] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&controllers.to_le_bytes());
+    for _ in 0..2 {
+        for v in [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out.resize(404, 0);
+    Some(out)
 }
 
 fn pick_clip<'a>(package: &'a Package, options: &WriteOptions, warnings: &mut Vec<String>) -> Result<&'a Clip> {
@@ -362,7 +404,7 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
                 position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
             })
             .collect();
-        let path = if clip.name.contains('.') { clip.name.clone() } else { format!("{}.caf", clip.name) };
+        let path = clip_path(clip);
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, i32::MAX as f32) as i32;
         anims.push(dba::WriteAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
     }
@@ -464,7 +506,7 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
                 position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
             })
             .collect();
-        let path = if clip.name.contains('.') { clip.name.clone() } else { format!("{}.caf", clip.name) };
+        let path = clip_path(clip);
         meta.push((list.len() as u16, path));
         blocks.push(list);
     }
@@ -541,6 +583,16 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
         next_id += 1;
         names.push(bone.name.clone());
     }
+    match global_animation_header(clip, end_frame, names.len() as u32) {
+        Some(gah) => {
+            payloads.push((kind::GAH_CAF, 0x971, next_id, gah));
+            next_id += 1;
+        }
+        None => warnings.push(format!(
+            "clip name \"{}\" left out: a GlobalAnimationHeaderCAF path holds 255 Latin-1 bytes",
+            clip.name
+        )),
+    }
     let write_names = options.param("bone_names") != Some("false");
     if write_names && !names.is_empty() && names.iter().all(Option::is_some) {
         payloads.push((
@@ -611,6 +663,7 @@ mod tests {
             assert_eq!(doc.write().unwrap(), bytes);
             let back = doc.to_model().unwrap();
             let c = &back.clips[0];
+            assert_eq!(c.name, "walk");
             assert_eq!(c.duration, 1.0);
             assert_eq!(c.looping, Some(true));
             assert_eq!(c.tracks.len(), 3);
