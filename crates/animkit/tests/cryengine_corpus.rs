@@ -59,7 +59,8 @@ fn truncation_gives_errors_not_panics() {
         let doc = CryEngine.read(Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
         let file = &doc.as_any().downcast_ref::<CryDocument>().unwrap().file;
         // Cuts inside trailing padding leave a valid file; every cut before the last chunk's end fails.
-        let needed = file.chunks.iter().map(|c| c.offset as usize + c.data.len()).max().unwrap_or(0);
+        let needed =
+            file.chunks.iter().map(|c| c.offset as usize + c.bytes(file.container).unwrap().len()).max().unwrap_or(0);
         let step = (bytes.len() / 97).max(1);
         let mut cut = 0;
         while cut < bytes.len() {
@@ -383,6 +384,15 @@ fn skeleton_read_parameter_names_tracks() {
     assert!(p.clips[0].tracks.iter().all(|t| t.target.bone().unwrap().name.is_some()));
     options.params.insert("skeleton".into(), dir.join("not_cryengine_cal3d_walk.caf").display().to_string());
     assert!(animkit::open_with(dir.join("ly_enemy_ambient_idle1_0831.caf"), &options).is_err());
+
+    // The reader itself opens no file: the library loads the skeleton and passes it in.
+    let caf = Bytes::from(std::fs::read(dir.join("ly_enemy_ambient_idle1_0831.caf")).unwrap());
+    let skeleton = animkit::convert::load_skeleton(dir.join("ly_jack_root.chr"), &ReadOptions::default()).unwrap();
+    let given = ReadOptions { skeleton: Some(std::sync::Arc::new(skeleton)), ..Default::default() };
+    let p = CryEngine.read(caf.clone(), &given).unwrap().to_model().unwrap();
+    assert!(p.clips[0].tracks.iter().all(|t| t.target.bone().unwrap().name.is_some()));
+    let e = CryEngine.read(caf, &options).err().expect("a skeleton= setting the reader cannot load");
+    assert!(e.to_string().contains("ReadOptions::skeleton"), "{e}");
 }
 
 /// A clip written as an intermediate `.i_caf` (PQLog 0x827 on every frame) samples to the same

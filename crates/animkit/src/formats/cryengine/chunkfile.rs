@@ -11,11 +11,38 @@
 //! ends at the next greater chunk offset; the last one at the table when the table follows the
 //! data (0x744), otherwise at the end of the file.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
+use super::raw::{hex_u32, Body, EmbeddedHeader};
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
+use crate::raw_json::Hex;
+use crate::record::Record;
+
+/// `Bytes` as a hexadecimal string.
+mod hex_bytes {
+    use super::*;
+
+    pub fn serialize<S: serde::Serializer>(b: &Bytes, s: S) -> std::result::Result<S::Ok, S::Error> {
+        Hex(b.to_vec()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Bytes, D::Error> {
+        Ok(Bytes::from(Hex::deserialize(d)?.0))
+    }
+}
+
+/// A chunk table entry as stored.
+struct Entry {
+    chunk_type: u32,
+    version: u32,
+    id: u32,
+    offset: u64,
+    size: Option<u32>,
+}
 
 /// The container flavour, from the file's magic and version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,38 +97,50 @@ impl Container {
     }
 }
 
-/// One table entry and the bytes it points at.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One table entry and the chunk it points at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Chunk {
     /// The type as stored: old numbering (0xCCCC000D) in CryTek files, new (0x100D) in `CrCh`,
     /// a 32-bit hash in `#ivo`.
+    #[serde(rename = "type", with = "hex_u32")]
     pub chunk_type: u32,
     /// The version as stored, with its big-endian flag bit.
+    #[serde(with = "hex_u32")]
     pub version: u32,
     /// The chunk id (0 in `#ivo`, which has none).
+    #[serde(default)]
     pub id: u32,
     /// The stored offset.
     pub offset: u64,
     /// The stored size (0x745, 0x746); `None` where the entry has no size field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u32>,
-    /// The chunk's bytes (`size` bytes, or up to the next chunk for sizeless containers).
-    pub data: Bytes,
+    /// The embedded copy of the entry (0x744/0x745, §1.3), when the chunk starts with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<EmbeddedHeader>,
+    /// The payload (`size` bytes in all, or up to the next chunk for sizeless containers).
+    pub body: Body,
 }
 
 /// Bytes at `offset` that no header, table or chunk covers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Gap {
     pub offset: u64,
+    #[serde(with = "hex_bytes")]
     pub data: Bytes,
 }
 
 /// A whole chunk file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ChunkFile {
     pub container: Container,
     /// The magic as stored (8 bytes for CryTek, 4 otherwise).
-    pub magic: Vec<u8>,
+    pub magic: Hex,
     /// CryTek `fileType` (0xFFFF0000 geometry, 0xFFFF0001 animation); 0 for other containers.
+    #[serde(default)]
     pub file_type: u32,
     /// The header's version field.
     pub version: u32,
@@ -109,6 +148,7 @@ pub struct ChunkFile {
     /// Chunks in table order.
     pub chunks: Vec<Chunk>,
     /// Uncovered bytes in offset order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<Gap>,
 }
 
@@ -177,32 +217,55 @@ impl Chunk {
         (masked, endian)
     }
 
-    /// Whether the data starts with a 16-byte copy of the entry (type, version, id match; the
-    /// offset may differ): the robust rule of §1.3.
-    pub fn has_embedded_header(&self, container: Container) -> bool {
-        if !container.embedded_headers() {
-            return false;
-        }
-        let Some(h) = self.data.get(..16) else {
-            return false;
-        };
-        let word = |at: usize| le_u32_at(h, at);
-        word(0) == Some(self.chunk_type) && word(4) == Some(self.version) && word(12) == Some(self.id)
-    }
-
-    /// The payload: the data without an embedded header.
-    pub fn payload(&self, container: Container) -> &[u8] {
-        if self.has_embedded_header(container) {
-            self.data.get(16..).unwrap_or_default()
-        } else {
-            &self.data
-        }
+    /// The payload's bytes (an embedded header left out).
+    pub fn payload(&self, container: Container) -> Result<Bytes> {
+        self.body.to_bytes(self.version_and_endian(container).1)
     }
 
     /// The absolute file offset of the payload's first byte.
-    pub fn payload_offset(&self, container: Container) -> usize {
-        self.offset as usize + if self.has_embedded_header(container) { 16 } else { 0 }
+    pub fn payload_offset(&self) -> usize {
+        self.offset as usize + if self.header.is_some() { 16 } else { 0 }
     }
+
+    /// The chunk's declared structure: its body, or the structure read from the start of a
+    /// payload kept as bytes (trailing bytes ignored, as the engine does); bytes when the type
+    /// and version have none.
+    pub fn structure(&self, container: Container) -> Result<Cow<'_, Body>> {
+        let Body::Bytes { hex } = &self.body else { return Ok(Cow::Borrowed(&self.body)) };
+        let (version, endian) = self.version_and_endian(container);
+        let mut c = Cursor::with_base(hex, self.payload_offset(), endian);
+        Ok(match Body::decode(self.kind(container), version, &mut c)? {
+            Some(body) => Cow::Owned(body),
+            None => Cow::Borrowed(&self.body),
+        })
+    }
+
+    /// The chunk's bytes: embedded header and payload.
+    pub fn bytes(&self, container: Container) -> Result<Bytes> {
+        let payload = self.payload(container)?;
+        let Some(h) = &self.header else { return Ok(payload) };
+        let mut w = Writer::with_capacity(Endian::Little, 16 + payload.len());
+        h.write(&mut w);
+        w.bytes(&payload);
+        Ok(Bytes::from(w.into_vec()))
+    }
+}
+
+/// A chunk read from `data`: the embedded header split off when its type, version and id match
+/// the entry's (the robust rule of §1.3), the payload as its declared structure where it has one.
+fn chunk(container: Container, entry: Entry, data: Bytes) -> Chunk {
+    let Entry { chunk_type, version, id, offset, size } = entry;
+    let mut chunk =
+        Chunk { chunk_type, version, id, offset, size, header: None, body: Body::Bytes { hex: Bytes::new() } };
+    let header = data.get(..16).filter(|_| container.embedded_headers()).and_then(|h| {
+        let h = EmbeddedHeader::read(&mut Cursor::new(h, Endian::Little)).ok()?;
+        (h.chunk_type == chunk_type && h.version == version && h.id == id).then_some(h)
+    });
+    let payload = if header.is_some() { data.slice(16..) } else { data };
+    chunk.header = header;
+    let (masked, endian) = chunk.version_and_endian(container);
+    chunk.body = Body::read(chunk.kind(container), masked, payload, chunk.payload_offset(), endian);
+    chunk
 }
 
 /// The little-endian `u32` at `at` in `b`, if all four bytes are there.
@@ -299,13 +362,6 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         None => c.u32().within(|| "chunk table")?,
     };
     let n = c.count(u64::from(count), container.entry_len(), "chunk").within(|| "chunk table")?;
-    struct Entry {
-        chunk_type: u32,
-        version: u32,
-        id: u32,
-        offset: u64,
-        size: Option<u32>,
-    }
     let mut entries = Vec::with_capacity(n);
     for i in 0..n {
         let e = (|| -> Result<Entry> {
@@ -344,8 +400,8 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
     let mut sorted: Vec<u64> = entries.iter().map(|e| e.offset).collect();
     sorted.sort_unstable();
     sorted.dedup();
-    let mut chunks = Vec::with_capacity(n);
-    for (i, e) in entries.into_iter().enumerate() {
+    let mut extents = Vec::with_capacity(n);
+    for (i, e) in entries.iter().enumerate() {
         let len = match e.size {
             Some(s) => u64::from(s),
             None => {
@@ -372,47 +428,40 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
                 .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id)))
             }
         };
-        let chunk_data = if e.offset >= file_len { Bytes::new() } else { data.slice(e.offset as usize..end as usize) };
-        chunks.push(Chunk {
-            chunk_type: e.chunk_type,
-            version: e.version,
-            id: e.id,
-            offset: e.offset,
-            size: e.size,
-            data: chunk_data,
-        });
+        extents.push((e.offset, end));
     }
 
     // Not even when lenient: overlapping chunks are not damage to salvage.
-    if let Some(message) = overlap_message(&chunks) {
+    if let Some(message) = overlap_message(&extents) {
         return Err(Error::invalid(table_offset as usize, message).within("chunk table"));
     }
 
     // Gaps: the complement of header, table and chunks.
-    let mut covered: Vec<(u64, u64)> = Vec::with_capacity(chunks.len() + 2);
+    let mut covered: Vec<(u64, u64)> = Vec::with_capacity(extents.len() + 2);
     covered.push((0, container.header_len() as u64));
     covered.push((u64::from(table_offset), table_end as u64));
-    for ch in &chunks {
-        covered.push((ch.offset, ch.offset + ch.data.len() as u64));
-    }
+    covered.extend(extents.iter().filter(|(a, _)| *a < file_len));
     let gaps = complement(&mut covered, file_len)
         .into_iter()
         .map(|(a, b)| Gap { offset: a, data: data.slice(a as usize..b as usize) })
         .collect();
-
+    let chunks = entries
+        .into_iter()
+        .zip(extents)
+        .map(|(e, (a, b))| {
+            chunk(container, e, if a >= file_len { Bytes::new() } else { data.slice(a as usize..b as usize) })
+        })
+        .collect();
+    let magic = Hex(magic);
     Ok(ChunkFile { container, magic, file_type, version, table_offset, chunks, gaps })
 }
 
 /// Pairs of chunks (table indices) whose bytes overlap, up to `max` of them, and how many chunks
 /// overlap an earlier one (in offset order) in all. Empty chunks overlap nothing. Linear after a
 /// sort, so a table of a million entries pointing at one chunk is found at once.
-pub fn overlaps(chunks: &[Chunk], max: usize) -> (Vec<(usize, usize)>, usize) {
-    let mut by_offset: Vec<(u64, u64, usize)> = chunks
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| !c.data.is_empty())
-        .map(|(i, c)| (c.offset, c.offset + c.data.len() as u64, i))
-        .collect();
+fn overlaps(extents: &[(u64, u64)], max: usize) -> (Vec<(usize, usize)>, usize) {
+    let mut by_offset: Vec<(u64, u64, usize)> =
+        extents.iter().enumerate().filter(|(_, (a, b))| b > a).map(|(i, &(a, b))| (a, b, i)).collect();
     by_offset.sort_unstable();
     let (mut pairs, mut count) = (Vec::new(), 0);
     // The chunk reaching furthest so far, and where it ends.
@@ -436,8 +485,8 @@ pub fn overlaps(chunks: &[Chunk], max: usize) -> (Vec<(usize, usize)>, usize) {
 
 /// Why a chunk table whose chunks share bytes is rejected: each chunk would be decoded on its
 /// own, so a table of a million entries pointing at one chunk would convert it a million times.
-fn overlap_message(chunks: &[Chunk]) -> Option<String> {
-    let (pairs, count) = overlaps(chunks, 3);
+fn overlap_message(extents: &[(u64, u64)]) -> Option<String> {
+    let (pairs, count) = overlaps(extents, 3);
     if count == 0 {
         return None;
     }
@@ -471,7 +520,7 @@ impl ChunkFile {
     /// The bytes of the header and the chunk table.
     fn header_and_table(&self) -> (Vec<u8>, Vec<u8>) {
         let mut h = Writer::new(Endian::Little);
-        h.bytes(&self.magic);
+        h.bytes(&self.magic.0);
         match self.container {
             Container::CryTek744 | Container::CryTek745 => {
                 h.u32(self.file_type);
@@ -496,14 +545,14 @@ impl ChunkFile {
                     t.u32(ch.offset as u32);
                     t.u32(ch.id);
                     if self.container == Container::CryTek745 {
-                        t.u32(ch.size.unwrap_or(ch.data.len() as u32));
+                        t.u32(ch.size.unwrap_or(0));
                     }
                 }
                 Container::CrCh => {
                     t.u16(ch.chunk_type as u16);
                     t.u16(ch.version as u16);
                     t.u32(ch.id);
-                    t.u32(ch.size.unwrap_or(ch.data.len() as u32));
+                    t.u32(ch.size.unwrap_or(0));
                     t.u32(ch.offset as u32);
                 }
                 Container::Ivo => {
@@ -524,9 +573,15 @@ impl ChunkFile {
         let end = |offset: u64, len: usize| offset.checked_add(len as u64).filter(|&e| e <= u64::from(u32::MAX));
         let mut len = end(0, header.len()).ok_or_else(too_big)?;
         len = len.max(end(u64::from(self.table_offset), table.len()).ok_or_else(too_big)?);
+        let chunks: Vec<Bytes> = self
+            .chunks
+            .iter()
+            .enumerate()
+            .map(|(i, ch)| ch.bytes(self.container).within(|| format!("chunk {i}")))
+            .collect::<Result<_>>()?;
         // An empty chunk adds no bytes (a salvaged chunk may point past the end).
-        for ch in self.chunks.iter().filter(|c| !c.data.is_empty()) {
-            len = len.max(end(ch.offset, ch.data.len()).ok_or_else(too_big)?);
+        for (ch, data) in self.chunks.iter().zip(&chunks).filter(|(_, d)| !d.is_empty()) {
+            len = len.max(end(ch.offset, data.len()).ok_or_else(too_big)?);
         }
         for g in &self.gaps {
             len = len.max(end(g.offset, g.data.len()).ok_or_else(too_big)?);
@@ -540,8 +595,8 @@ impl ChunkFile {
         for g in &self.gaps {
             put(g.offset, &g.data);
         }
-        for ch in &self.chunks {
-            put(ch.offset, &ch.data);
+        for (ch, data) in self.chunks.iter().zip(&chunks) {
+            put(ch.offset, data);
         }
         put(u64::from(self.table_offset), &table);
         put(0, &header);
@@ -550,14 +605,19 @@ impl ChunkFile {
 
     /// A new file in the canonical layout (CE5 `ChunkFileWriters.cpp`): header, table right after
     /// it, chunk data in table order, each chunk aligned to 4 with zero padding that the size
-    /// leaves out, no padding after the last chunk. `payloads` are `(type in new numbering, version, id, payload)`; 0x744/0x745
-    /// chunks get their embedded header unless their type/version is in §1.3's list.
-    pub fn build(container: Container, file_type: u32, payloads: Vec<(u32, u32, u32, Vec<u8>)>) -> ChunkFile {
-        let (magic, version): (Vec<u8>, u32) = match container {
-            Container::CryTek744 => (b"CryTek\0\0".to_vec(), 0x744),
-            Container::CryTek745 => (b"CryTek\0\0".to_vec(), 0x745),
-            Container::CrCh => (b"CrCh".to_vec(), 0x746),
-            Container::Ivo => (b"#ivo".to_vec(), 0x900),
+    /// leaves out, no padding after the last chunk. `payloads` are `(type in new numbering,
+    /// version, id, payload)` (bytes become the chunk's declared structure where it has one);
+    /// 0x744/0x745 chunks get their embedded header unless their type/version is in §1.3's list.
+    pub fn build<P: Into<Body>>(
+        container: Container,
+        file_type: u32,
+        payloads: Vec<(u32, u32, u32, P)>,
+    ) -> Result<ChunkFile> {
+        let (magic, version): (&[u8], u32) = match container {
+            Container::CryTek744 => (b"CryTek\0\0", 0x744),
+            Container::CryTek745 => (b"CryTek\0\0", 0x745),
+            Container::CrCh => (b"CrCh", 0x746),
+            Container::Ivo => (b"#ivo", 0x900),
         };
         let table_offset = container.header_len() as u32;
         let table_len = payloads.len() * container.entry_len() + if container.count_in_table() { 4 } else { 0 };
@@ -576,38 +636,41 @@ impl ChunkFile {
                 Container::CryTek744 | Container::CryTek745 => to_old_type(kind),
                 _ => kind,
             };
-            let mut data = Vec::with_capacity(payload.len() + 16);
-            if container.embedded_headers() && !no_embedded_header(kind, ver) {
-                data.extend_from_slice(&stored_type.to_le_bytes());
-                data.extend_from_slice(&ver.to_le_bytes());
-                data.extend_from_slice(&(pos as u32).to_le_bytes());
-                data.extend_from_slice(&id.to_le_bytes());
-            }
-            data.extend_from_slice(&payload);
-            let len = data.len();
-            let size = container.has_size().then_some(len as u32);
-            let mut next = round_up(pos + len, 4);
-            if len == 0 {
-                next = pos + 4;
-            }
-            // The file ends right after the last chunk (as the engine's files do).
-            let pad = if i == last { 0 } else { next - pos - len };
-            if container.has_size() && pad > 0 {
-                gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; pad]) });
-            } else if pad > 0 {
-                data.resize(len + pad, 0);
-            }
-            chunks.push(Chunk {
+            let header = (container.embedded_headers() && !no_embedded_header(kind, ver)).then_some(EmbeddedHeader {
+                chunk_type: stored_type,
+                version: ver,
+                offset: pos as u32,
+                id,
+            });
+            let mut chunk = Chunk {
                 chunk_type: stored_type,
                 version: ver,
                 id,
                 offset: pos as u64,
-                size,
-                data: Bytes::from(data),
-            });
+                size: None,
+                header,
+                body: payload.into(),
+            };
+            let mut data = chunk.payload(container)?.to_vec();
+            let len = data.len() + if chunk.header.is_some() { 16 } else { 0 };
+            let next = if len == 0 { pos + 4 } else { round_up(pos + len, 4) };
+            // The file ends right after the last chunk (as the engine's files do).
+            let pad = if i == last { 0 } else { next - pos - len };
+            if container.has_size() {
+                chunk.size = Some(len as u32);
+                if pad > 0 {
+                    gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; pad]) });
+                }
+            } else {
+                // A sizeless chunk reaches the next one: the padding is part of its bytes.
+                data.resize(data.len() + pad, 0);
+            }
+            let (masked, endian) = chunk.version_and_endian(container);
+            chunk.body = Body::read(kind, masked, Bytes::from(data), chunk.payload_offset(), endian);
+            chunks.push(chunk);
             pos = next;
         }
-        ChunkFile { container, magic, file_type, version, table_offset, chunks, gaps }
+        Ok(ChunkFile { container, magic: Hex(magic.to_vec()), file_type, version, table_offset, chunks, gaps })
     }
 }
 
@@ -682,13 +745,14 @@ mod tests {
                     (0x1005, 0x745, 3, vec![]),
                     (0x3002, 0x925, 4, vec![9; 7]),
                 ],
-            );
+            )
+            .unwrap();
             let bytes = file.write().unwrap();
             let back = read(&Bytes::from(bytes.clone())).unwrap();
             assert_eq!(back.write().unwrap(), bytes, "{container:?}");
             assert_eq!(back.chunks.len(), 3);
             if container != Container::Ivo {
-                assert_eq!(&back.chunks[0].payload(container)[..5], &[1, 2, 3, 4, 5]);
+                assert_eq!(&back.chunks[0].payload(container).unwrap()[..5], &[1, 2, 3, 4, 5]);
             }
         }
     }
@@ -704,8 +768,8 @@ mod tests {
         f.extend_from_slice(&[0xB5, 0x6C, 0x49, 0xA9, 0, 9, 0, 0, 0x34, 0, 0, 0, 0, 0, 0, 0]);
         f.extend_from_slice(&[0xAA; 4 + 3]);
         let file = read(&Bytes::from(f.clone())).unwrap();
-        assert_eq!(file.chunks[0].data.len(), 4);
-        assert_eq!(file.chunks[1].data.len(), 3);
+        assert_eq!(file.chunks[0].bytes(file.container).unwrap().len(), 4);
+        assert_eq!(file.chunks[1].bytes(file.container).unwrap().len(), 3);
         assert!(file.gaps.is_empty());
         assert_eq!(file.write().unwrap(), f);
     }
@@ -728,8 +792,8 @@ mod tests {
         }
         let file = read(&Bytes::from(f.clone())).unwrap();
         assert_eq!(file.container, Container::CryTek744);
-        assert_eq!(&file.chunks[0].data[..], &[2; 8]);
-        assert_eq!(&file.chunks[1].data[..], &[1; 8]);
+        assert_eq!(&file.chunks[0].bytes(file.container).unwrap()[..], &[2; 8]);
+        assert_eq!(&file.chunks[1].bytes(file.container).unwrap()[..], &[1; 8]);
         assert!(file.gaps.is_empty());
         assert_eq!(file.write().unwrap(), f);
     }
@@ -740,7 +804,8 @@ mod tests {
             Container::CrCh,
             0,
             vec![(kind::TIMING, 0x918, 1, vec![1; 32]), (kind::CONTROLLER, 0x827, 2, vec![2; 32])],
-        );
+        )
+        .unwrap();
         let bytes = file.write().unwrap();
         assert!(read(&Bytes::from(bytes.clone())).is_ok());
         // Entry 1's offset (the last field of a 16-byte CrCh entry) set to entry 0's.
@@ -756,7 +821,7 @@ mod tests {
 
     #[test]
     fn truncation_never_panics() {
-        let file = ChunkFile::build(Container::CryTek745, 0xFFFF_0000, vec![(0x100D, 0x829, 2, vec![7; 40])]);
+        let file = ChunkFile::build(Container::CryTek745, 0xFFFF_0000, vec![(0x100D, 0x829, 2, vec![7; 40])]).unwrap();
         let bytes = file.write().unwrap();
         for cut in 0..bytes.len() {
             assert!(read(&Bytes::from(bytes[..cut].to_vec())).is_err(), "cut {cut}");

@@ -9,11 +9,13 @@ use std::collections::HashMap;
 
 use glam::{Quat, Vec3};
 
-use super::controller::{parse_motion_params, KeyTrack, MotionParams};
+use super::controller::KeyTrack;
 use super::quat_codecs::{decode_position, decode_rotations, position_size, rotation_size};
+use super::raw::MotionParams;
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
+use crate::record::Record;
 use crate::text::latin1_until_nul;
 
 /// One clip of the database.
@@ -173,7 +175,7 @@ fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
         let anim = (|| -> Result<DbaAnimation> {
             let len = c.u16()?;
             let path = latin1_until_nul(c.take(usize::from(len))?);
-            let motion = parse_motion_params(&mut c)?;
+            let motion = MotionParams::read(&mut c)?;
             let fp = c.u16()?;
             c.skip(usize::from(fp))?;
             let n = c.u16()?;
@@ -248,8 +250,7 @@ pub struct WriteController {
 /// One clip for [`write()`].
 pub struct WriteAnimation {
     pub path: String,
-    /// `MotionParams905` (132 bytes).
-    pub motion: Vec<u8>,
+    pub motion: MotionParams,
     pub controllers: Vec<WriteController>,
 }
 
@@ -401,7 +402,9 @@ pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
             .ok_or_else(|| Error::unrepresentable(format!("clip path \"{}\"", a.path)))?;
         out.extend_from_slice(&(path.len() as u16).to_le_bytes());
         out.extend_from_slice(&path);
-        out.extend_from_slice(&a.motion);
+        let mut motion = crate::bytes::Writer::new(Endian::Little);
+        a.motion.write(&mut motion);
+        out.extend_from_slice(&motion.into_vec());
         out.extend_from_slice(&0u16.to_le_bytes());
         let n = u16::try_from(list.len()).map_err(|_| Error::unrepresentable("more than 65535 bones in a clip"))?;
         out.extend_from_slice(&n.to_le_bytes());
@@ -512,7 +515,11 @@ mod tests {
         };
         let anims: Vec<WriteAnimation> = ["a.caf", "b.caf"]
             .iter()
-            .map(|p| WriteAnimation { path: p.to_string(), motion: vec![0; 132], controllers: vec![controller()] })
+            .map(|p| WriteAnimation {
+                path: p.to_string(),
+                motion: MotionParams::read(&mut Cursor::new(&[0; 132], Endian::Little)).unwrap(),
+                controllers: vec![controller()],
+            })
             .collect();
         let payload = write(&anims, 1).unwrap();
         let counts: Vec<u32> =
