@@ -565,7 +565,7 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
             Container::Ivo,
             0,
             vec![
-                (kind::IVO_ANIM_INFO, 0x901, 0, Body::IvoAnimInfo(info)),
+                (kind::IVO_ANIM_INFO, 0x901, 0, Body::IvoAnimInfo(Box::new(info))),
                 (kind::IVO_CAF_DATA, 0x900, 0, ivo::write_blocks(&blocks, b"#caf", rot_codec)?.into()),
             ],
         )?
@@ -605,7 +605,7 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     let version = if with_scale { 0x832 } else { 0x829 };
     let end_frame = (clip.duration * fps).round().clamp(0.0, i32::MAX as f32) as i32;
     let mut payloads =
-        vec![(kind::MOTION_PARAMETERS, 0x925, 1, Body::MotionParameters(motion_parameters(clip, end_frame)))];
+        vec![(kind::MOTION_PARAMETERS, 0x925, 1, Body::MotionParameters(Box::new(motion_parameters(clip, end_frame))))];
     let mut next_id = 2;
     let mut names = Vec::new();
     for id in &order {

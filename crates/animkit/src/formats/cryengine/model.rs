@@ -69,19 +69,24 @@ pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
 fn add_chunk(out: &mut Contents, ch: &Chunk, container: Container) -> Result<()> {
     let (version, endian) = ch.version_and_endian(container);
     let base = ch.payload_offset();
-    match (ch.kind(container), ch.structure(container)?.as_ref()) {
-        (_, Body::MotionParameters(m)) => out.motion = Some(*m),
-        (_, Body::GlobalAnimationHeaderCaf(g)) => out.gahs.push(**g),
-        (_, Body::TimingRange(t)) => out.timing = Some(Timing::Range(*t)),
-        (_, Body::TimingSamples(t)) => out.timing = Some(Timing::Samples(*t)),
-        (_, Body::BoneNameList { names, .. }) => out.bone_names = Some(names.clone()),
-        (_, body @ (Body::PqLog { .. } | Body::Pqs { .. })) => out.controllers.extend(controller::from_body(body)),
-        (kind::CONTROLLER, Body::Bytes { hex }) if version == 0x905 => out.dba = Some(dba::parse(hex, base, endian)?),
-        (kind::CONTROLLER, Body::Bytes { hex }) => out.controllers.push(controller::parse(version, hex, base, endian)?),
-        (kind::COMPILED_BONES, Body::Bytes { hex }) if version == 0x800 => {
-            out.bones = Some(skeleton::parse(hex, base)?)
+    match (ch.kind(container), version, &ch.body) {
+        (kind::CONTROLLER, 0x905, Body::Bytes { hex }) => out.dba = Some(dba::parse(hex, base, endian)?),
+        (kind::CONTROLLER, 0x829 | 0x831 | 0x832, Body::Bytes { hex }) => {
+            out.controllers.push(controller::parse(version, hex, base, endian)?)
         }
-        _ => {}
+        (kind::COMPILED_BONES, 0x800, Body::Bytes { hex }) => out.bones = Some(skeleton::parse(hex, base)?),
+        (kind::CONTROLLER, _, Body::Bytes { hex }) if !matches!(version, 0x827 | 0x830 | 0x833) => {
+            out.controllers.push(controller::parse(version, hex, base, endian)?)
+        }
+        _ => match ch.structure(container)?.as_ref() {
+            Body::MotionParameters(m) => out.motion = Some(**m),
+            Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),
+            Body::TimingRange(t) => out.timing = Some(Timing::Range(**t)),
+            Body::TimingSamples(t) => out.timing = Some(Timing::Samples(*t)),
+            Body::BoneNameList { names, .. } => out.bone_names = Some(names.clone()),
+            body @ (Body::PqLog { .. } | Body::Pqs { .. }) => out.controllers.extend(controller::from_body(body)),
+            _ => {}
+        },
     }
     Ok(())
 }

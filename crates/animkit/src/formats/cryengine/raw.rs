@@ -154,11 +154,11 @@ crate::record! {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Body {
     /// MotionParameters 0x925.
-    MotionParameters(MotionParams),
+    MotionParameters(Box<MotionParams>),
     /// GlobalAnimationHeaderCAF 0x971.
     GlobalAnimationHeaderCaf(Box<GlobalAnimationHeaderCaf>),
     /// Timing 0x918.
-    TimingRange(TimingRange),
+    TimingRange(Box<TimingRange>),
     /// Timing 0x919.
     TimingSamples(TimingSamples),
     /// BoneNameList 0x745: `i32 count`, NUL-terminated Latin-1 names, then `tail` (normally the
@@ -175,7 +175,7 @@ pub enum Body {
     /// Controller 0x833: one PQS key per frame from frame 0.
     Pqs { num_keys: u32, controller_id: u32, keys: Vec<PqsKey> },
     /// `#ivo` AnimInfo 0x901.
-    IvoAnimInfo(IvoAnimInfo),
+    IvoAnimInfo(Box<IvoAnimInfo>),
     /// Any other payload, as stored.
     Bytes {
         #[serde(with = "hex_bytes")]
@@ -223,9 +223,9 @@ impl Body {
     /// left unread: [`Body::read`] keeps such a chunk as bytes.
     pub(crate) fn decode(kind: u32, version: u32, c: &mut Cursor) -> Result<Option<Body>> {
         Ok(Some(match (kind, version) {
-            (kind::MOTION_PARAMETERS, 0x925) => Body::MotionParameters(MotionParams::read(c)?),
+            (kind::MOTION_PARAMETERS, 0x925) => Body::MotionParameters(Box::new(MotionParams::read(c)?)),
             (kind::GAH_CAF, 0x971) => Body::GlobalAnimationHeaderCaf(Box::new(Record::read(c)?)),
-            (kind::TIMING, 0x918) => Body::TimingRange(TimingRange::read(c)?),
+            (kind::TIMING, 0x918) => Body::TimingRange(Box::new(TimingRange::read(c)?)),
             (kind::TIMING, 0x919) => Body::TimingSamples(TimingSamples::read(c)?),
             (kind::BONE_NAME_LIST, 0x745) => {
                 let (count, names) = bone_names(c)?;
@@ -243,7 +243,7 @@ impl Body {
                 let controller_id = c.u32()?;
                 Body::Pqs { num_keys, controller_id, keys: records(c, num_keys, 40, "PQS key")? }
             }
-            (kind::IVO_ANIM_INFO, 0x901) => Body::IvoAnimInfo(IvoAnimInfo::read(c)?),
+            (kind::IVO_ANIM_INFO, 0x901) => Body::IvoAnimInfo(Box::new(IvoAnimInfo::read(c)?)),
             _ => return Ok(None),
         }))
     }
