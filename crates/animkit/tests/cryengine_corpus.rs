@@ -2,7 +2,7 @@
 
 mod common;
 
-use animkit::formats::cryengine::{model, CryDocument, CryEngine};
+use animkit::formats::cryengine::{CryDocument, CryEngine};
 use animkit::sample::Sampled;
 use animkit::{Bytes, Confidence, Format, ReadOptions};
 
@@ -37,6 +37,26 @@ fn dump_and_pack_round_trip() {
         let back = animkit::pack(serde_json::from_str(&text).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(back.write().unwrap() == bytes, "{name}: pack differs");
     }
+}
+
+/// The dump names the fields of the chunk structures, so a modder can edit them: the CE5 CAF's
+/// MotionParameters ends at frame 15 (0.5 s), its GlobalAnimationHeaderCAF names the clip's path,
+/// and an edited end frame packs into a clip of the new length.
+#[test]
+fn dump_shows_chunk_structures_with_named_fields() {
+    let Some(bytes) = common::corpus_file(DIR, "ce5_run_fwd_3p_0832.caf") else { return };
+    let doc = CryEngine.read(Bytes::from(bytes), &ReadOptions::default()).unwrap();
+    let mut json = animkit::dump(doc.as_ref()).unwrap();
+    let chunks = &json["document"]["chunks"];
+    assert_eq!(chunks[0]["type"], "0x3002");
+    assert_eq!(chunks[0]["body"]["kind"], "motion_parameters");
+    assert_eq!((chunks[0]["body"]["start"].as_i64(), chunks[0]["body"]["end"].as_i64()), (Some(0), Some(15)));
+    assert_eq!(chunks[41]["body"]["kind"], "global_animation_header_caf");
+    assert_eq!(chunks[41]["body"]["path"], "animations/motusanims/run_fwd_3p.caf");
+    assert_eq!(chunks[1]["body"]["kind"], "bytes", "compressed controllers stay bytes");
+    json["document"]["chunks"][0]["body"]["end"] = 30.into();
+    let edited = animkit::pack(json).unwrap().to_model().unwrap();
+    assert_eq!(edited.clips[0].duration, 1.0);
 }
 
 #[test]
@@ -115,10 +135,11 @@ fn every_controller_gets_a_name_from_the_matching_skeleton() {
         ("ly_jack_shoot_0831.caf", "ly_jack_root.chr", 7),
         ("ce5_run_fwd_3p_0832.caf", "ce5_skelProxy.chr", 40),
     ] {
-        let (Some(mut clip_pkg), Some(skel_pkg)) = (model_of(caf), model_of(chr)) else { return };
+        let (Some(bytes), Some(skel_pkg)) = (common::corpus_file(DIR, caf), model_of(chr)) else { return };
         let skeleton = skel_pkg.skeleton.expect("skeleton");
         assert!(skeleton.validate().is_ok());
-        model::name_tracks(&mut clip_pkg.clips, &skeleton);
+        let options = ReadOptions { skeleton: Some(std::sync::Arc::new(skeleton)), ..Default::default() };
+        let clip_pkg = CryEngine.read(Bytes::from(bytes), &options).unwrap().to_model().unwrap();
         let clip = &clip_pkg.clips[0];
         let mut ids: Vec<u32> = clip.tracks.iter().filter_map(|t| t.target.bone().and_then(|b| b.hash)).collect();
         ids.sort_unstable();

@@ -315,7 +315,7 @@ fn ivo_c2_layout_is_decided_once_per_file_and_can_be_forced() {
     assert_eq!(f.severity, animkit::lint::Severity::Warning);
 
     let mut options = ReadOptions::default();
-    options.params.insert(animkit::formats::cryengine::ivo::C2_LAYOUT_PARAM.into(), "interleaved".into());
+    options.params.insert("ivo_c2".into(), "interleaved".into());
     let doc = read(bytes.clone(), &options);
     let model = doc.to_model().unwrap();
     for (i, s) in [planar0, planar1, interleaved2].iter().enumerate() {

@@ -59,6 +59,7 @@ pub enum Container {
 }
 
 impl Container {
+    /// The file header's length: 20 bytes for CryTek, 16 otherwise.
     pub fn header_len(self) -> usize {
         match self {
             Container::CryTek744 | Container::CryTek745 => 20,
@@ -66,6 +67,7 @@ impl Container {
         }
     }
 
+    /// The length of a chunk table entry: 20 bytes in 0x745 files, 16 otherwise.
     pub fn entry_len(self) -> usize {
         match self {
             Container::CryTek745 => 20,
@@ -87,6 +89,7 @@ impl Container {
         matches!(self, Container::CryTek744 | Container::CryTek745)
     }
 
+    /// The container's name and version, as `info` shows it.
     pub fn name(self) -> &'static str {
         match self {
             Container::CryTek744 => "CryTek 0x744",
@@ -127,7 +130,9 @@ pub struct Chunk {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gap {
+    /// The file offset of the first byte.
     pub offset: u64,
+    /// The bytes as stored.
     #[serde(with = "hex_bytes")]
     pub data: Bytes,
 }
@@ -136,6 +141,7 @@ pub struct Gap {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChunkFile {
+    /// The container flavour.
     pub container: Container,
     /// The magic as stored (8 bytes for CryTek, 4 otherwise).
     pub magic: Hex,
@@ -144,6 +150,7 @@ pub struct ChunkFile {
     pub file_type: u32,
     /// The header's version field.
     pub version: u32,
+    /// The file offset of the chunk table.
     pub table_offset: u32,
     /// Chunks in table order.
     pub chunks: Vec<Chunk>,
@@ -154,22 +161,37 @@ pub struct ChunkFile {
 
 /// Chunk type numbers in the new (0x746) numbering.
 pub mod kind {
+    /// MeshMorphTarget.
     pub const MESH_MORPH_TARGET: u32 = 0x1011;
+    /// BoneInitialPos.
     pub const BONE_INITIAL_POS: u32 = 0x1012;
+    /// SourceInfo.
     pub const SOURCE_INFO: u32 = 0x1013;
+    /// BoneAnim.
     pub const BONE_ANIM: u32 = 0x1003;
+    /// BoneNameList (version 0x745).
     pub const BONE_NAME_LIST: u32 = 0x1005;
+    /// Controller (versions 0x827–0x833; 0x905 is a DBA).
     pub const CONTROLLER: u32 = 0x100D;
+    /// Timing (0x918, 0x919).
     pub const TIMING: u32 = 0x100E;
+    /// CompiledBones (0x800).
     pub const COMPILED_BONES: u32 = 0x2000;
+    /// SpeedInfo / MotionParameters (0x925).
     pub const MOTION_PARAMETERS: u32 = 0x3002;
+    /// Timestamp.
     pub const TIMESTAMP: u32 = 0x3006;
+    /// GlobalAnimationHeaderCAF (0x971).
     pub const GAH_CAF: u32 = 0x3007;
+    /// GlobalAnimationHeaderAIM.
     pub const GAH_AIM: u32 = 0x3008;
-    // `#ivo`
+    /// `#ivo` AnimInfo (0x901).
     pub const IVO_ANIM_INFO: u32 = 0x4733_C6ED;
+    /// `#ivo` CAFData: one `#caf` block.
     pub const IVO_CAF_DATA: u32 = 0xA949_6CB5;
+    /// `#ivo` DBAData: `u32 totalSize`, then `#dba` blocks.
     pub const IVO_DBA_DATA: u32 = 0x194F_BC50;
+    /// `#ivo` DBAMeta: one entry and one path per block.
     pub const IVO_DBA_META: u32 = 0xF735_1608;
 }
 
@@ -252,20 +274,15 @@ impl Chunk {
 }
 
 /// A chunk read from `data`: the embedded header split off when its type, version and id match
-/// the entry's (the robust rule of §1.3), the payload as its declared structure where it has one.
+/// the entry's (the robust rule of §1.3), the payload as bytes.
 fn chunk(container: Container, entry: Entry, data: Bytes) -> Chunk {
     let Entry { chunk_type, version, id, offset, size } = entry;
-    let mut chunk =
-        Chunk { chunk_type, version, id, offset, size, header: None, body: Body::Bytes { hex: Bytes::new() } };
     let header = data.get(..16).filter(|_| container.embedded_headers()).and_then(|h| {
         let h = EmbeddedHeader::read(&mut Cursor::new(h, Endian::Little)).ok()?;
         (h.chunk_type == chunk_type && h.version == version && h.id == id).then_some(h)
     });
-    let payload = if header.is_some() { data.slice(16..) } else { data };
-    chunk.header = header;
-    let (masked, endian) = chunk.version_and_endian(container);
-    chunk.body = Body::read(chunk.kind(container), masked, payload, chunk.payload_offset(), endian);
-    chunk
+    let hex = if header.is_some() { data.slice(16..) } else { data };
+    Chunk { chunk_type, version, id, offset, size, header, body: Body::Bytes { hex } }
 }
 
 /// The little-endian `u32` at `at` in `b`, if all four bytes are there.
@@ -517,6 +534,19 @@ fn complement(covered: &mut [(u64, u64)], len: u64) -> Vec<(u64, u64)> {
 }
 
 impl ChunkFile {
+    /// The file with every payload that has a declared structure covering it exactly shown as
+    /// that structure (the form of `animkit dump`).
+    pub fn structured(&self) -> ChunkFile {
+        let mut file = self.clone();
+        for ch in &mut file.chunks {
+            if let Body::Bytes { hex } = &ch.body {
+                let (version, endian) = ch.version_and_endian(self.container);
+                ch.body = Body::read(ch.kind(self.container), version, hex.clone(), ch.payload_offset(), endian);
+            }
+        }
+        file
+    }
+
     /// The bytes of the header and the chunk table.
     fn header_and_table(&self) -> (Vec<u8>, Vec<u8>) {
         let mut h = Writer::new(Endian::Little);

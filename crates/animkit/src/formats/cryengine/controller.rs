@@ -28,14 +28,18 @@ use crate::error::{Context, Error, Result};
 /// Key times (frames) and values of one channel.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct KeyTrack<T> {
+    /// Key times in frames.
     pub frames: Vec<f32>,
+    /// One value per key.
     pub values: Vec<T>,
 }
 
 /// Formats of one compressed channel, for `info` and lint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ChannelFormat {
+    /// `ECompressionFormat` of the values (§4).
     pub value_format: u8,
+    /// `EKeyTimesFormat` of the key times (§4).
     pub time_format: u8,
     /// 0 = reuse the rotation time track, 1 = own track (positions); 2 = own (scale).
     pub keys_info: u8,
@@ -44,11 +48,15 @@ pub struct ChannelFormat {
 /// A decoded controller.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Controller {
+    /// The controller id: the CRC-32 of the bone name.
     pub id: u32,
     /// The chunk version (0x827 … 0x833).
     pub version: u32,
+    /// Rotation keys (active, glTF convention).
     pub rotation: Option<KeyTrack<Quat>>,
+    /// Position keys in metres.
     pub position: Option<KeyTrack<Vec3>>,
+    /// Scale keys (0x832, 0x833).
     pub scale: Option<KeyTrack<Vec3>>,
     /// Compressed controllers: rotation, position and scale formats.
     pub formats: Option<[ChannelFormat; 3]>,
@@ -162,15 +170,25 @@ pub fn from_body(body: &Body) -> Option<Controller> {
 /// The descriptor of a compressed controller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Descriptor {
+    /// The controller id.
     pub id: u32,
+    /// The 0x831 flags word.
     pub flags: Option<u32>,
+    /// Rotation key count.
     pub num_rot: u16,
+    /// Position key count.
     pub num_pos: u16,
+    /// Scale key count (0x832).
     pub num_scl: u16,
+    /// Rotation formats.
     pub rot: ChannelFormat,
+    /// Position formats.
     pub pos: ChannelFormat,
+    /// Scale formats (0x832).
     pub scl: ChannelFormat,
+    /// Whether the key arrays are aligned to 4 bytes.
     pub aligned: bool,
+    /// The descriptor's length in bytes.
     pub size: usize,
 }
 

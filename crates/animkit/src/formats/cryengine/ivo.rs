@@ -595,7 +595,7 @@ pub fn dba_meta(entries: &[(u16, String)]) -> Result<Vec<u8>> {
 mod tests {
     use super::*;
     use crate::formats::cryengine::chunkfile;
-    use crate::formats::cryengine::model::to_model;
+    use crate::formats::cryengine::model::{to_model_with, Decoding};
     use crate::formats::Limits;
     use crate::model::Values;
     use bytes::Bytes;
@@ -685,12 +685,12 @@ mod tests {
         assert_eq!(anim.meta.len(), 1);
         assert_eq!((anim.meta[0].flags, anim.meta[0].fps, anim.meta[0].num_controllers), (2, 30, 1));
         assert_eq!(anim.meta[0].path.len(), 85);
-        let pkg = to_model(&file, &Limits::default()).unwrap();
+        let pkg = to_model_with(&file, &Limits::default(), Decoding::default()).unwrap();
         assert_eq!(pkg.clips[0].name, "behr_lasercannon_s2_recoil");
         assert_eq!(pkg.clips[0].tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);
         for cut in 0..bytes.len() {
             if let Ok(f) = chunkfile::read(&Bytes::from(bytes[..cut].to_vec())) {
-                let _ = to_model(&f, &Limits::default());
+                let _ = to_model_with(&f, &Limits::default(), Decoding::default());
             }
         }
         // Every single-byte corruption decodes or fails cleanly.
@@ -699,7 +699,7 @@ mod tests {
                 let mut b = bytes.clone();
                 b[i] = v;
                 if let Ok(f) = chunkfile::read(&Bytes::from(b)) {
-                    let _ = to_model(&f, &Limits::default());
+                    let _ = to_model_with(&f, &Limits::default(), Decoding::default());
                 }
             }
         }
@@ -757,7 +757,7 @@ mod tests {
         }
         let file = chunkfile::read(&Bytes::from(f.clone())).unwrap();
         assert_eq!(file.write().unwrap(), f);
-        let pkg = to_model(&file, &Limits::default()).unwrap();
+        let pkg = to_model_with(&file, &Limits::default(), Decoding::default()).unwrap();
         let clip = &pkg.clips[0];
         assert!((clip.duration - 16.0 / 30.0).abs() < 1e-6);
         assert_eq!(clip.tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);

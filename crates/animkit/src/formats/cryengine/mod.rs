@@ -46,17 +46,17 @@
 //! additive clip sampled alone is applied as `q_add · q_rest`, `t_add + t_rest`
 //! (`SampleAddAnimFull`; see `interchange::gltf::additive`).
 
-pub mod build;
+pub(crate) mod build;
 pub mod chunkfile;
 pub mod controller;
-pub mod dba;
-pub mod ivo;
-pub mod lint;
-pub mod model;
+pub(crate) mod dba;
+pub(crate) mod ivo;
+pub(crate) mod lint;
+pub(crate) mod model;
 pub mod quat_codecs;
 pub mod raw;
-pub mod skeleton;
-pub mod survey;
+pub(crate) mod skeleton;
+pub(crate) mod survey;
 pub mod time_formats;
 
 use std::any::Any;
@@ -198,6 +198,7 @@ impl Format for CryEngine {
 
 /// A parsed CryEngine chunk file.
 pub struct CryDocument {
+    /// The chunk file as read.
     pub file: ChunkFile,
     limits: Limits,
     /// A skeleton given with the read options ([`ReadOptions::skeleton`]): names the tracks by
@@ -208,6 +209,7 @@ pub struct CryDocument {
 }
 
 impl CryDocument {
+    /// A document of `file` with default limits, no skeleton and default decoding.
     pub fn new(file: ChunkFile) -> Self {
         CryDocument { file, limits: Limits::default(), skeleton: None, decoding: model::Decoding::default() }
     }
@@ -244,7 +246,7 @@ impl Document for CryDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(&self.file).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        serde_json::to_value(self.file.structured()).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
 
     fn lint(&self) -> Vec<Finding> {

@@ -19,7 +19,7 @@ use glam::Vec3;
 
 use super::chunkfile::{kind, Chunk, ChunkFile, Container};
 use super::controller::{self, Controller, KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE};
-use super::raw::{Body, GlobalAnimationHeaderCaf, MotionParams, TimingRange, TimingSamples};
+use super::raw::{Body, GlobalAnimationHeaderCaf, MotionParams, TimingSamples};
 use super::{dba, ivo, skeleton};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::formats::Limits;
@@ -34,18 +34,10 @@ pub struct Contents {
     pub motion: Option<MotionParams>,
     /// GlobalAnimationHeaderCAF chunks: one in a CAF, one per clip in an `.img`.
     pub gahs: Vec<GlobalAnimationHeaderCaf>,
-    pub timing: Option<Timing>,
+    /// Timing 0x919: the `.i_caf` sample rate (0x918 gives nothing the model uses).
+    pub timing: Option<TimingSamples>,
     pub bones: Option<Vec<skeleton::CompiledBone>>,
     pub dba: Option<dba::Dba>,
-}
-
-/// A Timing chunk: 0x918 or 0x919.
-#[derive(Debug, Clone, Copy)]
-pub enum Timing {
-    /// 0x918.
-    Range(TimingRange),
-    /// 0x919.
-    Samples(TimingSamples),
 }
 
 /// Decodes the chunks the model uses; unknown chunks are skipped.
@@ -81,8 +73,7 @@ fn add_chunk(out: &mut Contents, ch: &Chunk, container: Container) -> Result<()>
         _ => match ch.structure(container)?.as_ref() {
             Body::MotionParameters(m) => out.motion = Some(**m),
             Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),
-            Body::TimingRange(t) => out.timing = Some(Timing::Range(**t)),
-            Body::TimingSamples(t) => out.timing = Some(Timing::Samples(*t)),
+            Body::TimingSamples(t) => out.timing = Some(*t),
             Body::BoneNameList { names, .. } => out.bone_names = Some(names.clone()),
             body @ (Body::PqLog { .. } | Body::Pqs { .. }) => out.controllers.extend(controller::from_body(body)),
             _ => {}
@@ -183,11 +174,6 @@ pub struct Decoding {
     pub lenient: bool,
     /// The `#ivo` C2 position layout (`ivo_c2=`); `None` decides it once per file.
     pub c2_layout: Option<ivo::C2Layout>,
-}
-
-/// Converts a chunk file.
-pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
-    to_model_with(file, limits, Decoding::default())
 }
 
 /// Converts a chunk file, decoding as `decoding` says.
@@ -329,7 +315,7 @@ fn header_only_clips(c: &Contents, limits: &Limits) -> Result<Vec<Clip>> {
 /// The frame rate and start frame of a CAF's key times.
 fn caf_timebase(c: &Contents) -> (f32, f32) {
     let fps = match &c.timing {
-        Some(Timing::Samples(t)) if t.rate.0.is_finite() && t.rate.0 > 0.0 => t.rate.0,
+        Some(t) if t.rate.0.is_finite() && t.rate.0 > 0.0 => t.rate.0,
         _ => 30.0,
     };
     let compressed = c.controllers.iter().any(|k| matches!(k.version, 0x829 | 0x831 | 0x832) && k.formats.is_some());
@@ -380,7 +366,7 @@ fn caf_clip(c: &Contents, limits: &Limits, keys: &mut u64) -> Result<Clip> {
     clip.duration = match (&c.motion, gah, &c.timing) {
         (Some(m), _, _) if m.end >= m.start => (i64::from(m.end) - i64::from(m.start)) as f32 / 30.0,
         (_, Some(g), _) if g.total_duration.0.is_finite() && g.total_duration.0 > 0.0 => g.total_duration.0,
-        (_, _, Some(Timing::Samples(t))) if t.rate.0 > 0.0 && t.samples >= 1 => (t.samples - 1) as f32 / t.rate.0,
+        (_, _, Some(t)) if t.rate.0 > 0.0 && t.samples >= 1 => (t.samples - 1) as f32 / t.rate.0,
         _ => clip.last_key_time(),
     };
     Ok(clip)
@@ -414,11 +400,6 @@ pub fn name_tracks(clips: &mut [Clip], skeleton: &Skeleton) {
             }
         }
     }
-}
-
-/// Short notes for `info`.
-pub fn notes(file: &ChunkFile) -> Vec<String> {
-    notes_with(file, Decoding::default())
 }
 
 /// Short notes for `info`, for a file decoded as `decoding` says.

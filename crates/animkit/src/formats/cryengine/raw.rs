@@ -2,10 +2,12 @@
 //! declaration reads and writes the chunk in its byte order (the chunk version's big-endian flag,
 //! §1.5) and is the chunk's JSON form in `animkit dump`.
 //!
-//! A chunk's [`Body`] is one of these structures when its type and version say so and the
-//! structure covers its payload exactly (so it writes back byte for byte); any other payload
+//! A file is read with every payload as [`Body::Bytes`]; the model and lint decode the structures
+//! they need ([`super::chunkfile::Chunk::structure`]), and the dump shows each chunk as its
+//! structure when its type and version have one that covers the payload exactly (so it writes
+//! back byte for byte, [`super::chunkfile::ChunkFile::structured`]). Any other payload
 //! (compressed controllers, DBA track databases, skeletons, `#ivo` key blocks, chunks of other
-//! types, a structure with trailing bytes) stays [`Body::Bytes`], hexadecimal in the dump.
+//! types, a structure with trailing bytes) stays bytes, hexadecimal in the dump.
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
@@ -17,16 +19,69 @@ use crate::raw_json::{FixedName, Hex, F32};
 use crate::record::Record;
 use crate::text::{latin1_until_nul, to_latin1};
 
-crate::record! {
-    /// Three `f32`.
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    pub struct Vec3f { pub x: F32, pub y: F32, pub z: F32 }
+/// Three `f32`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Vec3f {
+    /// x.
+    pub x: F32,
+    /// y.
+    pub y: F32,
+    /// z.
+    pub z: F32,
 }
 
-crate::record! {
-    /// A quaternion as stored: `x, y, z, w`.
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    pub struct Quat4 { pub x: F32, pub y: F32, pub z: F32, pub w: F32 }
+/// A quaternion as stored: `x, y, z, w`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Quat4 {
+    /// x.
+    pub x: F32,
+    /// y.
+    pub y: F32,
+    /// z.
+    pub z: F32,
+    /// w.
+    pub w: F32,
+}
+
+/// An `f32` from its four bytes in byte order `endian`.
+#[inline]
+fn f32_of(bytes: [u8; 4], endian: Endian) -> F32 {
+    F32(match endian {
+        Endian::Little => f32::from_le_bytes(bytes),
+        Endian::Big => f32::from_be_bytes(bytes),
+    })
+}
+
+// Vectors and quaternions fill key arrays: each is read with one bounds check.
+impl Record for Vec3f {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let e = c.endian();
+        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = c.array()?;
+        Ok(Vec3f { x: f32_of([x0, x1, x2, x3], e), y: f32_of([y0, y1, y2, y3], e), z: f32_of([z0, z1, z2, z3], e) })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        [self.x, self.y, self.z].iter().for_each(|v| w.f32(v.0));
+    }
+}
+
+impl Record for Quat4 {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let e = c.endian();
+        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, w0, w1, w2, w3] = c.array()?;
+        Ok(Quat4 {
+            x: f32_of([x0, x1, x2, x3], e),
+            y: f32_of([y0, y1, y2, y3], e),
+            z: f32_of([z0, z1, z2, z3], e),
+            w: f32_of([w0, w1, w2, w3], e),
+        })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        [self.x, self.y, self.z, self.w].iter().for_each(|v| w.f32(v.0));
+    }
 }
 
 crate::record! {
@@ -163,21 +218,40 @@ pub enum Body {
     TimingSamples(TimingSamples),
     /// BoneNameList 0x745: `i32 count`, NUL-terminated Latin-1 names, then `tail` (normally the
     /// list's closing NUL).
-    BoneNameList { count: i32, names: Vec<String>, tail: Hex },
+    BoneNameList {
+        /// The stored count.
+        count: i32,
+        /// The names, Latin-1.
+        names: Vec<String>,
+        /// The bytes after the last name's NUL.
+        tail: Hex,
+    },
     /// Controller 0x827 (`flags: None`) or 0x830 (Lumberyard, with a flags word).
     PqLog {
+        /// The stored key count.
         num_keys: u32,
+        /// The CRC-32 of the bone name.
         controller_id: u32,
+        /// The 0x830 flags word.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         flags: Option<u32>,
+        /// The keys.
         keys: Vec<PqLogKey>,
     },
     /// Controller 0x833: one PQS key per frame from frame 0.
-    Pqs { num_keys: u32, controller_id: u32, keys: Vec<PqsKey> },
+    Pqs {
+        /// The stored key count.
+        num_keys: u32,
+        /// The CRC-32 of the bone name.
+        controller_id: u32,
+        /// The keys.
+        keys: Vec<PqsKey>,
+    },
     /// `#ivo` AnimInfo 0x901.
     IvoAnimInfo(Box<IvoAnimInfo>),
     /// Any other payload, as stored.
     Bytes {
+        /// The payload, hexadecimal in the dump.
         #[serde(with = "hex_bytes")]
         hex: Bytes,
     },
@@ -199,7 +273,12 @@ mod hex_bytes {
 /// Reads `n` records.
 fn records<T: Record>(c: &mut Cursor, n: u32, size: usize, what: &str) -> Result<Vec<T>> {
     let n = c.count(u64::from(n), size, what)?;
-    (0..n).map(|_| T::read(c)).collect()
+    // Allocated once: collecting `Result`s would grow the vector key by key.
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        out.push(T::read(c)?);
+    }
+    Ok(out)
 }
 
 /// BoneNameList 0x745 as `(count, names, tail)`.
