@@ -322,6 +322,89 @@ pub fn read_lenient(data: &Bytes) -> Result<ChunkFile> {
     read_inner(data, true).within(|| "chunk file")
 }
 
+/// The file header: magic, CryTek file type (0 otherwise), version, the chunk count where the
+/// header holds it, and the table offset.
+type Header = (Vec<u8>, u32, u32, Option<u32>, u32);
+
+fn header(c: &mut Cursor, container: Container) -> Result<Header> {
+    let header = match container {
+        Container::CryTek744 | Container::CryTek745 => (c.take(8)?.to_vec(), c.u32()?, c.u32()?, None, c.u32()?),
+        Container::CrCh | Container::Ivo => {
+            let magic = c.take(4)?.to_vec();
+            let version = c.u32()?;
+            (magic, 0, version, Some(c.u32()?), c.u32()?)
+        }
+    };
+    let (known, name) = match container {
+        Container::CrCh => (0x746, "CrCh"),
+        Container::Ivo => (0x900, "#ivo"),
+        _ => (header.2, ""),
+    };
+    if header.2 != known {
+        let message = format!("{name} chunk file version 0x{:X} (0x{known:X} is known)", header.2);
+        return Err(Error::new(ErrorKind::Unsupported, Some(4), message));
+    }
+    Ok(header)
+}
+
+/// One chunk table entry.
+fn entry(c: &mut Cursor, container: Container) -> Result<Entry> {
+    Ok(match container {
+        Container::CryTek744 | Container::CryTek745 => {
+            let (chunk_type, version, offset, id) = (c.u32()?, c.u32()?, u64::from(c.u32()?), c.u32()?);
+            let size = if container == Container::CryTek745 { Some(c.u32()?) } else { None };
+            Entry { chunk_type, version, id, offset, size }
+        }
+        Container::CrCh => {
+            let (chunk_type, version) = (u32::from(c.u16()?), u32::from(c.u16()?));
+            let (id, size, offset) = (c.u32()?, Some(c.u32()?), u64::from(c.u32()?));
+            Entry { chunk_type, version, id, offset, size }
+        }
+        Container::Ivo => Entry { chunk_type: c.u32()?, version: c.u32()?, offset: c.u64()?, id: 0, size: None },
+    })
+}
+
+/// Where each chunk's bytes start and end. Sizeless chunks (0x744, `#ivo`) end at the next
+/// greater offset, the last one at the table when it follows the data (0x744), else at the end
+/// of the file. A chunk past the end is an error, or cut at the end when `lenient`.
+fn extents(
+    entries: &[Entry],
+    container: Container,
+    table_offset: u32,
+    file_len: u64,
+    lenient: bool,
+) -> Result<Vec<(u64, u64)>> {
+    let mut sorted: Vec<u64> = entries.iter().map(|e| e.offset).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let table = u64::from(table_offset);
+    let mut extents = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let len = match e.size {
+            Some(s) => u64::from(s),
+            None => {
+                let end = match sorted.get(sorted.partition_point(|&o| o <= e.offset)) {
+                    Some(&o) => o,
+                    None if container == Container::CryTek744 && table >= e.offset => table,
+                    None => file_len,
+                };
+                end.saturating_sub(e.offset)
+            }
+        };
+        let end = match e.offset.checked_add(len).filter(|&end| end <= file_len) {
+            Some(end) => end,
+            None if lenient => file_len.max(e.offset),
+            None => {
+                let at = e.offset.min(file_len) as usize;
+                return Err(Error::truncated(at, len as usize, file_len.saturating_sub(e.offset) as usize)
+                    .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id)));
+            }
+        };
+        extents.push((e.offset, end));
+    }
+    Ok(extents)
+}
+
 fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
     let bytes: &[u8] = data;
     let mut c = Cursor::new(bytes, Endian::Little);
@@ -337,37 +420,7 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         }
         None => return Err(Error::invalid(0, "not a CryEngine chunk file (no CryTek, CrCh or #ivo magic)")),
     };
-    let (magic, file_type, version, count_in_header, table_offset);
-    match container {
-        Container::CryTek744 | Container::CryTek745 => {
-            magic = c.take(8)?.to_vec();
-            file_type = c.u32()?;
-            version = c.u32()?;
-            table_offset = c.u32()?;
-            count_in_header = None;
-        }
-        Container::CrCh | Container::Ivo => {
-            magic = c.take(4)?.to_vec();
-            file_type = 0;
-            version = c.u32()?;
-            count_in_header = Some(c.u32()?);
-            table_offset = c.u32()?;
-        }
-    }
-    if container == Container::CrCh && version != 0x746 {
-        return Err(Error::new(
-            ErrorKind::Unsupported,
-            Some(4),
-            format!("CrCh chunk file version 0x{version:X} (0x746 is known)"),
-        ));
-    }
-    if container == Container::Ivo && version != 0x900 {
-        return Err(Error::new(
-            ErrorKind::Unsupported,
-            Some(4),
-            format!("#ivo chunk file version 0x{version:X} (0x900 is known)"),
-        ));
-    }
+    let (magic, file_type, version, count_in_header, table_offset) = header(&mut c, container)?;
     c.seek(table_offset as usize).map_err(|_| {
         Error::invalid(
             12,
@@ -379,74 +432,11 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         None => c.u32().within(|| "chunk table")?,
     };
     let n = c.count(u64::from(count), container.entry_len(), "chunk").within(|| "chunk table")?;
-    let mut entries = Vec::with_capacity(n);
-    for i in 0..n {
-        let e = (|| -> Result<Entry> {
-            Ok(match container {
-                Container::CryTek744 | Container::CryTek745 => {
-                    let chunk_type = c.u32()?;
-                    let version = c.u32()?;
-                    let offset = u64::from(c.u32()?);
-                    let id = c.u32()?;
-                    let size = if container == Container::CryTek745 { Some(c.u32()?) } else { None };
-                    Entry { chunk_type, version, id, offset, size }
-                }
-                Container::CrCh => {
-                    let chunk_type = u32::from(c.u16()?);
-                    let version = u32::from(c.u16()?);
-                    let id = c.u32()?;
-                    let size = Some(c.u32()?);
-                    let offset = u64::from(c.u32()?);
-                    Entry { chunk_type, version, id, offset, size }
-                }
-                Container::Ivo => {
-                    let chunk_type = c.u32()?;
-                    let version = c.u32()?;
-                    let offset = c.u64()?;
-                    Entry { chunk_type, version, id: 0, offset, size: None }
-                }
-            })
-        })()
-        .within(|| format!("chunk table entry {i}"))?;
-        entries.push(e);
-    }
+    let entries: Vec<Entry> =
+        (0..n).map(|i| entry(&mut c, container).within(|| format!("chunk table entry {i}"))).collect::<Result<_>>()?;
     let table_end = c.pos();
     let file_len = bytes.len() as u64;
-
-    // Extents of sizeless chunks: up to the next greater offset.
-    let mut sorted: Vec<u64> = entries.iter().map(|e| e.offset).collect();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut extents = Vec::with_capacity(n);
-    for (i, e) in entries.iter().enumerate() {
-        let len = match e.size {
-            Some(s) => u64::from(s),
-            None => {
-                let next = sorted.get(sorted.partition_point(|&o| o <= e.offset)).copied();
-                let end = match next {
-                    Some(o) => o,
-                    None if container == Container::CryTek744 && u64::from(table_offset) >= e.offset => {
-                        u64::from(table_offset)
-                    }
-                    None => file_len,
-                };
-                end.saturating_sub(e.offset)
-            }
-        };
-        let end = match e.offset.checked_add(len).filter(|&end| end <= file_len) {
-            Some(end) => end,
-            None if lenient => file_len.max(e.offset),
-            None => {
-                return Err(Error::truncated(
-                    e.offset.min(file_len) as usize,
-                    len as usize,
-                    file_len.saturating_sub(e.offset) as usize,
-                )
-                .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id)))
-            }
-        };
-        extents.push((e.offset, end));
-    }
+    let extents = extents(&entries, container, table_offset, file_len, lenient)?;
 
     // Not even when lenient: overlapping chunks are not damage to salvage.
     if let Some(message) = overlap_message(&extents) {

@@ -135,14 +135,16 @@ pub fn from_body(body: &Body) -> Option<Controller> {
     Some(match body {
         Body::PqLog { controller_id, flags, keys, .. } => {
             let t0 = keys.first().map_or(0, |k| i64::from(k.time));
-            let frames: Vec<f32> =
-                keys.iter().map(|k| ((i64::from(k.time) - t0) as f64 / TICKS_PER_FRAME as f64) as f32).collect();
+            let (mut frames, mut rotations, mut positions) =
+                (Vec::with_capacity(keys.len()), Vec::with_capacity(keys.len()), Vec::with_capacity(keys.len()));
+            for k in keys {
+                frames.push(((i64::from(k.time) - t0) as f64 / TICKS_PER_FRAME as f64) as f32);
+                rotations.push(exp_log(v(&k.rot_log)).conjugate());
+                positions.push(v(&k.position) / 100.0);
+            }
             Controller {
-                rotation: Some(KeyTrack {
-                    frames: frames.clone(),
-                    values: keys.iter().map(|k| exp_log(v(&k.rot_log)).conjugate()).collect(),
-                }),
-                position: Some(KeyTrack { frames, values: keys.iter().map(|k| v(&k.position) / 100.0).collect() }),
+                rotation: Some(KeyTrack { frames: frames.clone(), values: rotations }),
+                position: Some(KeyTrack { frames, values: positions }),
                 flags: *flags,
                 ..bare(*controller_id, if flags.is_some() { 0x830 } else { 0x827 })
             }
