@@ -11,9 +11,8 @@ from cases import CASES, IDS, translation_bound
 
 
 # Files that do not carry their clip's name: a standalone SKB asset (the HIP's asset table names
-# it) and a CAF as animkit writes it (no GlobalAnimationHeader chunk; the engine names a clip
-# after its file, which the export names after the clip). animkit reads them as these names.
-UNNAMED = {".anm": "anim", ".caf": "animation"}
+# it). animkit reads it as this name. A CAF carries it in its GlobalAnimationHeaderCAF path.
+UNNAMED = {".anm": "anim"}
 
 
 def original_clip(animkit, path, clip_name):

@@ -158,4 +158,7 @@ fn sample_labels_bones_from_a_skeleton() {
     assert_eq!(bare[0], "0x16F4F95B");
     assert_eq!(named[0], "root", "CRC-32 of \"root\" is 0x16F4F95B");
     assert!(named.iter().all(|n| !n.starts_with("0x")), "{named:?}");
+    // The CryEngine read setting names them the same way (the library loads the file).
+    let setting = format!("skeleton={chr}");
+    assert_eq!(targets(&["--opt", &setting]), named);
 }

@@ -65,7 +65,7 @@ fn read(input: Input, format: Option<&str>, options: &ReadOptions) -> animkit::R
         None => animkit::probe(&bytes, path.as_deref()).map_err(within)?,
     };
     formats::check_read_params(format, &options.params)?;
-    format.read(bytes, options).map_err(within)
+    animkit::read_as(format, bytes, options).map_err(within)
 }
 
 /// The format called `name` (a format or one of its variants).

@@ -104,10 +104,32 @@ fn unknown_format(bytes: &[u8], path: Option<&Path>) -> Error {
     Error::new(ErrorKind::Unsupported, Some(0), message)
 }
 
-/// Reads `bytes` with the format the probe finds.
+/// Reads `bytes` with the format the probe finds. A `skeleton=PATH` read setting, for a format
+/// that takes one, is loaded here ([`convert::load_skeleton`]) and handed to the reader as
+/// [`ReadOptions::skeleton`]: readers do no file I/O.
 pub fn read(bytes: Bytes, path: Option<&Path>, options: &ReadOptions) -> Result<Box<dyn Document>> {
-    let format = probe(&bytes, path)?;
-    format.read(bytes, options)
+    read_as(probe(&bytes, path)?, bytes, options)
+}
+
+/// Reads `bytes` as `format`, loading a `skeleton=PATH` setting as [`read`] does.
+pub fn read_as(format: &dyn Format, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+    match skeleton_setting(format, options)? {
+        Some(with_skeleton) => format.read(bytes, &with_skeleton),
+        None => format.read(bytes, options),
+    }
+}
+
+/// `options` with the skeleton that its `skeleton=PATH` setting names, when `format` takes that
+/// setting and no skeleton was given already.
+fn skeleton_setting(format: &dyn Format, options: &ReadOptions) -> Result<Option<ReadOptions>> {
+    let Some(skeleton_path) = options.params.get(formats::SKELETON_PARAM) else { return Ok(None) };
+    if options.skeleton.is_some() || !format.read_params().iter().any(|p| p.key == formats::SKELETON_PARAM) {
+        return Ok(None);
+    }
+    let mut own = options.clone();
+    own.params.remove(formats::SKELETON_PARAM);
+    let skeleton = convert::load_skeleton(skeleton_path, &own).map_err(|e| e.within("the skeleton= read setting"))?;
+    Ok(Some(ReadOptions { skeleton: Some(std::sync::Arc::new(skeleton)), ..options.clone() }))
 }
 
 /// Reads the file at `path` with default options.

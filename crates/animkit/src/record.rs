@@ -141,6 +141,7 @@ macro_rules! record {
         }
 
         impl $crate::record::Record for $name {
+            #[inline]
             fn read(c: &mut $crate::bytes::Cursor) -> $crate::error::Result<Self> {
                 Ok(Self {
                     $( $field: <$ty as $crate::record::Record>::read(c)
@@ -148,6 +149,7 @@ macro_rules! record {
                 })
             }
 
+            #[inline]
             fn write(&self, w: &mut $crate::bytes::Writer) {
                 $( $crate::record::Record::write(&self.$field, w); )*
             }

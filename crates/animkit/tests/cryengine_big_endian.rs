@@ -196,7 +196,10 @@ fn big_endian_compressed_controller_files_read_like_little_endian() {
                 let s = Spec { version, rot_format, rot_time: 6, pos_time: 4, aligned: true };
                 let (_, le, be) = check(&s);
                 let file = |v: u32, p: Vec<u8>| {
-                    ChunkFile::build(container, 0xFFFF_0001, vec![(kind::CONTROLLER, v, 1, p)]).write().unwrap()
+                    ChunkFile::build(container, 0xFFFF_0001, vec![(kind::CONTROLLER, v, 1, p)])
+                        .unwrap()
+                        .write()
+                        .unwrap()
                 };
                 let (le, be) = (file(version, le), file(flag | version, be));
                 let read = |b: &Vec<u8>| animkit::read(Bytes::from(b.clone()), None, &ReadOptions::default()).unwrap();

@@ -87,10 +87,10 @@ fn a_crytek_0x744_animation_reads_and_plays_like_0x745() {
     let payloads = file745
         .chunks
         .iter()
-        .map(|c| (c.kind(Container::CryTek745), c.version, c.id, c.payload(Container::CryTek745).to_vec()))
+        .map(|c| (c.kind(Container::CryTek745), c.version, c.id, c.payload(Container::CryTek745).unwrap().to_vec()))
         .collect::<Vec<_>>();
     let count = payloads.len();
-    let f744: ChunkFile = ChunkFile::build(Container::CryTek744, 0xFFFF_0001, payloads);
+    let f744: ChunkFile = ChunkFile::build(Container::CryTek744, 0xFFFF_0001, payloads).unwrap();
     let bytes = f744.write().unwrap();
     // The header and table, read by hand (§1.1, §1.2).
     assert_eq!(&bytes[..8], b"CryTek\0\0");
@@ -141,7 +141,7 @@ fn pqlog_payload(big: bool) -> Vec<u8> {
 }
 
 fn crch(version: u32, payload: Vec<u8>) -> Vec<u8> {
-    ChunkFile::build(Container::CrCh, 0, vec![(kind::CONTROLLER, version, 1, payload)]).write().unwrap()
+    ChunkFile::build(Container::CrCh, 0, vec![(kind::CONTROLLER, version, 1, payload)]).unwrap().write().unwrap()
 }
 
 #[test]
@@ -181,9 +181,10 @@ fn big_endian_pqlog_controller_decodes_like_little_endian() {
 fn big_endian_dba_is_unsupported_with_an_offset() {
     // Any payload will do: the endianness is checked before the layout.
     for (container, version) in [(Container::CrCh, 0x8000 | 0x905), (Container::CryTek745, 0x8000_0000 | 0x905)] {
-        let file = ChunkFile::build(container, 0xFFFF_0001, vec![(kind::CONTROLLER, version, 1, vec![0u8; 64])]);
+        let file =
+            ChunkFile::build(container, 0xFFFF_0001, vec![(kind::CONTROLLER, version, 1, vec![0u8; 64])]).unwrap();
         let bytes = file.write().unwrap();
-        let payload_at = file.chunks[0].payload_offset(container) as u64;
+        let payload_at = file.chunks[0].payload_offset() as u64;
         let doc = animkit::read(Bytes::from(bytes.clone()), None, &ReadOptions::default()).unwrap();
         assert_eq!(doc.write().unwrap(), bytes);
         let err = doc.to_model().unwrap_err();
@@ -209,9 +210,9 @@ fn every_rotation_codec_in_every_container() {
                 let payloads = f
                     .chunks
                     .iter()
-                    .map(|c| (c.kind(f.container), c.version, c.id, c.payload(f.container).to_vec()))
+                    .map(|c| (c.kind(f.container), c.version, c.id, c.payload(f.container).unwrap().to_vec()))
                     .collect();
-                bytes = ChunkFile::build(Container::CryTek744, 0xFFFF_0001, payloads).write().unwrap();
+                bytes = ChunkFile::build(Container::CryTek744, 0xFFFF_0001, payloads).unwrap().write().unwrap();
             }
             let doc = animkit::read(Bytes::from(bytes.clone()), None, &ReadOptions::default()).unwrap();
             assert_eq!(doc.write().unwrap(), bytes);

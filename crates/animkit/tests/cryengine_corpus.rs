@@ -2,7 +2,7 @@
 
 mod common;
 
-use animkit::formats::cryengine::{model, CryDocument, CryEngine};
+use animkit::formats::cryengine::{CryDocument, CryEngine};
 use animkit::sample::Sampled;
 use animkit::{Bytes, Confidence, Format, ReadOptions};
 
@@ -39,6 +39,26 @@ fn dump_and_pack_round_trip() {
     }
 }
 
+/// The dump names the fields of the chunk structures, so a modder can edit them: the CE5 CAF's
+/// MotionParameters ends at frame 15 (0.5 s), its GlobalAnimationHeaderCAF names the clip's path,
+/// and an edited end frame packs into a clip of the new length.
+#[test]
+fn dump_shows_chunk_structures_with_named_fields() {
+    let Some(bytes) = common::corpus_file(DIR, "ce5_run_fwd_3p_0832.caf") else { return };
+    let doc = CryEngine.read(Bytes::from(bytes), &ReadOptions::default()).unwrap();
+    let mut json = animkit::dump(doc.as_ref()).unwrap();
+    let chunks = &json["document"]["chunks"];
+    assert_eq!(chunks[0]["type"], "0x3002");
+    assert_eq!(chunks[0]["body"]["kind"], "motion_parameters");
+    assert_eq!((chunks[0]["body"]["start"].as_i64(), chunks[0]["body"]["end"].as_i64()), (Some(0), Some(15)));
+    assert_eq!(chunks[41]["body"]["kind"], "global_animation_header_caf");
+    assert_eq!(chunks[41]["body"]["path"], "animations/motusanims/run_fwd_3p.caf");
+    assert_eq!(chunks[1]["body"]["kind"], "bytes", "compressed controllers stay bytes");
+    json["document"]["chunks"][0]["body"]["end"] = 30.into();
+    let edited = animkit::pack(json).unwrap().to_model().unwrap();
+    assert_eq!(edited.clips[0].duration, 1.0);
+}
+
 #[test]
 fn cal3d_file_is_rejected_with_a_reason() {
     let Some(bytes) = common::corpus_file(DIR, "not_cryengine_cal3d_walk.caf") else {
@@ -59,7 +79,8 @@ fn truncation_gives_errors_not_panics() {
         let doc = CryEngine.read(Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
         let file = &doc.as_any().downcast_ref::<CryDocument>().unwrap().file;
         // Cuts inside trailing padding leave a valid file; every cut before the last chunk's end fails.
-        let needed = file.chunks.iter().map(|c| c.offset as usize + c.data.len()).max().unwrap_or(0);
+        let needed =
+            file.chunks.iter().map(|c| c.offset as usize + c.bytes(file.container).unwrap().len()).max().unwrap_or(0);
         let step = (bytes.len() / 97).max(1);
         let mut cut = 0;
         while cut < bytes.len() {
@@ -114,10 +135,11 @@ fn every_controller_gets_a_name_from_the_matching_skeleton() {
         ("ly_jack_shoot_0831.caf", "ly_jack_root.chr", 7),
         ("ce5_run_fwd_3p_0832.caf", "ce5_skelProxy.chr", 40),
     ] {
-        let (Some(mut clip_pkg), Some(skel_pkg)) = (model_of(caf), model_of(chr)) else { return };
+        let (Some(bytes), Some(skel_pkg)) = (common::corpus_file(DIR, caf), model_of(chr)) else { return };
         let skeleton = skel_pkg.skeleton.expect("skeleton");
         assert!(skeleton.validate().is_ok());
-        model::name_tracks(&mut clip_pkg.clips, &skeleton);
+        let options = ReadOptions { skeleton: Some(std::sync::Arc::new(skeleton)), ..Default::default() };
+        let clip_pkg = CryEngine.read(Bytes::from(bytes), &options).unwrap().to_model().unwrap();
         let clip = &clip_pkg.clips[0];
         let mut ids: Vec<u32> = clip.tracks.iter().filter_map(|t| t.target.bone().and_then(|b| b.hash)).collect();
         ids.sort_unstable();
@@ -245,6 +267,7 @@ fn clips_rewritten_as_caf_keep_their_pose() {
             let out = written.document.write().unwrap();
             let back = CryEngine.read(Bytes::from(out), &ReadOptions::default()).unwrap().to_model().unwrap();
             let b = &back.clips[0];
+            assert_eq!(b.name, clip.name, "{name}: the clip's name survives in its GlobalAnimationHeaderCAF");
             assert_eq!(b.tracks.len(), clip.tracks.len(), "{name} {}", clip.name);
             assert_eq!(
                 (b.additive, b.looping.unwrap_or(false)),
@@ -271,6 +294,31 @@ fn clips_rewritten_as_caf_keep_their_pose() {
         }
     }
     eprintln!("{rewritten} clips rewritten as CAF");
+}
+
+/// A compiled CE5 CAF names its clip in its GlobalAnimationHeaderCAF path; written back as
+/// CrCh or CryTek 0x745 the clip keeps that name, and the header holds what §2 lays out.
+#[test]
+fn caf_clip_name_survives_a_rewrite() {
+    let Some(src) = model_of("ce5_run_fwd_3p_0832.caf") else { return };
+    assert_eq!(src.clips[0].name, "run_fwd_3p");
+    for variant in ["caf", "crytek"] {
+        let options = animkit::WriteOptions { variant: Some(variant.into()), ..Default::default() };
+        let out = CryEngine.from_model(&src, &options).unwrap().document.write().unwrap();
+        let back = CryEngine.read(Bytes::from(out.clone()), &ReadOptions::default()).unwrap().to_model().unwrap();
+        assert_eq!(back.clips[0].name, "run_fwd_3p", "{variant}");
+        // The 404-byte header: flags 0 (neither additive nor cycle: the source's asset flags are
+        // 0), the path, its CRC-32 (zlib.crc32(b"run_fwd_3p.caf") = 0x37341C4B), no DBA, start
+        // 0 s, end and duration 15 frames / 30 = 0.5 s, 40 controllers.
+        let path = b"run_fwd_3p.caf\0";
+        let at = out.windows(path.len()).position(|w| w == path).expect("the path is in the file") - 4;
+        let gah = &out[at..at + 404];
+        let word = |o: usize| u32::from_le_bytes(gah[o..o + 4].try_into().unwrap());
+        assert_eq!(word(0), 0);
+        assert_eq!((word(0x104), word(0x108)), (0x3734_1C4B, 0));
+        assert_eq!([word(0x12C), word(0x130), word(0x134)].map(f32::from_bits), [0.0, 0.5, 0.5]);
+        assert_eq!(word(0x138), 40);
+    }
 }
 
 /// Corrupted bytes anywhere give errors or odd values, never a panic.
@@ -357,6 +405,15 @@ fn skeleton_read_parameter_names_tracks() {
     assert!(p.clips[0].tracks.iter().all(|t| t.target.bone().unwrap().name.is_some()));
     options.params.insert("skeleton".into(), dir.join("not_cryengine_cal3d_walk.caf").display().to_string());
     assert!(animkit::open_with(dir.join("ly_enemy_ambient_idle1_0831.caf"), &options).is_err());
+
+    // The reader itself opens no file: the library loads the skeleton and passes it in.
+    let caf = Bytes::from(std::fs::read(dir.join("ly_enemy_ambient_idle1_0831.caf")).unwrap());
+    let skeleton = animkit::convert::load_skeleton(dir.join("ly_jack_root.chr"), &ReadOptions::default()).unwrap();
+    let given = ReadOptions { skeleton: Some(std::sync::Arc::new(skeleton)), ..Default::default() };
+    let p = CryEngine.read(caf.clone(), &given).unwrap().to_model().unwrap();
+    assert!(p.clips[0].tracks.iter().all(|t| t.target.bone().unwrap().name.is_some()));
+    let e = CryEngine.read(caf, &options).err().expect("a skeleton= setting the reader cannot load");
+    assert!(e.to_string().contains("ReadOptions::skeleton"), "{e}");
 }
 
 /// A clip written as an intermediate `.i_caf` (PQLog 0x827 on every frame) samples to the same

@@ -20,7 +20,7 @@ fn read(bytes: Vec<u8>, options: &ReadOptions) -> Box<dyn Document> {
 /// A CrCh file holding `chunks` (type, version, payload), ids from 1.
 fn crch(chunks: Vec<(u32, u32, Vec<u8>)>) -> Vec<u8> {
     let payloads = chunks.into_iter().zip(1..).map(|((k, v, p), id)| (k, v, id, p)).collect();
-    ChunkFile::build(Container::CrCh, 0xFFFF_0000, payloads).write().unwrap()
+    ChunkFile::build(Container::CrCh, 0xFFFF_0000, payloads).unwrap().write().unwrap()
 }
 
 /// A PQS controller 0x833 (§3: `u32 numKeys, u32 controllerId`, then 40-byte keys `Vec3 pos (cm),
@@ -92,7 +92,7 @@ fn codes(doc: &dyn Document) -> Vec<String> {
 #[test]
 fn a_compiled_bones_chunk_of_an_unknown_version_is_reported() {
     // 32 reserved bytes and one 584-byte bone record, all zero.
-    let file = ChunkFile::build(Container::CrCh, 0, vec![(kind::COMPILED_BONES, 0x801, 1, vec![0; 32 + 584])]);
+    let file = ChunkFile::build(Container::CrCh, 0, vec![(kind::COMPILED_BONES, 0x801, 1, vec![0; 32 + 584])]).unwrap();
     let offset = file.chunks[0].offset;
     let doc = read(file.write().unwrap(), &ReadOptions::default());
     let model = doc.to_model().unwrap();
@@ -315,7 +315,7 @@ fn ivo_c2_layout_is_decided_once_per_file_and_can_be_forced() {
     assert_eq!(f.severity, animkit::lint::Severity::Warning);
 
     let mut options = ReadOptions::default();
-    options.params.insert(animkit::formats::cryengine::ivo::C2_LAYOUT_PARAM.into(), "interleaved".into());
+    options.params.insert("ivo_c2".into(), "interleaved".into());
     let doc = read(bytes.clone(), &options);
     let model = doc.to_model().unwrap();
     for (i, s) in [planar0, planar1, interleaved2].iter().enumerate() {
@@ -339,7 +339,7 @@ fn angle(a: Quat, b: Quat) -> f32 {
 fn dba_track_counts(doc: &dyn Document) -> [u32; 3] {
     let file = &doc.as_any().downcast_ref::<animkit::formats::cryengine::CryDocument>().unwrap().file;
     let ch = file.chunks.iter().find(|c| c.kind(file.container) == kind::CONTROLLER).unwrap();
-    let p = ch.payload(file.container);
+    let p = ch.payload(file.container).unwrap();
     std::array::from_fn(|i| u32::from_le_bytes(p[4 * i..4 * i + 4].try_into().unwrap()))
 }
 

@@ -307,7 +307,7 @@ fn open_input(
             write.insert(key.clone(), value.clone());
         }
     }
-    Ok((format.read(Bytes::from(data), &read).map_err(within)?, write))
+    Ok((crate::read_as(format, Bytes::from(data), &read).map_err(within)?, write))
 }
 
 /// Builds `package` as `format`, reads the result back and checks what it lost.

@@ -78,7 +78,13 @@ pub struct ReadOptions {
     pub budget: Option<std::sync::Arc<Budget>>,
     /// Format-specific settings (`key=value`), e.g. `skb_version=1`.
     pub params: BTreeMap<String, String>,
+    /// A skeleton that names and binds the tracks (CryEngine controllers are CRC-32s of bone
+    /// names). [`crate::read`] and [`crate::open_with`] load it from a `skeleton=PATH` setting.
+    pub skeleton: Option<std::sync::Arc<crate::model::Skeleton>>,
 }
+
+/// The read setting naming a file whose skeleton names the tracks: `skeleton=PATH`.
+pub const SKELETON_PARAM: &str = "skeleton";
 
 /// Options for writing from the model.
 #[derive(Debug, Clone, Default)]

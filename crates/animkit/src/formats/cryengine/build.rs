@@ -4,8 +4,8 @@
 //! (variant `crytek`, embedded chunk headers) holding MotionParameters 0x925 (id 1), one
 //! controller 0x829 per bone (tracks aligned to 4, rotations SmallTree48BitQuat unless
 //! `rotation=` names another codec, positions NoCompressVec3 in metres; 0x832 instead when a
-//! track animates scale), and a BoneNameList
-//! 0x745 when every bone has a name. Key times are frames at 30 fps: UINT16 (Byte when every
+//! track animates scale), a GlobalAnimationHeaderCAF 0x971 whose path carries the clip's name
+//! (as CE5's compiled CAFs have it), and a BoneNameList 0x745 when every bone has a name. Key times are frames at 30 fps: UINT16 (Byte when every
 //! frame is below 256) when all are whole frames, else F32. Controller id = the track's hash,
 //! else the CRC-32 of its name.
 //!
@@ -22,15 +22,19 @@ use std::collections::BTreeMap;
 use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile, Container};
-use super::controller::{KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE};
+use super::controller::{log_quat, KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE, TICKS_PER_FRAME};
 use super::dba;
 use super::quat_codecs::{controller_id, encode_position, encode_rotation, format};
+use super::raw::{
+    Body, FootPlants, GlobalAnimationHeaderCaf, IvoAnimInfo, MotionParams, PqLogKey, Quat4, QuatT, TimingSamples, Vec3f,
+};
 use super::time_formats;
 use crate::bytes::round_up;
 use crate::error::{Error, Result};
 use crate::formats::WriteOptions;
 use crate::model::rekey::{rekey, Rekeyed, Tolerance};
-use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
+use crate::model::{Clip, Interpolation, Package, Target, Track, Transform, Values};
+use crate::raw_json::{FixedName, Hex, F32};
 
 /// One bone's channels, gathered from the model.
 #[derive(Default)]
@@ -194,8 +198,8 @@ fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, ti
     Ok(out)
 }
 
-/// MotionParameters 0x925 (`MotionParams905`, 132 bytes).
-fn motion_parameters(clip: &Clip, end_frame: i32) -> Vec<u8> {
+/// The asset flags of a clip: additive 0x001, cycle 0x002.
+fn motion_flags(clip: &Clip) -> u32 {
     let mut flags = 0u32;
     if clip.additive {
         flags |= FLAG_ADDITIVE;
@@ -203,21 +207,90 @@ fn motion_parameters(clip: &Clip, end_frame: i32) -> Vec<u8> {
     if clip.looping == Some(true) {
         flags |= FLAG_CYCLE;
     }
-    let mut out = Vec::with_capacity(132);
-    for w in [flags, u32::MAX, 1] {
-        out.extend_from_slice(&w.to_le_bytes());
+    flags
+}
+
+/// Three `f32` as stored.
+fn vec3f(v: Vec3) -> Vec3f {
+    Vec3f { x: F32(v.x), y: F32(v.y), z: F32(v.z) }
+}
+
+/// The identity `QuatT`.
+fn identity() -> QuatT {
+    QuatT { rotation: Quat4 { x: F32(0.0), y: F32(0.0), z: F32(0.0), w: F32(1.0) }, translation: vec3f(Vec3::ZERO) }
+}
+
+/// Foot plants all `value`.
+fn foot_plants(value: f32) -> FootPlants {
+    let v = F32(value);
+    FootPlants {
+        l_heel_start: v,
+        l_heel_end: v,
+        l_toe0_start: v,
+        l_toe0_end: v,
+        r_heel_start: v,
+        r_heel_end: v,
+        r_toe0_start: v,
+        r_toe0_end: v,
     }
-    out.extend_from_slice(&(1.0f32 / 30.0).to_le_bytes());
-    out.extend_from_slice(&0i32.to_le_bytes());
-    out.extend_from_slice(&end_frame.to_le_bytes());
-    out.extend_from_slice(&[0; 20]);
-    for _ in 0..2 {
-        for v in [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
+}
+
+/// MotionParameters 0x925 (`MotionParams905`): the clip's flags, frames 0 to `end_frame`,
+/// compression unset, no locomotion data.
+fn motion_parameters(clip: &Clip, end_frame: i32) -> MotionParams {
+    MotionParams {
+        asset_flags: motion_flags(clip),
+        compression: u32::MAX,
+        ticks_per_frame: 1,
+        secs_per_tick: F32(1.0 / 30.0),
+        start: 0,
+        end: end_frame,
+        move_speed: F32(0.0),
+        turn_speed: F32(0.0),
+        asset_turn: F32(0.0),
+        distance: F32(0.0),
+        slope: F32(0.0),
+        start_location: identity(),
+        end_location: identity(),
+        foot_plants: foot_plants(0.0),
     }
-    out.extend_from_slice(&[0; 32]);
-    out
+}
+
+/// The file path a clip is stored under (GlobalAnimationHeaderCAF, DBA and `#ivo` DBAMeta
+/// paths): its name with `.caf` appended, which the reader's file stem gives back as the name.
+fn clip_path(clip: &Clip) -> String {
+    format!("{}.caf", clip.name)
+}
+
+/// GlobalAnimationHeaderCAF 0x971, as CE5's compiled CAFs carry it after their controllers:
+/// asset flags, the path (the clip's name with `.caf`), its CRC-32, no DBA, unset foot plants
+/// (−10000, as the corpus CE5 file has them), start 0, end and total duration in seconds, the
+/// controller count, identity start and last locator, zero motion. `None` when the path does
+/// not fit its 256 bytes (NUL included) or is not Latin-1.
+fn global_animation_header(clip: &Clip, end_frame: i32, controllers: u32) -> Option<GlobalAnimationHeaderCaf> {
+    let path = crate::text::to_latin1(&clip_path(clip)).filter(|p| p.len() < 256)?;
+    let mut buffer = [0u8; 256];
+    buffer.get_mut(..path.len())?.copy_from_slice(&path);
+    let seconds = F32(end_frame as f32 / 30.0);
+    Some(GlobalAnimationHeaderCaf {
+        flags: motion_flags(clip),
+        path: FixedName(buffer),
+        path_crc: crc32fast::hash(&path),
+        dba_path_crc: 0,
+        foot_plants: foot_plants(-10000.0),
+        start_sec: F32(0.0),
+        end_sec: seconds,
+        total_duration: seconds,
+        controllers,
+        start_location: identity(),
+        last_locator_key: identity(),
+        velocity: vec3f(Vec3::ZERO),
+        distance: F32(0.0),
+        speed: F32(0.0),
+        slope: F32(0.0),
+        turn_speed: F32(0.0),
+        asset_turn: F32(0.0),
+    })
 }
 
 fn pick_clip<'a>(package: &'a Package, options: &WriteOptions, warnings: &mut Vec<String>) -> Result<&'a Clip> {
@@ -240,7 +313,6 @@ fn pick_clip<'a>(package: &'a Package, options: &WriteOptions, warnings: &mut Ve
 /// in centimetres, rotations stored as `log(conj(q))`), and a BoneNameList. A bone without a
 /// rotation or position track gets the skeleton's rest value (identity / zero without one).
 fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
-    use crate::sample::{sample_track, Sampled};
     let mut warnings = Vec::new();
     let clip = pick_clip(package, options, &mut warnings)?;
     if clip.additive {
@@ -248,7 +320,7 @@ fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, V
     }
     let frames = (clip.duration.max(clip.last_key_time()) * 30.0).round().clamp(0.0, 1e6) as i32;
     let mut order: Vec<(u32, Option<String>)> = Vec::new();
-    let mut by_id: BTreeMap<u32, (Option<&crate::model::Track>, Option<&crate::model::Track>)> = BTreeMap::new();
+    let mut by_id: BTreeMap<u32, (Option<&Track>, Option<&Track>)> = BTreeMap::new();
     for track in &clip.tracks {
         let Target::Bone(b) = &track.target else { continue };
         let Some(id) = b.hash.or_else(|| b.name.as_deref().map(controller_id)) else {
@@ -276,11 +348,8 @@ fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, V
             .and_then(|s| s.bones.iter().find(|b| b.hash == Some(id) || controller_id(&b.name) == id))
             .map(|b| b.rest)
     };
-    let mut timing = Vec::with_capacity(12);
-    timing.extend_from_slice(&(frames + 1).to_le_bytes());
-    timing.extend_from_slice(&30f32.to_le_bytes());
-    timing.extend_from_slice(&0f32.to_le_bytes());
-    let mut payloads = vec![(kind::TIMING, 0x919, 1, timing)];
+    let timing = TimingSamples { samples: frames + 1, rate: F32(30.0), start_sec: F32(0.0) };
+    let mut payloads = vec![(kind::TIMING, 0x919, 1, Body::TimingSamples(timing))];
     let mut next_id = 2;
     for (id, name) in &order {
         let Some(&(rot, pos)) = by_id.get(id) else { continue };
@@ -291,11 +360,26 @@ fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, V
                 name.as_deref().unwrap_or("?")
             ));
         }
-        let mut body = Vec::with_capacity(8 + 28 * (frames as usize + 1));
-        body.extend_from_slice(&((frames + 1) as u32).to_le_bytes());
-        body.extend_from_slice(&id.to_le_bytes());
-        let mut prev: Option<Quat> = None;
-        for f in 0..=frames {
+        let keys = pqlog_keys(rot, pos, rest, frames);
+        let body = Body::PqLog { num_keys: keys.len() as u32, controller_id: *id, flags: None, keys };
+        payloads.push((kind::CONTROLLER, 0x827, next_id, body));
+        next_id += 1;
+    }
+    if order.iter().all(|(_, n)| n.is_some()) && !order.is_empty() {
+        let names = order.iter().filter_map(|(_, n)| n.clone()).collect();
+        payloads.push((kind::BONE_NAME_LIST, 0x745, next_id, bone_name_list(names)));
+    }
+    Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, payloads)?, warnings))
+}
+
+/// PQLog keys on every frame `0..=frames` (ticks = frame × 160, positions in centimetres,
+/// rotations as `log(conj(q))`, kept in one hemisphere with `w ≥ 0` first), sampled from the
+/// tracks, else the rest pose, else identity and the origin.
+fn pqlog_keys(rot: Option<&Track>, pos: Option<&Track>, rest: Option<Transform>, frames: i32) -> Vec<PqLogKey> {
+    use crate::sample::{sample_track, Sampled};
+    let mut prev: Option<Quat> = None;
+    (0..=frames)
+        .map(|f| {
             let t = f as f32 / 30.0;
             let q = match rot.and_then(|r| sample_track(r, t)) {
                 Some(Sampled::Rotation(q)) => q.normalize(),
@@ -311,36 +395,18 @@ fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, V
                 Some(Sampled::Translation(p)) => p,
                 _ => rest.map_or(Vec3::ZERO, |r| r.translation),
             };
-            body.extend_from_slice(&(f * super::controller::TICKS_PER_FRAME as i32).to_le_bytes());
-            for v in (p * 100.0).to_array().into_iter().chain(super::controller::log_quat(q.conjugate()).to_array()) {
-                body.extend_from_slice(&v.to_le_bytes());
+            PqLogKey {
+                time: f * TICKS_PER_FRAME as i32,
+                position: vec3f(p * 100.0),
+                rot_log: vec3f(log_quat(q.conjugate())),
             }
-        }
-        payloads.push((kind::CONTROLLER, 0x827, next_id, body));
-        next_id += 1;
-    }
-    if order.iter().all(|(_, n)| n.is_some()) && !order.is_empty() {
-        payloads.push((
-            kind::BONE_NAME_LIST,
-            0x745,
-            next_id,
-            bone_name_list(order.iter().filter_map(|(_, n)| n.as_deref()))?,
-        ));
-    }
-    Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, payloads), warnings))
+        })
+        .collect()
 }
 
-fn bone_name_list<'a>(names: impl Iterator<Item = &'a str>) -> Result<Vec<u8>> {
-    let names: Vec<&str> = names.collect();
-    let mut list = (names.len() as i32).to_le_bytes().to_vec();
-    for n in names {
-        let latin = crate::text::to_latin1(n)
-            .ok_or_else(|| Error::unrepresentable(format!("bone name \"{n}\" is not Latin-1 without NUL")))?;
-        list.extend_from_slice(&latin);
-        list.push(0);
-    }
-    list.push(0);
-    Ok(list)
+/// BoneNameList 0x745: the names and the list's closing NUL.
+fn bone_name_list(names: Vec<String>) -> Body {
+    Body::BoneNameList { count: names.len() as i32, names, tail: Hex(vec![0]) }
 }
 
 /// Builds a `.dba` (controller 0x905 in a `CrCh` file) holding every clip of the package.
@@ -362,12 +428,12 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
                 position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
             })
             .collect();
-        let path = if clip.name.contains('.') { clip.name.clone() } else { format!("{}.caf", clip.name) };
+        let path = clip_path(clip);
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, i32::MAX as f32) as i32;
         anims.push(dba::WriteAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
     }
     let payload = dba::write(&anims, rot_format)?;
-    Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)]), warnings))
+    Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)])?, warnings))
 }
 
 /// The bones of a clip by controller id, in first-appearance order.
@@ -464,7 +530,7 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
                 position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
             })
             .collect();
-        let path = if clip.name.contains('.') { clip.name.clone() } else { format!("{}.caf", clip.name) };
+        let path = clip_path(clip);
         meta.push((list.len() as u16, path));
         blocks.push(list);
     }
@@ -477,21 +543,32 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
             Container::Ivo,
             0,
             vec![(kind::IVO_DBA_DATA, 0x900, 0, data), (kind::IVO_DBA_META, 0x901, 0, ivo::dba_meta(&meta)?)],
-        )
+        )?
     } else {
         let (Some(clip), Some(bones)) = (clips.first(), blocks.first()) else {
             return Err(Error::unrepresentable("no clip to write"));
         };
         let n = u16::try_from(bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bones"))?;
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, u32::MAX as f32) as u32;
+        let start = identity();
+        let info = IvoAnimInfo {
+            flags: 0,
+            fps: 30,
+            num_bones: n,
+            reserved: 0,
+            end_frame,
+            start_rotation: start.rotation,
+            start_position: start.translation,
+            pad: 0,
+        };
         ChunkFile::build(
             Container::Ivo,
             0,
             vec![
-                (kind::IVO_ANIM_INFO, 0x901, 0, ivo::anim_info(n, end_frame)),
-                (kind::IVO_CAF_DATA, 0x900, 0, ivo::write_blocks(&blocks, b"#caf", rot_codec)?),
+                (kind::IVO_ANIM_INFO, 0x901, 0, Body::IvoAnimInfo(Box::new(info))),
+                (kind::IVO_CAF_DATA, 0x900, 0, ivo::write_blocks(&blocks, b"#caf", rot_codec)?.into()),
             ],
-        )
+        )?
     };
     Ok((file, warnings))
 }
@@ -527,7 +604,8 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     let with_scale = bones.values().any(|b| b.scale.is_some());
     let version = if with_scale { 0x832 } else { 0x829 };
     let end_frame = (clip.duration * fps).round().clamp(0.0, i32::MAX as f32) as i32;
-    let mut payloads = vec![(kind::MOTION_PARAMETERS, 0x925, 1, motion_parameters(clip, end_frame))];
+    let mut payloads =
+        vec![(kind::MOTION_PARAMETERS, 0x925, 1, Body::MotionParameters(Box::new(motion_parameters(clip, end_frame))))];
     let mut next_id = 2;
     let mut names = Vec::new();
     for id in &order {
@@ -536,21 +614,27 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
             kind::CONTROLLER,
             version,
             next_id,
-            controller_payload(*id, bone, rot_format, with_scale, times)?,
+            controller_payload(*id, bone, rot_format, with_scale, times)?.into(),
         ));
         next_id += 1;
         names.push(bone.name.clone());
     }
+    match global_animation_header(clip, end_frame, names.len() as u32) {
+        Some(gah) => {
+            payloads.push((kind::GAH_CAF, 0x971, next_id, Body::GlobalAnimationHeaderCaf(Box::new(gah))));
+            next_id += 1;
+        }
+        None => warnings.push(format!(
+            "clip name \"{}\" left out: a GlobalAnimationHeaderCAF path holds 255 Latin-1 bytes",
+            clip.name
+        )),
+    }
     let write_names = options.param("bone_names") != Some("false");
     if write_names && !names.is_empty() && names.iter().all(Option::is_some) {
-        payloads.push((
-            kind::BONE_NAME_LIST,
-            0x745,
-            next_id,
-            bone_name_list(names.iter().flatten().map(String::as_str))?,
-        ));
+        let names = names.into_iter().flatten().collect();
+        payloads.push((kind::BONE_NAME_LIST, 0x745, next_id, bone_name_list(names)));
     }
-    Ok((ChunkFile::build(container, 0xFFFF_0000, payloads), warnings))
+    Ok((ChunkFile::build(container, 0xFFFF_0000, payloads)?, warnings))
 }
 
 #[cfg(test)]
@@ -612,6 +696,7 @@ mod tests {
             assert_eq!(doc.write().unwrap(), bytes);
             let back = doc.to_model().unwrap();
             let c = &back.clips[0];
+            assert_eq!(c.name, "walk");
             assert_eq!(c.duration, 1.0);
             assert_eq!(c.looping, Some(true));
             assert_eq!(c.tracks.len(), 3);

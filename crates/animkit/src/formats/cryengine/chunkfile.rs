@@ -11,11 +11,38 @@
 //! ends at the next greater chunk offset; the last one at the table when the table follows the
 //! data (0x744), otherwise at the end of the file.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
+use super::raw::{hex_u32, Body, EmbeddedHeader};
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
+use crate::raw_json::Hex;
+use crate::record::Record;
+
+/// `Bytes` as a hexadecimal string.
+mod hex_bytes {
+    use super::*;
+
+    pub fn serialize<S: serde::Serializer>(b: &Bytes, s: S) -> std::result::Result<S::Ok, S::Error> {
+        Hex(b.to_vec()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Bytes, D::Error> {
+        Ok(Bytes::from(Hex::deserialize(d)?.0))
+    }
+}
+
+/// A chunk table entry as stored.
+struct Entry {
+    chunk_type: u32,
+    version: u32,
+    id: u32,
+    offset: u64,
+    size: Option<u32>,
+}
 
 /// The container flavour, from the file's magic and version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +59,7 @@ pub enum Container {
 }
 
 impl Container {
+    /// The file header's length: 20 bytes for CryTek, 16 otherwise.
     pub fn header_len(self) -> usize {
         match self {
             Container::CryTek744 | Container::CryTek745 => 20,
@@ -39,6 +67,7 @@ impl Container {
         }
     }
 
+    /// The length of a chunk table entry: 20 bytes in 0x745 files, 16 otherwise.
     pub fn entry_len(self) -> usize {
         match self {
             Container::CryTek745 => 20,
@@ -60,6 +89,7 @@ impl Container {
         matches!(self, Container::CryTek744 | Container::CryTek745)
     }
 
+    /// The container's name and version, as `info` shows it.
     pub fn name(self) -> &'static str {
         match self {
             Container::CryTek744 => "CryTek 0x744",
@@ -70,66 +100,98 @@ impl Container {
     }
 }
 
-/// One table entry and the bytes it points at.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One table entry and the chunk it points at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Chunk {
     /// The type as stored: old numbering (0xCCCC000D) in CryTek files, new (0x100D) in `CrCh`,
     /// a 32-bit hash in `#ivo`.
+    #[serde(rename = "type", with = "hex_u32")]
     pub chunk_type: u32,
     /// The version as stored, with its big-endian flag bit.
+    #[serde(with = "hex_u32")]
     pub version: u32,
     /// The chunk id (0 in `#ivo`, which has none).
+    #[serde(default)]
     pub id: u32,
     /// The stored offset.
     pub offset: u64,
     /// The stored size (0x745, 0x746); `None` where the entry has no size field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u32>,
-    /// The chunk's bytes (`size` bytes, or up to the next chunk for sizeless containers).
-    pub data: Bytes,
+    /// The embedded copy of the entry (0x744/0x745, §1.3), when the chunk starts with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<EmbeddedHeader>,
+    /// The payload (`size` bytes in all, or up to the next chunk for sizeless containers).
+    pub body: Body,
 }
 
 /// Bytes at `offset` that no header, table or chunk covers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Gap {
+    /// The file offset of the first byte.
     pub offset: u64,
+    /// The bytes as stored.
+    #[serde(with = "hex_bytes")]
     pub data: Bytes,
 }
 
 /// A whole chunk file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ChunkFile {
+    /// The container flavour.
     pub container: Container,
     /// The magic as stored (8 bytes for CryTek, 4 otherwise).
-    pub magic: Vec<u8>,
+    pub magic: Hex,
     /// CryTek `fileType` (0xFFFF0000 geometry, 0xFFFF0001 animation); 0 for other containers.
+    #[serde(default)]
     pub file_type: u32,
     /// The header's version field.
     pub version: u32,
+    /// The file offset of the chunk table.
     pub table_offset: u32,
     /// Chunks in table order.
     pub chunks: Vec<Chunk>,
     /// Uncovered bytes in offset order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<Gap>,
 }
 
 /// Chunk type numbers in the new (0x746) numbering.
 pub mod kind {
+    /// MeshMorphTarget.
     pub const MESH_MORPH_TARGET: u32 = 0x1011;
+    /// BoneInitialPos.
     pub const BONE_INITIAL_POS: u32 = 0x1012;
+    /// SourceInfo.
     pub const SOURCE_INFO: u32 = 0x1013;
+    /// BoneAnim.
     pub const BONE_ANIM: u32 = 0x1003;
+    /// BoneNameList (version 0x745).
     pub const BONE_NAME_LIST: u32 = 0x1005;
+    /// Controller (versions 0x827–0x833; 0x905 is a DBA).
     pub const CONTROLLER: u32 = 0x100D;
+    /// Timing (0x918, 0x919).
     pub const TIMING: u32 = 0x100E;
+    /// CompiledBones (0x800).
     pub const COMPILED_BONES: u32 = 0x2000;
+    /// SpeedInfo / MotionParameters (0x925).
     pub const MOTION_PARAMETERS: u32 = 0x3002;
+    /// Timestamp.
     pub const TIMESTAMP: u32 = 0x3006;
+    /// GlobalAnimationHeaderCAF (0x971).
     pub const GAH_CAF: u32 = 0x3007;
+    /// GlobalAnimationHeaderAIM.
     pub const GAH_AIM: u32 = 0x3008;
-    // `#ivo`
+    /// `#ivo` AnimInfo (0x901).
     pub const IVO_ANIM_INFO: u32 = 0x4733_C6ED;
+    /// `#ivo` CAFData: one `#caf` block.
     pub const IVO_CAF_DATA: u32 = 0xA949_6CB5;
+    /// `#ivo` DBAData: `u32 totalSize`, then `#dba` blocks.
     pub const IVO_DBA_DATA: u32 = 0x194F_BC50;
+    /// `#ivo` DBAMeta: one entry and one path per block.
     pub const IVO_DBA_META: u32 = 0xF735_1608;
 }
 
@@ -177,32 +239,50 @@ impl Chunk {
         (masked, endian)
     }
 
-    /// Whether the data starts with a 16-byte copy of the entry (type, version, id match; the
-    /// offset may differ): the robust rule of §1.3.
-    pub fn has_embedded_header(&self, container: Container) -> bool {
-        if !container.embedded_headers() {
-            return false;
-        }
-        let Some(h) = self.data.get(..16) else {
-            return false;
-        };
-        let word = |at: usize| le_u32_at(h, at);
-        word(0) == Some(self.chunk_type) && word(4) == Some(self.version) && word(12) == Some(self.id)
-    }
-
-    /// The payload: the data without an embedded header.
-    pub fn payload(&self, container: Container) -> &[u8] {
-        if self.has_embedded_header(container) {
-            self.data.get(16..).unwrap_or_default()
-        } else {
-            &self.data
-        }
+    /// The payload's bytes (an embedded header left out).
+    pub fn payload(&self, container: Container) -> Result<Bytes> {
+        self.body.to_bytes(self.version_and_endian(container).1)
     }
 
     /// The absolute file offset of the payload's first byte.
-    pub fn payload_offset(&self, container: Container) -> usize {
-        self.offset as usize + if self.has_embedded_header(container) { 16 } else { 0 }
+    pub fn payload_offset(&self) -> usize {
+        self.offset as usize + if self.header.is_some() { 16 } else { 0 }
     }
+
+    /// The chunk's declared structure: its body, or the structure read from the start of a
+    /// payload kept as bytes (trailing bytes ignored, as the engine does); bytes when the type
+    /// and version have none.
+    pub fn structure(&self, container: Container) -> Result<Cow<'_, Body>> {
+        let Body::Bytes { hex } = &self.body else { return Ok(Cow::Borrowed(&self.body)) };
+        let (version, endian) = self.version_and_endian(container);
+        let mut c = Cursor::with_base(hex, self.payload_offset(), endian);
+        Ok(match Body::decode(self.kind(container), version, &mut c)? {
+            Some(body) => Cow::Owned(body),
+            None => Cow::Borrowed(&self.body),
+        })
+    }
+
+    /// The chunk's bytes: embedded header and payload.
+    pub fn bytes(&self, container: Container) -> Result<Bytes> {
+        let payload = self.payload(container)?;
+        let Some(h) = &self.header else { return Ok(payload) };
+        let mut w = Writer::with_capacity(Endian::Little, 16 + payload.len());
+        h.write(&mut w);
+        w.bytes(&payload);
+        Ok(Bytes::from(w.into_vec()))
+    }
+}
+
+/// A chunk read from `data`: the embedded header split off when its type, version and id match
+/// the entry's (the robust rule of §1.3), the payload as bytes.
+fn chunk(container: Container, entry: Entry, data: Bytes) -> Chunk {
+    let Entry { chunk_type, version, id, offset, size } = entry;
+    let header = data.get(..16).filter(|_| container.embedded_headers()).and_then(|h| {
+        let h = EmbeddedHeader::read(&mut Cursor::new(h, Endian::Little)).ok()?;
+        (h.chunk_type == chunk_type && h.version == version && h.id == id).then_some(h)
+    });
+    let hex = if header.is_some() { data.slice(16..) } else { data };
+    Chunk { chunk_type, version, id, offset, size, header, body: Body::Bytes { hex } }
 }
 
 /// The little-endian `u32` at `at` in `b`, if all four bytes are there.
@@ -242,6 +322,89 @@ pub fn read_lenient(data: &Bytes) -> Result<ChunkFile> {
     read_inner(data, true).within(|| "chunk file")
 }
 
+/// The file header: magic, CryTek file type (0 otherwise), version, the chunk count where the
+/// header holds it, and the table offset.
+type Header = (Vec<u8>, u32, u32, Option<u32>, u32);
+
+fn header(c: &mut Cursor, container: Container) -> Result<Header> {
+    let header = match container {
+        Container::CryTek744 | Container::CryTek745 => (c.take(8)?.to_vec(), c.u32()?, c.u32()?, None, c.u32()?),
+        Container::CrCh | Container::Ivo => {
+            let magic = c.take(4)?.to_vec();
+            let version = c.u32()?;
+            (magic, 0, version, Some(c.u32()?), c.u32()?)
+        }
+    };
+    let (known, name) = match container {
+        Container::CrCh => (0x746, "CrCh"),
+        Container::Ivo => (0x900, "#ivo"),
+        _ => (header.2, ""),
+    };
+    if header.2 != known {
+        let message = format!("{name} chunk file version 0x{:X} (0x{known:X} is known)", header.2);
+        return Err(Error::new(ErrorKind::Unsupported, Some(4), message));
+    }
+    Ok(header)
+}
+
+/// One chunk table entry.
+fn entry(c: &mut Cursor, container: Container) -> Result<Entry> {
+    Ok(match container {
+        Container::CryTek744 | Container::CryTek745 => {
+            let (chunk_type, version, offset, id) = (c.u32()?, c.u32()?, u64::from(c.u32()?), c.u32()?);
+            let size = if container == Container::CryTek745 { Some(c.u32()?) } else { None };
+            Entry { chunk_type, version, id, offset, size }
+        }
+        Container::CrCh => {
+            let (chunk_type, version) = (u32::from(c.u16()?), u32::from(c.u16()?));
+            let (id, size, offset) = (c.u32()?, Some(c.u32()?), u64::from(c.u32()?));
+            Entry { chunk_type, version, id, offset, size }
+        }
+        Container::Ivo => Entry { chunk_type: c.u32()?, version: c.u32()?, offset: c.u64()?, id: 0, size: None },
+    })
+}
+
+/// Where each chunk's bytes start and end. Sizeless chunks (0x744, `#ivo`) end at the next
+/// greater offset, the last one at the table when it follows the data (0x744), else at the end
+/// of the file. A chunk past the end is an error, or cut at the end when `lenient`.
+fn extents(
+    entries: &[Entry],
+    container: Container,
+    table_offset: u32,
+    file_len: u64,
+    lenient: bool,
+) -> Result<Vec<(u64, u64)>> {
+    let mut sorted: Vec<u64> = entries.iter().map(|e| e.offset).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let table = u64::from(table_offset);
+    let mut extents = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let len = match e.size {
+            Some(s) => u64::from(s),
+            None => {
+                let end = match sorted.get(sorted.partition_point(|&o| o <= e.offset)) {
+                    Some(&o) => o,
+                    None if container == Container::CryTek744 && table >= e.offset => table,
+                    None => file_len,
+                };
+                end.saturating_sub(e.offset)
+            }
+        };
+        let end = match e.offset.checked_add(len).filter(|&end| end <= file_len) {
+            Some(end) => end,
+            None if lenient => file_len.max(e.offset),
+            None => {
+                let at = e.offset.min(file_len) as usize;
+                return Err(Error::truncated(at, len as usize, file_len.saturating_sub(e.offset) as usize)
+                    .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id)));
+            }
+        };
+        extents.push((e.offset, end));
+    }
+    Ok(extents)
+}
+
 fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
     let bytes: &[u8] = data;
     let mut c = Cursor::new(bytes, Endian::Little);
@@ -257,37 +420,7 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         }
         None => return Err(Error::invalid(0, "not a CryEngine chunk file (no CryTek, CrCh or #ivo magic)")),
     };
-    let (magic, file_type, version, count_in_header, table_offset);
-    match container {
-        Container::CryTek744 | Container::CryTek745 => {
-            magic = c.take(8)?.to_vec();
-            file_type = c.u32()?;
-            version = c.u32()?;
-            table_offset = c.u32()?;
-            count_in_header = None;
-        }
-        Container::CrCh | Container::Ivo => {
-            magic = c.take(4)?.to_vec();
-            file_type = 0;
-            version = c.u32()?;
-            count_in_header = Some(c.u32()?);
-            table_offset = c.u32()?;
-        }
-    }
-    if container == Container::CrCh && version != 0x746 {
-        return Err(Error::new(
-            ErrorKind::Unsupported,
-            Some(4),
-            format!("CrCh chunk file version 0x{version:X} (0x746 is known)"),
-        ));
-    }
-    if container == Container::Ivo && version != 0x900 {
-        return Err(Error::new(
-            ErrorKind::Unsupported,
-            Some(4),
-            format!("#ivo chunk file version 0x{version:X} (0x900 is known)"),
-        ));
-    }
+    let (magic, file_type, version, count_in_header, table_offset) = header(&mut c, container)?;
     c.seek(table_offset as usize).map_err(|_| {
         Error::invalid(
             12,
@@ -299,120 +432,43 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         None => c.u32().within(|| "chunk table")?,
     };
     let n = c.count(u64::from(count), container.entry_len(), "chunk").within(|| "chunk table")?;
-    struct Entry {
-        chunk_type: u32,
-        version: u32,
-        id: u32,
-        offset: u64,
-        size: Option<u32>,
-    }
-    let mut entries = Vec::with_capacity(n);
-    for i in 0..n {
-        let e = (|| -> Result<Entry> {
-            Ok(match container {
-                Container::CryTek744 | Container::CryTek745 => {
-                    let chunk_type = c.u32()?;
-                    let version = c.u32()?;
-                    let offset = u64::from(c.u32()?);
-                    let id = c.u32()?;
-                    let size = if container == Container::CryTek745 { Some(c.u32()?) } else { None };
-                    Entry { chunk_type, version, id, offset, size }
-                }
-                Container::CrCh => {
-                    let chunk_type = u32::from(c.u16()?);
-                    let version = u32::from(c.u16()?);
-                    let id = c.u32()?;
-                    let size = Some(c.u32()?);
-                    let offset = u64::from(c.u32()?);
-                    Entry { chunk_type, version, id, offset, size }
-                }
-                Container::Ivo => {
-                    let chunk_type = c.u32()?;
-                    let version = c.u32()?;
-                    let offset = c.u64()?;
-                    Entry { chunk_type, version, id: 0, offset, size: None }
-                }
-            })
-        })()
-        .within(|| format!("chunk table entry {i}"))?;
-        entries.push(e);
-    }
+    let entries: Vec<Entry> =
+        (0..n).map(|i| entry(&mut c, container).within(|| format!("chunk table entry {i}"))).collect::<Result<_>>()?;
     let table_end = c.pos();
     let file_len = bytes.len() as u64;
-
-    // Extents of sizeless chunks: up to the next greater offset.
-    let mut sorted: Vec<u64> = entries.iter().map(|e| e.offset).collect();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut chunks = Vec::with_capacity(n);
-    for (i, e) in entries.into_iter().enumerate() {
-        let len = match e.size {
-            Some(s) => u64::from(s),
-            None => {
-                let next = sorted.get(sorted.partition_point(|&o| o <= e.offset)).copied();
-                let end = match next {
-                    Some(o) => o,
-                    None if container == Container::CryTek744 && u64::from(table_offset) >= e.offset => {
-                        u64::from(table_offset)
-                    }
-                    None => file_len,
-                };
-                end.saturating_sub(e.offset)
-            }
-        };
-        let end = match e.offset.checked_add(len).filter(|&end| end <= file_len) {
-            Some(end) => end,
-            None if lenient => file_len.max(e.offset),
-            None => {
-                return Err(Error::truncated(
-                    e.offset.min(file_len) as usize,
-                    len as usize,
-                    file_len.saturating_sub(e.offset) as usize,
-                )
-                .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id)))
-            }
-        };
-        let chunk_data = if e.offset >= file_len { Bytes::new() } else { data.slice(e.offset as usize..end as usize) };
-        chunks.push(Chunk {
-            chunk_type: e.chunk_type,
-            version: e.version,
-            id: e.id,
-            offset: e.offset,
-            size: e.size,
-            data: chunk_data,
-        });
-    }
+    let extents = extents(&entries, container, table_offset, file_len, lenient)?;
 
     // Not even when lenient: overlapping chunks are not damage to salvage.
-    if let Some(message) = overlap_message(&chunks) {
+    if let Some(message) = overlap_message(&extents) {
         return Err(Error::invalid(table_offset as usize, message).within("chunk table"));
     }
 
     // Gaps: the complement of header, table and chunks.
-    let mut covered: Vec<(u64, u64)> = Vec::with_capacity(chunks.len() + 2);
+    let mut covered: Vec<(u64, u64)> = Vec::with_capacity(extents.len() + 2);
     covered.push((0, container.header_len() as u64));
     covered.push((u64::from(table_offset), table_end as u64));
-    for ch in &chunks {
-        covered.push((ch.offset, ch.offset + ch.data.len() as u64));
-    }
+    covered.extend(extents.iter().filter(|(a, _)| *a < file_len));
     let gaps = complement(&mut covered, file_len)
         .into_iter()
         .map(|(a, b)| Gap { offset: a, data: data.slice(a as usize..b as usize) })
         .collect();
-
+    let chunks = entries
+        .into_iter()
+        .zip(extents)
+        .map(|(e, (a, b))| {
+            chunk(container, e, if a >= file_len { Bytes::new() } else { data.slice(a as usize..b as usize) })
+        })
+        .collect();
+    let magic = Hex(magic);
     Ok(ChunkFile { container, magic, file_type, version, table_offset, chunks, gaps })
 }
 
 /// Pairs of chunks (table indices) whose bytes overlap, up to `max` of them, and how many chunks
 /// overlap an earlier one (in offset order) in all. Empty chunks overlap nothing. Linear after a
 /// sort, so a table of a million entries pointing at one chunk is found at once.
-pub fn overlaps(chunks: &[Chunk], max: usize) -> (Vec<(usize, usize)>, usize) {
-    let mut by_offset: Vec<(u64, u64, usize)> = chunks
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| !c.data.is_empty())
-        .map(|(i, c)| (c.offset, c.offset + c.data.len() as u64, i))
-        .collect();
+fn overlaps(extents: &[(u64, u64)], max: usize) -> (Vec<(usize, usize)>, usize) {
+    let mut by_offset: Vec<(u64, u64, usize)> =
+        extents.iter().enumerate().filter(|(_, (a, b))| b > a).map(|(i, &(a, b))| (a, b, i)).collect();
     by_offset.sort_unstable();
     let (mut pairs, mut count) = (Vec::new(), 0);
     // The chunk reaching furthest so far, and where it ends.
@@ -436,8 +492,8 @@ pub fn overlaps(chunks: &[Chunk], max: usize) -> (Vec<(usize, usize)>, usize) {
 
 /// Why a chunk table whose chunks share bytes is rejected: each chunk would be decoded on its
 /// own, so a table of a million entries pointing at one chunk would convert it a million times.
-fn overlap_message(chunks: &[Chunk]) -> Option<String> {
-    let (pairs, count) = overlaps(chunks, 3);
+fn overlap_message(extents: &[(u64, u64)]) -> Option<String> {
+    let (pairs, count) = overlaps(extents, 3);
     if count == 0 {
         return None;
     }
@@ -468,10 +524,23 @@ fn complement(covered: &mut [(u64, u64)], len: u64) -> Vec<(u64, u64)> {
 }
 
 impl ChunkFile {
+    /// The file with every payload that has a declared structure covering it exactly shown as
+    /// that structure (the form of `animkit dump`).
+    pub fn structured(&self) -> ChunkFile {
+        let mut file = self.clone();
+        for ch in &mut file.chunks {
+            if let Body::Bytes { hex } = &ch.body {
+                let (version, endian) = ch.version_and_endian(self.container);
+                ch.body = Body::read(ch.kind(self.container), version, hex.clone(), ch.payload_offset(), endian);
+            }
+        }
+        file
+    }
+
     /// The bytes of the header and the chunk table.
     fn header_and_table(&self) -> (Vec<u8>, Vec<u8>) {
         let mut h = Writer::new(Endian::Little);
-        h.bytes(&self.magic);
+        h.bytes(&self.magic.0);
         match self.container {
             Container::CryTek744 | Container::CryTek745 => {
                 h.u32(self.file_type);
@@ -496,14 +565,14 @@ impl ChunkFile {
                     t.u32(ch.offset as u32);
                     t.u32(ch.id);
                     if self.container == Container::CryTek745 {
-                        t.u32(ch.size.unwrap_or(ch.data.len() as u32));
+                        t.u32(ch.size.unwrap_or(0));
                     }
                 }
                 Container::CrCh => {
                     t.u16(ch.chunk_type as u16);
                     t.u16(ch.version as u16);
                     t.u32(ch.id);
-                    t.u32(ch.size.unwrap_or(ch.data.len() as u32));
+                    t.u32(ch.size.unwrap_or(0));
                     t.u32(ch.offset as u32);
                 }
                 Container::Ivo => {
@@ -524,9 +593,15 @@ impl ChunkFile {
         let end = |offset: u64, len: usize| offset.checked_add(len as u64).filter(|&e| e <= u64::from(u32::MAX));
         let mut len = end(0, header.len()).ok_or_else(too_big)?;
         len = len.max(end(u64::from(self.table_offset), table.len()).ok_or_else(too_big)?);
+        let chunks: Vec<Bytes> = self
+            .chunks
+            .iter()
+            .enumerate()
+            .map(|(i, ch)| ch.bytes(self.container).within(|| format!("chunk {i}")))
+            .collect::<Result<_>>()?;
         // An empty chunk adds no bytes (a salvaged chunk may point past the end).
-        for ch in self.chunks.iter().filter(|c| !c.data.is_empty()) {
-            len = len.max(end(ch.offset, ch.data.len()).ok_or_else(too_big)?);
+        for (ch, data) in self.chunks.iter().zip(&chunks).filter(|(_, d)| !d.is_empty()) {
+            len = len.max(end(ch.offset, data.len()).ok_or_else(too_big)?);
         }
         for g in &self.gaps {
             len = len.max(end(g.offset, g.data.len()).ok_or_else(too_big)?);
@@ -540,8 +615,8 @@ impl ChunkFile {
         for g in &self.gaps {
             put(g.offset, &g.data);
         }
-        for ch in &self.chunks {
-            put(ch.offset, &ch.data);
+        for (ch, data) in self.chunks.iter().zip(&chunks) {
+            put(ch.offset, data);
         }
         put(u64::from(self.table_offset), &table);
         put(0, &header);
@@ -550,14 +625,19 @@ impl ChunkFile {
 
     /// A new file in the canonical layout (CE5 `ChunkFileWriters.cpp`): header, table right after
     /// it, chunk data in table order, each chunk aligned to 4 with zero padding that the size
-    /// leaves out, no padding after the last chunk. `payloads` are `(type in new numbering, version, id, payload)`; 0x744/0x745
-    /// chunks get their embedded header unless their type/version is in §1.3's list.
-    pub fn build(container: Container, file_type: u32, payloads: Vec<(u32, u32, u32, Vec<u8>)>) -> ChunkFile {
-        let (magic, version): (Vec<u8>, u32) = match container {
-            Container::CryTek744 => (b"CryTek\0\0".to_vec(), 0x744),
-            Container::CryTek745 => (b"CryTek\0\0".to_vec(), 0x745),
-            Container::CrCh => (b"CrCh".to_vec(), 0x746),
-            Container::Ivo => (b"#ivo".to_vec(), 0x900),
+    /// leaves out, no padding after the last chunk. `payloads` are `(type in new numbering,
+    /// version, id, payload)` (bytes become the chunk's declared structure where it has one);
+    /// 0x744/0x745 chunks get their embedded header unless their type/version is in §1.3's list.
+    pub fn build<P: Into<Body>>(
+        container: Container,
+        file_type: u32,
+        payloads: Vec<(u32, u32, u32, P)>,
+    ) -> Result<ChunkFile> {
+        let (magic, version): (&[u8], u32) = match container {
+            Container::CryTek744 => (b"CryTek\0\0", 0x744),
+            Container::CryTek745 => (b"CryTek\0\0", 0x745),
+            Container::CrCh => (b"CrCh", 0x746),
+            Container::Ivo => (b"#ivo", 0x900),
         };
         let table_offset = container.header_len() as u32;
         let table_len = payloads.len() * container.entry_len() + if container.count_in_table() { 4 } else { 0 };
@@ -576,38 +656,41 @@ impl ChunkFile {
                 Container::CryTek744 | Container::CryTek745 => to_old_type(kind),
                 _ => kind,
             };
-            let mut data = Vec::with_capacity(payload.len() + 16);
-            if container.embedded_headers() && !no_embedded_header(kind, ver) {
-                data.extend_from_slice(&stored_type.to_le_bytes());
-                data.extend_from_slice(&ver.to_le_bytes());
-                data.extend_from_slice(&(pos as u32).to_le_bytes());
-                data.extend_from_slice(&id.to_le_bytes());
-            }
-            data.extend_from_slice(&payload);
-            let len = data.len();
-            let size = container.has_size().then_some(len as u32);
-            let mut next = round_up(pos + len, 4);
-            if len == 0 {
-                next = pos + 4;
-            }
-            // The file ends right after the last chunk (as the engine's files do).
-            let pad = if i == last { 0 } else { next - pos - len };
-            if container.has_size() && pad > 0 {
-                gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; pad]) });
-            } else if pad > 0 {
-                data.resize(len + pad, 0);
-            }
-            chunks.push(Chunk {
+            let header = (container.embedded_headers() && !no_embedded_header(kind, ver)).then_some(EmbeddedHeader {
+                chunk_type: stored_type,
+                version: ver,
+                offset: pos as u32,
+                id,
+            });
+            let mut chunk = Chunk {
                 chunk_type: stored_type,
                 version: ver,
                 id,
                 offset: pos as u64,
-                size,
-                data: Bytes::from(data),
-            });
+                size: None,
+                header,
+                body: payload.into(),
+            };
+            let mut data = chunk.payload(container)?.to_vec();
+            let len = data.len() + if chunk.header.is_some() { 16 } else { 0 };
+            let next = if len == 0 { pos + 4 } else { round_up(pos + len, 4) };
+            // The file ends right after the last chunk (as the engine's files do).
+            let pad = if i == last { 0 } else { next - pos - len };
+            if container.has_size() {
+                chunk.size = Some(len as u32);
+                if pad > 0 {
+                    gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; pad]) });
+                }
+            } else {
+                // A sizeless chunk reaches the next one: the padding is part of its bytes.
+                data.resize(data.len() + pad, 0);
+            }
+            let (masked, endian) = chunk.version_and_endian(container);
+            chunk.body = Body::read(kind, masked, Bytes::from(data), chunk.payload_offset(), endian);
+            chunks.push(chunk);
             pos = next;
         }
-        ChunkFile { container, magic, file_type, version, table_offset, chunks, gaps }
+        Ok(ChunkFile { container, magic: Hex(magic.to_vec()), file_type, version, table_offset, chunks, gaps })
     }
 }
 
@@ -682,13 +765,14 @@ mod tests {
                     (0x1005, 0x745, 3, vec![]),
                     (0x3002, 0x925, 4, vec![9; 7]),
                 ],
-            );
+            )
+            .unwrap();
             let bytes = file.write().unwrap();
             let back = read(&Bytes::from(bytes.clone())).unwrap();
             assert_eq!(back.write().unwrap(), bytes, "{container:?}");
             assert_eq!(back.chunks.len(), 3);
             if container != Container::Ivo {
-                assert_eq!(&back.chunks[0].payload(container)[..5], &[1, 2, 3, 4, 5]);
+                assert_eq!(&back.chunks[0].payload(container).unwrap()[..5], &[1, 2, 3, 4, 5]);
             }
         }
     }
@@ -704,8 +788,8 @@ mod tests {
         f.extend_from_slice(&[0xB5, 0x6C, 0x49, 0xA9, 0, 9, 0, 0, 0x34, 0, 0, 0, 0, 0, 0, 0]);
         f.extend_from_slice(&[0xAA; 4 + 3]);
         let file = read(&Bytes::from(f.clone())).unwrap();
-        assert_eq!(file.chunks[0].data.len(), 4);
-        assert_eq!(file.chunks[1].data.len(), 3);
+        assert_eq!(file.chunks[0].bytes(file.container).unwrap().len(), 4);
+        assert_eq!(file.chunks[1].bytes(file.container).unwrap().len(), 3);
         assert!(file.gaps.is_empty());
         assert_eq!(file.write().unwrap(), f);
     }
@@ -728,8 +812,8 @@ mod tests {
         }
         let file = read(&Bytes::from(f.clone())).unwrap();
         assert_eq!(file.container, Container::CryTek744);
-        assert_eq!(&file.chunks[0].data[..], &[2; 8]);
-        assert_eq!(&file.chunks[1].data[..], &[1; 8]);
+        assert_eq!(&file.chunks[0].bytes(file.container).unwrap()[..], &[2; 8]);
+        assert_eq!(&file.chunks[1].bytes(file.container).unwrap()[..], &[1; 8]);
         assert!(file.gaps.is_empty());
         assert_eq!(file.write().unwrap(), f);
     }
@@ -740,7 +824,8 @@ mod tests {
             Container::CrCh,
             0,
             vec![(kind::TIMING, 0x918, 1, vec![1; 32]), (kind::CONTROLLER, 0x827, 2, vec![2; 32])],
-        );
+        )
+        .unwrap();
         let bytes = file.write().unwrap();
         assert!(read(&Bytes::from(bytes.clone())).is_ok());
         // Entry 1's offset (the last field of a 16-byte CrCh entry) set to entry 0's.
@@ -756,7 +841,7 @@ mod tests {
 
     #[test]
     fn truncation_never_panics() {
-        let file = ChunkFile::build(Container::CryTek745, 0xFFFF_0000, vec![(0x100D, 0x829, 2, vec![7; 40])]);
+        let file = ChunkFile::build(Container::CryTek745, 0xFFFF_0000, vec![(0x100D, 0x829, 2, vec![7; 40])]).unwrap();
         let bytes = file.write().unwrap();
         for cut in 0..bytes.len() {
             assert!(read(&Bytes::from(bytes[..cut].to_vec())).is_err(), "cut {cut}");

@@ -18,23 +18,28 @@
 
 use glam::{Quat, Vec3};
 
+use super::chunkfile::kind;
 use super::quat_codecs::{decode_position_endian, decode_rotations, position_size, rotation_size};
+use super::raw::{Body, Quat4, Vec3f};
 use super::time_formats::{self, LengthRule};
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
-use crate::text::latin1_until_nul;
 
 /// Key times (frames) and values of one channel.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct KeyTrack<T> {
+    /// Key times in frames.
     pub frames: Vec<f32>,
+    /// One value per key.
     pub values: Vec<T>,
 }
 
 /// Formats of one compressed channel, for `info` and lint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ChannelFormat {
+    /// `ECompressionFormat` of the values (§4).
     pub value_format: u8,
+    /// `EKeyTimesFormat` of the key times (§4).
     pub time_format: u8,
     /// 0 = reuse the rotation time track, 1 = own track (positions); 2 = own (scale).
     pub keys_info: u8,
@@ -43,11 +48,15 @@ pub struct ChannelFormat {
 /// A decoded controller.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Controller {
+    /// The controller id: the CRC-32 of the bone name.
     pub id: u32,
     /// The chunk version (0x827 … 0x833).
     pub version: u32,
+    /// Rotation keys (active, glTF convention).
     pub rotation: Option<KeyTrack<Quat>>,
+    /// Position keys in metres.
     pub position: Option<KeyTrack<Vec3>>,
+    /// Scale keys (0x832, 0x833).
     pub scale: Option<KeyTrack<Vec3>>,
     /// Compressed controllers: rotation, position and scale formats.
     pub formats: Option<[ChannelFormat; 3]>,
@@ -82,10 +91,6 @@ pub fn log_quat(q: Quat) -> Vec3 {
     v * (s.atan2(q.w) / s)
 }
 
-fn vec3(c: &mut Cursor) -> Result<Vec3> {
-    Ok(Vec3::new(c.f32()?, c.f32()?, c.f32()?))
-}
-
 /// Parses a controller chunk payload (embedded header already stripped). `base` is the payload's
 /// absolute offset.
 pub fn parse(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
@@ -94,97 +99,98 @@ pub fn parse(version: u32, payload: &[u8], base: usize, endian: Endian) -> Resul
 
 fn parse_inner(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
     let mut c = Cursor::with_base(payload, base, endian);
-    match version {
-        0x827 | 0x830 => parse_pqlog(&mut c, version == 0x830),
-        0x831 => {
-            // CE2 used 0x831 for `{numKeys, id}` + PQLog keys (§10 C11): tell by size.
-            let mut probe = c.clone();
-            let n = probe.u32()? as u64;
-            if n.checked_mul(28).and_then(|b| b.checked_add(8)) == Some(payload.len() as u64) {
-                return parse_pqlog(&mut c, false);
-            }
-            parse_compressed(version, payload, base, endian)
+    let uncompiled = match version {
+        0x827 | 0x830 | 0x833 => version,
+        // CE2 used 0x831 for `{numKeys, id}` + PQLog keys (§10 C11): tell by size.
+        0x831
+            if c.clone().u32().ok().and_then(|n| u64::from(n).checked_mul(28)?.checked_add(8))
+                == Some(payload.len() as u64) =>
+        {
+            0x827
         }
-        0x829 | 0x832 => parse_compressed(version, payload, base, endian),
-        0x833 => {
-            let n = c.u32()?;
-            let id = c.u32()?;
-            let n = c.count(u64::from(n), 40, "PQS key")?;
-            let mut rot = KeyTrack::default();
-            let mut pos = KeyTrack::default();
-            let mut scl = KeyTrack::default();
-            for i in 0..n {
-                let p = vec3(&mut c)? / 100.0;
-                let q = Quat::from_xyzw(c.f32()?, c.f32()?, c.f32()?, c.f32()?);
-                let s = vec3(&mut c)?;
-                for f in [&mut rot.frames, &mut pos.frames, &mut scl.frames] {
-                    f.push(i as f32);
-                }
-                rot.values.push(q);
-                pos.values.push(p);
-                scl.values.push(s);
-            }
-            Ok(Controller {
-                id,
-                version,
-                rotation: Some(rot),
-                position: Some(pos),
-                scale: Some(scl),
-                formats: None,
-                length_rule: None,
-                aligned: false,
-                flags: None,
-            })
-        }
-        _ => Err(Error::unsupported(format!("controller version 0x{version:X}")).within(format!("at {base}"))),
-    }
+        0x829 | 0x831 | 0x832 => return parse_compressed(version, payload, base, endian),
+        _ => return Err(Error::unsupported(format!("controller version 0x{version:X}")).within(format!("at {base}"))),
+    };
+    let body = Body::decode(kind::CONTROLLER, uncompiled, &mut c)?;
+    body.as_ref().and_then(from_body).ok_or_else(|| Error::invalid(base, "not an uncompiled controller"))
 }
 
-fn parse_pqlog(c: &mut Cursor, with_flags: bool) -> Result<Controller> {
-    let n = c.u32()?;
-    let id = c.u32()?;
-    let flags = if with_flags { Some(c.u32()?) } else { None };
-    let n = c.count(u64::from(n), 28, "PQLog key")?;
-    let mut rot = KeyTrack { frames: Vec::with_capacity(n), values: Vec::with_capacity(n) };
-    let mut pos = KeyTrack { frames: Vec::with_capacity(n), values: Vec::with_capacity(n) };
-    let mut t0 = None;
-    for _ in 0..n {
-        let t = i64::from(c.i32()?);
-        let p = vec3(c)?;
-        let l = vec3(c)?;
-        let t0 = *t0.get_or_insert(t);
-        // CE5: (t − t₀)/160 (§5.5); ticks off a frame keep their fraction.
-        let frame = ((t - t0) as f64 / TICKS_PER_FRAME as f64) as f32;
-        rot.frames.push(frame);
-        pos.frames.push(frame);
-        rot.values.push(exp_log(l).conjugate());
-        pos.values.push(p / 100.0);
-    }
-    Ok(Controller {
+/// The controller of an uncompiled controller body (PQLog 0x827/0x830, PQS 0x833) in the
+/// model's convention: PQLog rotations are stored as `log(conj(q))` and positions in
+/// centimetres; tick times become `(t − t₀)/160` frames (§5.5; ticks off a frame keep their
+/// fraction); PQS key *i* is frame *i*.
+pub fn from_body(body: &Body) -> Option<Controller> {
+    let v = |v: &Vec3f| Vec3::new(v.x.0, v.y.0, v.z.0);
+    let bare = |id, version| Controller {
         id,
-        version: if with_flags { 0x830 } else { 0x827 },
-        rotation: Some(rot),
-        position: Some(pos),
+        version,
+        rotation: None,
+        position: None,
         scale: None,
         formats: None,
         length_rule: None,
         aligned: false,
-        flags,
+        flags: None,
+    };
+    Some(match body {
+        Body::PqLog { controller_id, flags, keys, .. } => {
+            let t0 = keys.first().map_or(0, |k| i64::from(k.time));
+            let (mut frames, mut rotations, mut positions) =
+                (Vec::with_capacity(keys.len()), Vec::with_capacity(keys.len()), Vec::with_capacity(keys.len()));
+            for k in keys {
+                frames.push(((i64::from(k.time) - t0) as f64 / TICKS_PER_FRAME as f64) as f32);
+                rotations.push(exp_log(v(&k.rot_log)).conjugate());
+                positions.push(v(&k.position) / 100.0);
+            }
+            Controller {
+                rotation: Some(KeyTrack { frames: frames.clone(), values: rotations }),
+                position: Some(KeyTrack { frames, values: positions }),
+                flags: *flags,
+                ..bare(*controller_id, if flags.is_some() { 0x830 } else { 0x827 })
+            }
+        }
+        Body::Pqs { controller_id, keys, .. } => {
+            let frames: Vec<f32> = (0..keys.len()).map(|i| i as f32).collect();
+            let q = |q: &Quat4| Quat::from_xyzw(q.x.0, q.y.0, q.z.0, q.w.0);
+            Controller {
+                rotation: Some(KeyTrack {
+                    frames: frames.clone(),
+                    values: keys.iter().map(|k| q(&k.rotation)).collect(),
+                }),
+                position: Some(KeyTrack {
+                    frames: frames.clone(),
+                    values: keys.iter().map(|k| v(&k.position) / 100.0).collect(),
+                }),
+                scale: Some(KeyTrack { frames, values: keys.iter().map(|k| v(&k.scale)).collect() }),
+                ..bare(*controller_id, 0x833)
+            }
+        }
+        _ => return None,
     })
 }
 
 /// The descriptor of a compressed controller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Descriptor {
+    /// The controller id.
     pub id: u32,
+    /// The 0x831 flags word.
     pub flags: Option<u32>,
+    /// Rotation key count.
     pub num_rot: u16,
+    /// Position key count.
     pub num_pos: u16,
+    /// Scale key count (0x832).
     pub num_scl: u16,
+    /// Rotation formats.
     pub rot: ChannelFormat,
+    /// Position formats.
     pub pos: ChannelFormat,
+    /// Scale formats (0x832).
     pub scl: ChannelFormat,
+    /// Whether the key arrays are aligned to 4 bytes.
     pub aligned: bool,
+    /// The descriptor's length in bytes.
     pub size: usize,
 }
 
@@ -343,130 +349,10 @@ fn parse_compressed(version: u32, payload: &[u8], base: usize, endian: Endian) -
     }
 }
 
-/// Timing chunk 0x918 / 0x919.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Timing {
-    /// 0x918: `secsPerTick, ticksPerFrame, name, start, end` (§2; units decided per file, C8).
-    Range { secs_per_tick: f32, ticks_per_frame: i32, name: String, start: i32, end: i32 },
-    /// 0x919: `numberOfSamples, samplesPerSecond, startTimeInSeconds`.
-    Samples { count: i32, rate: f32, start: f32 },
-}
-
-pub fn parse_timing(version: u32, payload: &[u8], base: usize) -> Result<Timing> {
-    let mut c = Cursor::with_base(payload, base, Endian::Little);
-    (|| {
-        Ok(match version {
-            0x918 => {
-                let secs_per_tick = c.f32()?;
-                let ticks_per_frame = c.i32()?;
-                let name = latin1_until_nul(c.take(32)?);
-                let start = c.i32()?;
-                let end = c.i32()?;
-                Timing::Range { secs_per_tick, ticks_per_frame, name, start, end }
-            }
-            0x919 => Timing::Samples { count: c.i32()?, rate: c.f32()?, start: c.f32()? },
-            v => return Err(Error::unsupported(format!("timing version 0x{v:X}"))),
-        })
-    })()
-    .within(|| "timing")
-}
-
-/// `MotionParams905` (132 B), in MotionParameters 0x925 and DBA records.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct MotionParams {
-    pub asset_flags: u32,
-    pub compression: u32,
-    pub ticks_per_frame: i32,
-    pub secs_per_tick: f32,
-    pub start: i32,
-    pub end: i32,
-    pub move_speed: f32,
-    pub turn_speed: f32,
-    pub asset_turn: f32,
-    pub distance: f32,
-    pub slope: f32,
-    pub start_location: (Quat, Vec3),
-    pub end_location: (Quat, Vec3),
-    pub foot_plants: [f32; 8],
-}
-
+/// Asset flag: the clip is additive.
 pub const FLAG_ADDITIVE: u32 = 0x001;
+/// Asset flag: the clip loops.
 pub const FLAG_CYCLE: u32 = 0x002;
-
-fn quat_t(c: &mut Cursor) -> Result<(Quat, Vec3)> {
-    let q = Quat::from_xyzw(c.f32()?, c.f32()?, c.f32()?, c.f32()?);
-    Ok((q, vec3(c)?))
-}
-
-pub fn parse_motion_params(c: &mut Cursor) -> Result<MotionParams> {
-    let mut m = MotionParams {
-        asset_flags: c.u32()?,
-        compression: c.u32()?,
-        ticks_per_frame: c.i32()?,
-        secs_per_tick: c.f32()?,
-        start: c.i32()?,
-        end: c.i32()?,
-        move_speed: c.f32()?,
-        turn_speed: c.f32()?,
-        asset_turn: c.f32()?,
-        distance: c.f32()?,
-        slope: c.f32()?,
-        ..Default::default()
-    };
-    m.start_location = quat_t(c)?;
-    m.end_location = quat_t(c)?;
-    for f in &mut m.foot_plants {
-        *f = c.f32()?;
-    }
-    Ok(m)
-}
-
-/// GlobalAnimationHeaderCAF 0x971 (the fields the model uses).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct GahCaf {
-    pub flags: u32,
-    pub path: String,
-    pub start_sec: f32,
-    pub end_sec: f32,
-    pub total_duration: f32,
-    pub controllers: u32,
-}
-
-pub fn parse_gah_caf(payload: &[u8], base: usize) -> Result<GahCaf> {
-    let mut c = Cursor::with_base(payload, base, Endian::Little);
-    (|| {
-        let flags = c.u32()?;
-        let path = latin1_until_nul(c.take(256)?);
-        c.skip(8 + 32)?;
-        Ok(GahCaf {
-            flags,
-            path,
-            start_sec: c.f32()?,
-            end_sec: c.f32()?,
-            total_duration: c.f32()?,
-            controllers: c.u32()?,
-        })
-    })()
-    .within(|| "GlobalAnimationHeaderCAF")
-}
-
-/// BoneNameList 0x745: `i32 count`, then NUL-terminated names.
-pub fn parse_bone_names(payload: &[u8], base: usize) -> Result<Vec<String>> {
-    let mut c = Cursor::with_base(payload, base, Endian::Little);
-    let n = c.i32().within(|| "bone name list")?;
-    let n = c.count(u64::try_from(n).unwrap_or(u64::MAX), 1, "bone name").within(|| "bone name list")?;
-    let mut names = Vec::with_capacity(n);
-    let mut rest = c.rest();
-    for i in 0..n {
-        let end = rest
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or_else(|| Error::invalid(c.offset(), format!("bone name {i} has no NUL")).within("bone name list"))?;
-        names.push(latin1_until_nul(rest.get(..end).unwrap_or_default()));
-        rest = rest.get(end + 1..).unwrap_or_default();
-    }
-    Ok(names)
-}
 
 #[cfg(test)]
 mod tests {

@@ -9,11 +9,13 @@ use std::collections::HashMap;
 
 use glam::{Quat, Vec3};
 
-use super::controller::{parse_motion_params, KeyTrack, MotionParams};
+use super::controller::KeyTrack;
 use super::quat_codecs::{decode_position, decode_rotations, position_size, rotation_size};
+use super::raw::MotionParams;
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
+use crate::record::Record;
 use crate::text::latin1_until_nul;
 
 /// One clip of the database.
@@ -66,176 +68,226 @@ pub fn parse(payload: &[u8], base: usize, endian: Endian) -> Result<Dba> {
     parse_inner(payload, base).within(|| "DBA 0x905")
 }
 
-fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
-    let mut c = Cursor::with_base(payload, base, Endian::Little);
+/// The track tables of a 0x905 payload: key counts, per-format counts and blob offsets of the
+/// time, position and rotation tracks.
+struct Tables {
+    kt_sizes: Vec<u16>,
+    kt_counts: Vec<u32>,
+    pos_sizes: Vec<u16>,
+    pos_counts: Vec<u32>,
+    rot_sizes: Vec<u16>,
+    rot_counts: Vec<u32>,
+    kt_offsets: Vec<i32>,
+    pos_offsets: Vec<i32>,
+    rot_offsets: Vec<i32>,
+}
+
+/// The shared track data and how to find a track in it.
+struct Blob<'a> {
+    tables: Tables,
+    data: &'a [u8],
+    /// Absolute offset of `data`.
+    at: usize,
+    /// Offsets count back from the blob's end (in-place databases).
+    in_place: bool,
+    /// Absolute offset of the payload, for errors.
+    base: usize,
+}
+
+fn tables(c: &mut Cursor) -> Result<(Tables, u32)> {
     let num_pos = c.u32()?;
     let num_rot = c.u32()?;
     let num_time = c.u32()?;
     let num_anims = c.u32()?;
-    let u16s = |c: &mut Cursor, n: u32, what: &str| -> Result<Vec<u16>> {
+    fn u16s(c: &mut Cursor, n: u32, what: &str) -> Result<Vec<u16>> {
         let n = c.count(u64::from(n), 2, what)?;
         (0..n).map(|_| c.u16()).collect()
-    };
-    let u32s = |c: &mut Cursor, n: usize| -> Result<Vec<u32>> { (0..n).map(|_| c.u32()).collect() };
-    let i32s = |c: &mut Cursor, n: u64, what: &str| -> Result<Vec<i32>> {
+    }
+    fn u32s(c: &mut Cursor, n: usize) -> Result<Vec<u32>> {
+        (0..n).map(|_| c.u32()).collect()
+    }
+    fn i32s(c: &mut Cursor, n: u64, what: &str) -> Result<Vec<i32>> {
         let n = c.count(n, 4, what)?;
         (0..n).map(|_| c.i32()).collect()
+    }
+    let tables = Tables {
+        kt_sizes: u16s(c, num_time, "time track")?,
+        kt_counts: u32s(c, 7)?,
+        pos_sizes: u16s(c, num_pos, "position track")?,
+        pos_counts: u32s(c, 9)?,
+        rot_sizes: u16s(c, num_rot, "rotation track")?,
+        rot_counts: u32s(c, 9)?,
+        kt_offsets: i32s(c, u64::from(num_time), "time offset")?,
+        pos_offsets: i32s(c, u64::from(num_pos), "position offset")?,
+        rot_offsets: i32s(c, u64::from(num_rot) + 1, "rotation offset")?,
     };
-    let kt_sizes = u16s(&mut c, num_time, "time track")?;
-    let kt_counts = u32s(&mut c, 7)?;
-    let pos_sizes = u16s(&mut c, num_pos, "position track")?;
-    let pos_counts = u32s(&mut c, 9)?;
-    let rot_sizes = u16s(&mut c, num_rot, "rotation track")?;
-    let rot_counts = u32s(&mut c, 9)?;
-    let kt_offsets = i32s(&mut c, u64::from(num_time), "time offset")?;
-    let pos_offsets = i32s(&mut c, u64::from(num_pos), "position offset")?;
-    let rot_offsets = i32s(&mut c, u64::from(num_rot) + 1, "rotation offset")?;
-    let total = *rot_offsets.last().unwrap_or(&0);
+    Ok((tables, num_anims))
+}
+
+/// Reads the tables and locates the blob: after the tables (aligned to 4), or at the payload's
+/// end when the total size is negative (in-place), with a padding length after the tables.
+fn blob<'a>(c: &mut Cursor<'a>, payload: &'a [u8], base: usize) -> Result<(Blob<'a>, u32)> {
+    let (tables, num_anims) = tables(c)?;
+    let total = *tables.rot_offsets.last().unwrap_or(&0);
     let in_place = total < 0;
     let padding_len = if in_place { c.u32()? as usize } else { 0 };
-    let aligned = round_up(c.pos(), 4);
-    c.seek(aligned)?;
+    c.seek(round_up(c.pos(), 4))?;
     let blob_len = total.unsigned_abs() as usize;
-    let (blob, blob_base) = if in_place {
+    let (data, at) = if in_place {
         let start = payload
             .len()
             .checked_sub(blob_len)
             .ok_or_else(|| Error::invalid(base, "in-place blob larger than the chunk"))?;
+        c.skip(padding_len)?;
         (payload.get(start..).unwrap_or_default(), base + start)
     } else {
         let at = c.offset();
         let b = c.take(round_up(blob_len, 4))?;
         (b.get(..blob_len).unwrap_or_default(), at)
     };
-    if in_place {
-        c.skip(padding_len)?;
-    }
-    let track = |offsets: &[i32], i: usize| -> Result<usize> {
-        let o = *offsets.get(i).ok_or_else(|| Error::invalid(base, format!("track {i} does not exist")))?;
-        let o = if in_place { i64::from(o) + blob_len as i64 } else { i64::from(o) };
-        usize::try_from(o).ok().filter(|&o| o <= blob.len()).ok_or_else(|| {
-            Error::invalid(blob_base, format!("track {i} offset {o} is outside the {}-byte blob", blob.len()))
+    Ok((Blob { tables, data, at, in_place, base }, num_anims))
+}
+
+impl Blob<'_> {
+    /// The blob offset of track `i` in `offsets`.
+    fn track(&self, offsets: &[i32], i: usize) -> Result<usize> {
+        let o = *offsets.get(i).ok_or_else(|| Error::invalid(self.base, format!("track {i} does not exist")))?;
+        let o = if self.in_place { i64::from(o) + self.data.len() as i64 } else { i64::from(o) };
+        usize::try_from(o).ok().filter(|&o| o <= self.data.len()).ok_or_else(|| {
+            Error::invalid(self.at, format!("track {i} offset {o} is outside the {}-byte blob", self.data.len()))
         })
-    };
-    let read_times = |i: u32| -> Result<Vec<f32>> {
+    }
+
+    /// The key count of a StartStop time track: `stop − start + 1`.
+    fn start_stop_keys(&self, f: u8, data: &[u8], at: usize) -> Result<usize> {
+        let e = time_formats::element_size(f).unwrap_or(1);
+        let rd = |k: usize| -> Option<f32> {
+            let b = data.get(k * e..k * e + e)?;
+            Some(match f {
+                3 => f32::from_le_bytes(*b.first_chunk()?),
+                4 => f32::from(u16::from_le_bytes(*b.first_chunk()?)),
+                _ => f32::from(*b.first()?),
+            })
+        };
+        match (rd(0), rd(1)) {
+            (Some(a), Some(z)) if z >= a && (z - a) < 1e6 => Ok((z - a) as usize + 1),
+            _ => Err(Error::invalid(self.at + at, "bad start/stop time track")),
+        }
+    }
+
+    /// Time track `i` in frames.
+    fn times(&self, i: u32) -> Result<Vec<f32>> {
         let i = i as usize;
-        let f =
-            format_of(i, &kt_counts).ok_or_else(|| Error::invalid(base, format!("time track {i} has no format")))?;
-        let size = usize::from(*kt_sizes.get(i).unwrap_or(&0));
-        let at = track(&kt_offsets, i)?;
-        let data = blob.get(at..).unwrap_or_default();
+        let t = &self.tables;
+        let f = format_of(i, &t.kt_counts)
+            .ok_or_else(|| Error::invalid(self.base, format!("time track {i} has no format")))?;
+        let at = self.track(&t.kt_offsets, i)?;
+        let data = self.data.get(at..).unwrap_or_default();
         let n = match f {
             time_formats::BITSET => {
                 let Some(&[_, _, _, _, lo, hi]) = data.first_chunk::<6>() else {
-                    return Err(Error::truncated(blob_base + at, 6, data.len()));
+                    return Err(Error::truncated(self.at + at, 6, data.len()));
                 };
                 usize::from(u16::from_le_bytes([lo, hi]))
             }
-            3..=5 => {
-                // Key count from start/stop.
-                let e = time_formats::element_size(f).unwrap_or(1);
-                let rd = |k: usize| -> Option<f32> {
-                    let b = data.get(k * e..k * e + e)?;
-                    Some(match f {
-                        3 => f32::from_le_bytes(*b.first_chunk()?),
-                        4 => f32::from(u16::from_le_bytes(*b.first_chunk()?)),
-                        _ => f32::from(*b.first()?),
-                    })
-                };
-                let (a, z) = (rd(0), rd(1));
-                match (a, z) {
-                    (Some(a), Some(z)) if z >= a && (z - a) < 1e6 => (z - a) as usize + 1,
-                    _ => return Err(Error::invalid(blob_base + at, "bad start/stop time track")),
-                }
-            }
-            _ => size,
+            3..=5 => self.start_stop_keys(f, data, at)?,
+            _ => usize::from(*t.kt_sizes.get(i).unwrap_or(&0)),
         };
-        time_formats::decode(f, n, data, blob_base + at).within(|| format!("time track {i}"))
-    };
-    let read_values = |i: u32, rotation: bool| -> Result<(u8, &[u8], usize, usize)> {
+        time_formats::decode(f, n, data, self.at + at).within(|| format!("time track {i}"))
+    }
+
+    /// Value track `i` (rotation or position): format, bytes, key count.
+    fn values(&self, i: u32, rotation: bool) -> Result<(u8, &[u8], usize)> {
         let i = i as usize;
-        let (counts, sizes, offsets) =
-            if rotation { (&rot_counts, &rot_sizes, &rot_offsets) } else { (&pos_counts, &pos_sizes, &pos_offsets) };
-        let f = format_of(i, counts).ok_or_else(|| Error::invalid(base, format!("value track {i} has no format")))?;
-        let n =
-            usize::from(*sizes.get(i).ok_or_else(|| Error::invalid(base, format!("value track {i} does not exist")))?);
-        let at = track(offsets, i)?;
+        let t = &self.tables;
+        let (counts, sizes, offsets) = if rotation {
+            (&t.rot_counts, &t.rot_sizes, &t.rot_offsets)
+        } else {
+            (&t.pos_counts, &t.pos_sizes, &t.pos_offsets)
+        };
+        let f =
+            format_of(i, counts).ok_or_else(|| Error::invalid(self.base, format!("value track {i} has no format")))?;
+        let n = usize::from(
+            *sizes.get(i).ok_or_else(|| Error::invalid(self.base, format!("value track {i} does not exist")))?,
+        );
+        let at = self.track(offsets, i)?;
         let e = if rotation { rotation_size(f) } else { position_size(f) }
             .ok_or_else(|| Error::unsupported(format!("value format {f} in track {i}")))?;
-        let data = blob.get(at..at + n * e).ok_or_else(|| Error::truncated(blob_base + at, n * e, blob.len() - at))?;
-        Ok((f, data, e, n))
-    };
+        let data =
+            self.data.get(at..at + n * e).ok_or_else(|| Error::truncated(self.at + at, n * e, self.data.len() - at))?;
+        Ok((f, data, n))
+    }
 
+    /// One bone's channels from its controller info `[pos time, pos, rot time, rot]`.
+    fn controller(&self, id: u32, [pt, pv, rt, rv]: [u32; 4]) -> Result<DbaController> {
+        let keys = |frames: &[f32], n: usize, what: &str| {
+            if frames.len() == n {
+                Ok(())
+            } else {
+                Err(Error::invalid(self.at, format!("{n} {what} keys, {} times", frames.len())))
+            }
+        };
+        let mut rotation = None;
+        if rt != NONE && rv != NONE {
+            let frames = self.times(rt)?;
+            let (f, data, n) = self.values(rv, true)?;
+            keys(&frames, n, "rotation")?;
+            rotation = Some(KeyTrack { frames, values: decode_rotations(f, data, Endian::Little)? });
+        }
+        let mut position = None;
+        if pt != NONE && pv != NONE {
+            let frames = self.times(pt)?;
+            let (f, data, n) = self.values(pv, false)?;
+            keys(&frames, n, "position")?;
+            let e = position_size(f).unwrap_or(12);
+            let values = data.chunks_exact(e).map(|b| decode_position(f, b)).collect::<Result<Vec<_>>>()?;
+            position = Some(KeyTrack { frames, values });
+        }
+        Ok(DbaController { id, rotation, position })
+    }
+}
+
+/// One clip record: path, `MotionParams905`, foot plants, and its controller infos (inline, or
+/// at an offset from the first record in in-place databases).
+fn animation(c: &mut Cursor, blob: &Blob, payload: &[u8], records_start: usize) -> Result<DbaAnimation> {
+    let len = c.u16()?;
+    let path = latin1_until_nul(c.take(usize::from(len))?);
+    let motion = MotionParams::read(c)?;
+    let fp = c.u16()?;
+    c.skip(usize::from(fp))?;
+    let n = c.u16()?;
+    let mut infos = Cursor::with_base(payload, blob.base, Endian::Little);
+    if blob.in_place {
+        let off = c.i32()?;
+        let at = usize::try_from(records_start as i64 + i64::from(off))
+            .map_err(|_| Error::invalid(c.offset(), "negative controller info offset"))?;
+        infos.seek(at)?;
+    } else {
+        infos.seek(c.pos())?;
+        c.skip(c.count(u64::from(n), 20, "controller info")? * 20)?;
+    }
+    let n = infos.count(u64::from(n), 20, "controller info")?;
+    let mut controllers = Vec::with_capacity(n);
+    for k in 0..n {
+        let id = infos.u32()?;
+        let info = [infos.u32()?, infos.u32()?, infos.u32()?, infos.u32()?];
+        controllers.push(blob.controller(id, info).within(|| format!("controller {k} (0x{id:08X})"))?);
+    }
+    Ok(DbaAnimation { path, motion, controllers })
+}
+
+fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
+    let mut c = Cursor::with_base(payload, base, Endian::Little);
+    let (blob, num_anims) = blob(&mut c, payload, base)?;
     let records_start = c.pos();
     let n_anims = c.count(u64::from(num_anims), 2 + 132 + 2 + 2, "animation")?;
     let mut animations = Vec::with_capacity(n_anims);
     for a in 0..n_anims {
-        let anim = (|| -> Result<DbaAnimation> {
-            let len = c.u16()?;
-            let path = latin1_until_nul(c.take(usize::from(len))?);
-            let motion = parse_motion_params(&mut c)?;
-            let fp = c.u16()?;
-            c.skip(usize::from(fp))?;
-            let n = c.u16()?;
-            let mut infos = if in_place {
-                let off = c.i32()?;
-                let at = records_start as i64 + i64::from(off);
-                let mut ic = Cursor::with_base(payload, base, Endian::Little);
-                ic.seek(
-                    usize::try_from(at).map_err(|_| Error::invalid(c.offset(), "negative controller info offset"))?,
-                )?;
-                ic
-            } else {
-                let here = c.pos();
-                c.skip(c.count(u64::from(n), 20, "controller info")? * 20)?;
-                let mut ic = Cursor::with_base(payload, base, Endian::Little);
-                ic.seek(here)?;
-                ic
-            };
-            let n = infos.count(u64::from(n), 20, "controller info")?;
-            let mut controllers = Vec::with_capacity(n);
-            for k in 0..n {
-                let id = infos.u32()?;
-                let [pt, pv, rt, rv] = [infos.u32()?, infos.u32()?, infos.u32()?, infos.u32()?];
-                let ctrl = (|| -> Result<DbaController> {
-                    let mut rotation = None;
-                    if rt != NONE && rv != NONE {
-                        let frames = read_times(rt)?;
-                        let (f, data, _, n) = read_values(rv, true)?;
-                        let values = decode_rotations(f, data, Endian::Little)?;
-                        if frames.len() != n {
-                            return Err(Error::invalid(
-                                blob_base,
-                                format!("{n} rotation keys, {} times", frames.len()),
-                            ));
-                        }
-                        rotation = Some(KeyTrack { frames, values });
-                    }
-                    let mut position = None;
-                    if pt != NONE && pv != NONE {
-                        let frames = read_times(pt)?;
-                        let (f, data, e, n) = read_values(pv, false)?;
-                        let values = data.chunks_exact(e).map(|b| decode_position(f, b)).collect::<Result<Vec<_>>>()?;
-                        if frames.len() != n {
-                            return Err(Error::invalid(
-                                blob_base,
-                                format!("{n} position keys, {} times", frames.len()),
-                            ));
-                        }
-                        position = Some(KeyTrack { frames, values });
-                    }
-                    Ok(DbaController { id, rotation, position })
-                })()
-                .within(|| format!("controller {k} (0x{id:08X})"))?;
-                controllers.push(ctrl);
-            }
-            Ok(DbaAnimation { path, motion, controllers })
-        })()
-        .within(|| format!("animation {a}"))?;
-        animations.push(anim);
+        animations.push(animation(&mut c, &blob, payload, records_start).within(|| format!("animation {a}"))?);
     }
-    let time_formats = (0..kt_sizes.len()).filter_map(|i| format_of(i, &kt_counts)).collect();
-    Ok(Dba { animations, time_formats, in_place })
+    let t = &blob.tables;
+    let time_formats = (0..t.kt_sizes.len()).filter_map(|i| format_of(i, &t.kt_counts)).collect();
+    Ok(Dba { animations, time_formats, in_place: blob.in_place })
 }
 
 /// Channels of one bone of one clip for [`write()`]: frames and values.
@@ -248,8 +300,7 @@ pub struct WriteController {
 /// One clip for [`write()`].
 pub struct WriteAnimation {
     pub path: String,
-    /// `MotionParams905` (132 bytes).
-    pub motion: Vec<u8>,
+    pub motion: MotionParams,
     pub controllers: Vec<WriteController>,
 }
 
@@ -401,7 +452,9 @@ pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
             .ok_or_else(|| Error::unrepresentable(format!("clip path \"{}\"", a.path)))?;
         out.extend_from_slice(&(path.len() as u16).to_le_bytes());
         out.extend_from_slice(&path);
-        out.extend_from_slice(&a.motion);
+        let mut motion = crate::bytes::Writer::new(Endian::Little);
+        a.motion.write(&mut motion);
+        out.extend_from_slice(&motion.into_vec());
         out.extend_from_slice(&0u16.to_le_bytes());
         let n = u16::try_from(list.len()).map_err(|_| Error::unrepresentable("more than 65535 bones in a clip"))?;
         out.extend_from_slice(&n.to_le_bytes());
@@ -512,7 +565,11 @@ mod tests {
         };
         let anims: Vec<WriteAnimation> = ["a.caf", "b.caf"]
             .iter()
-            .map(|p| WriteAnimation { path: p.to_string(), motion: vec![0; 132], controllers: vec![controller()] })
+            .map(|p| WriteAnimation {
+                path: p.to_string(),
+                motion: MotionParams::read(&mut Cursor::new(&[0; 132], Endian::Little)).unwrap(),
+                controllers: vec![controller()],
+            })
             .collect();
         let payload = write(&anims, 1).unwrap();
         let counts: Vec<u32> =

@@ -21,10 +21,9 @@ use glam::{Quat, Vec3};
 use super::chunkfile::{kind, ChunkFile};
 use super::controller::KeyTrack;
 use super::quat_codecs::decode_rotation;
+use super::raw::Body;
 use crate::bytes::{Cursor, Endian};
-use crate::error::{Context, Error, ErrorKind, Result};
-use crate::formats::Limits;
-use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
+use crate::error::{Context, Error, Result};
 use crate::text::latin1_until_nul;
 
 /// AnimInfo 0x901 (48 B).
@@ -444,20 +443,17 @@ pub fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<IvoAnimati
         let r: Result<()> = (|| {
             match ch.chunk_type {
                 kind::IVO_ANIM_INFO => {
-                    let mut c = Cursor::with_base(&ch.data, base, Endian::Little);
-                    let flags = c.u32()?;
-                    let fps = c.u16()?;
-                    let num_bones = c.u16()?;
-                    c.skip(4)?;
-                    let end_frame = c.u32()?;
-                    out.info = Some(AnimInfo {
-                        flags,
-                        fps,
-                        num_bones,
-                        end_frame,
-                        start_rotation: quat(&mut c)?,
-                        start_position: vec3(&mut c)?,
-                    });
+                    if let Body::IvoAnimInfo(i) = ch.structure(file.container)?.as_ref() {
+                        let (q, p) = (i.start_rotation, i.start_position);
+                        out.info = Some(AnimInfo {
+                            flags: i.flags,
+                            fps: i.fps,
+                            num_bones: i.num_bones,
+                            end_frame: i.end_frame,
+                            start_rotation: Quat::from_xyzw(q.x.0, q.y.0, q.z.0, q.w.0),
+                            start_position: Vec3::new(p.x.0, p.y.0, p.z.0),
+                        });
+                    }
                 }
                 kind::IVO_CAF_DATA => out.blocks.push(block(&buf, base, b"#caf")?),
                 kind::IVO_DBA_DATA => {
@@ -468,7 +464,7 @@ pub fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<IvoAnimati
                         out.blocks.push(b);
                     }
                 }
-                kind::IVO_DBA_META => out.meta = meta(&ch.data, base, version)?,
+                kind::IVO_DBA_META => out.meta = meta(&ch.payload(file.container)?, base, version)?,
                 _ => {}
             }
             Ok(())
@@ -477,67 +473,6 @@ pub fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<IvoAnimati
     }
     out.c2 = decide_c2(&mut out.blocks, c2_layout);
     Ok(out)
-}
-
-fn stem(path: &str) -> String {
-    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    file.rsplit_once('.').map_or(file, |(s, _)| s).to_string()
-}
-
-/// Converts an `#ivo` CAF or DBA to the model (C2 layout as in [`parse`]).
-pub fn to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<C2Layout>) -> Result<Package> {
-    let anim = parse(file, c2_layout)?;
-    let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
-    let mut keys = 0u64;
-    for (i, b) in anim.blocks.iter().enumerate() {
-        let m = anim.meta.get(i);
-        let fps = match (anim.info, m) {
-            (Some(info), _) if info.fps > 0 => f32::from(info.fps),
-            (_, Some(m)) if m.fps > 0 => f32::from(m.fps),
-            _ => 30.0,
-        };
-        let mut tracks = Vec::new();
-        for ctrl in &b.controllers {
-            let target = Target::Bone(BoneRef { hash: Some(ctrl.hash), ..Default::default() });
-            if let Some(r) = &ctrl.rotation {
-                keys += r.frames.len() as u64;
-                tracks.push(Track {
-                    target: target.clone(),
-                    interpolation: Interpolation::Nlerp,
-                    times: r.frames.iter().map(|f| f / fps).collect(),
-                    values: Values::Rotation(super::model::continuous(&r.values)),
-                });
-            }
-            if let Some(p) = &ctrl.position {
-                keys += p.frames.len() as u64;
-                tracks.push(Track {
-                    target,
-                    interpolation: Interpolation::Linear,
-                    times: p.frames.iter().map(|f| f / fps).collect(),
-                    values: Values::Translation(p.values.clone()),
-                });
-            }
-        }
-        if keys > limits.max_keys {
-            return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
-        }
-        let mut clip = Clip {
-            name: m.map(|m| stem(&m.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
-            duration: 0.0,
-            looping: None,
-            additive: false,
-            frame_rate: Some(fps),
-            tracks,
-            ..Default::default()
-        };
-        let end = anim.info.map(|x| x.end_frame).or(m.and_then(|m| m.end_frame));
-        clip.duration = match end {
-            Some(e) if e > 0 => e as f32 / fps,
-            _ => clip.last_key_time(),
-        };
-        package.clips.push(clip);
-    }
-    Ok(package)
 }
 
 /// One bone for [`write_blocks`]: hash and key tracks (frames).
@@ -635,21 +570,6 @@ pub fn write_blocks(blocks: &[Vec<WriteBone>], sig: &[u8; 4], rot_codec: u16) ->
     Ok(head)
 }
 
-/// AnimInfo 0x901 (48 bytes) for a clip.
-pub fn anim_info(num_bones: u16, end_frame: u32) -> Vec<u8> {
-    let mut v = Vec::with_capacity(48);
-    v.extend_from_slice(&0u32.to_le_bytes());
-    v.extend_from_slice(&30u16.to_le_bytes());
-    v.extend_from_slice(&num_bones.to_le_bytes());
-    v.extend_from_slice(&0u32.to_le_bytes());
-    v.extend_from_slice(&end_frame.to_le_bytes());
-    for f in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
-        v.extend_from_slice(&f.to_le_bytes());
-    }
-    v.extend_from_slice(&0u32.to_le_bytes());
-    v
-}
-
 /// DBAMeta 0x901 for the blocks: `count`, 44-byte entries, NUL-terminated paths, padding to 4.
 pub fn dba_meta(entries: &[(u16, String)]) -> Result<Vec<u8>> {
     let mut v = (entries.len() as u32).to_le_bytes().to_vec();
@@ -675,6 +595,9 @@ pub fn dba_meta(entries: &[(u16, String)]) -> Result<Vec<u8>> {
 mod tests {
     use super::*;
     use crate::formats::cryengine::chunkfile;
+    use crate::formats::cryengine::model::{to_model_with, Decoding};
+    use crate::formats::Limits;
+    use crate::model::Values;
     use bytes::Bytes;
 
     /// §9.8: `BEHR_LaserCannon_S2.dba` with every published byte; the unpublished ones (C2 header
@@ -762,12 +685,12 @@ mod tests {
         assert_eq!(anim.meta.len(), 1);
         assert_eq!((anim.meta[0].flags, anim.meta[0].fps, anim.meta[0].num_controllers), (2, 30, 1));
         assert_eq!(anim.meta[0].path.len(), 85);
-        let pkg = to_model(&file, &Limits::default(), None).unwrap();
+        let pkg = to_model_with(&file, &Limits::default(), Decoding::default()).unwrap();
         assert_eq!(pkg.clips[0].name, "behr_lasercannon_s2_recoil");
         assert_eq!(pkg.clips[0].tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);
         for cut in 0..bytes.len() {
             if let Ok(f) = chunkfile::read(&Bytes::from(bytes[..cut].to_vec())) {
-                let _ = to_model(&f, &Limits::default(), None);
+                let _ = to_model_with(&f, &Limits::default(), Decoding::default());
             }
         }
         // Every single-byte corruption decodes or fails cleanly.
@@ -776,7 +699,7 @@ mod tests {
                 let mut b = bytes.clone();
                 b[i] = v;
                 if let Ok(f) = chunkfile::read(&Bytes::from(b)) {
-                    let _ = to_model(&f, &Limits::default(), None);
+                    let _ = to_model_with(&f, &Limits::default(), Decoding::default());
                 }
             }
         }
@@ -834,7 +757,7 @@ mod tests {
         }
         let file = chunkfile::read(&Bytes::from(f.clone())).unwrap();
         assert_eq!(file.write().unwrap(), f);
-        let pkg = to_model(&file, &Limits::default(), None).unwrap();
+        let pkg = to_model_with(&file, &Limits::default(), Decoding::default()).unwrap();
         let clip = &pkg.clips[0];
         assert!((clip.duration - 16.0 / 30.0).abs() < 1e-6);
         assert_eq!(clip.tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);

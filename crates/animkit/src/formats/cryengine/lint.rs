@@ -18,6 +18,7 @@ use bytes::Bytes;
 use super::chunkfile::{kind, Chunk, ChunkFile, Container, Gap};
 use super::controller::{self, Controller};
 use super::ivo;
+use super::raw::Body;
 use crate::bytes::{round_up, Endian};
 use crate::error::Result;
 use crate::lint::{Finding, Severity::*};
@@ -86,7 +87,10 @@ pub fn lint_with(file: &ChunkFile, c2_layout: Option<ivo::C2Layout>) -> Vec<Find
         .chunks
         .iter()
         .enumerate()
-        .map(|(i, ch)| (ch.offset, ch.offset.saturating_add(ch.data.len() as u64), i))
+        .map(|(i, ch)| {
+            let len = ch.bytes(c).map_or(0, |b| b.len() as u64);
+            (ch.offset, ch.offset.saturating_add(len), i)
+        })
         .collect();
     spans.sort_unstable();
     for w in spans.windows(2) {
@@ -117,14 +121,13 @@ pub fn lint_with(file: &ChunkFile, c2_layout: Option<ivo::C2Layout>) -> Vec<Find
     for (i, ch) in file.chunks.iter().enumerate() {
         let p = path(ch, i);
         let at = ch.offset as usize;
-        if ch.has_embedded_header(c) {
-            let stored = super::chunkfile::le_u32_at(&ch.data, 8);
-            if stored != Some(ch.offset as u32) {
+        if let Some(h) = ch.header.filter(|h| u64::from(h.offset) != ch.offset) {
+            {
                 out.push(
                     Finding::new(
                         Info,
                         "embedded-header-offset",
-                        format!("embedded header says offset {}, the table {}", stored.unwrap_or(0), ch.offset),
+                        format!("embedded header says offset {}, the table {}", h.offset, ch.offset),
                     )
                     .at(at)
                     .path(&p)
@@ -143,18 +146,20 @@ pub fn lint_with(file: &ChunkFile, c2_layout: Option<ivo::C2Layout>) -> Vec<Find
         if c == Container::Ivo {
             continue;
         }
-        let payload = ch.payload(c);
-        let base = ch.payload_offset(c);
         match ch.kind(c) {
             kind::CONTROLLER if version != 0x905 => {
                 controllers += 1;
-                match controller::parse(version, payload, base, endian) {
+                match controller_of(ch, c) {
                     Ok(ctrl) => controller_findings(&mut out, &ctrl, at, &p),
                     Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at).path(&p)),
                 }
             }
-            kind::BONE_NAME_LIST if version == 0x745 => match controller::parse_bone_names(payload, base) {
-                Ok(n) => names = Some((n.len(), at, p)),
+            kind::BONE_NAME_LIST if version == 0x745 => match ch.structure(c) {
+                Ok(body) => {
+                    if let Body::BoneNameList { names: n, .. } = body.as_ref() {
+                        names = Some((n.len(), at, p));
+                    }
+                }
                 Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at).path(&p)),
             },
             _ => {}
@@ -184,6 +189,17 @@ pub fn lint_with(file: &ChunkFile, c2_layout: Option<ivo::C2Layout>) -> Vec<Find
         },
     }
     out
+}
+
+/// The controller of a controller chunk.
+fn controller_of(ch: &Chunk, container: Container) -> Result<Controller> {
+    let (version, endian) = ch.version_and_endian(container);
+    let structure = ch.structure(container)?;
+    match structure.as_ref() {
+        Body::Bytes { hex } => controller::parse(version, hex, ch.payload_offset(), endian),
+        body => controller::from_body(body)
+            .ok_or_else(|| crate::error::Error::invalid(ch.offset as usize, "not a controller")),
+    }
 }
 
 fn ivo_findings(out: &mut Vec<Finding>, anim: &ivo::IvoAnimation) {
@@ -234,23 +250,25 @@ pub fn repair(file: &ChunkFile) -> Result<(ChunkFile, Vec<String>)> {
     }
     let last = file.chunks.len().saturating_sub(1);
     for (i, ch) in file.chunks.iter().enumerate() {
-        let mut data = ch.data.to_vec();
-        if ch.has_embedded_header(c) {
-            if let Some(field) = data.get_mut(8..12) {
-                field.copy_from_slice(&(pos as u32).to_le_bytes());
-            }
+        let mut chunk = ch.clone();
+        if let Some(h) = &mut chunk.header {
+            h.offset = pos as u32;
         }
-        let len = data.len();
+        chunk.offset = pos as u64;
+        let len = ch.bytes(c)?.len();
         let next = if len == 0 { pos + 4 } else { round_up(pos + len, 4) };
-        let size = ch.size.map(|_| len as u32);
+        chunk.size = ch.size.map(|_| len as u32);
         if next > pos + len && i != last {
-            if size.is_some() {
+            if chunk.size.is_some() {
                 out.gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; next - pos - len]) });
             } else {
-                data.resize(next - pos, 0);
+                // A sizeless chunk reaches the next one: the padding becomes part of its bytes.
+                let mut data = chunk.payload(c)?.to_vec();
+                data.resize(data.len() + next - pos - len, 0);
+                chunk.body = data.into();
             }
         }
-        out.chunks.push(Chunk { data: Bytes::from(data), offset: pos as u64, size, ..ch.clone() });
+        out.chunks.push(chunk);
         pos = next;
     }
     let mut changes = Vec::new();
@@ -279,12 +297,11 @@ mod tests {
                 }),
                 (0x3002, 0x925, 1, vec![0; 132]),
             ],
-        );
+        )
+        .unwrap();
         let mut broken = file.clone();
         // Corrupt the MotionParameters embedded offset field.
-        let mut d = broken.chunks[1].data.to_vec();
-        d[8] ^= 0x40;
-        broken.chunks[1].data = Bytes::from(d);
+        broken.chunks[1].header.as_mut().unwrap().offset ^= 0x40;
         let findings = lint(&broken);
         assert!(findings.iter().any(|f| f.code == "embedded-header-offset" && f.fixable), "{findings:?}");
         let (fixed, changes) = repair(&broken).unwrap();

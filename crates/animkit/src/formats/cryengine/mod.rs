@@ -4,7 +4,8 @@
 //! chunk bytes and gaps; byte-identical write), [`quat_codecs`] and [`time_formats`] (key
 //! encodings), [`controller`] (controller chunks 0x827–0x833), [`dba`] (0x905 track database),
 //! [`skeleton`] (CompiledBones 0x800 from `.chr`), [`ivo`] (Star Citizen), [`model`] (to the
-//! model), [`build`] (a CAF from the model), [`dump`] (lossless JSON), [`lint`], [`survey`]
+//! model), [`build`] (a CAF from the model), [`raw`] (the fixed-layout chunk structures, also
+//! the lossless JSON of `dump`/`pack`), [`lint`], [`survey`]
 //! (what the model does not show: chunk versions not read, uncompiled or missing controllers).
 //!
 //! Big-endian chunks (§1.5) decode for every controller version. For the compressed controllers
@@ -45,17 +46,17 @@
 //! additive clip sampled alone is applied as `q_add · q_rest`, `t_add + t_rest`
 //! (`SampleAddAnimFull`; see `interchange::gltf::additive`).
 
-pub mod build;
+pub(crate) mod build;
 pub mod chunkfile;
 pub mod controller;
-pub mod dba;
-pub mod dump;
-pub mod ivo;
-pub mod lint;
-pub mod model;
+pub(crate) mod dba;
+pub(crate) mod ivo;
+pub(crate) mod lint;
+pub(crate) mod model;
 pub mod quat_codecs;
-pub mod skeleton;
-pub mod survey;
+pub mod raw;
+pub(crate) mod skeleton;
+pub(crate) mod survey;
 pub mod time_formats;
 
 use std::any::Any;
@@ -63,17 +64,14 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written};
+use crate::formats::{Param, SKELETON_PARAM};
 use crate::lint::{Finding, Repaired};
 use crate::model::{Package, Skeleton};
 use chunkfile::{ChunkFile, Container};
 
 /// The CryEngine format.
 pub struct CryEngine;
-
-/// The read option naming a `.chr` whose bones name the tracks: `skeleton=PATH`.
-pub const SKELETON_PARAM: &str = "skeleton";
 
 impl Format for CryEngine {
     fn name(&self) -> &'static str {
@@ -97,7 +95,7 @@ impl Format for CryEngine {
             Param {
                 key: SKELETON_PARAM,
                 values: "PATH",
-                description: "a .chr whose CompiledBones name the controllers and bind the clips",
+                description: "a .chr (or any file with a skeleton) whose bones name the controllers and bind the clips",
             },
             Param {
                 key: ivo::C2_LAYOUT_PARAM,
@@ -162,10 +160,15 @@ impl Format for CryEngine {
             None => None,
         };
         let file = if options.lenient { chunkfile::read_lenient(&bytes)? } else { chunkfile::read(&bytes)? };
-        let skeleton = match options.params.get(SKELETON_PARAM) {
-            Some(path) => Some(load_skeleton(std::path::Path::new(path))?),
-            None => None,
-        };
+        if options.skeleton.is_none() && options.params.contains_key(SKELETON_PARAM) {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                None,
+                "skeleton=PATH is loaded by animkit::read or animkit::open_with; \
+                 a format's reader takes the skeleton itself (ReadOptions::skeleton)",
+            ));
+        }
+        let skeleton = options.skeleton.as_deref().cloned();
         let decoding = model::Decoding { lenient: options.lenient, c2_layout };
         Ok(Box::new(CryDocument { file, limits: options.limits, skeleton, decoding }))
     }
@@ -176,40 +179,37 @@ impl Format for CryEngine {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let d: dump::DumpFile = serde_json::from_value(value)
+        let file: ChunkFile = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("CryEngine dump"))?;
-        Ok(Box::new(CryDocument::new(dump::from_dump(d)?)))
+        let magic = match file.container {
+            Container::CryTek744 | Container::CryTek745 => 8,
+            Container::CrCh | Container::Ivo => 4,
+        };
+        if file.magic.0.len() != magic {
+            return Err(
+                Error::new(ErrorKind::Invalid, None, format!("magic must be {magic} bytes")).within("CryEngine dump")
+            );
+        }
+        // Every chunk must encode (a bone name that is not Latin-1 cannot).
+        file.write().map_err(|e| e.within("CryEngine dump"))?;
+        Ok(Box::new(CryDocument::new(file)))
     }
-}
-
-/// The skeleton of a `.chr` (CompiledBones), for naming the tracks of a CAF or DBA.
-pub fn load_skeleton(path: &std::path::Path) -> Result<Skeleton> {
-    let data = std::fs::read(path).map_err(|e| Error::from(e).within(path.display().to_string()))?;
-    let file = chunkfile::read(&Bytes::from(data)).map_err(|e| e.within(path.display().to_string()))?;
-    skeleton_of(&file)?.ok_or_else(|| {
-        Error::new(ErrorKind::Invalid, None, "the file has no CompiledBones skeleton chunk")
-            .within(path.display().to_string())
-    })
-}
-
-/// The skeleton in a chunk file, if it has one.
-pub fn skeleton_of(file: &ChunkFile) -> Result<Option<Skeleton>> {
-    let contents = model::contents(file)?;
-    contents.bones.as_deref().map(skeleton::to_skeleton).transpose()
 }
 
 /// A parsed CryEngine chunk file.
 pub struct CryDocument {
+    /// The chunk file as read.
     pub file: ChunkFile,
     limits: Limits,
-    /// A skeleton given with the `skeleton=PATH` read parameter: names the tracks by controller
-    /// id and is attached to the package.
+    /// A skeleton given with the read options ([`ReadOptions::skeleton`]): names the tracks by
+    /// controller id and is attached to the package.
     pub skeleton: Option<Skeleton>,
     /// How to decode what the file leaves open (read options `lenient`, `ivo_c2`).
     decoding: model::Decoding,
 }
 
 impl CryDocument {
+    /// A document of `file` with default limits, no skeleton and default decoding.
     pub fn new(file: ChunkFile) -> Self {
         CryDocument { file, limits: Limits::default(), skeleton: None, decoding: model::Decoding::default() }
     }
@@ -246,7 +246,7 @@ impl Document for CryDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(dump::to_dump(&self.file)).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        serde_json::to_value(self.file.structured()).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
 
     fn lint(&self) -> Vec<Finding> {

@@ -17,13 +17,14 @@
 
 use glam::Vec3;
 
-use super::chunkfile::{kind, ChunkFile, Container};
-use super::controller::{self, Controller, GahCaf, KeyTrack, MotionParams, Timing, FLAG_ADDITIVE, FLAG_CYCLE};
+use super::chunkfile::{kind, Chunk, ChunkFile, Container};
+use super::controller::{self, Controller, KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE};
+use super::raw::{Body, GlobalAnimationHeaderCaf, MotionParams, TimingSamples};
 use super::{dba, ivo, skeleton};
-use crate::bytes::Cursor;
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::formats::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, UpAxis, Values};
+use crate::text::latin1_until_nul;
 
 /// Everything the model needs from a classic chunk file.
 #[derive(Debug, Default)]
@@ -32,8 +33,9 @@ pub struct Contents {
     pub bone_names: Option<Vec<String>>,
     pub motion: Option<MotionParams>,
     /// GlobalAnimationHeaderCAF chunks: one in a CAF, one per clip in an `.img`.
-    pub gahs: Vec<GahCaf>,
-    pub timing: Option<Timing>,
+    pub gahs: Vec<GlobalAnimationHeaderCaf>,
+    /// Timing 0x919: the `.i_caf` sample rate (0x918 gives nothing the model uses).
+    pub timing: Option<TimingSamples>,
     pub bones: Option<Vec<skeleton::CompiledBone>>,
     pub dba: Option<dba::Dba>,
 }
@@ -46,37 +48,38 @@ pub fn contents(file: &ChunkFile) -> Result<Contents> {
 /// Like [`contents`]; with `lenient`, chunks that do not decode are skipped too (lint reports
 /// them).
 pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
-    let container = file.container;
     let mut out = Contents::default();
     for (i, ch) in file.chunks.iter().enumerate() {
-        let (version, endian) = ch.version_and_endian(container);
-        let payload = ch.payload(container);
-        let base = ch.payload_offset(container);
-        let r: Result<()> = (|| {
-            match ch.kind(container) {
-                kind::CONTROLLER if version == 0x905 => out.dba = Some(dba::parse(payload, base, endian)?),
-                kind::CONTROLLER => out.controllers.push(controller::parse(version, payload, base, endian)?),
-                kind::BONE_NAME_LIST if version == 0x745 => {
-                    out.bone_names = Some(controller::parse_bone_names(payload, base)?)
-                }
-                kind::MOTION_PARAMETERS if version == 0x925 => {
-                    let mut c = Cursor::with_base(payload, base, endian);
-                    out.motion = Some(controller::parse_motion_params(&mut c)?);
-                }
-                kind::GAH_CAF if version == 0x971 => out.gahs.push(controller::parse_gah_caf(payload, base)?),
-                kind::TIMING if matches!(version, 0x918 | 0x919) => {
-                    out.timing = Some(controller::parse_timing(version, payload, base)?)
-                }
-                kind::COMPILED_BONES if version == 0x800 => out.bones = Some(skeleton::parse(payload, base)?),
-                _ => {}
-            }
-            Ok(())
-        })();
+        let r = add_chunk(&mut out, ch, file.container);
         if !lenient {
             r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?;
         }
     }
     Ok(out)
+}
+
+fn add_chunk(out: &mut Contents, ch: &Chunk, container: Container) -> Result<()> {
+    let (version, endian) = ch.version_and_endian(container);
+    let base = ch.payload_offset();
+    match (ch.kind(container), version, &ch.body) {
+        (kind::CONTROLLER, 0x905, Body::Bytes { hex }) => out.dba = Some(dba::parse(hex, base, endian)?),
+        (kind::CONTROLLER, 0x829 | 0x831 | 0x832, Body::Bytes { hex }) => {
+            out.controllers.push(controller::parse(version, hex, base, endian)?)
+        }
+        (kind::COMPILED_BONES, 0x800, Body::Bytes { hex }) => out.bones = Some(skeleton::parse(hex, base)?),
+        (kind::CONTROLLER, _, Body::Bytes { hex }) if !matches!(version, 0x827 | 0x830 | 0x833) => {
+            out.controllers.push(controller::parse(version, hex, base, endian)?)
+        }
+        _ => match ch.structure(container)?.as_ref() {
+            Body::MotionParameters(m) => out.motion = Some(**m),
+            Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),
+            Body::TimingSamples(t) => out.timing = Some(*t),
+            Body::BoneNameList { names, .. } => out.bone_names = Some(names.clone()),
+            body @ (Body::PqLog { .. } | Body::Pqs { .. }) => out.controllers.extend(controller::from_body(body)),
+            _ => {}
+        },
+    }
+    Ok(())
 }
 
 fn check_keys(count: &mut u64, n: usize, limits: &Limits) -> Result<()> {
@@ -173,15 +176,10 @@ pub struct Decoding {
     pub c2_layout: Option<ivo::C2Layout>,
 }
 
-/// Converts a chunk file.
-pub fn to_model(file: &ChunkFile, limits: &Limits) -> Result<Package> {
-    to_model_with(file, limits, Decoding::default())
-}
-
 /// Converts a chunk file, decoding as `decoding` says.
 pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> Result<Package> {
     if file.container == Container::Ivo {
-        return ivo::to_model(file, limits, decoding.c2_layout);
+        return ivo_to_model(file, limits, decoding.c2_layout);
     }
     let c = contents_with(file, decoding.lenient)?;
     let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
@@ -231,6 +229,62 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
     Ok(package)
 }
 
+/// Converts an `#ivo` CAF or DBA to the model (C2 layout as in [`ivo::parse`]).
+fn ivo_to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<ivo::C2Layout>) -> Result<Package> {
+    let anim = ivo::parse(file, c2_layout)?;
+    let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
+    let mut keys = 0u64;
+    for (i, b) in anim.blocks.iter().enumerate() {
+        let m = anim.meta.get(i);
+        let fps = match (anim.info, m) {
+            (Some(info), _) if info.fps > 0 => f32::from(info.fps),
+            (_, Some(m)) if m.fps > 0 => f32::from(m.fps),
+            _ => 30.0,
+        };
+        let mut tracks = Vec::new();
+        for ctrl in &b.controllers {
+            let target = Target::Bone(BoneRef { hash: Some(ctrl.hash), ..Default::default() });
+            if let Some(r) = &ctrl.rotation {
+                keys += r.frames.len() as u64;
+                tracks.push(Track {
+                    target: target.clone(),
+                    interpolation: Interpolation::Nlerp,
+                    times: r.frames.iter().map(|f| f / fps).collect(),
+                    values: Values::Rotation(continuous(&r.values)),
+                });
+            }
+            if let Some(p) = &ctrl.position {
+                keys += p.frames.len() as u64;
+                tracks.push(Track {
+                    target,
+                    interpolation: Interpolation::Linear,
+                    times: p.frames.iter().map(|f| f / fps).collect(),
+                    values: Values::Translation(p.values.clone()),
+                });
+            }
+        }
+        if keys > limits.max_keys {
+            return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
+        }
+        let mut clip = Clip {
+            name: m.map(|m| stem(&m.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
+            duration: 0.0,
+            looping: None,
+            additive: false,
+            frame_rate: Some(fps),
+            tracks,
+            ..Default::default()
+        };
+        let end = anim.info.map(|x| x.end_frame).or(m.and_then(|m| m.end_frame));
+        clip.duration = match end {
+            Some(e) if e > 0 => e as f32 / fps,
+            _ => clip.last_key_time(),
+        };
+        package.clips.push(clip);
+    }
+    Ok(package)
+}
+
 /// The clips of a file with animation headers but no controller (an `.img` of
 /// GlobalAnimationHeaderCAF chunks, a CAF stripped of its keys): one per header, each with no
 /// tracks, so a conversion can see that there is nothing to play ([`super::survey`] says so in
@@ -242,8 +296,10 @@ fn header_only_clips(c: &Contents, limits: &Limits) -> Result<Vec<Clip>> {
             .iter()
             .enumerate()
             .map(|(i, g)| Clip {
-                name: Some(stem(&g.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
-                duration: if g.total_duration.is_finite() { g.total_duration.max(0.0) } else { 0.0 },
+                name: Some(stem(&latin1_until_nul(&g.path.0)))
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| format!("animation_{i}")),
+                duration: if g.total_duration.0.is_finite() { g.total_duration.0.max(0.0) } else { 0.0 },
                 looping: Some(g.flags & FLAG_CYCLE != 0),
                 additive: g.flags & FLAG_ADDITIVE != 0,
                 frame_rate: Some(30.0),
@@ -262,14 +318,14 @@ fn header_only_clips(c: &Contents, limits: &Limits) -> Result<Vec<Clip>> {
 /// The frame rate and start frame of a CAF's key times.
 fn caf_timebase(c: &Contents) -> (f32, f32) {
     let fps = match &c.timing {
-        Some(Timing::Samples { rate, .. }) if rate.is_finite() && *rate > 0.0 => *rate,
+        Some(t) if t.rate.0.is_finite() && t.rate.0 > 0.0 => t.rate.0,
         _ => 30.0,
     };
     let compressed = c.controllers.iter().any(|k| matches!(k.version, 0x829 | 0x831 | 0x832) && k.formats.is_some());
     let start = match (&c.motion, c.gahs.first()) {
         _ if !compressed => 0.0,
         (Some(m), _) => m.start as f32,
-        (None, Some(g)) if g.start_sec.is_finite() => g.start_sec * 30.0,
+        (None, Some(g)) if g.start_sec.0.is_finite() => g.start_sec.0 * 30.0,
         _ => 0.0,
     };
     (fps, start)
@@ -300,7 +356,10 @@ fn caf_clip(c: &Contents, limits: &Limits, keys: &mut u64) -> Result<Clip> {
     let gah = c.gahs.first();
     let flags = c.motion.map(|m| m.asset_flags).or(gah.map(|g| g.flags));
     let mut clip = Clip {
-        name: gah.map(|g| stem(&g.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| "animation".into()),
+        name: gah
+            .map(|g| stem(&latin1_until_nul(&g.path.0)))
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "animation".into()),
         duration: 0.0,
         looping: flags.map(|f| f & FLAG_CYCLE != 0),
         additive: flags.is_some_and(|f| f & FLAG_ADDITIVE != 0),
@@ -310,8 +369,8 @@ fn caf_clip(c: &Contents, limits: &Limits, keys: &mut u64) -> Result<Clip> {
     };
     clip.duration = match (&c.motion, gah, &c.timing) {
         (Some(m), _, _) if m.end >= m.start => (i64::from(m.end) - i64::from(m.start)) as f32 / 30.0,
-        (_, Some(g), _) if g.total_duration.is_finite() && g.total_duration > 0.0 => g.total_duration,
-        (_, _, Some(Timing::Samples { count, rate, .. })) if *rate > 0.0 && *count >= 1 => (*count - 1) as f32 / rate,
+        (_, Some(g), _) if g.total_duration.0.is_finite() && g.total_duration.0 > 0.0 => g.total_duration.0,
+        (_, _, Some(t)) if t.rate.0 > 0.0 && t.samples >= 1 => (t.samples - 1) as f32 / t.rate.0,
         _ => clip.last_key_time(),
     };
     Ok(clip)
@@ -345,11 +404,6 @@ pub fn name_tracks(clips: &mut [Clip], skeleton: &Skeleton) {
             }
         }
     }
-}
-
-/// Short notes for `info`.
-pub fn notes(file: &ChunkFile) -> Vec<String> {
-    notes_with(file, Decoding::default())
 }
 
 /// Short notes for `info`, for a file decoded as `decoding` says.

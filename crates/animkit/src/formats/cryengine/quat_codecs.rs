@@ -12,14 +12,23 @@ use crate::error::{Error, Result};
 
 /// `ECompressionFormat` values (§4).
 pub mod format {
+    /// Uncompressed (16-byte quaternion or 12-byte vector).
     pub const NO_COMPRESS: u8 = 0;
+    /// Four `f32`.
     pub const NO_COMPRESS_QUAT: u8 = 1;
+    /// Three `f32`.
     pub const NO_COMPRESS_VEC3: u8 = 2;
+    /// `x, y, z` as `i16`; `w` from the unit length.
     pub const SHOT_INT3_QUAT: u8 = 3;
+    /// Smallest three, 10 bits each, in a `u32`.
     pub const SMALL_TREE_DWORD_QUAT: u8 = 4;
+    /// Smallest three, 15 bits each, in three `u16`.
     pub const SMALL_TREE_48BIT_QUAT: u8 = 5;
+    /// Smallest three, 20 bits each, in a `u64`.
     pub const SMALL_TREE_64BIT_QUAT: u8 = 6;
+    /// Polar (no codec: the engines do not read it).
     pub const POLAR_QUAT: u8 = 7;
+    /// Smallest three, 21, 21 and 20 bits, in a `u64`.
     pub const SMALL_TREE_64BIT_EXT_QUAT: u8 = 8;
 }
 
@@ -253,7 +262,6 @@ fn unsupported_rotation(f: u8) -> Error {
     Error::unsupported(format!("rotation format {f} ({}) has no codec", format_name(f)))
 }
 
-/// Decodes one position (or scale) value: 3×f32 in formats 0 and 2.
 /// The rotation angle (radians) between `q` and what codec `f` stores for it.
 pub fn encoding_error(f: u8, q: Quat) -> Result<f32> {
     let mut bytes = Vec::with_capacity(16);
@@ -265,6 +273,7 @@ pub fn encoding_error(f: u8, q: Quat) -> Result<f32> {
     Ok(4.0 * (glam::Vec4::from(q - back).length() / 2.0).min(1.0).asin())
 }
 
+/// Decodes one position (or scale) value: 3×f32 in formats 0 and 2, little-endian.
 pub fn decode_position(f: u8, b: &[u8]) -> Result<Vec3> {
     if position_size(f).is_none() {
         return Err(Error::unsupported(format!("position format {f} ({}) has no codec", format_name(f))));

@@ -12,12 +12,19 @@
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Error, Result};
 
+/// `f32` frames.
 pub const F32: u8 = 0;
+/// `u16` frames.
 pub const UINT16: u8 = 1;
+/// `u8` frames.
 pub const BYTE: u8 = 2;
+/// First and last frame as `f32`: one key on every frame between.
 pub const F32_START_STOP: u8 = 3;
+/// First and last frame as `u16`.
 pub const UINT16_START_STOP: u8 = 4;
+/// First and last frame as `u8`.
 pub const BYTE_START_STOP: u8 = 5;
+/// `u16 start, end, count`, then a bit per frame.
 pub const BITSET: u8 = 6;
 
 /// The name of a key-time format value.

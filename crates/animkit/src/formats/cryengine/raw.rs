@@ -1,0 +1,534 @@
+//! The fixed-layout chunk structures (`cryengine.md` §2, §3, §9.3), each declared once: the
+//! declaration reads and writes the chunk in its byte order (the chunk version's big-endian flag,
+//! §1.5) and is the chunk's JSON form in `animkit dump`.
+//!
+//! A file is read with every payload as [`Body::Bytes`]; the model and lint decode the structures
+//! they need ([`super::chunkfile::Chunk::structure`]), and the dump shows each chunk as its
+//! structure when its type and version have one that covers the payload exactly (so it writes
+//! back byte for byte, [`super::chunkfile::ChunkFile::structured`]). Any other payload
+//! (compressed controllers, DBA track databases, skeletons, `#ivo` key blocks, chunks of other
+//! types, a structure with trailing bytes) stays bytes, hexadecimal in the dump.
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+use super::chunkfile::kind;
+use crate::bytes::{Cursor, Endian, Writer};
+use crate::error::{Context, Result};
+use crate::raw_json::{FixedName, Hex, F32};
+use crate::record::Record;
+use crate::text::{latin1_until_nul, to_latin1};
+
+/// Three `f32`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Vec3f {
+    /// x.
+    pub x: F32,
+    /// y.
+    pub y: F32,
+    /// z.
+    pub z: F32,
+}
+
+/// A quaternion as stored: `x, y, z, w`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Quat4 {
+    /// x.
+    pub x: F32,
+    /// y.
+    pub y: F32,
+    /// z.
+    pub z: F32,
+    /// w.
+    pub w: F32,
+}
+
+/// An `f32` from its four bytes in byte order `endian`.
+#[inline]
+fn f32_of(bytes: [u8; 4], endian: Endian) -> F32 {
+    F32(match endian {
+        Endian::Little => f32::from_le_bytes(bytes),
+        Endian::Big => f32::from_be_bytes(bytes),
+    })
+}
+
+// Vectors and quaternions fill key arrays: each is read with one bounds check.
+impl Record for Vec3f {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let e = c.endian();
+        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = c.array()?;
+        Ok(Vec3f { x: f32_of([x0, x1, x2, x3], e), y: f32_of([y0, y1, y2, y3], e), z: f32_of([z0, z1, z2, z3], e) })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        [self.x, self.y, self.z].iter().for_each(|v| w.f32(v.0));
+    }
+}
+
+impl Record for Quat4 {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let e = c.endian();
+        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, w0, w1, w2, w3] = c.array()?;
+        Ok(Quat4 {
+            x: f32_of([x0, x1, x2, x3], e),
+            y: f32_of([y0, y1, y2, y3], e),
+            z: f32_of([z0, z1, z2, z3], e),
+            w: f32_of([w0, w1, w2, w3], e),
+        })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        [self.x, self.y, self.z, self.w].iter().for_each(|v| w.f32(v.0));
+    }
+}
+
+crate::record! {
+    /// `QuatT`: a rotation and a translation (28 bytes).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct QuatT { pub rotation: Quat4, pub translation: Vec3f }
+}
+
+crate::record! {
+    /// The foot-plant times of a locomotion clip (32 bytes; −10000 = unset).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct FootPlants {
+        pub l_heel_start: F32, pub l_heel_end: F32, pub l_toe0_start: F32, pub l_toe0_end: F32,
+        pub r_heel_start: F32, pub r_heel_end: F32, pub r_toe0_start: F32, pub r_toe0_end: F32,
+    }
+}
+
+crate::record! {
+    /// `MotionParams905` (132 bytes): MotionParameters 0x925 and each DBA 0x905 clip record.
+    /// Asset flags: 0x001 additive, 0x002 cycle, 0x4000 aim pose. Frames are at 30 fps.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct MotionParams {
+        pub asset_flags: u32,
+        /// −1 (0xFFFFFFFF) when unset.
+        pub compression: u32,
+        /// CE5 ignores it (1).
+        pub ticks_per_frame: i32,
+        /// CE5 ignores it (1/30).
+        pub secs_per_tick: F32,
+        pub start: i32,
+        pub end: i32,
+        pub move_speed: F32,
+        pub turn_speed: F32,
+        pub asset_turn: F32,
+        pub distance: F32,
+        pub slope: F32,
+        pub start_location: QuatT,
+        pub end_location: QuatT,
+        pub foot_plants: FootPlants,
+    }
+}
+
+crate::record! {
+    /// GlobalAnimationHeaderCAF 0x971 (404 bytes). The clip is named after `path`'s file stem.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct GlobalAnimationHeaderCaf {
+        pub flags: u32,
+        pub path: FixedName<256>,
+        /// CRC-32 of `path`.
+        pub path_crc: u32,
+        /// CRC-32 of the DBA's path; 0 when the clip is not in a DBA.
+        pub dba_path_crc: u32,
+        pub foot_plants: FootPlants,
+        pub start_sec: F32,
+        pub end_sec: F32,
+        pub total_duration: F32,
+        pub controllers: u32,
+        pub start_location: QuatT,
+        pub last_locator_key: QuatT,
+        pub velocity: Vec3f,
+        pub distance: F32,
+        pub speed: F32,
+        pub slope: F32,
+        pub turn_speed: F32,
+        pub asset_turn: F32,
+    }
+}
+
+crate::record! {
+    /// Timing 0x918 (52 bytes); `start`/`end` count frames in `.i_caf` files (§10 C8).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct TimingRange {
+        pub secs_per_tick: F32,
+        pub ticks_per_frame: i32,
+        pub name: FixedName<32>,
+        pub start: i32,
+        pub end: i32,
+        pub sub_ranges: i32,
+    }
+}
+
+crate::record! {
+    /// Timing 0x919 (12 bytes, `.i_caf`).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct TimingSamples { pub samples: i32, pub rate: F32, pub start_sec: F32 }
+}
+
+/// A PQLog key (28 bytes): time in ticks (160 a frame), position in centimetres, and the
+/// rotation as `log(conj(q))` (§5.6).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PqLogKey {
+    /// Ticks.
+    pub time: i32,
+    /// Centimetres.
+    pub position: Vec3f,
+    /// `log(conj(q))`.
+    pub rot_log: Vec3f,
+}
+
+/// A PQS key of controller 0x833 (40 bytes): position in centimetres, rotation, scale.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PqsKey {
+    /// Centimetres.
+    pub position: Vec3f,
+    /// The rotation.
+    pub rotation: Quat4,
+    /// The scale.
+    pub scale: Vec3f,
+}
+
+/// The `f32` words of `bytes`, in byte order `endian`.
+#[inline]
+fn words<const N: usize>(bytes: &[u8], endian: Endian) -> [F32; N] {
+    let mut out = [F32(0.0); N];
+    for (o, w) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+        *o = f32_of(w.try_into().unwrap_or_default(), endian);
+    }
+    out
+}
+
+// Keys fill whole chunks: each is read with one bounds check.
+impl Record for PqLogKey {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let e = c.endian();
+        let b: [u8; 28] = c.array()?;
+        let [t, x, y, z, lx, ly, lz] = words::<7>(&b, e);
+        // The first word is an `i32`: its bits, as read in the chunk's byte order.
+        let time = t.0.to_bits() as i32;
+        Ok(PqLogKey { time, position: Vec3f { x, y, z }, rot_log: Vec3f { x: lx, y: ly, z: lz } })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        w.i32(self.time);
+        self.position.write(w);
+        self.rot_log.write(w);
+    }
+}
+
+impl Record for PqsKey {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let b: [u8; 40] = c.array()?;
+        let [px, py, pz, x, y, z, w, sx, sy, sz] = words::<10>(&b, c.endian());
+        let position = Vec3f { x: px, y: py, z: pz };
+        Ok(PqsKey { position, rotation: Quat4 { x, y, z, w }, scale: Vec3f { x: sx, y: sy, z: sz } })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        self.position.write(w);
+        self.rotation.write(w);
+        self.scale.write(w);
+    }
+}
+
+crate::record! {
+    /// `#ivo` AnimInfo 0x901 (48 bytes).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct IvoAnimInfo {
+        pub flags: u32,
+        pub fps: u16,
+        pub num_bones: u16,
+        pub reserved: u32,
+        pub end_frame: u32,
+        pub start_rotation: Quat4,
+        pub start_position: Vec3f,
+        pub pad: u32,
+    }
+}
+
+crate::record! {
+    /// The 16-byte copy of a chunk's table entry that starts most chunks of 0x744/0x745 files
+    /// (§1.3); `offset` may differ from the table's.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub struct EmbeddedHeader { pub chunk_type: u32, pub version: u32, pub offset: u32, pub id: u32 }
+}
+
+/// A chunk's payload: a declared structure, or its bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Body {
+    /// MotionParameters 0x925.
+    MotionParameters(Box<MotionParams>),
+    /// GlobalAnimationHeaderCAF 0x971.
+    GlobalAnimationHeaderCaf(Box<GlobalAnimationHeaderCaf>),
+    /// Timing 0x918.
+    TimingRange(Box<TimingRange>),
+    /// Timing 0x919.
+    TimingSamples(TimingSamples),
+    /// BoneNameList 0x745: `i32 count`, NUL-terminated Latin-1 names, then `tail` (normally the
+    /// list's closing NUL).
+    BoneNameList {
+        /// The stored count.
+        count: i32,
+        /// The names, Latin-1.
+        names: Vec<String>,
+        /// The bytes after the last name's NUL.
+        tail: Hex,
+    },
+    /// Controller 0x827 (`flags: None`) or 0x830 (Lumberyard, with a flags word).
+    PqLog {
+        /// The stored key count.
+        num_keys: u32,
+        /// The CRC-32 of the bone name.
+        controller_id: u32,
+        /// The 0x830 flags word.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        flags: Option<u32>,
+        /// The keys.
+        keys: Vec<PqLogKey>,
+    },
+    /// Controller 0x833: one PQS key per frame from frame 0.
+    Pqs {
+        /// The stored key count.
+        num_keys: u32,
+        /// The CRC-32 of the bone name.
+        controller_id: u32,
+        /// The keys.
+        keys: Vec<PqsKey>,
+    },
+    /// `#ivo` AnimInfo 0x901.
+    IvoAnimInfo(Box<IvoAnimInfo>),
+    /// Any other payload, as stored.
+    Bytes {
+        /// The payload, hexadecimal in the dump.
+        #[serde(with = "hex_bytes")]
+        hex: Bytes,
+    },
+}
+
+/// `Bytes` as a hexadecimal string.
+mod hex_bytes {
+    use super::*;
+
+    pub fn serialize<S: serde::Serializer>(b: &Bytes, s: S) -> std::result::Result<S::Ok, S::Error> {
+        Hex(b.to_vec()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Bytes, D::Error> {
+        Ok(Bytes::from(Hex::deserialize(d)?.0))
+    }
+}
+
+/// Reads `n` records.
+fn records<T: Record>(c: &mut Cursor, n: u32, size: usize, what: &str) -> Result<Vec<T>> {
+    let n = c.count(u64::from(n), size, what)?;
+    // Allocated once: collecting `Result`s would grow the vector key by key.
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        out.push(T::read(c)?);
+    }
+    Ok(out)
+}
+
+/// BoneNameList 0x745 as `(count, names, tail)`.
+fn bone_names(c: &mut Cursor) -> Result<(i32, Vec<String>)> {
+    let count = c.i32()?;
+    let n = c.count(u64::try_from(count).unwrap_or(u64::MAX), 1, "bone name")?;
+    let mut names = Vec::with_capacity(n);
+    for i in 0..n {
+        let rest = c.rest();
+        let len = rest.iter().position(|&b| b == 0).ok_or_else(|| {
+            crate::error::Error::invalid(c.offset(), format!("bone name {i} has no NUL")).within("bone name list")
+        })?;
+        names.push(latin1_until_nul(c.take(len + 1)?));
+    }
+    Ok((count, names))
+}
+
+impl Body {
+    /// The declared structure of a chunk of type `kind` (new numbering) and `version` (flag
+    /// masked), read from `payload`; `Ok(None)` for a chunk without one. Trailing bytes are
+    /// left unread: [`Body::read`] keeps such a chunk as bytes.
+    pub(crate) fn decode(kind: u32, version: u32, c: &mut Cursor) -> Result<Option<Body>> {
+        Ok(Some(match (kind, version) {
+            (kind::MOTION_PARAMETERS, 0x925) => Body::MotionParameters(Box::new(MotionParams::read(c)?)),
+            (kind::GAH_CAF, 0x971) => Body::GlobalAnimationHeaderCaf(Box::new(Record::read(c)?)),
+            (kind::TIMING, 0x918) => Body::TimingRange(Box::new(TimingRange::read(c)?)),
+            (kind::TIMING, 0x919) => Body::TimingSamples(TimingSamples::read(c)?),
+            (kind::BONE_NAME_LIST, 0x745) => {
+                let (count, names) = bone_names(c)?;
+                let tail = c.take(c.remaining())?.to_vec();
+                Body::BoneNameList { count, names, tail: Hex(tail) }
+            }
+            (kind::CONTROLLER, 0x827 | 0x830) => {
+                let num_keys = c.u32()?;
+                let controller_id = c.u32()?;
+                let flags = if version == 0x830 { Some(c.u32()?) } else { None };
+                Body::PqLog { num_keys, controller_id, flags, keys: records(c, num_keys, 28, "PQLog key")? }
+            }
+            (kind::CONTROLLER, 0x833) => {
+                let num_keys = c.u32()?;
+                let controller_id = c.u32()?;
+                Body::Pqs { num_keys, controller_id, keys: records(c, num_keys, 40, "PQS key")? }
+            }
+            (kind::IVO_ANIM_INFO, 0x901) => Body::IvoAnimInfo(Box::new(IvoAnimInfo::read(c)?)),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The body of a payload: its declared structure when that covers it exactly, else bytes.
+    pub(crate) fn read(kind: u32, version: u32, payload: Bytes, base: usize, endian: Endian) -> Body {
+        let mut c = Cursor::with_base(&payload, base, endian);
+        match Body::decode(kind, version, &mut c) {
+            Ok(Some(body)) if c.remaining() == 0 => body,
+            _ => Body::Bytes { hex: payload },
+        }
+    }
+
+    /// Appends the payload's bytes.
+    pub(crate) fn write(&self, w: &mut Writer) -> Result<()> {
+        match self {
+            Body::MotionParameters(m) => m.write(w),
+            Body::GlobalAnimationHeaderCaf(g) => g.write(w),
+            Body::TimingRange(t) => t.write(w),
+            Body::TimingSamples(t) => t.write(w),
+            Body::BoneNameList { count, names, tail } => {
+                w.i32(*count);
+                for name in names {
+                    let latin1 = to_latin1(name).ok_or_else(|| {
+                        crate::error::Error::unrepresentable(format!("bone name \"{name}\" is not Latin-1 without NUL"))
+                    })?;
+                    w.bytes(&latin1);
+                    w.u8(0);
+                }
+                w.bytes(&tail.0);
+            }
+            Body::PqLog { num_keys, controller_id, flags, keys } => {
+                w.u32(*num_keys);
+                w.u32(*controller_id);
+                if let Some(f) = flags {
+                    w.u32(*f);
+                }
+                keys.iter().for_each(|k| k.write(w));
+            }
+            Body::Pqs { num_keys, controller_id, keys } => {
+                w.u32(*num_keys);
+                w.u32(*controller_id);
+                keys.iter().for_each(|k| k.write(w));
+            }
+            Body::IvoAnimInfo(i) => i.write(w),
+            Body::Bytes { hex } => w.bytes(hex),
+        }
+        Ok(())
+    }
+
+    /// The payload's bytes in byte order `endian`.
+    pub(crate) fn to_bytes(&self, endian: Endian) -> Result<Bytes> {
+        if let Body::Bytes { hex } = self {
+            return Ok(hex.clone());
+        }
+        let mut w = Writer::new(endian);
+        self.write(&mut w).within(|| "chunk payload")?;
+        Ok(Bytes::from(w.into_vec()))
+    }
+}
+
+/// `u32` chunk types and versions as `"0x…"` strings in the dump (a number is read too).
+pub(crate) mod hex_u32 {
+    use serde::{de, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("0x{v:X}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Num(u32),
+            Text(String),
+        }
+        match Repr::deserialize(d)? {
+            Repr::Num(v) => Ok(v),
+            Repr::Text(s) => {
+                let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                    Some(h) => u32::from_str_radix(h, 16).ok(),
+                    None => s.parse().ok(),
+                };
+                parsed.ok_or_else(|| de::Error::custom(format!("{s:?} is not a 32-bit number")))
+            }
+        }
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Body {
+        Body::Bytes { hex: Bytes::from(bytes) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn size<T: Record>(value: &T) -> usize {
+        let mut w = Writer::new(Endian::Little);
+        value.write(&mut w);
+        w.len()
+    }
+
+    #[test]
+    fn structures_have_the_sizes_of_the_spec() {
+        // §2: MotionParams905 132 B, GlobalAnimationHeaderCAF 404 B, Timing 0x918 52 B and
+        // 0x919 12 B; §3: PQLog keys 28 B, PQS keys 40 B; §9.3: AnimInfo 48 B.
+        let zeros = [0u8; 404];
+        let mut c = Cursor::new(&zeros, Endian::Little);
+        assert_eq!(size(&MotionParams::read(&mut c).unwrap()), 132);
+        let mut c = Cursor::new(&zeros, Endian::Little);
+        assert_eq!(size(&GlobalAnimationHeaderCaf::read(&mut c).unwrap()), 404);
+        assert_eq!(c.remaining(), 0);
+        let mut c = Cursor::new(&zeros, Endian::Little);
+        assert_eq!(size(&TimingRange::read(&mut c).unwrap()), 52);
+        assert_eq!(size(&TimingSamples::read(&mut c).unwrap()), 12);
+        assert_eq!(size(&PqLogKey::read(&mut c).unwrap()), 28);
+        assert_eq!(size(&PqsKey::read(&mut c).unwrap()), 40);
+        assert_eq!(size(&IvoAnimInfo::read(&mut c).unwrap()), 48);
+    }
+
+    #[test]
+    fn a_bone_name_list_reads_as_names_and_writes_back() {
+        // §2: count 2, "Bip01\0", "Bip01 Spine\0", the closing NUL.
+        let mut payload = 2i32.to_le_bytes().to_vec();
+        payload.extend(b"Bip01\0Bip01 Spine\0\0");
+        let body = Body::read(kind::BONE_NAME_LIST, 0x745, Bytes::from(payload.clone()), 0, Endian::Little);
+        let Body::BoneNameList { count, names, tail } = &body else { panic!("{body:?}") };
+        assert_eq!(
+            (*count, names.as_slice(), tail.0.as_slice()),
+            (2, &["Bip01".to_string(), "Bip01 Spine".into()][..], &[0u8][..])
+        );
+        assert_eq!(body.to_bytes(Endian::Little).unwrap(), payload);
+        // A name without its NUL leaves the chunk as bytes.
+        let cut = Body::read(kind::BONE_NAME_LIST, 0x745, Bytes::from(payload[..9].to_vec()), 0, Endian::Little);
+        assert!(matches!(cut, Body::Bytes { .. }));
+    }
+
+    #[test]
+    fn big_endian_chunks_read_in_their_byte_order() {
+        // Timing 0x919 of a console build: 16 samples at 30 fps from 0 s, big-endian.
+        let mut payload = 16i32.to_be_bytes().to_vec();
+        payload.extend(30f32.to_be_bytes());
+        payload.extend(0f32.to_be_bytes());
+        let body = Body::read(kind::TIMING, 0x919, Bytes::from(payload.clone()), 0, Endian::Big);
+        assert_eq!(body, Body::TimingSamples(TimingSamples { samples: 16, rate: F32(30.0), start_sec: F32(0.0) }));
+        assert_eq!(body.to_bytes(Endian::Big).unwrap(), payload);
+        let json = serde_json::to_value(&body).unwrap();
+        assert_eq!(json, serde_json::json!({"kind": "timing_samples", "samples": 16, "rate": 30.0, "start_sec": 0.0}));
+        assert_eq!(serde_json::from_value::<Body>(json).unwrap(), body);
+    }
+}
