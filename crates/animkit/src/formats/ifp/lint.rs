@@ -11,13 +11,12 @@
 //! Findings carry the offset of the offending field. Offsets are recomputed here from the raw
 //! layer (structures are fixed-size or size-prefixed, so a running position is exact).
 
-use bytes::Bytes;
-
 use super::canonical::{canonicalize_anpk, canonicalize_v2, cpan_size, dgan_size, padded_name, until_nul};
 use super::model::{decode_anpk, decode_v2, Keys};
 use super::raw::*;
 use crate::bytes::round_up;
 use crate::lint::{Finding, Severity::*};
+use crate::raw_json::Hex;
 use crate::text::{clean_after_nul, latin1_until_nul};
 
 /// Payloads that GTA III and VC read into 256-byte buffers.
@@ -139,7 +138,7 @@ pub fn lint(file: &IfpFile) -> Vec<Finding> {
         Body::Anpk(anpk) => anpk.size,
     };
     if declared_size as usize != content_end - 8 {
-        let what = if declared_size as usize == content_end + file.tail.len() - 8 {
+        let what = if declared_size as usize == content_end + file.tail.0.len() - 8 {
             " (it counts the trailing bytes)"
         } else {
             ""
@@ -155,15 +154,15 @@ pub fn lint(file: &IfpFile) -> Vec<Finding> {
         );
     }
     if !file.tail.is_empty() && file.salvage.is_none() {
-        let zero = file.tail.iter().all(|&b| b == 0);
+        let zero = file.tail.0.iter().all(|&b| b == 0);
         let (sev, code, what) = if zero {
-            let img = (content_end + file.tail.len()).is_multiple_of(2048);
+            let img = (content_end + file.tail.0.len()).is_multiple_of(2048);
             (Info, "zero-tail", if img { "zero padding to a 2048-byte IMG sector" } else { "zero bytes" })
         } else {
             (Warning, "trailing-bytes", "non-zero bytes (stale data)")
         };
         l.push(
-            Finding::new(sev, code, format!("{} bytes after the last animation: {what}", file.tail.len()))
+            Finding::new(sev, code, format!("{} bytes after the last animation: {what}", file.tail.0.len()))
                 .at(content_end)
                 .fixable(),
         );
@@ -184,8 +183,8 @@ fn duplicates<'a>(names: impl Iterator<Item = &'a [u8]>) -> Option<String> {
 
 fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
     let sa = v2.version == V2Version::Anp3;
-    l.fixed_name(&v2.block_name, 8, "header");
-    let block_len = until_nul(&v2.block_name).len();
+    l.fixed_name(&v2.block_name.0, 8, "header");
+    let block_len = until_nul(&v2.block_name.0).len();
     if block_len > 15 {
         l.push(
             Finding::new(
@@ -196,7 +195,7 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
             .at(8),
         );
     }
-    if let Some(d) = duplicates(v2.animations.iter().map(|a| until_nul(&a.name))) {
+    if let Some(d) = duplicates(v2.animations.iter().map(|a| until_nul(&a.name.0))) {
         l.push(Finding::new(
             Warning,
             "duplicate-animation-name",
@@ -205,11 +204,11 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
     }
     let mut pos = 36;
     for (ai, anim) in v2.animations.iter().enumerate() {
-        let path = format!("animation {ai} \"{}\"", latin1_until_nul(&anim.name));
+        let path = format!("animation {ai} \"{}\"", latin1_until_nul(&anim.name.0));
         let anim_at = pos;
-        l.fixed_name(&anim.name, pos, &path);
+        l.fixed_name(&anim.name.0, pos, &path);
         pos += v2.version.animation_header_size();
-        let frames: usize = anim.sequences.iter().map(|s| s.frames.len()).sum();
+        let frames: usize = anim.sequences.iter().map(|s| s.frames.bytes.len()).sum();
         if anim.sequences.is_empty() {
             l.push(Finding::new(Warning, "empty-animation", "animation has no sequences").at(anim_at).path(&path));
         }
@@ -246,7 +245,7 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
                 );
             }
         }
-        let compressed: Vec<bool> = anim.sequences.iter().map(|s| s.frame_type.compressed()).collect();
+        let compressed: Vec<bool> = anim.sequences.iter().map(|s| s.frames.kind.compressed()).collect();
         if compressed.iter().any(|&c| c) && compressed.iter().any(|&c| !c) {
             l.push(
                 Finding::new(Error, "mixed-frame-types", "compressed and uncompressed sequences in one animation")
@@ -274,7 +273,7 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
                 .fixable(),
             );
         }
-        if let Some(d) = duplicates(anim.sequences.iter().map(|s| until_nul(&s.name))) {
+        if let Some(d) = duplicates(anim.sequences.iter().map(|s| until_nul(&s.name.0))) {
             l.push(
                 Finding::new(Warning, "duplicate-bone", format!("bone \"{d}\" has two sequences"))
                     .at(anim_at)
@@ -294,9 +293,9 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
         let mut late = Vec::new();
         let mut translated = Vec::new();
         for (si, seq) in anim.sequences.iter().enumerate() {
-            let spath = format!("{path} / sequence {si} \"{}\"", latin1_until_nul(&seq.name));
-            l.fixed_name(&seq.name, pos, &spath);
-            let n = seq.frame_count();
+            let spath = format!("{path} / sequence {si} \"{}\"", latin1_until_nul(&seq.name.0));
+            l.fixed_name(&seq.name.0, pos, &spath);
+            let n = seq.frames.count();
             if n == 0 {
                 l.push(
                     Finding::new(Error, "empty-sequence", "sequence with zero frames: San Andreas reads key −1")
@@ -316,15 +315,19 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
                     .path(&spath),
                 );
             }
-            let keys = decode_v2(seq);
+            let keys = decode_v2(&seq.frames);
             if let Some(t0) = l.keys(&keys, pos + 36, &spath).filter(|&t| t != 0.0) {
                 late.push((pos + 36, t0));
             }
-            l.norms(raw_norms(&seq.frames, seq.frame_type.size(), seq.frame_type.compressed()), pos + 36, &spath);
-            if seq.frame_type.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
+            l.norms(
+                raw_norms(&seq.frames.bytes, seq.frames.kind.size(), seq.frames.kind.compressed()),
+                pos + 36,
+                &spath,
+            );
+            if seq.frames.kind.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
                 translated.push((pos + 24, seq.bone_tag));
             }
-            pos += 36 + seq.frames.len();
+            pos += 36 + seq.frames.bytes.len();
         }
         l.late_starts(&late, anim.sequences.len(), &path);
         if let Some(&(offset, _)) = translated.first() {
@@ -338,8 +341,8 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
 
 fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
     let check_id = |l: &mut Linter, h: &ChunkHeader, want: &[u8; 4], at: usize, path: &str| {
-        if &h.id != want {
-            let got = latin1_until_nul(&h.id);
+        if &h.id.0 != want {
+            let got = latin1_until_nul(&h.id.0);
             let msg = format!("chunk id \"{got}\" where {} belongs", String::from_utf8_lossy(want));
             l.push(Finding::new(Error, "stray-chunk-id", msg).at(at).path(path).fixable());
         }
@@ -348,7 +351,7 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
         if h.size > GAME_BUFFER {
             let msg = format!(
                 "{} payload of {} bytes overflows the 256-byte buffer of III and VC",
-                latin1_until_nul(&h.id),
+                latin1_until_nul(&h.id.0),
                 h.size
             );
             l.push(Finding::new(Error, "payload-too-large", msg).at(at + 4).path(path));
@@ -356,7 +359,7 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
     };
     check_id(l, &anpk.info, b"INFO", 8, "header");
     big(l, &anpk.info, 8, "header");
-    let block = until_nul(&anpk.info_rest);
+    let block = until_nul(&anpk.block_name.0);
     if anpk.info.size as usize != 4 + block.len() + 1 {
         l.push(
             Finding::new(
@@ -379,7 +382,7 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
             .at(20),
         );
     }
-    if let Some(d) = duplicates(anpk.animations.iter().map(|a| until_nul(&a.name))) {
+    if let Some(d) = duplicates(anpk.animations.iter().map(|a| until_nul(&a.name.0))) {
         l.push(Finding::new(
             Warning,
             "duplicate-animation-name",
@@ -388,12 +391,12 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
     }
     let mut pos = 16 + round_up(anpk.info.size as usize, 4);
     for (ai, anim) in anpk.animations.iter().enumerate() {
-        let name = until_nul(&anim.name);
+        let name = until_nul(&anim.name.0);
         let path = format!("animation {ai} \"{}\"", latin1_until_nul(name));
         check_id(l, &anim.name_chunk, b"NAME", pos, &path);
         big(l, &anim.name_chunk, pos, &path);
         if anim.name_chunk.size as usize != name.len() + 1 || anim.name != padded_name(name) {
-            let sev = if clean_after_nul(&anim.name) { Warning } else { Info };
+            let sev = if clean_after_nul(&anim.name.0) { Warning } else { Info };
             l.push(
                 Finding::new(sev, "name-payload", "NAME size or padding is not name + NUL + zeros")
                     .at(pos)
@@ -408,7 +411,7 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
                     .path(&path),
             );
         }
-        pos += 8 + anim.name.len();
+        pos += 8 + anim.name.0.len();
         check_id(l, &anim.dgan, b"DGAN", pos, &path);
         if anim.dgan.size != dgan_size(anim) {
             l.push(
@@ -429,13 +432,13 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
         if anim.objects.is_empty() {
             l.push(Finding::new(Warning, "empty-animation", "animation has no objects").path(&path));
         }
-        if let Some(d) = duplicates(anim.objects.iter().map(|o| until_nul(&o.name))) {
+        if let Some(d) = duplicates(anim.objects.iter().map(|o| until_nul(&o.name.0))) {
             l.push(Finding::new(Warning, "duplicate-bone", format!("object \"{d}\" appears twice")).path(&path));
         }
         let n_objects = anim.objects.len() as i32;
         let mut late = Vec::new();
         for (oi, obj) in anim.objects.iter().enumerate() {
-            let opath = format!("{path} / object {oi} \"{}\"", latin1_until_nul(&obj.name));
+            let opath = format!("{path} / object {oi} \"{}\"", latin1_until_nul(&obj.name.0));
             check_id(l, &obj.cpan, b"CPAN", pos, &opath);
             if obj.cpan.size != cpan_size(obj) {
                 l.push(
@@ -451,8 +454,8 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
             }
             pos += 8;
             check_id(l, &ChunkHeader { id: obj.anim_id, size: 0 }, b"ANIM", pos, &opath);
-            l.fixed_name(&obj.name, pos + 8, &opath);
-            let n = obj.keys.as_ref().map_or(0, |k| k.frame_count()) as i32;
+            l.fixed_name(&obj.name.0, pos + 8, &opath);
+            let n = obj.frame_count() as i32;
             if obj.last_frame != n - 1 {
                 l.push(
                     Finding::new(
@@ -481,23 +484,23 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
             }
             pos += 8 + obj.link.anim_size() as usize;
             if let Some(k) = &obj.keys {
-                if k.size as usize != k.frames.len() {
+                if k.size as usize != k.frames.bytes.len() {
                     l.push(
                         Finding::new(
                             Warning,
                             "inconsistent-size",
-                            format!("key chunk size {} ≠ {}", k.size, k.frames.len()),
+                            format!("key chunk size {} ≠ {}", k.size, k.frames.bytes.len()),
                         )
                         .at(pos + 4)
                         .path(&opath)
                         .fixable(),
                     );
                 }
-                let keys = decode_anpk(k, true);
+                let keys = decode_anpk(&k.frames, true);
                 if let Some(t0) = l.keys(&keys, pos + 8, &opath).filter(|&t| t != 0.0) {
                     late.push((pos + 8, t0));
                 }
-                l.norms(raw_norms(&k.frames, k.kind.frame_size(), false), pos + 8, &opath);
+                l.norms(raw_norms(&k.frames.bytes, k.frames.kind.size(), false), pos + 8, &opath);
                 if let Some(scales) = &keys.scales {
                     let off = |s: &glam::Vec3| (*s - glam::Vec3::ONE).abs().max_element();
                     let worst = scales.iter().copied().max_by(|a, b| off(a).total_cmp(&off(b)));
@@ -513,7 +516,7 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
                         );
                     }
                 }
-                pos += 8 + k.frames.len();
+                pos += 8 + k.frames.bytes.len();
             }
         }
         l.late_starts(&late, anim.objects.len(), &path);
@@ -536,18 +539,18 @@ pub fn repair(file: &IfpFile) -> (IfpFile, Vec<String>) {
         ));
     }
     if !out.tail.is_empty() {
-        changes.push(format!("removed {} bytes after the last animation", out.tail.len()));
-        out.tail = Bytes::new();
+        changes.push(format!("removed {} bytes after the last animation", out.tail.0.len()));
+        out.tail = Hex::default();
     }
     match &mut out.body {
         Body::V2(v2) => {
             for anim in &mut v2.animations {
                 let before = anim.sequences.len();
-                anim.sequences.retain(|s| !s.frames.is_empty());
+                anim.sequences.retain(|s| !s.frames.bytes.is_empty());
                 if anim.sequences.len() != before {
                     changes.push(format!(
                         "animation \"{}\": removed {} sequence(s) with zero frames",
-                        latin1_until_nul(&anim.name),
+                        latin1_until_nul(&anim.name.0),
                         before - anim.sequences.len()
                     ));
                 }
@@ -556,7 +559,7 @@ pub fn repair(file: &IfpFile) -> (IfpFile, Vec<String>) {
         }
         Body::Anpk(anpk) => {
             for obj in anpk.animations.iter_mut().flat_map(|a| a.objects.iter_mut()) {
-                obj.last_frame = obj.keys.as_ref().map_or(0, |k| k.frame_count() as i32) - 1;
+                obj.last_frame = obj.frame_count() as i32 - 1;
             }
             canonicalize_anpk(anpk);
         }

@@ -175,7 +175,7 @@ fn ticks_to_seconds(ticks: f32) -> f32 {
 /// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
 /// loops are branch-free and need no bounds checks.
 #[inline]
-pub fn decode_v2(seq: &V2Sequence) -> Keys {
+pub fn decode_v2(frames: &Frames<FrameType>) -> Keys {
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
         if float {
@@ -204,18 +204,18 @@ pub fn decode_v2(seq: &V2Sequence) -> Keys {
             }
         }
     }
-    let mut keys = Keys::with_capacity(seq.frame_count(), seq.frame_type.has_translation(), false);
-    match seq.frame_type {
-        FrameType::Rot => decode::<20>(&seq.frames, &mut keys, true),
-        FrameType::RotTrans => decode::<32>(&seq.frames, &mut keys, true),
-        FrameType::RotCompressed => decode::<10>(&seq.frames, &mut keys, false),
-        FrameType::RotTransCompressed => decode::<16>(&seq.frames, &mut keys, false),
+    let mut keys = Keys::with_capacity(frames.count(), frames.kind.has_translation(), false);
+    match frames.kind {
+        FrameType::Rot => decode::<20>(&frames.bytes, &mut keys, true),
+        FrameType::RotTrans => decode::<32>(&frames.bytes, &mut keys, true),
+        FrameType::RotCompressed => decode::<10>(&frames.bytes, &mut keys, false),
+        FrameType::RotTransCompressed => decode::<16>(&frames.bytes, &mut keys, false),
     }
     keys
 }
 
 /// Decodes an ANPK key chunk, conjugating the stored quaternions; KRTS scales only if `keep_scale`.
-pub fn decode_anpk(chunk: &KeyChunk, keep_scale: bool) -> Keys {
+pub fn decode_anpk(frames: &Frames<KeyKind>, keep_scale: bool) -> Keys {
     /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32.
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys) {
         for f in frames.as_chunks::<N>().0 {
@@ -231,12 +231,12 @@ pub fn decode_anpk(chunk: &KeyChunk, keep_scale: bool) -> Keys {
             }
         }
     }
-    let kind = chunk.kind;
-    let mut keys = Keys::with_capacity(chunk.frame_count(), kind != KeyKind::R, kind == KeyKind::Rts && keep_scale);
+    let kind = frames.kind;
+    let mut keys = Keys::with_capacity(frames.count(), kind != KeyKind::R, kind == KeyKind::Rts && keep_scale);
     match kind {
-        KeyKind::R => decode::<20>(&chunk.frames, &mut keys),
-        KeyKind::Rt => decode::<32>(&chunk.frames, &mut keys),
-        KeyKind::Rts => decode::<44>(&chunk.frames, &mut keys),
+        KeyKind::R => decode::<20>(&frames.bytes, &mut keys),
+        KeyKind::Rt => decode::<32>(&frames.bytes, &mut keys),
+        KeyKind::Rts => decode::<44>(&frames.bytes, &mut keys),
     }
     keys
 }
@@ -298,14 +298,14 @@ fn push_tracks(tracks: &mut Vec<Track>, bone: BoneRef, keys: Keys) {
 /// The bone an ANP2/ANP3 sequence animates: its name, and its tag unless −1.
 fn v2_bone(seq: &V2Sequence, names: &mut NameInterner<24>) -> BoneRef {
     let id = (seq.bone_tag != -1).then_some(seq.bone_tag);
-    BoneRef { name: Some(names.name(&seq.name)), id, ..Default::default() }
+    BoneRef { name: Some(names.name(&seq.name.0)), id, ..Default::default() }
 }
 
 /// The bone an ANPK object animates: its name, and the 44-byte form's tag unless −1 (a bone
 /// matched by name). The 48-byte form stores no tag: its ped bones get theirs from the §4.5 name
 /// table, which is what a tagged format (ANP3) needs to find them (§7.1).
 fn anpk_bone(obj: &AnpkObject, names: &mut NameInterner<28>) -> BoneRef {
-    let name = names.name(&obj.name);
+    let name = names.name(&obj.name.0);
     let id = match obj.link {
         AnimLink::Tag(tag) => (tag != -1).then_some(tag),
         AnimLink::Tree { .. } => ped_tag(&name),
@@ -328,8 +328,8 @@ fn channels(translation: bool, scale: bool) -> impl Iterator<Item = (Channel, In
 fn v2_track_count(anim: &V2Animation) -> usize {
     anim.sequences
         .iter()
-        .filter(|s| !s.frames.is_empty())
-        .map(|s| 1 + usize::from(s.frame_type.has_translation()))
+        .filter(|s| !s.frames.bytes.is_empty())
+        .map(|s| 1 + usize::from(s.frames.kind.has_translation()))
         .sum()
 }
 
@@ -337,13 +337,13 @@ fn anpk_track_count(anim: &AnpkAnimation, options: ModelOptions) -> usize {
     anim.objects
         .iter()
         .filter_map(|o| o.keys.as_ref())
-        .map(|k| channels(k.kind != KeyKind::R, options.scale_of(k.kind)).count())
+        .map(|k| channels(k.frames.kind != KeyKind::R, options.scale_of(k.frames.kind)).count())
         .sum()
 }
 
 /// The time of one ANP2/ANP3 frame, decoded from that frame alone.
-fn v2_frame_time(seq: &V2Sequence, frame: &[u8]) -> Option<f32> {
-    Some(if seq.frame_type.compressed() {
+fn v2_frame_time(frames: &Frames<FrameType>, frame: &[u8]) -> Option<f32> {
+    Some(if frames.kind.compressed() {
         ticks_to_seconds(f32::from(i16::from_le_bytes([*frame.get(8)?, *frame.get(9)?])))
     } else {
         f32::from_le_bytes(frame.get(16..20)?.try_into().ok()?)
@@ -351,19 +351,19 @@ fn v2_frame_time(seq: &V2Sequence, frame: &[u8]) -> Option<f32> {
 }
 
 /// The last key time of a sequence on the chosen timeline, decoded from its first and last frames.
-fn v2_last_time(seq: &V2Sequence, options: ModelOptions) -> Option<f32> {
-    let size = seq.frame_type.size();
-    let first = v2_frame_time(seq, seq.frames.get(..size)?)?;
-    let last = v2_frame_time(seq, seq.frames.get(seq.frames.len().checked_sub(size)?..)?)?;
+fn v2_last_time(frames: &Frames<FrameType>, options: ModelOptions) -> Option<f32> {
+    let (size, bytes) = (frames.kind.size(), &frames.bytes);
+    let first = v2_frame_time(frames, bytes.get(..size)?)?;
+    let last = v2_frame_time(frames, bytes.get(bytes.len().checked_sub(size)?..)?)?;
     Some(options.last_time(first, last))
 }
 
-fn anpk_last_time(chunk: &KeyChunk, options: ModelOptions) -> Option<f32> {
+fn anpk_last_time(frames: &Frames<KeyKind>, options: ModelOptions) -> Option<f32> {
     let time_at = |end: usize| -> Option<f32> {
-        Some(f32::from_le_bytes(chunk.frames.get(end.checked_sub(4)?..end)?.try_into().ok()?))
+        Some(f32::from_le_bytes(frames.bytes.get(end.checked_sub(4)?..end)?.try_into().ok()?))
     };
-    let first = time_at(chunk.kind.frame_size())?;
-    let last = time_at(chunk.frames.len())?;
+    let first = time_at(frames.kind.size())?;
+    let last = time_at(frames.bytes.len())?;
     Some(options.last_time(first, last))
 }
 
@@ -385,18 +385,18 @@ pub fn summary(file: &IfpFile, options: ModelOptions) -> Summary {
             let mut names = NameInterner::default();
             for anim in &v2.animations {
                 let mut tracks = Vec::with_capacity(v2_track_count(anim));
-                let seqs = || anim.sequences.iter().filter(|s| !s.frames.is_empty());
+                let seqs = || anim.sequences.iter().filter(|s| !s.frames.bytes.is_empty());
                 for seq in seqs() {
                     track(
                         &mut tracks,
                         v2_bone(seq, &mut names),
-                        seq.frame_count(),
-                        seq.frame_type.has_translation(),
+                        seq.frames.count(),
+                        seq.frames.kind.has_translation(),
                         false,
                     );
                 }
-                let duration_s = duration(seqs().filter_map(|s| v2_last_time(s, options)));
-                clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
+                let duration_s = duration(seqs().filter_map(|s| v2_last_time(&s.frames, options)));
+                clips.push(ClipSummary { name: latin1_until_nul(&anim.name.0), duration_s, tracks });
             }
         }
         Body::Anpk(anpk) => {
@@ -408,13 +408,13 @@ pub fn summary(file: &IfpFile, options: ModelOptions) -> Summary {
                     track(
                         &mut tracks,
                         anpk_bone(obj, &mut names),
-                        k.frame_count(),
-                        k.kind != KeyKind::R,
-                        options.scale_of(k.kind),
+                        k.frames.count(),
+                        k.frames.kind != KeyKind::R,
+                        options.scale_of(k.frames.kind),
                     );
                 }
-                let duration_s = duration(objects().filter_map(|(_, k)| anpk_last_time(k, options)));
-                clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
+                let duration_s = duration(objects().filter_map(|(_, k)| anpk_last_time(&k.frames, options)));
+                clips.push(ClipSummary { name: latin1_until_nul(&anim.name.0), duration_s, tracks });
             }
         }
     }
@@ -434,9 +434,9 @@ pub fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -> Resul
             .iter()
             .flat_map(|a| &a.objects)
             .filter_map(|o| o.keys.as_ref())
-            .map(|k| k.frame_count() as u64)
+            .map(|k| k.frames.count() as u64)
             .sum(),
-        Body::V2(v) => v.animations.iter().flat_map(|a| &a.sequences).map(|s| s.frame_count() as u64).sum(),
+        Body::V2(v) => v.animations.iter().flat_map(|a| &a.sequences).map(|s| s.frames.count() as u64).sum(),
     };
     if total_keys > limits.max_keys {
         return Err(Error::new(
@@ -449,15 +449,15 @@ pub fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -> Resul
     let name;
     match &file.body {
         Body::V2(v2) => {
-            name = latin1_until_nul(&v2.block_name);
+            name = latin1_until_nul(&v2.block_name.0);
             let mut names = NameInterner::default();
             clips = Vec::with_capacity(v2.animations.len());
             for (ai, anim) in v2.animations.iter().enumerate() {
-                let anim_name = latin1_until_nul(&anim.name);
+                let anim_name = latin1_until_nul(&anim.name.0);
                 let mut tracks = Vec::with_capacity(v2_track_count(anim));
-                for (si, seq) in anim.sequences.iter().enumerate().filter(|(_, s)| !s.frames.is_empty()) {
+                for (si, seq) in anim.sequences.iter().enumerate().filter(|(_, s)| !s.frames.bytes.is_empty()) {
                     let bone = v2_bone(seq, &mut names);
-                    let mut keys = decode_v2(seq);
+                    let mut keys = decode_v2(&seq.frames);
                     options.apply(&bone, &mut keys);
                     check_times(&keys.times).map_err(|m| {
                         Error::new(crate::ErrorKind::Invalid, None, m)
@@ -470,16 +470,16 @@ pub fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -> Resul
             }
         }
         Body::Anpk(anpk) => {
-            name = latin1_until_nul(&anpk.info_rest);
+            name = latin1_until_nul(&anpk.block_name.0);
             let mut names = NameInterner::default();
             clips = Vec::with_capacity(anpk.animations.len());
             for (ai, anim) in anpk.animations.iter().enumerate() {
-                let anim_name = latin1_until_nul(&anim.name);
+                let anim_name = latin1_until_nul(&anim.name.0);
                 let mut tracks = Vec::with_capacity(anpk_track_count(anim, options));
                 for (oi, obj) in anim.objects.iter().enumerate() {
                     let Some(chunk) = &obj.keys else { continue };
                     let bone = anpk_bone(obj, &mut names);
-                    let mut keys = decode_anpk(chunk, options.keep_scale);
+                    let mut keys = decode_anpk(&chunk.frames, options.keep_scale);
                     options.apply(&bone, &mut keys);
                     check_times(&keys.times).map_err(|m| {
                         Error::new(crate::ErrorKind::Invalid, None, m)
@@ -513,13 +513,7 @@ mod tests {
         for v in [4096i16, 0, 0, 4096, 6] {
             frame.extend_from_slice(&v.to_le_bytes());
         }
-        let seq = V2Sequence {
-            name: [0; 24],
-            frame_type: FrameType::RotCompressed,
-            bone_tag: -1,
-            frames: bytes::Bytes::from(frame),
-        };
-        let keys = decode_v2(&seq);
+        let keys = decode_v2(&Frames { kind: FrameType::RotCompressed, bytes: frame.into() });
         assert_eq!(keys.rotations, vec![Quat::from_xyzw(1.0, 0.0, 0.0, 1.0)]);
         assert_eq!(keys.times, vec![0.1]);
         let mut unit_keys = keys.clone();

@@ -23,6 +23,7 @@ use super::raw::*;
 use crate::error::{Error, Result};
 use crate::formats::WriteOptions;
 use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Skeleton, Target, Track};
+use crate::raw_json::{FixedName, FourCc, Hex};
 use crate::sample::{sample_track, sample_track_left, Sampled};
 use crate::text::{fixed_name, to_latin1};
 
@@ -114,7 +115,7 @@ pub fn from_model(package: &Package, options: BuildOptions) -> Result<(IfpFile, 
     } else {
         Body::V2(build_anp3(&block, &clips, options, &mut warnings)?)
     };
-    Ok((IfpFile { body, tail: Bytes::new(), salvage: None }, warnings))
+    Ok((IfpFile { body, tail: Hex::default(), salvage: None }, warnings))
 }
 
 fn name_bytes<const N: usize>(name: &str, what: &str) -> Result<[u8; N]> {
@@ -397,24 +398,25 @@ fn build_anp3(
                 .collect();
         }
         for (b, (translation, bytes)) in bones.iter().zip(encoded) {
-            let frame_type = match (compressed, translation) {
+            let kind = match (compressed, translation) {
                 (true, false) => FrameType::RotCompressed,
                 (true, true) => FrameType::RotTransCompressed,
                 (false, false) => FrameType::Rot,
                 (false, true) => FrameType::RotTrans,
             };
             let name = short_name(&bone_name(&b.bone), "bone").map_err(within)?;
-            sequences.push(V2Sequence { name, frame_type, bone_tag: bone_tag(&b.bone), frames: Bytes::from(bytes) });
+            let frames = Frames { kind, bytes: Bytes::from(bytes) };
+            sequences.push(V2Sequence { name: FixedName(name), bone_tag: bone_tag(&b.bone), frames });
         }
         let name = short_name(&clip.name, "animation")?;
-        animations.push(V2Animation { name, frame_data_size: 0, flags: 0, sequences });
+        animations.push(V2Animation { name: FixedName(name), frame_data_size: 0, flags: 0, sequences });
     }
     let mut block_name = [0u8; 24];
     // `block` holds at most 23 bytes (checked by the caller); the rest stays NUL.
     for (d, &b) in block_name.iter_mut().zip(block) {
         *d = b;
     }
-    let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name, animations };
+    let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name: FixedName(block_name), animations };
     canonicalize_v2(&mut v2);
     Ok(v2)
 }
@@ -435,7 +437,7 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
             } else {
                 KeyKind::R
             };
-            let mut bytes = Vec::with_capacity(b.frames.len() * kind.frame_size());
+            let mut bytes = Vec::with_capacity(b.frames.len() * kind.size());
             for f in &b.frames {
                 let q = f.rotation;
                 for c in [-q.x, -q.y, -q.z, q.w] {
@@ -454,11 +456,11 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
                 bytes.extend_from_slice(&f.time.to_le_bytes());
             }
             let n = b.frames.len() as i32;
-            let keys = (n > 0).then(|| KeyChunk { kind, size: 0, frames: Bytes::from(bytes) });
+            let keys = (n > 0).then(|| KeyChunk { size: 0, frames: Frames { kind, bytes: Bytes::from(bytes) } });
             objects.push(AnpkObject {
-                cpan: ChunkHeader { id: *b"CPAN", size: 0 },
-                anim_id: *b"ANIM",
-                name: obj_name,
+                cpan: ChunkHeader::new(b"CPAN", 0),
+                anim_id: FourCc(*b"ANIM"),
+                name: FixedName(obj_name),
                 unknown: 0,
                 last_frame: n - 1,
                 link: AnimLink::Tag(bone_tag(&b.bone)),
@@ -466,16 +468,15 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
             });
         }
         animations.push(AnpkAnimation {
-            name_chunk: ChunkHeader { id: *b"NAME", size: 0 },
+            name_chunk: ChunkHeader::new(b"NAME", 0),
             name: padded_name(super::canonical::until_nul(&name)),
-            dgan: ChunkHeader { id: *b"DGAN", size: 0 },
-            info: ChunkHeader { id: *b"INFO", size: 8 },
-            info_rest: Bytes::from_static(&[0; 4]),
+            dgan: ChunkHeader::new(b"DGAN", 0),
+            info: ChunkHeader::new(b"INFO", 8),
+            info_extra: Hex(vec![0; 4]),
             objects,
         });
     }
-    let mut anpk =
-        Anpk { size: 0, info: ChunkHeader { id: *b"INFO", size: 0 }, info_rest: padded_name(block), animations };
+    let mut anpk = Anpk { size: 0, info: ChunkHeader::new(b"INFO", 0), block_name: padded_name(block), animations };
     canonicalize_anpk(&mut anpk);
     Ok(anpk)
 }
