@@ -238,6 +238,7 @@ fn payload_chunk<'a>(c: &mut Cursor<'a>, what: &str, min: u32) -> Result<(ChunkH
 }
 
 /// Reads a non-negative `i32` count.
+#[inline]
 fn signed_count(c: &mut Cursor, what: &str) -> Result<u64> {
     let offset = c.offset();
     let v = c.i32()?;
@@ -360,7 +361,9 @@ impl AnpkObject {
         } else {
             let key_offset = c.offset();
             let header = ChunkHeader::read(c)?;
-            let kind = KeyKind::try_from(header.id).map_err(|m| Error::invalid(key_offset, m))?;
+            let kind = KeyKind::from_id(header.id).ok_or_else(|| {
+                Error::invalid(key_offset, format!("unknown key chunk id {:?}", magic_text(header.id.0)))
+            })?;
             Some(KeyChunk { size: header.size, frames: Frames::read(data, c, kind, num_frames)? })
         };
         Ok(AnpkObject { cpan, anim_id: anim.id, name, unknown, last_frame, link, keys })
@@ -462,15 +465,22 @@ impl From<KeyKind> for FourCc {
     }
 }
 
+impl KeyKind {
+    #[inline]
+    fn from_id(id: FourCc) -> Option<Self> {
+        match &id.0 {
+            b"KR00" => Some(KeyKind::R),
+            b"KRT0" => Some(KeyKind::Rt),
+            b"KRTS" => Some(KeyKind::Rts),
+            _ => None,
+        }
+    }
+}
+
 impl TryFrom<FourCc> for KeyKind {
     type Error = String;
     fn try_from(id: FourCc) -> Result<Self, String> {
-        match &id.0 {
-            b"KR00" => Ok(KeyKind::R),
-            b"KRT0" => Ok(KeyKind::Rt),
-            b"KRTS" => Ok(KeyKind::Rts),
-            _ => Err(format!("unknown key chunk id {:?}", magic_text(id.0))),
-        }
+        KeyKind::from_id(id).ok_or_else(|| format!("unknown key chunk id {:?}", magic_text(id.0)))
     }
 }
 
