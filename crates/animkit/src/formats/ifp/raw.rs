@@ -238,11 +238,16 @@ fn payload_chunk<'a>(c: &mut Cursor<'a>, what: &str, min: u32) -> Result<(ChunkH
 }
 
 /// Reads a non-negative `i32` count.
-#[inline]
+#[inline(always)]
 fn signed_count(c: &mut Cursor, what: &str) -> Result<u64> {
     let offset = c.offset();
     let v = c.i32()?;
-    u64::try_from(v).map_err(|_| Error::invalid(offset, format!("negative {what} count {v}")))
+    u64::try_from(v).map_err(|_| negative_count(offset, what, v))
+}
+
+#[cold]
+fn negative_count(offset: usize, what: &str, v: i32) -> Error {
+    Error::invalid(offset, format!("negative {what} count {v}"))
 }
 
 /// `ANPK`: header `ANPK size`, `INFO size numAnims blockName…`, then the animations.
