@@ -302,7 +302,7 @@ impl AnpkAnimation {
     fn read(data: &Bytes, c: &mut Cursor) -> Result<Self> {
         let (name_chunk, name) = payload_chunk(c, "NAME", 1)?;
         let name = PaddedName(name.rest().to_vec());
-        let result = (|| {
+        let (dgan, info, info_extra, objects) = (|| {
             let dgan = ChunkHeader::read(c)?;
             let (info, mut p) = payload_chunk(c, "INFO", 4).within(|| "DGAN INFO")?;
             let declared = signed_count(&mut p, "object")?;
@@ -312,9 +312,10 @@ impl AnpkAnimation {
             for i in 0..count {
                 objects.push(AnpkObject::read(data, c).within(|| format!("object {i}"))?);
             }
-            Ok(AnpkAnimation { name_chunk, name: name.clone(), dgan, info, info_extra, objects })
-        })();
-        result.within(|| format!("\"{}\"", latin1_until_nul(&name.0)))
+            Ok((dgan, info, info_extra, objects))
+        })()
+        .within(|| format!("\"{}\"", latin1_until_nul(&name.0)))?;
+        Ok(AnpkAnimation { name_chunk, name, dgan, info, info_extra, objects })
     }
 
     fn write(&self, w: &mut Writer) {
@@ -348,13 +349,14 @@ pub(crate) struct AnpkObject {
 }
 
 impl AnpkObject {
+    #[inline]
     fn read(data: &Bytes, c: &mut Cursor) -> Result<Self> {
         let cpan = ChunkHeader::read(c)?;
         let anim = ChunkHeader::read(c)?;
         if anim.size != 44 && anim.size != 48 {
             return Err(Error::invalid(c.offset() - 4, format!("ANIM size {} is neither 44 nor 48", anim.size)));
         }
-        let name = FixedName::read(c)?;
+        let name = FixedName(c.array::<28>()?);
         let num_frames = signed_count(c, "frame")?;
         let (unknown, last_frame) = (c.i32()?, c.i32()?);
         let link = match anim.size {
