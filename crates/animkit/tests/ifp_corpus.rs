@@ -3,8 +3,6 @@
 
 mod common;
 
-use animkit::formats::ifp::raw::{Body, IfpFile};
-use animkit::formats::ifp::IfpDocument;
 use animkit::model::{Package, Values};
 use animkit::{Bytes, Document, ReadOptions, WriteOptions};
 use glam::{Quat, Vec4};
@@ -13,8 +11,9 @@ fn read(bytes: &[u8]) -> Box<dyn Document> {
     animkit::read(Bytes::copy_from_slice(bytes), None, &ReadOptions::default()).expect("reads")
 }
 
-fn ifp(doc: &dyn Document) -> &IfpFile {
-    &doc.as_any().downcast_ref::<IfpDocument>().expect("an IFP document").file
+/// The raw structure of a document: its lossless JSON dump.
+fn raw(doc: &dyn Document) -> serde_json::Value {
+    animkit::dump(doc).unwrap()["document"].take()
 }
 
 #[test]
@@ -211,14 +210,14 @@ fn truncation_anywhere_gives_an_error_with_an_offset() {
     for (name, bytes) in common::corpus_files("ifp") {
         let full = Bytes::from(bytes);
         let doc = animkit::read(full.clone(), None, &ReadOptions::default()).unwrap();
-        let content = full.len() - ifp(doc.as_ref()).tail.len();
+        let content = full.len() - raw(doc.as_ref())["tail"].as_str().map_or(0, |hex| hex.len() / 2);
         // Every offset of small files; of big ones the first and last 4 KiB and every 331st byte.
         let dense = |c: usize| content <= 64 * 1024 || c < 4096 || c + 4096 > content || c.is_multiple_of(331);
         for cut in (0..content).filter(|&c| dense(c)) {
             match animkit::read(full.slice(..cut), None, &ReadOptions::default()) {
                 Err(e) => assert!(e.offset.is_some(), "{name} cut at {cut}: error without offset: {e}"),
                 // Counts are fixed by the header, so any cut before the content's end must fail.
-                Ok(d) => panic!("{name} cut at {cut} parsed as {} animations", ifp(d.as_ref()).animation_count()),
+                Ok(d) => panic!("{name} cut at {cut} parsed as {} animations", d.summary().unwrap().clips.len()),
             }
         }
     }
@@ -227,16 +226,16 @@ fn truncation_anywhere_gives_an_error_with_an_offset() {
 #[test]
 fn huge_counts_are_rejected_without_allocating() {
     for (name, bytes) in common::corpus_files("ifp") {
-        let doc = read(&bytes);
-        let file = ifp(doc.as_ref());
         // Offsets of counts: numAnims, and the first animation's numSequences/numObjects and numFrames.
-        let offsets: Vec<usize> = match &file.body {
-            Body::V2(_) => vec![32, 36 + 24, 36 + 36 + 28],
-            Body::Anpk(a) => {
-                let info = 16 + (a.info.size as usize).div_ceil(4) * 4;
-                let name = a.animations.first().map_or(0, |an| an.name.len());
+        let rounded_u32_at =
+            |at: usize| (u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize).div_ceil(4) * 4;
+        let offsets: Vec<usize> = match &bytes[..4] {
+            b"ANPK" => {
+                let info = 16 + rounded_u32_at(12);
+                let name = rounded_u32_at(info + 4);
                 vec![16, info + 8 + name + 16 + 8, info + 8 + name + 16 + 12 + 4 + 16 + 28]
             }
+            _ => vec![32, 36 + 24, 36 + 36 + 28],
         };
         for at in offsets {
             for value in [u32::MAX, 0x7fff_ffff, 0x1000_0000, 65_536] {
@@ -303,27 +302,31 @@ fn engine_timeline_starts_every_sequence_at_zero() {
 /// then one per KRTS object, holding the stored f32 fields 28..40 of each 44-byte frame.
 #[test]
 fn krts_scale_reaches_the_model_only_on_request() {
-    use animkit::formats::ifp::raw::KeyKind;
     use animkit::model::Channel;
     let Some(bytes) = common::corpus_file("ifp", "vc_ped_anpk.ifp") else { return };
     let default = read(&bytes).to_model().unwrap();
     assert!(default.clips.iter().flat_map(|c| &c.tracks).all(|t| t.channel() != Channel::Scale));
     let doc = read_with(&bytes, &[("scale", "keep")]).unwrap();
     let kept = doc.to_model().unwrap();
-    let Body::Anpk(anpk) = &ifp(doc.as_ref()).body else { panic!("VC ped.ifp is ANPK") };
+    let anpk = raw(doc.as_ref());
+    assert_eq!(anpk["magic"], "ANPK");
     let (mut objects, mut keys, mut not_one, mut worst) = (0, 0, 0, 0.0f32);
-    for (anim, clip) in anpk.animations.iter().zip(&kept.clips) {
+    for (anim, clip) in anpk["animations"].as_array().unwrap().iter().zip(&kept.clips) {
         let mut scales = clip.tracks.iter().filter_map(|t| match &t.values {
             Values::Scale(s) => Some(s),
             _ => None,
         });
-        for chunk in anim.objects.iter().filter_map(|o| o.keys.as_ref()).filter(|k| k.kind == KeyKind::Rts) {
-            let stored: Vec<glam::Vec3> = chunk
-                .frames
-                .chunks_exact(44)
+        let objects_keys = anim["objects"].as_array().unwrap().iter().filter_map(|o| o.get("keys"));
+        for chunk in objects_keys.filter(|k| k["id"] == "KRTS") {
+            // A KRTS frame is 11 f32 fields: q×4, translation×3, scale×3, time.
+            let stored: Vec<glam::Vec3> = chunk["frames"]
+                .as_array()
+                .unwrap()
+                .iter()
                 .map(|f| {
-                    let at = |i: usize| f32::from_le_bytes(f[i..i + 4].try_into().unwrap());
-                    glam::Vec3::new(at(28), at(32), at(36))
+                    assert_eq!(f.as_array().unwrap().len(), 11);
+                    let at = |i: usize| f[i].as_f64().unwrap() as f32;
+                    glam::Vec3::new(at(7), at(8), at(9))
                 })
                 .collect();
             let track = scales.next().unwrap_or_else(|| panic!("{}: a scale track per KRTS object", clip.name));

@@ -5,21 +5,19 @@
 
 mod common;
 
-use animkit::formats::ifp::bones::ped_tag;
-use animkit::formats::ifp::canonical::until_nul;
-use animkit::formats::ifp::raw::{AnimLink, Body, IfpFile, KeyKind};
-use animkit::formats::ifp::IfpDocument;
 use animkit::formats::Format;
 use animkit::model::{Bone, Package, Skeleton, Values};
 use animkit::{Bytes, Document, ReadOptions, WriteOptions};
+use serde_json::Value;
 
 fn read_with(bytes: &[u8], params: &[(&str, &str)]) -> Box<dyn Document> {
     let params = params.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect();
     animkit::read(Bytes::copy_from_slice(bytes), None, &ReadOptions { params, ..Default::default() }).expect("reads")
 }
 
-fn ifp(doc: &dyn Document) -> &IfpFile {
-    &doc.as_any().downcast_ref::<IfpDocument>().expect("an IFP document").file
+/// The raw structure of a document: its lossless JSON dump.
+fn raw(doc: &dyn Document) -> Value {
+    animkit::dump(doc).unwrap()["document"].take()
 }
 
 /// Writes `p` as the IFP `variant`; returns the bytes and the warnings.
@@ -30,65 +28,64 @@ fn write_ifp(p: &Package, variant: &str) -> (Vec<u8>, Vec<String>) {
 }
 
 /// One animated node as stored: name (before the NUL), tag (`None` in ANPK's 48-byte form, which
-/// has no tag field), key layout, and the frame bytes.
+/// has no tag field), key layout, and the frames (one array of stored numbers per frame).
 #[derive(Debug, PartialEq)]
 struct Node {
-    name: Vec<u8>,
+    name: String,
     tag: Option<i32>,
     layout: String,
-    frames: Bytes,
+    frames: Vec<Value>,
 }
 
-/// Every animation's name and its nodes with frames, in file order.
-fn stored(file: &IfpFile) -> Vec<(Vec<u8>, Vec<Node>)> {
-    match &file.body {
-        Body::V2(v2) => v2
-            .animations
-            .iter()
-            .map(|a| {
-                let nodes = a
-                    .sequences
-                    .iter()
-                    .filter(|s| !s.frames.is_empty())
-                    .map(|s| Node {
-                        name: until_nul(&s.name).to_vec(),
-                        tag: Some(s.bone_tag),
-                        layout: format!("{:?}", s.frame_type),
-                        frames: s.frames.clone(),
-                    })
-                    .collect();
-                (until_nul(&a.name).to_vec(), nodes)
-            })
-            .collect(),
-        Body::Anpk(anpk) => anpk
-            .animations
-            .iter()
-            .map(|a| {
-                let nodes = a
-                    .objects
-                    .iter()
-                    .filter_map(|o| {
-                        let keys = o.keys.as_ref()?;
-                        Some(Node {
-                            name: until_nul(&o.name).to_vec(),
-                            tag: match o.link {
-                                AnimLink::Tag(t) => Some(t),
-                                AnimLink::Tree { .. } => None,
-                            },
-                            layout: format!("{:?}", keys.kind),
-                            frames: keys.frames.clone(),
-                        })
-                    })
-                    .collect();
-                (until_nul(&a.name).to_vec(), nodes)
-            })
-            .collect(),
-    }
+/// A dumped name: a plain string, or `{"name": …, "after_nul": …}` when the buffer holds more.
+fn name(v: &Value) -> String {
+    v.as_str().or_else(|| v["name"].as_str()).expect("a name").to_string()
 }
 
-/// The tag a node without one (ANPK's 48-byte form) is written with: the §4.5 table's, else −1.
-fn written_tag(node: &Node) -> i32 {
-    node.tag.unwrap_or_else(|| ped_tag(&String::from_utf8_lossy(&node.name)).unwrap_or(-1))
+fn array(v: &Value) -> &Vec<Value> {
+    v.as_array().expect("an array")
+}
+
+/// Every animation's name and its nodes with frames, in file order, from the dump.
+fn stored(file: &Value) -> Vec<(String, Vec<Node>)> {
+    let v2 = file["magic"] != "ANPK";
+    let node = |n: &Value| -> Option<Node> {
+        let (frames, layout, tag) = if v2 {
+            let layout =
+                ["Rot", "RotTrans", "RotCompressed", "RotTransCompressed"][n["frame_type"].as_u64()? as usize - 1];
+            (&n["frames"], layout, n["bone_tag"].as_i64())
+        } else {
+            let keys = n.get("keys")?;
+            let layout = match keys["id"].as_str()? {
+                "KR00" => "R",
+                "KRT0" => "Rt",
+                _ => "Rts",
+            };
+            (&keys["frames"], layout, n["bone_tag"].as_i64())
+        };
+        let frames = array(frames).clone();
+        (!frames.is_empty()).then(|| Node {
+            name: name(&n["name"]),
+            tag: tag.map(|t| t as i32),
+            layout: layout.into(),
+            frames,
+        })
+    };
+    let nodes = if v2 { "sequences" } else { "objects" };
+    array(&file["animations"])
+        .iter()
+        .map(|a| (name(&a["name"]), array(&a[nodes]).iter().filter_map(node).collect()))
+        .collect()
+}
+
+/// The bone id the model gives each stored node (the rotation tracks, in file order): the tag a
+/// node without one (ANPK's 48-byte form) is written with, or −1.
+fn model_tags(p: &Package) -> Vec<Vec<i32>> {
+    let rotation = |t: &&animkit::model::Track| matches!(t.values, Values::Rotation(_));
+    p.clips
+        .iter()
+        .map(|c| c.tracks.iter().filter(rotation).map(|t| t.target.bone().unwrap().id.unwrap_or(-1)).collect())
+        .collect()
 }
 
 /// Issue item 1 (`ifp.md` §6 "order and norms kept"): every corpus file, read → model → written
@@ -102,21 +99,24 @@ fn same_format_rewrite_through_the_model_keeps_every_stored_key() {
     for (name, bytes) in &files {
         // KRTS scale is stored data too: keep it (by default the model drops it, as the games do).
         let doc = read_with(bytes, &[("scale", "keep")]);
-        let original = ifp(doc.as_ref());
-        let variant = if matches!(original.body, Body::Anpk(_)) { "anpk" } else { "anp3" };
-        let (out, warnings) = write_ifp(&doc.to_model().unwrap(), variant);
+        let original = raw(doc.as_ref());
+        let variant = if original["magic"] == "ANPK" { "anpk" } else { "anp3" };
+        let model = doc.to_model().unwrap();
+        let (out, warnings) = write_ifp(&model, variant);
         let back = read_with(&out, &[]);
-        let (before, after) = (stored(original), stored(ifp(back.as_ref())));
+        let (before, after) = (stored(&original), stored(&raw(back.as_ref())));
         assert_eq!(before.len(), after.len(), "{name}");
-        for ((a_name, a), (b_name, b)) in before.iter().zip(&after) {
+        for (((a_name, a), (b_name, b)), tags) in before.iter().zip(&after).zip(model_tags(&model)) {
             assert_eq!(a_name, b_name, "{name}");
-            assert_eq!(a.len(), b.len(), "{name} {}", String::from_utf8_lossy(a_name));
-            for (x, y) in a.iter().zip(b) {
-                let at = format!("{name} {} {}", String::from_utf8_lossy(a_name), String::from_utf8_lossy(&x.name));
+            assert_eq!(a.len(), b.len(), "{name} {a_name}");
+            for ((x, y), model_tag) in a.iter().zip(b).zip(tags) {
+                let at = format!("{name} {a_name} {}", x.name);
                 assert_eq!((&x.name, &x.layout), (&y.name, &y.layout), "{at}");
-                assert!(x.frames == y.frames, "{at}: frames differ");
-                assert_eq!(Some(written_tag(x)), y.tag, "{at}: tag");
-                keys += x.frames.len() / layout_size(&x.layout);
+                // Compared as JSON text: every f32 bit (−0.0 included) and every i16.
+                let text = |n: &Node| serde_json::to_string(&n.frames).unwrap();
+                assert!(text(x) == text(y), "{at}: frames differ");
+                assert_eq!(Some(x.tag.unwrap_or(model_tag)), y.tag, "{at}: tag");
+                keys += x.frames.len();
             }
         }
         // Bytes: the rewrite is the file's canonical form (what `repair` writes: sizes derived,
@@ -124,7 +124,7 @@ fn same_format_rewrite_through_the_model_keeps_every_stored_key() {
         // exception is ANPK's 48-byte ANIM form, which the writer replaces by the tagged 44-byte
         // form (§6: the 48-byte form only with valid child/sibling indices).
         let canonical = doc.repair().unwrap().document.write().unwrap();
-        if has_tree_form(original) {
+        if has_tree_form(&original) {
             tree_form.push(name.as_str());
             continue;
         }
@@ -144,32 +144,15 @@ fn same_format_rewrite_through_the_model_keeps_every_stored_key() {
 }
 
 /// Whether an ANPK file uses the 48-byte ANIM form anywhere.
-fn has_tree_form(file: &IfpFile) -> bool {
-    match &file.body {
-        Body::Anpk(a) => {
-            a.animations.iter().flat_map(|an| &an.objects).any(|o| matches!(o.link, AnimLink::Tree { .. }))
-        }
-        Body::V2(_) => false,
-    }
+fn has_tree_form(file: &Value) -> bool {
+    file["magic"] == "ANPK"
+        && array(&file["animations"]).iter().flat_map(|a| array(&a["objects"])).any(|o| o.get("tree").is_some())
 }
 
-fn layout_size(layout: &str) -> usize {
-    match layout {
-        "Rot" | "R" => 20,
-        "RotTrans" | "Rt" => 32,
-        "RotCompressed" => 10,
-        "RotTransCompressed" => 16,
-        "Rts" => 44,
-        other => panic!("layout {other}"),
-    }
-}
-
-fn f32_at(frame: &[u8], i: usize) -> f64 {
-    f64::from(f32::from_le_bytes(frame[4 * i..4 * i + 4].try_into().unwrap()))
-}
-
-fn i16_at(frame: &[u8], i: usize) -> f64 {
-    f64::from(i16::from_le_bytes(frame[2 * i..2 * i + 2].try_into().unwrap()))
+/// Field `i` of a dumped frame: an f32 (its shortest decimal form) or an i16, exactly, as f64.
+fn field(frame: &Value, i: usize) -> f64 {
+    let v = &frame[i];
+    v.as_i64().map_or_else(|| f64::from(v.as_f64().unwrap() as f32), |i| i as f64)
 }
 
 /// Issue items 3 and 4 on VC `ped.ifp` → ANP3. Expected values come from the VC file's own f32
@@ -182,39 +165,30 @@ fn i16_at(frame: &[u8], i: usize) -> f64 {
 fn vc_to_anp3_rounds_to_nearest_and_keeps_tags() {
     let Some(bytes) = common::corpus_file("ifp", "vc_ped_anpk.ifp") else { return };
     let vc = read_with(&bytes, &[]);
-    let (out, _) = write_ifp(&vc.to_model().unwrap(), "anp3");
+    let model = vc.to_model().unwrap();
+    let (out, _) = write_ifp(&model, "anp3");
     let anp3 = read_with(&out, &[]);
-    let (before, after) = (stored(ifp(vc.as_ref())), stored(ifp(anp3.as_ref())));
+    let (before, after) = (stored(&raw(vc.as_ref())), stored(&raw(anp3.as_ref())));
     assert_eq!(before.len(), after.len());
     let (mut compressed, mut float, mut truncation_off, mut minus_one) = (0usize, 0usize, 0usize, 0usize);
     let mut worst = 0f64;
-    for ((anim, a), (_, b)) in before.iter().zip(&after) {
+    for (((anim, a), (_, b)), tags) in before.iter().zip(&after).zip(model_tags(&model)) {
         assert_eq!(a.len(), b.len());
-        for (x, y) in a.iter().zip(b) {
+        for ((x, y), model_tag) in a.iter().zip(b).zip(tags) {
             assert_eq!(x.name, y.name);
-            assert_eq!(
-                Some(written_tag(x)),
-                y.tag,
-                "{} {}",
-                String::from_utf8_lossy(anim),
-                String::from_utf8_lossy(&x.name)
-            );
+            assert_eq!(Some(x.tag.unwrap_or(model_tag)), y.tag, "{anim} {}", x.name);
             minus_one += usize::from(x.tag == Some(-1));
-            let kind = match x.layout.as_str() {
-                "R" => KeyKind::R,
-                "Rt" => KeyKind::Rt,
-                _ => KeyKind::Rts,
-            };
-            let n = kind.frame_size() / 4;
-            for (src, dst) in x.frames.chunks(kind.frame_size()).zip(y.frames.chunks(layout_size(&y.layout))) {
-                let q = [-f32_at(src, 0), -f32_at(src, 1), -f32_at(src, 2), f32_at(src, 3)];
-                let t = (kind != KeyKind::R).then(|| [f32_at(src, 4), f32_at(src, 5), f32_at(src, 6)]);
-                let time = f32_at(src, n - 1);
+            for (src, dst) in x.frames.iter().zip(&y.frames) {
+                // ANPK: q×4 (conjugated) [translation×3 [scale×3]] time; ANP3: q×4 time [translation×3].
+                let n = array(src).len();
+                let q = [-field(src, 0), -field(src, 1), -field(src, 2), field(src, 3)];
+                let t = (x.layout != "R").then(|| [field(src, 4), field(src, 5), field(src, 6)]);
+                let time = field(src, n - 1);
                 if y.layout.contains("Compressed") {
-                    let mut pairs: Vec<(f64, f64)> = (0..4).map(|c| (q[c] * 4096.0, i16_at(dst, c))).collect();
-                    pairs.push((time * 60.0, i16_at(dst, 4)));
+                    let mut pairs: Vec<(f64, f64)> = (0..4).map(|c| (q[c] * 4096.0, field(dst, c))).collect();
+                    pairs.push((time * 60.0, field(dst, 4)));
                     if let Some(t) = t {
-                        pairs.extend((0..3).map(|c| (t[c] * 1024.0, i16_at(dst, 5 + c))));
+                        pairs.extend((0..3).map(|c| (t[c] * 1024.0, field(dst, 5 + c))));
                     }
                     for &(exact, stored) in &pairs {
                         worst = worst.max((exact - stored).abs());
@@ -224,7 +198,7 @@ fn vc_to_anp3_rounds_to_nearest_and_keeps_tags() {
                     truncation_off += usize::from(pairs.iter().enumerate().any(|(i, p)| i != 4 && trunc_err(p)));
                     compressed += 1;
                 } else {
-                    let stored: Vec<f64> = (0..layout_size(&y.layout) / 4).map(|i| f32_at(dst, i)).collect();
+                    let stored: Vec<f64> = (0..array(dst).len()).map(|i| field(dst, i)).collect();
                     assert_eq!(&stored[..4], &q[..], "float frame rotation");
                     assert_eq!(stored[4], time);
                     if let Some(t) = t {
@@ -251,7 +225,7 @@ fn sa_to_anpk_keeps_tags() {
     let sa = read_with(&bytes, &[]);
     let (out, _) = write_ifp(&sa.to_model().unwrap(), "anpk");
     let anpk = read_with(&out, &[]);
-    let (before, after) = (stored(ifp(sa.as_ref())), stored(ifp(anpk.as_ref())));
+    let (before, after) = (stored(&raw(sa.as_ref())), stored(&raw(anpk.as_ref())));
     let mut minus_one = 0;
     for ((_, a), (_, b)) in before.iter().zip(&after) {
         let tags = |n: &[Node]| n.iter().map(|x| x.tag).collect::<Vec<_>>();
@@ -271,9 +245,11 @@ fn an_empty_animation_name_survives_anpk() {
     let empty = model.clips.iter().position(|c| c.name.is_empty()).expect("covers.ifp has an unnamed animation");
     let (out, _) = write_ifp(&model, "anpk");
     let anpk = read_with(&out, &[]);
-    let Body::Anpk(raw) = &ifp(anpk.as_ref()).body else { panic!("ANPK") };
-    assert_eq!(raw.animations[empty].name_chunk.size, 1);
-    assert_eq!(&raw.animations[empty].name[..], &[0, 0, 0, 0]);
+    let file = raw(anpk.as_ref());
+    assert_eq!(file["magic"], "ANPK");
+    assert_eq!(file["animations"][empty]["name_chunk"]["size"], 1);
+    // A plain string in the dump is the name, its NUL and zeros to 4 bytes.
+    assert_eq!(file["animations"][empty]["name"], "");
     assert!(anpk.lint().iter().all(|f| f.code != "name-payload"), "{:?}", anpk.lint());
     let again = anpk.to_model().unwrap();
     assert_eq!(again.clips.len(), model.clips.len());

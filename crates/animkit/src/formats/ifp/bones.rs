@@ -48,11 +48,6 @@ pub fn ped_tag(name: &str) -> Option<i32> {
     PED_BONES.iter().find(|(_, names)| names.iter().any(|n| n.eq_ignore_ascii_case(name))).map(|&(tag, _)| tag)
 }
 
-/// Whether `tag` is a known ped bone tag.
-pub fn is_ped_tag(tag: i32) -> bool {
-    PED_BONES.iter().any(|&(t, _)| t == tag)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +64,6 @@ mod tests {
         assert_eq!(ped_tag("L Fingers"), Some(35));
         assert_eq!(ped_tag("supperarml"), Some(32));
         assert_eq!(ped_tag("PLAYERmesh"), None);
-        assert!(is_ped_tag(302) && !is_ped_tag(2000));
+        assert_eq!(ped_tag("L Breast"), Some(302));
     }
 }

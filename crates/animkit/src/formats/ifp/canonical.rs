@@ -7,16 +7,15 @@
 //! - ANP3: header size = content − 8; `frameDataSize` = Σ numFrames × frame size.
 //! - Name buffers: the name, a NUL, zero fill.
 
-use bytes::Bytes;
-
 use super::raw::*;
 use crate::bytes::round_up;
+use crate::raw_json::{FixedName, FourCc, Hex, PaddedName};
 
 /// A `NAME`/`INFO` payload: the name bytes, a NUL, zeros to a multiple of 4.
-pub fn padded_name(name: &[u8]) -> Bytes {
+pub fn padded_name(name: &[u8]) -> PaddedName {
     let mut out = name.to_vec();
     out.resize(round_up(name.len() + 1, 4), 0);
-    Bytes::from(out)
+    PaddedName(out)
 }
 
 /// The bytes before the first NUL.
@@ -25,17 +24,17 @@ pub fn until_nul(buf: &[u8]) -> &[u8] {
 }
 
 /// A fixed buffer with everything after the first NUL zeroed.
-pub fn zero_after_nul<const N: usize>(buf: [u8; N]) -> [u8; N] {
+pub fn zero_after_nul<const N: usize>(buf: FixedName<N>) -> FixedName<N> {
     let mut out = [0u8; N];
-    for (o, &b) in out.iter_mut().zip(until_nul(&buf)) {
+    for (o, &b) in out.iter_mut().zip(until_nul(&buf.0)) {
         *o = b;
     }
-    out
+    FixedName(out)
 }
 
 /// The canonical size of an object's `CPAN` chunk.
 pub fn cpan_size(obj: &AnpkObject) -> u32 {
-    8 + obj.link.anim_size() + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.len() as u32)
+    8 + obj.link.anim_size() + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.bytes.len() as u32)
 }
 
 /// The canonical `DGAN` size: everything after the DGAN header to the end of the animation.
@@ -45,29 +44,29 @@ pub fn dgan_size(anim: &AnpkAnimation) -> u32 {
 
 /// The length of an animation in bytes.
 fn anpk_animation_len(anim: &AnpkAnimation) -> u32 {
-    8 + anim.name.len() as u32 + 8 + dgan_size(anim)
+    8 + anim.name.0.len() as u32 + 8 + dgan_size(anim)
 }
 
 /// Sets every ANPK size field to its canonical value and cleans names and extra bytes.
 pub fn canonicalize_anpk(anpk: &mut Anpk) {
-    let block = until_nul(&anpk.info_rest).to_vec();
-    anpk.info = ChunkHeader { id: *b"INFO", size: 4 + block.len() as u32 + 1 };
-    anpk.info_rest = padded_name(&block);
+    let block = until_nul(&anpk.block_name.0).to_vec();
+    anpk.info = ChunkHeader::new(b"INFO", 4 + block.len() as u32 + 1);
+    anpk.block_name = padded_name(&block);
     for anim in &mut anpk.animations {
-        let name = until_nul(&anim.name).to_vec();
-        anim.name_chunk = ChunkHeader { id: *b"NAME", size: name.len() as u32 + 1 };
+        let name = until_nul(&anim.name.0).to_vec();
+        anim.name_chunk = ChunkHeader::new(b"NAME", name.len() as u32 + 1);
         anim.name = padded_name(&name);
-        anim.info = ChunkHeader { id: *b"INFO", size: 8 };
-        anim.info_rest = Bytes::from_static(&[0; 4]);
+        anim.info = ChunkHeader::new(b"INFO", 8);
+        anim.info_extra = Hex(vec![0; 4]);
         for obj in &mut anim.objects {
-            obj.anim_id = *b"ANIM";
+            obj.anim_id = FourCc(*b"ANIM");
             obj.name = zero_after_nul(obj.name);
             if let Some(keys) = &mut obj.keys {
-                keys.size = keys.frames.len() as u32;
+                keys.size = keys.frames.bytes.len() as u32;
             }
-            obj.cpan = ChunkHeader { id: *b"CPAN", size: cpan_size(obj) };
+            obj.cpan = ChunkHeader::new(b"CPAN", cpan_size(obj));
         }
-        anim.dgan = ChunkHeader { id: *b"DGAN", size: dgan_size(anim) };
+        anim.dgan = ChunkHeader::new(b"DGAN", dgan_size(anim));
     }
     let info_len = 8 + round_up(anpk.info.size as usize, 4) as u32;
     anpk.size = info_len + anpk.animations.iter().map(anpk_animation_len).sum::<u32>();
@@ -79,11 +78,11 @@ pub fn canonicalize_v2(v2: &mut V2) {
     let mut size = 28u32;
     for anim in &mut v2.animations {
         anim.name = zero_after_nul(anim.name);
-        let frames: u32 = anim.sequences.iter().map(|s| s.frames.len() as u32).sum();
+        let frames: u32 = anim.sequences.iter().map(|s| s.frames.bytes.len() as u32).sum();
         if v2.version == V2Version::Anp3 {
             anim.frame_data_size = frames;
             anim.flags = match anim.sequences.first() {
-                Some(s) if s.frame_type.compressed() => 1,
+                Some(s) if s.frames.kind.compressed() => 1,
                 _ => 0,
             };
         }

@@ -8,7 +8,6 @@
 //! field that counted IMG padding still does. The tail after the last animation is kept.
 
 use super::raw::*;
-use super::write::write;
 use crate::error::{Error, ErrorKind, Result};
 use crate::text::latin1_until_nul;
 
@@ -16,8 +15,8 @@ use crate::text::latin1_until_nul;
 /// an earlier animation already took (in any case) gets `_2`, `_3`… ([`crate::extract::unique_paths`]).
 pub fn names(file: &IfpFile) -> Vec<String> {
     let raw: Vec<String> = match &file.body {
-        Body::Anpk(a) => a.animations.iter().map(|a| latin1_until_nul(&a.name)).collect(),
-        Body::V2(v) => v.animations.iter().map(|a| latin1_until_nul(&a.name)).collect(),
+        Body::Anpk(a) => a.animations.iter().map(|a| latin1_until_nul(&a.name.0)).collect(),
+        Body::V2(v) => v.animations.iter().map(|a| latin1_until_nul(&a.name.0)).collect(),
     };
     let files: Vec<String> = raw
         .iter()
@@ -41,7 +40,7 @@ fn with_canonical_size(mut file: IfpFile) -> IfpFile {
 /// The canonical header size of `file`: its bytes without the tail, minus the 8-byte header.
 fn content_size(file: &IfpFile) -> u32 {
     let body = IfpFile { tail: Default::default(), salvage: None, body: file.body.clone() };
-    u32::try_from(write(&body).len().saturating_sub(8)).unwrap_or(u32::MAX)
+    u32::try_from(body.write().len().saturating_sub(8)).unwrap_or(u32::MAX)
 }
 
 fn size_field(file: &IfpFile) -> u32 {
@@ -109,8 +108,7 @@ pub fn replace(file: &IfpFile, index: usize, new: &IfpFile) -> Result<IfpFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::ifp::build::{from_model, BuildOptions, Overflow};
-    use crate::formats::ifp::read::read;
+    use crate::formats::ifp::from_model::{from_model, BuildOptions, Overflow};
     use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
     use glam::Quat;
 
@@ -146,9 +144,9 @@ mod tests {
             set_size(&mut file, 12_345);
             let one = single(&file, 1).unwrap();
             assert_eq!(one.animation_count(), 1);
-            let bytes = write(&one);
+            let bytes = one.write();
             assert_eq!(size_field(&one) as usize, bytes.len() - 8, "anpk {anpk}");
-            let back = read(&bytes.into(), false).unwrap();
+            let back = IfpFile::read(&bytes.into(), false).unwrap();
             assert_eq!(names(&back), ["walk.ifp"]);
             assert!(single(&file, 3).is_none());
         }
@@ -159,10 +157,10 @@ mod tests {
         for anpk in [false, true] {
             let file = package(&["idle", "walk", "run"], anpk);
             let content = size_field(&file);
-            assert_eq!(content as usize, write(&file).len() - 8, "the builder writes the canonical size");
+            assert_eq!(content as usize, file.write().len() - 8, "the builder writes the canonical size");
             let other = package(&["sprint_longer_name"], anpk);
             let out = replace(&file, 1, &other).unwrap();
-            let entry_len = |f: &IfpFile| write(&single(f, 1).unwrap()).len() as i64;
+            let entry_len = |f: &IfpFile| single(f, 1).unwrap().write().len() as i64;
             let grow = entry_len(&out) - entry_len(&file);
             assert_ne!(grow, 0);
             assert_eq!(i64::from(size_field(&out)), i64::from(content) + grow, "canonical stays canonical");
@@ -173,7 +171,7 @@ mod tests {
             let out = replace(&padded, 1, &other).unwrap();
             assert_eq!(i64::from(size_field(&out)), i64::from(content) + grow + 2048);
             // The entry taken out and put back gives the file back.
-            assert_eq!(write(&replace(&padded, 2, &single(&padded, 2).unwrap()).unwrap()), write(&padded));
+            assert_eq!(replace(&padded, 2, &single(&padded, 2).unwrap()).unwrap().write(), padded.write());
         }
     }
 

@@ -11,13 +11,12 @@
 //! Findings carry the offset of the offending field. Offsets are recomputed here from the raw
 //! layer (structures are fixed-size or size-prefixed, so a running position is exact).
 
-use bytes::Bytes;
-
 use super::canonical::{canonicalize_anpk, canonicalize_v2, cpan_size, dgan_size, padded_name, until_nul};
 use super::model::{decode_anpk, decode_v2, Keys};
 use super::raw::*;
 use crate::bytes::round_up;
-use crate::lint::{Finding, Severity::*};
+use crate::lint::{Finding, Severity, Severity::*};
+use crate::raw_json::Hex;
 use crate::text::{clean_after_nul, latin1_until_nul};
 
 /// Payloads that GTA III and VC read into 256-byte buffers.
@@ -28,33 +27,31 @@ struct Linter {
 }
 
 impl Linter {
-    fn push(&mut self, f: Finding) {
-        self.findings.push(f);
+    /// Adds a finding at `offset` under `path` (none when empty).
+    fn at(&mut self, s: Severity, code: &'static str, message: impl Into<String>, offset: usize, path: &str) {
+        self.findings.push(Finding::new(s, code, message).at(offset).path(path));
+    }
+
+    /// Adds a finding that `repair` fixes.
+    fn fixable(&mut self, s: Severity, code: &'static str, message: impl Into<String>, offset: usize, path: &str) {
+        self.findings.push(Finding::new(s, code, message).at(offset).path(path).fixable());
+    }
+
+    /// Adds a finding without an offset.
+    fn no_offset(&mut self, s: Severity, code: &'static str, message: impl Into<String>, path: &str) {
+        self.findings.push(Finding::new(s, code, message).path(path));
     }
 
     /// Checks a fixed name buffer: a NUL must end it; bytes after the NUL should be zero.
     fn fixed_name(&mut self, buf: &[u8], offset: usize, path: &str) {
         if !buf.contains(&0) {
-            self.push(
-                Finding::new(Error, "name-without-nul", format!("{}-byte name has no NUL", buf.len()))
-                    .at(offset)
-                    .path(path),
-            );
+            self.at(Error, "name-without-nul", format!("{}-byte name has no NUL", buf.len()), offset, path);
         } else if !clean_after_nul(buf) {
-            self.push(
-                Finding::new(Info, "garbage-after-nul", "bytes after the name's NUL are not zero")
-                    .at(offset)
-                    .path(path)
-                    .fixable(),
-            );
+            self.fixable(Info, "garbage-after-nul", "bytes after the name's NUL are not zero", offset, path);
         }
         let len = until_nul(buf).len();
         if len > 23 {
-            self.push(
-                Finding::new(Warning, "name-too-long", format!("name of {len} bytes: the games keep 23"))
-                    .at(offset)
-                    .path(path),
-            );
+            self.at(Warning, "name-too-long", format!("name of {len} bytes: the games keep 23"), offset, path);
         }
     }
 
@@ -62,14 +59,10 @@ impl Linter {
     /// aggregate per animation.
     fn keys(&mut self, keys: &Keys, offset: usize, path: &str) -> Option<f32> {
         if let Some(i) = keys.times.windows(2).position(|w| matches!(w, [a, b] if b < a)) {
-            self.push(
-                Finding::new(Error, "decreasing-times", format!("key {} is earlier than key {i}", i + 1))
-                    .at(offset)
-                    .path(path),
-            );
+            self.at(Error, "decreasing-times", format!("key {} is earlier than key {i}", i + 1), offset, path);
         }
         if keys.times.windows(2).any(|w| matches!(w, [a, b] if b == a)) {
-            self.push(Finding::new(Info, "repeated-times", "two keys share a time (a step)").at(offset).path(path));
+            self.at(Info, "repeated-times", "two keys share a time (a step)", offset, path);
         }
         keys.times.first().copied()
     }
@@ -77,96 +70,61 @@ impl Linter {
     /// One finding for the sequences of an animation whose first key is not at 0.
     fn late_starts(&mut self, starts: &[(usize, f32)], total: usize, path: &str) {
         if let Some(&(offset, t0)) = starts.first() {
-            let msg = format!(
-                "{} of {total} sequences start away from 0 s (first: {t0} s); the engine plays each from its first key",
-                starts.len()
-            );
-            self.push(Finding::new(Warning, "first-time-not-zero", msg).at(offset).path(path));
+            let n = starts.len();
+            let msg = format!("{n} of {total} sequences start away from 0 s (first: {t0} s); the engine plays each from its first key");
+            self.at(Warning, "first-time-not-zero", msg, offset, path);
         }
     }
 
-    fn norms(&mut self, norms: impl Iterator<Item = f32>, offset: usize, path: &str) {
-        if let Some((k, n)) = norms.enumerate().find(|(_, n)| (n - 1.0).abs() > 0.01) {
-            self.push(
-                Finding::new(Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}")).at(offset).path(path),
-            );
+    /// Checks the stored quaternions (which lead each frame: 4 × i16 (1/4096) or 4 × f32) for unit length.
+    fn norms<K: Layout>(&mut self, frames: &Frames<K>, offset: usize, path: &str) {
+        let norm = |f: &[u8]| {
+            let mut q = [0f32; 4];
+            if frames.kind.compressed() {
+                for (c, w) in q.iter_mut().zip(f.as_chunks::<2>().0) {
+                    *c = f32::from(i16::from_le_bytes(*w)) / 4096.0;
+                }
+            } else {
+                for (c, w) in q.iter_mut().zip(f.as_chunks::<4>().0) {
+                    *c = f32::from_le_bytes(*w);
+                }
+            }
+            q.iter().map(|c| c * c).sum::<f32>().sqrt()
+        };
+        let mut norms = frames.bytes.chunks_exact(frames.kind.size()).map(norm).enumerate();
+        if let Some((k, n)) = norms.find(|(_, n)| (n - 1.0).abs() > 0.01) {
+            self.at(Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}"), offset, path);
         }
     }
-}
-
-fn raw_norms(frames: &[u8], size: usize, compressed: bool) -> impl Iterator<Item = f32> + '_ {
-    frames.chunks_exact(size).map(move |f| {
-        // The quaternion leads the frame: 4 × i16 (1/4096) or 4 × f32.
-        let mut q = [0f32; 4];
-        if compressed {
-            for (c, w) in q.iter_mut().zip(f.as_chunks::<2>().0) {
-                *c = f32::from(i16::from_le_bytes(*w)) / 4096.0;
-            }
-        } else {
-            for (c, w) in q.iter_mut().zip(f.as_chunks::<4>().0) {
-                *c = f32::from_le_bytes(*w);
-            }
-        }
-        q.iter().map(|c| c * c).sum::<f32>().sqrt()
-    })
 }
 
 /// Every finding for a parsed file.
 pub fn lint(file: &IfpFile) -> Vec<Finding> {
     let mut l = Linter { findings: Vec::new() };
     if let Some(s) = &file.salvage {
-        l.push(
-            Finding::new(
-                Error,
-                "truncated-animation",
-                format!(
-                    "{} of {} animations parsed; the rest is damaged: {}",
-                    file.animation_count(),
-                    s.declared_animations,
-                    s.error
-                ),
-            )
-            .at(s.stopped_at)
-            .fixable(),
-        );
+        let (parsed, declared, error) = (file.animation_count(), s.declared_animations, &s.error);
+        let msg = format!("{parsed} of {declared} animations parsed; the rest is damaged: {error}");
+        l.fixable(Error, "truncated-animation", msg, s.stopped_at, "");
     }
-    let content_end = match &file.body {
-        Body::V2(v2) => lint_v2(&mut l, v2),
-        Body::Anpk(anpk) => lint_anpk(&mut l, anpk),
+    let (content_end, declared_size) = match &file.body {
+        Body::V2(v2) => (lint_v2(&mut l, v2), v2.size),
+        Body::Anpk(anpk) => (lint_anpk(&mut l, anpk), anpk.size),
     };
-    let declared_size = match &file.body {
-        Body::V2(v2) => v2.size,
-        Body::Anpk(anpk) => anpk.size,
-    };
+    let tail = file.tail.0.len();
     if declared_size as usize != content_end - 8 {
-        let what = if declared_size as usize == content_end + file.tail.len() - 8 {
-            " (it counts the trailing bytes)"
-        } else {
-            ""
-        };
-        l.push(
-            Finding::new(
-                Warning,
-                "header-size",
-                format!("header size {declared_size} ≠ content length − 8 = {}{what}", content_end - 8),
-            )
-            .at(4)
-            .fixable(),
-        );
+        let what =
+            if declared_size as usize == content_end + tail - 8 { " (it counts the trailing bytes)" } else { "" };
+        let msg = format!("header size {declared_size} ≠ content length − 8 = {}{what}", content_end - 8);
+        l.fixable(Warning, "header-size", msg, 4, "");
     }
-    if !file.tail.is_empty() && file.salvage.is_none() {
-        let zero = file.tail.iter().all(|&b| b == 0);
-        let (sev, code, what) = if zero {
-            let img = (content_end + file.tail.len()).is_multiple_of(2048);
+    if tail > 0 && file.salvage.is_none() {
+        let (sev, code, what) = if file.tail.0.iter().all(|&b| b == 0) {
+            let img = (content_end + tail).is_multiple_of(2048);
             (Info, "zero-tail", if img { "zero padding to a 2048-byte IMG sector" } else { "zero bytes" })
         } else {
             (Warning, "trailing-bytes", "non-zero bytes (stale data)")
         };
-        l.push(
-            Finding::new(sev, code, format!("{} bytes after the last animation: {what}", file.tail.len()))
-                .at(content_end)
-                .fixable(),
-        );
+        l.fixable(sev, code, format!("{tail} bytes after the last animation: {what}"), content_end, "");
     }
     l.findings
 }
@@ -182,343 +140,240 @@ fn duplicates<'a>(names: impl Iterator<Item = &'a [u8]>) -> Option<String> {
     None
 }
 
+/// Checks an ANP2/ANP3 body; returns the offset of its end.
 fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
-    let sa = v2.version == V2Version::Anp3;
-    l.fixed_name(&v2.block_name, 8, "header");
-    let block_len = until_nul(&v2.block_name).len();
+    l.fixed_name(&v2.block_name.0, 8, "header");
+    let block_len = until_nul(&v2.block_name.0).len();
     if block_len > 15 {
-        l.push(
-            Finding::new(
-                Warning,
-                "block-name-too-long",
-                format!("block name of {block_len} bytes: San Andreas keeps 15"),
-            )
-            .at(8),
-        );
+        l.at(Warning, "block-name-too-long", format!("block name of {block_len} bytes: San Andreas keeps 15"), 8, "");
     }
-    if let Some(d) = duplicates(v2.animations.iter().map(|a| until_nul(&a.name))) {
-        l.push(Finding::new(
-            Warning,
-            "duplicate-animation-name",
-            format!("animation name \"{d}\" appears more than once"),
-        ));
+    if let Some(d) = duplicates(v2.animations.iter().map(|a| until_nul(&a.name.0))) {
+        l.no_offset(Warning, "duplicate-animation-name", format!("animation name \"{d}\" appears more than once"), "");
     }
     let mut pos = 36;
     for (ai, anim) in v2.animations.iter().enumerate() {
-        let path = format!("animation {ai} \"{}\"", latin1_until_nul(&anim.name));
-        let anim_at = pos;
-        l.fixed_name(&anim.name, pos, &path);
-        pos += v2.version.animation_header_size();
-        let frames: usize = anim.sequences.iter().map(|s| s.frames.len()).sum();
-        if anim.sequences.is_empty() {
-            l.push(Finding::new(Warning, "empty-animation", "animation has no sequences").at(anim_at).path(&path));
-        }
-        if anim.sequences.len() > 65_535 {
-            l.push(
-                Finding::new(Error, "too-many-sequences", "San Andreas stores the count in 16 bits")
-                    .at(anim_at + 24)
-                    .path(&path),
-            );
-        }
-        if sa {
-            let fds = anim.frame_data_size as usize;
-            if fds < frames {
-                l.push(
-                    Finding::new(
-                        Error,
-                        "frame-data-size-too-small",
-                        format!("frameDataSize {fds} < {frames} bytes of frames: San Andreas overflows its buffer"),
-                    )
-                    .at(anim_at + 28)
-                    .path(&path)
-                    .fixable(),
-                );
-            } else if fds > frames {
-                l.push(
-                    Finding::new(
-                        Warning,
-                        "frame-data-size-too-large",
-                        format!("frameDataSize {fds} > {frames} bytes of frames"),
-                    )
-                    .at(anim_at + 28)
-                    .path(&path)
-                    .fixable(),
-                );
-            }
-        }
-        let compressed: Vec<bool> = anim.sequences.iter().map(|s| s.frame_type.compressed()).collect();
-        if compressed.iter().any(|&c| c) && compressed.iter().any(|&c| !c) {
-            l.push(
-                Finding::new(Error, "mixed-frame-types", "compressed and uncompressed sequences in one animation")
-                    .at(anim_at)
-                    .path(&path),
-            );
-        } else if let Some(&first) = compressed.first().filter(|&&c| sa && (anim.flags & 1 == 1) != c) {
-            let class = if first { "compressed" } else { "uncompressed" };
-            // A warning, not an error (§3 flags, §9 question 1): the retail loader takes the
-            // frame layout from the sequences' frame type, and MTA ignores the flag, so the game
-            // and MTA play such an animation; only gta-reversed, whose loader follows the flag,
-            // decodes it with the wrong stride.
-            l.push(
-                Finding::new(
-                    Warning,
-                    "flags-mismatch",
-                    format!(
-                        "flags {} but the frames are {class}: the game and MTA go by the frame type, but \
-                         gta-reversed follows the flag and decodes them wrongly",
-                        anim.flags
-                    ),
-                )
-                .at(anim_at + 32)
-                .path(&path)
-                .fixable(),
-            );
-        }
-        if let Some(d) = duplicates(anim.sequences.iter().map(|s| until_nul(&s.name))) {
-            l.push(
-                Finding::new(Warning, "duplicate-bone", format!("bone \"{d}\" has two sequences"))
-                    .at(anim_at)
-                    .path(&path),
-            );
-        }
-        let mut tags: Vec<i32> = anim.sequences.iter().map(|s| s.bone_tag).filter(|&t| t != -1).collect();
-        tags.sort_unstable();
-        if let Some(tag) = tags.windows(2).find_map(|w| match w {
-            [a, b] if a == b => Some(*a),
-            _ => None,
-        }) {
-            l.push(
-                Finding::new(Warning, "duplicate-tag", format!("bone tag {tag} appears twice")).at(anim_at).path(&path),
-            );
-        }
-        let mut late = Vec::new();
-        let mut translated = Vec::new();
-        for (si, seq) in anim.sequences.iter().enumerate() {
-            let spath = format!("{path} / sequence {si} \"{}\"", latin1_until_nul(&seq.name));
-            l.fixed_name(&seq.name, pos, &spath);
-            let n = seq.frame_count();
-            if n == 0 {
-                l.push(
-                    Finding::new(Error, "empty-sequence", "sequence with zero frames: San Andreas reads key −1")
-                        .at(pos + 28)
-                        .path(&spath)
-                        .fixable(),
-                );
-            }
-            if n > 65_535 {
-                l.push(
-                    Finding::new(
-                        Error,
-                        "too-many-frames",
-                        format!("{n} frames: San Andreas stores the count in 16 bits"),
-                    )
-                    .at(pos + 28)
-                    .path(&spath),
-                );
-            }
-            let keys = decode_v2(seq);
-            if let Some(t0) = l.keys(&keys, pos + 36, &spath).filter(|&t| t != 0.0) {
-                late.push((pos + 36, t0));
-            }
-            l.norms(raw_norms(&seq.frames, seq.frame_type.size(), seq.frame_type.compressed()), pos + 36, &spath);
-            if seq.frame_type.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
-                translated.push((pos + 24, seq.bone_tag));
-            }
-            pos += 36 + seq.frames.len();
-        }
-        l.late_starts(&late, anim.sequences.len(), &path);
-        if let Some(&(offset, _)) = translated.first() {
-            let tags: Vec<String> = translated.iter().map(|(_, t)| t.to_string()).collect();
-            let msg = format!("translation keys on bone tags {}", tags.join(", "));
-            l.push(Finding::new(Info, "translation-on-bone", msg).at(offset).path(&path));
-        }
+        pos = lint_v2_animation(l, v2.version, anim, ai, pos);
     }
     pos
 }
 
-fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
-    let check_id = |l: &mut Linter, h: &ChunkHeader, want: &[u8; 4], at: usize, path: &str| {
-        if &h.id != want {
-            let got = latin1_until_nul(&h.id);
-            let msg = format!("chunk id \"{got}\" where {} belongs", String::from_utf8_lossy(want));
-            l.push(Finding::new(Error, "stray-chunk-id", msg).at(at).path(path).fixable());
+/// Checks one ANP2/ANP3 animation starting at `pos`; returns the offset of its end.
+fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai: usize, anim_at: usize) -> usize {
+    let path = &format!("animation {ai} \"{}\"", latin1_until_nul(&anim.name.0));
+    l.fixed_name(&anim.name.0, anim_at, path);
+    if anim.sequences.is_empty() {
+        l.at(Warning, "empty-animation", "animation has no sequences", anim_at, path);
+    }
+    if anim.sequences.len() > 65_535 {
+        l.at(Error, "too-many-sequences", "San Andreas stores the count in 16 bits", anim_at + 24, path);
+    }
+    lint_v2_header(l, version, anim, anim_at, path);
+    if let Some(d) = duplicates(anim.sequences.iter().map(|s| until_nul(&s.name.0))) {
+        l.at(Warning, "duplicate-bone", format!("bone \"{d}\" has two sequences"), anim_at, path);
+    }
+    let mut tags: Vec<i32> = anim.sequences.iter().map(|s| s.bone_tag).filter(|&t| t != -1).collect();
+    tags.sort_unstable();
+    if let Some(tag) = tags.windows(2).find_map(|w| matches!(w, [a, b] if a == b).then(|| w.first().copied()).flatten())
+    {
+        l.at(Warning, "duplicate-tag", format!("bone tag {tag} appears twice"), anim_at, path);
+    }
+    let (mut late, mut translated) = (Vec::new(), Vec::new());
+    let mut pos = anim_at + version.animation_header_size();
+    for (si, seq) in anim.sequences.iter().enumerate() {
+        let spath = &format!("{path} / sequence {si} \"{}\"", latin1_until_nul(&seq.name.0));
+        l.fixed_name(&seq.name.0, pos, spath);
+        let n = seq.frames.count();
+        if n == 0 {
+            let msg = "sequence with zero frames: San Andreas reads key −1";
+            l.fixable(Error, "empty-sequence", msg, pos + 28, spath);
         }
-    };
-    let big = |l: &mut Linter, h: &ChunkHeader, at: usize, path: &str| {
-        if h.size > GAME_BUFFER {
-            let msg = format!(
-                "{} payload of {} bytes overflows the 256-byte buffer of III and VC",
-                latin1_until_nul(&h.id),
-                h.size
+        if n > 65_535 {
+            l.at(
+                Error,
+                "too-many-frames",
+                format!("{n} frames: San Andreas stores the count in 16 bits"),
+                pos + 28,
+                spath,
             );
-            l.push(Finding::new(Error, "payload-too-large", msg).at(at + 4).path(path));
         }
-    };
-    check_id(l, &anpk.info, b"INFO", 8, "header");
-    big(l, &anpk.info, 8, "header");
-    let block = until_nul(&anpk.info_rest);
-    if anpk.info.size as usize != 4 + block.len() + 1 {
-        l.push(
-            Finding::new(
-                Warning,
-                "inconsistent-size",
-                format!("header INFO size {} ≠ {}", anpk.info.size, 5 + block.len()),
-            )
-            .at(12)
-            .path("header")
-            .fixable(),
+        if let Some(t0) = l.keys(&decode_v2(&seq.frames), pos + 36, spath).filter(|&t| t != 0.0) {
+            late.push((pos + 36, t0));
+        }
+        l.norms(&seq.frames, pos + 36, spath);
+        if seq.frames.kind.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
+            translated.push((pos + 24, seq.bone_tag));
+        }
+        pos += 36 + seq.frames.bytes.len();
+    }
+    l.late_starts(&late, anim.sequences.len(), path);
+    if let Some(&(offset, _)) = translated.first() {
+        let tags: Vec<String> = translated.iter().map(|(_, t)| t.to_string()).collect();
+        l.at(Info, "translation-on-bone", format!("translation keys on bone tags {}", tags.join(", ")), offset, path);
+    }
+    pos
+}
+
+/// Checks an animation header's frameDataSize (ANP3) and its frame types against each other
+/// and the flags (ANP3).
+fn lint_v2_header(l: &mut Linter, version: V2Version, anim: &V2Animation, anim_at: usize, path: &str) {
+    let (fds, frames) = (anim.frame_data_size as usize, anim.sequences.iter().map(|s| s.frames.bytes.len()).sum());
+    let sa = version == V2Version::Anp3;
+    if sa && fds < frames {
+        let msg = format!("frameDataSize {fds} < {frames} bytes of frames: San Andreas overflows its buffer");
+        l.fixable(Error, "frame-data-size-too-small", msg, anim_at + 28, path);
+    } else if sa && fds > frames {
+        let msg = format!("frameDataSize {fds} > {frames} bytes of frames");
+        l.fixable(Warning, "frame-data-size-too-large", msg, anim_at + 28, path);
+    }
+    let compressed: Vec<bool> = anim.sequences.iter().map(|s| s.frames.kind.compressed()).collect();
+    if compressed.iter().any(|&c| c) && compressed.iter().any(|&c| !c) {
+        l.at(Error, "mixed-frame-types", "compressed and uncompressed sequences in one animation", anim_at, path);
+    } else if let Some(&first) = compressed.first().filter(|&&c| sa && (anim.flags & 1 == 1) != c) {
+        // A warning, not an error (§3 flags, §9 question 1): the retail loader takes the frame
+        // layout from the sequences' frame type, and MTA ignores the flag, so the game and MTA
+        // play such an animation; only gta-reversed, whose loader follows the flag, decodes it
+        // with the wrong stride.
+        let class = if first { "compressed" } else { "uncompressed" };
+        let msg = format!(
+            "flags {} but the frames are {class}: the game and MTA go by the frame type, but gta-reversed \
+             follows the flag and decodes them wrongly",
+            anim.flags
         );
+        l.fixable(Warning, "flags-mismatch", msg, anim_at + 32, path);
+    }
+}
+
+/// Checks a chunk id (`stray-chunk-id`) and, for chunks the games read into a 256-byte buffer,
+/// its size (`payload-too-large`).
+fn chunk(l: &mut Linter, h: &ChunkHeader, want: &[u8; 4], buffered: bool, at: usize, path: &str) {
+    if &h.id.0 != want {
+        let got = latin1_until_nul(&h.id.0);
+        let msg = format!("chunk id \"{got}\" where {} belongs", String::from_utf8_lossy(want));
+        l.fixable(Error, "stray-chunk-id", msg, at, path);
+    }
+    if buffered && h.size > GAME_BUFFER {
+        let (id, size) = (latin1_until_nul(&h.id.0), h.size);
+        let msg = format!("{id} payload of {size} bytes overflows the 256-byte buffer of III and VC");
+        l.at(Error, "payload-too-large", msg, at + 4, path);
+    }
+}
+
+/// Checks an ANPK body; returns the offset of its end.
+fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
+    chunk(l, &anpk.info, b"INFO", true, 8, "header");
+    let block = until_nul(&anpk.block_name.0);
+    if anpk.info.size as usize != 4 + block.len() + 1 {
+        let msg = format!("header INFO size {} ≠ {}", anpk.info.size, 5 + block.len());
+        l.fixable(Warning, "inconsistent-size", msg, 12, "header");
     }
     if block.len() > 19 {
-        l.push(
-            Finding::new(
-                Warning,
-                "block-name-too-long",
-                format!("block name of {} bytes: Vice City keeps 19", block.len()),
-            )
-            .at(20),
+        l.at(
+            Warning,
+            "block-name-too-long",
+            format!("block name of {} bytes: Vice City keeps 19", block.len()),
+            20,
+            "",
         );
     }
-    if let Some(d) = duplicates(anpk.animations.iter().map(|a| until_nul(&a.name))) {
-        l.push(Finding::new(
-            Warning,
-            "duplicate-animation-name",
-            format!("animation name \"{d}\" appears more than once"),
-        ));
+    if let Some(d) = duplicates(anpk.animations.iter().map(|a| until_nul(&a.name.0))) {
+        l.no_offset(Warning, "duplicate-animation-name", format!("animation name \"{d}\" appears more than once"), "");
     }
     let mut pos = 16 + round_up(anpk.info.size as usize, 4);
     for (ai, anim) in anpk.animations.iter().enumerate() {
-        let name = until_nul(&anim.name);
-        let path = format!("animation {ai} \"{}\"", latin1_until_nul(name));
-        check_id(l, &anim.name_chunk, b"NAME", pos, &path);
-        big(l, &anim.name_chunk, pos, &path);
-        if anim.name_chunk.size as usize != name.len() + 1 || anim.name != padded_name(name) {
-            let sev = if clean_after_nul(&anim.name) { Warning } else { Info };
-            l.push(
-                Finding::new(sev, "name-payload", "NAME size or padding is not name + NUL + zeros")
-                    .at(pos)
-                    .path(&path)
-                    .fixable(),
-            );
-        }
-        if name.len() > 23 {
-            l.push(
-                Finding::new(Warning, "name-too-long", format!("name of {} bytes: the games keep 23", name.len()))
-                    .at(pos + 8)
-                    .path(&path),
-            );
-        }
-        pos += 8 + anim.name.len();
-        check_id(l, &anim.dgan, b"DGAN", pos, &path);
-        if anim.dgan.size != dgan_size(anim) {
-            l.push(
-                Finding::new(
-                    Warning,
-                    "inconsistent-size",
-                    format!("DGAN size {} ≠ {}", anim.dgan.size, dgan_size(anim)),
-                )
-                .at(pos + 4)
-                .path(&path)
-                .fixable(),
-            );
-        }
-        pos += 8;
-        check_id(l, &anim.info, b"INFO", pos, &path);
-        big(l, &anim.info, pos, &path);
-        pos += 8 + round_up(anim.info.size as usize, 4);
-        if anim.objects.is_empty() {
-            l.push(Finding::new(Warning, "empty-animation", "animation has no objects").path(&path));
-        }
-        if let Some(d) = duplicates(anim.objects.iter().map(|o| until_nul(&o.name))) {
-            l.push(Finding::new(Warning, "duplicate-bone", format!("object \"{d}\" appears twice")).path(&path));
-        }
-        let n_objects = anim.objects.len() as i32;
-        let mut late = Vec::new();
-        for (oi, obj) in anim.objects.iter().enumerate() {
-            let opath = format!("{path} / object {oi} \"{}\"", latin1_until_nul(&obj.name));
-            check_id(l, &obj.cpan, b"CPAN", pos, &opath);
-            if obj.cpan.size != cpan_size(obj) {
-                l.push(
-                    Finding::new(
-                        Warning,
-                        "inconsistent-size",
-                        format!("CPAN size {} ≠ {}", obj.cpan.size, cpan_size(obj)),
-                    )
-                    .at(pos + 4)
-                    .path(&opath)
-                    .fixable(),
-                );
-            }
-            pos += 8;
-            check_id(l, &ChunkHeader { id: obj.anim_id, size: 0 }, b"ANIM", pos, &opath);
-            l.fixed_name(&obj.name, pos + 8, &opath);
-            let n = obj.keys.as_ref().map_or(0, |k| k.frame_count()) as i32;
-            if obj.last_frame != n - 1 {
-                l.push(
-                    Finding::new(
-                        Warning,
-                        "last-frame-word",
-                        format!("ANIM +36 is {} (numFrames − 1 = {})", obj.last_frame, n - 1),
-                    )
-                    .at(pos + 8 + 36)
-                    .path(&opath)
-                    .fixable(),
-                );
-            }
-            if let AnimLink::Tree { first_child, next_sibling } = obj.link {
-                let ok = |v: i32| v == -1 || (v > oi as i32 && v < n_objects);
-                if !ok(first_child) || !ok(next_sibling) {
-                    l.push(
-                        Finding::new(
-                            Warning,
-                            "bad-tree-index",
-                            format!("child {first_child} / sibling {next_sibling} are not later objects"),
-                        )
-                        .at(pos + 8 + 40)
-                        .path(&opath),
-                    );
-                }
-            }
-            pos += 8 + obj.link.anim_size() as usize;
-            if let Some(k) = &obj.keys {
-                if k.size as usize != k.frames.len() {
-                    l.push(
-                        Finding::new(
-                            Warning,
-                            "inconsistent-size",
-                            format!("key chunk size {} ≠ {}", k.size, k.frames.len()),
-                        )
-                        .at(pos + 4)
-                        .path(&opath)
-                        .fixable(),
-                    );
-                }
-                let keys = decode_anpk(k, true);
-                if let Some(t0) = l.keys(&keys, pos + 8, &opath).filter(|&t| t != 0.0) {
-                    late.push((pos + 8, t0));
-                }
-                l.norms(raw_norms(&k.frames, k.kind.frame_size(), false), pos + 8, &opath);
-                if let Some(scales) = &keys.scales {
-                    let off = |s: &glam::Vec3| (*s - glam::Vec3::ONE).abs().max_element();
-                    let worst = scales.iter().copied().max_by(|a, b| off(a).total_cmp(&off(b)));
-                    if let Some(worst) = worst.filter(|s| off(s) > 1e-4) {
-                        l.push(
-                            Finding::new(
-                                Warning,
-                                "scale-not-one",
-                                format!("KRTS scale ≠ 1 (furthest {worst}): every game discards it"),
-                            )
-                            .at(pos)
-                            .path(&opath),
-                        );
-                    }
-                }
-                pos += 8 + k.frames.len();
-            }
-        }
-        l.late_starts(&late, anim.objects.len(), &path);
+        pos = lint_anpk_animation(l, anim, ai, pos);
     }
     pos
+}
+
+/// Checks one ANPK animation starting at `pos`; returns the offset of its end.
+fn lint_anpk_animation(l: &mut Linter, anim: &AnpkAnimation, ai: usize, mut pos: usize) -> usize {
+    let name = until_nul(&anim.name.0);
+    let path = &format!("animation {ai} \"{}\"", latin1_until_nul(name));
+    chunk(l, &anim.name_chunk, b"NAME", true, pos, path);
+    if anim.name_chunk.size as usize != name.len() + 1 || anim.name != padded_name(name) {
+        let sev = if clean_after_nul(&anim.name.0) { Warning } else { Info };
+        l.fixable(sev, "name-payload", "NAME size or padding is not name + NUL + zeros", pos, path);
+    }
+    if name.len() > 23 {
+        l.at(Warning, "name-too-long", format!("name of {} bytes: the games keep 23", name.len()), pos + 8, path);
+    }
+    pos += 8 + anim.name.0.len();
+    chunk(l, &anim.dgan, b"DGAN", false, pos, path);
+    if anim.dgan.size != dgan_size(anim) {
+        let msg = format!("DGAN size {} ≠ {}", anim.dgan.size, dgan_size(anim));
+        l.fixable(Warning, "inconsistent-size", msg, pos + 4, path);
+    }
+    pos += 8;
+    chunk(l, &anim.info, b"INFO", true, pos, path);
+    pos += 8 + round_up(anim.info.size as usize, 4);
+    if anim.objects.is_empty() {
+        l.no_offset(Warning, "empty-animation", "animation has no objects", path);
+    }
+    if let Some(d) = duplicates(anim.objects.iter().map(|o| until_nul(&o.name.0))) {
+        l.no_offset(Warning, "duplicate-bone", format!("object \"{d}\" appears twice"), path);
+    }
+    let mut late = Vec::new();
+    for (oi, obj) in anim.objects.iter().enumerate() {
+        let opath = &format!("{path} / object {oi} \"{}\"", latin1_until_nul(&obj.name.0));
+        pos = lint_anpk_object(l, obj, (oi, anim.objects.len()), pos, opath);
+        if let Some(k) = &obj.keys {
+            if let Some(t0) = lint_anpk_keys(l, k, pos - k.frames.bytes.len() - 8, opath) {
+                late.push((pos - k.frames.bytes.len(), t0));
+            }
+        }
+    }
+    l.late_starts(&late, anim.objects.len(), path);
+    pos
+}
+
+/// Checks one ANPK object's `CPAN` and `ANIM` starting at `pos` (object `index` of `count`);
+/// returns the offset of its end.
+fn lint_anpk_object(
+    l: &mut Linter,
+    obj: &AnpkObject,
+    (index, count): (usize, usize),
+    mut pos: usize,
+    path: &str,
+) -> usize {
+    chunk(l, &obj.cpan, b"CPAN", false, pos, path);
+    if obj.cpan.size != cpan_size(obj) {
+        let msg = format!("CPAN size {} ≠ {}", obj.cpan.size, cpan_size(obj));
+        l.fixable(Warning, "inconsistent-size", msg, pos + 4, path);
+    }
+    pos += 8;
+    chunk(l, &ChunkHeader { id: obj.anim_id, size: 0 }, b"ANIM", false, pos, path);
+    l.fixed_name(&obj.name.0, pos + 8, path);
+    let n = obj.frame_count() as i32;
+    if obj.last_frame != n - 1 {
+        let msg = format!("ANIM +36 is {} (numFrames − 1 = {})", obj.last_frame, n - 1);
+        l.fixable(Warning, "last-frame-word", msg, pos + 8 + 36, path);
+    }
+    if let AnimLink::Tree { first_child, next_sibling } = obj.link {
+        let later = |v: i32| v == -1 || (v > index as i32 && v < count as i32);
+        if !later(first_child) || !later(next_sibling) {
+            let msg = format!("child {first_child} / sibling {next_sibling} are not later objects");
+            l.at(Warning, "bad-tree-index", msg, pos + 8 + 40, path);
+        }
+    }
+    pos + 8 + obj.link.anim_size() as usize + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.bytes.len())
+}
+
+/// Checks an ANPK key chunk at `pos`; returns its first key time when it is not 0.
+fn lint_anpk_keys(l: &mut Linter, k: &KeyChunk, pos: usize, path: &str) -> Option<f32> {
+    if k.size as usize != k.frames.bytes.len() {
+        let msg = format!("key chunk size {} ≠ {}", k.size, k.frames.bytes.len());
+        l.fixable(Warning, "inconsistent-size", msg, pos + 4, path);
+    }
+    let keys = decode_anpk(&k.frames, true);
+    let late = l.keys(&keys, pos + 8, path).filter(|&t| t != 0.0);
+    l.norms(&k.frames, pos + 8, path);
+    let off = |s: &glam::Vec3| (*s - glam::Vec3::ONE).abs().max_element();
+    let worst = keys.scales.iter().flatten().copied().max_by(|a, b| off(a).total_cmp(&off(b)));
+    if let Some(worst) = worst.filter(|s| off(s) > 1e-4) {
+        let msg = format!("KRTS scale ≠ 1 (furthest {worst}): every game discards it");
+        l.at(Warning, "scale-not-one", msg, pos, path);
+    }
+    late
 }
 
 /// A canonical rewrite that keeps every animation and key: sizes and frameDataSize recomputed,
@@ -536,18 +391,18 @@ pub fn repair(file: &IfpFile) -> (IfpFile, Vec<String>) {
         ));
     }
     if !out.tail.is_empty() {
-        changes.push(format!("removed {} bytes after the last animation", out.tail.len()));
-        out.tail = Bytes::new();
+        changes.push(format!("removed {} bytes after the last animation", out.tail.0.len()));
+        out.tail = Hex::default();
     }
     match &mut out.body {
         Body::V2(v2) => {
             for anim in &mut v2.animations {
                 let before = anim.sequences.len();
-                anim.sequences.retain(|s| !s.frames.is_empty());
+                anim.sequences.retain(|s| !s.frames.bytes.is_empty());
                 if anim.sequences.len() != before {
                     changes.push(format!(
                         "animation \"{}\": removed {} sequence(s) with zero frames",
-                        latin1_until_nul(&anim.name),
+                        latin1_until_nul(&anim.name.0),
                         before - anim.sequences.len()
                     ));
                 }
@@ -556,7 +411,7 @@ pub fn repair(file: &IfpFile) -> (IfpFile, Vec<String>) {
         }
         Body::Anpk(anpk) => {
             for obj in anpk.animations.iter_mut().flat_map(|a| a.objects.iter_mut()) {
-                obj.last_frame = obj.keys.as_ref().map_or(0, |k| k.frame_count() as i32) - 1;
+                obj.last_frame = obj.frame_count() as i32 - 1;
             }
             canonicalize_anpk(anpk);
         }

@@ -1,9 +1,9 @@
 //! GTA animation packages: `ANPK` (III, Vice City) and `ANP2`/`ANP3` (San Andreas).
 //!
-//! Spec: `shared/formats/ifp.md`. Little-endian. Layers: [`raw`] (exact structure),
-//! [`read`]/[`write`] (byte-exact), [`model`] (to the model), [`build`] (from the model, canonical),
-//! [`dump`] (lossless JSON), [`lint`] (check and repair), [`entries`] (one animation at a time,
-//! for `extract` and `replace`).
+//! Spec: `shared/formats/ifp.md`. Little-endian. Files: `raw` (the exact structures: read, write
+//! and the lossless JSON dump), `model` (raw → model), `from_model` (model → raw, canonical),
+//! `canonical` (derived fields), `bones` (ped bone tags), `lint` (check and repair), `entries`
+//! (one animation at a time, for `extract` and `replace`).
 //!
 //! Observed in the corpus against or beyond the spec (every structural rule of `ifp.md` holds):
 //! - KRTS scale (§4.4 "12,757 of 12,758 observed scale keys are 1"): VC `ped.ifp` holds 12,758
@@ -15,22 +15,19 @@
 //!   agree exactly elsewhere (6,709 of 35,288 animation/bone/key triples).
 //! - Encoding (§6 says truncate, as the engine's encoder does): truncating VC `ped.ifp` to ANP3
 //!   leaves 79,120 of its 94,660 keys with a rotation or translation component more than half a
-//!   step off; [`build`] rounds to nearest, so every key is within half a step.
+//!   step off; `from_model` rounds to nearest, so every key is within half a step.
 //! - Tag −1 (matched by name) is stored on 38 VC and 89 SA `ped.ifp` nodes (VC `L Toe0`/`R Toe0`
 //!   among them); conversions keep it rather than looking the name up.
 //! - No corpus file has flags = 0 over compressed frames (the corpus README's `covers.ifp` case
 //!   is its empty animation); the rule is tested on a mutated file.
 
-pub mod bones;
-pub mod build;
-pub mod canonical;
-pub mod dump;
-pub mod entries;
-pub mod lint;
-pub mod model;
-pub mod raw;
-pub mod read;
-pub mod write;
+mod bones;
+mod canonical;
+mod entries;
+mod from_model;
+mod lint;
+mod model;
+mod raw;
 
 use std::any::Any;
 
@@ -42,7 +39,7 @@ use crate::formats::{Capabilities, Confidence, Document, Entry, Format, ReadOpti
 use crate::lint::{Finding, Repaired};
 use crate::model::Package;
 use crate::text::latin1_until_nul;
-use raw::{Body, IfpFile};
+use raw::{Body, IfpFile, Layout};
 
 /// The IFP format.
 pub struct Ifp;
@@ -115,32 +112,32 @@ impl Format for Ifp {
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let model_options = model::ModelOptions::from_params(&options.params)?;
-        let file = read::read(&bytes, options.lenient)?;
+        let file = IfpFile::read(&bytes, options.lenient)?;
         Ok(Box::new(IfpDocument { file, limits: options.limits, model_options }))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
-        let build_options = build::BuildOptions::from_write_options(options)?;
-        let (file, warnings) = build::from_model(package, build_options)?;
+        let build_options = from_model::BuildOptions::from_write_options(options)?;
+        let (file, warnings) = from_model::from_model(package, build_options)?;
         Ok(Written { document: Box::new(IfpDocument::new(file)), warnings })
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let dump: dump::DumpFile = serde_json::from_value(value)
+        let file = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("IFP dump"))?;
-        Ok(Box::new(IfpDocument::new(dump::from_dump(dump)?)))
+        Ok(Box::new(IfpDocument::new(file)))
     }
 }
 
 /// A parsed IFP file.
-pub struct IfpDocument {
-    pub file: IfpFile,
+pub(crate) struct IfpDocument {
+    file: IfpFile,
     limits: crate::formats::Limits,
     model_options: model::ModelOptions,
 }
 
 impl IfpDocument {
-    pub fn new(file: IfpFile) -> Self {
+    fn new(file: IfpFile) -> Self {
         IfpDocument { file, limits: Default::default(), model_options: Default::default() }
     }
 }
@@ -155,7 +152,7 @@ impl Document for IfpDocument {
     }
 
     fn write(&self) -> Result<Vec<u8>> {
-        Ok(write::write(&self.file))
+        Ok(self.file.write())
     }
 
     fn to_model(&self) -> Result<Package> {
@@ -167,7 +164,7 @@ impl Document for IfpDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(dump::to_dump(&self.file)).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        serde_json::to_value(&self.file).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
 
     fn lint(&self) -> Vec<Finding> {
@@ -186,7 +183,7 @@ impl Document for IfpDocument {
             .into_iter()
             .enumerate()
             .filter_map(|(i, name)| {
-                let data = Bytes::from(write::write(&entries::single(&self.file, i)?));
+                let data = Bytes::from(entries::single(&self.file, i)?.write());
                 Some(Entry { name, kind: latin1_until_nul(&self.file.magic()), data })
             })
             .collect())
@@ -204,7 +201,7 @@ impl Document for IfpDocument {
                 format!("no animation \"{name}\" (entries: {}{more})", shown.join(", ")),
             )
         })?;
-        let new = read::read(&data, false).map_err(|e| e.within(format!("the new {name}")))?;
+        let new = IfpFile::read(&data, false).map_err(|e| e.within(format!("the new {name}")))?;
         let file = entries::replace(&self.file, index, &new).map_err(|e| e.within(format!("animation {index}")))?;
         Ok(Box::new(IfpDocument { file, ..*self }))
     }
@@ -216,8 +213,8 @@ impl Document for IfpDocument {
             Body::V2(v2) => {
                 let flags0 = v2.animations.iter().filter(|a| a.flags & 1 == 0).count();
                 let float =
-                    v2.animations.iter().flat_map(|a| &a.sequences).filter(|s| !s.frame_type.compressed()).count();
-                notes.push(format!("block \"{}\"", latin1_until_nul(&v2.block_name)));
+                    v2.animations.iter().flat_map(|a| &a.sequences).filter(|s| !s.frames.kind.compressed()).count();
+                notes.push(format!("block \"{}\"", latin1_until_nul(&v2.block_name.0)));
                 if flags0 > 0 {
                     notes.push(format!("{flags0} animation(s) with flags 0"));
                 }
@@ -226,7 +223,7 @@ impl Document for IfpDocument {
                 }
             }
             Body::Anpk(a) => {
-                notes.push(format!("block \"{}\"", latin1_until_nul(&a.info_rest)));
+                notes.push(format!("block \"{}\"", latin1_until_nul(&a.block_name.0)));
                 let tree = a
                     .animations
                     .iter()
@@ -238,7 +235,7 @@ impl Document for IfpDocument {
             }
         }
         if !f.tail.is_empty() {
-            notes.push(format!("{} trailing bytes", f.tail.len()));
+            notes.push(format!("{} trailing bytes", f.tail.0.len()));
         }
         if let Some(s) = &f.salvage {
             notes.push(format!("salvaged: {} of {} animations", f.animation_count(), s.declared_animations));

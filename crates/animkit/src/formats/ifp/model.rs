@@ -175,7 +175,7 @@ fn ticks_to_seconds(ticks: f32) -> f32 {
 /// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
 /// loops are branch-free and need no bounds checks.
 #[inline]
-pub fn decode_v2(seq: &V2Sequence) -> Keys {
+pub fn decode_v2(frames: &Frames<FrameType>) -> Keys {
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
         if float {
@@ -204,18 +204,18 @@ pub fn decode_v2(seq: &V2Sequence) -> Keys {
             }
         }
     }
-    let mut keys = Keys::with_capacity(seq.frame_count(), seq.frame_type.has_translation(), false);
-    match seq.frame_type {
-        FrameType::Rot => decode::<20>(&seq.frames, &mut keys, true),
-        FrameType::RotTrans => decode::<32>(&seq.frames, &mut keys, true),
-        FrameType::RotCompressed => decode::<10>(&seq.frames, &mut keys, false),
-        FrameType::RotTransCompressed => decode::<16>(&seq.frames, &mut keys, false),
+    let mut keys = Keys::with_capacity(frames.count(), frames.kind.has_translation(), false);
+    match frames.kind {
+        FrameType::Rot => decode::<20>(&frames.bytes, &mut keys, true),
+        FrameType::RotTrans => decode::<32>(&frames.bytes, &mut keys, true),
+        FrameType::RotCompressed => decode::<10>(&frames.bytes, &mut keys, false),
+        FrameType::RotTransCompressed => decode::<16>(&frames.bytes, &mut keys, false),
     }
     keys
 }
 
 /// Decodes an ANPK key chunk, conjugating the stored quaternions; KRTS scales only if `keep_scale`.
-pub fn decode_anpk(chunk: &KeyChunk, keep_scale: bool) -> Keys {
+pub fn decode_anpk(frames: &Frames<KeyKind>, keep_scale: bool) -> Keys {
     /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32.
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys) {
         for f in frames.as_chunks::<N>().0 {
@@ -231,12 +231,12 @@ pub fn decode_anpk(chunk: &KeyChunk, keep_scale: bool) -> Keys {
             }
         }
     }
-    let kind = chunk.kind;
-    let mut keys = Keys::with_capacity(chunk.frame_count(), kind != KeyKind::R, kind == KeyKind::Rts && keep_scale);
+    let kind = frames.kind;
+    let mut keys = Keys::with_capacity(frames.count(), kind != KeyKind::R, kind == KeyKind::Rts && keep_scale);
     match kind {
-        KeyKind::R => decode::<20>(&chunk.frames, &mut keys),
-        KeyKind::Rt => decode::<32>(&chunk.frames, &mut keys),
-        KeyKind::Rts => decode::<44>(&chunk.frames, &mut keys),
+        KeyKind::R => decode::<20>(&frames.bytes, &mut keys),
+        KeyKind::Rt => decode::<32>(&frames.bytes, &mut keys),
+        KeyKind::Rts => decode::<44>(&frames.bytes, &mut keys),
     }
     keys
 }
@@ -295,22 +295,92 @@ fn push_tracks(tracks: &mut Vec<Track>, bone: BoneRef, keys: Keys) {
     }
 }
 
-/// The bone an ANP2/ANP3 sequence animates: its name, and its tag unless −1.
-fn v2_bone(seq: &V2Sequence, names: &mut NameInterner<24>) -> BoneRef {
-    let id = (seq.bone_tag != -1).then_some(seq.bone_tag);
-    BoneRef { name: Some(names.name(&seq.name)), id, ..Default::default() }
+/// An animation as the model reads it, the same way in both versions: its nodes are sequences
+/// (ANP2/ANP3) or objects (ANPK).
+trait Animation {
+    type Node;
+    /// The interner of the nodes' fixed name buffers.
+    type Names: Default;
+    /// What a node is called in messages.
+    const NODE: &'static str;
+    fn name(&self) -> &[u8];
+    fn nodes(&self) -> &[Self::Node];
+    /// The bone a node animates.
+    fn bone(node: &Self::Node, names: &mut Self::Names) -> BoneRef;
+    /// A node's key count and whether it yields translation and scale tracks; `None` when it
+    /// animates nothing.
+    fn shape(node: &Self::Node, options: ModelOptions) -> Option<(usize, bool, bool)>;
+    fn keys(node: &Self::Node, options: ModelOptions) -> Keys;
+    /// The last key time on the chosen timeline, from the first and last frames alone.
+    fn last_time(node: &Self::Node, options: ModelOptions) -> Option<f32>;
 }
 
-/// The bone an ANPK object animates: its name, and the 44-byte form's tag unless −1 (a bone
-/// matched by name). The 48-byte form stores no tag: its ped bones get theirs from the §4.5 name
-/// table, which is what a tagged format (ANP3) needs to find them (§7.1).
-fn anpk_bone(obj: &AnpkObject, names: &mut NameInterner<28>) -> BoneRef {
-    let name = names.name(&obj.name);
-    let id = match obj.link {
-        AnimLink::Tag(tag) => (tag != -1).then_some(tag),
-        AnimLink::Tree { .. } => ped_tag(&name),
-    };
-    BoneRef { name: Some(name), id, ..Default::default() }
+impl Animation for V2Animation {
+    type Node = V2Sequence;
+    type Names = NameInterner<24>;
+    const NODE: &'static str = "sequence";
+    fn name(&self) -> &[u8] {
+        &self.name.0
+    }
+    fn nodes(&self) -> &[V2Sequence] {
+        &self.sequences
+    }
+    /// The sequence's name, and its tag unless −1.
+    fn bone(seq: &V2Sequence, names: &mut NameInterner<24>) -> BoneRef {
+        let id = (seq.bone_tag != -1).then_some(seq.bone_tag);
+        BoneRef { name: Some(names.name(&seq.name.0)), id, ..Default::default() }
+    }
+    #[inline]
+    fn shape(seq: &V2Sequence, _: ModelOptions) -> Option<(usize, bool, bool)> {
+        (!seq.frames.bytes.is_empty()).then(|| (seq.frames.count(), seq.frames.kind.has_translation(), false))
+    }
+    #[inline(always)]
+    fn keys(seq: &V2Sequence, _: ModelOptions) -> Keys {
+        decode_v2(&seq.frames)
+    }
+    fn last_time(seq: &V2Sequence, options: ModelOptions) -> Option<f32> {
+        let (frames, size) = (&seq.frames, seq.frames.kind.size());
+        let first = v2_frame_time(frames, frames.bytes.get(..size)?)?;
+        let last = v2_frame_time(frames, frames.bytes.get(frames.bytes.len().checked_sub(size)?..)?)?;
+        Some(options.last_time(first, last))
+    }
+}
+
+impl Animation for AnpkAnimation {
+    type Node = AnpkObject;
+    type Names = NameInterner<28>;
+    const NODE: &'static str = "object";
+    fn name(&self) -> &[u8] {
+        &self.name.0
+    }
+    fn nodes(&self) -> &[AnpkObject] {
+        &self.objects
+    }
+    /// The object's name, and the 44-byte form's tag unless −1 (a bone matched by name). The
+    /// 48-byte form stores no tag: its ped bones get theirs from the §4.5 name table, which is
+    /// what a tagged format (ANP3) needs to find them (§7.1).
+    fn bone(obj: &AnpkObject, names: &mut NameInterner<28>) -> BoneRef {
+        let name = names.name(&obj.name.0);
+        let id = match obj.link {
+            AnimLink::Tag(tag) => (tag != -1).then_some(tag),
+            AnimLink::Tree { .. } => ped_tag(&name),
+        };
+        BoneRef { name: Some(name), id, ..Default::default() }
+    }
+    #[inline]
+    fn shape(obj: &AnpkObject, options: ModelOptions) -> Option<(usize, bool, bool)> {
+        let kind = obj.keys.as_ref()?.frames.kind;
+        Some((obj.frame_count(), kind != KeyKind::R, options.scale_of(kind)))
+    }
+    #[inline(always)]
+    fn keys(obj: &AnpkObject, options: ModelOptions) -> Keys {
+        obj.keys.as_ref().map_or_else(Keys::default, |k| decode_anpk(&k.frames, options.keep_scale))
+    }
+    fn last_time(obj: &AnpkObject, options: ModelOptions) -> Option<f32> {
+        let bytes = &obj.keys.as_ref()?.frames.bytes;
+        let time_at = |end: usize| Some(f32::from_le_bytes(bytes.get(end.checked_sub(4)?..end)?.try_into().ok()?));
+        Some(options.last_time(time_at(obj.keys.as_ref()?.frames.kind.size())?, time_at(bytes.len())?))
+    }
 }
 
 /// The tracks one sequence yields, in order: rotation, then translation and scale when stored.
@@ -325,46 +395,17 @@ fn channels(translation: bool, scale: bool) -> impl Iterator<Item = (Channel, In
 }
 
 /// The number of tracks an animation yields (so its track list is allocated once, exactly).
-fn v2_track_count(anim: &V2Animation) -> usize {
-    anim.sequences
-        .iter()
-        .filter(|s| !s.frames.is_empty())
-        .map(|s| 1 + usize::from(s.frame_type.has_translation()))
-        .sum()
-}
-
-fn anpk_track_count(anim: &AnpkAnimation, options: ModelOptions) -> usize {
-    anim.objects
-        .iter()
-        .filter_map(|o| o.keys.as_ref())
-        .map(|k| channels(k.kind != KeyKind::R, options.scale_of(k.kind)).count())
-        .sum()
+fn track_count<A: Animation>(anim: &A, options: ModelOptions) -> usize {
+    anim.nodes().iter().filter_map(|n| A::shape(n, options)).map(|(_, t, s)| channels(t, s).count()).sum()
 }
 
 /// The time of one ANP2/ANP3 frame, decoded from that frame alone.
-fn v2_frame_time(seq: &V2Sequence, frame: &[u8]) -> Option<f32> {
-    Some(if seq.frame_type.compressed() {
+fn v2_frame_time(frames: &Frames<FrameType>, frame: &[u8]) -> Option<f32> {
+    Some(if frames.kind.compressed() {
         ticks_to_seconds(f32::from(i16::from_le_bytes([*frame.get(8)?, *frame.get(9)?])))
     } else {
         f32::from_le_bytes(frame.get(16..20)?.try_into().ok()?)
     })
-}
-
-/// The last key time of a sequence on the chosen timeline, decoded from its first and last frames.
-fn v2_last_time(seq: &V2Sequence, options: ModelOptions) -> Option<f32> {
-    let size = seq.frame_type.size();
-    let first = v2_frame_time(seq, seq.frames.get(..size)?)?;
-    let last = v2_frame_time(seq, seq.frames.get(seq.frames.len().checked_sub(size)?..)?)?;
-    Some(options.last_time(first, last))
-}
-
-fn anpk_last_time(chunk: &KeyChunk, options: ModelOptions) -> Option<f32> {
-    let time_at = |end: usize| -> Option<f32> {
-        Some(f32::from_le_bytes(chunk.frames.get(end.checked_sub(4)?..end)?.try_into().ok()?))
-    };
-    let first = time_at(chunk.kind.frame_size())?;
-    let last = time_at(chunk.frames.len())?;
-    Some(options.last_time(first, last))
 }
 
 /// The engine's clip length (`CalcTotalTime`): the latest last key, and at least 0.
@@ -375,124 +416,64 @@ fn duration(last_times: impl Iterator<Item = f32>) -> f32 {
 /// What `info` shows, computed from the raw layer without decoding keys; always equal to the
 /// summary of [`to_model`]'s result.
 pub fn summary(file: &IfpFile, options: ModelOptions) -> Summary {
-    let mut clips = Vec::with_capacity(file.animation_count());
-    let track = |tracks: &mut Vec<TrackSummary>, bone: BoneRef, keys: usize, t: bool, s: bool| {
-        let target = Target::Bone(bone);
-        tracks.extend(channels(t, s).map(|(c, i)| TrackSummary::new(&target, c, i, keys)));
+    let clips = match &file.body {
+        Body::V2(v2) => clip_summaries(&v2.animations, options),
+        Body::Anpk(anpk) => clip_summaries(&anpk.animations, options),
     };
-    match &file.body {
-        Body::V2(v2) => {
-            let mut names = NameInterner::default();
-            for anim in &v2.animations {
-                let mut tracks = Vec::with_capacity(v2_track_count(anim));
-                let seqs = || anim.sequences.iter().filter(|s| !s.frames.is_empty());
-                for seq in seqs() {
-                    track(
-                        &mut tracks,
-                        v2_bone(seq, &mut names),
-                        seq.frame_count(),
-                        seq.frame_type.has_translation(),
-                        false,
-                    );
-                }
-                let duration_s = duration(seqs().filter_map(|s| v2_last_time(s, options)));
-                clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
-            }
-        }
-        Body::Anpk(anpk) => {
-            let mut names = NameInterner::default();
-            for anim in &anpk.animations {
-                let mut tracks = Vec::with_capacity(anpk_track_count(anim, options));
-                let objects = || anim.objects.iter().filter_map(|o| Some((o, o.keys.as_ref()?)));
-                for (obj, k) in objects() {
-                    track(
-                        &mut tracks,
-                        anpk_bone(obj, &mut names),
-                        k.frame_count(),
-                        k.kind != KeyKind::R,
-                        options.scale_of(k.kind),
-                    );
-                }
-                let duration_s = duration(objects().filter_map(|(_, k)| anpk_last_time(k, options)));
-                clips.push(ClipSummary { name: latin1_until_nul(&anim.name), duration_s, tracks });
-            }
-        }
-    }
     Summary { clips, skeleton_bones: None }
 }
 
-fn clip(name: String, tracks: Vec<Track>) -> Clip {
-    let duration = duration(tracks.iter().filter_map(|t| t.times.last().copied()));
-    Clip { name, duration, tracks, ..Default::default() }
+fn clip_summaries<A: Animation>(animations: &[A], options: ModelOptions) -> Vec<ClipSummary> {
+    let mut names = A::Names::default();
+    let summary = |anim: &A| {
+        let mut tracks = Vec::with_capacity(track_count(anim, options));
+        for node in anim.nodes() {
+            let Some((keys, t, s)) = A::shape(node, options) else { continue };
+            let target = Target::Bone(A::bone(node, &mut names));
+            tracks.extend(channels(t, s).map(|(c, i)| TrackSummary::new(&target, c, i, keys)));
+        }
+        let duration_s = duration(anim.nodes().iter().filter_map(|n| A::last_time(n, options)));
+        ClipSummary { name: latin1_until_nul(anim.name()), duration_s, tracks }
+    };
+    animations.iter().map(summary).collect()
 }
 
 /// Converts a parsed file to the model.
 pub fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -> Result<Package> {
-    let total_keys: u64 = match &file.body {
-        Body::Anpk(a) => a
-            .animations
-            .iter()
-            .flat_map(|a| &a.objects)
-            .filter_map(|o| o.keys.as_ref())
-            .map(|k| k.frame_count() as u64)
-            .sum(),
-        Body::V2(v) => v.animations.iter().flat_map(|a| &a.sequences).map(|s| s.frame_count() as u64).sum(),
+    let (name, clips) = match &file.body {
+        Body::V2(v2) => (&v2.block_name.0[..], clips(&v2.animations, limits, options)?),
+        Body::Anpk(anpk) => (&anpk.block_name.0[..], clips(&anpk.animations, limits, options)?),
     };
+    Ok(Package { name: latin1_until_nul(name), up_axis: UpAxis::Z, clips, skeleton: None })
+}
+
+/// Decodes every animation into a clip, within the key limit.
+fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions) -> Result<Vec<Clip>> {
+    let nodes = || animations.iter().flat_map(|a| a.nodes()).filter_map(|n| A::shape(n, options));
+    let total_keys: u64 = nodes().map(|(keys, ..)| keys as u64).sum();
     if total_keys > limits.max_keys {
-        return Err(Error::new(
-            crate::ErrorKind::Limit,
-            None,
-            format!("{total_keys} keys exceed the limit of {}", limits.max_keys),
-        ));
+        let msg = format!("{total_keys} keys exceed the limit of {}", limits.max_keys);
+        return Err(Error::new(crate::ErrorKind::Limit, None, msg));
     }
-    let mut clips;
-    let name;
-    match &file.body {
-        Body::V2(v2) => {
-            name = latin1_until_nul(&v2.block_name);
-            let mut names = NameInterner::default();
-            clips = Vec::with_capacity(v2.animations.len());
-            for (ai, anim) in v2.animations.iter().enumerate() {
-                let anim_name = latin1_until_nul(&anim.name);
-                let mut tracks = Vec::with_capacity(v2_track_count(anim));
-                for (si, seq) in anim.sequences.iter().enumerate().filter(|(_, s)| !s.frames.is_empty()) {
-                    let bone = v2_bone(seq, &mut names);
-                    let mut keys = decode_v2(seq);
-                    options.apply(&bone, &mut keys);
-                    check_times(&keys.times).map_err(|m| {
-                        Error::new(crate::ErrorKind::Invalid, None, m)
-                            .within(format!("sequence {si}"))
-                            .within(format!("animation {ai} \"{anim_name}\""))
-                    })?;
-                    push_tracks(&mut tracks, bone, keys);
-                }
-                clips.push(clip(anim_name, tracks));
-            }
+    let mut names = A::Names::default();
+    let mut clips = Vec::with_capacity(animations.len());
+    for (ai, anim) in animations.iter().enumerate() {
+        let name = latin1_until_nul(anim.name());
+        let mut tracks = Vec::with_capacity(track_count(anim, options));
+        for (ni, node) in anim.nodes().iter().enumerate().filter(|(_, n)| A::shape(n, options).is_some()) {
+            let bone = A::bone(node, &mut names);
+            let mut keys = A::keys(node, options);
+            options.apply(&bone, &mut keys);
+            check_times(&keys.times).map_err(|m| {
+                let at = format!("animation {ai} \"{name}\"");
+                Error::new(crate::ErrorKind::Invalid, None, m).within(format!("{} {ni}", A::NODE)).within(at)
+            })?;
+            push_tracks(&mut tracks, bone, keys);
         }
-        Body::Anpk(anpk) => {
-            name = latin1_until_nul(&anpk.info_rest);
-            let mut names = NameInterner::default();
-            clips = Vec::with_capacity(anpk.animations.len());
-            for (ai, anim) in anpk.animations.iter().enumerate() {
-                let anim_name = latin1_until_nul(&anim.name);
-                let mut tracks = Vec::with_capacity(anpk_track_count(anim, options));
-                for (oi, obj) in anim.objects.iter().enumerate() {
-                    let Some(chunk) = &obj.keys else { continue };
-                    let bone = anpk_bone(obj, &mut names);
-                    let mut keys = decode_anpk(chunk, options.keep_scale);
-                    options.apply(&bone, &mut keys);
-                    check_times(&keys.times).map_err(|m| {
-                        Error::new(crate::ErrorKind::Invalid, None, m)
-                            .within(format!("object {oi}"))
-                            .within(format!("animation {ai} \"{anim_name}\""))
-                    })?;
-                    push_tracks(&mut tracks, bone, keys);
-                }
-                clips.push(clip(anim_name, tracks));
-            }
-        }
+        let duration = duration(tracks.iter().filter_map(|t| t.times.last().copied()));
+        clips.push(Clip { name, duration, tracks, ..Default::default() });
     }
-    Ok(Package { name, up_axis: UpAxis::Z, clips, skeleton: None })
+    Ok(clips)
 }
 
 #[cfg(test)]
@@ -513,13 +494,7 @@ mod tests {
         for v in [4096i16, 0, 0, 4096, 6] {
             frame.extend_from_slice(&v.to_le_bytes());
         }
-        let seq = V2Sequence {
-            name: [0; 24],
-            frame_type: FrameType::RotCompressed,
-            bone_tag: -1,
-            frames: bytes::Bytes::from(frame),
-        };
-        let keys = decode_v2(&seq);
+        let keys = decode_v2(&Frames { kind: FrameType::RotCompressed, bytes: frame.into() });
         assert_eq!(keys.rotations, vec![Quat::from_xyzw(1.0, 0.0, 0.0, 1.0)]);
         assert_eq!(keys.times, vec![0.1]);
         let mut unit_keys = keys.clone();

@@ -1,4 +1,5 @@
-//! The exact on-disk structure of IFP files.
+//! The exact on-disk structure of IFP files, little-endian. Each structure is declared once: its
+//! fields are its JSON dump (serde), and its `read`/`write` pair stands beside it.
 //!
 //! Everything a byte-identical rewrite needs is here: every size field as stored, whole fixed
 //! name buffers (garbage after the NUL included), whole rounded chunk payloads, the ANIM form
@@ -7,143 +8,416 @@
 //! file (`numAnims`, `numObjects`, `numSequences`, `numFrames`) are derived from the vectors, so
 //! a hand-edited document cannot contradict itself; only a salvaged (lenient) read of a damaged
 //! file keeps a declared animation count that differs.
+//!
+//! Parsing is driven by the counts, as the games do: the `ANPK`, `DGAN`, `CPAN`, key-chunk and
+//! ANP3 header size fields and `frameDataSize` are kept but never followed. Every count is
+//! checked against the bytes that remain before anything is allocated for it.
+//!
+//! In JSON, frames are arrays of the stored fields in file order: ANP3 types 3/4 as integers
+//! `[qx, qy, qz, qw, ticks(, tx, ty, tz)]`, types 1/2 as floats `[qx, qy, qz, qw, time(, tx, ty, tz)]`,
+//! ANPK keys as floats `[qx, qy, qz, qw(, tx, ty, tz(, sx, sy, sz)), time]` (conjugated, as stored).
 
 use bytes::Bytes;
+use serde::de::{self, DeserializeOwned};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::bytes::{round_up, Cursor, Endian, Writer};
+use crate::error::{Context, Error, ErrorKind, Result};
+use crate::raw_json::{FixedName, FourCc, Hex, PaddedName, F32};
+use crate::record::Record;
+use crate::text::latin1_until_nul;
+
+/// Smallest possible ANPK animation: NAME, DGAN and INFO headers and a 4-byte INFO payload.
+const MIN_ANPK_ANIMATION: usize = 28;
+/// Smallest possible ANPK object: CPAN and ANIM headers and a 44-byte ANIM payload.
+const MIN_ANPK_OBJECT: usize = 60;
+const V2_SEQUENCE_HEADER: usize = 36;
 
 /// A whole IFP file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct IfpFile {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct IfpFile {
+    #[serde(flatten)]
     pub body: Body,
     /// Bytes after the last animation: stale data, IMG sector padding, or the unread rest of a
     /// salvaged file.
-    pub tail: Bytes,
-    /// When a lenient read stopped at damage: the declared animation count and the error.
+    #[serde(default, skip_serializing_if = "Hex::is_empty")]
+    pub tail: Hex,
+    /// When a lenient read stopped at damage: the declared animation count and the error. The
+    /// JSON keeps the count alone (`declared_animations`).
+    #[serde(default, rename = "declared_animations", skip_serializing_if = "Option::is_none", with = "salvage_count")]
     pub salvage: Option<Salvage>,
 }
 
 /// What a lenient read could not parse.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Salvage {
+pub(crate) struct Salvage {
     /// The animation count the header declares (more than were parsed).
     pub declared_animations: u32,
     /// Why parsing stopped, with its offset.
-    pub error: crate::Error,
+    pub error: Error,
     /// Offset of the first byte not parsed (where the tail begins).
     pub stopped_at: usize,
 }
 
+/// A salvage record in JSON: the declared animation count.
+mod salvage_count {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(s: &Option<Salvage>, ser: S) -> Result<S::Ok, S::Error> {
+        s.as_ref().map(|s| s.declared_animations).serialize(ser)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Salvage>, D::Error> {
+        Ok(Option::<u32>::deserialize(d)?.map(|declared_animations| Salvage {
+            declared_animations,
+            error: Error::new(ErrorKind::Invalid, None, "salvaged file (from a dump)"),
+            stopped_at: 0,
+        }))
+    }
+}
+
+/// The file's body; `"magic"` names its version in JSON.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Body {
+pub(crate) enum Body {
     /// Version 1 (GTA III, Vice City): chunked.
     Anpk(Anpk),
     /// Version 2 (San Andreas): fixed records.
     V2(V2),
 }
 
-/// A 4-byte chunk id and its size field, as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChunkHeader {
-    pub id: [u8; 4],
-    pub size: u32,
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "magic")]
+enum Tagged<A, V> {
+    #[serde(rename = "ANPK")]
+    Anpk(A),
+    #[serde(rename = "ANP3")]
+    Anp3(V),
+    #[serde(rename = "ANP2")]
+    Anp2(V),
+}
+
+impl Serialize for Body {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Body::Anpk(a) => Tagged::<_, &V2>::Anpk(a),
+            Body::V2(v) if v.version == V2Version::Anp2 => Tagged::Anp2(v),
+            Body::V2(v) => Tagged::Anp3(v),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Body {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match Tagged::<Anpk, V2>::deserialize(d)? {
+            Tagged::Anpk(a) => Body::Anpk(a),
+            Tagged::Anp3(v) => Body::V2(V2 { version: V2Version::Anp3, ..v }),
+            Tagged::Anp2(v) => Body::V2(V2 { version: V2Version::Anp2, ..v }),
+        })
+    }
+}
+
+impl IfpFile {
+    /// Reads an IFP file. With `lenient`, an animation that cannot be parsed ends the parse
+    /// instead of failing it: the animations before it are kept and the rest becomes the tail (so
+    /// the file still writes back byte for byte), and [`IfpFile::salvage`] says what happened.
+    pub fn read(data: &Bytes, lenient: bool) -> Result<IfpFile> {
+        let mut c = Cursor::new(data, Endian::Little);
+        let (body, salvage) = match &c.array::<4>()? {
+            b"ANPK" => Anpk::read(data, &mut c, lenient).within(|| "ANPK")?,
+            b"ANP3" => V2::read(data, &mut c, V2Version::Anp3, lenient).within(|| "ANP3")?,
+            b"ANP2" => V2::read(data, &mut c, V2Version::Anp2, lenient).within(|| "ANP2")?,
+            b"ANLF" => {
+                let msg = "ANLF (GTA III multi-package) files are not supported: no sample is known";
+                return Err(Error::new(ErrorKind::Unsupported, Some(0), msg));
+            }
+            magic => {
+                let text = magic_text(*magic);
+                return Err(Error::invalid(0, format!("bad magic {text:?}: not ANPK, ANP2 or ANP3")));
+            }
+        };
+        Ok(IfpFile { body, tail: Hex(c.rest().to_vec()), salvage })
+    }
+
+    /// The bytes of the file: every stored field re-emitted as it is, nothing recomputed but the
+    /// counts, so an unchanged document gives back its input byte for byte.
+    pub fn write(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(Endian::Little, self.estimated_size());
+        let declared = self.salvage.as_ref().map(|s| s.declared_animations);
+        match &self.body {
+            Body::Anpk(anpk) => anpk.write(&mut w, declared),
+            Body::V2(v2) => v2.write(&mut w, declared),
+        }
+        w.bytes(&self.tail.0);
+        w.into_vec()
+    }
+
+    fn estimated_size(&self) -> usize {
+        let body: usize = match &self.body {
+            Body::Anpk(a) => a.animations.iter().flat_map(|a| &a.objects).map(|o| 68 + o.key_bytes().len()).sum(),
+            Body::V2(v) => v.animations.iter().flat_map(|a| &a.sequences).map(|s| 36 + s.frames.bytes.len()).sum(),
+        };
+        body + self.tail.0.len() + 4096
+    }
+
+    /// `ANPK`, `ANP2` or `ANP3`.
+    pub fn magic(&self) -> [u8; 4] {
+        match &self.body {
+            Body::Anpk(_) => *b"ANPK",
+            Body::V2(v2) => v2.version.magic(),
+        }
+    }
+
+    /// The number of animations parsed.
+    pub fn animation_count(&self) -> usize {
+        match &self.body {
+            Body::Anpk(a) => a.animations.len(),
+            Body::V2(v) => v.animations.len(),
+        }
+    }
+}
+
+fn magic_text(magic: [u8; 4]) -> String {
+    magic.iter().map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect()
+}
+
+/// Parses `count` animations with `parse`; in lenient mode a failure stops the loop and is
+/// returned as a salvage record instead of an error.
+fn read_animations<T>(
+    c: &mut Cursor,
+    count: usize,
+    lenient: bool,
+    mut parse: impl FnMut(&mut Cursor, usize) -> Result<T>,
+) -> Result<(Vec<T>, Option<Salvage>)> {
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        let start = c.pos();
+        match parse(c, i) {
+            Ok(a) => out.push(a),
+            Err(error) if lenient => {
+                c.seek(start)?;
+                let salvage = Salvage { declared_animations: count as u32, error, stopped_at: c.offset() };
+                return Ok((out, Some(salvage)));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((out, None))
+}
+
+crate::record! {
+    /// A 4-byte chunk id and its size field, as stored.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub(crate) struct ChunkHeader {
+        pub id: FourCc,
+        pub size: u32,
+    }
+}
+
+impl ChunkHeader {
+    /// A header with this id and size.
+    pub fn new(id: &[u8; 4], size: u32) -> Self {
+        ChunkHeader { id: FourCc(*id), size }
+    }
+}
+
+/// Reads a chunk whose payload the games read in full: `round_up(size, 4)` bytes, with a size of
+/// at least `min`, returned as a cursor over the payload. An `INFO` payload starts with an i32
+/// count (`min` 4); a `NAME` payload is the name and its NUL, so an empty name has size 1 (`min`
+/// 1: what our writer and the spec's `strlen + 1` give, and what other IFP readers accept). Size
+/// 0 would leave the games' name buffer as the previous name.
+fn payload_chunk<'a>(c: &mut Cursor<'a>, what: &str, min: u32) -> Result<(ChunkHeader, Cursor<'a>)> {
+    let offset = c.offset();
+    let header = ChunkHeader::read(c)?;
+    if header.size < min {
+        return Err(Error::invalid(offset + 4, format!("{what} size {} is less than {min}", header.size)));
+    }
+    let payload = c.take(round_up(header.size as usize, 4))?;
+    Ok((header, Cursor::with_base(payload, offset + 8, Endian::Little)))
+}
+
+/// Reads a non-negative `i32` count.
+#[inline(always)]
+fn signed_count(c: &mut Cursor, what: &str) -> Result<u64> {
+    let offset = c.offset();
+    let v = c.i32()?;
+    u64::try_from(v).map_err(|_| negative_count(offset, what, v))
+}
+
+#[cold]
+fn negative_count(offset: usize, what: &str, v: i32) -> Error {
+    Error::invalid(offset, format!("negative {what} count {v}"))
 }
 
 /// `ANPK`: header `ANPK size`, `INFO size numAnims blockName…`, then the animations.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Anpk {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Anpk {
     /// The `ANPK` size field (content end − 8 in a consistent file).
     pub size: u32,
     /// The header `INFO` chunk; its size is `4 + strlen(blockName) + 1` in a consistent file.
     pub info: ChunkHeader,
     /// The `INFO` payload after `numAnims`: block name, NUL, padding to the rounded size.
-    pub info_rest: Bytes,
+    pub block_name: PaddedName,
     pub animations: Vec<AnpkAnimation>,
 }
 
+impl Anpk {
+    fn read(data: &Bytes, c: &mut Cursor, lenient: bool) -> Result<(Body, Option<Salvage>)> {
+        let size = c.u32()?;
+        let (info, mut p) = payload_chunk(c, "INFO", 4).within(|| "header INFO")?;
+        let declared = signed_count(&mut p, "animation")?;
+        let block_name = PaddedName(p.rest().to_vec());
+        let count = c.count(declared, MIN_ANPK_ANIMATION, "animation")?;
+        let (animations, salvage) = read_animations(c, count, lenient, |c, i| {
+            AnpkAnimation::read(data, c).within(|| format!("animation {i}"))
+        })?;
+        Ok((Body::Anpk(Anpk { size, info, block_name, animations }), salvage))
+    }
+
+    fn write(&self, w: &mut Writer, declared: Option<u32>) {
+        w.bytes(b"ANPK");
+        w.u32(self.size);
+        self.info.write(w);
+        w.u32(declared.unwrap_or(self.animations.len() as u32));
+        w.bytes(&self.block_name.0);
+        self.animations.iter().for_each(|a| a.write(w));
+    }
+}
+
 /// One ANPK animation: `NAME`, `DGAN`, DGAN `INFO`, then one `CPAN` per object.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AnpkAnimation {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct AnpkAnimation {
     pub name_chunk: ChunkHeader,
     /// The whole rounded `NAME` payload: name, NUL, padding (sometimes garbage).
-    pub name: Bytes,
+    pub name: PaddedName,
     pub dgan: ChunkHeader,
     pub info: ChunkHeader,
     /// The DGAN `INFO` payload after `numObjects` (4 "extra" bytes, often non-zero).
-    pub info_rest: Bytes,
+    pub info_extra: Hex,
     pub objects: Vec<AnpkObject>,
 }
 
-/// One animated object: `CPAN`, `ANIM`, and a key chunk when it has frames.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AnpkObject {
+impl AnpkAnimation {
+    fn read(data: &Bytes, c: &mut Cursor) -> Result<Self> {
+        let (name_chunk, name) = payload_chunk(c, "NAME", 1)?;
+        let name = PaddedName(name.rest().to_vec());
+        let (dgan, info, info_extra, objects) = (|| {
+            let dgan = ChunkHeader::read(c)?;
+            let (info, mut p) = payload_chunk(c, "INFO", 4).within(|| "DGAN INFO")?;
+            let declared = signed_count(&mut p, "object")?;
+            let info_extra = Hex(p.rest().to_vec());
+            let count = c.count(declared, MIN_ANPK_OBJECT, "object")?;
+            let mut objects = Vec::with_capacity(count);
+            for i in 0..count {
+                objects.push(AnpkObject::read(data, c).within(|| format!("object {i}"))?);
+            }
+            Ok((dgan, info, info_extra, objects))
+        })()
+        .within(|| format!("\"{}\"", latin1_until_nul(&name.0)))?;
+        Ok(AnpkAnimation { name_chunk, name, dgan, info, info_extra, objects })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        self.name_chunk.write(w);
+        w.bytes(&self.name.0);
+        self.dgan.write(w);
+        self.info.write(w);
+        w.u32(self.objects.len() as u32);
+        w.bytes(&self.info_extra.0);
+        self.objects.iter().for_each(|o| o.write(w));
+    }
+}
+
+/// One animated object: `CPAN`, `ANIM` (name\[28\], numFrames, unknown, last frame, link), and a
+/// key chunk when it has frames.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct AnpkObject {
     pub cpan: ChunkHeader,
     /// The `ANIM` chunk id. Its size field is 44 or 48, which [`AnimLink`] records.
-    pub anim_id: [u8; 4],
-    pub name: [u8; 28],
+    pub anim_id: FourCc,
+    pub name: FixedName<28>,
     /// ANIM +32: unknown, 0 in every observed file.
     pub unknown: i32,
     /// ANIM +36: numFrames − 1 in every observed file.
     pub last_frame: i32,
+    #[serde(flatten)]
     pub link: AnimLink,
     /// The key chunk; `None` exactly when ANIM numFrames is 0 (no key chunk follows then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<KeyChunk>,
 }
 
+impl AnpkObject {
+    #[inline]
+    fn read(data: &Bytes, c: &mut Cursor) -> Result<Self> {
+        let cpan = ChunkHeader::read(c)?;
+        let anim = ChunkHeader::read(c)?;
+        if anim.size != 44 && anim.size != 48 {
+            return Err(Error::invalid(c.offset() - 4, format!("ANIM size {} is neither 44 nor 48", anim.size)));
+        }
+        let name = FixedName(c.array::<28>()?);
+        let num_frames = signed_count(c, "frame")?;
+        let (unknown, last_frame) = (c.i32()?, c.i32()?);
+        let link = match anim.size {
+            44 => AnimLink::Tag(c.i32()?),
+            _ => AnimLink::Tree { first_child: c.i32()?, next_sibling: c.i32()? },
+        };
+        let keys = if num_frames == 0 {
+            None
+        } else {
+            let key_offset = c.offset();
+            let header = ChunkHeader::read(c)?;
+            let kind = KeyKind::from_id(header.id).ok_or_else(|| {
+                Error::invalid(key_offset, format!("unknown key chunk id {:?}", magic_text(header.id.0)))
+            })?;
+            Some(KeyChunk { size: header.size, frames: Frames::read(data, c, kind, num_frames)? })
+        };
+        Ok(AnpkObject { cpan, anim_id: anim.id, name, unknown, last_frame, link, keys })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        self.cpan.write(w);
+        ChunkHeader { id: self.anim_id, size: self.link.anim_size() }.write(w);
+        self.name.write(w);
+        w.u32(self.frame_count() as u32);
+        w.i32(self.unknown);
+        w.i32(self.last_frame);
+        match self.link {
+            AnimLink::Tag(tag) => w.i32(tag),
+            AnimLink::Tree { first_child, next_sibling } => {
+                w.i32(first_child);
+                w.i32(next_sibling);
+            }
+        }
+        // A key chunk without frames is no key chunk: numFrames 0 says none follows.
+        if let Some(keys) = self.keys.as_ref().filter(|k| !k.frames.bytes.is_empty()) {
+            ChunkHeader { id: keys.frames.kind.into(), size: keys.size }.write(w);
+            w.bytes(&keys.frames.bytes);
+        }
+    }
+
+    /// numFrames: the frames of the key chunk.
+    pub fn frame_count(&self) -> usize {
+        self.keys.as_ref().map_or(0, |k| k.frames.count())
+    }
+
+    /// The key chunk's frame bytes (none without one).
+    pub fn key_bytes(&self) -> &[u8] {
+        self.keys.as_ref().map_or(&[], |k| &k.frames.bytes)
+    }
+}
+
 /// The words after ANIM +36: the 44-byte form carries a bone tag, the 48-byte form tree links.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AnimLink {
+/// In JSON, `"bone_tag": tag` or `"tree": {"first_child": …, "next_sibling": …}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum AnimLink {
     /// 44-byte form: the HAnim bone id (−1 = match by name).
+    #[serde(rename = "bone_tag")]
     Tag(i32),
     /// 48-byte form: depth-first index of the first child and next sibling (−1 = none).
     Tree { first_child: i32, next_sibling: i32 },
-}
-
-/// ANPK key frame layouts: f32 fields, time last; quaternions stored conjugated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyKind {
-    /// `KR00`: q×4, time (20 bytes).
-    R,
-    /// `KRT0`: q×4, translation×3, time (32 bytes).
-    Rt,
-    /// `KRTS`: q×4, translation×3, scale×3, time (44 bytes).
-    Rts,
-}
-
-impl KeyKind {
-    pub fn id(self) -> [u8; 4] {
-        match self {
-            KeyKind::R => *b"KR00",
-            KeyKind::Rt => *b"KRT0",
-            KeyKind::Rts => *b"KRTS",
-        }
-    }
-
-    pub fn from_id(id: [u8; 4]) -> Option<Self> {
-        match &id {
-            b"KR00" => Some(KeyKind::R),
-            b"KRT0" => Some(KeyKind::Rt),
-            b"KRTS" => Some(KeyKind::Rts),
-            _ => None,
-        }
-    }
-
-    /// Bytes per frame.
-    pub fn frame_size(self) -> usize {
-        match self {
-            KeyKind::R => 20,
-            KeyKind::Rt => 32,
-            KeyKind::Rts => 44,
-        }
-    }
-}
-
-/// The key chunk of an object with frames.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KeyChunk {
-    pub kind: KeyKind,
-    /// The key chunk's size field (numFrames × frame size in a consistent file).
-    pub size: u32,
-    /// numFrames × frame size bytes of little-endian f32 fields.
-    pub frames: Bytes,
 }
 
 impl AnimLink {
@@ -156,31 +430,131 @@ impl AnimLink {
     }
 }
 
-impl KeyChunk {
-    pub fn frame_count(&self) -> usize {
-        self.frames.len() / self.kind.frame_size()
+/// The key chunk of an object with frames.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct KeyChunk {
+    /// The key chunk's size field (numFrames × frame size in a consistent file).
+    pub size: u32,
+    /// The frames; their layout is the chunk id (`"id"` in JSON).
+    #[serde(flatten)]
+    pub frames: Frames<KeyKind>,
+}
+
+/// A frame layout: its size, its field type and its key in JSON.
+pub(crate) trait Layout: Copy + Serialize + DeserializeOwned {
+    /// The JSON key of the layout beside the frames.
+    const KEY: &'static str;
+    /// Bytes per frame.
+    fn size(self) -> usize;
+    /// Whether the fields are i16 (else f32).
+    fn compressed(self) -> bool;
+}
+
+/// ANPK key frame layouts: f32 fields, time last; quaternions stored conjugated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "FourCc", into = "FourCc")]
+pub(crate) enum KeyKind {
+    /// `KR00`: q×4, time (20 bytes).
+    R,
+    /// `KRT0`: q×4, translation×3, time (32 bytes).
+    Rt,
+    /// `KRTS`: q×4, translation×3, scale×3, time (44 bytes).
+    Rts,
+}
+
+impl From<KeyKind> for FourCc {
+    fn from(kind: KeyKind) -> FourCc {
+        FourCc(match kind {
+            KeyKind::R => *b"KR00",
+            KeyKind::Rt => *b"KRT0",
+            KeyKind::Rts => *b"KRTS",
+        })
     }
 }
 
-/// `ANP2`/`ANP3`: a 36-byte header, then animations of fixed records.
-#[derive(Debug, Clone, PartialEq)]
-pub struct V2 {
+impl KeyKind {
+    #[inline]
+    fn from_id(id: FourCc) -> Option<Self> {
+        match &id.0 {
+            b"KR00" => Some(KeyKind::R),
+            b"KRT0" => Some(KeyKind::Rt),
+            b"KRTS" => Some(KeyKind::Rts),
+            _ => None,
+        }
+    }
+}
+
+impl TryFrom<FourCc> for KeyKind {
+    type Error = String;
+    fn try_from(id: FourCc) -> Result<Self, String> {
+        KeyKind::from_id(id).ok_or_else(|| format!("unknown key chunk id {:?}", magic_text(id.0)))
+    }
+}
+
+impl Layout for KeyKind {
+    const KEY: &'static str = "id";
+    fn size(self) -> usize {
+        match self {
+            KeyKind::R => 20,
+            KeyKind::Rt => 32,
+            KeyKind::Rts => 44,
+        }
+    }
+    fn compressed(self) -> bool {
+        false
+    }
+}
+
+/// `ANP2`/`ANP3`: a 36-byte header (magic, size, block name\[24\], numAnims), then animations of
+/// fixed records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct V2 {
+    /// The version, `"magic"` in JSON.
+    #[serde(skip)]
     pub version: V2Version,
     /// The header size field, never used by the games.
     pub size: u32,
-    pub block_name: [u8; 24],
+    pub block_name: FixedName<24>,
     pub animations: Vec<V2Animation>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum V2Version {
+impl V2 {
+    fn read(data: &Bytes, c: &mut Cursor, version: V2Version, lenient: bool) -> Result<(Body, Option<Salvage>)> {
+        let size = c.u32()?;
+        let block_name = FixedName::read(c)?;
+        let declared = c.u32()?;
+        let count = c.count(u64::from(declared), version.animation_header_size(), "animation")?;
+        let (animations, salvage) = read_animations(c, count, lenient, |c, i| {
+            let start = c.offset();
+            V2Animation::read(data, c, version).within(|| {
+                let name = data.get(start..start + 24).map(latin1_until_nul).unwrap_or_default();
+                format!("animation {i} \"{name}\"")
+            })
+        })?;
+        Ok((Body::V2(V2 { version, size, block_name, animations }), salvage))
+    }
+
+    fn write(&self, w: &mut Writer, declared: Option<u32>) {
+        w.bytes(&self.version.magic());
+        w.u32(self.size);
+        self.block_name.write(w);
+        w.u32(declared.unwrap_or(self.animations.len() as u32));
+        self.animations.iter().for_each(|a| a.write(w, self.version));
+    }
+}
+
+/// `ANP2` or `ANP3`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum V2Version {
     /// `ANP2`: 28-byte animation headers (no frameDataSize, no flags).
     Anp2,
     /// `ANP3`: 36-byte animation headers.
+    #[default]
     Anp3,
 }
 
 impl V2Version {
+    /// The file's first four bytes.
     pub fn magic(self) -> [u8; 4] {
         match self {
             V2Version::Anp2 => *b"ANP2",
@@ -188,6 +562,7 @@ impl V2Version {
         }
     }
 
+    /// Bytes of an animation header: name\[24\], numSequences (and frameDataSize, flags in ANP3).
     pub fn animation_header_size(self) -> usize {
         match self {
             V2Version::Anp2 => 28,
@@ -196,34 +571,84 @@ impl V2Version {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct V2Animation {
-    pub name: [u8; 24],
+/// One ANP2/ANP3 animation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct V2Animation {
+    pub name: FixedName<24>,
     /// Σ numFrames × frame size as stored (ANP3 only; 0 for ANP2).
+    #[serde(default)]
     pub frame_data_size: u32,
     /// Bit 0 = compressed (ANP3 only; 0 for ANP2).
+    #[serde(default)]
     pub flags: u32,
     pub sequences: Vec<V2Sequence>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct V2Sequence {
-    pub name: [u8; 24],
-    pub frame_type: FrameType,
+impl V2Animation {
+    fn read(data: &Bytes, c: &mut Cursor, version: V2Version) -> Result<Self> {
+        let name = FixedName::read(c)?;
+        let num_sequences = c.u32()?;
+        let (frame_data_size, flags) = match version {
+            V2Version::Anp3 => (c.u32()?, c.u32()?),
+            V2Version::Anp2 => (0, 0),
+        };
+        let count = c.count(u64::from(num_sequences), V2_SEQUENCE_HEADER, "sequence")?;
+        let mut sequences = Vec::with_capacity(count);
+        for i in 0..count {
+            sequences.push(V2Sequence::read(data, c).within(|| format!("sequence {i}"))?);
+        }
+        Ok(V2Animation { name, frame_data_size, flags, sequences })
+    }
+
+    fn write(&self, w: &mut Writer, version: V2Version) {
+        self.name.write(w);
+        w.u32(self.sequences.len() as u32);
+        if version == V2Version::Anp3 {
+            w.u32(self.frame_data_size);
+            w.u32(self.flags);
+        }
+        self.sequences.iter().for_each(|s| s.write(w));
+    }
+}
+
+/// One ANP2/ANP3 sequence: a 36-byte header (name\[24\], frame type, numFrames, bone tag), then
+/// its frames.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct V2Sequence {
+    pub name: FixedName<24>,
+    /// The HAnim bone id (−1 = match by name).
     pub bone_tag: i32,
-    /// numFrames × frame size bytes, copied verbatim.
-    pub frames: Bytes,
+    /// The frames; their layout is the frame type (`"frame_type"` in JSON).
+    #[serde(flatten)]
+    pub frames: Frames<FrameType>,
 }
 
 impl V2Sequence {
-    pub fn frame_count(&self) -> usize {
-        self.frames.len() / self.frame_type.size()
+    /// Reads the header at once (constant offsets inside a fixed array fold away), then the frames.
+    #[inline]
+    fn read(data: &Bytes, c: &mut Cursor) -> Result<Self> {
+        let at = c.offset();
+        let header = c.array::<V2_SEQUENCE_HEADER>()?;
+        let word = |i: usize| header.get(i..).and_then(|b| b.first_chunk()).map_or(0, |b| u32::from_le_bytes(*b));
+        let name = FixedName(header.first_chunk::<24>().copied().unwrap_or_default());
+        let (raw_type, num_frames, bone_tag) = (word(24), word(28), word(32) as i32);
+        let kind = FrameType::try_from(raw_type).map_err(|m| Error::invalid(at + 24, m))?;
+        Ok(V2Sequence { name, bone_tag, frames: Frames::read(data, c, kind, u64::from(num_frames))? })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        self.name.write(w);
+        w.u32(self.frames.kind as u32);
+        w.u32(self.frames.count() as u32);
+        w.i32(self.bone_tag);
+        w.bytes(&self.frames.bytes);
     }
 }
 
 /// ANP2/ANP3 frame layouts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameType {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "u32", into = "u32")]
+pub(crate) enum FrameType {
     /// f32 q×4, f32 time (20 bytes).
     Rot = 1,
     /// f32 q×4, f32 time, f32 translation×3 (32 bytes): time comes before translation.
@@ -234,19 +659,35 @@ pub enum FrameType {
     RotTransCompressed = 4,
 }
 
-impl FrameType {
-    pub fn from_u32(v: u32) -> Option<Self> {
+impl From<FrameType> for u32 {
+    fn from(t: FrameType) -> u32 {
+        t as u32
+    }
+}
+
+impl TryFrom<u32> for FrameType {
+    type Error = String;
+    fn try_from(v: u32) -> Result<Self, String> {
         match v {
-            1 => Some(FrameType::Rot),
-            2 => Some(FrameType::RotTrans),
-            3 => Some(FrameType::RotCompressed),
-            4 => Some(FrameType::RotTransCompressed),
-            _ => None,
+            1 => Ok(FrameType::Rot),
+            2 => Ok(FrameType::RotTrans),
+            3 => Ok(FrameType::RotCompressed),
+            4 => Ok(FrameType::RotTransCompressed),
+            _ => Err(format!("unknown frame type {v} (expected 1 to 4)")),
         }
     }
+}
 
-    /// Bytes per frame.
-    pub fn size(self) -> usize {
+impl FrameType {
+    /// Whether frames carry a translation.
+    pub fn has_translation(self) -> bool {
+        matches!(self, FrameType::RotTrans | FrameType::RotTransCompressed)
+    }
+}
+
+impl Layout for FrameType {
+    const KEY: &'static str = "frame_type";
+    fn size(self) -> usize {
         match self {
             FrameType::Rot => 20,
             FrameType::RotTrans => 32,
@@ -254,29 +695,86 @@ impl FrameType {
             FrameType::RotTransCompressed => 16,
         }
     }
-
-    pub fn compressed(self) -> bool {
+    fn compressed(self) -> bool {
         matches!(self, FrameType::RotCompressed | FrameType::RotTransCompressed)
-    }
-
-    pub fn has_translation(self) -> bool {
-        matches!(self, FrameType::RotTrans | FrameType::RotTransCompressed)
     }
 }
 
-impl IfpFile {
-    /// `ANPK`, `ANP2` or `ANP3`.
-    pub fn magic(&self) -> [u8; 4] {
-        match &self.body {
-            Body::Anpk(_) => *b"ANPK",
-            Body::V2(v2) => v2.version.magic(),
-        }
+/// Frames as stored (numFrames × frame size little-endian bytes, copied verbatim) and their
+/// layout. In JSON, the layout under [`Layout::KEY`] and `"frames"`: one array of numbers per frame.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Frames<K> {
+    pub kind: K,
+    pub bytes: Bytes,
+}
+
+impl<K: Layout> Frames<K> {
+    /// Reads `count` frames of `kind`, checked against the bytes that remain.
+    #[inline]
+    fn read(data: &Bytes, c: &mut Cursor, kind: K, count: u64) -> Result<Self> {
+        let n = c.count(count, kind.size(), "frame")?;
+        Ok(Frames { kind, bytes: data.slice_ref(c.take(n * kind.size())?) })
     }
 
-    pub fn animation_count(&self) -> usize {
-        match &self.body {
-            Body::Anpk(a) => a.animations.len(),
-            Body::V2(v) => v.animations.len(),
+    /// numFrames.
+    pub fn count(&self) -> usize {
+        self.bytes.len() / self.kind.size()
+    }
+}
+
+/// One frame's fields in JSON: i16 or f32 (bit-exact) numbers.
+struct Row<'a>(&'a [u8], bool);
+
+impl Serialize for Row<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.1 {
+            true => s.collect_seq(self.0.as_chunks::<2>().0.iter().map(|b| i16::from_le_bytes(*b))),
+            false => s.collect_seq(self.0.as_chunks::<4>().0.iter().map(|b| F32(f32::from_le_bytes(*b)))),
         }
+    }
+}
+
+struct Rows<'a, K>(&'a Frames<K>);
+
+impl<K: Layout> Serialize for Rows<'_, K> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Frames { kind, bytes } = self.0;
+        s.collect_seq(bytes.chunks_exact(kind.size()).map(|f| Row(f, kind.compressed())))
+    }
+}
+
+impl<K: Layout> Serialize for Frames<K> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry(K::KEY, &self.kind)?;
+        map.serialize_entry("frames", &Rows(self))?;
+        map.end()
+    }
+}
+
+impl<'de, K: Layout> Deserialize<'de> for Frames<K> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut map = serde_json::Map::deserialize(d)?;
+        let mut field = |k: &'static str| map.remove(k).ok_or_else(|| de::Error::missing_field(k));
+        let kind = K::deserialize(field(K::KEY)?).map_err(de::Error::custom)?;
+        let rows = Vec::<Vec<serde_json::Value>>::deserialize(field("frames")?).map_err(de::Error::custom)?;
+        let per_frame = kind.size() / if kind.compressed() { 2 } else { 4 };
+        let mut bytes = Vec::with_capacity(rows.len() * kind.size());
+        for (k, row) in rows.iter().enumerate() {
+            if row.len() != per_frame {
+                return Err(de::Error::custom(format!("frame {k} has {} values, expected {per_frame}", row.len())));
+            }
+            for v in row {
+                if kind.compressed() {
+                    let i = v.as_i64().and_then(|i| i16::try_from(i).ok());
+                    let i = i.ok_or_else(|| de::Error::custom(format!("frame {k}: {v} is not an i16")))?;
+                    bytes.extend_from_slice(&i.to_le_bytes());
+                } else {
+                    let F32(f) = F32::deserialize(v).map_err(|e| de::Error::custom(format!("frame {k}: {e}")))?;
+                    bytes.extend_from_slice(&f.to_le_bytes());
+                }
+            }
+        }
+        Ok(Frames { kind, bytes: Bytes::from(bytes) })
     }
 }

@@ -15,7 +15,6 @@
 //! Bone tags: the track's id, else −1 (matched by name, §4.5). A stored −1 stays −1; a reader
 //! that knows no tag for a bone (ANPK's 48-byte form) gives the model the §4.5 table's tag.
 
-use bytes::Bytes;
 use glam::{Quat, Vec3};
 
 use super::canonical::{canonicalize_anpk, canonicalize_v2, padded_name};
@@ -23,6 +22,7 @@ use super::raw::*;
 use crate::error::{Error, Result};
 use crate::formats::WriteOptions;
 use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Skeleton, Target, Track};
+use crate::raw_json::{FixedName, FourCc, Hex};
 use crate::sample::{sample_track, sample_track_left, Sampled};
 use crate::text::{fixed_name, to_latin1};
 
@@ -114,7 +114,7 @@ pub fn from_model(package: &Package, options: BuildOptions) -> Result<(IfpFile, 
     } else {
         Body::V2(build_anp3(&block, &clips, options, &mut warnings)?)
     };
-    Ok((IfpFile { body, tail: Bytes::new(), salvage: None }, warnings))
+    Ok((IfpFile { body, tail: Hex::default(), salvage: None }, warnings))
 }
 
 fn name_bytes<const N: usize>(name: &str, what: &str) -> Result<[u8; N]> {
@@ -306,22 +306,28 @@ fn fixed(v: f32, scale: f32) -> Option<i16> {
     (x >= min - 0.5 && x <= max + 0.5).then(|| x.round().clamp(min, max) as i16)
 }
 
+/// A frame's fields in ANP2/ANP3 order: q×4, time, and translation×3 when `translation`.
+fn v2_fields(f: &Frame, translation: bool) -> impl Iterator<Item = f32> {
+    let t = f.translation.unwrap_or(Vec3::ZERO).to_array().into_iter().take(if translation { 3 } else { 0 });
+    f.rotation.to_array().into_iter().chain([f.time]).chain(t)
+}
+
 /// Encodes frames as compressed type 3/4 bytes, or says which value does not fit.
 fn encode_compressed(frames: &[Frame], translation: bool) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(frames.len() * if translation { 16 } else { 10 });
     for (k, f) in frames.iter().enumerate() {
-        let q = f.rotation.to_array();
-        for c in q {
-            let v = fixed(c, 4096.0).ok_or_else(|| format!("key {k}: rotation component {c} exceeds ±7.99"))?;
+        for (i, c) in v2_fields(f, translation).enumerate() {
+            let v = match i {
+                0..=3 => fixed(c, 4096.0),
+                4 => ticks(c),
+                _ => fixed(c, 1024.0),
+            };
+            let v = v.ok_or_else(|| match i {
+                0..=3 => format!("key {k}: rotation component {c} exceeds ±7.99"),
+                4 => format!("key {k}: time {c} s exceeds ±546.1 s"),
+                _ => format!("key {k}: translation {c} m exceeds ±31.999 m"),
+            })?;
             out.extend_from_slice(&v.to_le_bytes());
-        }
-        let t = ticks(f.time).ok_or_else(|| format!("key {k}: time {} s exceeds ±546.1 s", f.time))?;
-        out.extend_from_slice(&t.to_le_bytes());
-        if translation {
-            for c in f.translation.unwrap_or(Vec3::ZERO).to_array() {
-                let v = fixed(c, 1024.0).ok_or_else(|| format!("key {k}: translation {c} m exceeds ±31.999 m"))?;
-                out.extend_from_slice(&v.to_le_bytes());
-            }
         }
     }
     Ok(out)
@@ -329,19 +335,15 @@ fn encode_compressed(frames: &[Frame], translation: bool) -> Result<Vec<u8>, Str
 
 /// Encodes frames as float type 1/2 bytes (time before translation).
 fn encode_float(frames: &[Frame], translation: bool) -> Vec<u8> {
-    let mut out = Vec::with_capacity(frames.len() * if translation { 32 } else { 20 });
-    for f in frames {
-        for c in f.rotation.to_array() {
-            out.extend_from_slice(&c.to_le_bytes());
-        }
-        out.extend_from_slice(&f.time.to_le_bytes());
-        if translation {
-            for c in f.translation.unwrap_or(Vec3::ZERO).to_array() {
-                out.extend_from_slice(&c.to_le_bytes());
-            }
-        }
-    }
-    out
+    frames.iter().flat_map(|f| v2_fields(f, translation)).flat_map(f32::to_le_bytes).collect()
+}
+
+/// A frame's fields in ANPK order: the conjugate q×4, translation×3 and scale×3 as `kind` holds
+/// them, time.
+fn anpk_fields(f: &Frame, kind: KeyKind) -> impl Iterator<Item = f32> {
+    let (q, t, s) = (f.rotation, f.translation.unwrap_or(Vec3::ZERO), f.scale.unwrap_or(Vec3::ONE));
+    let vectors = t.to_array().into_iter().chain(s.to_array()).take(kind.size() / 4 - 5);
+    [-q.x, -q.y, -q.z, q.w].into_iter().chain(vectors).chain([f.time])
 }
 
 fn build_anp3(
@@ -352,71 +354,70 @@ fn build_anp3(
 ) -> Result<V2> {
     let mut animations = Vec::with_capacity(clips.len());
     for (clip, bones) in clips {
-        let within = |e: Error| e.within(format!("clip \"{}\"", clip.name));
-        let mut sequences = Vec::with_capacity(bones.len());
-        let mut compressed = !options.uncompressed;
-        for b in bones {
-            if b.frames.iter().any(|f| f.scale.is_some_and(|s| !s.abs_diff_eq(Vec3::ONE, 1e-4))) {
-                warnings.push(format!(
-                    "clip \"{}\": scale of {} dropped: ANP3 has no scale",
-                    clip.name,
-                    b.bone.label()
-                ));
-            }
-        }
-        let mut encoded = Vec::with_capacity(bones.len());
-        for b in bones {
-            let translation = b.frames.iter().any(|f| f.translation.is_some());
-            let bytes = if compressed { encode_compressed(&b.frames, translation) } else { Ok(Vec::new()) };
-            match bytes {
-                Ok(bytes) => encoded.push((translation, bytes)),
-                Err(why) if options.overflow == Overflow::Error => {
-                    return Err(within(Error::unrepresentable(format!(
-                        "{}: {why} (compressed frames); write with overflow=uncompressed",
-                        b.bone.label()
-                    ))));
-                }
-                Err(why) => {
-                    warnings.push(format!(
-                        "clip \"{}\": {}: {why}; animation written uncompressed",
-                        clip.name,
-                        b.bone.label()
-                    ));
-                    compressed = false;
-                    break;
-                }
-            }
-        }
-        if !compressed {
-            encoded = bones
-                .iter()
-                .map(|b| {
-                    let translation = b.frames.iter().any(|f| f.translation.is_some());
-                    (translation, encode_float(&b.frames, translation))
-                })
-                .collect();
-        }
-        for (b, (translation, bytes)) in bones.iter().zip(encoded) {
-            let frame_type = match (compressed, translation) {
-                (true, false) => FrameType::RotCompressed,
-                (true, true) => FrameType::RotTransCompressed,
-                (false, false) => FrameType::Rot,
-                (false, true) => FrameType::RotTrans,
-            };
-            let name = short_name(&bone_name(&b.bone), "bone").map_err(within)?;
-            sequences.push(V2Sequence { name, frame_type, bone_tag: bone_tag(&b.bone), frames: Bytes::from(bytes) });
-        }
-        let name = short_name(&clip.name, "animation")?;
-        animations.push(V2Animation { name, frame_data_size: 0, flags: 0, sequences });
+        animations.push(anp3_animation(clip, bones, options, warnings)?);
     }
     let mut block_name = [0u8; 24];
     // `block` holds at most 23 bytes (checked by the caller); the rest stays NUL.
     for (d, &b) in block_name.iter_mut().zip(block) {
         *d = b;
     }
-    let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name, animations };
+    let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name: FixedName(block_name), animations };
     canonicalize_v2(&mut v2);
     Ok(v2)
+}
+
+/// One clip as an ANP3 animation: compressed frames unless asked otherwise or a value overflows
+/// them (then float frames and a warning, or an error with `overflow=error`).
+fn anp3_animation(
+    clip: &Clip,
+    bones: &[BoneFrames],
+    options: BuildOptions,
+    warnings: &mut Vec<String>,
+) -> Result<V2Animation> {
+    let within = |e: Error| e.within(format!("clip \"{}\"", clip.name));
+    for b in bones.iter().filter(|b| b.frames.iter().any(|f| f.scale.is_some_and(|s| !s.abs_diff_eq(Vec3::ONE, 1e-4))))
+    {
+        warnings.push(format!("clip \"{}\": scale of {} dropped: ANP3 has no scale", clip.name, b.bone.label()));
+    }
+    let translation = |b: &BoneFrames| b.frames.iter().any(|f| f.translation.is_some());
+    let mut compressed = !options.uncompressed;
+    let mut encoded = Vec::with_capacity(bones.len());
+    for b in bones {
+        if !compressed {
+            break;
+        }
+        match encode_compressed(&b.frames, translation(b)) {
+            Ok(bytes) => encoded.push(bytes),
+            Err(why) if options.overflow == Overflow::Error => {
+                let msg = format!("{}: {why} (compressed frames); write with overflow=uncompressed", b.bone.label());
+                return Err(within(Error::unrepresentable(msg)));
+            }
+            Err(why) => {
+                warnings.push(format!(
+                    "clip \"{}\": {}: {why}; animation written uncompressed",
+                    clip.name,
+                    b.bone.label()
+                ));
+                compressed = false;
+            }
+        }
+    }
+    if !compressed {
+        encoded = bones.iter().map(|b| encode_float(&b.frames, translation(b))).collect();
+    }
+    let mut sequences = Vec::with_capacity(bones.len());
+    for (b, bytes) in bones.iter().zip(encoded) {
+        let kind = match (compressed, translation(b)) {
+            (true, false) => FrameType::RotCompressed,
+            (true, true) => FrameType::RotTransCompressed,
+            (false, false) => FrameType::Rot,
+            (false, true) => FrameType::RotTrans,
+        };
+        let name = FixedName(short_name(&bone_name(&b.bone), "bone").map_err(within)?);
+        sequences.push(V2Sequence { name, bone_tag: bone_tag(&b.bone), frames: Frames { kind, bytes: bytes.into() } });
+    }
+    let name = FixedName(short_name(&clip.name, "animation")?);
+    Ok(V2Animation { name, frame_data_size: 0, flags: 0, sequences })
 }
 
 fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> {
@@ -435,30 +436,14 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
             } else {
                 KeyKind::R
             };
-            let mut bytes = Vec::with_capacity(b.frames.len() * kind.frame_size());
-            for f in &b.frames {
-                let q = f.rotation;
-                for c in [-q.x, -q.y, -q.z, q.w] {
-                    bytes.extend_from_slice(&c.to_le_bytes());
-                }
-                if kind != KeyKind::R {
-                    for c in f.translation.unwrap_or(Vec3::ZERO).to_array() {
-                        bytes.extend_from_slice(&c.to_le_bytes());
-                    }
-                }
-                if kind == KeyKind::Rts {
-                    for c in f.scale.unwrap_or(Vec3::ONE).to_array() {
-                        bytes.extend_from_slice(&c.to_le_bytes());
-                    }
-                }
-                bytes.extend_from_slice(&f.time.to_le_bytes());
-            }
+            let bytes: Vec<u8> =
+                b.frames.iter().flat_map(|f| anpk_fields(f, kind)).flat_map(f32::to_le_bytes).collect();
             let n = b.frames.len() as i32;
-            let keys = (n > 0).then(|| KeyChunk { kind, size: 0, frames: Bytes::from(bytes) });
+            let keys = (n > 0).then(|| KeyChunk { size: 0, frames: Frames { kind, bytes: bytes.into() } });
             objects.push(AnpkObject {
-                cpan: ChunkHeader { id: *b"CPAN", size: 0 },
-                anim_id: *b"ANIM",
-                name: obj_name,
+                cpan: ChunkHeader::new(b"CPAN", 0),
+                anim_id: FourCc(*b"ANIM"),
+                name: FixedName(obj_name),
                 unknown: 0,
                 last_frame: n - 1,
                 link: AnimLink::Tag(bone_tag(&b.bone)),
@@ -466,16 +451,15 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
             });
         }
         animations.push(AnpkAnimation {
-            name_chunk: ChunkHeader { id: *b"NAME", size: 0 },
+            name_chunk: ChunkHeader::new(b"NAME", 0),
             name: padded_name(super::canonical::until_nul(&name)),
-            dgan: ChunkHeader { id: *b"DGAN", size: 0 },
-            info: ChunkHeader { id: *b"INFO", size: 8 },
-            info_rest: Bytes::from_static(&[0; 4]),
+            dgan: ChunkHeader::new(b"DGAN", 0),
+            info: ChunkHeader::new(b"INFO", 8),
+            info_extra: Hex(vec![0; 4]),
             objects,
         });
     }
-    let mut anpk =
-        Anpk { size: 0, info: ChunkHeader { id: *b"INFO", size: 0 }, info_rest: padded_name(block), animations };
+    let mut anpk = Anpk { size: 0, info: ChunkHeader::new(b"INFO", 0), block_name: padded_name(block), animations };
     canonicalize_anpk(&mut anpk);
     Ok(anpk)
 }
