@@ -20,7 +20,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use crate::formats::Entry;
+use crate::format::Entry;
 
 /// Why an entry's path differs from its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

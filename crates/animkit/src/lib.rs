@@ -2,7 +2,8 @@
 //!
 //! Three layers (see `DESIGN.md`): each format's exact **raw** document ([`Document`]), which
 //! writes back byte for byte; the engine-neutral **model** ([`model::Package`]); and interchange
-//! on top of the model. Formats are found through one registry ([`formats::REGISTRY`]).
+//! on top of the model. Formats are found through one registry ([`REGISTRY`]), a value of
+//! [`registry::Registry`]; the traits every format implements are in [`mod@format`].
 //!
 //! ```no_run
 //! let doc = animkit::open("ped.ifp")?;
@@ -32,11 +33,14 @@
 // slicing outside tests (`get`, iterators, fixed-size chunks and errors with offsets instead).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
+pub mod budget;
+mod builtin;
 pub mod bytes;
 pub mod containers;
 pub mod convert;
 pub mod error;
 pub mod extract;
+pub mod format;
 pub mod formats;
 pub mod interchange;
 pub mod io;
@@ -44,70 +48,34 @@ pub mod lint;
 pub mod model;
 pub mod raw_json;
 pub mod record;
+pub mod registry;
 pub mod sample;
 pub mod text;
 
 use std::path::Path;
 
 pub use ::bytes::Bytes;
+pub use builtin::{REGISTRY, SARC, YAZ0, ZSTD};
 pub use convert::{convert, write, ConvertOptions, ConvertReport, Destination, FileReport, OutputOptions};
 pub use error::{Error, ErrorKind, Result};
-pub use formats::{Confidence, Document, Format, ReadOptions, WriteOptions, Written};
+pub use format::{Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 pub use model::Package;
+pub use registry::DUMP_VERSION;
 
 /// The README's code examples compile as doctests, so they stay true.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
 
-/// The version of the JSON dump envelope written by [`dump`].
-pub const DUMP_VERSION: u32 = 1;
-
-/// Finds the format of `bytes`: the most confident probe wins; a tie at the top is an error.
-/// `path` (optional) only improves the error message when nothing matches.
+/// Finds the format of `bytes` in [`REGISTRY`]: the most confident probe wins; a tie at the top
+/// is an error. `path` (optional) only improves the error message when nothing matches.
 pub fn probe(bytes: &[u8], path: Option<&Path>) -> Result<&'static dyn Format> {
-    let mut best: Option<(&'static dyn Format, Confidence)> = None;
-    let mut tie = false;
-    for &format in formats::REGISTRY {
-        let c = format.probe(bytes);
-        match best {
-            _ if c == Confidence::No => {}
-            Some((_, b)) if c < b => {}
-            Some((_, b)) if c == b => tie = true,
-            _ => {
-                best = Some((format, c));
-                tie = false;
-            }
-        }
-    }
-    match best {
-        Some((format, _)) if !tie => Ok(format),
-        Some((format, _)) => Err(Error::new(
-            ErrorKind::Unsupported,
-            Some(0),
-            format!("more than one format claims this file (first: {}); name one with --from", format.name()),
-        )),
-        None => Err(unknown_format(bytes, path)),
-    }
-}
-
-fn unknown_format(bytes: &[u8], path: Option<&Path>) -> Error {
-    let ext = path.and_then(|p| p.extension()).and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    let magic: String = bytes.iter().take(4).map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
-    let mut message = format!("not a format animkit knows (first bytes \"{magic}\")");
-    if let Some(ext) = ext {
-        for format in formats::REGISTRY.iter().filter(|f| f.extensions().contains(&ext.as_str())) {
-            let why = format.explain_reject(bytes).unwrap_or_else(|| "its magic does not match".into());
-            message.push_str(&format!("; not {}: {why}", format.name()));
-        }
-    }
-    Error::new(ErrorKind::Unsupported, Some(0), message)
+    REGISTRY.probe(bytes, path)
 }
 
 /// Reads `bytes` with the format the probe finds.
 pub fn read(bytes: Bytes, path: Option<&Path>, options: &ReadOptions) -> Result<Box<dyn Document>> {
-    let format = probe(&bytes, path)?;
-    format.read(bytes, options)
+    REGISTRY.read(bytes, path, options)
 }
 
 /// Reads the file at `path` with default options.
@@ -117,31 +85,15 @@ pub fn open(path: impl AsRef<Path>) -> Result<Box<dyn Document>> {
 
 /// Reads the file at `path`.
 pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Box<dyn Document>> {
-    let path = path.as_ref();
-    let data = std::fs::read(path).map_err(|e| Error::from(e).within(path.display().to_string()))?;
-    read(Bytes::from(data), Some(path), options)
+    REGISTRY.open(path.as_ref(), options)
 }
 
 /// The lossless JSON dump of a document, wrapped in an envelope that names its format.
 pub fn dump(document: &dyn Document) -> Result<serde_json::Value> {
-    Ok(serde_json::json!({
-        "animkit_dump": DUMP_VERSION,
-        "format": document.format().name(),
-        "document": document.dump()?,
-    }))
+    REGISTRY.dump(document)
 }
 
 /// The inverse of [`dump`].
 pub fn pack(value: serde_json::Value) -> Result<Box<dyn Document>> {
-    let bad = |m: &str| Error::new(ErrorKind::Invalid, None, m.to_string()).within("JSON dump");
-    let serde_json::Value::Object(mut map) = value else { return Err(bad("not a JSON object")) };
-    match map.get("animkit_dump").and_then(|v| v.as_u64()) {
-        Some(v) if v == u64::from(DUMP_VERSION) => {}
-        Some(v) => return Err(bad(&format!("dump version {v} is not supported (expected {DUMP_VERSION})"))),
-        None => return Err(bad("missing \"animkit_dump\": not an animkit dump")),
-    }
-    let name = map.get("format").and_then(|v| v.as_str()).ok_or_else(|| bad("missing \"format\""))?;
-    let (format, _) = formats::by_name(name).ok_or_else(|| bad(&format!("unknown format \"{name}\"")))?;
-    let document = map.remove("document").ok_or_else(|| bad("missing \"document\""))?;
-    format.undump(document)
+    REGISTRY.pack(value)
 }

@@ -1,8 +1,7 @@
-//! Findings of `check` and results of `repair`, shared by every format.
+//! Findings of `check`, shared by every format (the result of `repair` is
+//! [`crate::format::Repaired`]).
 
 use serde::Serialize;
-
-use crate::formats::Document;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -50,10 +49,4 @@ impl Finding {
         self.fixable = true;
         self
     }
-}
-
-/// A repaired document and a description of every change.
-pub struct Repaired {
-    pub document: Box<dyn Document>,
-    pub changes: Vec<String>,
 }

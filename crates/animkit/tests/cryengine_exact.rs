@@ -411,7 +411,7 @@ fn rewritten_dbas_share_identical_tracks_and_sample_like_the_original() {
 
 /// The glTF of a package, with the exporter's warnings.
 fn to_glb(package: &animkit::Package, params: &[(&str, &str)]) -> animkit::Result<(Vec<u8>, Vec<String>)> {
-    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
     let mut options = animkit::WriteOptions { variant: Some("glb".into()), ..Default::default() };
     options.params.extend(params.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let written = gltf.from_model(package, &options)?;

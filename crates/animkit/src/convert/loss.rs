@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::formats::Summary;
+use crate::format::Summary;
 use crate::model::Package;
 
 /// The most groups of writer warnings shown; the rest are counted.

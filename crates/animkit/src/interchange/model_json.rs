@@ -12,8 +12,8 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, Repaired, WriteOptions, Written};
+use crate::lint::Finding;
 use crate::model::Package;
 
 /// The schema version in the envelope.

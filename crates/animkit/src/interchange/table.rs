@@ -20,8 +20,8 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, Result};
-use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, Repaired, WriteOptions, Written};
+use crate::lint::Finding;
 use crate::model::{Package, Target, Values};
 use crate::sample::{sample_track, Sampled};
 

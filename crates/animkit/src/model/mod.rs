@@ -14,10 +14,12 @@
 //! - **Cubic** tracks store three values per key, as glTF does: in-tangent, value, out-tangent,
 //!   with tangents in units per second.
 
+mod bone_ref;
 pub mod rekey;
 pub mod rest;
 mod skeleton;
 
+pub use bone_ref::BoneRef;
 pub use skeleton::{Bone, Skeleton, Transform};
 
 use std::sync::Arc;
@@ -85,25 +87,6 @@ pub enum Target {
     ///
     /// The names are shared (`Arc<str>`): a material has many animated properties.
     Material { material: Arc<str>, property: Arc<str> },
-}
-
-/// How a track names its bone: by whatever the format stores. At least one field is set.
-///
-/// The name is shared (`Arc<str>`): a file names the same few bones in every clip, and readers
-/// intern them, so a track's target costs no allocation of its own.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-pub struct BoneRef {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<Arc<str>>,
-    /// A numeric id (GTA bone tag / HAnim node id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<i32>,
-    /// A name hash (CryEngine CRC-32 controller id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hash: Option<u32>,
-    /// An index into the skeleton's bone list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index: Option<u32>,
 }
 
 /// The key values of a track, one variant per channel kind.
@@ -224,41 +207,6 @@ impl Target {
             Target::Bone(b) => Some(b),
             Target::Material { .. } => None,
         }
-    }
-}
-
-impl BoneRef {
-    pub fn named(name: impl Into<Arc<str>>) -> Self {
-        BoneRef { name: Some(name.into()), ..Default::default() }
-    }
-
-    pub fn label(&self) -> String {
-        if let Some(name) = &self.name {
-            name.to_string()
-        } else if let Some(id) = self.id {
-            format!("#{id}")
-        } else if let Some(hash) = self.hash {
-            format!("0x{hash:08X}")
-        } else if let Some(index) = self.index {
-            format!("bone_{index:02}")
-        } else {
-            "?".to_string()
-        }
-    }
-
-    /// Whether two references may denote the same bone: equal ids, hashes or indices when both
-    /// have them, else names compared case-insensitively and ignoring surrounding spaces.
-    pub fn matches(&self, other: &BoneRef) -> bool {
-        if let (Some(a), Some(b)) = (self.id, other.id) {
-            return a == b;
-        }
-        if let (Some(a), Some(b)) = (self.hash, other.hash) {
-            return a == b;
-        }
-        if let (Some(a), Some(b)) = (&self.name, &other.name) {
-            return a.trim().eq_ignore_ascii_case(b.trim());
-        }
-        matches!((self.index, other.index), (Some(a), Some(b)) if a == b)
     }
 }
 

@@ -3,7 +3,7 @@
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::BoneRef;
+use super::bone_ref::BoneRef;
 
 /// A local transform: translation, rotation (unit, glTF convention), scale.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

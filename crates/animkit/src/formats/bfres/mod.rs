@@ -78,9 +78,10 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::Repaired;
 use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::lint::Finding;
 use crate::model::{Package, Values};
 use crate::sample::{sample_track, Sampled};
 use fres::FresFile;
@@ -218,7 +219,7 @@ impl Format for Bfres {
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
         let (bytes, warnings) = from_model::from_model(package, options)?;
-        let document = self.read(Bytes::from(bytes), &ReadOptions::default())?;
+        let document = Bfres.read(Bytes::from(bytes), &ReadOptions::default())?;
         Ok(Written { document, warnings })
     }
 

@@ -53,8 +53,9 @@ use super::fskl;
 use super::platform::Platform;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
+use crate::format::Repaired;
 use crate::formats::{Document, Format, Limits, ReadOptions};
-use crate::lint::{Finding, Repaired, Severity};
+use crate::lint::{Finding, Severity};
 use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
 
 /// The 8-byte magic of a Switch BFRES.

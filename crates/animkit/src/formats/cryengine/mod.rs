@@ -63,9 +63,10 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::Repaired;
 use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::lint::Finding;
 use crate::model::{Package, Skeleton};
 use chunkfile::{ChunkFile, Container};
 
@@ -273,11 +274,11 @@ mod tests {
 
     #[test]
     fn registry_finds_the_format_and_its_variants() {
-        let (f, v) = crate::formats::by_extension("i_caf").unwrap();
+        let (f, v) = crate::REGISTRY.by_extension("i_caf").unwrap();
         assert_eq!((f.name(), v), ("cryengine", Some("i_caf")));
-        assert_eq!(crate::formats::by_extension("CAF").unwrap().1, Some("caf"));
-        assert_eq!(crate::formats::by_extension("dba").unwrap().1, Some("dba"));
-        assert_eq!(crate::formats::by_name("cryengine").unwrap().0.name(), "cryengine");
+        assert_eq!(crate::REGISTRY.by_extension("CAF").unwrap().1, Some("caf"));
+        assert_eq!(crate::REGISTRY.by_extension("dba").unwrap().1, Some("dba"));
+        assert_eq!(crate::REGISTRY.by_name("cryengine").unwrap().0.name(), "cryengine");
         assert_eq!(CryEngine.probe(b"CAF\0\x1f\x03\0\0"), Confidence::No);
         assert_eq!(CryEngine.probe(b"#ivo\0\x09\0\0\0\0\0\0"), Confidence::Certain);
         assert!(CryEngine.explain_reject(b"CAF\0").unwrap().contains("Cal3D"));

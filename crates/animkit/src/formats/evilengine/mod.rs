@@ -46,9 +46,10 @@ use bytes::Bytes;
 
 use crate::bytes::Endian;
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::Repaired;
 use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::lint::Finding;
 use crate::model::Package;
 use skb::{Decided, Skb, SkbVersion};
 
@@ -637,7 +638,8 @@ impl Document for HipDocument {
             Error::new(ErrorKind::Invalid, None, format!("no ANIM or MODL asset \"{name}\" (see `animkit extract`)"))
                 .within("HIP")
         })?;
-        crate::formats::check_replacement(name, &hip::Hip::asset_data(&self.bytes, asset)?, &data)?;
+        let format: &'static dyn Format = if &asset.kind == b"MODL" { &dff::DffFormat } else { &SkbFormat };
+        crate::format::check_replacement(format, name, &hip::Hip::asset_data(&self.bytes, asset)?, &data)?;
         let mut hip = self.hip.clone();
         hip.replace_asset(asset.asset_id, data, self.layer_align())?;
         let bytes = Bytes::from(hip::write(&hip));

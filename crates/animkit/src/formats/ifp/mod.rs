@@ -37,9 +37,10 @@ use std::any::Any;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::Repaired;
 use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::lint::Finding;
 use crate::model::Package;
 use crate::text::latin1_until_nul;
 use raw::{Body, IfpFile};

@@ -97,7 +97,7 @@ impl Exported {
         if self.bin.is_empty() {
             return Ok(());
         }
-        let uri = format!("data:application/octet-stream;base64,{}", super::base64_encode(&self.bin));
+        let uri = format!("data:application/octet-stream;base64,{}", super::base64::base64_encode(&self.bin));
         let buffers = Member::Text(to_text(&json!([{"byteLength": self.bin.len(), "uri": uri}]))?);
         match self.members.iter_mut().find(|(k, _)| *k == "buffers") {
             Some((_, v)) => *v = buffers,
@@ -660,7 +660,7 @@ fn clip_extras(ci: usize, clip: &Clip) -> Map<String, Value> {
 }
 
 /// Exports a package with the glTF write options (`additive=keep|bake`: [`super::additive`]).
-pub fn export_with(package: &Package, options: &crate::formats::WriteOptions) -> Result<Exported> {
+pub fn export_with(package: &Package, options: &crate::format::WriteOptions) -> Result<Exported> {
     let mode = super::additive::AdditiveMode::from_options(options)?;
     let (package, baked) = super::additive::prepare(package, mode)?;
     let mut exported = export(&package)?;
