@@ -56,7 +56,7 @@ fn main() {
     let bytes = Bytes::from(data);
     let options = ReadOptions::default();
     let doc = animkit::read(bytes.clone(), None, &options).expect("the HIP reads");
-    let hip = doc.as_any().downcast_ref::<HipDocument>().expect("a HIP document");
+    let hip = doc.downcast_ref::<HipDocument>().expect("a HIP document");
     let anims = hip.hip.assets();
     let anim_bytes: usize = anims.iter().filter(|(a, _)| &a.kind == b"ANIM").map(|(a, _)| a.size as usize).sum();
     let round = || {

@@ -231,7 +231,14 @@ pub trait Document: Send + Sync + Any {
     fn with_entry(&self, name: &str, _data: Bytes) -> Result<Box<dyn Document>> {
         Err(Error::unsupported(format!("{} holds no replaceable entries (asked for \"{name}\")", self.format().name())))
     }
-    fn as_any(&self) -> &dyn Any;
+}
+
+impl dyn Document {
+    /// The concrete document, when this is a `T` (as `dyn Error::downcast_ref`): for code that
+    /// reads one format's raw structures.
+    pub fn downcast_ref<T: Document>(&self) -> Option<&T> {
+        (self as &dyn Any).downcast_ref::<T>()
+    }
 }
 
 /// What `info` reports of a document: equal to [`Summary::of`] its model.

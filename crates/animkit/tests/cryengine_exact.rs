@@ -337,7 +337,7 @@ fn angle(a: Quat, b: Quat) -> f32 {
 
 /// The counts at the start of a 0x905 payload (§7 item 1): position, rotation and time tracks.
 fn dba_track_counts(doc: &dyn Document) -> [u32; 3] {
-    let file = &doc.as_any().downcast_ref::<animkit::formats::cryengine::CryDocument>().unwrap().file;
+    let file = &doc.downcast_ref::<animkit::formats::cryengine::CryDocument>().unwrap().file;
     let ch = file.chunks.iter().find(|c| c.kind(file.container) == kind::CONTROLLER).unwrap();
     let p = ch.payload(file.container);
     std::array::from_fn(|i| u32::from_le_bytes(p[4 * i..4 * i + 4].try_into().unwrap()))

@@ -21,7 +21,7 @@ fn open(bytes: &[u8]) -> Box<dyn animkit::Document> {
 }
 
 fn doc(d: &dyn animkit::Document) -> &HipDocument {
-    d.as_any().downcast_ref::<HipDocument>().unwrap()
+    d.downcast_ref::<HipDocument>().unwrap()
 }
 
 /// Every ANIM asset's bytes, with its clip name.

@@ -14,7 +14,7 @@ fn read(bytes: &[u8]) -> Box<dyn Document> {
 }
 
 fn ifp(doc: &dyn Document) -> &IfpFile {
-    &doc.as_any().downcast_ref::<IfpDocument>().expect("an IFP document").file
+    &doc.downcast_ref::<IfpDocument>().expect("an IFP document").file
 }
 
 #[test]

@@ -19,7 +19,7 @@ fn read_with(bytes: &[u8], params: &[(&str, &str)]) -> Box<dyn Document> {
 }
 
 fn ifp(doc: &dyn Document) -> &IfpFile {
-    &doc.as_any().downcast_ref::<IfpDocument>().expect("an IFP document").file
+    &doc.downcast_ref::<IfpDocument>().expect("an IFP document").file
 }
 
 /// Writes `p` as the IFP `variant`; returns the bytes and the warnings.

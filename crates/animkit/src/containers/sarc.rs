@@ -6,8 +6,6 @@
 //! writes a new archive from members: nodes sorted by name hash, names padded to 4, each member
 //! aligned to its own requirement (for a Wii U BFRES at least the alignment at its `0x10`).
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -707,10 +705,6 @@ impl Document for SarcDocument {
                 Entry { name: self.sarc.name(i).unwrap_or_else(|| format!("member_{i}")), kind, data }
             })
             .collect())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

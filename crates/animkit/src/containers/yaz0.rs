@@ -9,8 +9,6 @@
 //! byte; [`encode`] (a greedy hash-chain matcher with one step of lazy evaluation) is used only
 //! when the payload is new. Nintendo's own encoder is not reproducible (§12).
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -469,10 +467,6 @@ impl Document for Yaz0Document {
 
     fn entries(&self) -> Result<Vec<Entry>> {
         Ok(vec![payload::entry(self.format.registry, &self.payload)])
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -15,7 +15,6 @@
 //! payload is compressed with `ruzstd`'s encoder (about level 1 of the reference one), as one
 //! frame: the game reads any valid frame, not only its own encoder's.
 
-use std::any::Any;
 use std::ops::RangeInclusive;
 
 use bytes::Bytes;
@@ -370,10 +369,6 @@ impl Document for ZstdDocument {
             archive.with_entry(inner_name, data).and_then(|d| d.write()).map_err(|e| e.within("Zstandard payload"))?
         };
         Ok(Box::new(self.format.document(payload, self.options.clone())))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

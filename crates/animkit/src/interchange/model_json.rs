@@ -6,8 +6,6 @@
 //! NaN). Being the model itself, it is the lossless interchange for every channel, including
 //! texture patterns, scalar parameters and visibility, which glTF can only carry in extras.
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde_json::Value;
 
@@ -203,10 +201,6 @@ impl Document for ModelJsonDocument {
             document: Box::new(ModelJsonDocument { bytes: self.bytes.clone(), package: self.package.clone() }),
             changes: Vec::new(),
         })
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -15,8 +15,6 @@
 //! without texture-index tracks is refused (the file would be a bare header). Nothing can be read
 //! back (`read = false`); use `model-json` for a lossless round trip.
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::error::{Error, Result};
@@ -165,10 +163,6 @@ impl Document for CsvDocument {
 
     fn repair(&self) -> Result<Repaired> {
         Ok(Repaired { document: Box::new(CsvDocument { text: self.text.clone() }), changes: Vec::new() })
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -73,8 +73,6 @@ pub mod switch;
 pub mod switch_anims;
 pub mod unroll;
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -382,9 +380,5 @@ impl Document for BfresDocument {
         notes.extend(self.not_in_model());
         notes.extend(self.texture_tables());
         notes
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -40,8 +40,6 @@
 //! index fields are kept but not converted), embedded files (BNTX). The document writes back the
 //! bytes it was read from; the model writer stays Wii U.
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde::Serialize;
 
@@ -847,10 +845,6 @@ impl Document for SwitchDocument {
 
     fn not_in_model(&self) -> Vec<String> {
         super::switch_anims::not_in_model(&self.data, &self.header)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -58,8 +58,6 @@ pub mod skeleton;
 pub mod survey;
 pub mod time_formats;
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -261,10 +259,6 @@ impl Document for CryDocument {
 
     fn notes(&self) -> Vec<String> {
         model::notes_with(&self.file, self.decoding)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -5,8 +5,6 @@
 //! so SKB bone i binds node i). The document keeps the file's bytes and writes them back verbatim;
 //! its dump is those bytes in hex plus the skeleton it yields (informative; `pack` uses the hex).
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -149,9 +147,5 @@ impl Document for DffDocument {
             )],
             None => vec![format!("{} frames; no HAnim hierarchy (not skinned): no skeleton", self.frames)],
         }
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -40,8 +40,6 @@ pub mod model;
 pub mod rwskel;
 pub mod skb;
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::bytes::Endian;
@@ -247,10 +245,6 @@ impl Document for SkbDocument {
             notes.push("a zero-range translation axis (Scale = 0)".into());
         }
         notes
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 
@@ -644,10 +638,6 @@ impl Document for HipDocument {
         hip.replace_asset(asset.asset_id, data, self.layer_align())?;
         let bytes = Bytes::from(hip::write(&hip));
         Ok(Box::new(HipDocument { hip, bytes, model: self.model.clone(), ..*self }))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

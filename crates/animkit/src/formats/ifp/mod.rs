@@ -32,8 +32,6 @@ pub mod raw;
 pub mod read;
 pub mod write;
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -245,9 +243,5 @@ impl Document for IfpDocument {
             notes.push(format!("salvaged: {} of {} animations", f.animation_count(), s.declared_animations));
         }
         notes
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

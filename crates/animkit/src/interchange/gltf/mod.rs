@@ -85,7 +85,6 @@ pub mod json;
 mod skin;
 pub mod tidy;
 
-use std::any::Any;
 use std::ops::Range;
 
 use bytes::Bytes;
@@ -477,10 +476,6 @@ impl Document for GltfDocument {
             notes.push(format!("generator \"{g}\""));
         }
         notes
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 
