@@ -97,8 +97,11 @@ pub fn parse_size(text: &str) -> Option<u64> {
 /// What a budget counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resource {
+    /// Bytes produced by decoders (decompression).
     Decoded,
+    /// Keys produced by model conversions.
     Keys,
+    /// Work units: about one byte decoded or read, or one key converted.
     Work,
 }
 

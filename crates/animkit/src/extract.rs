@@ -34,6 +34,7 @@ pub enum Renamed {
 /// One entry and the path, relative to the output folder, it is written to.
 #[derive(Debug, Clone)]
 pub struct Planned {
+    /// The entry as the archive gives it.
     pub entry: Entry,
     /// Folders separated by `/`; never absolute, never `..`, unique in the plan.
     pub path: String,

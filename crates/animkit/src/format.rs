@@ -52,6 +52,7 @@ pub struct ReadOptions {
     /// Read past damage where the format allows (drop truncated records) instead of failing;
     /// what was dropped is reported by [`Document::lint`].
     pub lenient: bool,
+    /// Resource limits for this input (defaults scale with its size).
     pub limits: Limits,
     /// The budget of the top-level input this read is nested in (set by containers for their
     /// members, [`ReadOptions::nested`]); `None` for a top-level read, which creates its own
@@ -87,6 +88,7 @@ pub struct WriteOptions {
 }
 
 impl WriteOptions {
+    /// The value of the setting `key`, when given.
     pub fn param(&self, key: &str) -> Option<&str> {
         self.params.get(key).map(String::as_str)
     }
@@ -96,6 +98,7 @@ impl WriteOptions {
 /// format declares through [`Format::read_params`] or [`Format::write_params`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Param {
+    /// The key (`skb_version`).
     pub key: &'static str,
     /// The values it takes, e.g. `auto|none` or `NAME`.
     pub values: &'static str,
@@ -105,7 +108,9 @@ pub struct Param {
 
 /// A document made from the model, with what the conversion had to approximate.
 pub struct Written {
+    /// The new document.
     pub document: Box<dyn Document>,
+    /// What the conversion approximated or dropped, one line per kind with counts.
     pub warnings: Vec<String>,
 }
 
@@ -124,6 +129,7 @@ pub struct Entry {
     pub name: String,
     /// What the asset is (`ANIM`, `MODL`, `FSKA`…).
     pub kind: String,
+    /// The asset's bytes.
     pub data: Bytes,
 }
 
@@ -164,6 +170,7 @@ pub trait Format: Send + Sync {
     fn write_params(&self) -> &'static [Param] {
         &[]
     }
+    /// What this format implements.
     fn capabilities(&self) -> Capabilities;
     /// How sure this format is that `bytes` are its own. Must be cheap and never fail.
     fn probe(&self, bytes: &[u8]) -> Confidence;
@@ -183,11 +190,13 @@ pub trait Format: Send + Sync {
 
 /// A parsed file: the exact raw layer of one format.
 pub trait Document: Send + Sync + Any {
+    /// The format that read or made this document.
     fn format(&self) -> &'static dyn Format;
     /// The format version or variant as the file states it (`ANP3`, `V1 big-endian`).
     fn version(&self) -> String;
     /// The file's bytes: identical to the input when nothing was changed.
     fn write(&self) -> Result<Vec<u8>>;
+    /// The engine-neutral model of the document: clips, tracks and the skeleton.
     fn to_model(&self) -> Result<Package>;
     /// [`Document::to_model`] with what the conversion to the model changed or could not keep,
     /// summarised (one line per kind, with counts). Most formats convert without remarks.
@@ -244,6 +253,7 @@ impl dyn Document {
 /// What `info` reports of a document: equal to [`Summary::of`] its model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
+    /// Every clip, in file order.
     pub clips: Vec<ClipSummary>,
     /// The number of bones of the package's skeleton, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -253,8 +263,11 @@ pub struct Summary {
 /// One clip of a [`Summary`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClipSummary {
+    /// The clip's name.
     pub name: String,
+    /// Its duration in seconds.
     pub duration_s: f32,
+    /// Its tracks.
     pub tracks: Vec<TrackSummary>,
 }
 
@@ -266,12 +279,16 @@ pub struct TrackSummary {
     /// The bone reference, for bone targets.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub bone: Option<BoneRef>,
+    /// What the track animates.
     pub channel: Channel,
+    /// How values between keys are computed.
     pub interpolation: Interpolation,
+    /// The number of keys.
     pub keys: usize,
 }
 
 impl TrackSummary {
+    /// The summary of one track.
     pub fn new(target: &Target, channel: Channel, interpolation: Interpolation, keys: usize) -> Self {
         TrackSummary { target: target.label(), bone: target.bone().cloned(), channel, interpolation, keys }
     }

@@ -31,6 +31,7 @@
 
 // The library never panics on input: no unwrap/expect/panic and no unchecked indexing or
 // slicing outside tests (`get`, iterators, fixed-size chunks and errors with offsets instead).
+#![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
 pub mod budget;
@@ -50,7 +51,7 @@ pub mod raw_json;
 pub mod record;
 pub mod registry;
 pub mod sample;
-pub mod text;
+pub(crate) mod text;
 
 use std::path::Path;
 

@@ -21,27 +21,40 @@ use crate::registry::Registry;
 /// One SFAT node as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Node {
+    /// The hash of the member's name (SARC's multiplicative hash with `hash_key`).
     pub hash: u32,
     /// `0x01000000 | name_offset / 4` (the high byte may count collisions); 0 when unnamed.
     pub attr: u32,
     /// Relative to the data offset.
     pub begin: u32,
+    /// The end of the member's data, relative to the data offset.
     pub end: u32,
 }
 
 /// A whole SARC archive.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sarc {
+    /// The byte order (BOM `FE FF` big, `FF FE` little).
     pub endian: Endian,
+    /// The SARC header's size field (0x14).
     pub header_size: u16,
+    /// The file size the header states.
     pub file_size: u32,
+    /// Where member data starts.
     pub data_offset: u32,
+    /// The format version (0x0100).
     pub version: u16,
+    /// The reserved header field, kept as stored.
     pub reserved: u16,
+    /// The SFAT header's size field (0x0C).
     pub sfat_header_size: u16,
+    /// The multiplier of the name hash (0x65).
     pub hash_key: u32,
+    /// The SFAT nodes, in stored order.
     pub nodes: Vec<Node>,
+    /// The SFNT header's size field (0x08).
     pub sfnt_header_size: u16,
+    /// The reserved SFNT field, kept as stored.
     pub sfnt_reserved: u16,
     /// From the end of the SFNT header to the data offset: names, padding.
     pub names: Hex,
@@ -255,7 +268,7 @@ const MAX_KEPT_ALIGNMENT: usize = 0x2000;
 /// The game's alignment table is unknown here (§13: oead and sarc-rs carry BotW's), so the
 /// layout is kept: members stored before the replaced one keep their bytes and offsets; the
 /// replaced member and those after it move, each keeping the alignment its old offset had (up to
-/// [`MAX_KEPT_ALIGNMENT`]) and at least what its data needs ([`member_alignment`]); bytes after
+/// `MAX_KEPT_ALIGNMENT`) and at least what its data needs ([`member_alignment`]); bytes after
 /// the last member stay after it. Names, hashes and node order do not change; the file size is
 /// recomputed. Members that overlap (shared data) cannot be moved apart and are an error.
 pub fn replace_member(s: &Sarc, index: usize, data: &[u8]) -> Result<Sarc> {

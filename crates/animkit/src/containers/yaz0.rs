@@ -26,8 +26,11 @@ use crate::registry::Registry;
 /// The 16-byte header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
+    /// The size of the decoded file.
     pub decoded_size: u32,
+    /// The alignment hint for the decoded data (0 in most files).
     pub alignment: u32,
+    /// The reserved word, kept as stored.
     pub reserved: u32,
 }
 
@@ -347,6 +350,7 @@ struct Yaz0Dump {
 /// A Yaz0 file: its stream as stored and the decoded payload.
 pub struct Yaz0Document {
     format: &'static Yaz0,
+    /// The 16-byte header.
     pub header: Header,
     /// The file as read (header and compressed stream, plus anything after the stream).
     pub stream: Bytes,

@@ -49,6 +49,7 @@ fn u32_at(data: &[u8], at: usize) -> Option<u32> {
 /// A decoded stream and how it was laid out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded {
+    /// The decoded file.
     pub payload: Vec<u8>,
     /// Input bytes the frames used (the rest is trailing data).
     pub consumed: usize,
@@ -65,7 +66,7 @@ pub fn decode(data: &[u8], limits: &Limits) -> Result<Decoded> {
 }
 
 /// Decodes every frame of a Zstandard file, charging `budget` for each block's output before
-/// keeping it; `dicts` are the dictionaries frames may name ([`zstd_dict`]). Decoding stops at
+/// keeping it; `dicts` are the dictionaries frames may name (`zstd_dict`). Decoding stops at
 /// the first bytes that are not a frame (trailing data).
 pub fn decode_within(data: &[u8], budget: &Budget, dicts: &[Bytes]) -> Result<Decoded> {
     let mut d = Decoded { payload: Vec::new(), consumed: 0, frames: 0, skippable: 0 };
@@ -249,7 +250,9 @@ pub struct ZstdDocument {
     pub stream: Bytes,
     /// Input bytes the frames used.
     pub consumed: usize,
+    /// Zstandard frames decoded.
     pub frames: usize,
+    /// Skippable frames passed over.
     pub skippable: usize,
     /// The decoded inner file.
     pub payload: Bytes,

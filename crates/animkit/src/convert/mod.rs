@@ -6,7 +6,7 @@
 //!   `STEM_CHARACTER.EXT` per character for archives whose clips bind to several skeletons (a HIP
 //!   with several characters). One output file from such an archive merges the characters when
 //!   the output format carries skeletons (bones named `CHARACTER/BONE`).
-//! - [`write`]: a package to a file, the format named or taken from the extension.
+//! - [`write()`]: a package to a file, the format named or taken from the extension.
 //! - [`plan`]: the output paths of a batch, computed before anything is written (see [`plan`]
 //!   for the rule that keeps them apart); [`prepare`] builds a job's files in memory, so a front
 //!   may write them its own way.
@@ -57,7 +57,7 @@ pub fn write(package: &Package, path: impl AsRef<Path>, options: &OutputOptions)
     Ok(file.report)
 }
 
-/// Builds the bytes [`write`] would write, without writing them.
+/// Builds the bytes [`write()`] would write, without writing them.
 pub fn encode(package: &Package, path: impl AsRef<Path>, options: &OutputOptions) -> Result<PreparedFile> {
     let path = path.as_ref();
     let (format, variant) = output_format(options.format.as_deref(), Some(path))?;

@@ -32,6 +32,7 @@ const PROBE_BYTES: u64 = 4096;
 /// One input of a batch, where it is written and the files it gives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {
+    /// The input file.
     pub input: PathBuf,
     /// A [`Destination::Prefix`]: `DIR/STEM`, or as the layout rule gives.
     pub destination: Destination,

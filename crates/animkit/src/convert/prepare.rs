@@ -21,9 +21,12 @@ use crate::registry::check_write_params;
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
 pub struct FileReport {
+    /// Where the file goes.
     pub path: PathBuf,
+    /// The format written (its name).
     pub format: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The variant written, when the format has several.
     pub variant: Option<&'static str>,
     /// The character this file holds, when an archive was split per character.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,34 +43,45 @@ pub struct FileReport {
     pub warnings: Vec<String>,
     /// Every warning the writer gave (one per track where it works per track).
     pub details: Vec<String>,
+    /// The file's size.
     pub bytes: usize,
 }
 
 /// A file built in memory, not yet written.
 pub struct PreparedFile {
+    /// What the file holds and lost.
     pub report: FileReport,
+    /// The file's bytes.
     pub data: Vec<u8>,
 }
 
 /// A conversion built in memory: every file of one input, not yet written.
 pub struct Prepared {
+    /// The input file.
     pub input: PathBuf,
+    /// The input's format (its name).
     pub input_format: &'static str,
     /// What was done on the way (characters merged, rest translations added).
     pub notes: Vec<String>,
     /// What applies to the whole input rather than one file.
     pub warnings: Vec<String>,
+    /// Every file to write, one per character or one in all.
     pub files: Vec<PreparedFile>,
 }
 
-/// What [`convert`] did.
+/// What [`super::convert()`] did.
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
 pub struct ConvertReport {
+    /// The input file.
     pub input: PathBuf,
+    /// The input's format (its name).
     pub input_format: &'static str,
+    /// What was done on the way (characters merged, rest translations added).
     pub notes: Vec<String>,
+    /// What applies to the whole input rather than one file.
     pub warnings: Vec<String>,
+    /// Every file written.
     pub files: Vec<FileReport>,
 }
 

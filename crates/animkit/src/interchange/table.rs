@@ -131,6 +131,7 @@ pub struct CsvDocument {
 }
 
 impl CsvDocument {
+    /// The CSV text.
     pub fn text(&self) -> &str {
         &self.text
     }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct BoneRef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The bone's name.
     pub name: Option<Arc<str>>,
     /// A numeric id (GTA bone tag / HAnim node id).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -16,7 +16,7 @@
 
 mod bone_ref;
 pub mod rekey;
-pub mod rest;
+pub(crate) mod rest;
 mod skeleton;
 
 pub use bone_ref::BoneRef;
@@ -34,8 +34,10 @@ pub struct Package {
     pub name: String,
     /// Which axis points up in the source's coordinate system.
     pub up_axis: UpAxis,
+    /// The clips, in file order.
     pub clips: Vec<Clip>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The hierarchy the tracks bind to, when the file has one (or one was given).
     pub skeleton: Option<Skeleton>,
 }
 
@@ -43,13 +45,16 @@ pub struct Package {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum UpAxis {
     #[default]
+    /// Y up (glTF).
     Y,
+    /// Z up (GTA, CryEngine, Blender).
     Z,
 }
 
 /// One animation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Clip {
+    /// The clip's name.
     pub name: String,
     /// Length in seconds as the engine computes it (not always the last key time).
     pub duration: f32,
@@ -62,13 +67,16 @@ pub struct Clip {
     /// The source's frame rate, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_rate: Option<f32>,
+    /// The animated channels.
     pub tracks: Vec<Track>,
 }
 
 /// One animated channel of one target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Track {
+    /// What the track animates.
     pub target: Target,
+    /// How values between keys are computed.
     pub interpolation: Interpolation,
     /// Key times in seconds, non-decreasing.
     pub times: Vec<f32>,
@@ -86,23 +94,35 @@ pub enum Target {
     /// A property of a material: a texture sampler, a texture transform component, visibility.
     ///
     /// The names are shared (`Arc<str>`): a material has many animated properties.
-    Material { material: Arc<str>, property: Arc<str> },
+    Material {
+        /// The material's name.
+        material: Arc<str>,
+        /// The property: a texture sampler's name, or `parameter.component` of a shader parameter.
+        property: Arc<str>,
+    },
 }
 
 /// The key values of a track, one variant per channel kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Values {
+    /// Unit quaternions `x y z w`, glTF convention.
     Rotation(Vec<Quat>),
+    /// Translations in the format's units.
     Translation(Vec<Vec3>),
+    /// Scale factors per axis.
     Scale(Vec<Vec3>),
+    /// Plain numbers (a texture transform component, a material parameter).
     Scalar(Vec<f32>),
     /// Indices into `textures`. The texture list is shared: a texture-pattern animation gives
     /// every track the same one.
     TextureIndex {
+        /// Indices into `textures`, one per key.
         indices: Vec<u32>,
+        /// The texture names the indices point into.
         textures: Arc<[String]>,
     },
+    /// Whether the target is shown, per key.
     Visibility(Vec<bool>),
 }
 
@@ -110,11 +130,17 @@ pub enum Values {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Channel {
+    /// A rotation.
     Rotation,
+    /// A translation.
     Translation,
+    /// A scale.
     Scale,
+    /// A plain number.
     Scalar,
+    /// A texture index.
     TextureIndex,
+    /// Visibility.
     Visibility,
 }
 
@@ -135,6 +161,7 @@ pub enum Interpolation {
 }
 
 impl Values {
+    /// The channel kind these values belong to.
     pub fn channel(&self) -> Channel {
         match self {
             Values::Rotation(_) => Channel::Rotation,
@@ -157,12 +184,14 @@ impl Values {
         }
     }
 
+    /// Whether the track has no key.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
 impl Track {
+    /// The channel kind of the track.
     pub fn channel(&self) -> Channel {
         self.values.channel()
     }
@@ -202,6 +231,7 @@ impl Target {
         }
     }
 
+    /// The bone, when the target is one.
     pub fn bone(&self) -> Option<&BoneRef> {
         match self {
             Target::Bone(b) => Some(b),

@@ -12,15 +12,15 @@
 //!   because glTF requires a mesh on a skinned node and three.js treats only skin joints as bones.
 //! - `UpAxis::Z`: everything is parented under a node rotated −90° about X.
 //! - Additive clips are exported as they are with one warning line, or with `additive=bake`
-//!   composed with the rest pose ([`super::additive`]).
+//!   composed with the rest pose (`additive`).
 //! - Whatever cannot be a channel (texture indices, scalars, visibility, material targets,
 //!   duplicate targets, empty tracks, empty clips) goes into `extras.animkit`, losslessly, with a
 //!   warning naming it. A bone's visibility track also plays in viewers: a `STEP` channel on the
 //!   node's `KHR_node_visibility` `visible` (ratified by Khronos) through `KHR_animation_pointer`,
-//!   both optional extensions, the output an unsigned-byte `SCALAR` of 0 and 1 ([`visibility_channel`]).
+//!   both optional extensions, the output an unsigned-byte `SCALAR` of 0 and 1 (`visibility_channel`).
 //!   Importers that know neither ignore it; animkit's reads the lossless extras track.
 //!
-//! Every JSON value edited here is an object built here, so fields are set with [`set`] rather
+//! Every JSON value edited here is an object built here, so fields are set with `set` rather
 //! than `value[key] = …`, and bone indices come from a validated skeleton; nothing is indexed
 //! unchecked.
 
@@ -64,7 +64,9 @@ pub fn z_up_rotation() -> Quat {
 pub struct Exported {
     /// Each top-level member, in file order; `animations` and `accessors` element by element.
     pub members: Vec<(&'static str, Member)>,
+    /// The binary buffer (buffer 0): key times and values.
     pub bin: Vec<u8>,
+    /// What the export approximated, one line per kind with counts.
     pub warnings: Vec<String>,
 }
 
@@ -321,9 +323,13 @@ fn interpolation_name(i: Interpolation) -> &'static str {
 /// Keys of one transform track as flat floats: `comps` floats per value, `per_key` values per key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlatKeys {
+    /// Key times in seconds.
     pub times: Vec<f32>,
+    /// The values, flat.
     pub values: Vec<f32>,
+    /// Floats per value (4 for a rotation, 3 for a translation or scale).
     pub comps: usize,
+    /// Values per key (3 for cubic keys: in-tangent, value, out-tangent).
     pub per_key: usize,
 }
 
@@ -659,7 +665,7 @@ fn clip_extras(ci: usize, clip: &Clip) -> Map<String, Value> {
     m
 }
 
-/// Exports a package with the glTF write options (`additive=keep|bake`: [`super::additive`]).
+/// Exports a package with the glTF write options (`additive=keep|bake`: `additive`).
 pub fn export_with(package: &Package, options: &crate::format::WriteOptions) -> Result<Exported> {
     let mode = super::additive::AdditiveMode::from_options(options)?;
     let (package, baked) = super::additive::prepare(package, mode)?;

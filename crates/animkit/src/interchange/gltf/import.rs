@@ -333,11 +333,6 @@ pub struct Imported {
     pub warnings: Vec<String>,
 }
 
-/// Imports a parsed glTF into the model with the default [`ImportOptions`].
-pub fn import(json: &GltfJson, buffers: &[Option<Bytes>], limits: &Limits) -> Result<Package> {
-    Ok(import_with(json, buffers, limits, &ImportOptions::default())?.package)
-}
-
 /// Imports a parsed glTF into the model; files written by other tools are tidied
 /// ([`tidy`]): constant rest tracks dropped, key times snapped to the frame rate.
 pub fn import_with(

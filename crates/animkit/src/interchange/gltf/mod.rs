@@ -46,7 +46,7 @@
 //!   animation's extras; a track reference that differs from its node's (e.g. name only) and an
 //!   interpolation glTF cannot name (`Nlerp`, `Linear` rotations) are kept in channel extras.
 //!
-//! ## Import ([`import`])
+//! ## Import (`import`)
 //! `LINEAR` → `Slerp` (rotations) / `Linear`, `STEP` → `Step`, `CUBICSPLINE` → `CubicSpline`.
 //! Rotation keys are made sign-continuous (each key in the hemisphere of the previous one:
 //! Blender writes q and −q alternately, which an engine that interpolates the stored signs
@@ -58,7 +58,7 @@
 //! and their ancestors. Bones are named after the nodes; the skeleton comes from the node tree.
 //! Our Z-up root node (known by its extras, else by its name, as Blender drops the extras
 //! unless "Custom Properties" is ticked) is removed (and `up_axis = Z`).
-//! Files written by other tools are tidied ([`tidy`]): tracks constant at the rest pose are
+//! Files written by other tools are tidied (`tidy`): tracks constant at the rest pose are
 //! dropped (`--opt keep_constant=true` keeps them), key times near the frames of the clip's
 //! rate (`--opt fps=N` where the file has none) are snapped, and bones without ids or hashes
 //! are counted; each in one summary line ([`crate::Document::to_model_with_warnings`]).
@@ -77,13 +77,13 @@
 //!   keeps SA's stored quaternions, up to 5e-4 off unit length, which the game slerps before it
 //!   normalises, while glTF holds them normalised.
 
-pub mod additive;
+pub(crate) mod additive;
 mod base64;
 pub mod export;
-pub mod import;
-pub mod json;
+pub(crate) mod import;
+pub(crate) mod json;
 mod skin;
-pub mod tidy;
+pub(crate) mod tidy;
 
 use std::ops::Range;
 
@@ -360,7 +360,7 @@ impl GltfDocument {
         self.glb
     }
 
-    /// The model, with what the import changed ([`tidy`]) or could not keep.
+    /// The model, with what the import changed (`tidy`) or could not keep.
     pub fn imported(&self) -> Result<import::Imported> {
         import::import_with(&self.json, &self.buffers, &self.limits, &self.import)
     }
