@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             path.display()
         ),
         Destination::File(path) => Some(path),
-        Destination::Directory(_) | Destination::Prefix(_) => None,
+        _ => None,
     };
     let (format, _) = library::output_format(args.to.as_deref(), file.as_deref())?;
     args.format.check_for(&paths(&args.inputs, args.skeleton.as_ref()), Some(format))?;

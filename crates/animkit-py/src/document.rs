@@ -223,11 +223,7 @@ pub struct Finding {
 
 impl From<animkit::lint::Finding> for Finding {
     fn from(f: animkit::lint::Finding) -> Self {
-        let severity = match f.severity {
-            animkit::lint::Severity::Info => "info",
-            animkit::lint::Severity::Warning => "warning",
-            animkit::lint::Severity::Error => "error",
-        };
+        let severity = f.severity.name();
         Finding { severity, code: f.code, offset: f.offset, path: f.path, message: f.message, fixable: f.fixable }
     }
 }

@@ -96,6 +96,7 @@ pub fn parse_size(text: &str) -> Option<u64> {
 
 /// What a budget counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Resource {
     /// Bytes produced by decoders (decompression).
     Decoded,

@@ -24,6 +24,7 @@ use crate::format::Entry;
 
 /// Why an entry's path differs from its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Renamed {
     /// The name had characters or parts that are unsafe or not portable in a path.
     Unsafe,

@@ -20,6 +20,7 @@ use crate::model::{BoneRef, Channel, Interpolation, Package, Target};
 /// How sure a probe is that the bytes are in its format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Confidence {
     /// Not this format.
     No,

@@ -6,6 +6,7 @@ use serde::Serialize;
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Severity {
     /// Noteworthy but harmless.
     Info,
@@ -13,6 +14,17 @@ pub enum Severity {
     Warning,
     /// The game or a strict reader fails, or data is lost.
     Error,
+}
+
+impl Severity {
+    /// The lower-case name (`info`, `warning`, `error`), as in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
 }
 
 /// One problem in a file.

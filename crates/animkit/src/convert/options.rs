@@ -40,6 +40,7 @@ pub struct ConvertOptions {
 
 /// Where a conversion writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Destination {
     /// This file.
     File(PathBuf),
