@@ -142,6 +142,8 @@ fn push_elements(members: &mut Vec<(&'static str, Member)>, key: &'static str, e
 const FLOAT: u32 = 5126;
 const UNSIGNED_BYTE: u32 = 5121;
 const UNSIGNED_SHORT: u32 = 5123;
+/// The `bufferView.target` of vertex attributes: WebGL's `ARRAY_BUFFER`.
+const ARRAY_BUFFER: u32 = 34962;
 
 /// The binary buffer and the accessors into it.
 #[derive(Default)]
@@ -945,7 +947,7 @@ pub fn export(package: &Package) -> Result<Exported> {
         let vcount = positions.len() / 3;
         let pos_acc = bin.own_view(
             &pos_bytes,
-            Some(34962),
+            Some(ARRAY_BUFFER),
             json!({"componentType": FLOAT, "count": vcount, "type": "VEC3", "min": min.map(num), "max": max.map(num)}),
         )?;
         let wide = joints.len() > 255;
@@ -969,11 +971,14 @@ pub fn export(package: &Package) -> Result<Exported> {
         let joint_type = if wide { UNSIGNED_SHORT } else { UNSIGNED_BYTE };
         let joints_acc = bin.own_view(
             &joint_bytes,
-            Some(34962),
+            Some(ARRAY_BUFFER),
             json!({"componentType": joint_type, "count": vcount, "type": "VEC4"}),
         )?;
-        let weights_acc =
-            bin.own_view(&weight_bytes, Some(34962), json!({"componentType": FLOAT, "count": vcount, "type": "VEC4"}))?;
+        let weights_acc = bin.own_view(
+            &weight_bytes,
+            Some(ARRAY_BUFFER),
+            json!({"componentType": FLOAT, "count": vcount, "type": "VEC4"}),
+        )?;
         meshes.push(json!({
             "name": "animkit_joint_markers",
             "primitives": [{"attributes": {"POSITION": pos_acc, "JOINTS_0": joints_acc, "WEIGHTS_0": weights_acc}}],
