@@ -11,7 +11,7 @@ fn options() -> ReadOptions {
 
 /// Reads `data` as `format`; on success runs every operation. Errors are fine; panics are not.
 #[allow(dead_code)]
-fn exercise(format: &dyn Format, data: &[u8]) {
+fn exercise(format: &'static dyn Format, data: &[u8]) {
     if let Ok(doc) = format.read(Bytes::copy_from_slice(data), &options()) {
         operate(format, doc.as_ref());
     }
@@ -26,7 +26,7 @@ fn exercise_any(data: &[u8]) {
 }
 
 /// Runs every operation on a document; errors are fine, panics are not.
-fn operate(format: &dyn Format, doc: &dyn animkit::Document) {
+fn operate(format: &'static dyn Format, doc: &dyn animkit::Document) {
     let _ = doc.to_model();
     let _ = doc.lint();
     let _ = doc.write();
@@ -40,7 +40,7 @@ fn operate(format: &dyn Format, doc: &dyn animkit::Document) {
 /// For any input that reads: write gives the input back, and reading that again gives a
 /// document with the same dump.
 #[allow(dead_code)]
-fn round_trip(format: &dyn Format, data: &[u8]) {
+fn round_trip(format: &'static dyn Format, data: &[u8]) {
     let Ok(doc) = format.read(Bytes::copy_from_slice(data), &options()) else { return };
     let Ok(written) = doc.write() else { return };
     assert!(written == data, "{}: write differs from the input that read", format.name());

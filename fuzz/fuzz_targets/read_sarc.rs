@@ -6,5 +6,5 @@ use libfuzzer_sys::fuzz_target;
 include!("common.rs");
 
 fuzz_target!(|data: &[u8]| {
-    exercise(&animkit::containers::sarc::SarcFormat, data);
+    exercise(&animkit::SARC, data);
 });

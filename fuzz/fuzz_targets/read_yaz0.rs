@@ -6,5 +6,5 @@ use libfuzzer_sys::fuzz_target;
 include!("common.rs");
 
 fuzz_target!(|data: &[u8]| {
-    exercise(&animkit::containers::yaz0::Yaz0, data);
+    exercise(&animkit::YAZ0, data);
 });

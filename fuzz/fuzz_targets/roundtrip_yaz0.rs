@@ -7,5 +7,5 @@ use libfuzzer_sys::fuzz_target;
 include!("common.rs");
 
 fuzz_target!(|data: &[u8]| {
-    round_trip(&animkit::containers::yaz0::Yaz0, data);
+    round_trip(&animkit::YAZ0, data);
 });

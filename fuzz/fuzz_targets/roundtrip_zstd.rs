@@ -7,5 +7,5 @@ use libfuzzer_sys::fuzz_target;
 include!("common.rs");
 
 fuzz_target!(|data: &[u8]| {
-    round_trip(&animkit::containers::zstd::Zstd, data);
+    round_trip(&animkit::ZSTD, data);
 });

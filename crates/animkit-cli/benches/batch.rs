@@ -69,7 +69,7 @@ fn clip(i: u64, keys: usize) -> Package {
 }
 
 fn caf_bytes(package: &Package) -> Vec<u8> {
-    let (format, variant) = animkit::formats::by_name("caf").expect("the CryEngine writer");
+    let (format, variant) = animkit::REGISTRY.by_name("caf").expect("the CryEngine writer");
     let options = WriteOptions { variant: variant.map(str::to_string), ..Default::default() };
     format.from_model(package, &options).expect("writing a CAF").document.write().expect("CAF bytes")
 }

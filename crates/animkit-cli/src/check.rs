@@ -93,11 +93,7 @@ fn print_text(report: &Report) {
         println!("{}: ok", report.file);
     }
     for f in &report.findings {
-        let sev = match f.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        };
+        let sev = f.severity.name();
         let at = f.offset.map(|o| format!(" @{o:#x}")).unwrap_or_default();
         let path = if f.path.is_empty() { String::new() } else { format!(" {}:", f.path) };
         let fix = if f.fixable { " [fixable]" } else { "" };

@@ -3,8 +3,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use animkit::formats::{Format, Param, COMMON_READ_PARAMS, REGISTRY};
+use animkit::format::{Format, Param};
 use animkit::io::Durability;
+use animkit::registry::check_write_params;
+use animkit::REGISTRY;
 use animkit::{Document, Error, ReadOptions};
 use anyhow::{bail, Context, Result};
 
@@ -26,14 +28,14 @@ pub struct FormatOptions {
 
 fn parse_limit(s: &str) -> Result<(String, String), String> {
     let (name, value) = parse_key_value(s)?;
-    animkit::formats::Limits::default().set(&name, &value)?;
+    animkit::format::Limits::default().set(&name, &value)?;
     Ok((name, value))
 }
 
 /// Every key some format reads or writes.
 fn known_keys() -> impl Iterator<Item = &'static Param> {
-    let per_format = REGISTRY.iter().flat_map(|f| f.read_params().iter().chain(f.write_params()));
-    COMMON_READ_PARAMS.iter().chain(per_format)
+    let per_format = REGISTRY.formats().iter().flat_map(|f| f.read_params().iter().chain(f.write_params()));
+    REGISTRY.common_read_params().iter().chain(per_format)
 }
 
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
@@ -57,8 +59,8 @@ impl FormatOptions {
     }
 
     /// The `--limit` settings over the default limits.
-    pub fn limits(&self) -> animkit::formats::Limits {
-        let mut limits = animkit::formats::Limits::default();
+    pub fn limits(&self) -> animkit::format::Limits {
+        let mut limits = animkit::format::Limits::default();
         for (name, value) in &self.limits {
             // Checked by `parse_limit` already.
             let _ = limits.set(name, value);
@@ -82,8 +84,8 @@ impl FormatOptions {
         }
         for (key, value) in &self.opts {
             let one = BTreeMap::from([(key.clone(), value.clone())]);
-            let read = formats.iter().any(|&f| animkit::formats::check_read_params(f, &one).is_ok());
-            let written = output.is_some_and(|f| animkit::formats::check_write_params(f, &one).is_ok());
+            let read = formats.iter().any(|&f| REGISTRY.check_read_params(f, &one).is_ok());
+            let written = output.is_some_and(|f| check_write_params(f, &one).is_ok());
             if !read && !written && !formats.is_empty() {
                 bail!("{}", not_taken(key, &formats, output));
             }
@@ -123,7 +125,7 @@ fn not_taken(key: &str, reads: &[&'static dyn Format], write: Option<&dyn Format
         if f.capabilities().archive && f.read_params().is_empty() {
             "its entries' formats' settings".to_string()
         } else {
-            takes(&[f.read_params(), COMMON_READ_PARAMS].concat())
+            takes(&[f.read_params(), REGISTRY.common_read_params()].concat())
         }
     };
     let mut valid: Vec<String> = reads.iter().map(|&f| format!("reading {} takes {}", f.name(), reading(f))).collect();

@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use std::sync::{Mutex, PoisonError};
 
 use animkit::convert::{self as library, ConvertOptions, Destination, Job, OutputOptions, PreparedFile};
-use animkit::formats::{check_read_params, check_write_params, Format};
+use animkit::format::Format;
 use animkit::io::Durability;
+use animkit::registry::check_write_params;
 use animkit::ReadOptions;
 use anyhow::{bail, Result};
 
@@ -62,7 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             path.display()
         ),
         Destination::File(path) => Some(path),
-        Destination::Directory(_) | Destination::Prefix(_) => None,
+        _ => None,
     };
     let (format, _) = library::output_format(args.to.as_deref(), file.as_deref())?;
     args.format.check_for(&paths(&args.inputs, args.skeleton.as_ref()), Some(format))?;
@@ -116,7 +117,7 @@ fn for_input<'a>(options: &'a ConvertOptions, input: &Path, output: &dyn Format)
     let mut options = options.clone();
     options.params.retain(|key, value| {
         let one = BTreeMap::from([(key.clone(), value.clone())]);
-        check_read_params(format, &one).is_ok() || check_write_params(output, &one).is_ok()
+        animkit::REGISTRY.check_read_params(format, &one).is_ok() || check_write_params(output, &one).is_ok()
     });
     Cow::Owned(options)
 }

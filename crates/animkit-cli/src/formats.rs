@@ -26,7 +26,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "format", "extensions", "read", "write", "model", "dump", "also"
         );
     }
-    for f in animkit::formats::REGISTRY {
+    for f in animkit::REGISTRY.formats() {
         let c = f.capabilities();
         if args.json {
             crate::common::print_json_line(&serde_json::json!({
@@ -64,8 +64,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 /// The `--opt` keys, per format and direction.
 fn print_params() {
-    let common = animkit::formats::COMMON_READ_PARAMS;
-    let lists = animkit::formats::REGISTRY
+    let common = animkit::REGISTRY.common_read_params();
+    let lists = animkit::REGISTRY
+        .formats()
         .iter()
         .flat_map(|f| [(f.name(), "reads", f.read_params()), (f.name(), "writes", f.write_params())])
         .chain([("any format", "reads", common)]);

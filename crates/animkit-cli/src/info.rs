@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use animkit::formats::Summary;
+use animkit::format::Summary;
 use animkit::ReadOptions;
 use anyhow::Result;
 use serde::Serialize;

@@ -101,7 +101,7 @@ fn repeated_ifp_animation_names_extract_and_replace_by_their_entry_names() {
         ..Default::default()
     };
     let package = Package { clips: vec![clip("a", 0.1), clip("a_2", 0.2), clip("a", 0.3)], ..Default::default() };
-    let (format, variant) = animkit::formats::by_name("anp3").unwrap();
+    let (format, variant) = animkit::REGISTRY.by_name("anp3").unwrap();
     let options = animkit::WriteOptions { variant: variant.map(str::to_string), ..Default::default() };
     let bytes = format.from_model(&package, &options).unwrap().document.write().unwrap();
     let ifp = dir.join("three.ifp");

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use animkit::convert::{load_skeleton, ConvertOptions, ConvertReport, FileReport, OutputOptions};
-use animkit::formats::ReadOptions;
+use animkit::format::ReadOptions;
 use animkit::model::Package;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -110,7 +110,8 @@ pub fn convert(
 /// (`read_params`, `write_params`: key, values, description), as `animkit formats --json`.
 #[pyfunction]
 pub fn formats(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
-    let list: Vec<serde_json::Value> = animkit::formats::REGISTRY
+    let list: Vec<serde_json::Value> = animkit::REGISTRY
+        .formats()
         .iter()
         .map(|f| {
             serde_json::json!({

@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use animkit::formats::{self, ReadOptions};
+use animkit::format::ReadOptions;
+use animkit::REGISTRY;
 use animkit::{Bytes, Error, ErrorKind};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -64,13 +65,13 @@ fn read(input: Input, format: Option<&str>, options: &ReadOptions) -> animkit::R
         Some(name) => format_named(name)?,
         None => animkit::probe(&bytes, path.as_deref()).map_err(within)?,
     };
-    formats::check_read_params(format, &options.params)?;
+    REGISTRY.check_read_params(format, &options.params)?;
     animkit::read_as(format, bytes, options).map_err(within)
 }
 
 /// The format called `name` (a format or one of its variants).
 fn format_named(name: &str) -> animkit::Result<&'static dyn animkit::Format> {
-    formats::by_name(name).map(|(f, _)| f).ok_or_else(|| {
+    REGISTRY.by_name(name).map(|(f, _)| f).ok_or_else(|| {
         Error::new(ErrorKind::Unsupported, None, format!("unknown format \"{name}\" (see animkit.formats())"))
     })
 }
@@ -222,11 +223,7 @@ pub struct Finding {
 
 impl From<animkit::lint::Finding> for Finding {
     fn from(f: animkit::lint::Finding) -> Self {
-        let severity = match f.severity {
-            animkit::lint::Severity::Info => "info",
-            animkit::lint::Severity::Warning => "warning",
-            animkit::lint::Severity::Error => "error",
-        };
+        let severity = f.severity.name();
         Finding { severity, code: f.code, offset: f.offset, path: f.path, message: f.message, fixable: f.fixable }
     }
 }

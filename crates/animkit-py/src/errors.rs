@@ -54,6 +54,8 @@ impl From<LibError> for PyErr {
             ErrorKind::Unrepresentable => UnrepresentableError::new_err(text),
             ErrorKind::Limit => LimitError::new_err(text),
             ErrorKind::Io => IoError::new_err(text),
+            // A kind added to the library later: the base class until it gets its own.
+            _ => Error::new_err(text),
         };
         Python::attach(|py| {
             let value = err.value(py);
@@ -80,6 +82,7 @@ fn kind_name(kind: ErrorKind) -> &'static str {
         ErrorKind::Unrepresentable => "unrepresentable",
         ErrorKind::Limit => "limit",
         ErrorKind::Io => "io",
+        _ => "other",
     }
 }
 

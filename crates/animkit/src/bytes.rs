@@ -12,7 +12,9 @@ use crate::error::{Error, Result};
 #[serde(rename_all = "snake_case")]
 pub enum Endian {
     #[default]
+    /// Least significant byte first (Switch, PC).
     Little,
+    /// Most significant byte first (Wii U, consoles of the PowerPC era).
     Big,
 }
 
@@ -41,6 +43,7 @@ macro_rules! read_int {
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor at the start of `data`, reading in `endian` order.
     pub fn new(data: &'a [u8], endian: Endian) -> Self {
         Cursor { data, pos: 0, base: 0, endian }
     }
@@ -63,15 +66,18 @@ impl<'a> Cursor<'a> {
     }
 
     #[inline]
+    /// The bytes left after the position.
     pub fn remaining(&self) -> usize {
         self.data.len() - self.pos
     }
 
     #[inline]
+    /// Whether no byte is left.
     pub fn is_empty(&self) -> bool {
         self.remaining() == 0
     }
 
+    /// The byte order this cursor reads in.
     pub fn endian(&self) -> Endian {
         self.endian
     }
@@ -179,22 +185,27 @@ macro_rules! write_int {
 }
 
 impl Writer {
+    /// An empty writer in `endian` order.
     pub fn new(endian: Endian) -> Self {
         Writer { buf: Vec::new(), endian }
     }
 
+    /// An empty writer in `endian` order with room for `capacity` bytes.
     pub fn with_capacity(endian: Endian, capacity: usize) -> Self {
         Writer { buf: Vec::with_capacity(capacity), endian }
     }
 
+    /// The bytes written so far.
     pub fn len(&self) -> usize {
         self.buf.len()
     }
 
+    /// Whether nothing was written.
     pub fn is_empty(&self) -> bool {
         self.buf.is_empty()
     }
 
+    /// Appends `b` as it is.
     pub fn bytes(&mut self, b: &[u8]) {
         self.buf.extend_from_slice(b);
     }
@@ -222,10 +233,12 @@ impl Writer {
     write_int!(i32, i32);
     write_int!(u64, u64);
 
+    /// Appends an `f32` in the writer's byte order.
     pub fn f32(&mut self, v: f32) {
         self.u32(v.to_bits());
     }
 
+    /// The bytes written.
     pub fn into_vec(self) -> Vec<u8> {
         self.buf
     }

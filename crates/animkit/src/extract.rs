@@ -20,10 +20,11 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use crate::formats::Entry;
+use crate::format::Entry;
 
 /// Why an entry's path differs from its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Renamed {
     /// The name had characters or parts that are unsafe or not portable in a path.
     Unsafe,
@@ -34,6 +35,7 @@ pub enum Renamed {
 /// One entry and the path, relative to the output folder, it is written to.
 #[derive(Debug, Clone)]
 pub struct Planned {
+    /// The entry as the archive gives it.
     pub entry: Entry,
     /// Folders separated by `/`; never absolute, never `..`, unique in the plan.
     pub path: String,

@@ -62,6 +62,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// When a write's content is forced to disk (see the module docs for the policy).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Durability {
     /// Synced before the rename: after a crash the target holds the old or the new content.
     #[default]

@@ -174,6 +174,7 @@ impl<'de> Deserialize<'de> for Hex {
 }
 
 impl Hex {
+    /// Whether there are no bytes.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -1,4 +1,4 @@
-//! Fixed-layout on-disk records declared once: [`record!`](crate::record) gives a struct its
+//! Fixed-layout on-disk records declared once: [`record!`](macro@crate::record) gives a struct its
 //! reader and its writer from one field list, in the byte order of the [`Cursor`] or [`Writer`]
 //! it is given, so big- and little-endian files share one declaration.
 //!

@@ -29,26 +29,37 @@ use crate::model::{Clip, Interpolation, Target, Track, Values};
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Sampled {
+    /// A rotation (unit quaternion `x y z w`).
     Rotation(Quat),
+    /// A translation.
     Translation(Vec3),
+    /// A scale.
     Scale(Vec3),
+    /// A plain number.
     Scalar(f32),
+    /// A texture index.
     TextureIndex(u32),
+    /// Whether the target is shown.
     Visibility(bool),
 }
 
 /// One target's sampled channel in a pose.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PoseEntry {
+    /// What the value is for.
     pub target: Target,
+    /// The value at the sampled time.
     pub value: Sampled,
 }
 
 /// Where `t` falls among the keys: the two keys around it and the progress between them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Segment {
+    /// The key before (or at) `t`.
     pub a: usize,
+    /// The key after `t` (equal to `a` at the ends).
     pub b: usize,
+    /// The progress from `a` to `b`, 0 to 1.
     pub u: f32,
     /// The segment's length in seconds (0 when `a == b`).
     pub length: f32,

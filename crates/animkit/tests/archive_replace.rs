@@ -83,7 +83,7 @@ fn a_member_of_a_compressed_archive_is_replaced_by_name_or_path() {
             assert_eq!(&e.data[..], &expected[..], "{name}: {}", e.name);
         }
         assert!(inner.lint().is_empty(), "{:?}", inner.lint());
-        let sarc = &inner.as_any().downcast_ref::<sarc::SarcDocument>().unwrap().sarc;
+        let sarc = &inner.downcast_ref::<sarc::SarcDocument>().unwrap().sarc;
         let i = (0..2).find(|&i| sarc.name(i).as_deref() == Some("Animal_Bass_Animation.bfres")).unwrap();
         let alignment = sarc::member_alignment(&queen) as u32;
         assert_eq!((sarc.data_offset + sarc.nodes[i].begin) % alignment, 0, "the BFRES is aligned");

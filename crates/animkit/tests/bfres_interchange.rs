@@ -4,7 +4,6 @@
 
 mod common;
 
-use animkit::formats::by_extension;
 use animkit::{Bytes, ReadOptions, WriteOptions};
 
 fn bass() -> Option<Box<dyn animkit::Document>> {
@@ -24,7 +23,7 @@ fn info_notes_show_the_frame_to_texture_table() {
 #[test]
 fn bass_color_as_csv() {
     let Some(doc) = bass() else { return };
-    let (csv, variant) = by_extension("csv").unwrap();
+    let (csv, variant) = animkit::REGISTRY.by_extension("csv").unwrap();
     assert_eq!((csv.name(), variant), ("csv", None));
     assert!(!csv.capabilities().read && csv.capabilities().from_model);
     let written = csv.from_model(&doc.to_model().unwrap(), &WriteOptions::default()).unwrap();
@@ -43,7 +42,7 @@ fn bass_color_as_csv() {
 #[test]
 fn every_bfres_model_round_trips_through_model_json() {
     let files = common::corpus_files("bfres");
-    let (json, _) = by_extension("json").unwrap();
+    let (json, _) = animkit::REGISTRY.by_extension("json").unwrap();
     assert_eq!(json.name(), "model-json");
     let mut clips = 0;
     for (name, data) in &files {
@@ -69,10 +68,10 @@ fn every_bfres_model_round_trips_through_model_json() {
 fn model_json_texture_pattern_writes_back_as_bfres() {
     let Some(doc) = bass() else { return };
     let package = doc.to_model().unwrap();
-    let (json, _) = by_extension("json").unwrap();
+    let (json, _) = animkit::REGISTRY.by_extension("json").unwrap();
     let bytes = json.from_model(&package, &WriteOptions::default()).unwrap().document.write().unwrap();
     let from_json = json.read(Bytes::from(bytes), &ReadOptions::default()).unwrap().to_model().unwrap();
-    let bfres = animkit::formats::by_name("bfres").unwrap().0;
+    let bfres = animkit::REGISTRY.by_name("bfres").unwrap().0;
     let written = bfres.from_model(&from_json, &WriteOptions::default()).unwrap();
     let again = bfres.read(Bytes::from(written.document.write().unwrap()), &ReadOptions::default()).unwrap();
     let notes = again.notes();

@@ -432,7 +432,7 @@ fn switch_probe_and_dump_roundtrip() {
     if let Some(path) = std::env::var_os("ANIMKIT_SWITCH_SAMPLE") {
         std::fs::write(path, &data).unwrap();
     }
-    let (format, _) = animkit::formats::by_name("bfres").unwrap();
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
     assert_eq!(format.probe(&data), animkit::Confidence::Certain);
     let doc = format.read(Bytes::from(data.clone()), &ReadOptions::default()).unwrap();
     let dumped = doc.dump().unwrap();
@@ -449,7 +449,7 @@ fn switch_truncated_and_corrupted_give_errors() {
 
 fn truncate_and_corrupt(data: &[u8]) {
     let data = data.to_vec();
-    let (format, _) = animkit::formats::by_name("bfres").unwrap();
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
     let whole = |d: &[u8]| -> animkit::Result<()> {
         let doc = format.read(Bytes::from(d.to_vec()), &ReadOptions::default())?;
         doc.to_model().map(|_| ())

@@ -203,7 +203,7 @@ fn an_animation_edited_through_the_model_writes_back_with_that_change() {
 
 #[test]
 fn switch_dump_names_the_structures_and_packs_byte_for_byte() {
-    let (format, _) = animkit::formats::by_name("bfres").unwrap();
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
     for (name, data) in switch_files() {
         let doc = format.read(Bytes::from(data.clone()), &ReadOptions::default()).unwrap();
         let dump = doc.dump().unwrap();
@@ -275,7 +275,7 @@ fn pose_difference(a: &animkit::model::Clip, b: &animkit::model::Clip) -> f32 {
 #[test]
 fn switch_files_built_from_the_model_read_back() {
     use animkit::model::Values;
-    let (format, _) = animkit::formats::by_name("bfres").unwrap();
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
     for (name, data) in switch_files() {
         let doc = format.read(Bytes::from(data), &ReadOptions::default()).unwrap();
         let package = doc.to_model().unwrap();
@@ -329,7 +329,7 @@ fn switch_files_built_from_the_model_read_back() {
 fn replace_reaches_an_animation_inside_the_archive() {
     let Some(szs) = common::corpus_file("nintendo", "s2_wsp_bubble_fska_fmaa.szs") else { return };
     let archive = animkit::read(Bytes::from(szs), None, &ReadOptions::default()).unwrap();
-    let (format, _) = animkit::formats::by_name("bfres").unwrap();
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
     let (_, member) = switch_files().into_iter().find(|(n, _)| n.starts_with("s2_")).unwrap();
     let doc = animkit::formats::bfres::switch::read(Bytes::from(member), &ReadOptions::default()).unwrap();
     let mut package = animkit::Document::to_model(&doc).unwrap();

@@ -97,7 +97,7 @@ enum Outcome {
 /// `package` written as `target` through the library's [`animkit::convert::encode`] (which refuses
 /// an output that would hold nothing), then read back with our own reader.
 fn convert(package: &Package, target: &str) -> Outcome {
-    let (format, _) = animkit::formats::by_name(target).unwrap();
+    let (format, _) = animkit::REGISTRY.by_name(target).unwrap();
     let path = format!("matrix.{}", format.extensions().first().unwrap());
     let options = OutputOptions { format: Some(target.to_string()), ..Default::default() };
     let file = match animkit::convert::encode(package, &path, &options) {

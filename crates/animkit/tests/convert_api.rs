@@ -139,7 +139,7 @@ fn a_cryengine_file_without_controllers_does_not_become_an_empty_glb() {
         clips: vec![Clip { name: "idle".into(), duration: 1.0, ..Default::default() }],
         ..Default::default()
     };
-    let cry = animkit::formats::by_name("cryengine").unwrap().0;
+    let cry = animkit::REGISTRY.by_name("cryengine").unwrap().0;
     let caf = cry.from_model(&empty, &WriteOptions::default()).unwrap().document.write().unwrap();
     let input = dir.join("idle.caf");
     std::fs::write(&input, caf).unwrap();
@@ -241,7 +241,7 @@ fn a_read_key_is_not_a_write_key() {
     options.output.params.insert("timeline".into(), "engine".into());
     let e = animkit::convert(&input, dir.join("x.glb"), &options).unwrap_err();
     assert!(e.message.contains("unknown option \"timeline\" for writing gltf"), "{e}");
-    let ifp: &dyn Format = animkit::formats::by_name("ifp").unwrap().0;
+    let ifp: &dyn Format = animkit::REGISTRY.by_name("ifp").unwrap().0;
     assert!(ifp.read_params().iter().any(|p| p.key == "timeline"));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -273,7 +273,7 @@ fn declared_keys_reach_their_format() {
     let dir = temp_dir("declared");
     let checked = |values: &str| values.contains('|') && values != "true|false" || values == "NUMBER";
     let mut tried = 0;
-    for format in animkit::formats::REGISTRY.iter().filter(|f| f.capabilities().from_model) {
+    for format in animkit::REGISTRY.formats().iter().filter(|f| f.capabilities().from_model) {
         for param in format.write_params().iter().filter(|p| checked(p.values)) {
             let mut options = to(format.name());
             options.params.insert(param.key.into(), "bogus".into());
@@ -286,7 +286,7 @@ fn declared_keys_reach_their_format() {
     for (ext, format) in [("ifp", "ifp"), ("bfres", "bfres")] {
         let input = dir.join(format!("in.{ext}"));
         animkit::write(&wave(), &input, &OutputOptions::default()).unwrap();
-        let declared = animkit::formats::by_name(format).unwrap().0.read_params();
+        let declared = animkit::REGISTRY.by_name(format).unwrap().0.read_params();
         for param in declared.iter().filter(|p| checked(p.values)) {
             let mut options = ConvertOptions::default();
             options.read.params.insert(param.key.into(), "bogus".into());

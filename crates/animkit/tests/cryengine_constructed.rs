@@ -45,7 +45,7 @@ fn clip() -> Package {
 }
 
 fn cry() -> &'static dyn animkit::Format {
-    animkit::formats::by_name("cryengine").unwrap().0
+    animkit::REGISTRY.by_name("cryengine").unwrap().0
 }
 
 fn pose_difference(a: &Package, b: &Package) -> f32 {

@@ -77,7 +77,7 @@ fn cal3d_file_is_rejected_with_a_reason() {
 fn truncation_gives_errors_not_panics() {
     for (name, bytes) in real_files() {
         let doc = CryEngine.read(Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
-        let file = &doc.as_any().downcast_ref::<CryDocument>().unwrap().file;
+        let file = &doc.downcast_ref::<CryDocument>().unwrap().file;
         // Cuts inside trailing padding leave a valid file; every cut before the last chunk's end fails.
         let needed =
             file.chunks.iter().map(|c| c.offset as usize + c.bytes(file.container).unwrap().len()).max().unwrap_or(0);

@@ -337,7 +337,7 @@ fn angle(a: Quat, b: Quat) -> f32 {
 
 /// The counts at the start of a 0x905 payload (§7 item 1): position, rotation and time tracks.
 fn dba_track_counts(doc: &dyn Document) -> [u32; 3] {
-    let file = &doc.as_any().downcast_ref::<animkit::formats::cryengine::CryDocument>().unwrap().file;
+    let file = &doc.downcast_ref::<animkit::formats::cryengine::CryDocument>().unwrap().file;
     let ch = file.chunks.iter().find(|c| c.kind(file.container) == kind::CONTROLLER).unwrap();
     let p = ch.payload(file.container).unwrap();
     std::array::from_fn(|i| u32::from_le_bytes(p[4 * i..4 * i + 4].try_into().unwrap()))
@@ -411,7 +411,7 @@ fn rewritten_dbas_share_identical_tracks_and_sample_like_the_original() {
 
 /// The glTF of a package, with the exporter's warnings.
 fn to_glb(package: &animkit::Package, params: &[(&str, &str)]) -> animkit::Result<(Vec<u8>, Vec<String>)> {
-    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
     let mut options = animkit::WriteOptions { variant: Some("glb".into()), ..Default::default() };
     options.params.extend(params.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let written = gltf.from_model(package, &options)?;

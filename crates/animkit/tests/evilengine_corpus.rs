@@ -4,11 +4,12 @@
 
 mod common;
 
-use animkit::formats::{by_name, Document, Format, ReadOptions, WriteOptions};
+use animkit::formats::{Document, Format, ReadOptions, WriteOptions};
 use animkit::lint::Severity;
 use animkit::model::Values;
 use animkit::sample::{sample, Sampled};
 use animkit::Bytes;
+use animkit::REGISTRY;
 use glam::{Vec3, Vec4};
 use serde_json::Value;
 
@@ -24,7 +25,7 @@ fn open(bytes: &[u8]) -> Box<dyn Document> {
 }
 
 fn format(name: &str) -> &'static dyn Format {
-    by_name(name).unwrap().0
+    REGISTRY.by_name(name).unwrap().0
 }
 
 /// Every asset of one kind, by its `extract` name.

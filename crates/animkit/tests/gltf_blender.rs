@@ -138,7 +138,7 @@ fn blender_glb(skeleton: &Skeleton, clip: &Clip) -> Vec<u8> {
 }
 
 fn import(bytes: Vec<u8>, params: &[(&str, &str)]) -> (Package, Vec<String>) {
-    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
     let mut options = ReadOptions::default();
     options.params.extend(params.iter().map(|&(k, v)| (k.to_string(), v.to_string())));
     gltf.read(Bytes::from(bytes), &options).unwrap().to_model_with_warnings().unwrap()
@@ -146,7 +146,7 @@ fn import(bytes: Vec<u8>, params: &[(&str, &str)]) -> (Package, Vec<String>) {
 
 /// `package` written as `name` (a format or variant) and its bytes read back.
 fn rewrite(package: &Package, name: &str) -> (Vec<u8>, Package, Vec<String>) {
-    let (format, variant) = animkit::formats::by_name(name).unwrap();
+    let (format, variant) = animkit::REGISTRY.by_name(name).unwrap();
     let options = WriteOptions { variant: variant.map(str::to_string), ..Default::default() };
     let written = format.from_model(package, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
     let bytes = written.document.write().unwrap();

@@ -191,7 +191,7 @@ fn extracted_anm_with_and_without_its_dff_skeleton() {
     let skeleton = dff.to_model().unwrap().skeleton.expect("HAnim skeleton");
     assert_eq!(skeleton.bones.len(), 44);
     let dff_bytes = entry("spongebob_bind.dff");
-    let dff_format = animkit::formats::by_name("dff").unwrap().0;
+    let dff_format = animkit::REGISTRY.by_name("dff").unwrap().0;
     for n in 0..dff_bytes.len() {
         // Truncated clumps are errors (or a shorter valid prefix), never panics.
         let _ = dff_format.read(dff_bytes.slice(..n), &ReadOptions::default());
@@ -207,7 +207,7 @@ fn extracted_anm_with_and_without_its_dff_skeleton() {
     assert!(names.contains(&"bone_00") && names.contains(&"bone_01"), "{names:?}");
 
     // The common root node that keeps the validator happy is not a bone on import.
-    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
     let imported = gltf.read(Bytes::from(glb.clone()), &ReadOptions::default()).unwrap().to_model().unwrap();
     // (The skeleton was made up by the exporter, so the import has none, as the source had none.)
     assert!(imported.skeleton.is_none());
@@ -248,7 +248,7 @@ fn common_root_node_is_not_imported_as_a_bone() {
     assert!(warnings.iter().any(|w| w.contains("not in the skeleton")), "{warnings:?}");
     let json = glb_json(&glb);
     assert_eq!(json["nodes"][0]["name"], "animkit_root");
-    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
     let imported = gltf.read(Bytes::from(glb), &ReadOptions::default()).unwrap().to_model().unwrap();
     let names: Vec<String> = imported.skeleton.unwrap().bones.into_iter().map(|b| b.name).collect();
     assert!(!names.iter().any(|n| n == "animkit_root"), "{names:?}");

@@ -12,13 +12,13 @@ use glam::Vec4;
 
 fn gltf_loop(package: &Package) -> Package {
     let (glb, _) = common::gltf::export_glb(package);
-    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
     gltf.read(Bytes::from(glb), &ReadOptions::default()).unwrap().to_model().unwrap()
 }
 
 /// `package` written as `variant` and read back.
 fn rewrite(package: &Package, variant: &str, params: &[(&str, &str)]) -> Package {
-    let (format, variant) = animkit::formats::by_name(variant).unwrap();
+    let (format, variant) = animkit::REGISTRY.by_name(variant).unwrap();
     let options = WriteOptions {
         variant: variant.map(str::to_string),
         params: params.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect(),

@@ -100,7 +100,7 @@ fn difference(a: &Sampled, b: &Sampled) -> f32 {
 
 #[test]
 fn hand_made_gltf_writes_anp3_and_anpk_that_sample_the_same_motion() {
-    let gltf = animkit::formats::by_name("gltf").unwrap().0;
+    let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
     let doc = gltf.read(Bytes::from(hand_made_gltf()), &ReadOptions::default()).unwrap();
     let imported = doc.to_model().unwrap();
     assert_eq!(imported.clips.len(), 1);
@@ -120,7 +120,7 @@ fn hand_made_gltf_writes_anp3_and_anpk_that_sample_the_same_motion() {
         .iter()
         .any(|(n, _, v)| n == "Pelvis" && difference(v, &Sampled::Translation(Vec3::new(0.0, 0.125, 1.0))) < 1e-6));
 
-    let (ifp, _) = animkit::formats::by_name("ifp").unwrap();
+    let (ifp, _) = animkit::REGISTRY.by_name("ifp").unwrap();
     for variant in ["anp3", "anpk"] {
         let options = WriteOptions { variant: Some(variant.into()), ..Default::default() };
         let written = ifp.from_model(&imported, &options).unwrap_or_else(|e| panic!("{variant}: {e}"));

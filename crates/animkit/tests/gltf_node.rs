@@ -173,8 +173,8 @@ fn skeleton_cubic_and_step_tracks_validate_and_play() {
 
 #[test]
 fn gltf_format_is_registered() {
-    let (f, v) = animkit::formats::by_extension("glb").unwrap();
+    let (f, v) = animkit::REGISTRY.by_extension("glb").unwrap();
     assert_eq!((f.name(), v), ("gltf", Some("glb")));
-    let (f, v) = animkit::formats::by_extension("gltf").unwrap();
+    let (f, v) = animkit::REGISTRY.by_extension("gltf").unwrap();
     assert_eq!((f.name(), v), ("gltf", Some("gltf")));
 }

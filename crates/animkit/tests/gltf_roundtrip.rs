@@ -11,7 +11,7 @@ use glam::{Quat, Vec3, Vec4};
 use serde_json::{json, Value};
 
 fn gltf() -> &'static dyn animkit::Format {
-    animkit::formats::by_name("gltf").unwrap().0
+    animkit::REGISTRY.by_name("gltf").unwrap().0
 }
 
 fn export(package: &Package, variant: &str) -> Vec<u8> {

@@ -20,8 +20,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use animkit::budget::Resource;
 use animkit::bytes::Endian;
-use animkit::containers::{budget::Resource, sarc, yaz0, zstd};
+use animkit::containers::{sarc, yaz0, zstd};
 use animkit::formats::{Format, ReadOptions, WriteOptions};
 use animkit::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
 use animkit::{Bytes, ErrorKind};

@@ -275,7 +275,7 @@ fn ifp_clips_reach_skb_bones_through_a_skeleton() {
         }
     }
     package.clips = vec![clip.clone()];
-    let skb = animkit::formats::by_name("skb").unwrap().0;
+    let skb = animkit::REGISTRY.by_name("skb").unwrap().0;
     let options = WriteOptions { variant: Some("skb-le".into()), ..Default::default() };
 
     let unbound = skb.from_model(&package, &options);

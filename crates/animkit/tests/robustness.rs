@@ -393,7 +393,7 @@ fn small_model() -> Package {
 fn generated_files() -> Vec<(String, Vec<u8>)> {
     let package = small_model();
     let mut out = Vec::new();
-    for &format in animkit::formats::REGISTRY {
+    for &format in animkit::REGISTRY.formats() {
         // Write-only formats (the CSV table) have nothing to read back.
         if !format.capabilities().from_model || !format.capabilities().read {
             continue;
@@ -588,7 +588,7 @@ fn generated_files_never_panic() {
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     eprintln!("generated: {names:?}");
     // Every format that writes from the model contributes at least one file.
-    for &format in animkit::formats::REGISTRY.iter().filter(|f| f.capabilities().from_model && f.capabilities().read) {
+    for &format in animkit::REGISTRY.formats().iter().filter(|f| f.capabilities().from_model && f.capabilities().read) {
         assert!(
             names.iter().any(|n| n.starts_with(&format!("generated {}", format.name()))),
             "no generated file for {}",

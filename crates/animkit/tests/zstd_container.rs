@@ -91,7 +91,7 @@ fn the_totk_pack_decodes_with_its_dictionary() {
     let mut options = ReadOptions::default();
     options.params.insert("zstd_dict".into(), dict.display().to_string());
     let doc = animkit::read(Bytes::from(bytes.clone()), Some(&path), &options).unwrap();
-    let z = doc.as_any().downcast_ref::<zstd::ZstdDocument>().unwrap();
+    let z = doc.downcast_ref::<zstd::ZstdDocument>().unwrap();
     assert_eq!(z.payload.len(), 77_172);
     assert_eq!(crc32fast::hash(&z.payload), 0x3654_0722);
     assert_eq!(doc.write().unwrap(), bytes);

@@ -1,8 +1,8 @@
-//! Containers that wrap other files: Yaz0 and Zstandard compression, SARC archives.
+//! Containers that wrap other files: Yaz0 and Zstandard compression, SARC archives. Each is
+//! made with the registry it reads the files it holds through ([`crate::registry::Registry`]).
 
-pub mod budget;
-pub mod payload;
+pub(crate) mod payload;
 pub mod sarc;
 pub mod yaz0;
 pub mod zstd;
-pub mod zstd_dict;
+pub(crate) mod zstd_dict;

@@ -6,43 +6,55 @@
 //! writes a new archive from members: nodes sorted by name hash, names padded to 4, each member
 //! aligned to its own requirement (for a Wii U BFRES at least the alignment at its `0x10`).
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
+use crate::budget::Resource;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
-use crate::containers::budget::Resource;
 use crate::error::{Context, Error, ErrorKind, Result};
-use crate::formats::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired, Severity};
+use crate::format::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, Repaired, WriteOptions, Written};
+use crate::lint::{Finding, Severity};
 use crate::model::Package;
 use crate::raw_json::Hex;
+use crate::registry::Registry;
 
 /// One SFAT node as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Node {
+    /// The hash of the member's name (SARC's multiplicative hash with `hash_key`).
     pub hash: u32,
     /// `0x01000000 | name_offset / 4` (the high byte may count collisions); 0 when unnamed.
     pub attr: u32,
     /// Relative to the data offset.
     pub begin: u32,
+    /// The end of the member's data, relative to the data offset.
     pub end: u32,
 }
 
 /// A whole SARC archive.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sarc {
+    /// The byte order (BOM `FE FF` big, `FF FE` little).
     pub endian: Endian,
+    /// The SARC header's size field (0x14).
     pub header_size: u16,
+    /// The file size the header states.
     pub file_size: u32,
+    /// Where member data starts.
     pub data_offset: u32,
+    /// The format version (0x0100).
     pub version: u16,
+    /// The reserved header field, kept as stored.
     pub reserved: u16,
+    /// The SFAT header's size field (0x0C).
     pub sfat_header_size: u16,
+    /// The multiplier of the name hash (0x65).
     pub hash_key: u32,
+    /// The SFAT nodes, in stored order.
     pub nodes: Vec<Node>,
+    /// The SFNT header's size field (0x08).
     pub sfnt_header_size: u16,
+    /// The reserved SFNT field, kept as stored.
     pub sfnt_reserved: u16,
     /// From the end of the SFNT header to the data offset: names, padding.
     pub names: Hex,
@@ -256,7 +268,7 @@ const MAX_KEPT_ALIGNMENT: usize = 0x2000;
 /// The game's alignment table is unknown here (§13: oead and sarc-rs carry BotW's), so the
 /// layout is kept: members stored before the replaced one keep their bytes and offsets; the
 /// replaced member and those after it move, each keeping the alignment its old offset had (up to
-/// [`MAX_KEPT_ALIGNMENT`]) and at least what its data needs ([`member_alignment`]); bytes after
+/// `MAX_KEPT_ALIGNMENT`) and at least what its data needs ([`member_alignment`]); bytes after
 /// the last member stay after it. Names, hashes and node order do not change; the file size is
 /// recomputed. Members that overlap (shared data) cannot be moved apart and are an error.
 pub fn replace_member(s: &Sarc, index: usize, data: &[u8]) -> Result<Sarc> {
@@ -434,6 +446,7 @@ impl SharedMembers {
 /// shares exactly (their notes and findings are the first one's, and reading each again would
 /// charge the decode budget once per alias).
 fn readable_members<'a>(
+    registry: &'a Registry,
     sarc: &'a Sarc,
     options: &'a ReadOptions,
 ) -> impl Iterator<Item = (String, Box<dyn Document>)> + 'a {
@@ -442,13 +455,27 @@ fn readable_members<'a>(
         if shared.first_of.get(i).copied().flatten().is_some_and(|first| first != i) {
             return None;
         }
-        let doc = crate::read(sarc.member_bytes(i)?, None, options).ok()?;
+        let doc = registry.read(sarc.member_bytes(i)?, None, options).ok()?;
         Some((sarc.name(i).unwrap_or_else(|| format!("member_{i}")), doc))
     })
 }
 
-/// The SARC archive format.
-pub struct SarcFormat;
+/// The SARC archive format, reading its members through a registry.
+pub struct SarcFormat {
+    registry: &'static Registry,
+}
+
+impl SarcFormat {
+    /// SARC, reading its members with the formats of `registry`.
+    pub const fn new(registry: &'static Registry) -> Self {
+        SarcFormat { registry }
+    }
+
+    /// A document of `sarc`, its members read through this format's registry.
+    pub fn document(&'static self, sarc: Sarc) -> SarcDocument {
+        SarcDocument { format: self, sarc, options: ReadOptions::default() }
+    }
+}
 
 impl Format for SarcFormat {
     fn name(&self) -> &'static str {
@@ -475,37 +502,33 @@ impl Format for SarcFormat {
         }
     }
 
-    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+    fn read(&'static self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let budget = options.budget(bytes.len());
-        Ok(Box::new(SarcDocument { sarc: read(&bytes)?, options: options.nested(&budget) }))
+        Ok(Box::new(SarcDocument { format: self, sarc: read(&bytes)?, options: options.nested(&budget) }))
     }
 
     fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
         Err(Error::unsupported("sarc is a container: write the members, then build the archive"))
     }
 
-    fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
+    fn undump(&'static self, value: serde_json::Value) -> Result<Box<dyn Document>> {
         let sarc: Sarc = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("SARC dump"))?;
-        Ok(Box::new(SarcDocument { sarc, options: ReadOptions::default() }))
+        Ok(Box::new(self.document(sarc)))
     }
 }
 
 /// A parsed SARC archive.
 pub struct SarcDocument {
+    format: &'static SarcFormat,
+    /// The archive as read.
     pub sarc: Sarc,
     options: ReadOptions,
 }
 
-impl SarcDocument {
-    pub fn new(sarc: Sarc) -> Self {
-        SarcDocument { sarc, options: ReadOptions::default() }
-    }
-}
-
 impl Document for SarcDocument {
     fn format(&self) -> &'static dyn Format {
-        &SarcFormat
+        self.format
     }
 
     fn version(&self) -> String {
@@ -535,7 +558,7 @@ impl Document for SarcDocument {
                 Some(p) => p,
                 None => {
                     budget.charge(Resource::Work, bytes.len() as u64, at).map_err(within)?;
-                    let doc = match crate::read(bytes, None, &self.options) {
+                    let doc = match self.format.registry.read(bytes, None, &self.options) {
                         Ok(doc) => doc,
                         Err(e) if e.kind == ErrorKind::Limit => return Err(within(e)),
                         // Members animkit cannot read (textures, sounds) hold no animation.
@@ -558,7 +581,7 @@ impl Document for SarcDocument {
 
     /// What the members that read hold beyond their models, each line after the member's name.
     fn not_in_model(&self) -> Vec<String> {
-        readable_members(&self.sarc, &self.options)
+        readable_members(self.format.registry, &self.sarc, &self.options)
             .flat_map(|(name, doc)| doc.not_in_model().into_iter().map(move |l| format!("{name}: {l}")))
             .collect()
     }
@@ -613,7 +636,7 @@ impl Document for SarcDocument {
                 ),
             ));
         }
-        for (name, doc) in readable_members(s, &self.options) {
+        for (name, doc) in readable_members(self.format.registry, s, &self.options) {
             out.extend(doc.lint().into_iter().map(|mut x| {
                 x.path = format!("SARC member {name} / {}", x.path);
                 x
@@ -639,7 +662,7 @@ impl Document for SarcDocument {
             .collect();
         let sarc = build(&members, self.sarc.endian)?;
         Ok(Repaired {
-            document: Box::new(SarcDocument::new(sarc)),
+            document: Box::new(self.format.document(sarc)),
             changes: vec!["rebuilt the archive canonically".into()],
         })
     }
@@ -647,7 +670,7 @@ impl Document for SarcDocument {
     /// The member count, then the notes of each member animkit reads (`NAME: …`).
     fn notes(&self) -> Vec<String> {
         let mut notes = vec![format!("{} members", self.sarc.nodes.len())];
-        for (name, doc) in readable_members(&self.sarc, &self.options) {
+        for (name, doc) in readable_members(self.format.registry, &self.sarc, &self.options) {
             notes.extend(doc.notes().into_iter().map(|n| format!("{name}: {n}")));
         }
         notes
@@ -657,7 +680,7 @@ impl Document for SarcDocument {
     fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
         let entries = self.entries()?;
         let sarc = if let Some(i) = entries.iter().position(|e| e.name == name) {
-            crate::formats::check_replacement(name, self.sarc.member(i).unwrap_or_default(), &data)?;
+            self.format.registry.check_replacement(name, self.sarc.member(i).unwrap_or_default(), &data)?;
             replace_member(&self.sarc, i, &data)?
         } else {
             let (i, rest) = entries
@@ -675,13 +698,16 @@ impl Document for SarcDocument {
                     .within("SARC")
                 })?;
             let inner = self.sarc.member(i).unwrap_or_default();
-            let replaced = crate::read(Bytes::copy_from_slice(inner), None, &self.options)
+            let replaced = self
+                .format
+                .registry
+                .read(Bytes::copy_from_slice(inner), None, &self.options)
                 .and_then(|doc| doc.with_entry(rest, data))
                 .and_then(|doc| doc.write())
                 .map_err(|e| e.within(format!("SARC member {}", entries.get(i).map_or("", |e| e.name.as_str()))))?;
             replace_member(&self.sarc, i, &replaced)?
         };
-        Ok(Box::new(SarcDocument { sarc, options: self.options.clone() }))
+        Ok(Box::new(SarcDocument { format: self.format, sarc, options: self.options.clone() }))
     }
 
     fn entries(&self) -> Result<Vec<Entry>> {
@@ -692,10 +718,6 @@ impl Document for SarcDocument {
                 Entry { name: self.sarc.name(i).unwrap_or_else(|| format!("member_{i}")), kind, data }
             })
             .collect())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 
@@ -746,7 +768,7 @@ mod tests {
         }
         let i = (0..3).find(|&i| back.name(i).as_deref() == Some("Model/a.bfres")).unwrap();
         assert_eq!((back.data_offset + back.nodes[i].begin) % 0x100, 0);
-        let doc = SarcDocument::new(back);
+        let doc = crate::SARC.document(back);
         assert!(doc.lint().is_empty(), "{:?}", doc.lint());
         // Truncation is an error.
         for cut in 0..bytes.len() {
@@ -795,7 +817,7 @@ mod tests {
         }
         let a = index_of(&back, "Model/a.bfres");
         assert_eq!((back.data_offset + back.nodes[a].begin) % 0x100, 0, "the BFRES stays aligned");
-        assert!(SarcDocument::new(back).lint().is_empty());
+        assert!(crate::SARC.document(back).lint().is_empty());
         // The same bytes back give the same archive.
         assert_eq!(write(&replace_member(&s, target, s.member(target).unwrap()).unwrap()), original);
     }
@@ -828,7 +850,7 @@ mod tests {
         let members: Vec<(String, Vec<u8>)> = (0..4).map(|i| (format!("m{i}"), vec![i as u8; 16])).collect();
         let mut s = build(&members, Endian::Big).unwrap();
         assert_eq!(s.overlaps(), (vec![], 0));
-        assert!(SarcDocument::new(s.clone()).lint().iter().all(|f| f.code != "sarc-overlapping-members"));
+        assert!(crate::SARC.document(s.clone()).lint().iter().all(|f| f.code != "sarc-overlapping-members"));
         // Member 1 shares member 0's bytes exactly; member 3 starts inside member 2.
         s.nodes[1].begin = s.nodes[0].begin;
         s.nodes[1].end = s.nodes[0].end;
@@ -837,7 +859,7 @@ mod tests {
         assert_eq!(count, 2);
         assert!(pairs.contains(&(0, 1)) || pairs.contains(&(1, 0)), "{pairs:?}");
         assert!(pairs.contains(&(2, 3)), "{pairs:?}");
-        let lint = SarcDocument::new(s).lint();
+        let lint = crate::SARC.document(s).lint();
         let finding = lint.iter().find(|f| f.code == "sarc-overlapping-members").unwrap();
         assert!(finding.message.starts_with("2 members share bytes"), "{}", finding.message);
     }

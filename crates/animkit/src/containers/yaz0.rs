@@ -9,23 +9,28 @@
 //! byte; [`encode`] (a greedy hash-chain matcher with one step of lazy evaluation) is used only
 //! when the payload is new. Nintendo's own encoder is not reproducible (§12).
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::containers::budget::{Budget, Resource};
+use crate::budget::{Budget, Resource};
+use crate::containers::payload;
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired, Severity};
+use crate::format::{
+    Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, Repaired, WriteOptions, Written,
+};
+use crate::lint::{Finding, Severity};
 use crate::model::Package;
 use crate::raw_json::Hex;
+use crate::registry::Registry;
 
 /// The 16-byte header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
+    /// The size of the decoded file.
     pub decoded_size: u32,
+    /// The alignment hint for the decoded data (0 in most files).
     pub alignment: u32,
+    /// The reserved word, kept as stored.
     pub reserved: u32,
 }
 
@@ -254,8 +259,31 @@ pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
     out
 }
 
-/// The Yaz0 container format.
-pub struct Yaz0;
+/// The Yaz0 container format, reading the file it holds through a registry.
+pub struct Yaz0 {
+    registry: &'static Registry,
+}
+
+impl Yaz0 {
+    /// Yaz0, reading its payload with the formats of `registry`.
+    pub const fn new(registry: &'static Registry) -> Self {
+        Yaz0 { registry }
+    }
+
+    /// A new document holding `payload`, compressed with [`encode`].
+    pub fn document(&'static self, payload: Vec<u8>, alignment: u32) -> Yaz0Document {
+        let stream = encode(&payload, alignment);
+        let consumed = stream.len();
+        Yaz0Document {
+            format: self,
+            header: Header { decoded_size: payload.len() as u32, alignment, reserved: 0 },
+            stream: Bytes::from(stream),
+            consumed,
+            payload: Bytes::from(payload),
+            options: ReadOptions::default(),
+        }
+    }
+}
 
 impl Format for Yaz0 {
     fn name(&self) -> &'static str {
@@ -282,11 +310,12 @@ impl Format for Yaz0 {
         }
     }
 
-    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+    fn read(&'static self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let header = header(&bytes).map_err(|e| e.within("Yaz0 header"))?;
         let budget = options.budget(bytes.len());
         let (payload, consumed) = decode_within(&bytes, &budget)?;
         Ok(Box::new(Yaz0Document {
+            format: self,
             header,
             stream: bytes,
             consumed,
@@ -299,10 +328,10 @@ impl Format for Yaz0 {
         Err(Error::unsupported("yaz0 is a container: write the inner format, then compress it"))
     }
 
-    fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
+    fn undump(&'static self, value: serde_json::Value) -> Result<Box<dyn Document>> {
         let d: Yaz0Dump = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("Yaz0 dump"))?;
-        Yaz0Document::from_dump(d)
+        self.document_of_dump(d)
     }
 }
 
@@ -320,6 +349,8 @@ struct Yaz0Dump {
 
 /// A Yaz0 file: its stream as stored and the decoded payload.
 pub struct Yaz0Document {
+    format: &'static Yaz0,
+    /// The 16-byte header.
     pub header: Header,
     /// The file as read (header and compressed stream, plus anything after the stream).
     pub stream: Bytes,
@@ -330,40 +361,29 @@ pub struct Yaz0Document {
     options: ReadOptions,
 }
 
-impl Yaz0Document {
-    /// A new document holding `payload`, compressed with [`encode`].
-    pub fn new(payload: Vec<u8>, alignment: u32) -> Self {
-        let stream = encode(&payload, alignment);
-        let consumed = stream.len();
-        Yaz0Document {
-            header: Header { decoded_size: payload.len() as u32, alignment, reserved: 0 },
-            stream: Bytes::from(stream),
-            consumed,
-            payload: Bytes::from(payload),
-            options: ReadOptions::default(),
-        }
-    }
-
-    fn from_dump(d: Yaz0Dump) -> Result<Box<dyn Document>> {
-        let payload = crate::containers::payload::from_dump(d.payload).map_err(|e| e.within("Yaz0 dump"))?;
+impl Yaz0 {
+    fn document_of_dump(&'static self, d: Yaz0Dump) -> Result<Box<dyn Document>> {
+        let payload = payload::from_dump(self.registry, d.payload).map_err(|e| e.within("Yaz0 dump"))?;
         let limits = Limits { decoded_bytes: Some(payload.len() as u64), ..Limits::default() };
         let stored =
             header(&d.stream.0).ok().filter(|h| *h == d.header).and_then(|_| decode(&d.stream.0, &limits).ok());
         if stored.is_some_and(|(p, _)| p == payload) {
-            return Yaz0.read(Bytes::from(d.stream.0), &ReadOptions::default());
+            return self.read(Bytes::from(d.stream.0), &ReadOptions::default());
         }
-        Ok(Box::new(Yaz0Document::new(payload, d.header.alignment)))
+        Ok(Box::new(self.document(payload, d.header.alignment)))
     }
+}
 
+impl Yaz0Document {
     /// The inner document, read through the registry.
     pub fn inner(&self) -> Result<Box<dyn Document>> {
-        crate::read(self.payload.clone(), None, &self.options).map_err(|e| e.within("Yaz0 payload"))
+        self.format.registry.read(self.payload.clone(), None, &self.options).map_err(|e| e.within("Yaz0 payload"))
     }
 }
 
 impl Document for Yaz0Document {
     fn format(&self) -> &'static dyn Format {
-        &Yaz0
+        self.format
     }
 
     fn version(&self) -> String {
@@ -383,7 +403,7 @@ impl Document for Yaz0Document {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        let payload = crate::containers::payload::to_dump(&self.payload, &self.options);
+        let payload = payload::to_dump(self.format.registry, &self.payload, &self.options);
         serde_json::to_value(Yaz0Dump { header: self.header, payload, stream: Hex(self.stream.to_vec()) })
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
@@ -413,13 +433,13 @@ impl Document for Yaz0Document {
     }
 
     fn repair(&self) -> Result<Repaired> {
-        let doc = Yaz0Document::new(self.payload.to_vec(), self.header.alignment);
+        let doc = self.format.document(self.payload.to_vec(), self.header.alignment);
         Ok(Repaired { document: Box::new(doc), changes: vec!["re-encoded the compressed stream".into()] })
     }
 
     /// The payload's size and format, then the payload's own notes (`payload: …`).
     fn notes(&self) -> Vec<String> {
-        let inner = crate::probe(&self.payload, None).map(|f| f.name()).unwrap_or("unknown");
+        let inner = self.format.registry.probe(&self.payload, None).map(|f| f.name()).unwrap_or("unknown");
         let mut notes = vec![format!("{} bytes decoded, payload format {inner}", self.payload.len())];
         if let Ok(doc) = self.inner() {
             notes.extend(doc.notes().into_iter().map(|n| format!("payload: {n}")));
@@ -433,7 +453,7 @@ impl Document for Yaz0Document {
     fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
         let own = self.entries()?.into_iter().next().map(|e| e.name).unwrap_or_default();
         let payload = if name == own {
-            crate::formats::check_replacement(name, &self.payload, &data)?;
+            self.format.registry.check_replacement(name, &self.payload, &data)?;
             data.to_vec()
         } else {
             let inner = self.inner()?;
@@ -444,17 +464,13 @@ impl Document for Yaz0Document {
             let inner_name = name.strip_prefix(own.as_str()).and_then(|r| r.strip_prefix('/')).unwrap_or(name);
             inner.with_entry(inner_name, data).and_then(|doc| doc.write()).map_err(|e| e.within("Yaz0 payload"))?
         };
-        let mut doc = Yaz0Document::new(payload, self.header.alignment);
+        let mut doc = self.format.document(payload, self.header.alignment);
         doc.options = self.options.clone();
         Ok(Box::new(doc))
     }
 
     fn entries(&self) -> Result<Vec<Entry>> {
-        Ok(vec![crate::containers::payload::entry(&self.payload)])
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
+        Ok(vec![payload::entry(self.format.registry, &self.payload)])
     }
 }
 

@@ -15,7 +15,6 @@
 //! payload is compressed with `ruzstd`'s encoder (about level 1 of the reference one), as one
 //! frame: the game reads any valid frame, not only its own encoder's.
 
-use std::any::Any;
 use std::ops::RangeInclusive;
 
 use bytes::Bytes;
@@ -24,13 +23,16 @@ use ruzstd::decoding::{BlockDecodingStrategy, Dictionary, FrameDecoder};
 use ruzstd::encoding::CompressionLevel;
 use serde::{Deserialize, Serialize};
 
-use crate::containers::budget::{Budget, Resource};
+use crate::budget::{Budget, Resource};
 use crate::containers::{payload, zstd_dict};
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired, Severity};
+use crate::format::{
+    Capabilities, Confidence, Document, Entry, Format, Limits, ReadOptions, Repaired, WriteOptions, Written,
+};
+use crate::lint::{Finding, Severity};
 use crate::model::Package;
 use crate::raw_json::Hex;
+use crate::registry::Registry;
 
 /// The magic of a Zstandard frame (little-endian).
 pub const FRAME_MAGIC: u32 = 0xFD2F_B528;
@@ -47,6 +49,7 @@ fn u32_at(data: &[u8], at: usize) -> Option<u32> {
 /// A decoded stream and how it was laid out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded {
+    /// The decoded file.
     pub payload: Vec<u8>,
     /// Input bytes the frames used (the rest is trailing data).
     pub consumed: usize,
@@ -63,7 +66,7 @@ pub fn decode(data: &[u8], limits: &Limits) -> Result<Decoded> {
 }
 
 /// Decodes every frame of a Zstandard file, charging `budget` for each block's output before
-/// keeping it; `dicts` are the dictionaries frames may name ([`zstd_dict`]). Decoding stops at
+/// keeping it; `dicts` are the dictionaries frames may name (`zstd_dict`). Decoding stops at
 /// the first bytes that are not a frame (trailing data).
 pub fn decode_within(data: &[u8], budget: &Budget, dicts: &[Bytes]) -> Result<Decoded> {
     let mut d = Decoded { payload: Vec::new(), consumed: 0, frames: 0, skippable: 0 };
@@ -160,8 +163,24 @@ pub fn encode(payload: &[u8]) -> Vec<u8> {
     ruzstd::encoding::compress_to_vec(payload, CompressionLevel::Fastest)
 }
 
-/// The Zstandard container format.
-pub struct Zstd;
+/// The Zstandard container format, reading the file it holds through a registry.
+pub struct Zstd {
+    registry: &'static Registry,
+}
+
+impl Zstd {
+    /// Zstandard, reading its payload (and dictionary archives) with the formats of `registry`.
+    pub const fn new(registry: &'static Registry) -> Self {
+        Zstd { registry }
+    }
+
+    /// A new document holding `payload`, compressed with [`encode`].
+    pub fn document(&'static self, payload: Vec<u8>, options: ReadOptions) -> ZstdDocument {
+        let stream = Bytes::from(encode(&payload));
+        let payload = Bytes::from(payload);
+        ZstdDocument { format: self, consumed: stream.len(), stream, frames: 1, skippable: 0, payload, options }
+    }
+}
 
 impl Format for Zstd {
     fn name(&self) -> &'static str {
@@ -188,26 +207,28 @@ impl Format for Zstd {
         }
     }
 
-    fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
+    fn read(&'static self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let budget = options.budget(bytes.len());
-        let dicts = zstd_dict::load(options)?;
-        let decoded = decode_within(&bytes, &budget, &dicts)?;
-        Ok(Box::new(ZstdDocument::from_decoded(bytes, decoded, options.nested(&budget))))
+        let dicts = zstd_dict::load(self.registry, options)?;
+        let d = decode_within(&bytes, &budget, &dicts)?;
+        let (payload, options) = (Bytes::from(d.payload), options.nested(&budget));
+        let (consumed, frames, skippable) = (d.consumed, d.frames, d.skippable);
+        Ok(Box::new(ZstdDocument { format: self, stream: bytes, consumed, frames, skippable, payload, options }))
     }
 
     fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
         Err(Error::unsupported("zstd is a container: write the inner format, then compress it"))
     }
 
-    fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
+    fn undump(&'static self, value: serde_json::Value) -> Result<Box<dyn Document>> {
         let d: ZstdDump = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("Zstandard dump"))?;
-        let payload = payload::from_dump(d.payload).map_err(|e| e.within("Zstandard dump"))?;
+        let payload = payload::from_dump(self.registry, d.payload).map_err(|e| e.within("Zstandard dump"))?;
         let limits = Limits { decoded_bytes: Some(payload.len() as u64), ..Limits::default() };
         if decode(&d.stream.0, &limits).is_ok_and(|s| s.payload == payload) {
-            return Zstd.read(Bytes::from(d.stream.0), &ReadOptions::default());
+            return self.read(Bytes::from(d.stream.0), &ReadOptions::default());
         }
-        Ok(Box::new(ZstdDocument::new(payload, ReadOptions::default())))
+        Ok(Box::new(self.document(payload, ReadOptions::default())))
     }
 }
 
@@ -224,11 +245,14 @@ struct ZstdDump {
 
 /// A Zstandard file: its stream as stored and the decoded payload.
 pub struct ZstdDocument {
+    format: &'static Zstd,
     /// The file as read (every frame, plus anything after them).
     pub stream: Bytes,
     /// Input bytes the frames used.
     pub consumed: usize,
+    /// Zstandard frames decoded.
     pub frames: usize,
+    /// Skippable frames passed over.
     pub skippable: usize,
     /// The decoded inner file.
     pub payload: Bytes,
@@ -236,25 +260,14 @@ pub struct ZstdDocument {
 }
 
 impl ZstdDocument {
-    fn from_decoded(stream: Bytes, d: Decoded, options: ReadOptions) -> Self {
-        let payload = Bytes::from(d.payload);
-        ZstdDocument { stream, consumed: d.consumed, frames: d.frames, skippable: d.skippable, payload, options }
-    }
-
-    /// A new document holding `payload`, compressed with [`encode`].
-    pub fn new(payload: Vec<u8>, options: ReadOptions) -> Self {
-        let stream = Bytes::from(encode(&payload));
-        ZstdDocument { consumed: stream.len(), stream, frames: 1, skippable: 0, payload: Bytes::from(payload), options }
-    }
-
     /// The inner document, read through the registry.
     pub fn inner(&self) -> Result<Box<dyn Document>> {
-        crate::read(self.payload.clone(), None, &self.options).map_err(|e| e.within("Zstandard payload"))
+        self.format.registry.read(self.payload.clone(), None, &self.options).map_err(|e| e.within("Zstandard payload"))
     }
 
     /// The payload as one entry, named by the format it reads as (`payload.sarc`).
     fn payload_entry(&self) -> Entry {
-        payload::entry(&self.payload)
+        payload::entry(self.format.registry, &self.payload)
     }
 
     /// The inner document when it is an archive.
@@ -265,7 +278,7 @@ impl ZstdDocument {
 
 impl Document for ZstdDocument {
     fn format(&self) -> &'static dyn Format {
-        &Zstd
+        self.format
     }
 
     fn version(&self) -> String {
@@ -293,8 +306,10 @@ impl Document for ZstdDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        let value =
-            ZstdDump { payload: payload::to_dump(&self.payload, &self.options), stream: Hex(self.stream.to_vec()) };
+        let value = ZstdDump {
+            payload: payload::to_dump(self.format.registry, &self.payload, &self.options),
+            stream: Hex(self.stream.to_vec()),
+        };
         serde_json::to_value(value).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
     }
 
@@ -318,12 +333,12 @@ impl Document for ZstdDocument {
     }
 
     fn repair(&self) -> Result<Repaired> {
-        let doc = ZstdDocument::new(self.payload.to_vec(), self.options.clone());
+        let doc = self.format.document(self.payload.to_vec(), self.options.clone());
         Ok(Repaired { document: Box::new(doc), changes: vec!["compressed the payload afresh as one frame".into()] })
     }
 
     fn notes(&self) -> Vec<String> {
-        let inner = crate::probe(&self.payload, None).map(|f| f.name()).unwrap_or("unknown");
+        let inner = self.format.registry.probe(&self.payload, None).map(|f| f.name()).unwrap_or("unknown");
         let members = match self.inner_archive().and_then(|d| d.entries().ok()) {
             Some(entries) => format!(" with {} members", entries.len()),
             None => String::new(),
@@ -346,7 +361,7 @@ impl Document for ZstdDocument {
     fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
         let own = self.payload_entry().name;
         let payload = if name == own {
-            crate::formats::check_replacement(name, &self.payload, &data)?;
+            self.format.registry.check_replacement(name, &self.payload, &data)?;
             data.to_vec()
         } else {
             let Some(archive) = self.inner_archive() else {
@@ -356,11 +371,7 @@ impl Document for ZstdDocument {
             let inner_name = name.strip_prefix(own.as_str()).and_then(|r| r.strip_prefix('/')).unwrap_or(name);
             archive.with_entry(inner_name, data).and_then(|d| d.write()).map_err(|e| e.within("Zstandard payload"))?
         };
-        Ok(Box::new(ZstdDocument::new(payload, self.options.clone())))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
+        Ok(Box::new(self.format.document(payload, self.options.clone())))
     }
 }
 
@@ -391,8 +402,8 @@ mod tests {
         let d = decode(&s, &Limits::default()).unwrap();
         assert_eq!(d.payload, b"hello world");
         assert_eq!((d.consumed, d.frames, d.skippable), (s.len() - 4, 2, 1));
-        assert_eq!(Zstd.probe(&s), Confidence::Likely);
-        assert_eq!(Zstd.probe(&encode(b"")), Confidence::Certain);
+        assert_eq!(crate::ZSTD.probe(&s), Confidence::Likely);
+        assert_eq!(crate::ZSTD.probe(&encode(b"")), Confidence::Certain);
     }
 
     #[test]

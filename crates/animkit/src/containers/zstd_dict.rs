@@ -9,7 +9,8 @@ use std::path::Path;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{Param, ReadOptions};
+use crate::format::{Param, ReadOptions};
+use crate::registry::Registry;
 
 /// The read option naming the dictionaries.
 pub const PARAM: Param = Param {
@@ -27,20 +28,21 @@ pub fn id(raw: &[u8]) -> Option<u32> {
     (raw.get(..4)? == MAGIC).then(|| raw.get(4..8)?.try_into().ok().map(u32::from_le_bytes))?
 }
 
-/// The dictionaries the options name (none without the option).
-pub fn load(options: &ReadOptions) -> Result<Vec<Bytes>> {
+/// The dictionaries the options name (none without the option); an archive of them is read
+/// through `registry`.
+pub fn load(registry: &Registry, options: &ReadOptions) -> Result<Vec<Bytes>> {
     match options.params.get(PARAM.key) {
-        Some(path) => load_path(Path::new(path)).map_err(|e| e.within(format!("--opt {}={path}", PARAM.key))),
+        Some(path) => load_path(registry, Path::new(path)).map_err(|e| e.within(format!("--opt {}={path}", PARAM.key))),
         None => Ok(Vec::new()),
     }
 }
 
-fn load_path(path: &Path) -> Result<Vec<Bytes>> {
+fn load_path(registry: &Registry, path: &Path) -> Result<Vec<Bytes>> {
     let io = |e: std::io::Error| Error::new(ErrorKind::Io, None, format!("{}: {e}", path.display()));
     if path.is_dir() {
         let mut found = Vec::new();
         for entry in std::fs::read_dir(path).map_err(io)? {
-            found.extend(load_path(&entry.map_err(io)?.path())?);
+            found.extend(load_path(registry, &entry.map_err(io)?.path())?);
         }
         return Ok(found);
     }
@@ -48,7 +50,7 @@ fn load_path(path: &Path) -> Result<Vec<Bytes>> {
     if id(&bytes).is_some() {
         return Ok(vec![bytes]);
     }
-    let archive = crate::read(bytes, Some(path), &ReadOptions::default())?;
+    let archive = registry.read(bytes, Some(path), &ReadOptions::default())?;
     Ok(archive.entries()?.into_iter().map(|e| e.data).filter(|d| id(d).is_some()).collect())
 }
 

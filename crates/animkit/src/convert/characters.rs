@@ -3,10 +3,10 @@
 //! per character (into a directory) or all characters merged into one (into one file).
 
 use crate::error::{Error, Result};
-use crate::formats::Document;
+use crate::format::Document;
 use crate::model::{Bone, BoneRef, Clip, Package, Skeleton, Target};
 
-use super::ConvertOptions;
+use super::options::ConvertOptions;
 
 /// One package to write, and the character it holds when the input was split per character.
 pub(crate) struct Part {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::formats::Summary;
+use crate::format::Summary;
 use crate::model::Package;
 
 /// The most groups of writer warnings shown; the rest are counted.
@@ -14,8 +14,11 @@ const MAX_GROUPS: usize = 8;
 /// How much animation a package or a written file holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
+    /// Clips.
     pub clips: usize,
+    /// Animation tracks.
     pub tracks: usize,
+    /// Keys over all tracks.
     pub keys: usize,
 }
 

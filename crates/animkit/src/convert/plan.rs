@@ -18,10 +18,13 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Component, Display, Path, PathBuf};
 
+use crate::builtin::REGISTRY;
 use crate::error::{Error, Result};
-use crate::formats::{Confidence, Format, REGISTRY};
+use crate::format::{Confidence, Format};
 
-use super::{characters, open_input, output_format, output_name, ConvertOptions, Destination, Prepared};
+use super::characters;
+use super::options::{ConvertOptions, Destination};
+use super::prepare::{open_input, output_format, output_name, prepare, same_path, Prepared};
 
 /// How many leading bytes decide whether an input may split per character.
 const PROBE_BYTES: u64 = 4096;
@@ -29,6 +32,7 @@ const PROBE_BYTES: u64 = 4096;
 /// One input of a batch, where it is written and the files it gives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {
+    /// The input file.
     pub input: PathBuf,
     /// A [`Destination::Prefix`]: `DIR/STEM`, or as the layout rule gives.
     pub destination: Destination,
@@ -41,7 +45,7 @@ impl Job {
     /// Builds this job's files ([`super::prepare`]); a file the plan did not foresee (the input
     /// changed since planning) is an error, so a job never writes outside its plan.
     pub fn prepare(&self, options: &ConvertOptions) -> Result<Prepared> {
-        let prepared = super::prepare(&self.input, &self.destination, options)?;
+        let prepared = prepare(&self.input, &self.destination, options)?;
         let planned = |path: &Path| self.files.iter().any(|p| same_path(p, path));
         if let Some(f) = prepared.files.iter().find(|f| !planned(&f.report.path)) {
             return Err(Error::unsupported(format!(
@@ -100,11 +104,6 @@ fn files(prefix: &Path, characters: &[String], format: &dyn Format, variant: Opt
     characters.iter().map(|c| output_name(prefix, Some(c), format, variant)).collect()
 }
 
-/// Whether two paths are the same when ASCII case is ignored.
-pub(crate) fn same_path(a: &Path, b: &Path) -> bool {
-    a.as_os_str().to_string_lossy().eq_ignore_ascii_case(&b.as_os_str().to_string_lossy())
-}
-
 /// The first two inputs whose files share a path, and that path.
 fn collision(jobs: &[Job]) -> Option<(Display<'_>, Display<'_>, Display<'_>)> {
     let mut seen: HashMap<String, &Job> = HashMap::new();
@@ -132,7 +131,7 @@ fn split_characters(input: &Path, options: &ConvertOptions, format: &dyn Format)
     let mut prefix = Vec::new();
     std::fs::File::open(input).ok()?.take(PROBE_BYTES).read_to_end(&mut prefix).ok()?;
     let splits = |f: &&&dyn Format| f.capabilities().archive && f.capabilities().skeleton;
-    if !REGISTRY.iter().filter(splits).any(|f| f.probe(&prefix) != Confidence::No) {
+    if !REGISTRY.formats().iter().filter(splits).any(|f| f.probe(&prefix) != Confidence::No) {
         return None;
     }
     let (doc, _) = open_input(input, options, format).ok()?;

@@ -3,7 +3,7 @@
 //!
 //! Unlike the game formats under [`crate::formats`], these never see a raw game structure: they
 //! export a [`crate::model::Package`] and import one back. They are registered in
-//! [`crate::formats::REGISTRY`] like any format, so `open`, `convert --to gltf` and `dump` work.
+//! [`crate::REGISTRY`] like any format, so `open`, `convert --to gltf` and `dump` work.
 
 pub mod gltf;
 pub mod model_json;

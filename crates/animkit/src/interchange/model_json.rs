@@ -6,14 +6,12 @@
 //! NaN). Being the model itself, it is the lossless interchange for every channel, including
 //! texture patterns, scalar parameters and visibility, which glTF can only carry in extras.
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, Repaired, WriteOptions, Written};
+use crate::lint::Finding;
 use crate::model::Package;
 
 /// The schema version in the envelope.
@@ -203,10 +201,6 @@ impl Document for ModelJsonDocument {
             document: Box::new(ModelJsonDocument { bytes: self.bytes.clone(), package: self.package.clone() }),
             changes: Vec::new(),
         })
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

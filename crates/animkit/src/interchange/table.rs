@@ -15,13 +15,11 @@
 //! without texture-index tracks is refused (the file would be a bare header). Nothing can be read
 //! back (`read = false`); use `model-json` for a lossless round trip.
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::error::{Error, Result};
-use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, Repaired, WriteOptions, Written};
+use crate::lint::Finding;
 use crate::model::{Package, Target, Values};
 use crate::sample::{sample_track, Sampled};
 
@@ -133,6 +131,7 @@ pub struct CsvDocument {
 }
 
 impl CsvDocument {
+    /// The CSV text.
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -165,10 +164,6 @@ impl Document for CsvDocument {
 
     fn repair(&self) -> Result<Repaired> {
         Ok(Repaired { document: Box::new(CsvDocument { text: self.text.clone() }), changes: Vec::new() })
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -14,11 +14,13 @@
 //! - **Cubic** tracks store three values per key, as glTF does: in-tangent, value, out-tangent,
 //!   with tangents in units per second.
 
+mod bone_ref;
 pub mod rekey;
-pub mod rest;
+pub(crate) mod rest;
 mod skeleton;
 mod stored;
 
+pub use bone_ref::BoneRef;
 pub use skeleton::{Bone, Skeleton, Transform};
 pub use stored::Stored;
 
@@ -34,8 +36,10 @@ pub struct Package {
     pub name: String,
     /// Which axis points up in the source's coordinate system.
     pub up_axis: UpAxis,
+    /// The clips, in file order.
     pub clips: Vec<Clip>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The hierarchy the tracks bind to, when the file has one (or one was given).
     pub skeleton: Option<Skeleton>,
 }
 
@@ -43,13 +47,16 @@ pub struct Package {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum UpAxis {
     #[default]
+    /// Y up (glTF).
     Y,
+    /// Z up (GTA, CryEngine, Blender).
     Z,
 }
 
 /// One animation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Clip {
+    /// The clip's name.
     pub name: String,
     /// Length in seconds as the engine computes it (not always the last key time).
     pub duration: f32,
@@ -62,6 +69,7 @@ pub struct Clip {
     /// The source's frame rate, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_rate: Option<f32>,
+    /// The animated channels.
     pub tracks: Vec<Track>,
     /// How the source file stored the clip, for an exact rewrite in the same format ([`Stored`]);
     /// empty for clips not read from a file, and ignored by every other format.
@@ -72,7 +80,9 @@ pub struct Clip {
 /// One animated channel of one target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Track {
+    /// What the track animates.
     pub target: Target,
+    /// How values between keys are computed.
     pub interpolation: Interpolation,
     /// Key times in seconds, non-decreasing.
     pub times: Vec<f32>,
@@ -90,42 +100,35 @@ pub enum Target {
     /// A property of a material: a texture sampler, a texture transform component, visibility.
     ///
     /// The names are shared (`Arc<str>`): a material has many animated properties.
-    Material { material: Arc<str>, property: Arc<str> },
-}
-
-/// How a track names its bone: by whatever the format stores. At least one field is set.
-///
-/// The name is shared (`Arc<str>`): a file names the same few bones in every clip, and readers
-/// intern them, so a track's target costs no allocation of its own.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-pub struct BoneRef {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<Arc<str>>,
-    /// A numeric id (GTA bone tag / HAnim node id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<i32>,
-    /// A name hash (CryEngine CRC-32 controller id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hash: Option<u32>,
-    /// An index into the skeleton's bone list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index: Option<u32>,
+    Material {
+        /// The material's name.
+        material: Arc<str>,
+        /// The property: a texture sampler's name, or `parameter.component` of a shader parameter.
+        property: Arc<str>,
+    },
 }
 
 /// The key values of a track, one variant per channel kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Values {
+    /// Unit quaternions `x y z w`, glTF convention.
     Rotation(Vec<Quat>),
+    /// Translations in the format's units.
     Translation(Vec<Vec3>),
+    /// Scale factors per axis.
     Scale(Vec<Vec3>),
+    /// Plain numbers (a texture transform component, a material parameter).
     Scalar(Vec<f32>),
     /// Indices into `textures`. The texture list is shared: a texture-pattern animation gives
     /// every track the same one.
     TextureIndex {
+        /// Indices into `textures`, one per key.
         indices: Vec<u32>,
+        /// The texture names the indices point into.
         textures: Arc<[String]>,
     },
+    /// Whether the target is shown, per key.
     Visibility(Vec<bool>),
 }
 
@@ -133,11 +136,17 @@ pub enum Values {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Channel {
+    /// A rotation.
     Rotation,
+    /// A translation.
     Translation,
+    /// A scale.
     Scale,
+    /// A plain number.
     Scalar,
+    /// A texture index.
     TextureIndex,
+    /// Visibility.
     Visibility,
 }
 
@@ -158,6 +167,7 @@ pub enum Interpolation {
 }
 
 impl Values {
+    /// The channel kind these values belong to.
     pub fn channel(&self) -> Channel {
         match self {
             Values::Rotation(_) => Channel::Rotation,
@@ -180,12 +190,14 @@ impl Values {
         }
     }
 
+    /// Whether the track has no key.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
 impl Track {
+    /// The channel kind of the track.
     pub fn channel(&self) -> Channel {
         self.values.channel()
     }
@@ -225,46 +237,12 @@ impl Target {
         }
     }
 
+    /// The bone, when the target is one.
     pub fn bone(&self) -> Option<&BoneRef> {
         match self {
             Target::Bone(b) => Some(b),
             Target::Material { .. } => None,
         }
-    }
-}
-
-impl BoneRef {
-    pub fn named(name: impl Into<Arc<str>>) -> Self {
-        BoneRef { name: Some(name.into()), ..Default::default() }
-    }
-
-    pub fn label(&self) -> String {
-        if let Some(name) = &self.name {
-            name.to_string()
-        } else if let Some(id) = self.id {
-            format!("#{id}")
-        } else if let Some(hash) = self.hash {
-            format!("0x{hash:08X}")
-        } else if let Some(index) = self.index {
-            format!("bone_{index:02}")
-        } else {
-            "?".to_string()
-        }
-    }
-
-    /// Whether two references may denote the same bone: equal ids, hashes or indices when both
-    /// have them, else names compared case-insensitively and ignoring surrounding spaces.
-    pub fn matches(&self, other: &BoneRef) -> bool {
-        if let (Some(a), Some(b)) = (self.id, other.id) {
-            return a == b;
-        }
-        if let (Some(a), Some(b)) = (self.hash, other.hash) {
-            return a == b;
-        }
-        if let (Some(a), Some(b)) = (&self.name, &other.name) {
-            return a.trim().eq_ignore_ascii_case(b.trim());
-        }
-        matches!((self.index, other.index), (Some(a), Some(b)) if a == b)
     }
 }
 

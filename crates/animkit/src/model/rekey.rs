@@ -30,6 +30,7 @@ pub struct Tolerance {
 /// A re-keyed track and what it took.
 #[derive(Debug, Clone)]
 pub struct Rekeyed {
+    /// The track with its new keys.
     pub track: Track,
     /// Keys added to the source's.
     pub added: usize,

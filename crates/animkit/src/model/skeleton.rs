@@ -3,13 +3,16 @@
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::BoneRef;
+use super::bone_ref::BoneRef;
 
 /// A local transform: translation, rotation (unit, glTF convention), scale.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Transform {
+    /// Translation from the parent.
     pub translation: Vec3,
+    /// Rotation (unit quaternion `x y z w`) relative to the parent.
     pub rotation: Quat,
+    /// Scale per axis.
     pub scale: Vec3,
 }
 
@@ -38,20 +41,25 @@ impl Default for Transform {
 /// One bone: its names and ids, its parent and its rest pose relative to the parent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Bone {
+    /// The bone's name.
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A numeric id (GTA bone tag / HAnim node id), when the format has one.
     pub id: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A name hash (CryEngine CRC-32), when the format has one.
     pub hash: Option<u32>,
     /// Index of the parent bone, which comes earlier in the list; `None` for a root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<usize>,
+    /// The rest pose, relative to the parent.
     pub rest: Transform,
 }
 
 /// Bones in parent-before-child order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Skeleton {
+    /// The bones; a parent comes before its children.
     pub bones: Vec<Bone>,
 }
 

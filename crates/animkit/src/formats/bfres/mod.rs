@@ -84,14 +84,13 @@ pub mod switch_replace;
 pub mod switch_write;
 pub mod unroll;
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::Repaired;
 use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::lint::Finding;
 use crate::model::{Package, Values};
 use crate::sample::{sample_track, Sampled};
 use fres::FresFile;
@@ -246,7 +245,7 @@ impl Format for Bfres {
             Some("switch") => switch_build::from_model(package, options)?,
             Some(v) => return Err(Error::unrepresentable(format!("platform={v}: expected wiiu or switch"))),
         };
-        let document = self.read(Bytes::from(bytes), &ReadOptions::default())?;
+        let document = Bfres.read(Bytes::from(bytes), &ReadOptions::default())?;
         Ok(Written { document, warnings })
     }
 
@@ -409,9 +408,5 @@ impl Document for BfresDocument {
         notes.extend(self.not_in_model());
         notes.extend(self.texture_tables());
         notes
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

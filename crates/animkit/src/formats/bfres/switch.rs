@@ -41,8 +41,6 @@
 //! [`super::switch_write`] (one skeletal animation replaced inside the file) and
 //! [`super::switch_build`] (files from the model).
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde::Serialize;
 
@@ -54,8 +52,9 @@ use super::fskl;
 use super::platform::Platform;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
+use crate::format::Repaired;
 use crate::formats::{Document, Format, Limits, ReadOptions};
-use crate::lint::{Finding, Repaired, Severity};
+use crate::lint::{Finding, Severity};
 use crate::model::{Clip, Interpolation, Package, Target, Track, Values};
 
 /// The 8-byte magic of a Switch BFRES.
@@ -881,10 +880,6 @@ impl Document for SwitchDocument {
 
     fn not_in_model(&self) -> Vec<String> {
         super::switch_anims::not_in_model(&self.data, &self.header)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

@@ -722,7 +722,7 @@ mod tests {
                     _ => panic!("channel changed"),
                 }
             }
-            let c = model::contents(&doc.as_any().downcast_ref::<super::super::CryDocument>().unwrap().file).unwrap();
+            let c = model::contents(&doc.downcast_ref::<super::super::CryDocument>().unwrap().file).unwrap();
             assert_eq!(c.bone_names.as_deref(), Some(&["Bip01".to_string(), "Bip01 Spine".to_string()][..]));
         }
     }

@@ -59,14 +59,14 @@ pub(crate) mod skeleton;
 pub(crate) mod survey;
 pub mod time_formats;
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{Capabilities, Confidence, Document, Format, Limits, ReadOptions, WriteOptions, Written};
-use crate::formats::{Param, SKELETON_PARAM};
-use crate::lint::{Finding, Repaired};
+use crate::format::{
+    Capabilities, Confidence, Document, Format, Limits, Param, ReadOptions, Repaired, WriteOptions, Written,
+    SKELETON_PARAM,
+};
+use crate::lint::Finding;
 use crate::model::{Package, Skeleton};
 use chunkfile::{ChunkFile, Container};
 
@@ -261,10 +261,6 @@ impl Document for CryDocument {
     fn notes(&self) -> Vec<String> {
         model::notes_with(&self.file, self.decoding)
     }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
 #[cfg(test)]
@@ -273,11 +269,11 @@ mod tests {
 
     #[test]
     fn registry_finds_the_format_and_its_variants() {
-        let (f, v) = crate::formats::by_extension("i_caf").unwrap();
+        let (f, v) = crate::REGISTRY.by_extension("i_caf").unwrap();
         assert_eq!((f.name(), v), ("cryengine", Some("i_caf")));
-        assert_eq!(crate::formats::by_extension("CAF").unwrap().1, Some("caf"));
-        assert_eq!(crate::formats::by_extension("dba").unwrap().1, Some("dba"));
-        assert_eq!(crate::formats::by_name("cryengine").unwrap().0.name(), "cryengine");
+        assert_eq!(crate::REGISTRY.by_extension("CAF").unwrap().1, Some("caf"));
+        assert_eq!(crate::REGISTRY.by_extension("dba").unwrap().1, Some("dba"));
+        assert_eq!(crate::REGISTRY.by_name("cryengine").unwrap().0.name(), "cryengine");
         assert_eq!(CryEngine.probe(b"CAF\0\x1f\x03\0\0"), Confidence::No);
         assert_eq!(CryEngine.probe(b"#ivo\0\x09\0\0\0\0\0\0"), Confidence::Certain);
         assert!(CryEngine.explain_reject(b"CAF\0").unwrap().contains("Cal3D"));

@@ -5,15 +5,14 @@
 //! so SKB bone i binds node i). The document keeps the file's bytes and writes them back verbatim;
 //! its dump is those bytes in hex plus the skeleton it yields (informative; `pack` uses the hex).
 
-use std::any::Any;
-
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
 use super::rwskel;
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::Repaired;
 use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::lint::Finding;
 use crate::model::{Package, Skeleton};
 use crate::raw_json::Hex;
 
@@ -144,9 +143,5 @@ impl Document for DffDocument {
             )],
             None => vec![format!("{} frames; no HAnim hierarchy (not skinned): no skeleton", self.frames)],
         }
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

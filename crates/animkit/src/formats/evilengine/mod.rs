@@ -41,16 +41,14 @@ mod model;
 mod rwskel;
 mod skb;
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::bytes::Endian;
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{
-    Capabilities, Confidence, Document, Entry, Format, Limits, Param, ReadOptions, WriteOptions, Written,
+use crate::format::{
+    Capabilities, Confidence, Document, Entry, Format, Limits, Param, ReadOptions, Repaired, WriteOptions, Written,
 };
-use crate::lint::{Finding, Repaired};
+use crate::lint::Finding;
 use crate::model::Package;
 use hip::{AnimAsset, Hip};
 use skb::{Decided, Skb, SkbVersion};
@@ -280,10 +278,6 @@ impl Document for SkbDocument {
             notes.push("a zero-range translation axis (Scale = 0)".into());
         }
         notes
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 
@@ -526,15 +520,12 @@ impl Document for HipDocument {
             Error::new(ErrorKind::Invalid, None, format!("no ANIM or MODL asset \"{name}\" (see `animkit extract`)"))
                 .within("HIP")
         })?;
-        crate::formats::check_replacement(name, &Hip::asset_data(&self.bytes, asset)?, &data)?;
+        let format: &'static dyn Format = if &asset.kind.0 == b"MODL" { &dff::DffFormat } else { &SkbFormat };
+        crate::format::check_replacement(format, name, &Hip::asset_data(&self.bytes, asset)?, &data)?;
         let mut hip = self.hip.clone();
         hip.replace_asset(asset.asset_id, data, self.hip.layer_align())?;
         let bytes = Bytes::from(hip::write(&hip));
         Ok(Box::new(HipDocument { hip, bytes, model: self.model.clone(), ..*self }))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

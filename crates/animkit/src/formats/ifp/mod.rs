@@ -29,14 +29,13 @@ mod lint;
 mod model;
 mod raw;
 
-use std::any::Any;
-
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::Repaired;
 use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired};
+use crate::lint::Finding;
 use crate::model::Package;
 use crate::text::latin1_until_nul;
 use raw::{Body, IfpFile, Layout};
@@ -241,9 +240,5 @@ impl Document for IfpDocument {
             notes.push(format!("salvaged: {} of {} animations", f.animation_count(), s.declared_animations));
         }
         notes
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use glam::{Quat, Vec3};
 
 use crate::error::{Error, Result};
-use crate::formats::WriteOptions;
+use crate::format::WriteOptions;
 use crate::model::{Interpolation, Package, Skeleton, Target, Track, Transform, Values};
 
 /// The write option choosing what happens to additive clips: `additive=keep|bake`.

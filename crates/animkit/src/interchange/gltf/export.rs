@@ -12,15 +12,15 @@
 //!   because glTF requires a mesh on a skinned node and three.js treats only skin joints as bones.
 //! - `UpAxis::Z`: everything is parented under a node rotated −90° about X.
 //! - Additive clips are exported as they are with one warning line, or with `additive=bake`
-//!   composed with the rest pose ([`super::additive`]).
+//!   composed with the rest pose (`additive`).
 //! - Whatever cannot be a channel (texture indices, scalars, visibility, material targets,
 //!   duplicate targets, empty tracks, empty clips) goes into `extras.animkit`, losslessly, with a
 //!   warning naming it. A bone's visibility track also plays in viewers: a `STEP` channel on the
 //!   node's `KHR_node_visibility` `visible` (ratified by Khronos) through `KHR_animation_pointer`,
-//!   both optional extensions, the output an unsigned-byte `SCALAR` of 0 and 1 ([`visibility_channel`]).
+//!   both optional extensions, the output an unsigned-byte `SCALAR` of 0 and 1 (`visibility_channel`).
 //!   Importers that know neither ignore it; animkit's reads the lossless extras track.
 //!
-//! Every JSON value edited here is an object built here, so fields are set with [`set`] rather
+//! Every JSON value edited here is an object built here, so fields are set with `set` rather
 //! than `value[key] = …`, and bone indices come from a validated skeleton; nothing is indexed
 //! unchecked.
 
@@ -64,7 +64,9 @@ pub fn z_up_rotation() -> Quat {
 pub struct Exported {
     /// Each top-level member, in file order; `animations` and `accessors` element by element.
     pub members: Vec<(&'static str, Member)>,
+    /// The binary buffer (buffer 0): key times and values.
     pub bin: Vec<u8>,
+    /// What the export approximated, one line per kind with counts.
     pub warnings: Vec<String>,
 }
 
@@ -97,7 +99,7 @@ impl Exported {
         if self.bin.is_empty() {
             return Ok(());
         }
-        let uri = format!("data:application/octet-stream;base64,{}", super::base64_encode(&self.bin));
+        let uri = format!("data:application/octet-stream;base64,{}", super::base64::base64_encode(&self.bin));
         let buffers = Member::Text(to_text(&json!([{"byteLength": self.bin.len(), "uri": uri}]))?);
         match self.members.iter_mut().find(|(k, _)| *k == "buffers") {
             Some((_, v)) => *v = buffers,
@@ -140,6 +142,8 @@ fn push_elements(members: &mut Vec<(&'static str, Member)>, key: &'static str, e
 const FLOAT: u32 = 5126;
 const UNSIGNED_BYTE: u32 = 5121;
 const UNSIGNED_SHORT: u32 = 5123;
+/// The `bufferView.target` of vertex attributes: WebGL's `ARRAY_BUFFER`.
+const ARRAY_BUFFER: u32 = 34962;
 
 /// The binary buffer and the accessors into it.
 #[derive(Default)]
@@ -321,9 +325,13 @@ fn interpolation_name(i: Interpolation) -> &'static str {
 /// Keys of one transform track as flat floats: `comps` floats per value, `per_key` values per key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlatKeys {
+    /// Key times in seconds.
     pub times: Vec<f32>,
+    /// The values, flat.
     pub values: Vec<f32>,
+    /// Floats per value (4 for a rotation, 3 for a translation or scale).
     pub comps: usize,
+    /// Values per key (3 for cubic keys: in-tangent, value, out-tangent).
     pub per_key: usize,
 }
 
@@ -659,8 +667,8 @@ fn clip_extras(ci: usize, clip: &Clip) -> Map<String, Value> {
     m
 }
 
-/// Exports a package with the glTF write options (`additive=keep|bake`: [`super::additive`]).
-pub fn export_with(package: &Package, options: &crate::formats::WriteOptions) -> Result<Exported> {
+/// Exports a package with the glTF write options (`additive=keep|bake`: `additive`).
+pub fn export_with(package: &Package, options: &crate::format::WriteOptions) -> Result<Exported> {
     let mode = super::additive::AdditiveMode::from_options(options)?;
     let (package, baked) = super::additive::prepare(package, mode)?;
     let mut exported = export(&package)?;
@@ -939,7 +947,7 @@ pub fn export(package: &Package) -> Result<Exported> {
         let vcount = positions.len() / 3;
         let pos_acc = bin.own_view(
             &pos_bytes,
-            Some(34962),
+            Some(ARRAY_BUFFER),
             json!({"componentType": FLOAT, "count": vcount, "type": "VEC3", "min": min.map(num), "max": max.map(num)}),
         )?;
         let wide = joints.len() > 255;
@@ -963,11 +971,14 @@ pub fn export(package: &Package) -> Result<Exported> {
         let joint_type = if wide { UNSIGNED_SHORT } else { UNSIGNED_BYTE };
         let joints_acc = bin.own_view(
             &joint_bytes,
-            Some(34962),
+            Some(ARRAY_BUFFER),
             json!({"componentType": joint_type, "count": vcount, "type": "VEC4"}),
         )?;
-        let weights_acc =
-            bin.own_view(&weight_bytes, Some(34962), json!({"componentType": FLOAT, "count": vcount, "type": "VEC4"}))?;
+        let weights_acc = bin.own_view(
+            &weight_bytes,
+            Some(ARRAY_BUFFER),
+            json!({"componentType": FLOAT, "count": vcount, "type": "VEC4"}),
+        )?;
         meshes.push(json!({
             "name": "animkit_joint_markers",
             "primitives": [{"attributes": {"POSITION": pos_acc, "JOINTS_0": joints_acc, "WEIGHTS_0": weights_acc}}],

@@ -12,28 +12,16 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::export::{COMMON_ROOT_NODE, Z_UP_NODE};
-use super::json::GltfJson;
+use super::json::{index, list, GltfJson};
 use super::skin::{self, SkinChoice};
 use super::tidy::{self, ImportOptions};
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::Limits;
+use crate::format::Limits;
 use crate::model::rest::make_rotations_continuous;
 use crate::model::{Bone, BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Transform, UpAxis, Values};
 
 fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Invalid, None, message)
-}
-
-pub(super) fn list<'a>(json: &'a Value, key: &str) -> &'a [Value] {
-    json.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
-}
-
-pub(super) fn index(v: Option<&Value>, len: usize, what: &str) -> Result<usize> {
-    let i = v.and_then(Value::as_u64).ok_or_else(|| invalid(format!("{what}: missing or not an index")))?;
-    usize::try_from(i)
-        .ok()
-        .filter(|&i| i < len)
-        .ok_or_else(|| invalid(format!("{what}: index {i} out of range ({len})")))
 }
 
 /// The element of `items` that the index `v` names, with that index.
@@ -344,11 +332,6 @@ pub struct Imported {
     pub package: Package,
     /// One line per kind of change (counted, never one line per track).
     pub warnings: Vec<String>,
-}
-
-/// Imports a parsed glTF into the model with the default [`ImportOptions`].
-pub fn import(json: &GltfJson, buffers: &[Option<Bytes>], limits: &Limits) -> Result<Package> {
-    Ok(import_with(json, buffers, limits, &ImportOptions::default())?.package)
 }
 
 /// Imports a parsed glTF into the model; files written by other tools are tidied

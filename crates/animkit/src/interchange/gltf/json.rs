@@ -190,6 +190,22 @@ fn element<T: DeserializeOwned>(items: &[Box<RawValue>], i: usize, what: &str) -
     serde_json::from_str(raw.get()).map_err(|e| Error::new(ErrorKind::Invalid, None, format!("{what} {i}: {e}")))
 }
 
+/// The array `json[key]`, empty when it is missing or not an array.
+pub(super) fn list<'a>(json: &'a Value, key: &str) -> &'a [Value] {
+    json.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// The index `v`, which must be below `len`; `what` names it in the error.
+pub(super) fn index(v: Option<&Value>, len: usize, what: &str) -> Result<usize> {
+    let i = v
+        .and_then(Value::as_u64)
+        .ok_or_else(|| Error::new(ErrorKind::Invalid, None, format!("{what}: missing or not an index")))?;
+    usize::try_from(i)
+        .ok()
+        .filter(|&i| i < len)
+        .ok_or_else(|| Error::new(ErrorKind::Invalid, None, format!("{what}: index {i} out of range ({len})")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

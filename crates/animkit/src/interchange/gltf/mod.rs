@@ -46,7 +46,7 @@
 //!   animation's extras; a track reference that differs from its node's (e.g. name only) and an
 //!   interpolation glTF cannot name (`Nlerp`, `Linear` rotations) are kept in channel extras.
 //!
-//! ## Import ([`import`])
+//! ## Import (`import`)
 //! `LINEAR` → `Slerp` (rotations) / `Linear`, `STEP` → `Step`, `CUBICSPLINE` → `CubicSpline`.
 //! Rotation keys are made sign-continuous (each key in the hemisphere of the previous one:
 //! Blender writes q and −q alternately, which an engine that interpolates the stored signs
@@ -58,7 +58,7 @@
 //! and their ancestors. Bones are named after the nodes; the skeleton comes from the node tree.
 //! Our Z-up root node (known by its extras, else by its name, as Blender drops the extras
 //! unless "Custom Properties" is ticked) is removed (and `up_axis = Z`).
-//! Files written by other tools are tidied ([`tidy`]): tracks constant at the rest pose are
+//! Files written by other tools are tidied (`tidy`): tracks constant at the rest pose are
 //! dropped (`--opt keep_constant=true` keeps them), key times near the frames of the clip's
 //! rate (`--opt fps=N` where the file has none) are snapped, and bones without ids or hashes
 //! are counted; each in one summary line ([`crate::Document::to_model_with_warnings`]).
@@ -77,14 +77,14 @@
 //!   keeps SA's stored quaternions, up to 5e-4 off unit length, which the game slerps before it
 //!   normalises, while glTF holds them normalised.
 
-pub mod additive;
+pub(crate) mod additive;
+mod base64;
 pub mod export;
-pub mod import;
-pub mod json;
+pub(crate) mod import;
+pub(crate) mod json;
 mod skin;
-pub mod tidy;
+pub(crate) mod tidy;
 
-use std::any::Any;
 use std::ops::Range;
 
 use bytes::Bytes;
@@ -92,9 +92,13 @@ use serde_json::Value;
 
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::{Capabilities, Confidence, Document, Format, Limits, Param, ReadOptions, WriteOptions, Written};
-use crate::lint::{Finding, Repaired, Severity};
+use crate::format::{
+    Capabilities, Confidence, Document, Format, Limits, Param, ReadOptions, Repaired, WriteOptions, Written,
+};
+use crate::lint::{Finding, Severity};
 use crate::model::Package;
+use base64::data_uri;
+pub use base64::{base64_decode, base64_encode};
 use json::GltfJson;
 
 const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -217,68 +221,6 @@ pub struct GltfDocument {
 
 fn invalid(offset: Option<u64>, message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Invalid, offset, message)
-}
-
-/// Standard base64 with padding.
-pub fn base64_encode(data: &[u8]) -> String {
-    // The digit for the low 6 bits of `n`.
-    let digit = |n: u32| {
-        let v = (n & 63) as u8;
-        char::from(match v {
-            0..=25 => b'A' + v,
-            26..=51 => b'a' + (v - 26),
-            52..=61 => b'0' + (v - 52),
-            62 => b'+',
-            _ => b'/',
-        })
-    };
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let mut b = [0u8; 3];
-        b.iter_mut().zip(chunk).for_each(|(d, &s)| *d = s);
-        let [b0, b1, b2] = b;
-        let n = (u32::from(b0) << 16) | (u32::from(b1) << 8) | u32::from(b2);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(digit(n >> (18 - 6 * i)));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// Decodes standard (or URL-safe) base64; padding optional, whitespace not allowed.
-pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim_end_matches('=');
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    Some(out)
-}
-
-/// The bytes of a `data:` URI (base64 only).
-fn data_uri(uri: &str) -> Option<Vec<u8>> {
-    let rest = uri.strip_prefix("data:")?;
-    let (_, payload) = rest.split_once(";base64,")?;
-    base64_decode(payload)
 }
 
 impl GltfDocument {
@@ -418,7 +360,7 @@ impl GltfDocument {
         self.glb
     }
 
-    /// The model, with what the import changed ([`tidy`]) or could not keep.
+    /// The model, with what the import changed (`tidy`) or could not keep.
     pub fn imported(&self) -> Result<import::Imported> {
         import::import_with(&self.json, &self.buffers, &self.limits, &self.import)
     }
@@ -535,10 +477,6 @@ impl Document for GltfDocument {
         }
         notes
     }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
 #[cfg(test)]
@@ -550,24 +488,6 @@ mod tests {
         // serde_json reports 1-based line and column; "{\n  x" fails at line 2 column 3 = byte 4.
         let e = GltfDocument::parse(Bytes::from_static(b"{\n  x"), Limits::default()).err().unwrap();
         assert_eq!(e.offset, Some(4));
-    }
-
-    #[test]
-    fn base64_matches_rfc4648_vectors() {
-        // RFC 4648 §10.
-        for (plain, enc) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64_encode(plain.as_bytes()), enc);
-            assert_eq!(base64_decode(enc).unwrap(), plain.as_bytes());
-        }
-        assert!(base64_decode("Zm9v!").is_none());
     }
 
     #[test]

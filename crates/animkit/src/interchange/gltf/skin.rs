@@ -12,8 +12,7 @@ use serde_json::Value;
 
 use crate::error::Result;
 
-use super::import::{index, list};
-use super::json::GltfJson;
+use super::json::{index, list, GltfJson};
 
 /// The joints of the chosen skin (node indices, in joint order, without repeats) and a note when
 /// there was a choice to make.

@@ -4,7 +4,7 @@
 //! SARC lists 32 members that all point at one Yaz0 stream of 256 MB of zeros decodes 8 GB if
 //! each member is decoded within its own limit. So the first read of an input creates a
 //! [`Budget`] from its size and [`Limits`], and every container hands the same budget to the
-//! reads of its members ([`ReadOptions::nested`]): Yaz0 charges the size it decodes, SARC and
+//! reads of its members ([`crate::format::ReadOptions::nested`]): Yaz0 charges the size it decodes, SARC and
 //! HIP the members they read and the keys their members convert to, whatever the nesting and
 //! however often one member is referenced.
 //!
@@ -15,7 +15,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::ReadOptions;
 
 /// Decoded bytes allowed per input byte by default.
 pub const DECODED_PER_INPUT_BYTE: u64 = 20;
@@ -97,9 +96,13 @@ pub fn parse_size(text: &str) -> Option<u64> {
 
 /// What a budget counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Resource {
+    /// Bytes produced by decoders (decompression).
     Decoded,
+    /// Keys produced by model conversions.
     Keys,
+    /// Work units: about one byte decoded or read, or one key converted.
     Work,
 }
 
@@ -180,22 +183,6 @@ impl Budget {
     /// The limit on `what`.
     pub fn limit(&self, what: Resource) -> u64 {
         self.limits.get(what.index()).copied().unwrap_or(0)
-    }
-}
-
-impl ReadOptions {
-    /// The budget of the input being read: the one this read is nested in, or a new one for an
-    /// input of `input_len` bytes when this is the top-level read.
-    pub fn budget(&self, input_len: usize) -> Arc<Budget> {
-        match &self.budget {
-            Some(b) => Arc::clone(b),
-            None => Budget::for_input(input_len, &self.limits),
-        }
-    }
-
-    /// These options for reading a file nested in the input that `budget` belongs to.
-    pub fn nested(&self, budget: &Arc<Budget>) -> ReadOptions {
-        ReadOptions { budget: Some(Arc::clone(budget)), ..self.clone() }
     }
 }
 
