@@ -74,9 +74,11 @@ def main():
     tracks = sum(len(c.tracks) for c in package.clips)
     print(f"{path.name}: {len(package.clips)} clips, {tracks} tracks ({2 * tracks} key arrays)")
     example = build_rust_example()
-    sides = {"Rust   read + to_model:                               ": None,
-             "Python open + to_model + every array in bulk:         ": touch_in_bulk,
-             "Python open + to_model + every array per track:       ": touch_per_track}
+    sides = {
+        "Rust   read + to_model:                               ": None,
+        "Python open + to_model + every array in bulk:         ": touch_in_bulk,
+        "Python open + to_model + every array per track:       ": touch_per_track,
+    }
     results = {label: [] for label in sides}
     for _ in range(rounds):
         for label, touch in sides.items():
@@ -93,6 +95,7 @@ def main():
             f"{label}{fastest * 1e3:7.3f} ms fastest, {median * 1e3:7.3f} ms median;"
             f" {fastest / rust_fastest:.2f}x Rust fastest, {median / rust_median:.2f}x median"
         )
+
 
 if __name__ == "__main__":
     main()

@@ -140,7 +140,10 @@ def test_convert_picks_clips_and_refuses_to_overwrite_its_input(tmp_path):
 def test_open_refuses_a_setting_its_format_does_not_read(tmp_path):
     path = tmp_path / "walk.ifp"
     animkit.write(walk_package(), path)
-    with pytest.raises(animkit.UnsupportedError, match=r'unknown option "rotation" for reading ifp: valid keys: .*rotations=stored\|unit'):
+    with pytest.raises(
+        animkit.UnsupportedError,
+        match=r'unknown option "rotation" for reading ifp: valid keys: .*rotations=stored\|unit',
+    ):
         animkit.open(path, rotation="euler")
     with pytest.raises(animkit.UnsupportedError, match='unknown option "fps" for reading ifp'):
         animkit.open(path.read_bytes(), "ifp", fps=30)

@@ -158,7 +158,14 @@ def test_check_equals_the_cli(corpus_file):
     code, out, _ = run_cli("check", "--json", corpus_file, check=False)
     expected = json.loads(out)["findings"]
     got = [
-        {"severity": f.severity, "code": f.code, "offset": f.offset, "path": f.path, "message": f.message, "fixable": f.fixable}
+        {
+            "severity": f.severity,
+            "code": f.code,
+            "offset": f.offset,
+            "path": f.path,
+            "message": f.message,
+            "fixable": f.fixable,
+        }
         for f in doc.check()
     ]
     assert got == [{k: e.get(k) for k in got[0]} for e in expected] if got else expected == []
