@@ -14,8 +14,10 @@ use bytes::Bytes;
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{check_replacement, Confidence, Document, Format, Param, ReadOptions};
 
-/// The version of the JSON dump envelope written by [`Registry::dump`].
-pub const DUMP_VERSION: u32 = 1;
+/// The version of the JSON dump envelope written by [`Registry::dump`]. 2: the IFP, SKB,
+/// CryEngine and Switch BFRES documents are the serde form of their raw structures (version 1
+/// dumps of those formats do not pack).
+pub const DUMP_VERSION: u32 = 2;
 
 /// Formats in probing order, and the read settings every one of them takes.
 pub struct Registry {
