@@ -851,14 +851,37 @@ fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<V
     Ok(out)
 }
 
+/// The `rotation` write setting: `None` for `auto`, else whether rotations are written as Euler
+/// curves (`euler`) or quaternion curves (`quat`).
+pub(crate) fn rotation_setting(options: &WriteOptions) -> Result<Option<bool>> {
+    match options.param("rotation") {
+        None | Some("auto") => Ok(None),
+        Some("quat") => Ok(Some(false)),
+        Some("euler") => Ok(Some(true)),
+        Some(v) => Err(Error::unrepresentable(format!("rotation={v}: expected auto, quat or euler"))),
+    }
+}
+
+/// The frame rate `clip` is written at: the `fps` write setting, else the clip's own, else 30.
+pub(crate) fn clip_fps(clip: &Clip, options: &WriteOptions) -> Result<f32> {
+    match options.param("fps") {
+        Some(v) => v.parse::<f32>().ok().filter(|f| *f > 0.0).ok_or_else(|| Error::unrepresentable(format!("fps={v}"))),
+        None => Ok(clip.frame_rate.filter(|f| *f > 0.0).unwrap_or(30.0)),
+    }
+}
+
+/// Refuses a clip with a malformed track (times unsorted or not finite, counts that disagree).
+pub(crate) fn check_tracks(clip: &Clip) -> Result<()> {
+    for t in &clip.tracks {
+        t.validate()
+            .map_err(|e| Error::unrepresentable(format!("clip {} track {}: {e}", clip.name, t.target.label())))?;
+    }
+    Ok(())
+}
+
 /// Builds a BFRES file from the model; returns the bytes and warnings.
 pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
-    let rotation = match options.param("rotation") {
-        None | Some("auto") => None,
-        Some("quat") => Some(false),
-        Some("euler") => Some(true),
-        Some(v) => return Err(Error::unrepresentable(format!("rotation={v}: expected auto, quat or euler"))),
-    };
+    let rotation = rotation_setting(options)?;
     let mut warnings = Vec::new();
     if let Some(skeleton) = &package.skeleton {
         warnings.push(format!(
@@ -872,16 +895,8 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
     let mut fshus = Vec::new();
     let mut fviss = Vec::new();
     for clip in &package.clips {
-        for t in &clip.tracks {
-            t.validate()
-                .map_err(|e| Error::unrepresentable(format!("clip {} track {}: {e}", clip.name, t.target.label())))?;
-        }
-        let fps = match options.param("fps") {
-            Some(v) => {
-                v.parse::<f32>().ok().filter(|f| *f > 0.0).ok_or_else(|| Error::unrepresentable(format!("fps={v}")))?
-            }
-            None => clip.frame_rate.filter(|f| *f > 0.0).unwrap_or(30.0),
-        };
+        check_tracks(clip)?;
+        let fps = clip_fps(clip, options)?;
         match StoredFshu::unchanged(clip, fps, frame_count(clip, fps)) {
             Some(fshu) => fshus.push(fshu),
             None => fshus.extend(fshu_from_clip(clip, fps, &mut warnings)?),

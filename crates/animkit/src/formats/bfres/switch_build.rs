@@ -27,12 +27,7 @@ pub const VERSION: u32 = 0x0008_0000;
 
 /// Builds a Switch file from the model; returns the bytes and warnings.
 pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
-    let rotation = match options.param("rotation") {
-        None | Some("auto") => None,
-        Some("quat") => Some(false),
-        Some("euler") => Some(true),
-        Some(v) => return Err(Error::unrepresentable(format!("rotation={v}: expected auto, quat or euler"))),
-    };
+    let rotation = super::from_model::rotation_setting(options)?;
     let mut warnings = Vec::new();
     if let Some(skeleton) = &package.skeleton {
         warnings.push(format!(
@@ -43,12 +38,8 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
     let mut fskas = Vec::new();
     let mut left_out = 0usize;
     for clip in &package.clips {
-        let fps = match options.param("fps") {
-            Some(v) => {
-                v.parse::<f32>().ok().filter(|f| *f > 0.0).ok_or_else(|| Error::unrepresentable(format!("fps={v}")))?
-            }
-            None => clip.frame_rate.filter(|f| *f > 0.0).unwrap_or(30.0),
-        };
+        super::from_model::check_tracks(clip)?;
+        let fps = super::from_model::clip_fps(clip, options)?;
         left_out += clip.tracks.iter().filter(|t| !is_skeletal(t)).count();
         let euler = super::from_model::rotation_mode(clip, fps, rotation)?;
         fskas.extend(super::from_model::fska_from_clip(clip, fps, euler)?);

@@ -231,6 +231,7 @@ fn assemble(work: &[u8], shift: &Shift, new: &[u8], rlt_at: usize, relocation: &
 /// hint bits (uniform scale, volume one, zero rotation, zero translation) while its base values
 /// are unchanged.
 pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
+    super::from_model::check_tracks(clip)?;
     let p = parts(data)?;
     let (index, old) =
         p.fskas.iter().enumerate().find(|(_, (_, a, _))| a.name == clip.name).map(|(i, (_, a, _))| (i, a)).ok_or_else(
