@@ -684,7 +684,7 @@ pub fn to_model(data: &[u8], header: &Header, options: &ReadOptions) -> Result<P
 }
 
 /// The first note of every Switch BFRES; containers pass it on with a prefix, so `convert` finds
-/// it in the notes of any file holding one ([`crate::convert`] then writes BFRES for Switch).
+/// it in the notes of any file holding one (`convert` then writes BFRES for Switch).
 pub const PLATFORM_NOTE: &str = "Switch (little-endian)";
 
 /// A Switch BFRES: keeps its bytes, reads animations on demand.

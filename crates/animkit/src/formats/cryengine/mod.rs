@@ -2,10 +2,10 @@
 //!
 //! Spec: `shared/formats/cryengine.md`. Layers: [`chunkfile`] (exact container: header, table,
 //! chunk bytes and gaps; byte-identical write), [`quat_codecs`] and [`time_formats`] (key
-//! encodings), [`controller`] (controller chunks 0x827–0x833), [`dba`] (0x905 track database),
-//! [`skeleton`] (CompiledBones 0x800 from `.chr`), [`ivo`] (Star Citizen), [`model`] (to the
-//! model), [`build`] (a CAF from the model), [`raw`] (the fixed-layout chunk structures, also
-//! the lossless JSON of `dump`/`pack`), [`lint`], [`survey`]
+//! encodings), [`controller`] (controller chunks 0x827–0x833), `dba` (0x905 track database),
+//! `skeleton` (CompiledBones 0x800 from `.chr`), `ivo` (Star Citizen), `model` (to the
+//! model), `build` (a CAF from the model), [`raw`] (the fixed-layout chunk structures, also
+//! the lossless JSON of `dump`/`pack`), `lint`, `survey`
 //! (what the model does not show: chunk versions not read, uncompiled or missing controllers).
 //!
 //! Big-endian chunks (§1.5) decode for every controller version. For the compressed controllers
@@ -34,7 +34,7 @@
 //! - Controller ids always equal the CRC-32 of the case-preserved `.chr` bone name; no byte-swapped
 //!   or lowercase ids occur.
 //! - `ce3_skeleton_character.chr` carries a Timing 0x918 chunk: Timing alone does not make a file
-//!   an animation ([`survey`]).
+//!   an animation (`survey`).
 //! - `ce3_scar_fp_0905.dba` holds 105 time tracks for 90 distinct frame lists: its compiler
 //!   shares most identical tracks, not all. Rewritten from the model with sharing it is 64 702
 //!   bytes (source 64 352; 89 706 without sharing).
@@ -42,7 +42,7 @@
 //! Engine behaviour the spec leaves implicit (CE5 source): the CAF loader (`ParseChunkHeaders`)
 //! reads uncompiled controllers (0x827, 0x828, 0x833) only when a file has no compiled one, and
 //! aborts on any other controller version; rotations are interpolated by `Quat::SetNlerp`, which
-//! tests `(p|q) < 0` on the two stored keys, summed x, y, z, w ([`model::continuous`]); an
+//! tests `(p|q) < 0` on the two stored keys, summed x, y, z, w (`model::continuous`); an
 //! additive clip sampled alone is applied as `q_add · q_rest`, `t_add + t_rest`
 //! (`SampleAddAnimFull`; see `interchange::gltf::additive`).
 

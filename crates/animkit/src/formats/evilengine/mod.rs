@@ -12,7 +12,7 @@
 //! parameter. Inside an archive the game detected from PVER/PFLG/PCRT decides (§5.6). `info`
 //! shows how it was decided.
 //!
-//! Skeletons: `hip` reads the HAnim hierarchy of every skinned `MODL` ([`rwskel`]) and binds
+//! Skeletons: `hip` reads the HAnim hierarchy of every skinned `MODL` (`rwskel`) and binds
 //! clips to a model by name (`spongebob_*` ↔ `spongebob_bind.dff`, longest prefix wins). The
 //! package skeleton is the model that binds the most clips (or the `model=NAME` read parameter,
 //! which also keeps only that model's clips; `model=none` for none). Clips of other characters
@@ -21,7 +21,7 @@
 //! with the clips it binds (named after its prefix), plus `unbound` for the rest, so `convert
 //! boot.HIP -o out/ --to glb` writes `boot_spongebob.glb`… each bound to its own skeleton
 //! (BFBB boot.HIP: spongebob 109, sb_tongue 7, teleportation_box 7, cruise_bubble 2, sb_ball 2;
-//! none unbound). A standalone `.dff` (as `extract` writes MODL assets) is the [`dff`] format,
+//! none unbound). A standalone `.dff` (as `extract` writes MODL assets) is the `dff` format,
 //! a skeleton source for `convert clip.anm --skeleton model.dff`. `dump` is the serde form of the
 //! raw structures (`Skb`, `Hip`); `pack` reads it back and writes the same bytes.
 //!
