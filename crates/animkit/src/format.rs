@@ -64,6 +64,9 @@ pub struct ReadOptions {
     /// A skeleton that names and binds the tracks (CryEngine controllers are CRC-32s of bone
     /// names). [`crate::read`] and [`crate::open_with`] load it from a `skeleton=PATH` setting.
     pub skeleton: Option<Arc<crate::model::Skeleton>>,
+    /// Zstandard dictionaries that frames may name (RFC 8878 §5; Tears of the Kingdom needs
+    /// them). [`crate::read`] and [`crate::open_with`] load them from a `zstd_dict=PATH` setting.
+    pub zstd_dictionaries: Arc<[Bytes]>,
 }
 
 /// The read setting naming a file whose skeleton names the tracks: `skeleton=PATH`.

@@ -113,3 +113,35 @@ fn the_totk_pack_decodes_with_its_dictionary() {
         }
     }
 }
+
+/// A dictionary-shaped file: the magic `0xEC30A437` (RFC 8878 §5) and `id`, then filler.
+fn dictionary_shaped(id: u32) -> Vec<u8> {
+    [0xEC30_A437u32.to_le_bytes(), id.to_le_bytes()].concat().into_iter().chain([0u8; 8]).collect()
+}
+
+#[test]
+fn the_dictionary_setting_is_loaded_before_the_reader_runs() {
+    // A folder holding one dictionary file and a compressed SARC of another and a non-dictionary:
+    // both dictionaries reach the reader, which then tries to parse them (they are only shaped
+    // like dictionaries, so parsing the first fails and the error says so).
+    let dir = std::env::temp_dir().join(format!("animkit-zstd-dict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.zsdic"), dictionary_shaped(7)).unwrap();
+    let members = vec![("b.zsdic".to_string(), dictionary_shaped(9)), ("readme".to_string(), b"text".to_vec())];
+    std::fs::write(
+        dir.join("ZsDic.pack.zs"),
+        zstd::encode(&sarc::write(&sarc::build(&members, Endian::Little).unwrap())),
+    )
+    .unwrap();
+    let mut options = ReadOptions::default();
+    options.params.insert("zstd_dict".into(), dir.display().to_string());
+    let e = animkit::read(Bytes::from(zstd::encode(b"payload")), None, &options).err().unwrap();
+    assert!(e.to_string().contains("dictionary 0:"), "the loaded dictionaries reach the reader: {e}");
+
+    // A missing path is named, with the setting it came from.
+    options.params.insert("zstd_dict".into(), dir.join("absent").display().to_string());
+    let e = animkit::read(Bytes::from(zstd::encode(b"payload")), None, &options).err().unwrap();
+    assert_eq!(e.kind, ErrorKind::Io);
+    assert!(e.to_string().contains("--opt zstd_dict=") && e.to_string().contains("absent"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -169,7 +169,7 @@ pub struct Zstd {
 }
 
 impl Zstd {
-    /// Zstandard, reading its payload (and dictionary archives) with the formats of `registry`.
+    /// Zstandard, reading its payload with the formats of `registry`.
     pub const fn new(registry: &'static Registry) -> Self {
         Zstd { registry }
     }
@@ -209,8 +209,7 @@ impl Format for Zstd {
 
     fn read(&'static self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
         let budget = options.budget(bytes.len());
-        let dicts = zstd_dict::load(self.registry, options)?;
-        let d = decode_within(&bytes, &budget, &dicts)?;
+        let d = decode_within(&bytes, &budget, &options.zstd_dictionaries)?;
         let (payload, options) = (Bytes::from(d.payload), options.nested(&budget));
         let (consumed, frames, skippable) = (d.consumed, d.frames, d.skippable);
         Ok(Box::new(ZstdDocument { format: self, stream: bytes, consumed, frames, skippable, payload, options }))
