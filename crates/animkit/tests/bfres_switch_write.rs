@@ -248,8 +248,7 @@ fn switch_dictionaries_rebuild_from_their_names() {
 
 /// The largest difference between two clips' poses at every key time of `a`, over the bone
 /// tracks both hold: rotations as angles in radians, translation and scale relative to the
-/// value's size where it exceeds 1 (the model writer's curve encoding keeps about four
-/// significant digits: Super Mario Odyssey moves a root bone to z = -100 023).
+/// value's size where it exceeds 1 (Super Mario Odyssey moves a root bone to z = -100 023).
 fn pose_difference(a: &animkit::model::Clip, b: &animkit::model::Clip) -> f32 {
     use animkit::sample::{sample_track, Sampled};
     let mut worst = 0f32;
@@ -354,4 +353,59 @@ fn replace_reaches_an_animation_inside_the_archive() {
     let back = animkit::read(Bytes::from(replaced.write().unwrap()), None, &ReadOptions::default()).unwrap();
     let want = animkit::Document::to_model(&doc.with_clip(&carried.clips[0]).unwrap()).unwrap();
     assert!(back.to_model().unwrap().clips == want.clips, "the archive's animation is the one with_clip writes");
+}
+
+/// The written curves stay within the encoder's stated bound of the model's keys: for each
+/// component of every translation and scale track, `(max - min) / 32767` of its key values (one
+/// `s16` step of the range) for the key type, an eighth of that for the keys left out as
+/// redundant, and 16 `f32` ULPs of the values' magnitude for rounding. Super Mario Odyssey's
+/// `DemoHackFirst` moves its root bone to z = -100 023 in one frame: 16-bit keys put it 26 units
+/// off, over eight times that bound.
+#[test]
+fn switch_files_built_from_the_model_stay_within_the_encoding_bound() {
+    use animkit::model::Values;
+    use animkit::sample::{sample_track, Sampled};
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
+    for (name, data) in switch_files() {
+        let package = format.read(Bytes::from(data), &ReadOptions::default()).unwrap().to_model().unwrap();
+        let mut options = animkit::WriteOptions::default();
+        options.params.insert("platform".into(), "switch".into());
+        let back = format.from_model(&package, &options).unwrap().document.to_model().unwrap();
+        let (mut checked, mut worst) = (0usize, (0f32, String::new()));
+        for clip in &package.clips {
+            let Some(got) = back.clips.iter().find(|c| c.name == clip.name) else { continue };
+            for track in &clip.tracks {
+                let (Values::Translation(v) | Values::Scale(v)) = &track.values else { continue };
+                let keys: Vec<glam::Vec3> =
+                    if track.times.len() * 3 == v.len() { v.chunks(3).map(|k| k[1]).collect() } else { v.clone() };
+                let written = got.tracks.iter().find(|t| t.target == track.target && t.channel() == track.channel());
+                let written =
+                    written.unwrap_or_else(|| panic!("{name}: {} {} missing", clip.name, track.target.label()));
+                let (lo, hi) = keys
+                    .iter()
+                    .fold((glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY), |(l, h), k| (l.min(*k), h.max(*k)));
+                let magnitude = lo.abs().max(hi.abs());
+                let bound = (hi - lo) / 32767.0 * 1.125 + 16.0 * f32::EPSILON * magnitude;
+                for &t in &track.times {
+                    let (
+                        Some(Sampled::Translation(a) | Sampled::Scale(a)),
+                        Some(Sampled::Translation(b) | Sampled::Scale(b)),
+                    ) = (sample_track(track, t), sample_track(written, t))
+                    else {
+                        panic!("{name}: {} {} not a vector track", clip.name, track.target.label())
+                    };
+                    let ratio = ((a - b).abs() / bound.max(glam::Vec3::splat(f32::MIN_POSITIVE))).max_element();
+                    if ratio > worst.0 {
+                        worst = (
+                            ratio,
+                            format!("{} {} at {t}s: {a} written {b}, bound {bound}", clip.name, track.target.label()),
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        eprintln!("{name}: {checked} keys checked; largest error / bound {} ({})", worst.0, worst.1);
+        assert!(worst.0 <= 1.0, "{name}: {}", worst.1);
+    }
 }
