@@ -409,3 +409,142 @@ fn switch_files_built_from_the_model_stay_within_the_encoding_bound() {
         assert!(worst.0 <= 1.0, "{name}: {}", worst.1);
     }
 }
+
+/// Structure checks for the FMAAs of a Switch file, from the format's rules (independent of the
+/// writer): every header and material offset the relocation table lists, every name offset
+/// landing on a string-table entry, pattern infos naming a curve or a constant that exists,
+/// texture bind entries -1. Returns the FMAA count checked.
+fn check_fmaas(d: &[u8]) -> usize {
+    let rlt = le(d, 0x18, 4) as usize;
+    let mut listed = std::collections::HashSet::new();
+    let sections = le(d, rlt + 8, 4) as usize;
+    let entries_at = rlt + 16 + 24 * sections;
+    let entries: usize = (0..sections).map(|s| le(d, rlt + 16 + 24 * s + 20, 4) as usize).sum();
+    for e in 0..entries {
+        let at = entries_at + 8 * e;
+        let (start, structs, offsets, padding) =
+            (le(d, at, 4) as usize, le(d, at + 4, 2) as usize, d[at + 6] as usize, d[at + 7] as usize);
+        for k in 0..structs {
+            for o in 0..offsets {
+                listed.insert(start + (k * (offsets + padding) + o) * 8);
+            }
+        }
+    }
+    let str_at = le(d, 0xB0, 8) as usize - 0x14;
+    let mut strings = std::collections::HashSet::new();
+    let mut p = str_at + 0x14;
+    for _ in 0..=le(d, str_at + 0x10, 4) {
+        strings.insert(p);
+        p += (2 + le(d, p, 2) as usize + 1).div_ceil(2) * 2;
+    }
+    let offset = |at: usize| {
+        let v = le(d, at, 8) as usize;
+        assert!(v == 0 || listed.contains(&at), "offset at {at:#x} not in the relocation table");
+        v
+    };
+    let (array, n) = (le(d, 0x48, 8) as usize, le(d, 0xC0, 2) as usize);
+    for i in 0..n {
+        let h = array + 0x78 * i;
+        assert_eq!(&d[h..h + 4], b"FMAA");
+        assert!(strings.contains(&offset(h + 0x10)), "FMAA {i} name");
+        let (mats, textures) = (le(d, h + 0x64, 2) as usize, le(d, h + 0x76, 2) as usize);
+        let (mat_at, names, binds) = (offset(h + 0x30), offset(h + 0x40), offset(h + 0x58));
+        for t in 0..textures {
+            assert!(strings.contains(&offset(names + 8 * t)), "FMAA {i} texture {t}");
+            assert_eq!(le(d, binds + 8 * t, 8), u64::MAX, "FMAA {i} texture bind {t}");
+        }
+        let mut curves_total = 0;
+        for m in 0..mats {
+            let at = mat_at + 0x40 * m;
+            assert!(strings.contains(&offset(at)), "FMAA {i} material {m} name");
+            let (params, patterns) = (offset(at + 8), offset(at + 0x10));
+            let (curves, constants) = (offset(at + 0x18), offset(at + 0x20));
+            let count = |k: usize| le(d, at + 0x32 + 2 * k, 2) as usize;
+            let (n_params, n_patterns, n_constants, n_curves) = (count(0), count(1), count(2), count(3));
+            assert!(n_curves == 0 || curves % 8 == 0);
+            assert!(n_constants == 0 || constants != 0);
+            curves_total += n_curves;
+            for k in 0..n_params {
+                assert!(strings.contains(&offset(params + 0x18 * k)), "FMAA {i} param {k}");
+            }
+            for k in 0..n_patterns {
+                let info = patterns + 0x10 * k;
+                assert!(strings.contains(&offset(info)), "FMAA {i} sampler {k}");
+                let (curve, constant) = (le(d, info + 8, 2) as i16, le(d, info + 10, 2) as usize);
+                assert!(
+                    (0..n_curves as i16).contains(&curve) || constant < n_constants,
+                    "FMAA {i} pattern {k}: curve {curve}, constant {constant}"
+                );
+            }
+            for k in 0..n_curves {
+                let c = curves + 0x30 * k;
+                let (frames, keys) = (offset(c), offset(c + 8));
+                assert!(frames != 0 && keys != 0 && frames < rlt && keys < rlt, "FMAA {i} curve {k}");
+            }
+        }
+        assert_eq!(le(d, h + 0x66, 2) as usize, curves_total, "FMAA {i} curve count");
+    }
+    n
+}
+
+/// The material tracks of a clip, texture indices resolved to names: `(target, times, values)`.
+fn material_tracks(clip: &animkit::model::Clip) -> Vec<(String, Vec<f32>, Vec<String>)> {
+    use animkit::model::Values;
+    let mut out = Vec::new();
+    for t in &clip.tracks {
+        let values = match &t.values {
+            Values::TextureIndex { indices, textures } => {
+                indices.iter().map(|&i| textures[i as usize].clone()).collect()
+            }
+            Values::Scalar(v) => v.iter().map(|x| format!("{x:.5}")).collect(),
+            _ => continue,
+        };
+        out.push((t.target.label(), t.times.clone(), values));
+    }
+    out
+}
+
+#[test]
+fn material_animations_built_from_the_model_read_back_equal() {
+    use animkit::model::Values;
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
+    let mut checked = 0;
+    for (name, data) in switch_files() {
+        assert_eq!(check_fmaas(&data), le(&data, 0xC0, 2) as usize, "{name}: the checks accept the original");
+        let package = format.read(Bytes::from(data), &ReadOptions::default()).unwrap().to_model().unwrap();
+        let mut options = animkit::WriteOptions::default();
+        options.params.insert("platform".into(), "switch".into());
+        let written = format.from_model(&package, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bytes = written.document.write().unwrap();
+        check_structure(&bytes);
+        let fmaas = check_fmaas(&bytes);
+        let back = written.document.to_model().unwrap();
+        let material: Vec<_> = package
+            .clips
+            .iter()
+            .filter(|c| c.tracks.iter().any(|t| matches!(t.values, Values::TextureIndex { .. } | Values::Scalar(_))))
+            .collect();
+        assert_eq!(fmaas, material.len(), "{name}: one FMAA per clip with material tracks");
+        for clip in material {
+            let got = back
+                .clips
+                .iter()
+                .find(|c| c.name == clip.name && !material_tracks(c).is_empty())
+                .unwrap_or_else(|| panic!("{name}: {} not written", clip.name));
+            assert_eq!(material_tracks(got), material_tracks(clip), "{name}: {}", clip.name);
+            assert_eq!(got.looping, clip.looping, "{name}: {}", clip.name);
+            for (a, b) in got.tracks.iter().zip(&clip.tracks) {
+                if let (Values::TextureIndex { textures: x, .. }, Values::TextureIndex { textures: y, .. }) =
+                    (&a.values, &b.values)
+                {
+                    assert_eq!(x, y, "{name}: {} texture list", clip.name);
+                }
+            }
+            checked += 1;
+        }
+        eprintln!("{name}: {fmaas} FMAA written and read back");
+    }
+    if common::corpus_dir("nintendo").is_some() {
+        assert_eq!(checked, 9, "Super Mario Odyssey's 8 FMAAs and Splatoon 2's one");
+    }
+}

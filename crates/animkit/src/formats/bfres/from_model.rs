@@ -413,7 +413,7 @@ fn tracks_by_bone(clip: &Clip) -> Vec<(String, Vec<&Track>)> {
 }
 
 /// The FSKA frame count of a clip at `fps`.
-fn frame_count(clip: &Clip, fps: f32) -> i32 {
+pub(crate) fn frame_count(clip: &Clip, fps: f32) -> i32 {
     (clip.duration * fps).round() as i32
 }
 
@@ -567,8 +567,19 @@ fn encode_channel(t: &Track, fps: f32, euler: bool) -> Result<(Vec<f32>, Vec<Cur
     })
 }
 
-fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
+/// An FTXP from a clip's texture-index tracks (`None` without any). The texture list is every
+/// track's list in order, so a list read from a file (unused names included) is kept as it was.
+pub(crate) fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
     let mut textures: Vec<String> = Vec::new();
+    for t in &clip.tracks {
+        if let (Target::Material { .. }, Values::TextureIndex { textures: names, .. }) = (&t.target, &t.values) {
+            for n in names.iter() {
+                if !textures.contains(n) {
+                    textures.push(n.clone());
+                }
+            }
+        }
+    }
     let mut materials: Vec<MaterialPattern> = Vec::new();
     let mut baked = 0u32;
     for t in &clip.tracks {
@@ -755,7 +766,7 @@ fn shader_target(component: &str) -> Option<(usize, u32)> {
 
 /// FSHU subfiles (one per kind present) from a clip's scalar tracks on `param.component`
 /// material properties.
-fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<Vec<(usize, Fshu)>> {
+pub(crate) fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<Vec<(usize, Fshu)>> {
     // kind → material → param → [(target, track)]
     type Params<'a> = Vec<(String, Vec<(u32, &'a Track)>)>;
     let mut kinds: BTreeMap<usize, Vec<(String, Params)>> = BTreeMap::new();
