@@ -548,3 +548,89 @@ fn material_animations_built_from_the_model_read_back_equal() {
         assert_eq!(checked, 9, "Super Mario Odyssey's 8 FMAAs and Splatoon 2's one");
     }
 }
+
+/// Two material tracks agree at every key and halfway between keys: texture indices name the
+/// same texture; scalars are within the encoder's bound, one `s16` step of the keys' range plus
+/// 16 `f32` ULPs of their magnitude.
+fn same_samples(a: &animkit::model::Track, b: &animkit::model::Track) {
+    use animkit::sample::{sample_track, Sampled};
+    let texture = |t: &animkit::model::Track, i: u32| match &t.values {
+        animkit::model::Values::TextureIndex { textures, .. } => textures[i as usize].clone(),
+        _ => unreachable!(),
+    };
+    let values: Vec<f32> = b
+        .times
+        .iter()
+        .filter_map(|&t| if let Some(Sampled::Scalar(v)) = sample_track(b, t) { Some(v) } else { None })
+        .collect();
+    let (lo, hi) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    let bound =
+        if values.is_empty() { 0.0 } else { (hi - lo) / 32767.0 + 16.0 * f32::EPSILON * lo.abs().max(hi.abs()) };
+    let mids = b.times.windows(2).map(|w| 0.5 * (w[0] + w[1]));
+    for t in b.times.iter().copied().chain(mids) {
+        match (sample_track(a, t), sample_track(b, t)) {
+            (Some(Sampled::TextureIndex(x)), Some(Sampled::TextureIndex(y))) => {
+                assert_eq!(texture(a, x), texture(b, y), "{} at {t}s", b.target.label())
+            }
+            (Some(Sampled::Scalar(x)), Some(Sampled::Scalar(y))) => {
+                assert!((x - y).abs() <= bound, "{} at {t}s: {x} vs {y} (bound {bound})", b.target.label())
+            }
+            (x, y) => panic!("{} at {t}s: {x:?} vs {y:?}", b.target.label()),
+        }
+    }
+}
+
+#[test]
+fn a_material_animation_edited_through_the_model_writes_back_with_that_change() {
+    use animkit::formats::bfres::switch;
+    use animkit::model::Values;
+    let mut edited_files = 0;
+    for (name, data) in switch_files() {
+        let doc = switch::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+        let package = animkit::Document::to_model(&doc).unwrap();
+        // The first clip with a material track of two or more keys: a texture index moved to
+        // another texture of its list, or a shader parameter raised by 0.25.
+        let Some((ci, ti)) = package.clips.iter().enumerate().find_map(|(ci, c)| {
+            c.tracks
+                .iter()
+                .position(|t| t.times.len() >= 2 && matches!(t.values, Values::TextureIndex { .. } | Values::Scalar(_)))
+                .map(|ti| (ci, ti))
+        }) else {
+            continue;
+        };
+        let mut edited = package.clips[ci].clone();
+        let keys = edited.tracks[ti].times.len();
+        match &mut edited.tracks[ti].values {
+            Values::TextureIndex { indices, textures } => indices[1] = (indices[1] + 1) % textures.len() as u32,
+            Values::Scalar(v) => {
+                let k = if v.len() == keys { 1 } else { 4 };
+                v[k] += 0.25;
+            }
+            _ => unreachable!(),
+        }
+        let bytes =
+            animkit::Document::write(&doc.with_clip(&edited).unwrap_or_else(|e| panic!("{name}: {e}"))).unwrap();
+        check_structure(&bytes);
+        assert_eq!(check_fmaas(&bytes), le(doc.data(), 0xC0, 2) as usize);
+        let back =
+            animkit::Document::to_model(&switch::read(Bytes::from(bytes), &ReadOptions::default()).unwrap()).unwrap();
+        assert_eq!(back.clips.len(), package.clips.len());
+        for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
+            if i != ci {
+                assert!(a == b, "{name}: clip {} changed", b.name);
+            }
+        }
+        let (got, original) = (&back.clips[ci], &package.clips[ci]);
+        assert_ne!(material_tracks(got), material_tracks(original), "{name}: the edit is there");
+        assert_eq!(got.tracks.len(), edited.tracks.len());
+        for (a, b) in got.tracks.iter().zip(&edited.tracks) {
+            assert_eq!((a.target.label(), &a.times), (b.target.label(), &b.times), "{name}");
+            same_samples(a, b);
+        }
+        eprintln!("{name}: material animation \"{}\" edited and written back", edited.name);
+        edited_files += 1;
+    }
+    if common::corpus_dir("nintendo").is_some() {
+        assert_eq!(edited_files, 2);
+    }
+}

@@ -8,6 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::fska::{Fska, RotateMode};
+use super::switch::Fmaa;
 use super::switch_write::{
     blocks, group, lay_out, parts, put_u32, write_fska_data, write_fska_header, Parts, RelocEntry, RelocSection,
     Relocation,
@@ -225,18 +226,45 @@ fn assemble(work: &[u8], shift: &Shift, new: &[u8], rlt_at: usize, relocation: &
     Ok(out)
 }
 
-/// Replaces the skeletal animation named like `clip` by the clip, its curves encoded as the
-/// model writer encodes FSKA curves ([`super::from_model`]) in the old animation's rotation mode.
-/// The old flags stay except looping; each bone keeps its segment-scale-compensate bit, and its
-/// hint bits (uniform scale, volume one, zero rotation, zero translation) while its base values
-/// are unchanged.
+/// Replaces the animations named like `clip` by the clip: its bone tracks replace the skeletal
+/// animation of that name, its texture-index and shader-parameter tracks the material animation
+/// of that name (FMAA, [`replace_fmaa`]); at least one of the two must exist.
+///
+/// Skeletal: curves encoded as the model writer encodes FSKA curves ([`super::from_model`]) in
+/// the old animation's rotation mode. The old flags stay except looping; each bone keeps its
+/// segment-scale-compensate bit, and its hint bits (uniform scale, volume one, zero rotation,
+/// zero translation) while its base values are unchanged. Material: built as
+/// [`super::switch_fmaa`] builds it; the old flags stay except looping.
 pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
     super::from_model::check_tracks(clip)?;
     let p = parts(data)?;
-    let (index, old) =
-        p.fskas.iter().enumerate().find(|(_, (_, a, _))| a.name == clip.name).map(|(i, (_, a, _))| (i, a)).ok_or_else(
-            || Error::invalid(0x38, format!("no skeletal animation named \"{}\" in the file", clip.name)),
-        )?;
+    let skeletal = p.fskas.iter().position(|(_, a, _)| a.name == clip.name);
+    let material = p.fmaas.iter().position(|(_, a)| a.name == clip.name);
+    let has_bones = clip.tracks.iter().any(|t| matches!(t.target, crate::model::Target::Bone(_)));
+    let mut out = None;
+    if let Some(index) = skeletal.filter(|_| has_bones || material.is_none()) {
+        out = Some(replace_skeletal(data, &p, index, clip, fps)?);
+    }
+    if let Some(index) = material {
+        let mut warnings = Vec::new();
+        if let Some(mut anim) = super::switch_fmaa::fmaa_from_clip(clip, fps, &mut warnings)? {
+            if let Some((_, old)) = p.fmaas.get(index) {
+                anim.flags = (old.flags & !0x4) | (anim.flags & 0x4);
+            }
+            let base = out.take().unwrap_or_else(|| data.to_vec());
+            out = Some(replace_fmaa(&base, index, &anim)?);
+        }
+    }
+    out.ok_or_else(|| {
+        Error::invalid(0x38, format!("no skeletal or material animation named \"{}\" in the file", clip.name))
+    })
+}
+
+/// The skeletal part of [`replace_clip`]: FSKA `index` replaced by the clip's bone tracks.
+fn replace_skeletal(data: &[u8], p: &Parts, index: usize, clip: &Clip, fps: f32) -> Result<Vec<u8>> {
+    let Some((_, old, _)) = p.fskas.get(index) else {
+        return Err(Error::invalid(0x38, format!("no skeletal animation {index}")));
+    };
     let euler = old.rotate_mode() == RotateMode::EulerXyz;
     let mut anim = super::from_model::fska_from_clip(clip, fps, euler)?
         .ok_or_else(|| Error::unrepresentable(format!("clip \"{}\" has no bone tracks", clip.name)))?;
@@ -249,4 +277,62 @@ pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
         }
     }
     replace_fska(data, index, &anim)
+}
+
+/// Replaces material animation `index` of a Switch file by `anim`: its data (from the bind
+/// indices to the texture bind array, [`super::switch_fmaa`]) is written where the old data
+/// was and everything after it moves as [`replace_fska`] moves it; the header is written anew.
+/// Header offsets the relocation table did not list and the new header sets are listed anew
+/// (those it listed stay listed, as Super Mario Odyssey lists null offsets too). Names must
+/// already be in the string table.
+pub fn replace_fmaa(data: &[u8], index: usize, anim: &Fmaa) -> Result<Vec<u8>> {
+    let p = parts(data)?;
+    let (header_at, old) =
+        p.fmaas.get(index).ok_or_else(|| Error::invalid(0x48, format!("no material animation {index}")))?;
+    let start = super::switch_write::fmaa_start(data, *header_at)?;
+    let old_end = super::switch_fmaa::lay_out(old, start)?.end;
+    let new_len = super::switch_fmaa::lay_out(anim, start)?.end - start;
+    let shift = Shift::new(&p, start, old_end, new_len)?;
+    let mut names = HashMap::new();
+    for (s, at) in p.strings.positions() {
+        names.insert(s, shift.map_or_err(at, "a string")?);
+    }
+    let (mut img, layout) = super::switch_fmaa::write_data(anim, start, &names)?;
+    img.bytes.resize(((old_end - start) as isize + shift.d0) as usize, 0);
+    let header_range = *header_at..*header_at + super::switch_fmaa::HEADER_SIZE;
+    let new_header_at = shift.map_or_err(*header_at, "the FMAA header")?;
+    let header = super::switch_fmaa::write_header(anim, new_header_at, start, &layout, &names)?;
+    let rlt_at = p.header.relocation_table as usize;
+    let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
+    relocate_listed(&mut work, &p, &shift, &header_range)?;
+    let slot =
+        work.get_mut(header_range.clone()).ok_or_else(|| Error::invalid(*header_at, "FMAA header beyond the file"))?;
+    slot.copy_from_slice(&header.bytes);
+    relink_blocks(&mut work, &shift, rlt_at)?;
+    let listed = p.relocation.positions();
+    let mut added: BTreeSet<usize> = img.offsets().collect();
+    added.extend(
+        header
+            .offsets()
+            .filter(|&at| shift.map(at).is_some_and(|_| !listed.contains(&(at - new_header_at + header_at)))),
+    );
+    let relocation = relocate_table(&p.relocation, &shift, &added)?;
+    assemble(&work, &shift, &img.bytes, rlt_at, &relocation)
+}
+
+/// Rewrites every listed offset outside the replaced range and outside `skip` for the new
+/// positions, and the file name's position.
+fn relocate_listed(work: &mut [u8], p: &Parts, shift: &Shift, skip: &std::ops::Range<usize>) -> Result<()> {
+    for pos in p.relocation.positions() {
+        if shift.map(pos).is_none() || skip.contains(&pos) {
+            continue;
+        }
+        let mut c = Cursor::new(work, Endian::Little);
+        c.seek(pos)?;
+        let v = c.u64()? as usize;
+        if v != 0 {
+            put_u64(work, pos, shift.map_or_err(v, &format!("the offset at {pos:#x}"))? as u64)?;
+        }
+    }
+    put_u32(work, 0x10, shift.map_or_err(get_u32(work, 0x10)? as usize, "the file name")? as u32)
 }
