@@ -634,3 +634,51 @@ fn a_material_animation_edited_through_the_model_writes_back_with_that_change() 
         assert_eq!(edited_files, 2);
     }
 }
+
+#[test]
+fn an_animation_with_new_bone_names_is_written_with_them() {
+    use animkit::formats::bfres::switch;
+    use animkit::model::Target;
+    for (name, data) in switch_files() {
+        let doc = switch::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+        let package = animkit::Document::to_model(&doc).unwrap();
+        let ci =
+            package.clips.iter().position(|c| c.tracks.iter().any(|t| matches!(t.target, Target::Bone(_)))).unwrap();
+        let original = &package.clips[ci];
+        let rename = |clip: &animkit::model::Clip| {
+            let mut c = clip.clone();
+            for t in &mut c.tracks {
+                if let Target::Bone(b) = &mut t.target {
+                    b.name = Some(format!("Renamed_{}", b.name.as_deref().unwrap_or("")).into());
+                }
+            }
+            c
+        };
+        let renamed = rename(original);
+        let bytes =
+            animkit::Document::write(&doc.with_clip(&renamed).unwrap_or_else(|e| panic!("{name}: {e}"))).unwrap();
+        // The structure checks find every bone name offset on a string-table entry.
+        check_structure(&bytes);
+        check_fmaas(&bytes);
+        let table = switch_write::read_strings(&bytes, le(&bytes, 0xB0, 8) as usize - 0x14).unwrap();
+        let added = table.strings.iter().filter(|s| s.starts_with("Renamed_")).count();
+        let back =
+            animkit::Document::to_model(&switch::read(Bytes::from(bytes), &ReadOptions::default()).unwrap()).unwrap();
+        for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
+            if i != ci {
+                assert!(a == b, "{name}: clip {} changed", b.name);
+            }
+        }
+        // The clip reads back as the same clip written under its own names does, renamed.
+        let control = animkit::Document::to_model(&doc.with_clip(original).unwrap()).unwrap();
+        assert!(back.clips[ci] == rename(&control.clips[ci]), "{name}: {}", original.name);
+        let bones: std::collections::BTreeSet<String> = back.clips[ci]
+            .tracks
+            .iter()
+            .filter_map(|t| if let Target::Bone(b) = &t.target { Some(b.label()) } else { None })
+            .collect();
+        assert!(bones.iter().all(|b| b.starts_with("Renamed_")), "{name}: {bones:?}");
+        assert_eq!(added, bones.len(), "{name}: one new string per bone");
+        eprintln!("{name}: clip \"{}\" written with {added} new bone names", original.name);
+    }
+}

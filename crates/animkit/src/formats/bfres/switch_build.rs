@@ -88,19 +88,10 @@ fn dict_size(n: usize) -> usize {
 
 /// Every name the file refers to, in order of first use (see the module notes).
 fn string_list(name: &str, fskas: &[Fska], fmaas: &[Fmaa]) -> Vec<String> {
-    let fmaa_names = fmaas.iter().flat_map(|a| {
-        std::iter::once(a.name.as_str())
-            .chain(a.materials.iter().flat_map(|m| {
-                std::iter::once(m.name.as_str())
-                    .chain(m.params.iter().map(|p| p.name.as_str()))
-                    .chain(m.patterns.iter().map(|p| p.sampler.as_str()))
-            }))
-            .chain(a.textures.iter().map(String::as_str))
-    });
     let names = std::iter::once(name)
         .chain(fskas.iter().map(|f| f.name.as_str()))
         .chain(fskas.iter().flat_map(|f| f.bones.iter().map(|b| b.name.as_str())))
-        .chain(fmaa_names);
+        .chain(fmaas.iter().flat_map(super::switch_fmaa::names));
     let mut strings: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for s in names {

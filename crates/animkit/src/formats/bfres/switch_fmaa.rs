@@ -107,6 +107,18 @@ pub(crate) fn fmaa_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) 
     }))
 }
 
+/// Every name an FMAA refers to: its own, then per material its name, parameter and sampler
+/// names, then the texture names.
+pub(crate) fn names(anim: &Fmaa) -> impl Iterator<Item = &str> {
+    std::iter::once(anim.name.as_str())
+        .chain(anim.materials.iter().flat_map(|m| {
+            std::iter::once(m.name.as_str())
+                .chain(m.params.iter().map(|p| p.name.as_str()))
+                .chain(m.patterns.iter().map(|p| p.sampler.as_str()))
+        }))
+        .chain(anim.textures.iter().map(String::as_str))
+}
+
 /// The material named `name` in `materials`, added when absent.
 fn material<'a>(materials: &'a mut Vec<MaterialAnim>, name: &str) -> Result<&'a mut MaterialAnim> {
     let index = match materials.iter().position(|m| m.name == name) {

@@ -36,20 +36,10 @@ impl Shift {
         let d0 = diff.div_euclid(8) * 8 + if diff.rem_euclid(8) > 0 { 8 } else { 0 };
         let sec0 = p.relocation.sections.first().ok_or_else(|| Error::invalid(0x18, "_RLT without sections"))?;
         let sec0_end = (sec0.pos + sec0.size) as usize;
-        let rlt_at = p.header.relocation_table as usize;
-        let tail_start = p
-            .relocation
-            .sections
-            .iter()
-            .skip(1)
-            .filter(|s| s.size > 0 && s.pos as usize >= sec0_end)
-            .map(|s| s.pos as usize)
-            .min()
-            .unwrap_or(rlt_at);
+        let (tail_start, align) = tail(p, sec0_end);
         if start < sec0.pos as usize || old_end > sec0_end {
             return Err(Error::invalid(start, "FSKA data outside the relocation table's first section"));
         }
-        let align = if tail_start == rlt_at { 8 } else { 1usize << p.header.alignment_log2.min(16) };
         let needed = (sec0_end as isize + d0 - tail_start as isize).max(0) as usize;
         let d_tail = if d0 > 0 { round_up(needed, align) as isize } else { 0 };
         Ok(Shift { start, old_end, sec0_end, tail_start, d0, d_tail })
@@ -74,11 +64,95 @@ impl Shift {
     }
 }
 
+/// Where the later sections start (the first non-empty one at or after `sec0_end`, else the
+/// `_RLT`) and the alignment they keep when they move: the file's, or 8 for the `_RLT`.
+fn tail(p: &Parts, sec0_end: usize) -> (usize, usize) {
+    let rlt_at = p.header.relocation_table as usize;
+    let tail_start = p
+        .relocation
+        .sections
+        .iter()
+        .skip(1)
+        .filter(|s| s.size > 0 && s.pos as usize >= sec0_end)
+        .map(|s| s.pos as usize)
+        .min()
+        .unwrap_or(rlt_at);
+    let align = if tail_start == rlt_at { 8 } else { 1usize << p.header.alignment_log2.min(16) };
+    (tail_start, align)
+}
+
+/// Adds the `names` the string table lacks at its end, in order (existing strings keep their
+/// positions). The table closes section 0, so the section, the header's string-table size and
+/// the `_STR` block grow; empty sections that started at section 0's end follow it; when the
+/// zeros before the later sections are too few, those sections and the `_RLT` move by a
+/// multiple of the file's alignment and every offset into them follows.
+pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) -> Result<Vec<u8>> {
+    let p = parts(data)?;
+    let known = p.strings.positions();
+    let mut missing: Vec<&str> = Vec::new();
+    for n in names {
+        if !n.is_empty() && !known.contains_key(n) && !missing.contains(&n) {
+            missing.push(n);
+        }
+    }
+    if missing.is_empty() {
+        return Ok(data.to_vec());
+    }
+    let mut bytes = Vec::new();
+    for s in &missing {
+        let len = u16::try_from(s.len()).map_err(|_| Error::unrepresentable(format!("a name of {} bytes", s.len())))?;
+        bytes.extend_from_slice(&len.to_le_bytes());
+        bytes.extend_from_slice(s.as_bytes());
+        bytes.resize(round_up(bytes.len() + 1, 2), 0);
+    }
+    let at = p.strings.end();
+    let sec0 = p.relocation.sections.first().ok_or_else(|| Error::invalid(0x18, "_RLT without sections"))?;
+    let sec0_end = (sec0.pos + sec0.size) as usize;
+    let (tail_start, align) = tail(&p, sec0_end);
+    if at > tail_start || data.get(at..tail_start).is_none_or(|z| z.iter().any(|&b| b != 0)) {
+        return Err(Error::unsupported("data between the string table and the next section: not moved"));
+    }
+    // A table whose count includes the leading empty string is read one empty entry past its
+    // end: keep 4 zero bytes there.
+    let reserve = if p.strings.strings.last().is_some_and(String::is_empty) { 4 } else { 0 };
+    let d_tail = round_up((at + bytes.len() + reserve).saturating_sub(tail_start), align) as isize;
+    let shift = Shift { start: at, old_end: at, sec0_end: at, tail_start, d0: 0, d_tail };
+    let rlt_at = p.header.relocation_table as usize;
+    let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
+    relocate_listed(&mut work, &p, &shift, &(0..0))?;
+    put_u32(&mut work, p.strings.at + 0x10, (p.strings.strings.len() + missing.len()) as u32)?;
+    let table_size = get_u32(&work, 0xB8)? + bytes.len() as u32;
+    put_u32(&mut work, 0xB8, table_size)?;
+    relink_blocks(&mut work, &shift, rlt_at)?;
+    let mut relocation = relocate_table(&p.relocation, &shift, &BTreeSet::new())?;
+    for (i, s) in relocation.sections.iter_mut().enumerate() {
+        if i == 0 {
+            s.size += bytes.len() as u32;
+        } else if s.size == 0 && s.pos as usize == sec0_end {
+            s.pos += bytes.len() as u32;
+        }
+    }
+    let mut out = work.get(..at).unwrap_or_default().to_vec();
+    out.extend_from_slice(&bytes);
+    out.resize(shift.map_or_err(tail_start, "the later sections")?, 0);
+    out.extend_from_slice(work.get(tail_start..rlt_at).unwrap_or_default());
+    let new_rlt = out.len();
+    out.extend_from_slice(&relocation.to_bytes(new_rlt));
+    let size = out.len() as u32;
+    put_u32(&mut out, 0x18, new_rlt as u32)?;
+    put_u32(&mut out, 0x1C, size)?;
+    Ok(out)
+}
+
 /// Replaces skeletal animation `index` of a Switch file by `anim`: its data is written where the
 /// old data was, everything after it moves (section 0 by a multiple of 8, later sections by a
 /// multiple of the file's alignment), and every listed offset, the block chain, the header's
-/// sizes and the relocation table follow. Names must already be in the string table.
+/// sizes and the relocation table follow. Names the string table lacks are added first
+/// ([`add_strings`]).
 pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
+    let names = std::iter::once(anim.name.as_str()).chain(anim.bones.iter().map(|b| b.name.as_str()));
+    let grown = add_strings(data, names)?;
+    let data = grown.as_slice();
     let p = parts(data)?;
     let (header_at, old, place) =
         p.fskas.get(index).ok_or_else(|| Error::invalid(0x38, format!("no skeletal animation {index}")))?;
@@ -283,9 +357,11 @@ fn replace_skeletal(data: &[u8], p: &Parts, index: usize, clip: &Clip, fps: f32)
 /// indices to the texture bind array, [`super::switch_fmaa`]) is written where the old data
 /// was and everything after it moves as [`replace_fska`] moves it; the header is written anew.
 /// Header offsets the relocation table did not list and the new header sets are listed anew
-/// (those it listed stay listed, as Super Mario Odyssey lists null offsets too). Names must
-/// already be in the string table.
+/// (those it listed stay listed, as Super Mario Odyssey lists null offsets too). Names the
+/// string table lacks are added first ([`add_strings`]).
 pub fn replace_fmaa(data: &[u8], index: usize, anim: &Fmaa) -> Result<Vec<u8>> {
+    let grown = add_strings(data, super::switch_fmaa::names(anim))?;
+    let data = grown.as_slice();
     let p = parts(data)?;
     let (header_at, old) =
         p.fmaas.get(index).ok_or_else(|| Error::invalid(0x48, format!("no material animation {index}")))?;

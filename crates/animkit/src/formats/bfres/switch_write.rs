@@ -226,6 +226,22 @@ impl StringTable {
         out
     }
 
+    /// Where the entries end (after the last one's padding). Super Mario Odyssey's count
+    /// includes the leading empty string (Splatoon 2's does not), so its last entry read is an
+    /// empty one in the zeros after the table: that one is not counted.
+    pub fn end(&self) -> usize {
+        let real = match self.strings.split_last() {
+            Some((last, rest)) if last.is_empty() => rest,
+            _ => self.strings.as_slice(),
+        };
+        self.at
+            + 0x14
+            + std::iter::once("")
+                .chain(real.iter().map(String::as_str))
+                .map(|s| round_up(2 + s.len() + 1, 2))
+                .sum::<usize>()
+    }
+
     /// Where each string's length word lies.
     pub fn positions(&self) -> HashMap<&str, usize> {
         let mut at = self.at + 0x14;
