@@ -1,7 +1,7 @@
 //! Switch BFRES (0.8.0.0) files built from the model (`platform=switch`): the skeletal tracks
 //! of every clip as an FSKA, encoded as the model writer encodes FSKA curves
 //! ([`super::from_model`]), and its texture-index and shader-parameter tracks as an FMAA
-//! ([`super::switch_fmaa`]), laid out as the animation-only files of Super Mario Odyssey are:
+//! (`switch_fmaa`), laid out as the animation-only files of Super Mario Odyssey are:
 //!
 //! header (`0xD0`), the FSKA headers (`0x60` each, chained as blocks), the FMAA headers (`0x78`
 //! each, outside the chain), the FSKA and FMAA dictionaries, the FSKA data one animation after

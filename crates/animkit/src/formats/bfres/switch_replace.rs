@@ -308,7 +308,7 @@ fn assemble(work: &[u8], shift: &Shift, new: &[u8], rlt_at: usize, relocation: &
 /// the old animation's rotation mode. The old flags stay except looping; each bone keeps its
 /// segment-scale-compensate bit, and its hint bits (uniform scale, volume one, zero rotation,
 /// zero translation) while its base values are unchanged. Material: built as
-/// [`super::switch_fmaa`] builds it; the old flags stay except looping.
+/// `switch_fmaa` builds it; the old flags stay except looping.
 pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
     super::from_model::check_tracks(clip)?;
     let p = parts(data)?;
@@ -354,7 +354,7 @@ fn replace_skeletal(data: &[u8], p: &Parts, index: usize, clip: &Clip, fps: f32)
 }
 
 /// Replaces material animation `index` of a Switch file by `anim`: its data (from the bind
-/// indices to the texture bind array, [`super::switch_fmaa`]) is written where the old data
+/// indices to the texture bind array, `switch_fmaa`) is written where the old data
 /// was and everything after it moves as [`replace_fska`] moves it; the header is written anew.
 /// Header offsets the relocation table did not list and the new header sets are listed anew
 /// (those it listed stay listed, as Super Mario Odyssey lists null offsets too). Names the
