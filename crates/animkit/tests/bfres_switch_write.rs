@@ -248,8 +248,7 @@ fn switch_dictionaries_rebuild_from_their_names() {
 
 /// The largest difference between two clips' poses at every key time of `a`, over the bone
 /// tracks both hold: rotations as angles in radians, translation and scale relative to the
-/// value's size where it exceeds 1 (the model writer's curve encoding keeps about four
-/// significant digits: Super Mario Odyssey moves a root bone to z = -100 023).
+/// value's size where it exceeds 1 (Super Mario Odyssey moves a root bone to z = -100 023).
 fn pose_difference(a: &animkit::model::Clip, b: &animkit::model::Clip) -> f32 {
     use animkit::sample::{sample_track, Sampled};
     let mut worst = 0f32;
@@ -354,4 +353,332 @@ fn replace_reaches_an_animation_inside_the_archive() {
     let back = animkit::read(Bytes::from(replaced.write().unwrap()), None, &ReadOptions::default()).unwrap();
     let want = animkit::Document::to_model(&doc.with_clip(&carried.clips[0]).unwrap()).unwrap();
     assert!(back.to_model().unwrap().clips == want.clips, "the archive's animation is the one with_clip writes");
+}
+
+/// The written curves stay within the encoder's stated bound of the model's keys: for each
+/// component of every translation and scale track, `(max - min) / 32767` of its key values (one
+/// `s16` step of the range) for the key type, an eighth of that for the keys left out as
+/// redundant, and 16 `f32` ULPs of the values' magnitude for rounding. Super Mario Odyssey's
+/// `DemoHackFirst` moves its root bone to z = -100 023 in one frame: 16-bit keys put it 26 units
+/// off, over eight times that bound.
+#[test]
+fn switch_files_built_from_the_model_stay_within_the_encoding_bound() {
+    use animkit::model::Values;
+    use animkit::sample::{sample_track, Sampled};
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
+    for (name, data) in switch_files() {
+        let package = format.read(Bytes::from(data), &ReadOptions::default()).unwrap().to_model().unwrap();
+        let mut options = animkit::WriteOptions::default();
+        options.params.insert("platform".into(), "switch".into());
+        let back = format.from_model(&package, &options).unwrap().document.to_model().unwrap();
+        let (mut checked, mut worst) = (0usize, (0f32, String::new()));
+        for clip in &package.clips {
+            let Some(got) = back.clips.iter().find(|c| c.name == clip.name) else { continue };
+            for track in &clip.tracks {
+                let (Values::Translation(v) | Values::Scale(v)) = &track.values else { continue };
+                let keys: Vec<glam::Vec3> =
+                    if track.times.len() * 3 == v.len() { v.chunks(3).map(|k| k[1]).collect() } else { v.clone() };
+                let written = got.tracks.iter().find(|t| t.target == track.target && t.channel() == track.channel());
+                let written =
+                    written.unwrap_or_else(|| panic!("{name}: {} {} missing", clip.name, track.target.label()));
+                let (lo, hi) = keys
+                    .iter()
+                    .fold((glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY), |(l, h), k| (l.min(*k), h.max(*k)));
+                let magnitude = lo.abs().max(hi.abs());
+                let bound = (hi - lo) / 32767.0 * 1.125 + 16.0 * f32::EPSILON * magnitude;
+                for &t in &track.times {
+                    let (
+                        Some(Sampled::Translation(a) | Sampled::Scale(a)),
+                        Some(Sampled::Translation(b) | Sampled::Scale(b)),
+                    ) = (sample_track(track, t), sample_track(written, t))
+                    else {
+                        panic!("{name}: {} {} not a vector track", clip.name, track.target.label())
+                    };
+                    let ratio = ((a - b).abs() / bound.max(glam::Vec3::splat(f32::MIN_POSITIVE))).max_element();
+                    if ratio > worst.0 {
+                        worst = (
+                            ratio,
+                            format!("{} {} at {t}s: {a} written {b}, bound {bound}", clip.name, track.target.label()),
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        eprintln!("{name}: {checked} keys checked; largest error / bound {} ({})", worst.0, worst.1);
+        assert!(worst.0 <= 1.0, "{name}: {}", worst.1);
+    }
+}
+
+/// Structure checks for the FMAAs of a Switch file, from the format's rules (independent of the
+/// writer): every header and material offset the relocation table lists, every name offset
+/// landing on a string-table entry, pattern infos naming a curve or a constant that exists,
+/// texture bind entries -1. Returns the FMAA count checked.
+fn check_fmaas(d: &[u8]) -> usize {
+    let rlt = le(d, 0x18, 4) as usize;
+    let mut listed = std::collections::HashSet::new();
+    let sections = le(d, rlt + 8, 4) as usize;
+    let entries_at = rlt + 16 + 24 * sections;
+    let entries: usize = (0..sections).map(|s| le(d, rlt + 16 + 24 * s + 20, 4) as usize).sum();
+    for e in 0..entries {
+        let at = entries_at + 8 * e;
+        let (start, structs, offsets, padding) =
+            (le(d, at, 4) as usize, le(d, at + 4, 2) as usize, d[at + 6] as usize, d[at + 7] as usize);
+        for k in 0..structs {
+            for o in 0..offsets {
+                listed.insert(start + (k * (offsets + padding) + o) * 8);
+            }
+        }
+    }
+    let str_at = le(d, 0xB0, 8) as usize - 0x14;
+    let mut strings = std::collections::HashSet::new();
+    let mut p = str_at + 0x14;
+    for _ in 0..=le(d, str_at + 0x10, 4) {
+        strings.insert(p);
+        p += (2 + le(d, p, 2) as usize + 1).div_ceil(2) * 2;
+    }
+    let offset = |at: usize| {
+        let v = le(d, at, 8) as usize;
+        assert!(v == 0 || listed.contains(&at), "offset at {at:#x} not in the relocation table");
+        v
+    };
+    let (array, n) = (le(d, 0x48, 8) as usize, le(d, 0xC0, 2) as usize);
+    for i in 0..n {
+        let h = array + 0x78 * i;
+        assert_eq!(&d[h..h + 4], b"FMAA");
+        assert!(strings.contains(&offset(h + 0x10)), "FMAA {i} name");
+        let (mats, textures) = (le(d, h + 0x64, 2) as usize, le(d, h + 0x76, 2) as usize);
+        let (mat_at, names, binds) = (offset(h + 0x30), offset(h + 0x40), offset(h + 0x58));
+        for t in 0..textures {
+            assert!(strings.contains(&offset(names + 8 * t)), "FMAA {i} texture {t}");
+            assert_eq!(le(d, binds + 8 * t, 8), u64::MAX, "FMAA {i} texture bind {t}");
+        }
+        let mut curves_total = 0;
+        for m in 0..mats {
+            let at = mat_at + 0x40 * m;
+            assert!(strings.contains(&offset(at)), "FMAA {i} material {m} name");
+            let (params, patterns) = (offset(at + 8), offset(at + 0x10));
+            let (curves, constants) = (offset(at + 0x18), offset(at + 0x20));
+            let count = |k: usize| le(d, at + 0x32 + 2 * k, 2) as usize;
+            let (n_params, n_patterns, n_constants, n_curves) = (count(0), count(1), count(2), count(3));
+            assert!(n_curves == 0 || curves % 8 == 0);
+            assert!(n_constants == 0 || constants != 0);
+            curves_total += n_curves;
+            for k in 0..n_params {
+                assert!(strings.contains(&offset(params + 0x18 * k)), "FMAA {i} param {k}");
+            }
+            for k in 0..n_patterns {
+                let info = patterns + 0x10 * k;
+                assert!(strings.contains(&offset(info)), "FMAA {i} sampler {k}");
+                let (curve, constant) = (le(d, info + 8, 2) as i16, le(d, info + 10, 2) as usize);
+                assert!(
+                    (0..n_curves as i16).contains(&curve) || constant < n_constants,
+                    "FMAA {i} pattern {k}: curve {curve}, constant {constant}"
+                );
+            }
+            for k in 0..n_curves {
+                let c = curves + 0x30 * k;
+                let (frames, keys) = (offset(c), offset(c + 8));
+                assert!(frames != 0 && keys != 0 && frames < rlt && keys < rlt, "FMAA {i} curve {k}");
+            }
+        }
+        assert_eq!(le(d, h + 0x66, 2) as usize, curves_total, "FMAA {i} curve count");
+    }
+    n
+}
+
+/// The material tracks of a clip, texture indices resolved to names: `(target, times, values)`.
+fn material_tracks(clip: &animkit::model::Clip) -> Vec<(String, Vec<f32>, Vec<String>)> {
+    use animkit::model::Values;
+    let mut out = Vec::new();
+    for t in &clip.tracks {
+        let values = match &t.values {
+            Values::TextureIndex { indices, textures } => {
+                indices.iter().map(|&i| textures[i as usize].clone()).collect()
+            }
+            Values::Scalar(v) => v.iter().map(|x| format!("{x:.5}")).collect(),
+            _ => continue,
+        };
+        out.push((t.target.label(), t.times.clone(), values));
+    }
+    out
+}
+
+#[test]
+fn material_animations_built_from_the_model_read_back_equal() {
+    use animkit::model::Values;
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
+    let mut checked = 0;
+    for (name, data) in switch_files() {
+        assert_eq!(check_fmaas(&data), le(&data, 0xC0, 2) as usize, "{name}: the checks accept the original");
+        let package = format.read(Bytes::from(data), &ReadOptions::default()).unwrap().to_model().unwrap();
+        let mut options = animkit::WriteOptions::default();
+        options.params.insert("platform".into(), "switch".into());
+        let written = format.from_model(&package, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bytes = written.document.write().unwrap();
+        check_structure(&bytes);
+        let fmaas = check_fmaas(&bytes);
+        let back = written.document.to_model().unwrap();
+        let material: Vec<_> = package
+            .clips
+            .iter()
+            .filter(|c| c.tracks.iter().any(|t| matches!(t.values, Values::TextureIndex { .. } | Values::Scalar(_))))
+            .collect();
+        assert_eq!(fmaas, material.len(), "{name}: one FMAA per clip with material tracks");
+        for clip in material {
+            let got = back
+                .clips
+                .iter()
+                .find(|c| c.name == clip.name && !material_tracks(c).is_empty())
+                .unwrap_or_else(|| panic!("{name}: {} not written", clip.name));
+            assert_eq!(material_tracks(got), material_tracks(clip), "{name}: {}", clip.name);
+            assert_eq!(got.looping, clip.looping, "{name}: {}", clip.name);
+            for (a, b) in got.tracks.iter().zip(&clip.tracks) {
+                if let (Values::TextureIndex { textures: x, .. }, Values::TextureIndex { textures: y, .. }) =
+                    (&a.values, &b.values)
+                {
+                    assert_eq!(x, y, "{name}: {} texture list", clip.name);
+                }
+            }
+            checked += 1;
+        }
+        eprintln!("{name}: {fmaas} FMAA written and read back");
+    }
+    if common::corpus_dir("nintendo").is_some() {
+        assert_eq!(checked, 9, "Super Mario Odyssey's 8 FMAAs and Splatoon 2's one");
+    }
+}
+
+/// Two material tracks agree at every key and halfway between keys: texture indices name the
+/// same texture; scalars are within the encoder's bound, one `s16` step of the keys' range plus
+/// 16 `f32` ULPs of their magnitude.
+fn same_samples(a: &animkit::model::Track, b: &animkit::model::Track) {
+    use animkit::sample::{sample_track, Sampled};
+    let texture = |t: &animkit::model::Track, i: u32| match &t.values {
+        animkit::model::Values::TextureIndex { textures, .. } => textures[i as usize].clone(),
+        _ => unreachable!(),
+    };
+    let values: Vec<f32> = b
+        .times
+        .iter()
+        .filter_map(|&t| if let Some(Sampled::Scalar(v)) = sample_track(b, t) { Some(v) } else { None })
+        .collect();
+    let (lo, hi) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    let bound =
+        if values.is_empty() { 0.0 } else { (hi - lo) / 32767.0 + 16.0 * f32::EPSILON * lo.abs().max(hi.abs()) };
+    let mids = b.times.windows(2).map(|w| 0.5 * (w[0] + w[1]));
+    for t in b.times.iter().copied().chain(mids) {
+        match (sample_track(a, t), sample_track(b, t)) {
+            (Some(Sampled::TextureIndex(x)), Some(Sampled::TextureIndex(y))) => {
+                assert_eq!(texture(a, x), texture(b, y), "{} at {t}s", b.target.label())
+            }
+            (Some(Sampled::Scalar(x)), Some(Sampled::Scalar(y))) => {
+                assert!((x - y).abs() <= bound, "{} at {t}s: {x} vs {y} (bound {bound})", b.target.label())
+            }
+            (x, y) => panic!("{} at {t}s: {x:?} vs {y:?}", b.target.label()),
+        }
+    }
+}
+
+#[test]
+fn a_material_animation_edited_through_the_model_writes_back_with_that_change() {
+    use animkit::formats::bfres::switch;
+    use animkit::model::Values;
+    let mut edited_files = 0;
+    for (name, data) in switch_files() {
+        let doc = switch::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+        let package = animkit::Document::to_model(&doc).unwrap();
+        // The first clip with a material track of two or more keys: a texture index moved to
+        // another texture of its list, or a shader parameter raised by 0.25.
+        let Some((ci, ti)) = package.clips.iter().enumerate().find_map(|(ci, c)| {
+            c.tracks
+                .iter()
+                .position(|t| t.times.len() >= 2 && matches!(t.values, Values::TextureIndex { .. } | Values::Scalar(_)))
+                .map(|ti| (ci, ti))
+        }) else {
+            continue;
+        };
+        let mut edited = package.clips[ci].clone();
+        let keys = edited.tracks[ti].times.len();
+        match &mut edited.tracks[ti].values {
+            Values::TextureIndex { indices, textures } => indices[1] = (indices[1] + 1) % textures.len() as u32,
+            Values::Scalar(v) => {
+                let k = if v.len() == keys { 1 } else { 4 };
+                v[k] += 0.25;
+            }
+            _ => unreachable!(),
+        }
+        let bytes =
+            animkit::Document::write(&doc.with_clip(&edited).unwrap_or_else(|e| panic!("{name}: {e}"))).unwrap();
+        check_structure(&bytes);
+        assert_eq!(check_fmaas(&bytes), le(doc.data(), 0xC0, 2) as usize);
+        let back =
+            animkit::Document::to_model(&switch::read(Bytes::from(bytes), &ReadOptions::default()).unwrap()).unwrap();
+        assert_eq!(back.clips.len(), package.clips.len());
+        for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
+            if i != ci {
+                assert!(a == b, "{name}: clip {} changed", b.name);
+            }
+        }
+        let (got, original) = (&back.clips[ci], &package.clips[ci]);
+        assert_ne!(material_tracks(got), material_tracks(original), "{name}: the edit is there");
+        assert_eq!(got.tracks.len(), edited.tracks.len());
+        for (a, b) in got.tracks.iter().zip(&edited.tracks) {
+            assert_eq!((a.target.label(), &a.times), (b.target.label(), &b.times), "{name}");
+            same_samples(a, b);
+        }
+        eprintln!("{name}: material animation \"{}\" edited and written back", edited.name);
+        edited_files += 1;
+    }
+    if common::corpus_dir("nintendo").is_some() {
+        assert_eq!(edited_files, 2);
+    }
+}
+
+#[test]
+fn an_animation_with_new_bone_names_is_written_with_them() {
+    use animkit::formats::bfres::switch;
+    use animkit::model::Target;
+    for (name, data) in switch_files() {
+        let doc = switch::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+        let package = animkit::Document::to_model(&doc).unwrap();
+        let ci =
+            package.clips.iter().position(|c| c.tracks.iter().any(|t| matches!(t.target, Target::Bone(_)))).unwrap();
+        let original = &package.clips[ci];
+        let rename = |clip: &animkit::model::Clip| {
+            let mut c = clip.clone();
+            for t in &mut c.tracks {
+                if let Target::Bone(b) = &mut t.target {
+                    b.name = Some(format!("Renamed_{}", b.name.as_deref().unwrap_or("")).into());
+                }
+            }
+            c
+        };
+        let renamed = rename(original);
+        let bytes =
+            animkit::Document::write(&doc.with_clip(&renamed).unwrap_or_else(|e| panic!("{name}: {e}"))).unwrap();
+        // The structure checks find every bone name offset on a string-table entry.
+        check_structure(&bytes);
+        check_fmaas(&bytes);
+        let table = switch_write::read_strings(&bytes, le(&bytes, 0xB0, 8) as usize - 0x14).unwrap();
+        let added = table.strings.iter().filter(|s| s.starts_with("Renamed_")).count();
+        let back =
+            animkit::Document::to_model(&switch::read(Bytes::from(bytes), &ReadOptions::default()).unwrap()).unwrap();
+        for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
+            if i != ci {
+                assert!(a == b, "{name}: clip {} changed", b.name);
+            }
+        }
+        // The clip reads back as the same clip written under its own names does, renamed.
+        let control = animkit::Document::to_model(&doc.with_clip(original).unwrap()).unwrap();
+        assert!(back.clips[ci] == rename(&control.clips[ci]), "{name}: {}", original.name);
+        let bones: std::collections::BTreeSet<String> = back.clips[ci]
+            .tracks
+            .iter()
+            .filter_map(|t| if let Target::Bone(b) = &t.target { Some(b.label()) } else { None })
+            .collect();
+        assert!(bones.iter().all(|b| b.starts_with("Renamed_")), "{name}: {bones:?}");
+        assert_eq!(added, bones.len(), "{name}: one new string per bone");
+        eprintln!("{name}: clip \"{}\" written with {added} new bone names", original.name);
+    }
 }

@@ -2,7 +2,8 @@
 //!
 //! - **FSKA.** One BoneAnim per bone that has rotation, translation or scale tracks, in order of
 //!   first appearance. Every channel stores its value at the first key as base data; a component
-//!   that changes gets a cubic `s16` curve quantised as §5.7 describes. Cubic tracks keep their
+//!   that changes gets a cubic curve, quantised as §5.7 describes when that stays within the
+//!   encoder's bound ([`super::encode`]). Cubic tracks keep their
 //!   tangents (Hermite → cubic, §5.4); linear tracks become segments with `c2 = c3 = 0`; step
 //!   tracks hold. Rotations are written as Euler XYZ, as every Breath of the Wild FSKA stores them,
 //!   where angle curves follow every rotation track of the clip within 0.035° (`rotation=auto`,
@@ -221,32 +222,41 @@ fn hermite_at(a: &HermiteKey, b: &HermiteKey, f: f32) -> f32 {
 }
 
 /// `keys` without the keys that the cubic through their neighbours already passes through: a
-/// key is left out when the one cubic from the key before it to the key after it stays within
-/// `tolerance` of the two cubics it replaces (checked at the key and at both halves' midpoints;
-/// two cubics that agree in value and slope at one end and in value at two more points are the
-/// same). The tolerance is a quarter of an `s16` step of the keys' value range, or 4 `f32`
-/// ULPs of their magnitude when that is more, so the curve written is the one given. This undoes
-/// the splits of a source whose channels were keyed at different frames (BFRES X, Y and Z
-/// curves, read at the union of their frames).
+/// run of keys is left out when the one cubic from the key before the run to the key after it
+/// stays within `tolerance` of the original keys' cubics (checked at every original key and at
+/// a quarter, half and three quarters of every original segment), so dropping keys never drifts
+/// from the source. The tolerance is a quarter of an `s16` step of the keys' value range (an
+/// eighth of the encoder's bound, [`super::encode::bound`]), or 4 `f32` ULPs of their magnitude
+/// when that is more. This undoes the splits of a source whose channels were keyed at different
+/// frames (BFRES X, Y and Z curves, read at the union of their frames).
 fn fewer_keys(keys: &[HermiteKey]) -> Vec<HermiteKey> {
     let (lo, hi) = keys.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), k| (l.min(k.1), h.max(k.1)));
     let tolerance = ((hi - lo) / 4.0 / 65534.0).max(4.0 * f32::EPSILON * lo.abs().max(hi.abs()));
     let mut out: Vec<HermiteKey> = Vec::with_capacity(keys.len());
+    let mut kept = 0usize;
     for (i, key) in keys.iter().enumerate() {
-        if let (Some(a), Some(b)) = (out.last(), keys.get(i + 1)) {
-            let separate = a.0 < key.0 && key.0 < b.0;
-            let same = |f: f32, piece: f32| (hermite_at(a, b, f) - piece).abs() <= tolerance;
-            if separate
-                && same(key.0, key.1)
-                && same(0.5 * (a.0 + key.0), hermite_at(a, key, 0.5 * (a.0 + key.0)))
-                && same(0.5 * (key.0 + b.0), hermite_at(key, b, 0.5 * (key.0 + b.0)))
-            {
+        if let (Some(a), Some(b), Some(run)) = (out.last(), keys.get(i + 1), keys.get(kept..=i + 1)) {
+            if a.0 < key.0 && key.0 < b.0 && follows(a, b, run, tolerance) {
                 continue;
             }
         }
         out.push(*key);
+        kept = i;
     }
     out
+}
+
+/// Whether the cubic from `a` to `b` stays within `tolerance` of the cubics through `run` (the
+/// original keys from `a` to `b`) at every key and at the quarters of every segment.
+fn follows(a: &HermiteKey, b: &HermiteKey, run: &[HermiteKey], tolerance: f32) -> bool {
+    run.windows(2).all(|pair| {
+        let [p, q] = pair else { return false };
+        [0.25, 0.5, 0.75, 1.0].iter().all(|&u| {
+            let f = p.0 + u * (q.0 - p.0);
+            let original = if u == 1.0 { q.1 } else { hermite_at(p, q, f) };
+            (hermite_at(a, b, f) - original).abs() <= tolerance
+        })
+    })
 }
 
 /// The Euler XYZ angles `[x, y, z]` of a unit quaternion (`q = qZ·qY·qX`), `y` in `-π/2..=π/2`.
@@ -403,7 +413,7 @@ fn tracks_by_bone(clip: &Clip) -> Vec<(String, Vec<&Track>)> {
 }
 
 /// The FSKA frame count of a clip at `fps`.
-fn frame_count(clip: &Clip, fps: f32) -> i32 {
+pub(crate) fn frame_count(clip: &Clip, fps: f32) -> i32 {
     (clip.duration * fps).round() as i32
 }
 
@@ -557,8 +567,19 @@ fn encode_channel(t: &Track, fps: f32, euler: bool) -> Result<(Vec<f32>, Vec<Cur
     })
 }
 
-fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
+/// An FTXP from a clip's texture-index tracks (`None` without any). The texture list is every
+/// track's list in order, so a list read from a file (unused names included) is kept as it was.
+pub(crate) fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
     let mut textures: Vec<String> = Vec::new();
+    for t in &clip.tracks {
+        if let (Target::Material { .. }, Values::TextureIndex { textures: names, .. }) = (&t.target, &t.values) {
+            for n in names.iter() {
+                if !textures.contains(n) {
+                    textures.push(n.clone());
+                }
+            }
+        }
+    }
     let mut materials: Vec<MaterialPattern> = Vec::new();
     let mut baked = 0u32;
     for t in &clip.tracks {
@@ -745,7 +766,7 @@ fn shader_target(component: &str) -> Option<(usize, u32)> {
 
 /// FSHU subfiles (one per kind present) from a clip's scalar tracks on `param.component`
 /// material properties.
-fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<Vec<(usize, Fshu)>> {
+pub(crate) fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<Vec<(usize, Fshu)>> {
     // kind → material → param → [(target, track)]
     type Params<'a> = Vec<(String, Vec<(u32, &'a Track)>)>;
     let mut kinds: BTreeMap<usize, Vec<(String, Params)>> = BTreeMap::new();

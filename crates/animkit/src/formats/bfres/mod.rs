@@ -80,6 +80,8 @@ pub mod switch;
 pub mod switch_anims;
 pub mod switch_build;
 pub mod switch_dump;
+pub(crate) mod switch_fmaa;
+pub(crate) mod switch_image;
 pub mod switch_replace;
 pub mod switch_write;
 pub mod unroll;

@@ -8,6 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::fska::{Fska, RotateMode};
+use super::switch::Fmaa;
 use super::switch_write::{
     blocks, group, lay_out, parts, put_u32, write_fska_data, write_fska_header, Parts, RelocEntry, RelocSection,
     Relocation,
@@ -35,20 +36,10 @@ impl Shift {
         let d0 = diff.div_euclid(8) * 8 + if diff.rem_euclid(8) > 0 { 8 } else { 0 };
         let sec0 = p.relocation.sections.first().ok_or_else(|| Error::invalid(0x18, "_RLT without sections"))?;
         let sec0_end = (sec0.pos + sec0.size) as usize;
-        let rlt_at = p.header.relocation_table as usize;
-        let tail_start = p
-            .relocation
-            .sections
-            .iter()
-            .skip(1)
-            .filter(|s| s.size > 0 && s.pos as usize >= sec0_end)
-            .map(|s| s.pos as usize)
-            .min()
-            .unwrap_or(rlt_at);
+        let (tail_start, align) = tail(p, sec0_end);
         if start < sec0.pos as usize || old_end > sec0_end {
             return Err(Error::invalid(start, "FSKA data outside the relocation table's first section"));
         }
-        let align = if tail_start == rlt_at { 8 } else { 1usize << p.header.alignment_log2.min(16) };
         let needed = (sec0_end as isize + d0 - tail_start as isize).max(0) as usize;
         let d_tail = if d0 > 0 { round_up(needed, align) as isize } else { 0 };
         Ok(Shift { start, old_end, sec0_end, tail_start, d0, d_tail })
@@ -73,11 +64,95 @@ impl Shift {
     }
 }
 
+/// Where the later sections start (the first non-empty one at or after `sec0_end`, else the
+/// `_RLT`) and the alignment they keep when they move: the file's, or 8 for the `_RLT`.
+fn tail(p: &Parts, sec0_end: usize) -> (usize, usize) {
+    let rlt_at = p.header.relocation_table as usize;
+    let tail_start = p
+        .relocation
+        .sections
+        .iter()
+        .skip(1)
+        .filter(|s| s.size > 0 && s.pos as usize >= sec0_end)
+        .map(|s| s.pos as usize)
+        .min()
+        .unwrap_or(rlt_at);
+    let align = if tail_start == rlt_at { 8 } else { 1usize << p.header.alignment_log2.min(16) };
+    (tail_start, align)
+}
+
+/// Adds the `names` the string table lacks at its end, in order (existing strings keep their
+/// positions). The table closes section 0, so the section, the header's string-table size and
+/// the `_STR` block grow; empty sections that started at section 0's end follow it; when the
+/// zeros before the later sections are too few, those sections and the `_RLT` move by a
+/// multiple of the file's alignment and every offset into them follows.
+pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) -> Result<Vec<u8>> {
+    let p = parts(data)?;
+    let known = p.strings.positions();
+    let mut missing: Vec<&str> = Vec::new();
+    for n in names {
+        if !n.is_empty() && !known.contains_key(n) && !missing.contains(&n) {
+            missing.push(n);
+        }
+    }
+    if missing.is_empty() {
+        return Ok(data.to_vec());
+    }
+    let mut bytes = Vec::new();
+    for s in &missing {
+        let len = u16::try_from(s.len()).map_err(|_| Error::unrepresentable(format!("a name of {} bytes", s.len())))?;
+        bytes.extend_from_slice(&len.to_le_bytes());
+        bytes.extend_from_slice(s.as_bytes());
+        bytes.resize(round_up(bytes.len() + 1, 2), 0);
+    }
+    let at = p.strings.end();
+    let sec0 = p.relocation.sections.first().ok_or_else(|| Error::invalid(0x18, "_RLT without sections"))?;
+    let sec0_end = (sec0.pos + sec0.size) as usize;
+    let (tail_start, align) = tail(&p, sec0_end);
+    if at > tail_start || data.get(at..tail_start).is_none_or(|z| z.iter().any(|&b| b != 0)) {
+        return Err(Error::unsupported("data between the string table and the next section: not moved"));
+    }
+    // A table whose count includes the leading empty string is read one empty entry past its
+    // end: keep 4 zero bytes there.
+    let reserve = if p.strings.strings.last().is_some_and(String::is_empty) { 4 } else { 0 };
+    let d_tail = round_up((at + bytes.len() + reserve).saturating_sub(tail_start), align) as isize;
+    let shift = Shift { start: at, old_end: at, sec0_end: at, tail_start, d0: 0, d_tail };
+    let rlt_at = p.header.relocation_table as usize;
+    let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
+    relocate_listed(&mut work, &p, &shift, &(0..0))?;
+    put_u32(&mut work, p.strings.at + 0x10, (p.strings.strings.len() + missing.len()) as u32)?;
+    let table_size = get_u32(&work, 0xB8)? + bytes.len() as u32;
+    put_u32(&mut work, 0xB8, table_size)?;
+    relink_blocks(&mut work, &shift, rlt_at)?;
+    let mut relocation = relocate_table(&p.relocation, &shift, &BTreeSet::new())?;
+    for (i, s) in relocation.sections.iter_mut().enumerate() {
+        if i == 0 {
+            s.size += bytes.len() as u32;
+        } else if s.size == 0 && s.pos as usize == sec0_end {
+            s.pos += bytes.len() as u32;
+        }
+    }
+    let mut out = work.get(..at).unwrap_or_default().to_vec();
+    out.extend_from_slice(&bytes);
+    out.resize(shift.map_or_err(tail_start, "the later sections")?, 0);
+    out.extend_from_slice(work.get(tail_start..rlt_at).unwrap_or_default());
+    let new_rlt = out.len();
+    out.extend_from_slice(&relocation.to_bytes(new_rlt));
+    let size = out.len() as u32;
+    put_u32(&mut out, 0x18, new_rlt as u32)?;
+    put_u32(&mut out, 0x1C, size)?;
+    Ok(out)
+}
+
 /// Replaces skeletal animation `index` of a Switch file by `anim`: its data is written where the
 /// old data was, everything after it moves (section 0 by a multiple of 8, later sections by a
 /// multiple of the file's alignment), and every listed offset, the block chain, the header's
-/// sizes and the relocation table follow. Names must already be in the string table.
+/// sizes and the relocation table follow. Names the string table lacks are added first
+/// ([`add_strings`]).
 pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
+    let names = std::iter::once(anim.name.as_str()).chain(anim.bones.iter().map(|b| b.name.as_str()));
+    let grown = add_strings(data, names)?;
+    let data = grown.as_slice();
     let p = parts(data)?;
     let (header_at, old, place) =
         p.fskas.get(index).ok_or_else(|| Error::invalid(0x38, format!("no skeletal animation {index}")))?;
@@ -225,18 +300,45 @@ fn assemble(work: &[u8], shift: &Shift, new: &[u8], rlt_at: usize, relocation: &
     Ok(out)
 }
 
-/// Replaces the skeletal animation named like `clip` by the clip, its curves encoded as the
-/// model writer encodes FSKA curves ([`super::from_model`]) in the old animation's rotation mode.
-/// The old flags stay except looping; each bone keeps its segment-scale-compensate bit, and its
-/// hint bits (uniform scale, volume one, zero rotation, zero translation) while its base values
-/// are unchanged.
+/// Replaces the animations named like `clip` by the clip: its bone tracks replace the skeletal
+/// animation of that name, its texture-index and shader-parameter tracks the material animation
+/// of that name (FMAA, [`replace_fmaa`]); at least one of the two must exist.
+///
+/// Skeletal: curves encoded as the model writer encodes FSKA curves ([`super::from_model`]) in
+/// the old animation's rotation mode. The old flags stay except looping; each bone keeps its
+/// segment-scale-compensate bit, and its hint bits (uniform scale, volume one, zero rotation,
+/// zero translation) while its base values are unchanged. Material: built as
+/// `switch_fmaa` builds it; the old flags stay except looping.
 pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
     super::from_model::check_tracks(clip)?;
     let p = parts(data)?;
-    let (index, old) =
-        p.fskas.iter().enumerate().find(|(_, (_, a, _))| a.name == clip.name).map(|(i, (_, a, _))| (i, a)).ok_or_else(
-            || Error::invalid(0x38, format!("no skeletal animation named \"{}\" in the file", clip.name)),
-        )?;
+    let skeletal = p.fskas.iter().position(|(_, a, _)| a.name == clip.name);
+    let material = p.fmaas.iter().position(|(_, a)| a.name == clip.name);
+    let has_bones = clip.tracks.iter().any(|t| matches!(t.target, crate::model::Target::Bone(_)));
+    let mut out = None;
+    if let Some(index) = skeletal.filter(|_| has_bones || material.is_none()) {
+        out = Some(replace_skeletal(data, &p, index, clip, fps)?);
+    }
+    if let Some(index) = material {
+        let mut warnings = Vec::new();
+        if let Some(mut anim) = super::switch_fmaa::fmaa_from_clip(clip, fps, &mut warnings)? {
+            if let Some((_, old)) = p.fmaas.get(index) {
+                anim.flags = (old.flags & !0x4) | (anim.flags & 0x4);
+            }
+            let base = out.take().unwrap_or_else(|| data.to_vec());
+            out = Some(replace_fmaa(&base, index, &anim)?);
+        }
+    }
+    out.ok_or_else(|| {
+        Error::invalid(0x38, format!("no skeletal or material animation named \"{}\" in the file", clip.name))
+    })
+}
+
+/// The skeletal part of [`replace_clip`]: FSKA `index` replaced by the clip's bone tracks.
+fn replace_skeletal(data: &[u8], p: &Parts, index: usize, clip: &Clip, fps: f32) -> Result<Vec<u8>> {
+    let Some((_, old, _)) = p.fskas.get(index) else {
+        return Err(Error::invalid(0x38, format!("no skeletal animation {index}")));
+    };
     let euler = old.rotate_mode() == RotateMode::EulerXyz;
     let mut anim = super::from_model::fska_from_clip(clip, fps, euler)?
         .ok_or_else(|| Error::unrepresentable(format!("clip \"{}\" has no bone tracks", clip.name)))?;
@@ -249,4 +351,64 @@ pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
         }
     }
     replace_fska(data, index, &anim)
+}
+
+/// Replaces material animation `index` of a Switch file by `anim`: its data (from the bind
+/// indices to the texture bind array, `switch_fmaa`) is written where the old data
+/// was and everything after it moves as [`replace_fska`] moves it; the header is written anew.
+/// Header offsets the relocation table did not list and the new header sets are listed anew
+/// (those it listed stay listed, as Super Mario Odyssey lists null offsets too). Names the
+/// string table lacks are added first ([`add_strings`]).
+pub fn replace_fmaa(data: &[u8], index: usize, anim: &Fmaa) -> Result<Vec<u8>> {
+    let grown = add_strings(data, super::switch_fmaa::names(anim))?;
+    let data = grown.as_slice();
+    let p = parts(data)?;
+    let (header_at, old) =
+        p.fmaas.get(index).ok_or_else(|| Error::invalid(0x48, format!("no material animation {index}")))?;
+    let start = super::switch_write::fmaa_start(data, *header_at)?;
+    let old_end = super::switch_fmaa::lay_out(old, start)?.end;
+    let new_len = super::switch_fmaa::lay_out(anim, start)?.end - start;
+    let shift = Shift::new(&p, start, old_end, new_len)?;
+    let mut names = HashMap::new();
+    for (s, at) in p.strings.positions() {
+        names.insert(s, shift.map_or_err(at, "a string")?);
+    }
+    let (mut img, layout) = super::switch_fmaa::write_data(anim, start, &names)?;
+    img.bytes.resize(((old_end - start) as isize + shift.d0) as usize, 0);
+    let header_range = *header_at..*header_at + super::switch_fmaa::HEADER_SIZE;
+    let new_header_at = shift.map_or_err(*header_at, "the FMAA header")?;
+    let header = super::switch_fmaa::write_header(anim, new_header_at, start, &layout, &names)?;
+    let rlt_at = p.header.relocation_table as usize;
+    let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
+    relocate_listed(&mut work, &p, &shift, &header_range)?;
+    let slot =
+        work.get_mut(header_range.clone()).ok_or_else(|| Error::invalid(*header_at, "FMAA header beyond the file"))?;
+    slot.copy_from_slice(&header.bytes);
+    relink_blocks(&mut work, &shift, rlt_at)?;
+    let listed = p.relocation.positions();
+    let mut added: BTreeSet<usize> = img.offsets().collect();
+    added.extend(
+        header
+            .offsets()
+            .filter(|&at| shift.map(at).is_some_and(|_| !listed.contains(&(at - new_header_at + header_at)))),
+    );
+    let relocation = relocate_table(&p.relocation, &shift, &added)?;
+    assemble(&work, &shift, &img.bytes, rlt_at, &relocation)
+}
+
+/// Rewrites every listed offset outside the replaced range and outside `skip` for the new
+/// positions, and the file name's position.
+fn relocate_listed(work: &mut [u8], p: &Parts, shift: &Shift, skip: &std::ops::Range<usize>) -> Result<()> {
+    for pos in p.relocation.positions() {
+        if shift.map(pos).is_none() || skip.contains(&pos) {
+            continue;
+        }
+        let mut c = Cursor::new(work, Endian::Little);
+        c.seek(pos)?;
+        let v = c.u64()? as usize;
+        if v != 0 {
+            put_u64(work, pos, shift.map_or_err(v, &format!("the offset at {pos:#x}"))? as u64)?;
+        }
+    }
+    put_u32(work, 0x10, shift.map_or_err(get_u32(work, 0x10)? as usize, "the file name")? as u32)
 }

@@ -25,9 +25,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::curve::{Curve, CurveType, FrameType, KeyType};
 use super::fska::{BoneAnim, Fska};
 use super::switch::{self, Header};
+use super::switch_image::{frame_size, key_size, write_curve, Image};
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
 
@@ -226,6 +226,22 @@ impl StringTable {
         out
     }
 
+    /// Where the entries end (after the last one's padding). Super Mario Odyssey's count
+    /// includes the leading empty string (Splatoon 2's does not), so its last entry read is an
+    /// empty one in the zeros after the table: that one is not counted.
+    pub fn end(&self) -> usize {
+        let real = match self.strings.split_last() {
+            Some((last, rest)) if last.is_empty() => rest,
+            _ => self.strings.as_slice(),
+        };
+        self.at
+            + 0x14
+            + std::iter::once("")
+                .chain(real.iter().map(String::as_str))
+                .map(|s| round_up(2 + s.len() + 1, 2))
+                .sum::<usize>()
+    }
+
     /// Where each string's length word lies.
     pub fn positions(&self) -> HashMap<&str, usize> {
         let mut at = self.at + 0x14;
@@ -297,27 +313,6 @@ pub(crate) struct Layout {
     pub end: usize,
 }
 
-fn frame_size(c: &Curve) -> usize {
-    c.frames.len()
-        * match c.frame_type() {
-            FrameType::F32 => 4,
-            FrameType::Fixed10x5 => 2,
-            FrameType::U8 => 1,
-        }
-}
-
-fn key_size(c: &Curve) -> usize {
-    if matches!(c.curve_type(), CurveType::StepBool | CurveType::BakedBool) {
-        return c.keys.len() * 4;
-    }
-    c.keys.len()
-        * match c.key_type() {
-            KeyType::Bits32 => 4,
-            KeyType::S16 => 2,
-            KeyType::S8 => 1,
-        }
-}
-
 fn base_size(bone: &BoneAnim) -> usize {
     12 * usize::from(bone.scale.is_some())
         + 16 * usize::from(bone.rotate.is_some())
@@ -354,37 +349,6 @@ pub(crate) fn fska_data_end(anim: &Fska, start: usize) -> Result<usize> {
     Ok(lay_out(anim, start)?.end)
 }
 
-/// Little-endian output at absolute positions, growing as needed.
-pub(crate) struct Image {
-    start: usize,
-    pub bytes: Vec<u8>,
-    /// Absolute positions of the non-null offsets written.
-    offsets: BTreeSet<usize>,
-}
-
-impl Image {
-    fn put(&mut self, at: usize, b: &[u8]) {
-        let i = at - self.start;
-        if self.bytes.len() < i + b.len() {
-            self.bytes.resize(i + b.len(), 0);
-        }
-        if let Some(slot) = self.bytes.get_mut(i..i + b.len()) {
-            slot.copy_from_slice(b);
-        }
-    }
-    /// The absolute positions of the non-null offsets written.
-    pub fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
-        self.offsets.iter().copied()
-    }
-
-    fn offset(&mut self, at: usize, target: usize) {
-        self.put(at, &(target as u64).to_le_bytes());
-        if target != 0 {
-            self.offsets.insert(at);
-        }
-    }
-}
-
 /// Writes an FSKA's data (bind indices, bone animations, base values, curves) laid out from
 /// `start`; names are offsets into `strings`. Returns the image and the bone array's position.
 pub(crate) fn write_fska_data(
@@ -394,7 +358,7 @@ pub(crate) fn write_fska_data(
     strings: &HashMap<&str, usize>,
 ) -> Result<(Image, usize)> {
     let layout = lay_out(anim, start)?;
-    let mut img = Image { start, bytes: Vec::new(), offsets: BTreeSet::new() };
+    let mut img = Image::new(start);
     for (i, b) in bind.iter().enumerate() {
         img.put(start + 2 * i, &b.to_le_bytes());
     }
@@ -425,42 +389,6 @@ pub(crate) fn write_fska_data(
     Ok((img, layout.bones))
 }
 
-/// A curve header (`0x30`) and its frames and keys.
-fn write_curve(img: &mut Image, at: usize, c: &Curve, frames: usize, keys: usize) {
-    img.offset(at, if c.frames.is_empty() { 0 } else { frames });
-    img.offset(at + 8, if c.keys.is_empty() { 0 } else { keys });
-    img.put(at + 0x10, &c.flags.to_le_bytes());
-    img.put(at + 0x12, &c.key_count.to_le_bytes());
-    img.put(at + 0x14, &c.target.to_le_bytes());
-    for (k, w) in [c.start.to_bits(), c.end.to_bits(), c.scale_bits, c.offset_bits, c.delta.unwrap_or(0.0).to_bits()]
-        .into_iter()
-        .enumerate()
-    {
-        img.put(at + 0x18 + 4 * k, &w.to_le_bytes());
-    }
-    let mut f = Vec::with_capacity(frame_size(c));
-    for &x in &c.frames {
-        match c.frame_type() {
-            FrameType::F32 => f.extend_from_slice(&x.to_le_bytes()),
-            FrameType::Fixed10x5 => f.extend_from_slice(&((x * 32.0).round() as i16).to_le_bytes()),
-            FrameType::U8 => f.push(x as u8),
-        }
-    }
-    img.put(frames, &f);
-    let bool_curve = matches!(c.curve_type(), CurveType::StepBool | CurveType::BakedBool);
-    let mut k = Vec::with_capacity(key_size(c));
-    for &x in &c.keys {
-        match c.key_type() {
-            _ if bool_curve => k.extend_from_slice(&(x as u32).to_le_bytes()),
-            KeyType::Bits32 if c.is_float() => k.extend_from_slice(&(x as f32).to_le_bytes()),
-            KeyType::Bits32 => k.extend_from_slice(&(x as i32).to_le_bytes()),
-            KeyType::S16 => k.extend_from_slice(&(x as i16).to_le_bytes()),
-            KeyType::S8 => k.push(x as i8 as u8),
-        }
-    }
-    img.put(keys, &k);
-}
-
 /// A Switch file taken apart for writing: header, relocation table, string table, FSKA data.
 pub(crate) struct Parts {
     pub header: Header,
@@ -468,6 +396,8 @@ pub(crate) struct Parts {
     pub strings: StringTable,
     /// Per FSKA: header position, contents, where its data lies.
     pub fskas: Vec<(usize, Fska, FskaData)>,
+    /// Per FMAA: header position and contents.
+    pub fmaas: Vec<(usize, switch::Fmaa)>,
 }
 
 pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
@@ -491,12 +421,21 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
         let place = fska_data(data, at, &anim).within(|| format!("skeletal animation \"{}\"", anim.name))?;
         fskas.push((at, anim, place));
     }
-    Ok(Parts { header, relocation, strings, fskas })
+    let (array, _, count) = header.fmaa;
+    let mut fmaas = Vec::with_capacity(usize::from(count));
+    for i in 0..usize::from(count) {
+        let at = array as usize + super::switch_fmaa::HEADER_SIZE * i;
+        let anim = switch::read_fmaa(data, at, header.major()).within(|| format!("material animation {i}"))?;
+        fmaas.push((at, anim));
+    }
+    Ok(Parts { header, relocation, strings, fskas, fmaas })
 }
 
-/// Writes an unchanged Switch file from its parts: the FSKA data, the string table and the
-/// relocation table are cleared and written again from their structures; the rest (models,
-/// material and visibility animations, buffers, embedded files) is kept as read.
+/// Writes an unchanged Switch file from its parts: the FSKA data, the FMAA headers and data
+/// (but for the user-data offset, which Splatoon 2 points past an FMAA's material array with no
+/// entries and Super Mario Odyssey leaves null), the string table and the relocation table are
+/// cleared and written again from their structures; the rest (models, visibility animations,
+/// buffers, embedded files) is kept as read.
 pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     let p = parts(data)?;
     let rlt_at = p.header.relocation_table as usize;
@@ -504,11 +443,17 @@ pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     let positions = p.strings.positions();
     for (_, anim, place) in &p.fskas {
         let (img, _) = write_fska_data(anim, &place.bind, place.start, &positions)?;
-        let slot = out
-            .get_mut(place.start..place.end)
-            .ok_or_else(|| Error::invalid(place.start, "FSKA data beyond the file"))?;
-        slot.fill(0);
-        slot.copy_from_slice(&img.bytes);
+        overwrite(&mut out, &img, "FSKA data")?;
+    }
+    for (at, anim) in &p.fmaas {
+        let start = fmaa_start(data, *at)?;
+        let (img, layout) = super::switch_fmaa::write_data(anim, start, &positions)?;
+        let mut header = super::switch_fmaa::write_header(anim, *at, start, &layout, &positions)?;
+        if let (Some(kept), Some(slot)) = (data.get(at + 0x48..at + 0x50), header.bytes.get_mut(0x48..0x50)) {
+            slot.copy_from_slice(kept);
+        }
+        overwrite(&mut out, &img, "FMAA data")?;
+        overwrite(&mut out, &header, "FMAA header")?;
     }
     let body = p.strings.body();
     let str_body = p.strings.at + 0x10;
@@ -518,6 +463,22 @@ pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     slot.copy_from_slice(&body);
     out.extend_from_slice(&p.relocation.to_bytes(rlt_at));
     Ok(out)
+}
+
+/// Clears the image's range of `out` and writes the image there.
+fn overwrite(out: &mut [u8], img: &Image, what: &str) -> Result<()> {
+    let slot = out
+        .get_mut(img.start..img.start + img.bytes.len())
+        .ok_or_else(|| Error::invalid(img.start, format!("{what} beyond the file")))?;
+    slot.copy_from_slice(&img.bytes);
+    Ok(())
+}
+
+/// Where the data of the FMAA whose header is at `at` starts (its bind indices).
+pub(crate) fn fmaa_start(data: &[u8], at: usize) -> Result<usize> {
+    let mut c = Cursor::new(data, Endian::Little);
+    c.seek(at + 0x28)?;
+    switch::offset(&mut c, "bind indices")?.ok_or_else(|| Error::unsupported("writing an FMAA without bind indices"))
 }
 
 /// A Switch dictionary (`{u32 0; s32 count}`, then `count + 1` nodes `{u32 ref; u16 left;
