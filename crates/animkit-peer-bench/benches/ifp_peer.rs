@@ -134,12 +134,18 @@ fn proto_agrees(model: &animkit::model::Package, proto: &proto::ProtoPackage) ->
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&rotation.times), bits(&p.times[start..end]), "{} times", clip.name);
             let Values::Rotation(q) = &rotation.values else { panic!("rotation first") };
-            assert!(q.iter().zip(&p.rotations[start..end]).all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)));
+            assert!(q
+                .iter()
+                .zip(&p.rotations[start..end])
+                .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)));
             if let Some(t0) = bone.translations {
                 let translation = tracks.next().expect("a translation track");
                 let Values::Translation(t) = &translation.values else { panic!("translation second") };
                 let (t0, n) = (t0 as usize, end - start);
-                assert!(t.iter().zip(&p.translations[t0..t0 + n]).all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)));
+                assert!(t
+                    .iter()
+                    .zip(&p.translations[t0..t0 + n])
+                    .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)));
                 assert_eq!(t.len(), n);
             }
             keys += end - start;
