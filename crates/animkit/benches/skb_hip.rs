@@ -35,6 +35,14 @@ fn page_faults() -> i64 {
     usage.ru_minflt + usage.ru_majflt
 }
 
+/// One round: read + to_model, the package dropped; the clip count. Never inlined, so that
+/// `valgrind --tool=callgrind --toggle-collect='*read_and_convert*'` counts the rounds alone.
+#[inline(never)]
+fn read_and_convert(bytes: &Bytes, options: &ReadOptions) -> usize {
+    let doc = animkit::read(bytes.clone(), None, options).expect("the HIP reads");
+    doc.to_model().expect("the HIP converts").clips.len()
+}
+
 fn percentile(v: &mut [f64], p: f64) -> f64 {
     v.sort_by(f64::total_cmp);
     v[((v.len() - 1) as f64 * p).round() as usize]
@@ -57,10 +65,7 @@ fn main() {
     let doc = animkit::read(bytes.clone(), None, &options).expect("the HIP reads");
     let entries = doc.entries().expect("the HIP lists its assets");
     let anim_bytes: usize = entries.iter().filter(|e| e.kind == "ANIM").map(|e| e.data.len()).sum();
-    let round = || {
-        let doc = animkit::read(bytes.clone(), None, &options).expect("the HIP reads");
-        doc.to_model().expect("the HIP converts").clips.len()
-    };
+    let round = || read_and_convert(&bytes, &options);
     for _ in 0..20 {
         black_box(round());
     }

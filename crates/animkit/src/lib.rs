@@ -39,6 +39,7 @@ mod builtin;
 pub mod bytes;
 pub mod containers;
 pub mod convert;
+mod entry_path;
 pub mod error;
 pub mod extract;
 pub mod format;

@@ -25,7 +25,7 @@ use bytes::Bytes;
 
 use super::hip::{AnimAsset, Hip};
 use super::rwskel;
-use super::skb::{Body, Skb};
+use super::skb::{Body, KeyV2, Skb};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Values};
@@ -84,39 +84,47 @@ struct BoneKeys {
 const Q: f32 = 32767.0;
 
 /// Decodes keys `start..=end` (one bone's): times from `times` by TimeIndex (all 0 for a static
-/// pose), rotations as stored, translations × Scale. One loop per layout, over the key slice, so
-/// the per-key work is the arithmetic alone. The error is the first key out of range.
+/// pose), rotations as stored, translations × Scale. The indices are checked in one pass first,
+/// so that each array is then filled by one loop over the key slice that does the arithmetic
+/// alone. The error is the first key out of range.
 fn bone_keys(skb: &Skb, start: usize, end: usize, times: &[f32], static_pose: bool) -> Result<BoneKeys, usize> {
-    let n = (end + 1).saturating_sub(start);
-    let mut out = BoneKeys {
-        times: Vec::with_capacity(n),
-        rotations: Vec::with_capacity(n),
-        translations: Vec::with_capacity(n),
-    };
     let scale = Vec3::from_array(skb.scale.map(|s| s.0));
-    let time = |k: usize, ti: u16| match static_pose {
-        true => Ok(0.0),
-        false => times.get(usize::from(ti)).copied().ok_or(k),
-    };
+    // With a static pose every key is at time 0, whatever its index says.
+    let time_ok = |ti: u16| static_pose || usize::from(ti) < times.len();
     match &skb.body {
         Body::V1 { keys, .. } => {
             let keys = keys.get(start..=end).ok_or(keys.len())?;
-            for (k, key) in keys.iter().enumerate() {
-                out.times.push(time(start + k, key.time_index)?);
+            if let Some(k) = keys.iter().position(|key| !time_ok(key.time_index)) {
+                return Err(start + k);
             }
-            out.rotations.extend(keys.iter().map(|key| Quat::from_vec4(Vec4::from(key.quat.map(f32::from)) / Q)));
-            out.translations.extend(keys.iter().map(|key| Vec3::from(key.tran.map(f32::from)) * scale));
+            Ok(BoneKeys {
+                times: key_times(keys.iter().map(|key| key.time_index), times, static_pose),
+                rotations: keys.iter().map(|key| Quat::from_vec4(Vec4::from(key.quat.map(f32::from)) / Q)).collect(),
+                translations: keys.iter().map(|key| Vec3::from(key.tran.map(f32::from)) * scale).collect(),
+            })
         }
         Body::V2 { keys, tran, .. } => {
-            for (k, key) in keys.get(start..=end).ok_or(keys.len())?.iter().enumerate() {
-                out.times.push(time(start + k, key.time_index())?);
-                let raw = tran.get(usize::from(key.tran_index)).ok_or(start + k)?;
-                out.translations.push(Vec3::from(raw.map(f32::from)) * scale);
-                out.rotations.push(Quat::from_array(key.rotation()));
+            let keys = keys.get(start..=end).ok_or(keys.len())?;
+            let in_range = |key: &KeyV2| time_ok(key.time_index()) && usize::from(key.tran_index) < tran.len();
+            if let Some(k) = keys.iter().position(|key| !in_range(key)) {
+                return Err(start + k);
             }
+            let translation = |key: &KeyV2| tran.get(usize::from(key.tran_index)).copied().unwrap_or_default();
+            Ok(BoneKeys {
+                times: key_times(keys.iter().map(KeyV2::time_index), times, static_pose),
+                rotations: keys.iter().map(|key| Quat::from_array(key.rotation())).collect(),
+                translations: keys.iter().map(|key| Vec3::from(translation(key).map(f32::from)) * scale).collect(),
+            })
         }
     }
-    Ok(out)
+}
+
+/// The times of keys with these time indices, all checked to be in range (0 for a static pose).
+fn key_times(indices: impl ExactSizeIterator<Item = u16>, times: &[f32], static_pose: bool) -> Vec<f32> {
+    match static_pose {
+        true => vec![0.0; indices.len()],
+        false => indices.map(|ti| times.get(usize::from(ti)).copied().unwrap_or_default()).collect(),
+    }
 }
 
 /// Checks that one bone's key times are finite and strictly increasing (the game interpolates
@@ -138,8 +146,38 @@ fn check_bone_times(b: usize, first: usize, times: &[f32]) -> Result<()> {
     ))
 }
 
+/// The target of each bone of a skeleton (HAnim node order), built once and shared by every clip
+/// bound to it: a clip's tracks then share the skeleton's names instead of copying them.
+pub(crate) struct BoneTargets(Vec<BoneRef>);
+
+impl BoneTargets {
+    /// The skeleton's bones by name and id; none without a skeleton.
+    pub(crate) fn of(skeleton: Option<&Skeleton>) -> Self {
+        let bones = skeleton.map_or(&[][..], |s| &s.bones);
+        BoneTargets(
+            bones
+                .iter()
+                .map(|b| BoneRef { name: Some(b.name.as_str().into()), id: b.id, ..Default::default() })
+                .collect(),
+        )
+    }
+
+    /// The target of bone `b`: its index, and its name and id when the skeleton has it.
+    fn target(&self, b: usize) -> Target {
+        let index = Some(b as u32);
+        Target::Bone(
+            self.0.get(b).map_or_else(|| BoneRef { index, ..Default::default() }, |r| BoneRef { index, ..r.clone() }),
+        )
+    }
+}
+
 /// Converts one SKB animation to a clip. `skeleton` (HAnim node order) names the bones it has.
 pub(crate) fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limits) -> Result<Clip> {
+    bound_clip(skb, name, &BoneTargets::of(skeleton), limits)
+}
+
+/// Converts one SKB animation to a clip whose bones are `bones`.
+fn bound_clip(skb: &Skb, name: &str, bones: &BoneTargets, limits: &Limits) -> Result<Clip> {
     if skb.key_count() as u64 > limits.max_keys {
         return Err(Error::new(ErrorKind::Limit, None, format!("{} keys exceed the limit", skb.key_count())));
     }
@@ -151,13 +189,7 @@ pub(crate) fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits
         let keys = bone_keys(skb, start, end, &times, static_pose)
             .map_err(|k| Error::new(ErrorKind::Invalid, None, format!("key {k} of bone {b} is out of range")))?;
         check_bone_times(b, start, &keys.times)?;
-        let bone = skeleton.and_then(|s| s.bones.get(b));
-        let target = Target::Bone(BoneRef {
-            name: bone.map(|x| x.name.as_str().into()),
-            id: bone.and_then(|x| x.id),
-            index: Some(b as u32),
-            ..Default::default()
-        });
+        let target = bones.target(b);
         tracks.push(Track {
             target: target.clone(),
             interpolation: Interpolation::Slerp,
@@ -233,6 +265,7 @@ pub(crate) fn package(
             .max_by_key(|(n, _)| *n)
             .map(|(_, m)| m),
     };
+    let (targets, unbound) = (BoneTargets::of(chosen.map(|m| &m.skeleton)), BoneTargets::of(None));
     let mut clips = Vec::new();
     for asset in anims {
         let bound = chosen.filter(|m| binds(&asset.name, &m.prefix, models));
@@ -240,7 +273,7 @@ pub(crate) fn package(
             continue;
         }
         let (skb, _) = asset.result?;
-        clips.push(to_clip(&skb, &asset.name, bound.map(|m| &m.skeleton), limits)?);
+        clips.push(bound_clip(&skb, &asset.name, if bound.is_some() { &targets } else { &unbound }, limits)?);
     }
     Ok(Package { clips, skeleton: chosen.map(|m| m.skeleton.clone()), ..Default::default() })
 }
@@ -250,12 +283,14 @@ pub(crate) fn package(
 /// `unbound` without a skeleton (index-only bone references).
 pub(crate) fn packages(anims: Vec<AnimAsset>, models: &[SkinnedModel], limits: &Limits) -> Result<Vec<Package>> {
     let mut per_model: Vec<Vec<Clip>> = vec![Vec::new(); models.len()];
+    let targets: Vec<BoneTargets> = models.iter().map(|m| BoneTargets::of(Some(&m.skeleton))).collect();
     let mut unbound = Vec::new();
     for asset in anims {
         let (skb, _) = asset.result?;
-        match models.iter().zip(per_model.iter_mut()).find(|(m, _)| binds(&asset.name, &m.prefix, models)) {
-            Some((m, clips)) => clips.push(to_clip(&skb, &asset.name, Some(&m.skeleton), limits)?),
-            None => unbound.push(to_clip(&skb, &asset.name, None, limits)?),
+        let mut bound = models.iter().zip(&targets).zip(per_model.iter_mut());
+        match bound.find(|((m, _), _)| binds(&asset.name, &m.prefix, models)) {
+            Some(((_, targets), clips)) => clips.push(bound_clip(&skb, &asset.name, targets, limits)?),
+            None => unbound.push(bound_clip(&skb, &asset.name, &BoneTargets::of(None), limits)?),
         }
     }
     let mut out: Vec<Package> = models

@@ -25,7 +25,7 @@ const FRAME_NAME: u32 = 0x0253_F2FE;
 
 /// One FrameList frame.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
+pub(crate) struct Frame {
     pub right: Vec3,
     pub up: Vec3,
     pub at: Vec3,
@@ -38,7 +38,7 @@ pub struct Frame {
 
 /// A frame's HAnim PLG.
 #[derive(Debug, Clone, PartialEq)]
-pub struct HAnim {
+pub(crate) struct HAnim {
     pub version: u32,
     pub node_id: i32,
     /// `(nodeID, nodeIndex, flags)`, only on the hierarchy root.
@@ -49,7 +49,7 @@ pub struct HAnim {
 
 /// The frames of a clump.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Clump {
+pub(crate) struct Clump {
     pub frames: Vec<Frame>,
 }
 
@@ -82,7 +82,7 @@ fn vec3(c: &mut Cursor) -> Result<Vec3> {
 }
 
 /// Reads the frames of a clump stream.
-pub fn read_clump(data: &[u8]) -> Result<Clump> {
+pub(crate) fn read_clump(data: &[u8]) -> Result<Clump> {
     let top = chunks(data, 0)?;
     let clump = find(&top, CLUMP).ok_or_else(|| Error::invalid(0, "no RenderWare clump (0x10)"))?;
     let inner = chunks(clump.body, clump.base)?;
@@ -136,7 +136,7 @@ pub fn read_clump(data: &[u8]) -> Result<Clump> {
 }
 
 /// Parents of HAnim nodes from their flags (PUSH = 2, POP = 1), §6.2.
-pub fn node_parents(flags: &[u32]) -> Vec<Option<usize>> {
+pub(crate) fn node_parents(flags: &[u32]) -> Vec<Option<usize>> {
     let mut stack: Vec<Option<usize>> = Vec::new();
     let mut next: Option<usize> = None;
     let mut parents = Vec::with_capacity(flags.len());
@@ -151,7 +151,7 @@ pub fn node_parents(flags: &[u32]) -> Vec<Option<usize>> {
 }
 
 /// The rest transform of a frame: rotation from the columns right, up, at.
-pub fn frame_transform(f: &Frame) -> Transform {
+pub(crate) fn frame_transform(f: &Frame) -> Transform {
     let m = Mat3::from_cols(f.right, f.up, f.at);
     let scale = Vec3::new(f.right.length(), f.up.length(), f.at.length());
     let unscaled = Mat3::from_cols(
@@ -166,7 +166,7 @@ pub fn frame_transform(f: &Frame) -> Transform {
 }
 
 /// The HAnim skeleton of a clump (node order), or `None` for an unskinned model.
-pub fn skeleton(clump: &Clump) -> Result<Option<Skeleton>> {
+pub(crate) fn skeleton(clump: &Clump) -> Result<Option<Skeleton>> {
     let Some(root) = clump.frames.iter().find(|f| f.hanim.as_ref().is_some_and(|h| !h.nodes.is_empty())) else {
         return Ok(None);
     };

@@ -43,7 +43,7 @@ const PED_BONES: &[(i32, &[&str])] = &[
 ];
 
 /// The ped bone tag of a bone name, if it is one of the known ped bones.
-pub fn ped_tag(name: &str) -> Option<i32> {
+pub(crate) fn ped_tag(name: &str) -> Option<i32> {
     let name = name.trim();
     PED_BONES.iter().find(|(_, names)| names.iter().any(|n| n.eq_ignore_ascii_case(name))).map(|&(tag, _)| tag)
 }

@@ -12,19 +12,19 @@ use crate::bytes::round_up;
 use crate::raw_json::{FixedName, FourCc, Hex, PaddedName};
 
 /// A `NAME`/`INFO` payload: the name bytes, a NUL, zeros to a multiple of 4.
-pub fn padded_name(name: &[u8]) -> PaddedName {
+pub(crate) fn padded_name(name: &[u8]) -> PaddedName {
     let mut out = name.to_vec();
     out.resize(round_up(name.len() + 1, 4), 0);
     PaddedName(out)
 }
 
 /// The bytes before the first NUL.
-pub fn until_nul(buf: &[u8]) -> &[u8] {
+pub(crate) fn until_nul(buf: &[u8]) -> &[u8] {
     buf.split(|&b| b == 0).next().unwrap_or_default()
 }
 
 /// A fixed buffer with everything after the first NUL zeroed.
-pub fn zero_after_nul<const N: usize>(buf: FixedName<N>) -> FixedName<N> {
+pub(crate) fn zero_after_nul<const N: usize>(buf: FixedName<N>) -> FixedName<N> {
     let mut out = [0u8; N];
     for (o, &b) in out.iter_mut().zip(until_nul(&buf.0)) {
         *o = b;
@@ -33,12 +33,12 @@ pub fn zero_after_nul<const N: usize>(buf: FixedName<N>) -> FixedName<N> {
 }
 
 /// The canonical size of an object's `CPAN` chunk.
-pub fn cpan_size(obj: &AnpkObject) -> u32 {
+pub(crate) fn cpan_size(obj: &AnpkObject) -> u32 {
     8 + obj.link.anim_size() + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.bytes.len() as u32)
 }
 
 /// The canonical `DGAN` size: everything after the DGAN header to the end of the animation.
-pub fn dgan_size(anim: &AnpkAnimation) -> u32 {
+pub(crate) fn dgan_size(anim: &AnpkAnimation) -> u32 {
     8 + round_up(anim.info.size as usize, 4) as u32 + anim.objects.iter().map(|o| 8 + cpan_size(o)).sum::<u32>()
 }
 
@@ -48,7 +48,7 @@ fn anpk_animation_len(anim: &AnpkAnimation) -> u32 {
 }
 
 /// Sets every ANPK size field to its canonical value and cleans names and extra bytes.
-pub fn canonicalize_anpk(anpk: &mut Anpk) {
+pub(crate) fn canonicalize_anpk(anpk: &mut Anpk) {
     let block = until_nul(&anpk.block_name.0).to_vec();
     anpk.info = ChunkHeader::new(b"INFO", 4 + block.len() as u32 + 1);
     anpk.block_name = padded_name(&block);
@@ -73,7 +73,7 @@ pub fn canonicalize_anpk(anpk: &mut Anpk) {
 }
 
 /// Sets the ANP3 size fields and flags to their canonical values and cleans names.
-pub fn canonicalize_v2(v2: &mut V2) {
+pub(crate) fn canonicalize_v2(v2: &mut V2) {
     v2.block_name = zero_after_nul(v2.block_name);
     let mut size = 28u32;
     for anim in &mut v2.animations {

@@ -12,8 +12,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::text::latin1_until_nul;
 
 /// The entry names: each animation's name made safe for a file name, with `.ifp`; a name that
-/// an earlier animation already took (in any case) gets `_2`, `_3`… ([`crate::extract::unique_paths`]).
-pub fn names(file: &IfpFile) -> Vec<String> {
+/// an earlier animation already took (in any case) gets `_2`, `_3`… (`entry_path::unique_paths`).
+pub(crate) fn names(file: &IfpFile) -> Vec<String> {
     let raw: Vec<String> = match &file.body {
         Body::Anpk(a) => a.animations.iter().map(|a| latin1_until_nul(&a.name.0)).collect(),
         Body::V2(v) => v.animations.iter().map(|a| latin1_until_nul(&a.name.0)).collect(),
@@ -27,7 +27,7 @@ pub fn names(file: &IfpFile) -> Vec<String> {
             format!("{stem}.ifp")
         })
         .collect();
-    crate::extract::unique_paths(files.iter().map(String::as_str)).into_iter().map(|(name, _)| name).collect()
+    crate::entry_path::unique_paths(files.iter().map(String::as_str)).into_iter().map(|(name, _)| name).collect()
 }
 
 /// `file`'s body with its size field set to the canonical value, content − 8.
@@ -59,7 +59,7 @@ fn set_size(file: &mut IfpFile, size: u32) {
 
 /// Animation `index` alone, in a package of the same version and block name (canonical size, no
 /// tail); `None` when there is no such animation.
-pub fn single(file: &IfpFile, index: usize) -> Option<IfpFile> {
+pub(crate) fn single(file: &IfpFile, index: usize) -> Option<IfpFile> {
     let body = match &file.body {
         Body::Anpk(a) => Body::Anpk(Anpk { animations: vec![a.animations.get(index)?.clone()], ..a.clone() }),
         Body::V2(v) => Body::V2(V2 { animations: vec![v.animations.get(index)?.clone()], ..v.clone() }),
@@ -69,7 +69,7 @@ pub fn single(file: &IfpFile, index: usize) -> Option<IfpFile> {
 
 /// `file` with animation `index` replaced by the only animation of `new`, which must be a package
 /// of the same version (ANPK, ANP2 or ANP3). The animation keeps its name as stored.
-pub fn replace(file: &IfpFile, index: usize, new: &IfpFile) -> Result<IfpFile> {
+pub(crate) fn replace(file: &IfpFile, index: usize, new: &IfpFile) -> Result<IfpFile> {
     let bad = |m: String| Error::new(ErrorKind::Invalid, None, m);
     if file.salvage.is_some() || new.salvage.is_some() {
         return Err(bad("a truncated package cannot take part in a replacement: repair it first".into()));

@@ -28,7 +28,7 @@ use crate::text::{fixed_name, to_latin1};
 
 /// What to do when a value does not fit a compressed (i16) frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Overflow {
+pub(crate) enum Overflow {
     /// Fail with an error naming the value.
     Error,
     /// Write that animation with uncompressed float frames (types 1/2, flags 0) and warn.
@@ -37,7 +37,7 @@ pub enum Overflow {
 
 /// Options for writing IFP from the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BuildOptions {
+pub(crate) struct BuildOptions {
     /// `ANP3` or `ANPK`.
     pub anpk: bool,
     /// ANP3 only: write float frames (types 1/2) for every animation.
@@ -98,7 +98,7 @@ impl<'a> BoneTracks<'a> {
 }
 
 /// Builds an IFP file from the model; returns it with warnings about what was approximated.
-pub fn from_model(package: &Package, options: BuildOptions) -> Result<(IfpFile, Vec<String>)> {
+pub(crate) fn from_model(package: &Package, options: BuildOptions) -> Result<(IfpFile, Vec<String>)> {
     let mut warnings = Vec::new();
     let block = to_latin1(&package.name).filter(|b| b.len() <= 23).ok_or_else(|| {
         Error::unrepresentable(format!("package name \"{}\" is not 1–23 Latin-1 bytes", package.name))

@@ -99,7 +99,7 @@ impl Linter {
 }
 
 /// Every finding for a parsed file.
-pub fn lint(file: &IfpFile) -> Vec<Finding> {
+pub(crate) fn lint(file: &IfpFile) -> Vec<Finding> {
     let mut l = Linter { findings: Vec::new() };
     if let Some(s) = &file.salvage {
         let (parsed, declared, error) = (file.animation_count(), s.declared_animations, &s.error);
@@ -379,7 +379,7 @@ fn lint_anpk_keys(l: &mut Linter, k: &KeyChunk, pos: usize, path: &str) -> Optio
 /// A canonical rewrite that keeps every animation and key: sizes and frameDataSize recomputed,
 /// flags derived from the frames, name tails zeroed, empty ANP3 sequences omitted, ANIM +36 set,
 /// the tail trimmed, a salvaged file's animation count fixed. Returns the changes made.
-pub fn repair(file: &IfpFile) -> (IfpFile, Vec<String>) {
+pub(crate) fn repair(file: &IfpFile) -> (IfpFile, Vec<String>) {
     let mut out = file.clone();
     let mut changes = Vec::new();
     if let Some(s) = out.salvage.take() {

@@ -34,7 +34,7 @@ use crate::text::{latin1_until_nul, NameInterner};
 
 /// How [`to_model`] lays out the keys, from the read parameters `timeline`, `root` and `scale`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ModelOptions {
+pub(crate) struct ModelOptions {
     /// `timeline=engine`: every sequence starts at 0 (`tᵢ − t₀`), as the game plays it.
     /// The default, `timeline=authored`, keeps the stored times.
     pub engine_timeline: bool,
@@ -111,7 +111,7 @@ fn is_root(bone: &BoneRef) -> bool {
 
 /// Decoded keys of one sequence or object.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct Keys {
+pub(crate) struct Keys {
     pub times: Vec<f32>,
     pub rotations: Vec<Quat>,
     pub translations: Option<Vec<Vec3>>,
@@ -175,7 +175,7 @@ fn ticks_to_seconds(ticks: f32) -> f32 {
 /// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
 /// loops are branch-free and need no bounds checks.
 #[inline]
-pub fn decode_v2(frames: &Frames<FrameType>) -> Keys {
+pub(crate) fn decode_v2(frames: &Frames<FrameType>) -> Keys {
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
         if float {
@@ -215,7 +215,7 @@ pub fn decode_v2(frames: &Frames<FrameType>) -> Keys {
 }
 
 /// Decodes an ANPK key chunk, conjugating the stored quaternions; KRTS scales only if `keep_scale`.
-pub fn decode_anpk(frames: &Frames<KeyKind>, keep_scale: bool) -> Keys {
+pub(crate) fn decode_anpk(frames: &Frames<KeyKind>, keep_scale: bool) -> Keys {
     /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32.
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys) {
         for f in frames.as_chunks::<N>().0 {
@@ -415,7 +415,7 @@ fn duration(last_times: impl Iterator<Item = f32>) -> f32 {
 
 /// What `info` shows, computed from the raw layer without decoding keys; always equal to the
 /// summary of [`to_model`]'s result.
-pub fn summary(file: &IfpFile, options: ModelOptions) -> Summary {
+pub(crate) fn summary(file: &IfpFile, options: ModelOptions) -> Summary {
     let clips = match &file.body {
         Body::V2(v2) => clip_summaries(&v2.animations, options),
         Body::Anpk(anpk) => clip_summaries(&anpk.animations, options),
@@ -439,7 +439,7 @@ fn clip_summaries<A: Animation>(animations: &[A], options: ModelOptions) -> Vec<
 }
 
 /// Converts a parsed file to the model.
-pub fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -> Result<Package> {
+pub(crate) fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -> Result<Package> {
     let (name, clips) = match &file.body {
         Body::V2(v2) => (&v2.block_name.0[..], clips(&v2.animations, limits, options)?),
         Body::Anpk(anpk) => (&anpk.block_name.0[..], clips(&anpk.animations, limits, options)?),

@@ -45,7 +45,8 @@ pub(crate) struct IfpFile {
     pub tail: Hex,
     /// When a lenient read stopped at damage: the declared animation count and the error. The
     /// JSON keeps the count alone (`declared_animations`).
-    #[serde(default, rename = "declared_animations", skip_serializing_if = "Option::is_none", with = "salvage_count")]
+    #[serde(default, rename = "declared_animations", skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "serialize_salvage", deserialize_with = "deserialize_salvage")]
     pub salvage: Option<Salvage>,
 }
 
@@ -61,20 +62,17 @@ pub(crate) struct Salvage {
 }
 
 /// A salvage record in JSON: the declared animation count.
-mod salvage_count {
-    use super::*;
+fn serialize_salvage<S: Serializer>(s: &Option<Salvage>, ser: S) -> Result<S::Ok, S::Error> {
+    s.as_ref().map(|s| s.declared_animations).serialize(ser)
+}
 
-    pub fn serialize<S: Serializer>(s: &Option<Salvage>, ser: S) -> Result<S::Ok, S::Error> {
-        s.as_ref().map(|s| s.declared_animations).serialize(ser)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Salvage>, D::Error> {
-        Ok(Option::<u32>::deserialize(d)?.map(|declared_animations| Salvage {
-            declared_animations,
-            error: Error::new(ErrorKind::Invalid, None, "salvaged file (from a dump)"),
-            stopped_at: 0,
-        }))
-    }
+/// A salvage record from its JSON form, the declared animation count.
+fn deserialize_salvage<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Salvage>, D::Error> {
+    Ok(Option::<u32>::deserialize(d)?.map(|declared_animations| Salvage {
+        declared_animations,
+        error: Error::new(ErrorKind::Invalid, None, "salvaged file (from a dump)"),
+        stopped_at: 0,
+    }))
 }
 
 /// The file's body; `"magic"` names its version in JSON.
