@@ -22,7 +22,7 @@ use super::fska::union_frames;
 use super::sweep::{Point, Sweep};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
-use bound::Span;
+use bound::Spans;
 
 /// The least rotation (radians) between the cubic and the engine's Euler rotation that adds a
 /// key: about one `s16` step of an angle curve over ±π (`π / 32767 ≈ 9.6e-5`). A bone whose
@@ -132,6 +132,13 @@ fn piece(angle: &Angle, fa: f32, fb: f32) -> Option<[f32; 4]> {
     }
 }
 
+/// The engine's rotation at frame `f`, either sign.
+fn value_at(angles: &mut [Angle; 3], f: f32) -> Vec4 {
+    let [x, y, z] = angles;
+    let [hx, hy, hz] = [point(x, f), point(y, f), point(z, f)].map(|p| (0.5 * p.value).sin_cos());
+    compose(hx, hy, hz)
+}
+
 /// The engine's rotation at frame `f`, in the hemisphere of `near`.
 fn exact_at(angles: &mut [Angle; 3], f: f32, near: Vec4) -> Rotation {
     let [x, y, z] = angles;
@@ -175,7 +182,7 @@ impl Keys {
         let close = thirds.iter().all(|&(u, h)| {
             let [h00, h10, h01, h11] = h.map(|x: f32| x / 27.0);
             let cubic = (h00 * a + h10 * d * a_out + h01 * b + h11 * d * b_in).normalize_or_zero();
-            let exact = exact_at(&mut probe, fa + u * d, a).value;
+            let exact = value_at(&mut probe, fa + u * d);
             // A chord between unit quaternions is 2·sin(θ/4) for a rotation θ between them.
             (cubic - exact * cubic.dot(exact).signum()).length() <= 0.5 * self.tolerance
         });
@@ -202,11 +209,11 @@ struct Start {
 /// `ends` (the angles there and the slopes into it), so that sampling it could not add a key.
 fn cleared(start: Option<&Start>, d: f32, ends: &[Point; 3], tolerance: f32) -> bool {
     let Some(start) = start else { return false };
-    let spans: [Span; 3] = std::array::from_fn(|i| Span {
-        piece: start.pieces[i],
-        start: (start.points[i].value, start.points[i].out_slope * d),
-        end: (ends[i].value, ends[i].in_slope * d),
-    });
+    let spans = Spans::new(
+        start.pieces,
+        start.points.map(|p| [p.value, p.out_slope * d]),
+        ends.map(|p| [p.value, p.in_slope * d]),
+    );
     // The chord of the normalised cubic is at most 1.01 times its distance (below 0.1), and the
     // sampling it replaces compares in f32: a margin of 5e-6 covers its rounding.
     let e = bound::distance(&spans);

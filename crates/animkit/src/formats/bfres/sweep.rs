@@ -198,7 +198,10 @@ impl<'a> Sweep<'a> {
             k -= 1;
         }
         let left = self.cached(k.checked_sub(1)?)?.value(1.0);
-        let right = self.curve.key(k, 0) * self.scale + self.offset;
+        let right = match self.segment {
+            Some(s) if k == self.key => s.c[0],
+            _ => self.curve.key(k, 0) * self.scale + self.offset,
+        };
         let tol = 4.0 * self.scale.abs() + 1e-6 * right.abs();
         ((left - right).abs() > tol).then_some(left)
     }

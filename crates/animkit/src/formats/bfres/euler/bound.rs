@@ -19,25 +19,38 @@
 //! The bound is taken where the keys are sampled, at `s = 1/3` and `2/3`: a segment it clears
 //! is one the sampling would have passed, so the keys are the ones sampling every segment gives.
 
-/// One angle over a segment: its cubic in `s` (radians, coefficients of `1, s, s², s³`), and the
-/// angle and slope (radians per unit `s`) the keys at `s = 0` and `s = 1` were built from.
+use glam::{Mat4, Vec4};
+
+/// The three angles (X, Y, Z in lanes 0–2, lane 3 zero) over a segment: their cubics in `s`
+/// (radians, coefficients of `1, s, s², s³`), and the angles and slopes (radians per unit `s`)
+/// the keys at `s = 0` and `s = 1` were built from.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Span {
-    pub piece: [f32; 4],
-    pub start: (f32, f32),
-    pub end: (f32, f32),
+pub struct Spans {
+    c: [Vec4; 4],
+    start: [Vec4; 2],
+    end: [Vec4; 2],
 }
 
-impl Span {
-    /// Bounds on the norms of the first four derivatives of `(sin θ, cos θ)` over `0..=1`, for
-    /// the half angle `θ = x / 2`, each divided by its order's factorial (the coefficients of an
-    /// exponential generating function; the factor itself is 1).
-    fn factor_derivatives(&self) -> [f32; 4] {
-        let [_, c1, c2, c3] = self.piece.map(|c| 0.5 * c);
+impl Spans {
+    /// Per angle: its piece, and `[angle, slope]` at the start key and at the end key.
+    pub fn new(pieces: [[f32; 4]; 3], start: [[f32; 2]; 3], end: [[f32; 2]; 3]) -> Spans {
+        let [x, y, z] = pieces.map(Vec4::from_array);
+        // Rows of coefficients become columns: lane i of column j is angle i's coefficient j.
+        let rows = Mat4::from_cols(x, y, z, Vec4::ZERO).transpose();
+        let lanes =
+            |[[a0, s0], [a1, s1], [a2, s2]]: [[f32; 2]; 3]| [Vec4::new(a0, a1, a2, 0.0), Vec4::new(s0, s1, s2, 0.0)];
+        Spans { c: [rows.x_axis, rows.y_axis, rows.z_axis, rows.w_axis], start: lanes(start), end: lanes(end) }
+    }
+
+    /// Per angle, bounds on the norms of the first four derivatives of `(sin θ, cos θ)` over
+    /// `0..=1` for the half angle `θ = x / 2`, each divided by its order's factorial (the
+    /// coefficients of an exponential generating function; the factor itself is 1).
+    fn factor_derivatives(&self) -> [Vec4; 4] {
+        let [_, c1, c2, c3] = self.c.map(|c| 0.5 * c);
         // θ' = c1 + 2c2·s + 3c3·s² peaks at an end or at its vertex.
-        let slope = |s: f32| (c1 + (2.0 * c2 + 3.0 * c3 * s) * s).abs();
-        let vertex = if c3 != 0.0 { slope((-c2 / (3.0 * c3)).clamp(0.0, 1.0)) } else { 0.0 };
-        let a = c1.abs().max(slope(1.0)).max(vertex);
+        let slope = |s: Vec4| (c1 + (2.0 * c2 + 3.0 * c3 * s) * s).abs();
+        let vertex = Vec4::select(c3.cmpne(Vec4::ZERO), (-c2 / (3.0 * c3)).clamp(Vec4::ZERO, Vec4::ONE), Vec4::ZERO);
+        let a = c1.abs().max(slope(Vec4::ONE)).max(slope(vertex));
         let b = (2.0 * c2).abs().max((2.0 * c2 + 6.0 * c3).abs());
         let c = (6.0 * c3).abs();
         let aa = a * a;
@@ -49,45 +62,39 @@ impl Span {
         ]
     }
 
-    /// How far the key at `side` (0 or 1) is from the rotation the piece gives there: half the
-    /// angles' distance (value), and how far the tangent can be (see the module notes).
-    fn off(spans: &[Span; 3], side: usize) -> (f32, f32) {
-        let (mut moved, mut turning, mut slope_off) = (0f32, 0f32, 0f32);
-        for s in spans {
-            let [c0, c1, c2, c3] = s.piece;
-            let ((angle, slope), used) =
-                if side == 0 { ((c0, c1), s.start) } else { ((c0 + c1 + c2 + c3, c1 + 2.0 * c2 + 3.0 * c3), s.end) };
-            moved += (used.0 - angle).abs();
-            slope_off += (used.1 - slope).abs();
-            turning += slope.abs();
-        }
+    /// How far the key at the start (`side` 0) or the end (1) is from the rotation the pieces
+    /// give there: half the angles' distance (value), and how far the tangent can be (see the
+    /// module notes).
+    fn off(&self, side: usize) -> (f32, f32) {
+        let [c0, c1, c2, c3] = self.c;
+        let ((angle, slope), [used_angle, used_slope]) =
+            if side == 0 { ((c0, c1), self.start) } else { ((c0 + c1 + c2 + c3, c1 + 2.0 * c2 + 3.0 * c3), self.end) };
+        let moved = (used_angle - angle).abs().element_sum();
+        let slope_off = (used_slope - slope).abs().element_sum();
+        let turning = slope.abs().element_sum();
         (0.5 * moved, 0.5 * slope_off + 0.25 * turning * moved)
     }
 }
 
-/// The fourth derivative's bound for the product of three factors: `4!` times the coefficient of
-/// `s⁴` in the product of their exponential generating functions (constant terms 1).
-fn product_fourth([x, y, z]: [[f32; 4]; 3]) -> f32 {
+/// The fourth derivative's bound for the product of three factors (X, Y, Z in lanes): `4!` times
+/// the coefficient of `s⁴` in the product of their exponential generating functions (constant
+/// terms 1).
+fn product_fourth([d1, d2, d3, d4]: [Vec4; 4]) -> f32 {
     // x·y up to s⁴, then the s⁴ term of (x·y)·z.
-    let [x1, x2, x3, x4] = x;
-    let [y1, y2, y3, y4] = y;
-    let p1 = x1 + y1;
-    let p2 = x2 + x1 * y1 + y2;
-    let p3 = x3 + x2 * y1 + x1 * y2 + y3;
-    let p4 = x4 + x3 * y1 + x2 * y2 + x1 * y3 + y4;
-    let [z1, z2, z3, z4] = z;
-    24.0 * (p4 + p3 * z1 + p2 * z2 + p1 * z3 + z4)
+    let p1 = d1.x + d1.y;
+    let p2 = d2.x + d1.x * d1.y + d2.y;
+    let p3 = d3.x + d2.x * d1.y + d1.x * d2.y + d3.y;
+    let p4 = d4.x + d3.x * d1.y + d2.x * d2.y + d1.x * d3.y + d4.y;
+    24.0 * (p4 + p3 * d1.z + p2 * d2.z + p1 * d3.z + d4.z)
 }
 
 /// An upper bound on the distance between the cubic Hermite through the two keys and the
-/// rotation of the three angles `spans` (X, Y, Z) at a third and at two thirds of the way, where
+/// rotation of the three angles `spans` at a third and at two thirds of the way, where
 /// [`super::Keys::refine`] samples it.
-pub fn distance(spans: &[Span; 3]) -> f32 {
-    let [x, y, z] = spans;
-    let fourth = product_fourth([x.factor_derivatives(), y.factor_derivatives(), z.factor_derivatives()]);
+pub fn distance(spans: &Spans) -> f32 {
     // s²(1 - s)² / 24 at s = 1/3 and 2/3.
-    let remainder = fourth * (4.0 / 81.0 / 24.0);
-    let ((va, ta), (vb, tb)) = (Span::off(spans, 0), Span::off(spans, 1));
+    let remainder = product_fourth(spans.factor_derivatives()) * (4.0 / 81.0 / 24.0);
+    let ((va, ta), (vb, tb)) = (spans.off(0), spans.off(1));
     // The Hermite weights (h00, h10, h01, |h11|) are (20, 4, 7, 2) / 27 at 1/3, reversed at 2/3.
     let third = 20.0 * va + 4.0 * ta + 7.0 * vb + 2.0 * tb;
     let two_thirds = 7.0 * va + 2.0 * ta + 20.0 * vb + 4.0 * tb;
@@ -131,12 +138,10 @@ mod tests {
                 let cubic = h00 * a + h10 * a_rate + h01 * b + h11 * b_rate;
                 worst = worst.max((cubic - rotation(pieces, s).0).length());
             }
-            let spans = pieces.map(|p| {
-                let piece = p.map(|c| c as f32);
-                let [c0, c1, c2, c3] = piece;
-                Span { piece, start: (c0, c1), end: (c0 + c1 + c2 + c3, c1 + 2.0 * c2 + 3.0 * c3) }
-            });
-            let bound = f64::from(distance(&spans));
+            let pieces = pieces.map(|p| p.map(|c| c as f32));
+            let start = pieces.map(|[c0, c1, _, _]| [c0, c1]);
+            let end = pieces.map(|[c0, c1, c2, c3]| [c0 + c1 + c2 + c3, c1 + 2.0 * c2 + 3.0 * c3]);
+            let bound = f64::from(distance(&Spans::new(pieces, start, end)));
             assert!(worst <= bound && bound < 20.0 * worst, "{pieces:?}: sampled {worst}, bound {bound}");
         }
     }
@@ -145,11 +150,10 @@ mod tests {
     /// by up to half that step (`20/27` of it at two thirds), and the bound says at least so much.
     #[test]
     fn a_key_off_the_piece_counts() {
-        let piece = [0.3, 0.0, 0.0, 0.0];
-        let flat = Span { piece, start: (0.3, 0.0), end: (0.3, 0.0) };
-        let off = Span { end: (0.31, 0.0), ..flat };
-        assert_eq!(distance(&[flat; 3]), 0.0);
-        let d = distance(&[off, flat, flat]);
+        let flat = [[0.3, 0.0]; 3];
+        let pieces = [[0.3, 0.0, 0.0, 0.0]; 3];
+        assert_eq!(distance(&Spans::new(pieces, flat, flat)), 0.0);
+        let d = distance(&Spans::new(pieces, flat, [[0.31, 0.0], [0.3, 0.0], [0.3, 0.0]]));
         assert!((d - 0.005 * 20.0 / 27.0).abs() < 1e-7, "{d}");
         // The quaternion at two thirds moves by 20/27 of the half-angle change: the bound is exact.
         let q = |x: f64| DVec4::from(DQuat::from_euler(EulerRot::ZYX, 0.3, 0.3, x));
