@@ -13,6 +13,8 @@
 //! so its derivative by one angle is the same product with that angle's `(s, c)` replaced by
 //! `(c, -s) / 2`: one `sin_cos` per angle gives the value and all three partial derivatives.
 
+mod bound;
+
 use glam::{Quat, Vec4};
 
 use super::curve::{Curve, KeyType};
@@ -20,6 +22,7 @@ use super::fska::union_frames;
 use super::sweep::{Point, Sweep};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
+use bound::Spans;
 
 /// The least rotation (radians) between the cubic and the engine's Euler rotation that adds a
 /// key: about one `s16` step of an angle curve over ±π (`π / 32767 ≈ 9.6e-5`). A bone whose
@@ -121,35 +124,54 @@ fn point(angle: &mut Angle, f: f32) -> Point {
     }
 }
 
+/// The angle from `fa` (where `angle` is) to `fb` as a cubic in `s` ([`Sweep::piece`]).
+fn piece(angle: &Angle, fa: f32, fb: f32) -> Option<[f32; 4]> {
+    match angle {
+        Ok(sweep) => sweep.piece(fa, fb),
+        Err(base) => Some([*base, 0.0, 0.0, 0.0]),
+    }
+}
+
+/// The engine's rotation at frame `f`, either sign.
+fn value_at(angles: &mut [Angle; 3], f: f32) -> Vec4 {
+    let [x, y, z] = angles;
+    let [hx, hy, hz] = [point(x, f), point(y, f), point(z, f)].map(|p| (0.5 * p.value).sin_cos());
+    compose(hx, hy, hz)
+}
+
 /// The engine's rotation at frame `f`, in the hemisphere of `near`.
 fn exact_at(angles: &mut [Angle; 3], f: f32, near: Vec4) -> Rotation {
     let [x, y, z] = angles;
     Rotation::of([point(x, f), point(y, f), point(z, f)]).near(Some(near))
 }
 
-/// Cubic keys being collected: times in frames, `[in, value, out]` per key with rates per frame.
+/// Cubic keys being collected: times in seconds, `[in, value, out]` quaternions per key with
+/// tangents per second; the last key's frame, value and out-rate (per frame) for the next segment.
 struct Keys {
     /// The largest rotation (radians) left between the cubic and the engine's rotation.
     tolerance: f32,
-    frames: Vec<f32>,
-    values: Vec<[Vec4; 3]>,
+    fps: f32,
+    times: Vec<f32>,
+    values: Vec<Quat>,
+    last: Option<(f32, Vec4, Vec4)>,
 }
 
 impl Keys {
     fn push(&mut self, f: f32, in_rate: Vec4, value: Vec4, out_rate: Vec4) {
-        self.frames.push(f);
-        self.values.push([in_rate, value, out_rate]);
+        self.times.push(f / self.fps);
+        self.values.extend([in_rate * self.fps, value, out_rate * self.fps].map(Quat::from_vec4));
+        self.last = Some((f, value, out_rate));
     }
 
     fn last_value(&self) -> Option<Vec4> {
-        self.values.last().map(|k| k[1])
+        self.last.map(|k| k.1)
     }
 
     /// Adds keys strictly between the last key and `(fb, b, b_in)` until the cubic between each
     /// pair of keys is within the tolerance of the Euler rotation at a third and two thirds of the
-    /// way; `angles` is positioned at the last key.
+    /// way; `angles` may be anywhere ([`Sweep`] seeks either way), best at the last key.
     fn refine(&mut self, angles: &[Angle; 3], fb: f32, b: Vec4, b_in: Vec4, depth: u32) {
-        let (Some(&fa), Some(&[_, a, a_out])) = (self.frames.last(), self.values.last()) else { return };
+        let Some((fa, a, a_out)) = self.last else { return };
         let d = fb - fa;
         if d <= 0.0 || depth >= MAX_DEPTH {
             return;
@@ -160,7 +182,7 @@ impl Keys {
         let close = thirds.iter().all(|&(u, h)| {
             let [h00, h10, h01, h11] = h.map(|x: f32| x / 27.0);
             let cubic = (h00 * a + h10 * d * a_out + h01 * b + h11 * d * b_in).normalize_or_zero();
-            let exact = exact_at(&mut probe, fa + u * d, a).value;
+            let exact = value_at(&mut probe, fa + u * d);
             // A chord between unit quaternions is 2·sin(θ/4) for a rotation θ between them.
             (cubic - exact * cubic.dot(exact).signum()).length() <= 0.5 * self.tolerance
         });
@@ -174,6 +196,28 @@ impl Keys {
         self.push(m, middle.in_rate, middle.value, middle.out_rate);
         self.refine(&probe, fb, b, b_in, depth + 1);
     }
+}
+
+/// Where a segment starts: each angle's piece from the key to the next key frame, and the
+/// points the key was built from.
+struct Start {
+    pieces: [[f32; 4]; 3],
+    points: [Point; 3],
+}
+
+/// Whether [`bound::distance`] clears the segment from `start` to a key `d` frames on built from
+/// `ends` (the angles there and the slopes into it), so that sampling it could not add a key.
+fn cleared(start: Option<&Start>, d: f32, ends: &[Point; 3], tolerance: f32) -> bool {
+    let Some(start) = start else { return false };
+    let spans = Spans::new(
+        start.pieces,
+        start.points.map(|p| [p.value, p.out_slope * d]),
+        ends.map(|p| [p.value, p.in_slope * d]),
+    );
+    // The chord of the normalised cubic is at most 1.01 times its distance (below 0.1), and the
+    // sampling it replaces compares in f32: a margin of 5e-6 covers its rounding.
+    let e = bound::distance(&spans);
+    e < 0.1 && 1.01 * e + 5e-6 <= 0.5 * tolerance
 }
 
 /// The cubic quaternion keys of Euler angle curves `curves` (`None` for a component held at its
@@ -196,12 +240,18 @@ pub fn rotation_keys(
         [cx.map(Sweep::new).ok_or(bx), cy.map(Sweep::new).ok_or(by), cz.map(Sweep::new).ok_or(bz)];
     let mut keys = Keys {
         tolerance: tolerance(curves),
-        frames: Vec::with_capacity(frames.len()),
-        values: Vec::with_capacity(frames.len()),
+        fps,
+        times: Vec::with_capacity(frames.len()),
+        values: Vec::with_capacity(3 * frames.len()),
+        last: None,
     };
+    // The segment from the last key, and whether that key took the sign opposite to its angles'
+    // quaternion (the bound holds only where the key at its end did the same).
+    let mut start: Option<Start> = None;
+    let mut negated = false;
     let last = frames.len() - 1;
     for (k, &f) in frames.iter().enumerate() {
-        let before = angles;
+        let d = keys.last.map_or(0.0, |l| f - l.0);
         let [x, y, z] = &mut angles;
         let mut points = [point(x, f), point(y, f), point(z, f)];
         for p in &mut points {
@@ -212,26 +262,35 @@ pub fn rotation_keys(
                 p.out_slope = 0.0;
             }
         }
+        // At a jump the segment before ends at the left limits, with these in-slopes.
+        let ends = points.map(|p| Point { value: p.jump.unwrap_or(p.value), ..p });
+        let end = Rotation::of(ends);
+        let end_negated = keys.last_value().is_some_and(|p| p.dot(end.value) < 0.0);
+        let end = if end_negated { end.negated() } else { end };
+        if end_negated != negated || !cleared(start.as_ref(), d, &ends, keys.tolerance) {
+            // The sweeps are at `f` now; the samples before it seek back.
+            keys.refine(&angles, f, end.value, end.in_rate, 0);
+        }
         if points.iter().any(|p| p.jump.is_some()) {
-            // The segment before ends at the left limits, with these in-slopes; the key starts flat.
-            let ends = points.map(|p| Point { value: p.jump.unwrap_or(p.value), ..p });
-            let end = Rotation::of(ends).near(keys.last_value());
-            keys.refine(&before, f, end.value, end.in_rate, 0);
+            // The key itself starts flat.
             keys.push(f, end.in_rate, end.value, Vec4::ZERO);
-            let key = Rotation::of(points).near(keys.last_value());
+            let key = Rotation::of(points);
+            negated = end.value.dot(key.value) < 0.0;
+            let key = if negated { key.negated() } else { key };
             keys.push(f, Vec4::ZERO, key.value, key.out_rate);
         } else {
-            let key = Rotation::of(points).near(keys.last_value());
-            keys.refine(&before, f, key.value, key.in_rate, 0);
-            keys.push(f, key.in_rate, key.value, key.out_rate);
+            negated = end_negated;
+            keys.push(f, end.in_rate, end.value, end.out_rate);
         }
-        if keys.frames.len() as u64 > limits.max_keys {
+        start = frames.get(k + 1).and_then(|&next| {
+            let pieces = [piece(&angles[0], f, next)?, piece(&angles[1], f, next)?, piece(&angles[2], f, next)?];
+            Some(Start { pieces, points })
+        });
+        if keys.times.len() as u64 > limits.max_keys {
             return Err(too_many());
         }
     }
-    let times = keys.frames.iter().map(|f| f / fps).collect();
-    let values = keys.values.iter().flat_map(|k| [k[0] * fps, k[1], k[2] * fps]).map(Quat::from_vec4).collect();
-    Ok((times, values))
+    Ok((keys.times, keys.values))
 }
 
 #[cfg(test)]

@@ -220,22 +220,16 @@ const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
 pub type UnionKeys<const N: usize> = (Vec<f32>, Vec<[[f32; N]; 3]>);
 
 /// The key frames of `curves` merged, sorted and without repeats; frame 0 alone when there are
-/// none. Each curve's frames are usually in order already, and then merged in one pass.
+/// none. Each curve's frames are usually in order already, and then merged in one pass each.
 pub fn union_frames(curves: &[Option<&Curve>]) -> Vec<f32> {
-    let mut lists: Vec<&[f32]> = curves.iter().flatten().map(|c| c.frames.as_slice()).collect();
-    let total = lists.iter().map(|l| l.len()).sum();
-    let mut frames: Vec<f32> = Vec::with_capacity(total);
-    if lists.iter().all(|l| l.is_sorted()) {
-        while let Some(f) = lists.iter().filter_map(|l| l.first().copied()).reduce(f32::min) {
-            for l in &mut lists {
-                while let Some((_, rest)) = l.split_first().filter(|(&x, _)| x == f) {
-                    *l = rest;
-                }
-            }
-            frames.push(f);
+    let mut lists = curves.iter().flatten().map(|c| c.frames.as_slice());
+    let mut frames: Vec<f32> = lists.next().map(<[f32]>::to_vec).unwrap_or_default();
+    for list in lists {
+        if list != frames.as_slice() {
+            frames = merged(&frames, list);
         }
-    } else {
-        frames.extend(lists.iter().flat_map(|l| l.iter().copied()));
+    }
+    if !frames.is_sorted() {
         frames.sort_unstable_by(f32::total_cmp);
     }
     frames.dedup();
@@ -243,6 +237,28 @@ pub fn union_frames(curves: &[Option<&Curve>]) -> Vec<f32> {
         frames.push(0.0);
     }
     frames
+}
+
+/// Two frame lists merged in order (both sorted; otherwise simply joined), a frame both hold
+/// taken once.
+fn merged(a: &[f32], b: &[f32]) -> Vec<f32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a, b);
+    while let (Some((&x, rest_a)), Some((&y, rest_b))) = (a.split_first(), b.split_first()) {
+        if x <= y {
+            out.push(x);
+            a = rest_a;
+            if x == y {
+                b = rest_b;
+            }
+        } else {
+            out.push(y);
+            b = rest_b;
+        }
+    }
+    out.extend_from_slice(a);
+    out.extend_from_slice(b);
+    out
 }
 
 /// Per-component cubic keys at the union of the component curves' frames: for each key the

@@ -31,7 +31,7 @@ impl Point {
 }
 
 /// A cursor over one curve's segments for frames given in non-decreasing order (a smaller frame
-/// restarts the search, so any order is correct, only slower).
+/// searches backwards, so any order is correct, only slower).
 #[derive(Debug, Clone, Copy)]
 pub struct Sweep<'a> {
     curve: &'a Curve,
@@ -113,11 +113,34 @@ impl<'a> Sweep<'a> {
         Point { value: s.value(t), in_slope, out_slope, jump: if f == s.f0 { self.jump(f) } else { None } }
     }
 
-    /// Moves to the last key at or before `f` (key 0 when `f` is before the first).
+    /// The curve from `fa`, the frame last given to [`Sweep::at`], to a later frame `fb`, as a
+    /// cubic in `s` (0 at `fa`, 1 at `fb`; final units, coefficients of `1, s, s², s³`): `None`
+    /// where a key lies strictly between them, a wrap mode replays the curve there, or its type
+    /// is not cubic or linear. Before the first key and after the last it is the held value.
+    pub fn piece(&self, fa: f32, fb: f32) -> Option<[f32; 4]> {
+        if !self.direct || self.wraps_at(fa) || self.wraps_at(fb) {
+            return None;
+        }
+        let held = |key: usize| Some([self.curve.key(key, 0) * self.scale + self.offset, 0.0, 0.0, 0.0]);
+        if self.frames.first().is_some_and(|&first| fb <= first) {
+            return held(0);
+        }
+        if self.frames.last().is_some_and(|&last| fa >= last) {
+            return held(self.frames.len() - 1);
+        }
+        let s = self.segment.filter(|s| s.f0 <= fa && fb <= s.f1)?;
+        let [_, c1, c2, c3] = s.c;
+        let (t, h) = ((fa - s.f0) * s.per_frame, (fb - fa) * s.per_frame);
+        let slope = (3.0 * c3 * t + 2.0 * c2) * t + c1;
+        Some([s.value(t), slope * h, (3.0 * c3 * t + c2) * h * h, c3 * h * h * h])
+    }
+
+    /// Moves to the last key at or before `f` (key 0 when `f` is before the first), backwards
+    /// or forwards from where it is.
     fn seek(&mut self, f: f32) {
         let start = self.key;
-        if self.frames.get(self.key).is_some_and(|&k| k > f) {
-            self.key = 0;
+        while self.key > 0 && self.frames.get(self.key).is_some_and(|&k| k > f) {
+            self.key -= 1;
         }
         while self.frames.get(self.key + 1).is_some_and(|&k| k <= f) {
             self.key += 1;
@@ -125,6 +148,9 @@ impl<'a> Sweep<'a> {
         if self.key == start + 1 {
             self.previous = self.segment;
             self.segment = self.segment_of(self.key);
+        } else if self.key + 1 == start && self.previous.is_some() {
+            self.segment = self.previous;
+            self.previous = self.key.checked_sub(1).and_then(|p| self.segment_of(p));
         } else if self.key != start || self.segment.is_none() {
             self.previous = self.key.checked_sub(1).and_then(|p| self.segment_of(p));
             self.segment = self.segment_of(self.key);
@@ -172,7 +198,10 @@ impl<'a> Sweep<'a> {
             k -= 1;
         }
         let left = self.cached(k.checked_sub(1)?)?.value(1.0);
-        let right = self.curve.key(k, 0) * self.scale + self.offset;
+        let right = match self.segment {
+            Some(s) if k == self.key => s.c[0],
+            _ => self.curve.key(k, 0) * self.scale + self.offset,
+        };
         let tol = 4.0 * self.scale.abs() + 1e-6 * right.abs();
         ((left - right).abs() > tol).then_some(left)
     }
