@@ -4,8 +4,9 @@
 //! at a frame as §5 describes (wrap modes, segment search, every curve type);
 //! [`Curve::hermite`] gives value and in/out slopes for the glTF cubic mapping (§5.5).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::platform::Platform;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
 
@@ -79,23 +80,30 @@ impl Value {
     }
 }
 
-/// One curve with its frames and keys, decoded.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One curve with its frames and keys, decoded. Its JSON form (the dump) is its fields, with
+/// `scale_bits` and `offset_bits` the stored words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Curve {
     /// Absolute position of the curve header.
+    #[serde(skip)]
     pub at: usize,
     pub flags: u16,
     pub key_count: u16,
     pub target: u32,
+    #[serde(with = "crate::raw_json::exact")]
     pub start: f32,
+    #[serde(with = "crate::raw_json::exact")]
     pub end: f32,
     /// The raw scale word (an `f32` for float curves; 0 or 1 in int and bool curves).
     pub scale_bits: u32,
     /// The raw offset word: `f32` for float curves, `s32` for int and bool curves.
     pub offset_bits: u32,
     /// `value(last) - value(first)`; absent before 3.4.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub delta: Option<f32>,
     /// Frame of each key.
+    #[serde(with = "crate::raw_json::exact")]
     pub frames: Vec<f32>,
     /// Key elements as stored (4 per key for cubic, 2 for linear, 1 otherwise; packed words
     /// for bool curves), widened to `f64` (every stored type converts exactly).
@@ -131,12 +139,13 @@ impl Curve {
         Wrap::from_bits(self.flags >> 12)
     }
 
-    /// The header size for a file version.
-    pub fn header_size(version: u32) -> usize {
-        if version >= 0x0304_0000 {
-            0x24
-        } else {
-            0x20
+    /// The header size: `0x20` on Wii U before 3.4, `0x24` from 3.4 (with `delta`), `0x30` on
+    /// Switch (offsets first, `u64`, and a pad word).
+    pub fn header_size(platform: Platform) -> usize {
+        match platform {
+            Platform::Switch { .. } => 0x30,
+            p if p.since_3_4() => 0x24,
+            _ => 0x20,
         }
     }
 
@@ -166,34 +175,44 @@ impl Curve {
     }
 
     /// The `count` curves of the array at `array` (the offset stored at `field`; see
-    /// [`super::subfile::records`]).
+    /// [`Platform::records`]).
     pub fn read_array(
         data: &[u8],
         array: Option<usize>,
         field: usize,
         count: usize,
-        version: u32,
+        platform: Platform,
     ) -> Result<Vec<Curve>> {
-        let size = Curve::header_size(version);
-        super::subfile::records(data, array, field, count, size, "curve", |c| Curve::read(data, c.offset(), version))
+        let size = Curve::header_size(platform);
+        platform.records(data, (field, array), count, size, "curve", |c| Curve::read(data, c.offset(), platform))
     }
 
-    /// Reads the curve whose header is at `at` (absolute) in `data`.
-    pub fn read(data: &[u8], at: usize, version: u32) -> Result<Curve> {
-        let mut c = Cursor::new(data, Endian::Big);
-        c.seek(at)?;
+    /// Reads the curve whose header is at `at` (absolute) in `data`. Wii U: `u16 flags, keyCount;
+    /// u32 target; f32 start, end; scale and offset words; f32 delta (from 3.4); off frames, keys`.
+    /// Switch: `u64 frames, keys` first, then the same fields with `delta` and a pad word.
+    pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Curve> {
+        let mut c = platform.cursor(data, at)?;
+        let switch = platform.is_switch();
+        let mut arrays = (at, None, at + 8, None);
+        if switch {
+            arrays = (at, platform.offset(&mut c, "frames")?, at + 8, platform.offset(&mut c, "keys")?);
+        }
+        let flags_at = c.offset();
         let flags = c.u16()?;
-        let ct = curve_type(flags).ok_or_else(|| Error::invalid(at, format!("curve type 3 in flags {flags:#06x}")))?;
+        let ct =
+            curve_type(flags).ok_or_else(|| Error::invalid(flags_at, format!("curve type 3 in flags {flags:#06x}")))?;
         let key_count = c.u16()?;
         let target = c.u32()?;
         let start = c.f32()?;
         let end = c.f32()?;
         let scale_bits = c.u32()?;
         let offset_bits = c.u32()?;
-        let delta = if version >= 0x0304_0000 { Some(c.f32()?) } else { None };
-        let frames_at = rel(&mut c, "frames")?;
-        let keys_at = rel(&mut c, "keys")?;
-        let n = usize::from(key_count);
+        let delta = if platform.since_3_4() { Some(c.f32()?) } else { None };
+        if !switch {
+            let frames_field = c.offset();
+            let frames = platform.offset(&mut c, "frames")?;
+            arrays = (frames_field, frames, c.offset(), platform.offset(&mut c, "keys")?);
+        }
         let mut curve = Curve {
             at,
             flags,
@@ -207,19 +226,18 @@ impl Curve {
             frames: Vec::new(),
             keys: Vec::new(),
         };
-        let frame_type = curve.frame_type();
+        let n = usize::from(key_count);
+        let endian = platform.endian();
+        let (frames_field, frames_at, keys_field, keys_at) = arrays;
         if n > 0 {
-            let frames_at = frames_at.ok_or_else(|| Error::invalid(at + 0x1C, "null frame array"))?;
-            curve.frames = read_frames(frame_type, data, frames_at, n, Endian::Big).within(|| "frames")?;
+            let frames_at = frames_at.ok_or_else(|| Error::invalid(frames_field, "null frame array"))?;
+            curve.frames = read_frames(curve.frame_type(), data, frames_at, n, endian).within(|| "frames")?;
         }
-        let elements = match ct {
-            CurveType::StepBool | CurveType::BakedBool => n.div_ceil(32),
-            _ => n * curve.stride(),
-        };
+        let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
+        let elements = if bool_curve { n.div_ceil(32) } else { n * curve.stride() };
         if elements > 0 {
-            let keys_at = keys_at.ok_or_else(|| Error::invalid(at + 0x20, "null key array"))?;
-            let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
-            curve.keys = read_keys(&curve, data, keys_at, elements, bool_curve, Endian::Big).within(|| "keys")?;
+            let keys_at = keys_at.ok_or_else(|| Error::invalid(keys_field, "null key array"))?;
+            curve.keys = read_keys(&curve, data, keys_at, elements, bool_curve, endian).within(|| "keys")?;
         }
         Ok(curve)
     }
@@ -426,30 +444,9 @@ fn curve_type(flags: u16) -> Option<CurveType> {
     })
 }
 
-/// Reads a self-relative offset at the cursor: the absolute target, `None` for null.
-pub fn rel(c: &mut Cursor, what: &str) -> Result<Option<usize>> {
-    let field = c.offset();
-    let v = c.i32()?;
-    if v == 0 {
-        return Ok(None);
-    }
-    let target = field as i64 + i64::from(v);
-    usize::try_from(target)
-        .ok()
-        .filter(|&t| t < c.data().len())
-        .map(Some)
-        .ok_or_else(|| Error::invalid(field, format!("{what} offset {v} points outside the file")))
-}
-
 /// Reads a curve's `n` key frames at `frames_at` in its frame type (Wii U big-endian, Switch
 /// little-endian): f32, 10.5 fixed point (i16 / 32) or u8.
-pub(super) fn read_frames(
-    frame_type: FrameType,
-    data: &[u8],
-    frames_at: usize,
-    n: usize,
-    endian: Endian,
-) -> Result<Vec<f32>> {
+fn read_frames(frame_type: FrameType, data: &[u8], frames_at: usize, n: usize, endian: Endian) -> Result<Vec<f32>> {
     Ok(match frame_type {
         FrameType::F32 => words::<4>(data, frames_at, n, "frame")?.map(|b| f32::from_bits(u32_of(b, endian))).collect(),
         FrameType::Fixed10x5 => {
@@ -461,7 +458,7 @@ pub(super) fn read_frames(
 
 /// Reads a curve's `elements` stored key values at `keys_at` (Wii U big-endian, Switch
 /// little-endian): bool curves as 32-bit bit words, others in the curve's key type.
-pub(super) fn read_keys(
+fn read_keys(
     curve: &Curve,
     data: &[u8],
     keys_at: usize,
@@ -548,7 +545,7 @@ mod tests {
     #[test]
     fn spec_5_8_test_vector() {
         let d = spec_curve();
-        let c = Curve::read(&d, 0, 0x0405_0003).unwrap();
+        let c = Curve::read(&d, 0, Platform::WiiU { version: 0x0405_0003 }).unwrap();
         assert_eq!(c.frame_type(), FrameType::U8);
         assert_eq!(c.key_type(), KeyType::S16);
         assert_eq!(c.curve_type(), CurveType::Cubic);
@@ -587,7 +584,7 @@ mod tests {
         d.resize(0x28, 0);
         d.extend_from_slice(keys);
         d.resize(0x2C + 4, 0);
-        Curve::read(&d, 0, 0x0405_0003).unwrap()
+        Curve::read(&d, 0, Platform::WiiU { version: 0x0405_0003 }).unwrap()
     }
 
     #[test]

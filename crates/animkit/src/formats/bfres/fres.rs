@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::dict::ResDict;
+use super::platform::Platform;
 use super::strings::{read_pool, write_pool, PoolString};
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
@@ -309,4 +310,188 @@ pub fn entries(data: &[u8], header: &Header, g: usize) -> Result<Vec<(String, us
             target.map(|t| (name, t)).ok_or_else(|| Error::invalid(field, "index group entry without data"))
         })
         .collect()
+}
+
+// ---- Switch ----------------------------------------------------------------------------
+
+/// The first note of every Switch BFRES; containers pass it on with a prefix, so `convert` finds
+/// it in the notes of any file holding one (`convert` then writes BFRES for Switch).
+pub const PLATFORM_NOTE: &str = "Switch (little-endian)";
+
+/// The platform the Switch header's name is read with (the version does not change it).
+const SWITCH: Platform = Platform::Switch { major: 8 };
+
+/// The 8-byte magic of a Switch BFRES.
+pub const SWITCH_MAGIC: &[u8; 8] = b"FRES    ";
+
+/// Whether `bytes` start like a Switch BFRES (magic and little-endian BOM).
+pub fn is_switch(bytes: &[u8]) -> bool {
+    bytes.get(..8) == Some(SWITCH_MAGIC) && bytes.get(0x0C..0x0E) == Some(&[0xFF, 0xFE])
+}
+
+/// The Switch FRES header fields the readers use, versions 0.5 to 0.9 (`0xF0` bytes in 0.9:
+/// 32 reserved bytes after the model dict and two more `u16` after the model count).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchHeader {
+    pub version: u32,
+    pub alignment_log2: u8,
+    pub address_size: u8,
+    pub flags: u16,
+    pub file_size: u32,
+    pub relocation_table: u32,
+    pub name: String,
+    /// The model (FMDL) array.
+    pub model_array: u64,
+    /// (array, dict, count) of skeletal animations.
+    pub fska: (u64, u64, u16),
+    /// (array, dict, count) of material animations.
+    pub fmaa: (u64, u64, u16),
+    pub model_count: u16,
+    pub bone_visibility_count: u16,
+    pub shape_anim_count: u16,
+    pub scene_anim_count: u16,
+    pub embedded_count: u16,
+}
+
+impl SwitchHeader {
+    /// The `x` of version `0.x.y.z`.
+    pub fn major(&self) -> u8 {
+        (self.version >> 16) as u8
+    }
+
+    pub fn version_string(&self) -> String {
+        let v = self.version;
+        format!("{}.{}.{}.{} (Switch)", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF)
+    }
+}
+
+/// Reads the Switch header.
+pub fn read_switch_header(data: &[u8]) -> Result<SwitchHeader> {
+    let mut c = Cursor::new(data, Endian::Little);
+    if c.array::<8>()? != *SWITCH_MAGIC {
+        return Err(Error::invalid(0, "not a Switch BFRES (magic is not \"FRES    \")"));
+    }
+    let version = c.u32()?;
+    let bom = c.array::<2>()?;
+    if bom != [0xFF, 0xFE] {
+        return Err(Error::invalid(
+            0x0C,
+            format!("byte-order mark {:02X} {:02X} is not little-endian", bom[0], bom[1]),
+        ));
+    }
+    let alignment_log2 = c.u8()?;
+    let address_size = c.u8()?;
+    let _file_name = c.u32()?;
+    let flags = c.u16()?;
+    let _first_block = c.u16()?;
+    let relocation_table = c.u32()?;
+    let file_size = c.u32()?;
+    if file_size as usize > data.len() {
+        return Err(Error::truncated(data.len(), file_size as usize - data.len(), 0)
+            .within(format!("Switch FRES (file size field 0x1C says {file_size} bytes, {} present)", data.len())));
+    }
+    let major = (version >> 16) as u8;
+    if major >= 10 {
+        return Err(Error::unsupported(format!("Switch BFRES version 0.{major}: only versions before 0.10 are read"))
+            .within("Switch FRES header"));
+    }
+    let name = SWITCH.name(data, &mut c).within(|| "Switch FRES header")?;
+    let model_array = c.u64()?;
+    let _model_dict = c.u64()?;
+    if major == 9 {
+        c.skip(32)?;
+    }
+    let fska = (c.u64()?, c.u64()?);
+    let fmaa = (c.u64()?, c.u64()?);
+    // Bone visibility, shape, scene (array, dict); memory pool, buffer info; embedded files
+    // (array, dict); padding; string table.
+    c.skip(8 * 6 + 8 * 2 + 8 * 2 + 8 + 8)?;
+    let _pool_size = c.u32()?;
+    let model_count = c.u16()?;
+    if major == 9 {
+        c.skip(4)?;
+    }
+    let fska_count = c.u16()?;
+    let fmaa_count = c.u16()?;
+    let bone_visibility_count = c.u16()?;
+    let shape_anim_count = c.u16()?;
+    let scene_anim_count = c.u16()?;
+    let embedded_count = c.u16()?;
+    Ok(SwitchHeader {
+        version,
+        alignment_log2,
+        address_size,
+        flags,
+        file_size,
+        relocation_table,
+        name,
+        model_array,
+        fska: (fska.0, fska.1, fska_count),
+        fmaa: (fmaa.0, fmaa.1, fmaa_count),
+        model_count,
+        bone_visibility_count,
+        shape_anim_count,
+        scene_anim_count,
+        embedded_count,
+    })
+}
+
+crate::record! {
+    /// The Switch FRES header as stored, versions 0.5 to 0.8 (`0xD0` bytes). Offsets are
+    /// absolute; each group of animations or models is an (array, dictionary) pair.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SwitchFileHeader {
+        /// `FRES` and four spaces.
+        pub magic: [u8; 8],
+        /// `0.x.y.z`, one byte each from the top.
+        pub version: u32,
+        /// `FF FE` (little-endian).
+        pub bom: [u8; 2],
+        /// The file's alignment as a power of two.
+        pub alignment_log2: u8,
+        /// Target address size (0 on disk).
+        pub address_size: u8,
+        /// Position of the file name's first character.
+        pub file_name: u32,
+        /// Header flags.
+        pub flags: u16,
+        /// Position of the first block of the block chain.
+        pub first_block: u16,
+        /// Position of the `_RLT`.
+        pub relocation_table: u32,
+        /// File size.
+        pub file_size: u32,
+        /// Offset of the file name's length word.
+        pub name: u64,
+        /// Models (FMDL): array, dictionary.
+        pub models: [u64; 2],
+        /// Skeletal animations (FSKA): array, dictionary.
+        pub skeletal_animations: [u64; 2],
+        /// Material animations (FMAA): array, dictionary.
+        pub material_animations: [u64; 2],
+        /// Bone visibility animations (FBVS): array, dictionary.
+        pub bone_visibility_animations: [u64; 2],
+        /// Shape animations (FSHA): array, dictionary.
+        pub shape_animations: [u64; 2],
+        /// Scene animations (FSCN): array, dictionary.
+        pub scene_animations: [u64; 2],
+        /// The memory pool.
+        pub memory_pool: u64,
+        /// The buffer info.
+        pub buffer_info: u64,
+        /// Embedded files: array, dictionary.
+        pub embedded_files: [u64; 2],
+        /// Reserved (0).
+        pub reserved: u64,
+        /// Offset of the string table's first (empty) string.
+        pub string_table: u64,
+        /// The string table's size.
+        pub string_table_size: u32,
+        /// Counts: models, skeletal, material, bone visibility, shape and scene animations,
+        /// embedded files.
+        pub counts: [u16; 7],
+        /// Padding to `0xD0`.
+        pub padding: [u8; 6],
+    }
 }

@@ -8,20 +8,23 @@
 //! added where the engine's rotation leaves the cubic between them ([`super::euler`]).
 
 use glam::{EulerRot, Quat, Vec3};
+use serde::{Deserialize, Serialize};
 
-use super::curve::{rel, Curve};
+use super::curve::Curve;
 use super::euler::rotation_keys;
-use super::strings::name_field;
+use super::platform::Platform;
 use super::subfile;
 use super::sweep::{Point, Sweep};
-use crate::bytes::{Cursor, Endian};
+use crate::bytes::Cursor;
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::formats::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Target, Track, Values};
 
 /// An FSKA header with its bone animations.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Fska {
+    #[serde(skip)]
     pub at: usize,
     pub name: String,
     pub flags: u32,
@@ -31,21 +34,30 @@ pub struct Fska {
     pub baked_size: u32,
     pub bones: Vec<BoneAnim>,
     /// The user-data entries in storage order (their index group is rebuilt from the names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub user_data: Vec<UserData>,
 }
 
 /// One user-data entry: `off name; u16 count; u8 type; u8 pad`, then the values inline
 /// (types 0 `i32`, 1 `f32`, 2 string offset, 3 wide-string offset, 4 byte) (spec tag S), checked on
 /// 53 retail FSKA.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserData {
     pub name: String,
     pub kind: u8,
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub pad: u8,
+    #[serde(flatten)]
     pub values: UserValues,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+fn is_zero(v: &u8) -> bool {
+    *v == 0
+}
+
+/// The values of a user-data entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum UserValues {
     /// `i32` or `f32` values as raw words.
     Words(Vec<u32>),
@@ -62,8 +74,8 @@ pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
         let Some(e) = target else {
             return Err(Error::invalid(at, "user data entry without data"));
         };
-        let mut c = Cursor::new(data, Endian::Big);
-        c.seek(e)?;
+        let wiiu = Platform::WiiU { version: 0x0304_0000 };
+        let mut c = wiiu.cursor(data, e)?;
         let _name = c.i32()?;
         let count = c.u16()?;
         let kind = c.u8()?;
@@ -75,7 +87,7 @@ pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
             }
             2 | 3 => {
                 let n = c.count(u64::from(count), 4, "user data string")?;
-                UserValues::Strings((0..n).map(|_| name_field(data, &mut c)).collect::<Result<_>>()?)
+                UserValues::Strings((0..n).map(|_| wiiu.name(data, &mut c)).collect::<Result<_>>()?)
             }
             4 => UserValues::Bytes(c.take(usize::from(count))?.to_vec()),
             k => return Err(Error::invalid(e + 6, format!("unknown user data type {k}"))),
@@ -86,8 +98,10 @@ pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
 }
 
 /// One bone's animation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BoneAnim {
+    #[serde(skip)]
     pub at: usize,
     pub flags: u32,
     pub name: String,
@@ -96,8 +110,11 @@ pub struct BoneAnim {
     pub begin_base_translate: u8,
     /// Stored low byte first at `0x0C`.
     pub begin_curve: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub scale: Option<[f32; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub rotate: Option<[f32; 4]>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub translate: Option<[f32; 3]>,
     pub curves: Vec<Curve>,
 }
@@ -145,49 +162,106 @@ impl Fska {
     }
 }
 
-/// Reads the FSKA at `at`.
-pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fska> {
-    let (mut c, name) = subfile::open(data, at, b"FSKA")?;
+/// Reads the FSKA at `at` (Switch: user data is not read).
+///
+/// Wii U after the opening: `u32 flags`; from 3.4 `s32 frameCount; u16 boneCount, userDataCount;
+/// s32 curveCount; u32 bakedSize`, before it the four counts as `u16` and 4 bytes after
+/// bakedSize; then off bone animations, skeleton, bind indices, user data. Switch (`0x60`; `0x50`
+/// in 0.9, whose flags follow the magic): off skeleton, bind indices, bone animations, user
+/// data, user dict; `u32 flags` (before 0.9); `s32 frameCount, curveCount; u32 bakedSize;
+/// u16 boneCount, userDataCount`.
+pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fska> {
+    let (mut c, name) = platform.open(data, at, b"FSKA")?;
+    let (mut anim, bone_count, bones_field, bones_at) = match platform {
+        Platform::WiiU { .. } => read_wiiu_fields(data, &mut c, platform)?,
+        Platform::Switch { .. } => read_switch_fields(&mut c, platform, at)?,
+    };
+    anim.at = at;
+    anim.name = name;
+    let size = match platform {
+        Platform::WiiU { .. } => 0x18,
+        p if p.switch_0_9() => 0x38,
+        _ => 0x28,
+    };
+    anim.bones = platform
+        .records(data, (bones_field, bones_at), bone_count, size, "bone animation", |b| read_bone(data, b, platform))?;
+    Ok(anim)
+}
+
+/// An FSKA with only its header fields, its bone count, and where the bone array's offset lies
+/// and points.
+type Fields = (Fska, usize, usize, Option<usize>);
+
+fn read_wiiu_fields(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<Fields> {
     let flags = c.u32()?;
-    let (frame_count, bone_count, user_data_count, curve_count, baked_size) = if version >= 0x0304_0000 {
+    let (frame_count, bone_count, user_data_count, curve_count, baked_size) = if platform.since_3_4() {
         (c.i32()?, c.u16()?, c.u16()?, c.i32()?, c.u32()?)
     } else {
-        let fc = c.u16()?;
-        let bc = c.u16()?;
-        let ud = c.u16()?;
-        let cc = c.u16()?;
-        let bs = c.u32()?;
+        let (fc, bc, ud, cc, bs) = (c.u16()?, c.u16()?, c.u16()?, c.u16()?, c.u32()?);
         c.skip(4)?;
         (i32::from(fc), bc, ud, i32::from(cc), bs)
     };
-    let bones_at = rel(&mut c, "bone animations")?;
+    let bones_field = c.offset();
+    let bones_at = platform.offset(c, "bone animations")?;
     let _skeleton = c.i32()?;
     let _bind = c.i32()?;
-    let user_at = rel(&mut c, "user data")?;
-    let user_data = match user_at {
+    let user_data = match platform.offset(c, "user data")? {
         Some(u) if user_data_count > 0 => read_user_data(data, u).within(|| "user data")?,
         _ => Vec::new(),
     };
-    let bones = subfile::records(data, bones_at, at + 0x20, bone_count.into(), 0x18, "bone animation", |b| {
-        read_bone(data, b.offset(), version)
-    })?;
-    Ok(Fska { at, name, flags, frame_count, user_data_count, curve_count, baked_size, bones, user_data })
+    let anim = Fska { flags, frame_count, user_data_count, curve_count, baked_size, user_data, ..Fska::default() };
+    Ok((anim, bone_count.into(), bones_field, bones_at))
 }
 
-fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
-    let flags = c.u32()?;
-    let name = name_field(data, &mut c)?;
-    let begin_rotate = c.u8()?;
-    let begin_translate = c.u8()?;
-    let curve_count = c.u8()?;
-    let begin_base_translate = c.u8()?;
-    let lo = c.u8()?;
-    let hi = c.u8()?;
-    c.skip(2)?;
-    let curves_at = rel(&mut c, "curves")?;
-    let base_at = rel(&mut c, "base data")?;
+fn read_switch_fields(c: &mut Cursor, platform: Platform, at: usize) -> Result<Fields> {
+    let _skeleton = c.u64()?;
+    let _bind = c.u64()?;
+    let bones_field = c.offset();
+    let bones_at = platform.offset(c, "bone animations")?;
+    let _user = (c.u64()?, c.u64()?);
+    let flags = if platform.switch_0_9() { platform.cursor(c.data(), at + 4)?.u32()? } else { c.u32()? };
+    let frame_count = c.i32()?;
+    let curve_count = c.i32()?;
+    let baked_size = c.u32()?;
+    let bone_count = c.u16()?;
+    let user_data_count = c.u16()?;
+    let anim = Fska { flags, frame_count, user_data_count, curve_count, baked_size, ..Fska::default() };
+    Ok((anim, bone_count.into(), bones_field, bones_at))
+}
+
+/// Reads the bone animation at the cursor. Wii U (`0x18`): `u32 flags; off name; u8
+/// beginRotate, beginTranslate, curveCount, beginBaseTranslate; u16 beginCurve` (low byte
+/// first) and 2 bytes; off curves, base data. Switch (`0x28`; `0x38` from 0.9 with two more
+/// `u64` after the offsets): off name, curves, base data; `u32 flags`; the four `u8`; `s32
+/// beginCurve`.
+fn read_bone(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<BoneAnim> {
+    let at = c.offset();
+    let switch = platform.is_switch();
+    let wiiu_flags = if switch { None } else { Some(c.u32()?) };
+    let name = platform.name(data, c)?;
+    let (mut curves_at, mut base_at) = (None, None);
+    if switch {
+        curves_at = platform.offset(c, "curves")?;
+        base_at = platform.offset(c, "base data")?;
+        if platform.switch_0_9() {
+            c.skip(16)?;
+        }
+    }
+    let flags = match wiiu_flags {
+        Some(flags) => flags,
+        None => c.u32()?,
+    };
+    let [begin_rotate, begin_translate, curve_count, begin_base_translate] = c.array::<4>()?;
+    let begin_at = c.offset();
+    let [lo, hi, high_lo, high_hi] = c.array::<4>()?;
+    if switch && (high_lo, high_hi) != (0, 0) {
+        let begin = i32::from_le_bytes([lo, hi, high_lo, high_hi]);
+        return Err(Error::invalid(begin_at, format!("beginCurve {begin} out of range")));
+    }
+    if !switch {
+        curves_at = platform.offset(c, "curves")?;
+        base_at = platform.offset(c, "base data")?;
+    }
     let mut bone = BoneAnim {
         at,
         flags,
@@ -202,12 +276,12 @@ fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
         curves: Vec::new(),
     };
     if flags & 0x38 != 0 {
-        let base_at = base_at.ok_or_else(|| Error::invalid(at + 0x14, "null base data"))?;
-        let mut b = Cursor::new(data, Endian::Big);
-        b.seek(base_at)?;
-        bone.read_base(&mut b)?;
+        let field = at + if platform.is_switch() { 0x10 } else { 0x14 };
+        let base_at = base_at.ok_or_else(|| Error::invalid(field, "base data flagged but its offset is null"))?;
+        bone.read_base(&mut platform.cursor(data, base_at)?)?;
     }
-    bone.curves = Curve::read_array(data, curves_at, at + 0x10, curve_count.into(), version)?;
+    let curves_field = if platform.is_switch() { at + 8 } else { at + 0x10 };
+    bone.curves = Curve::read_array(data, curves_at, curves_field, curve_count.into(), platform)?;
     Ok(bone)
 }
 

@@ -3,9 +3,10 @@
 //! bakedSize, key ranges, texture indices and the `delta` field.
 
 use super::curve::{Curve, CurveType, Value};
+use super::fres::SwitchHeader;
 use super::fres::{self, FresFile, Part, GROUP_NAMES};
 use super::platform::Platform;
-use super::{dict, fska, fskl, ftxp};
+use super::{dict, fmaa, fska, fskl, ftxp, switch_anims};
 use crate::lint::{Finding, Severity};
 
 fn warn(code: &'static str, path: &str, at: usize, msg: String) -> Finding {
@@ -70,6 +71,7 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
         );
     }
     let v = h.version;
+    let wiiu = Platform::WiiU { version: v };
     for ((g, group_name), &count) in GROUP_NAMES.iter().enumerate().zip(&h.counts) {
         let Ok(entries) = fres::entries(data, h, g) else {
             continue;
@@ -108,25 +110,25 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
         for (name, at) in entries {
             let path = format!("{group_name} \"{name}\"");
             match g {
-                fres::G_FSKA => match fska::read(data, at, v) {
+                fres::G_FSKA => match fska::read(data, at, wiiu) {
                     Ok(a) => lint_fska(&mut out, &path, &a, v),
                     Err(e) => {
                         out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
                     }
                 },
-                fres::G_FTXP => match ftxp::read(data, at, v) {
+                fres::G_FTXP => match ftxp::read(data, at, wiiu) {
                     Ok(a) => lint_ftxp(&mut out, &path, &a),
                     Err(e) => {
                         out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
                     }
                 },
-                fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => match super::fshu::read(data, at, v) {
+                fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => match super::fshu::read(data, at, wiiu) {
                     Ok(a) => lint_fshu(&mut out, &path, &a),
                     Err(e) => {
                         out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
                     }
                 },
-                fres::G_FVIS_BONE | fres::G_FVIS_MAT => match super::fvis::read(data, at, v) {
+                fres::G_FVIS_BONE | fres::G_FVIS_MAT => match super::fvis::read(data, at, wiiu) {
                     Ok(a) => {
                         for c in &a.curves {
                             check_curve(&mut out, &path, c);
@@ -152,7 +154,7 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
                         out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
                     }
                 },
-                fres::G_FMDL => lint_model(&mut out, &path, data, at, Platform::WiiU { version: v }),
+                fres::G_FMDL => lint_model(&mut out, &path, data, at, wiiu),
                 _ => {}
             }
         }
@@ -383,6 +385,64 @@ pub fn repair(file: &FresFile, data: &[u8]) -> (FresFile, Vec<String>) {
     }
     changes.dedup();
     (out, changes)
+}
+
+/// Consistency checks (derived counts and begin indices, as the Wii U lint checks them): FSKA
+/// `curveCount` is the sum of the bones' curve counts and each bone's `beginCurve` the running
+/// sum; FMAA `curveCount` is the sum of the materials' curves. Not fixable by `repair` (the
+/// findings name what a replacement through the model recomputes).
+pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let platform = switch_anims::platform(header);
+    for at in switch_anims::fska_offsets(data, header).unwrap_or_default() {
+        let Ok(anim) = fska::read(data, at, platform) else { continue };
+        let path = format!("FSKA \"{}\"", anim.name);
+        let mut sum = 0usize;
+        for bone in &anim.bones {
+            if usize::from(bone.begin_curve) != sum {
+                out.push(
+                    Finding::new(
+                        Severity::Warning,
+                        "bfres-switch-begin-curve",
+                        format!("bone \"{}\": beginCurve {} but {sum} curves precede it", bone.name, bone.begin_curve),
+                    )
+                    .at(bone.at)
+                    .path(path.clone()),
+                );
+            }
+            sum += bone.curves.len();
+        }
+        if usize::try_from(anim.curve_count).ok() != Some(sum) {
+            out.push(
+                Finding::new(
+                    Severity::Warning,
+                    "bfres-switch-curve-count",
+                    format!("curveCount {} but the bones hold {sum} curves", anim.curve_count),
+                )
+                .at(at)
+                .path(path),
+            );
+        }
+    }
+    for (i, at) in switch_anims::model_offsets(data, header).unwrap_or_default().into_iter().enumerate() {
+        lint_model(&mut out, &format!("model {i}"), data, at, platform);
+    }
+    for at in switch_anims::fmaa_offsets(data, header).unwrap_or_default() {
+        let Ok(anim) = fmaa::read(data, at, platform) else { continue };
+        let sum: usize = anim.materials.iter().map(|m| m.curves.len()).sum();
+        if usize::from(anim.curve_count) != sum {
+            out.push(
+                Finding::new(
+                    Severity::Warning,
+                    "bfres-switch-curve-count",
+                    format!("curveCount {} but the materials hold {sum} curves", anim.curve_count),
+                )
+                .at(at)
+                .path(format!("FMAA \"{}\"", anim.name)),
+            );
+        }
+    }
+    out
 }
 
 #[cfg(test)]

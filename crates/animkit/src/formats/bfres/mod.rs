@@ -61,6 +61,7 @@ pub mod dict;
 pub mod dump;
 pub mod encode;
 pub mod euler;
+pub mod fmaa;
 pub mod fmdl;
 pub mod fres;
 pub mod from_model;
@@ -76,7 +77,6 @@ pub mod stored;
 pub mod strings;
 pub mod subfile;
 pub mod sweep;
-pub mod switch;
 pub mod switch_anims;
 pub mod switch_build;
 pub mod switch_dump;
@@ -91,7 +91,7 @@ use crate::format::Repaired;
 use crate::formats::Param;
 use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::Finding;
-use crate::model::{Package, Values};
+use crate::model::{Clip, Package, Target, Values};
 use crate::sample::{sample_track, Sampled};
 use fres::FresFile;
 
@@ -102,11 +102,12 @@ pub fn to_model(data: &[u8], header: &fres::Header, options: &ReadOptions) -> Re
     use crate::error::Context;
     use fres::*;
     let (fps, limits) = (fps(options)?, &options.limits);
+    let wiiu = platform::Platform::WiiU { version: header.version };
     let v = header.version;
     let name_of = |g: usize, name: &str| format!("{} \"{name}\"", GROUP_NAMES.get(g).unwrap_or(&"group"));
     let mut package = Package { name: String::new(), ..Default::default() };
     if header.name != 0 {
-        package.name = strings::name_at(data, 0x14 + i64::from(header.name)).unwrap_or_default();
+        package.name = platform::name_at(data, 0x14 + i64::from(header.name)).unwrap_or_default();
     }
     let fskas = read_fskas(data, header)?;
     package.skeleton = bind::bind(fmdl::skeletons(data, header)?, &fskas, model_param(options))?.map(|b| b.1);
@@ -121,7 +122,7 @@ pub fn to_model(data: &[u8], header: &fres::Header, options: &ReadOptions) -> Re
         [(G_FSHU_PARAM, fshu::Kind::ShaderParam), (4, fshu::Kind::Colour), (G_FSHU_SRT, fshu::Kind::TextureSrt)]
     {
         for (name, at) in entries(data, header, g)? {
-            let anim = fshu::read(data, at, v).within(|| name_of(g, &name))?;
+            let anim = fshu::read(data, at, wiiu).within(|| name_of(g, &name))?;
             let mut clip = fshu::to_clip(&anim, kind, fps, limits).within(|| name_of(g, &name))?;
             if v >= 0x0304_0000 {
                 stored::remember_fshu(&mut clip, anim, g, fps);
@@ -130,12 +131,12 @@ pub fn to_model(data: &[u8], header: &fres::Header, options: &ReadOptions) -> Re
         }
     }
     for (name, at) in entries(data, header, G_FTXP)? {
-        let anim = ftxp::read(data, at, v).within(|| name_of(G_FTXP, &name))?;
+        let anim = ftxp::read(data, at, wiiu).within(|| name_of(G_FTXP, &name))?;
         package.clips.push(ftxp::to_clip(&anim, fps).within(|| name_of(G_FTXP, &name))?);
     }
     for g in [G_FVIS_BONE, G_FVIS_MAT] {
         for (name, at) in entries(data, header, g)? {
-            let anim = fvis::read(data, at, v).within(|| name_of(g, &name))?;
+            let anim = fvis::read(data, at, wiiu).within(|| name_of(g, &name))?;
             package.clips.push(fvis::to_clip(&anim, fps).within(|| name_of(g, &name))?);
         }
     }
@@ -147,7 +148,10 @@ fn read_fskas(data: &[u8], header: &fres::Header) -> Result<Vec<fska::Fska>> {
     use crate::error::Context;
     let list = fres::entries(data, header, fres::G_FSKA)?;
     list.into_iter()
-        .map(|(name, at)| fska::read(data, at, header.version).within(|| format!("FSKA \"{name}\"")))
+        .map(|(name, at)| {
+            fska::read(data, at, platform::Platform::WiiU { version: header.version })
+                .within(|| format!("FSKA \"{name}\""))
+        })
         .collect()
 }
 
@@ -209,7 +213,7 @@ impl Format for Bfres {
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
-        if switch::is_switch(bytes) {
+        if fres::is_switch(bytes) {
             return Confidence::Certain;
         }
         match bytes.get(..4) {
@@ -232,8 +236,8 @@ impl Format for Bfres {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        if switch::is_switch(&bytes) {
-            return Ok(Box::new(switch::read(bytes, options)?));
+        if fres::is_switch(&bytes) {
+            return Ok(Box::new(SwitchDocument::read(bytes, options)?));
         }
         let file = fres::read(&bytes)?;
         Ok(Box::new(BfresDocument { file, data: bytes, options: options.clone() }))
@@ -250,7 +254,7 @@ impl Format for Bfres {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        if let Some(doc) = switch::undump(&value) {
+        if let Some(doc) = SwitchDocument::undump(&value) {
             return Ok(Box::new(doc?));
         }
         let d: dump::DumpFile = serde_json::from_value(value)
@@ -303,10 +307,10 @@ impl BfresDocument {
     /// frames (`0–9 Bass_Alb.0, 10–19 Bass_Alb.1…`), evaluated through the model (step ints).
     pub fn texture_tables(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let v = self.file.header.version;
+        let wiiu = platform::Platform::WiiU { version: self.file.header.version };
         let Ok(list) = fres::entries(&self.data, &self.file.header, fres::G_FTXP) else { return out };
         for (name, at) in list {
-            let table = ftxp::read(&self.data, at, v).and_then(|anim| {
+            let table = ftxp::read(&self.data, at, wiiu).and_then(|anim| {
                 let frames = anim.frame_count.max(0) as u32;
                 Ok((ftxp::to_clip(&anim, 30.0)?, frames))
             });
@@ -408,5 +412,149 @@ impl Document for BfresDocument {
         notes.extend(self.not_in_model());
         notes.extend(self.texture_tables());
         notes
+    }
+}
+
+/// A Switch BFRES: keeps its bytes, reads animations on demand.
+pub struct SwitchDocument {
+    /// The FRES header.
+    pub header: fres::SwitchHeader,
+    data: Bytes,
+    options: ReadOptions,
+}
+
+impl SwitchDocument {
+    /// Reads a Switch BFRES: the header, and every FSKA, FMAA and model skeleton (so structural
+    /// errors surface at read time).
+    pub fn read(bytes: Bytes, options: &ReadOptions) -> Result<SwitchDocument> {
+        let header = fres::read_switch_header(&bytes)?;
+        switch_anims::read_fskas(&bytes, &header)?;
+        switch_anims::skeletons(&bytes, &header)?;
+        switch_anims::read_fmaas(&bytes, &header)?;
+        Ok(SwitchDocument { header, data: bytes, options: options.clone() })
+    }
+
+    /// The file's bytes.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// This file with the skeletal animation named like `clip` replaced by it
+    /// ([`switch_replace::replace_clip`]), read back.
+    pub fn with_clip(&self, clip: &Clip) -> Result<SwitchDocument> {
+        let bytes = switch_replace::replace_clip(&self.data, clip, fps(&self.options)?)?;
+        SwitchDocument::read(Bytes::from(bytes), &self.options)
+    }
+
+    /// Which model's skeleton the animations bind to, and why ([`bind::bind`]).
+    pub fn binding(&self) -> Result<Option<bind::Binding>> {
+        let fskas = switch_anims::read_fskas(&self.data, &self.header)?;
+        let models = switch_anims::skeletons(&self.data, &self.header)?;
+        Ok(bind::bind(models, &fskas, model_param(&self.options))?.map(|b| b.0))
+    }
+
+    /// Rebuilds a Switch document from its dump ([`switch_dump`]); `None` when the dump is not
+    /// a Switch one.
+    fn undump(value: &serde_json::Value) -> Option<Result<SwitchDocument>> {
+        if value.get("platform").and_then(|p| p.as_str()) != Some("switch") {
+            return None;
+        }
+        Some((|| {
+            let dump: switch_dump::SwitchDump = serde_json::from_value(value.clone())
+                .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))?;
+            SwitchDocument::read(Bytes::from(switch_dump::from_dump(&dump)?), &ReadOptions::default())
+        })())
+    }
+}
+
+/// The one clip with bone tracks of `package` to put in place of the skeletal animation `name`:
+/// the clip of that name, or the only one (renamed).
+fn replacement_clip(package: Package, name: &str) -> Result<Clip> {
+    let bones = |c: &Clip| c.tracks.iter().any(|t| matches!(t.target, Target::Bone(_)));
+    let mut with_bones: Vec<Clip> = package.clips.into_iter().filter(bones).collect();
+    if let Some(i) = with_bones.iter().position(|c| c.name == name) {
+        return Ok(with_bones.swap_remove(i));
+    }
+    let count = with_bones.len();
+    match with_bones.pop() {
+        Some(only) if count == 1 => Ok(Clip { name: name.to_string(), ..only }),
+        _ => Err(Error::invalid(
+            0,
+            format!("the replacement holds {count} clips with bone tracks and none named \"{name}\""),
+        )),
+    }
+}
+
+impl Document for SwitchDocument {
+    fn format(&self) -> &'static dyn Format {
+        &Bfres
+    }
+
+    fn version(&self) -> String {
+        self.header.version_string()
+    }
+
+    /// The bytes the document holds: those read, or those a replacement wrote
+    /// ([`Self::with_clip`]). Writing them again from the parsed tables gives the same bytes
+    /// ([`switch_write::rewrite`], tested on every corpus file).
+    fn write(&self) -> Result<Vec<u8>> {
+        Ok(self.data.to_vec())
+    }
+
+    fn to_model(&self) -> Result<Package> {
+        let fps = fps(&self.options)?;
+        switch_anims::to_model(&self.data, &self.header, fps, &self.options.limits, model_param(&self.options))
+    }
+
+    /// The structured dump of [`switch_dump`].
+    fn dump(&self) -> Result<serde_json::Value> {
+        serde_json::to_value(switch_dump::to_dump(&self.data)?)
+            .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))
+    }
+
+    fn lint(&self) -> Vec<Finding> {
+        lint::lint_switch(&self.data, &self.header)
+    }
+
+    /// Replaces the skeletal animation `name` by the clip of that name (or the only clip with
+    /// bone tracks) of `data`, a BFRES (Wii U or Switch; convert a file of another format to
+    /// BFRES first), through [`Self::with_clip`]; `animkit replace ARCHIVE …/file.bfres/NAME NEW`
+    /// reaches it through the containers.
+    fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
+        let package = Bfres.read(data, &self.options).map_err(|e| e.within("the replacement"))?.to_model()?;
+        Ok(Box::new(self.with_clip(&replacement_clip(package, name)?)?))
+    }
+
+    fn repair(&self) -> Result<Repaired> {
+        let document = SwitchDocument::read(self.data.clone(), &self.options)?;
+        Ok(Repaired { document: Box::new(document), changes: Vec::new() })
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let h = &self.header;
+        let mut notes = vec![fres::PLATFORM_NOTE.to_string()];
+        for (n, what) in [
+            (h.fska.2, "skeletal animations"),
+            (h.fmaa.2, "material animations"),
+            (h.model_count, "models"),
+            (h.bone_visibility_count, "bone visibility animations"),
+            (h.embedded_count, "embedded files (not read)"),
+        ] {
+            if n > 0 {
+                notes.push(format!("{n} {what}"));
+            }
+        }
+        match self.binding() {
+            Ok(Some(binding)) => notes.push(binding.note()),
+            Ok(None) if h.fska.2 > 0 => notes.push(bind::unbound_note(usize::from(h.fska.2))),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("skeleton: {e}")),
+        }
+        notes.extend(self.not_in_model());
+        notes
+    }
+
+    fn not_in_model(&self) -> Vec<String> {
+        switch_anims::not_in_model(&self.data, &self.header)
     }
 }

@@ -13,8 +13,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::fres::SwitchFileHeader as FileHeader;
 use super::fska::Fska;
-use super::switch_dump::FileHeader;
 use super::switch_write::{dict_bytes, group, write_fska_data, write_fska_header, RelocSection, Relocation};
 use crate::bytes::{round_up, Endian, Writer};
 use crate::error::{Error, Result};
@@ -187,7 +187,7 @@ fn write_strings(out: &mut [u8], plan: &Plan, strings: &[String]) {
 
 fn file_header(name: usize, plan: &Plan, count: u16) -> FileHeader {
     FileHeader {
-        magic: *super::switch::MAGIC,
+        magic: *super::fres::SWITCH_MAGIC,
         version: VERSION,
         bom: [0xFF, 0xFE],
         alignment_log2: 3,

@@ -26,10 +26,15 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::curve::{Curve, CurveType, FrameType, KeyType};
+use super::fres::{read_switch_header, SwitchHeader as Header};
 use super::fska::{BoneAnim, Fska};
-use super::switch::{self, Header};
+use super::platform::Platform;
+use super::{fska, switch_anims};
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
+
+/// The platform offsets and names are read with (the same in every Switch version).
+const SWITCH: Platform = Platform::Switch { major: 8 };
 
 /// One `_RLT` entry: `struct_count` runs of `offset_count` consecutive `u64` offsets starting at
 /// `pos`, the runs `offset_count + padding_words` 8-byte words apart.
@@ -271,9 +276,9 @@ pub(crate) struct FskaData {
 pub(crate) fn fska_data(data: &[u8], header: usize, anim: &Fska) -> Result<FskaData> {
     let mut c = Cursor::new(data, Endian::Little);
     c.seek(header + 0x28)?;
-    let bind_at = switch::offset(&mut c, "bind indices")?;
-    let bones_at = switch::offset(&mut c, "bone animations")?;
-    let user_at = switch::offset(&mut c, "user data")?;
+    let bind_at = SWITCH.offset(&mut c, "bind indices")?;
+    let bones_at = SWITCH.offset(&mut c, "bone animations")?;
+    let user_at = SWITCH.offset(&mut c, "user data")?;
     let (Some(bind_at), Some(bones_at)) = (bind_at, bones_at) else {
         return Err(Error::unsupported("replacing an FSKA without bind indices or bone animations"));
     };
@@ -471,7 +476,7 @@ pub(crate) struct Parts {
 }
 
 pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
-    let header = switch::read_header(data)?;
+    let header = read_switch_header(data)?;
     if header.major() >= 9 {
         return Err(Error::unsupported(format!(
             "writing Switch BFRES 0.{}: only 0.5 to 0.8 are written",
@@ -486,8 +491,9 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
         .0;
     let strings = read_strings(data, str_at).within(|| "_STR")?;
     let mut fskas = Vec::new();
-    for (i, at) in switch::fska_offsets(data, &header)?.into_iter().enumerate() {
-        let anim = switch::read_fska(data, at, header.major()).within(|| format!("skeletal animation {i}"))?;
+    for (i, at) in switch_anims::fska_offsets(data, &header)?.into_iter().enumerate() {
+        let anim =
+            fska::read(data, at, switch_anims::platform(&header)).within(|| format!("skeletal animation {i}"))?;
         let place = fska_data(data, at, &anim).within(|| format!("skeletal animation \"{}\"", anim.name))?;
         fskas.push((at, anim, place));
     }
@@ -535,7 +541,7 @@ pub fn read_dict(data: &[u8], at: usize) -> Result<(Vec<super::dict::TrieNode>, 
     let (mut nodes, mut names) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for i in 0..n {
         nodes.push((c.u32()?, c.u16()?, c.u16()?));
-        let name = switch::name_field(data, &mut c).within(|| format!("dictionary node {i}"))?;
+        let name = SWITCH.name(data, &mut c).within(|| format!("dictionary node {i}"))?;
         if i > 0 {
             names.push(name);
         }
