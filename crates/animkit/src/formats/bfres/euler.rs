@@ -16,8 +16,8 @@
 use glam::{Quat, Vec4};
 
 use super::curve::{Curve, KeyType};
-use super::fska::union_frames;
 use super::sweep::{Point, Sweep};
+use super::union::union_frames;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
 

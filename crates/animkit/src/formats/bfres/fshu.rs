@@ -9,9 +9,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::curve::{Curve, Value};
-use super::fska::union_cubic;
 use super::platform::Platform;
 use super::subfile;
+use super::union::union_cubic;
 use crate::bytes::Cursor;
 use crate::error::{Error, Result};
 use crate::formats::Limits;

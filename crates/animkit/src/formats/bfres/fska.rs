@@ -14,7 +14,7 @@ use super::curve::Curve;
 use super::euler::rotation_keys;
 use super::platform::Platform;
 use super::subfile;
-use super::sweep::{Point, Sweep};
+use super::union::union_cubic;
 use crate::bytes::Cursor;
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::formats::Limits;
@@ -289,86 +289,6 @@ fn read_bone(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<BoneAnim
 const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
 const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
 const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
-
-/// Key times (seconds) and, per key, `[in-tangent, value, out-tangent]` of each component.
-pub type UnionKeys<const N: usize> = (Vec<f32>, Vec<[[f32; N]; 3]>);
-
-/// The key frames of `curves` merged, sorted and without repeats; frame 0 alone when there are
-/// none. Each curve's frames are usually in order already, and then merged in one pass.
-pub fn union_frames(curves: &[Option<&Curve>]) -> Vec<f32> {
-    let mut lists: Vec<&[f32]> = curves.iter().flatten().map(|c| c.frames.as_slice()).collect();
-    let total = lists.iter().map(|l| l.len()).sum();
-    let mut frames: Vec<f32> = Vec::with_capacity(total);
-    if lists.iter().all(|l| l.is_sorted()) {
-        while let Some(f) = lists.iter().filter_map(|l| l.first().copied()).reduce(f32::min) {
-            for l in &mut lists {
-                while let Some((_, rest)) = l.split_first().filter(|(&x, _)| x == f) {
-                    *l = rest;
-                }
-            }
-            frames.push(f);
-        }
-    } else {
-        frames.extend(lists.iter().flat_map(|l| l.iter().copied()));
-        frames.sort_unstable_by(f32::total_cmp);
-    }
-    frames.dedup();
-    if frames.is_empty() {
-        frames.push(0.0);
-    }
-    frames
-}
-
-/// Per-component cubic keys at the union of the component curves' frames: for each key the
-/// in-tangent, value and out-tangent of every component (tangents per second).
-pub fn union_cubic<const N: usize>(
-    curves: [Option<&Curve>; N],
-    base: [f32; N],
-    fps: f32,
-    limits: &Limits,
-) -> Result<UnionKeys<N>> {
-    let frames = union_frames(&curves);
-    if frames.len() as u64 > limits.max_keys {
-        return Err(Error::new(ErrorKind::Limit, None, "too many keys"));
-    }
-    let last = frames.len() - 1;
-    let mut keys = Vec::with_capacity(frames.len());
-    let mut times = Vec::with_capacity(frames.len());
-    let mut sweeps = curves.map(|c| c.map(Sweep::new));
-    for (k, &f) in frames.iter().enumerate() {
-        let mut key = [[0f32; N]; 3];
-        // Per component, the value the segment before ends at when the curve jumps at this key.
-        let mut jumps = [None::<f32>; N];
-        let [ins, values, outs] = &mut key;
-        let slots = ins.iter_mut().zip(values.iter_mut()).zip(outs.iter_mut()).zip(jumps.iter_mut());
-        for ((sweep, &b), (((inn_slot, value_slot), out_slot), jump)) in sweeps.iter_mut().zip(&base).zip(slots) {
-            let p = sweep.as_mut().map_or(Point::constant(b), |s| s.at(f));
-            *inn_slot = if k == 0 { 0.0 } else { p.in_slope * fps };
-            *value_slot = p.value;
-            *out_slot = if k == last { 0.0 } else { p.out_slope * fps };
-            *jump = p.jump;
-        }
-        // A jump at this key (a held segment): the segment before ends elsewhere, with this
-        // key's in-tangents; the key itself then starts flat.
-        if jumps.iter().any(Option::is_some) {
-            let [ins, mut ends, _] = key;
-            for (end, jump) in ends.iter_mut().zip(jumps) {
-                if let Some(l) = jump.filter(|l| !l.is_nan()) {
-                    *end = l;
-                }
-            }
-            key[0] = [0.0; N];
-            keys.push([ins, ends, [0.0; N]]);
-            times.push(f / fps);
-        }
-        keys.push(key);
-        times.push(f / fps);
-    }
-    if keys.len() as u64 > limits.max_keys {
-        return Err(Error::new(ErrorKind::Limit, None, "too many keys"));
-    }
-    Ok((times, keys))
-}
 
 /// Converts one FSKA to a clip.
 pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {

@@ -82,6 +82,7 @@ pub mod switch_build;
 pub mod switch_dump;
 pub mod switch_replace;
 pub mod switch_write;
+pub mod union;
 pub mod unroll;
 
 use bytes::Bytes;
