@@ -13,9 +13,11 @@ use crate::error::{Context, Error, Result};
 /// Frame storage (flags bits 0–1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum FrameType {
+    /// `f32`.
     F32,
     /// `s16` fixed point 10.5 (`raw / 32`).
     Fixed10x5,
+    /// `u8`.
     U8,
 }
 
@@ -24,27 +26,39 @@ pub enum FrameType {
 pub enum KeyType {
     /// `f32` for float curves, `s32`/`u32` for int and bool curves.
     Bits32,
+    /// `s16`.
     S16,
+    /// `s8`.
     S8,
 }
 
 /// Curve type (flags bits 4–6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum CurveType {
+    /// Cubic segments: four coefficients per key.
     Cubic,
+    /// Linear segments: two coefficients per key.
     Linear,
+    /// One float key per frame.
     BakedFloat,
+    /// Integer keys held until the next key.
     StepInt,
+    /// One integer key per frame.
     BakedInt,
+    /// Bits held until the next key.
     StepBool,
+    /// One bit per frame.
     BakedBool,
 }
 
 /// Pre/post wrap (flags bits 8–9 and 12–13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Wrap {
+    /// Hold the end value.
     Clamp,
+    /// Repeat the curve.
     Repeat,
+    /// Repeat it back and forth.
     Mirror,
     /// Value 3: undefined (§5.1); evaluated as clamp.
     Undefined,
@@ -64,8 +78,11 @@ impl Wrap {
 /// An evaluated value.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum Value {
+    /// A float curve's value.
     Float(f32),
+    /// An int curve's value.
     Int(i32),
+    /// A bool curve's value.
     Bool(bool),
 }
 
@@ -88,11 +105,16 @@ pub struct Curve {
     /// Absolute position of the curve header.
     #[serde(skip)]
     pub at: usize,
+    /// Frame type (bits 0–1), key type (2–3), curve type (4–6), pre wrap (8–9), post wrap (12–13).
     pub flags: u16,
+    /// Number of keys.
     pub key_count: u16,
+    /// The animated field, as an offset into the target's value block.
     pub target: u32,
+    /// First frame.
     #[serde(with = "crate::raw_json::exact")]
     pub start: f32,
+    /// Last frame.
     #[serde(with = "crate::raw_json::exact")]
     pub end: f32,
     /// The raw scale word (an `f32` for float curves; 0 or 1 in int and bool curves).
@@ -111,6 +133,7 @@ pub struct Curve {
 }
 
 impl Curve {
+    /// Frame storage (flags bits 0–1).
     pub fn frame_type(&self) -> FrameType {
         match self.flags & 3 {
             0 => FrameType::F32,
@@ -119,6 +142,7 @@ impl Curve {
         }
     }
 
+    /// Key storage (flags bits 2–3).
     pub fn key_type(&self) -> KeyType {
         match (self.flags >> 2) & 3 {
             0 => KeyType::Bits32,
@@ -127,14 +151,17 @@ impl Curve {
         }
     }
 
+    /// Curve type (flags bits 4–6; the reserved 3 reads as cubic, the reader rejects it).
     pub fn curve_type(&self) -> CurveType {
         curve_type(self.flags).unwrap_or(CurveType::Cubic)
     }
 
+    /// What happens before the first frame (flags bits 8–9).
     pub fn pre_wrap(&self) -> Wrap {
         Wrap::from_bits(self.flags >> 8)
     }
 
+    /// What happens after the last frame (flags bits 12–13).
     pub fn post_wrap(&self) -> Wrap {
         Wrap::from_bits(self.flags >> 12)
     }
@@ -149,18 +176,22 @@ impl Curve {
         }
     }
 
+    /// Whether the values are floats (cubic, linear or baked float).
     pub fn is_float(&self) -> bool {
         matches!(self.curve_type(), CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat)
     }
 
+    /// The scale word as an `f32`.
     pub fn scale(&self) -> f32 {
         f32::from_bits(self.scale_bits)
     }
 
+    /// The offset word as an `f32` (float curves).
     pub fn offset_f32(&self) -> f32 {
         f32::from_bits(self.offset_bits)
     }
 
+    /// The offset word as an `i32` (int and bool curves).
     pub fn offset_i32(&self) -> i32 {
         self.offset_bits as i32
     }
@@ -247,7 +278,7 @@ impl Curve {
         self.keys.get(i * self.stride() + j).copied().unwrap_or(0.0) as f32
     }
 
-    /// Maps a frame into the curve's range by its wrap modes (§5.1). See [`super::unroll`] for
+    /// Maps a frame into the curve's range by its wrap modes (§5.1). See `unroll` for
     /// whole animations.
     pub fn wrap_frame(&self, f: f32) -> f32 {
         let len = self.end - self.start;

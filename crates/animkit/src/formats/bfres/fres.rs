@@ -13,6 +13,7 @@ use super::platform::Platform;
 use super::strings::{read_pool, write_pool, PoolString};
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
+use crate::record::Record;
 
 /// The number of index groups in the header.
 pub const GROUPS: usize = 12;
@@ -33,35 +34,53 @@ pub const GROUP_NAMES: [&str; GROUPS] = [
     "embedded files",
 ];
 
-/// Group indices.
+/// Index group of the models.
 pub const G_FMDL: usize = 0;
+/// Index group of the skeletal animations.
 pub const G_FSKA: usize = 2;
+/// Index group of the shader-parameter animations.
 pub const G_FSHU_PARAM: usize = 3;
+/// Index group of the texture SRT animations.
 pub const G_FSHU_SRT: usize = 5;
+/// Index group of the texture pattern animations.
 pub const G_FTXP: usize = 6;
+/// Index group of the bone visibility animations.
 pub const G_FVIS_BONE: usize = 7;
+/// Index group of the material visibility animations.
 pub const G_FVIS_MAT: usize = 8;
+/// Index group of the embedded files.
 pub const G_EMBEDDED: usize = 11;
 
-/// The `0x6C`-byte header of v >= 2.4.0.0, every field as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Header {
-    pub version: u32,
-    pub bom: u16,
-    /// `0x0010` in every file.
-    pub header_word: u16,
-    pub file_size: u32,
-    pub alignment: u32,
-    /// Self-relative offset of the file name.
-    pub name: i32,
-    pub pool_size: u32,
-    /// Self-relative offset of the string pool (its first length word).
-    pub pool: i32,
-    pub groups: [i32; GROUPS],
-    pub counts: [u16; GROUPS],
-    pub user_pointer: u32,
+crate::record! {
+    /// The `0x6C`-byte header of v >= 2.4.0.0 after the magic `FRES`, every field as stored.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    pub struct Header {
+        /// `major.minor.micro.build`, a byte each.
+        pub version: u32,
+        /// `0xFEFF`.
+        pub bom: u16,
+        /// `0x0010` in every file.
+        pub header_word: u16,
+        /// The file's size.
+        pub file_size: u32,
+        /// The alignment of the GPU data.
+        pub alignment: u32,
+        /// Self-relative offset of the file name.
+        pub name: i32,
+        /// The string pool's size.
+        pub pool_size: u32,
+        /// Self-relative offset of the string pool (its first length word).
+        pub pool: i32,
+        /// Self-relative offsets of the index groups ([`GROUP_NAMES`]), 0 for none.
+        pub groups: [i32; GROUPS],
+        /// The entry count of each index group.
+        pub counts: [u16; GROUPS],
+        /// Runtime pointer (0 on disk).
+        pub user_pointer: u32,
+    }
 }
 
+/// The header's size, magic included.
 pub const HEADER_SIZE: usize = 0x6C;
 
 impl Header {
@@ -71,6 +90,7 @@ impl Header {
         (v != 0).then(|| (0x20 + 4 * g as i64 + i64::from(v)) as usize)
     }
 
+    /// The absolute position of the string pool's first length word.
     pub fn pool_at(&self) -> i64 {
         0x1C + i64::from(self.pool)
     }
@@ -86,9 +106,21 @@ impl Header {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
     /// Index group `group`.
-    Dict { group: usize, dict: ResDict },
+    Dict {
+        /// Which group ([`GROUP_NAMES`]).
+        group: usize,
+        /// The group as stored.
+        dict: ResDict,
+    },
     /// The subfile that entry `index` of group `group` points at, as opaque bytes.
-    Subfile { group: usize, index: usize, bytes: Vec<u8> },
+    Subfile {
+        /// Which group ([`GROUP_NAMES`]).
+        group: usize,
+        /// The entry in the group.
+        index: usize,
+        /// The subfile's bytes, up to the next known structure.
+        bytes: Vec<u8>,
+    },
     /// The string pool.
     Strings(Vec<PoolString>),
     /// Anything else: embedded-file records, GPU buffers, alignment padding.
@@ -96,6 +128,7 @@ pub enum Part {
 }
 
 impl Part {
+    /// The stored length in bytes.
     pub fn byte_len(&self) -> usize {
         match self {
             Part::Dict { dict, .. } => dict.byte_len(),
@@ -108,7 +141,9 @@ impl Part {
 /// A whole FRES file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FresFile {
+    /// The header.
     pub header: Header,
+    /// Everything after the header, in file order.
     pub parts: Vec<Part>,
 }
 
@@ -133,38 +168,22 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
             "Switch BFRES (\"FRES    \", little-endian, relocation table) is not supported; only Wii U files are",
         ));
     }
-    let version = c.u32()?;
-    let bom = c.u16()?;
-    if bom != 0xFEFF {
+    let header = Header::read(&mut c)?;
+    if header.bom != 0xFEFF {
         return Err(Error::new(
             ErrorKind::Unsupported,
             Some(8),
-            format!("byte-order mark {bom:#06x}: only big-endian Wii U files are supported"),
+            format!("byte-order mark {:#06x}: only big-endian Wii U files are supported", header.bom),
         ));
     }
-    if version < 0x0204_0000 {
+    if header.version < 0x0204_0000 {
         return Err(Error::new(
             ErrorKind::Unsupported,
             Some(4),
-            format!("version {version:#010x} predates 2.4.0.0 (no group counts); not supported"),
+            format!("version {:#010x} predates 2.4.0.0 (no group counts); not supported", header.version),
         ));
     }
-    let header_word = c.u16()?;
-    let file_size = c.u32()?;
-    let alignment = c.u32()?;
-    let name = c.i32()?;
-    let pool_size = c.u32()?;
-    let pool = c.i32()?;
-    let mut groups = [0i32; GROUPS];
-    for g in &mut groups {
-        *g = c.i32()?;
-    }
-    let mut counts = [0u16; GROUPS];
-    for n in &mut counts {
-        *n = c.u16()?;
-    }
-    let user_pointer = c.u32()?;
-    Ok(Header { version, bom, header_word, file_size, alignment, name, pool_size, pool, groups, counts, user_pointer })
+    Ok(header)
 }
 
 /// Parses a FRES file into parts.
@@ -262,23 +281,10 @@ pub fn read(data: &[u8]) -> Result<FresFile> {
     Ok(FresFile { header, parts })
 }
 
+/// Writes the magic and the header.
 pub fn write_header(w: &mut Writer, h: &Header) {
     w.bytes(b"FRES");
-    w.u32(h.version);
-    w.u16(h.bom);
-    w.u16(h.header_word);
-    w.u32(h.file_size);
-    w.u32(h.alignment);
-    w.i32(h.name);
-    w.u32(h.pool_size);
-    w.i32(h.pool);
-    for &g in &h.groups {
-        w.i32(g);
-    }
-    for &n in &h.counts {
-        w.u16(n);
-    }
-    w.u32(h.user_pointer);
+    h.write(w);
 }
 
 /// The bytes of `file`.
@@ -333,12 +339,19 @@ pub fn is_switch(bytes: &[u8]) -> bool {
 /// 32 reserved bytes after the model dict and two more `u16` after the model count).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchHeader {
+    /// `0.x.y.z`, a byte each from the top.
     pub version: u32,
+    /// The file's alignment as a power of two.
     pub alignment_log2: u8,
+    /// Target address size (0 on disk).
     pub address_size: u8,
+    /// Header flags.
     pub flags: u16,
+    /// The file's size.
     pub file_size: u32,
+    /// Position of the `_RLT`.
     pub relocation_table: u32,
+    /// The file name.
     pub name: String,
     /// The model (FMDL) array.
     pub model_array: u64,
@@ -346,10 +359,15 @@ pub struct SwitchHeader {
     pub fska: (u64, u64, u16),
     /// (array, dict, count) of material animations.
     pub fmaa: (u64, u64, u16),
+    /// The number of models.
     pub model_count: u16,
+    /// The number of bone visibility animations.
     pub bone_visibility_count: u16,
+    /// The number of shape animations.
     pub shape_anim_count: u16,
+    /// The number of scene animations.
     pub scene_anim_count: u16,
+    /// The number of embedded files.
     pub embedded_count: u16,
 }
 
@@ -359,6 +377,7 @@ impl SwitchHeader {
         (self.version >> 16) as u8
     }
 
+    /// `0.x.y.z (Switch)`.
     pub fn version_string(&self) -> String {
         let v = self.version;
         format!("{}.{}.{}.{} (Switch)", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF)

@@ -20,8 +20,11 @@ use crate::model::{Clip, Interpolation, Target, Track, Values};
 /// Which index group the FSHU came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// The shader-parameter group.
     ShaderParam,
+    /// The colour group.
     Colour,
+    /// The texture SRT group.
     TextureSrt,
 }
 
@@ -29,14 +32,22 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fshu {
+    /// Position of the header.
     #[serde(skip)]
     pub at: usize,
+    /// The animation's name.
     pub name: String,
+    /// Flags (bit 2: looping).
     pub flags: u32,
+    /// Frames.
     pub frame_count: i32,
+    /// The stored count of animated parameters.
     pub param_anim_count: i32,
+    /// The stored curve total.
     pub curve_count: i32,
+    /// Runtime size of the baked curves (§8).
     pub baked_size: u32,
+    /// One entry per animated material.
     pub materials: Vec<MaterialAnim>,
 }
 
@@ -44,6 +55,7 @@ pub struct Fshu {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialAnim {
+    /// The material's name.
     pub name: String,
     /// Derived (the writer recomputes it).
     #[serde(default)]
@@ -51,7 +63,9 @@ pub struct MaterialAnim {
     /// Derived (the writer recomputes it).
     #[serde(default)]
     pub begin_param_anim: i32,
+    /// The parameters animated.
     pub params: Vec<ParamInfo>,
+    /// The material's curves.
     pub curves: Vec<Curve>,
     /// `(target, raw value word)`.
     pub constants: Vec<(u32, u32)>,
@@ -61,16 +75,24 @@ pub struct MaterialAnim {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParamInfo {
+    /// The parameter's name.
     pub name: String,
+    /// First curve of the parameter (material-local).
     pub begin_curve: u16,
+    /// Number of float curves.
     pub float_curves: u16,
+    /// Number of int curves.
     pub int_curves: u16,
+    /// First constant (material-local).
     pub begin_constant: u16,
+    /// Number of constants.
     pub constant_count: u16,
+    /// Sub-bind index.
     pub sub_bind_index: u16,
 }
 
 impl Fshu {
+    /// Whether the animation loops (flags bit 2).
     pub fn looping(&self) -> bool {
         self.flags & 4 != 0
     }
@@ -173,6 +195,7 @@ fn component(kind: Kind, target: u32) -> String {
     }
 }
 
+/// Converts an FSHU of group `kind` to a clip of scalar tracks.
 pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Clip> {
     let mut tracks = Vec::new();
     for mat in &anim.materials {

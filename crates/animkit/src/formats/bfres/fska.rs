@@ -5,7 +5,7 @@
 //! slopes) at the union of the frames, which splits each cubic segment exactly. Quaternion-mode
 //! rotations become cubic rotation tracks the same way; Euler XYZ rotations (`q = qZ·qY·qX`,
 //! radians) become cubic quaternion keys at the union of the angle curves' frames, with keys
-//! added where the engine's rotation leaves the cubic between them ([`super::euler`]).
+//! added where the engine's rotation leaves the cubic between them (`euler`).
 
 use glam::{EulerRot, Quat, Vec3};
 use serde::{Deserialize, Serialize};
@@ -24,14 +24,22 @@ use crate::model::{BoneRef, Clip, Interpolation, Target, Track, Values};
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fska {
+    /// Position of the header.
     #[serde(skip)]
     pub at: usize,
+    /// The animation's name.
     pub name: String,
+    /// Flags: bit 2 looping, bits 8–9 scale mode, bits 12–13 rotation mode.
     pub flags: u32,
+    /// Frames.
     pub frame_count: i32,
+    /// The stored user-data count.
     pub user_data_count: u16,
+    /// The stored curve total.
     pub curve_count: i32,
+    /// Runtime size of the baked curves (§8).
     pub baked_size: u32,
+    /// One entry per animated bone.
     pub bones: Vec<BoneAnim>,
     /// The user-data entries in storage order (their index group is rebuilt from the names).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -43,10 +51,14 @@ pub struct Fska {
 /// 53 retail FSKA.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserData {
+    /// The entry's name.
     pub name: String,
+    /// Value type (0 `i32`, 1 `f32`, 2 string, 3 wide string, 4 byte).
     pub kind: u8,
+    /// The byte after the type.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pad: u8,
+    /// The values.
     #[serde(flatten)]
     pub values: UserValues,
 }
@@ -101,21 +113,31 @@ pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoneAnim {
+    /// Position of the bone animation.
     #[serde(skip)]
     pub at: usize,
+    /// Flags: bits 3–5 which base values are stored, bits 6–15 which curves.
     pub flags: u32,
+    /// The bone's name.
     pub name: String,
+    /// First rotation curve (in the bone's flag order).
     pub begin_rotate: u8,
+    /// First translation curve.
     pub begin_translate: u8,
+    /// First base translation value.
     pub begin_base_translate: u8,
     /// Stored low byte first at `0x0C`.
     pub begin_curve: u16,
+    /// Base scale.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub scale: Option<[f32; 3]>,
+    /// Base rotation (quaternion, or Euler XYZ in radians with W = 1).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub rotate: Option<[f32; 4]>,
+    /// Base translation.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub translate: Option<[f32; 3]>,
+    /// The bone's curves; `target` is the channel's offset (§7.1).
     pub curves: Vec<Curve>,
 }
 
@@ -139,15 +161,19 @@ impl BoneAnim {
 /// Rotation storage (flags bits 12–13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RotateMode {
+    /// Quaternion curves.
     Quaternion,
+    /// Euler XYZ angle curves, radians.
     EulerXyz,
 }
 
 impl Fska {
+    /// Whether the animation loops (flags bit 2).
     pub fn looping(&self) -> bool {
         self.flags & 4 != 0
     }
 
+    /// How rotations are stored (flags bits 12–13).
     pub fn rotate_mode(&self) -> RotateMode {
         if (self.flags >> 12) & 3 == 1 {
             RotateMode::EulerXyz

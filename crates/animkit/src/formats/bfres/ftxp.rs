@@ -20,18 +20,25 @@ use crate::model::{Clip, Interpolation, Target, Track, Values};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ftxp {
+    /// Position of the header.
     #[serde(skip)]
     pub at: usize,
+    /// The animation's name.
     pub name: String,
+    /// Flags (bit 2: looping).
     pub flags: u16,
+    /// Frames.
     pub frame_count: i32,
+    /// Runtime size of the baked curves (§8).
     pub baked_size: u32,
+    /// The TextureRef names, in node order: what the curves' values index.
     pub textures: Vec<String>,
     /// Where each TextureRef's FTEX offset points (an absolute position in the file: the texture
     /// in this file's FTEX group, as Mario Kart 8 stores them), or `None` when null (textures
     /// in a separate `.Tex1` file). Empty: every one null.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub texture_ftex: Vec<Option<usize>>,
+    /// One entry per animated material.
     pub materials: Vec<MaterialPattern>,
 }
 
@@ -39,6 +46,7 @@ pub struct Ftxp {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialPattern {
+    /// The material's name.
     pub name: String,
     /// Derived (the writer recomputes it).
     #[serde(default)]
@@ -46,8 +54,11 @@ pub struct MaterialPattern {
     /// Derived (the writer recomputes it).
     #[serde(default)]
     pub begin_pat_anim: i32,
+    /// One info per sampler.
     pub infos: Vec<PatternInfo>,
+    /// The material's curves.
     pub curves: Vec<Curve>,
+    /// Per info, the texture index without a curve (optional).
     pub base_values: Vec<u16>,
 }
 
@@ -55,12 +66,16 @@ pub struct MaterialPattern {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PatternInfo {
+    /// The curve of the sampler (material-local), negative for none.
     pub curve_index: i8,
+    /// Sub-bind index.
     pub sub_bind_index: i8,
+    /// The sampler's name.
     pub sampler: String,
 }
 
 impl Ftxp {
+    /// Whether the animation loops (flags bit 2).
     pub fn looping(&self) -> bool {
         self.flags & 4 != 0
     }
@@ -148,7 +163,7 @@ fn read_material(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<Mate
 
 /// The keys of a texture-pattern curve over the animation's frames `0..=frame_count` (and the
 /// curve's own keys beyond them), with its pre/post wrap modes applied (see
-/// [`super::unroll`]): frames in seconds and the texture index wherever it changes (integer
+/// `unroll`): frames in seconds and the texture index wherever it changes (integer
 /// curves exactly as stored, float curves truncated), every index passed through `check`.
 pub fn pattern_keys(
     curve: &Curve,
@@ -170,6 +185,7 @@ pub fn pattern_keys(
     Ok((times, indices))
 }
 
+/// Converts an FTXP to a clip of texture-index tracks.
 pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
     let n = anim.textures.len();
     let check = |v: i64, what: &str| -> Result<u32> {

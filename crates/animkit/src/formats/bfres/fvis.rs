@@ -15,22 +15,32 @@ use crate::model::{BoneRef, Clip, Interpolation, Target, Track, Values};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fvis {
+    /// Position of the header.
     #[serde(skip)]
     pub at: usize,
+    /// The animation's name.
     pub name: String,
+    /// Flags: bit 2 looping, bit 8 material visibility.
     pub flags: u16,
+    /// Frames.
     pub frame_count: i32,
+    /// Runtime size of the baked curves (§8).
     pub baked_size: u32,
+    /// The bones or materials, in entry order.
     pub names: Vec<String>,
+    /// The curves; `target` is the entry index.
     pub curves: Vec<Curve>,
+    /// Base visibility bits, entry `i` in bit `i % 32` of word `i / 32`.
     pub base: Vec<u32>,
 }
 
 impl Fvis {
+    /// Whether the animation loops (flags bit 2).
     pub fn looping(&self) -> bool {
         self.flags & 4 != 0
     }
 
+    /// Whether it animates materials, not bones (flags bit 8).
     pub fn material(&self) -> bool {
         self.flags & 0x100 != 0
     }
@@ -98,6 +108,7 @@ fn read_base(data: &[u8], at: Option<usize>, field: usize, count: usize, platfor
     Ok(bytes.chunks(4).map(|w| w.iter().rev().fold(0u32, |acc, &b| (acc << 8) | u32::from(b))).collect())
 }
 
+/// Converts an FVIS to a clip of visibility tracks (one per entry).
 pub fn to_clip(anim: &Fvis, fps: f32) -> Result<Clip> {
     let window = anim.frame_count.max(0) as f32;
     let mut tracks = Vec::new();

@@ -1,34 +1,36 @@
-//! Nintendo BFRES (Wii U, big-endian "caFe"): the animation subfiles FSKA, FTXP, FSHU and FVIS,
-//! and the FSKL skeleton inside FMDL. Spec: `shared/formats/bfres.md`.
+//! Nintendo BFRES: Wii U (big-endian "caFe", FRES versions 2.4 to 4.5) and Switch
+//! (little-endian, `FRES` + four spaces, 0.5 to 0.9). Animations (FSKA, FTXP, FSHU, FVIS; on
+//! Switch FSKA, FMAA, FBVS) and the FSKL skeleton inside FMDL. Spec: `shared/formats/bfres.md`.
 //!
-//! Layers: [`fres`] cuts the file into header, index groups ([`dict`]), subfiles, string pool
-//! ([`strings`]) and opaque bytes, and writes them back byte for byte; [`curve`] is the shared
-//! AnimCurve system and [`unroll`] applies its wrap modes over a whole animation; [`fska`],
-//! [`ftxp`], [`fshu`], [`fvis`] and [`fskl`] read subfiles (with the header opening and record
-//! arrays of [`subfile`]) and convert them to the model; [`fmdl`] names what the model does not
-//! carry; [`build`] writes subfiles and whole files in the retail layout; [`from_model`] builds
-//! files from the model, each curve in the smallest encoding [`encode`] finds, except that what a
-//! clip read from an FSKA or FSHU did not change is written as it was read ([`stored`]); [`dump`] is the
-//! lossless JSON form (animation subfiles structured, everything else hex); [`lint`] checks and
-//! repairs.
+//! One reader per structure serves both platforms, the byte order, offset and name encodings
+//! and the version being the [`platform::Platform`] parameter: [`curve`] (the shared AnimCurve
+//! system), [`fska`], [`fshu`] (and `fmaa`, the Switch material animation built from FSHU and
+//! FTXP parts), [`ftxp`], [`fvis`] (FVIS and FBVS), `fskl`/`fmdl` (skeletons) and the headers of
+//! [`fres`]. Each parsed structure's serde form is its JSON dump.
 //!
-//! Switch files (little-endian, `FRES` + four spaces): [`switch`] reads their FSKA and FMAA
-//! into the model, [`switch_anims`] their bone-visibility animations (FBVS); `read` dispatches
-//! on the magic. [`switch_write`] reads the relocation and string tables into structures and
-//! writes them back, lays FSKA data out as Nintendo's tools do, and replaces one skeletal
-//! animation inside a file ([`switch_replace`]; [`switch::SwitchDocument::with_clip`], `replace`); [`switch_dump`]
-//! is their structured JSON form; [`switch_build`] builds Switch files from the model
-//! (`platform=switch`, the default when converting a Switch file). Shape and scene animations are only named
-//! ([`not_carried`]). The FMDL/FSKL skeleton reader ([`fskl`]) serves both platforms, the
-//! differences being the parameters of [`platform`].
+//! Wii U: [`fres`] cuts the file into header, index groups ([`dict`]), subfiles, string pool
+//! (`strings`) and opaque bytes, and writes them back byte for byte; `dump` is its lossless JSON
+//! form (animation subfiles structured, everything else hex); `lint` checks and repairs;
+//! [`build`] writes subfiles and whole files in the retail layout; `from_model` builds files from
+//! the model, each curve in the smallest encoding `encode` finds, except that what a clip read
+//! from an FSKA or FSHU did not change is written as it was read (`stored`).
 //!
-//! The package's skeleton is the model's the FSKA bind to ([`bind`]): the one holding the most
-//! of the animated bones, not simply the first (Mario Kart 8 kart parts list three arm models
-//! before the body the animations move); `info` says which and why.
+//! Switch: `switch_anims` finds the subfiles and converts them to the model; [`switch_write`]
+//! reads the relocation and string tables into structures and writes them back, lays FSKA data
+//! out as Nintendo's tools do, and replaces one skeletal animation inside a file
+//! (`switch_replace`; [`SwitchDocument::with_clip`], `replace`); `switch_dump` is the structured
+//! JSON form; `switch_build` builds Switch files from the model (`platform=switch`, the default
+//! when converting a Switch file). Shape and scene animations are only named (`not_carried`).
+//!
+//! The conversion to the model: `unroll` applies a curve's wrap modes over a whole animation,
+//! `union` merges component curves' keys, `euler` turns Euler angle curves into quaternion keys.
+//! The package's skeleton is the model's the FSKA bind to (`bind`): the one holding the most of
+//! the animated bones, not simply the first (Mario Kart 8 kart parts list three arm models before
+//! the body the animations move); `info` says which and why.
 //!
 //! Read parameters: `fps` (default 30): BFRES stores no frame rate (§5.5); `model=NAME`: the
 //! model whose skeleton the animations bind to.
-//! Write parameters: `fps`, `rotation=auto|quat|euler` (default `auto`; see [`from_model`]),
+//! Write parameters: `fps`, `rotation=auto|quat|euler` (default `auto`; see `from_model`),
 //! `platform=wiiu|switch`.
 //!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
@@ -37,7 +39,7 @@
 //!   (bit 12) and Euler rest rotations with W = 1.
 //! - Mario Kart 8 (3.4.0.4) bone animations set no curve bit (see `lint::CURVE_BITS_FROM`).
 //! - FSKL/Bone layout (not in the spec; from public implementations, verified on the corpus):
-//!   see [`fskl`].
+//!   see `fskl`.
 //! - FSKA user data (53 of 111 animations in `Npc_Gerudo_Queen_Animation`): the index group
 //!   follows the last bone's data and the entries (`off name; u16 count; u8 type; u8 pad;
 //!   values`) follow the group, in storage order. With it, all 148 retail FSKA/FSHU/FVIS/FTXP
@@ -54,36 +56,39 @@
 //!   record (`off data; u32 size`) right after the header; its data lies after the string pool
 //!   with the GPU data.
 
-pub mod bind;
+pub(crate) mod bind;
+// The writer side; its items are documented with it.
+#[allow(missing_docs)]
 pub mod build;
 pub mod curve;
+#[allow(missing_docs)]
 pub mod dict;
-pub mod dump;
-pub mod encode;
-pub mod euler;
-pub mod fmaa;
-pub mod fmdl;
+pub(crate) mod dump;
+pub(crate) mod encode;
+pub(crate) mod euler;
+pub(crate) mod fmaa;
+pub(crate) mod fmdl;
 pub mod fres;
-pub mod from_model;
+pub(crate) mod from_model;
 pub mod fshu;
 pub mod fska;
-pub mod fskl;
+pub(crate) mod fskl;
 pub mod ftxp;
 pub mod fvis;
-pub mod lint;
-pub mod not_carried;
+pub(crate) mod lint;
+pub(crate) mod not_carried;
 pub mod platform;
-pub mod stored;
-pub mod strings;
-pub mod subfile;
-pub mod sweep;
-pub mod switch_anims;
-pub mod switch_build;
-pub mod switch_dump;
-pub mod switch_replace;
+pub(crate) mod stored;
+pub(crate) mod strings;
+pub(crate) mod subfile;
+pub(crate) mod sweep;
+pub(crate) mod switch_anims;
+pub(crate) mod switch_build;
+pub(crate) mod switch_dump;
+pub(crate) mod switch_replace;
 pub mod switch_write;
-pub mod union;
-pub mod unroll;
+pub(crate) mod union;
+pub(crate) mod unroll;
 
 use bytes::Bytes;
 
@@ -97,7 +102,7 @@ use crate::sample::{sample_track, Sampled};
 use fres::FresFile;
 
 /// Converts every animation subfile to a clip, and the skeleton the FSKA bind to
-/// ([`bind::bind`]) to the package's skeleton. Clip order: FSKA, FSHU (param, colour, SRT),
+/// (`bind::bind`) to the package's skeleton. Clip order: FSKA, FSHU (param, colour, SRT),
 /// FTXP, FVIS (bone, material).
 pub fn to_model(data: &[u8], header: &fres::Header, options: &ReadOptions) -> Result<Package> {
     use crate::error::Context;
@@ -278,6 +283,7 @@ fn fps(options: &ReadOptions) -> Result<f32> {
 
 /// A parsed BFRES file.
 pub struct BfresDocument {
+    /// The file's raw layer.
     pub file: FresFile,
     /// The file's bytes (what [`fres::write`] gives for `file`); subfiles are interpreted from them.
     data: Bytes,
@@ -285,6 +291,7 @@ pub struct BfresDocument {
 }
 
 impl BfresDocument {
+    /// The document of `file` (its bytes written once).
     pub fn new(file: FresFile) -> Self {
         let data = Bytes::from(fres::write(&file));
         BfresDocument { file, data, options: ReadOptions::default() }
@@ -297,8 +304,8 @@ impl BfresDocument {
 }
 
 impl BfresDocument {
-    /// Which model's skeleton the animations bind to, and why ([`bind::bind`]).
-    pub fn binding(&self) -> Result<Option<bind::Binding>> {
+    /// Which model's skeleton the animations bind to, and why (`bind::bind`).
+    pub(crate) fn binding(&self) -> Result<Option<bind::Binding>> {
         let fskas = read_fskas(&self.data, &self.file.header)?;
         let models = fmdl::skeletons(&self.data, &self.file.header)?;
         Ok(bind::bind(models, &fskas, model_param(&self.options))?.map(|b| b.0))
@@ -384,7 +391,7 @@ impl Document for BfresDocument {
         Ok(Repaired { document: Box::new(BfresDocument::new(file)), changes })
     }
 
-    /// The models, textures and embedded files the model does not carry ([`fmdl::unconverted`]).
+    /// The models, textures and embedded files the model does not carry (`fmdl::unconverted`).
     fn not_in_model(&self) -> Vec<String> {
         let mut lines = match fmdl::unconverted(&self.data, &self.file.header) {
             Ok(sentence) => sentence.into_iter().collect(),
@@ -441,20 +448,20 @@ impl SwitchDocument {
     }
 
     /// This file with the skeletal animation named like `clip` replaced by it
-    /// ([`switch_replace::replace_clip`]), read back.
+    /// (`switch_replace::replace_clip`), read back.
     pub fn with_clip(&self, clip: &Clip) -> Result<SwitchDocument> {
         let bytes = switch_replace::replace_clip(&self.data, clip, fps(&self.options)?)?;
         SwitchDocument::read(Bytes::from(bytes), &self.options)
     }
 
-    /// Which model's skeleton the animations bind to, and why ([`bind::bind`]).
-    pub fn binding(&self) -> Result<Option<bind::Binding>> {
+    /// Which model's skeleton the animations bind to, and why (`bind::bind`).
+    pub(crate) fn binding(&self) -> Result<Option<bind::Binding>> {
         let fskas = switch_anims::read_fskas(&self.data, &self.header)?;
         let models = switch_anims::skeletons(&self.data, &self.header)?;
         Ok(bind::bind(models, &fskas, model_param(&self.options))?.map(|b| b.0))
     }
 
-    /// Rebuilds a Switch document from its dump ([`switch_dump`]); `None` when the dump is not
+    /// Rebuilds a Switch document from its dump (`switch_dump`); `None` when the dump is not
     /// a Switch one.
     fn undump(value: &serde_json::Value) -> Option<Result<SwitchDocument>> {
         if value.get("platform").and_then(|p| p.as_str()) != Some("switch") {
@@ -507,7 +514,7 @@ impl Document for SwitchDocument {
         switch_anims::to_model(&self.data, &self.header, fps, &self.options.limits, model_param(&self.options))
     }
 
-    /// The structured dump of [`switch_dump`].
+    /// The structured dump of `switch_dump`.
     fn dump(&self) -> Result<serde_json::Value> {
         serde_json::to_value(switch_dump::to_dump(&self.data)?)
             .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))
