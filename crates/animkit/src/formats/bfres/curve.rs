@@ -476,14 +476,20 @@ fn curve_type(flags: u16) -> Option<CurveType> {
 }
 
 /// Reads a curve's `n` key frames at `frames_at` in its frame type (Wii U big-endian, Switch
-/// little-endian): f32, 10.5 fixed point (i16 / 32) or u8.
+/// little-endian): f32, 10.5 fixed point (i16 / 32) or u8. The byte order is chosen once, so
+/// each loop reads one fixed order.
 fn read_frames(frame_type: FrameType, data: &[u8], frames_at: usize, n: usize, endian: Endian) -> Result<Vec<f32>> {
+    match endian {
+        Endian::Big => frames_in::<true>(frame_type, data, frames_at, n),
+        Endian::Little => frames_in::<false>(frame_type, data, frames_at, n),
+    }
+}
+
+fn frames_in<const BE: bool>(frame_type: FrameType, data: &[u8], at: usize, n: usize) -> Result<Vec<f32>> {
     Ok(match frame_type {
-        FrameType::F32 => words::<4>(data, frames_at, n, "frame")?.map(|b| f32::from_bits(u32_of(b, endian))).collect(),
-        FrameType::Fixed10x5 => {
-            words::<2>(data, frames_at, n, "frame")?.map(|b| f32::from(i16_of(b, endian)) / 32.0).collect()
-        }
-        FrameType::U8 => words::<1>(data, frames_at, n, "frame")?.map(|[b]| f32::from(b)).collect(),
+        FrameType::F32 => words::<4>(data, at, n, "frame")?.map(|b| f32::from_bits(u32_of::<BE>(b))).collect(),
+        FrameType::Fixed10x5 => words::<2>(data, at, n, "frame")?.map(|b| f32::from(i16_of::<BE>(b)) / 32.0).collect(),
+        FrameType::U8 => words::<1>(data, at, n, "frame")?.map(|[b]| f32::from(b)).collect(),
     })
 }
 
@@ -498,19 +504,24 @@ fn read_keys(
     endian: Endian,
 ) -> Result<Vec<f64>> {
     let key_type = if bool_curve { KeyType::Bits32 } else { curve.key_type() };
-    let float = curve.is_float();
-    Ok(match key_type {
-        KeyType::Bits32 if bool_curve => {
-            words::<4>(data, keys_at, elements, "key")?.map(|b| f64::from(u32_of(b, endian))).collect()
+    let kind = (key_type, bool_curve, curve.is_float());
+    match endian {
+        Endian::Big => keys_in::<true>(kind, data, keys_at, elements),
+        Endian::Little => keys_in::<false>(kind, data, keys_at, elements),
+    }
+}
+
+/// Keys of `(key type, bool curve, float curve)` in one byte order: bool words unsigned, int
+/// keys signed, float keys as `f32`.
+fn keys_in<const BE: bool>(kind: (KeyType, bool, bool), data: &[u8], at: usize, n: usize) -> Result<Vec<f64>> {
+    Ok(match kind {
+        (KeyType::Bits32, true, _) => words::<4>(data, at, n, "key")?.map(|b| f64::from(u32_of::<BE>(b))).collect(),
+        (KeyType::Bits32, _, true) => {
+            words::<4>(data, at, n, "key")?.map(|b| f64::from(f32::from_bits(u32_of::<BE>(b)))).collect()
         }
-        KeyType::Bits32 if float => {
-            words::<4>(data, keys_at, elements, "key")?.map(|b| f64::from(f32::from_bits(u32_of(b, endian)))).collect()
-        }
-        KeyType::Bits32 => {
-            words::<4>(data, keys_at, elements, "key")?.map(|b| f64::from(u32_of(b, endian) as i32)).collect()
-        }
-        KeyType::S16 => words::<2>(data, keys_at, elements, "key")?.map(|b| f64::from(i16_of(b, endian))).collect(),
-        KeyType::S8 => words::<1>(data, keys_at, elements, "key")?.map(|[b]| f64::from(b as i8)).collect(),
+        (KeyType::Bits32, ..) => words::<4>(data, at, n, "key")?.map(|b| f64::from(u32_of::<BE>(b) as i32)).collect(),
+        (KeyType::S16, ..) => words::<2>(data, at, n, "key")?.map(|b| f64::from(i16_of::<BE>(b))).collect(),
+        (KeyType::S8, ..) => words::<1>(data, at, n, "key")?.map(|[b]| f64::from(b as i8)).collect(),
     })
 }
 
@@ -530,17 +541,19 @@ fn words<'a, const N: usize>(
     Ok(chunks.iter().copied())
 }
 
-fn u32_of(b: [u8; 4], endian: Endian) -> u32 {
-    match endian {
-        Endian::Big => u32::from_be_bytes(b),
-        Endian::Little => u32::from_le_bytes(b),
+fn u32_of<const BE: bool>(b: [u8; 4]) -> u32 {
+    if BE {
+        u32::from_be_bytes(b)
+    } else {
+        u32::from_le_bytes(b)
     }
 }
 
-fn i16_of(b: [u8; 2], endian: Endian) -> i16 {
-    match endian {
-        Endian::Big => i16::from_be_bytes(b),
-        Endian::Little => i16::from_le_bytes(b),
+fn i16_of<const BE: bool>(b: [u8; 2]) -> i16 {
+    if BE {
+        i16::from_be_bytes(b)
+    } else {
+        i16::from_le_bytes(b)
     }
 }
 

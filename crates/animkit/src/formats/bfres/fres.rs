@@ -186,13 +186,12 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
     Ok(header)
 }
 
-/// Parses a FRES file into parts.
-pub fn read(data: &[u8]) -> Result<FresFile> {
-    let header = read_header(data).within(|| "FRES header")?;
+/// Where the index groups (read), the subfiles their entries point at and the string pool
+/// start, sorted, one structure per position; every offset checked to lie in the file.
+type Regions = (Vec<(usize, Region)>, Vec<(usize, ResDict)>);
+
+fn regions(data: &[u8], header: &Header) -> Result<Regions> {
     let len = data.len();
-    if (header.file_size as usize) > len {
-        return Err(Error::truncated(len, header.file_size as usize - len, 0).within("FRES"));
-    }
     let in_file = |at: i64, what: &str, field: usize| -> Result<usize> {
         usize::try_from(at)
             .ok()
@@ -229,7 +228,17 @@ pub fn read(data: &[u8]) -> Result<FresFile> {
     }
     regions.sort();
     regions.dedup_by_key(|r| r.0);
+    Ok((regions, dicts))
+}
 
+/// Parses a FRES file into parts.
+pub fn read(data: &[u8]) -> Result<FresFile> {
+    let header = read_header(data).within(|| "FRES header")?;
+    let len = data.len();
+    if (header.file_size as usize) > len {
+        return Err(Error::truncated(len, header.file_size as usize - len, 0).within("FRES"));
+    }
+    let (regions, mut dicts) = regions(data, &header)?;
     let mut parts = Vec::new();
     let mut pos = HEADER_SIZE;
     for (i, &(start, region)) in regions.iter().enumerate() {

@@ -71,7 +71,6 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
         );
     }
     let v = h.version;
-    let wiiu = Platform::WiiU { version: v };
     for ((g, group_name), &count) in GROUP_NAMES.iter().enumerate().zip(&h.counts) {
         let Ok(entries) = fres::entries(data, h, g) else {
             continue;
@@ -108,58 +107,49 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
             }
         }
         for (name, at) in entries {
-            let path = format!("{group_name} \"{name}\"");
-            match g {
-                fres::G_FSKA => match fska::read(data, at, wiiu) {
-                    Ok(a) => lint_fska(&mut out, &path, &a, v),
-                    Err(e) => {
-                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
-                    }
-                },
-                fres::G_FTXP => match ftxp::read(data, at, wiiu) {
-                    Ok(a) => lint_ftxp(&mut out, &path, &a),
-                    Err(e) => {
-                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
-                    }
-                },
-                fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => match super::fshu::read(data, at, wiiu) {
-                    Ok(a) => lint_fshu(&mut out, &path, &a),
-                    Err(e) => {
-                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
-                    }
-                },
-                fres::G_FVIS_BONE | fres::G_FVIS_MAT => match super::fvis::read(data, at, wiiu) {
-                    Ok(a) => {
-                        for c in &a.curves {
-                            check_curve(&mut out, &path, c);
-                            if c.target as usize >= a.names.len() {
-                                out.push(warn(
-                                    "curve-target",
-                                    &path,
-                                    c.at,
-                                    format!("curve targets entry {} of {}", c.target, a.names.len()),
-                                ));
-                            }
-                        }
-                        if (g == fres::G_FVIS_MAT) != a.material() {
-                            out.push(warn(
-                                "fvis-kind",
-                                &path,
-                                a.at + 0x0C,
-                                "the type flag (bit 8) does not match the index group".into(),
-                            ));
-                        }
-                    }
-                    Err(e) => {
-                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
-                    }
-                },
-                fres::G_FMDL => lint_model(&mut out, &path, data, at, wiiu),
-                _ => {}
-            }
+            lint_entry(&mut out, data, g, &format!("{group_name} \"{name}\""), at, v);
         }
     }
     out
+}
+
+/// The checks of the subfile at `at`, entry of group `g` (an unreadable one is an error).
+fn lint_entry(out: &mut Vec<Finding>, data: &[u8], g: usize, path: &str, at: usize, version: u32) {
+    let wiiu = Platform::WiiU { version };
+    let read = match g {
+        fres::G_FSKA => fska::read(data, at, wiiu).map(|a| lint_fska(out, path, &a, version)),
+        fres::G_FTXP => ftxp::read(data, at, wiiu).map(|a| lint_ftxp(out, path, &a)),
+        fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => {
+            super::fshu::read(data, at, wiiu).map(|a| lint_fshu(out, path, &a))
+        }
+        fres::G_FVIS_BONE | fres::G_FVIS_MAT => super::fvis::read(data, at, wiiu).map(|a| lint_fvis(out, path, &a, g)),
+        fres::G_FMDL => {
+            lint_model(out, path, data, at, wiiu);
+            Ok(())
+        }
+        _ => Ok(()),
+    };
+    if let Err(e) = read {
+        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path));
+    }
+}
+
+/// FVIS checks: curve ranges and targets, and the type flag against the index group.
+fn lint_fvis(out: &mut Vec<Finding>, path: &str, a: &super::fvis::Fvis, g: usize) {
+    for c in &a.curves {
+        check_curve(out, path, c);
+        if c.target as usize >= a.names.len() {
+            out.push(warn(
+                "curve-target",
+                path,
+                c.at,
+                format!("curve targets entry {} of {}", c.target, a.names.len()),
+            ));
+        }
+    }
+    if (g == fres::G_FVIS_MAT) != a.material() {
+        out.push(warn("fvis-kind", path, a.at + 0x0C, "the type flag (bit 8) does not match the index group".into()));
+    }
 }
 
 /// The structure checks of a model's skeleton ([`fskl::check`]), on Wii U and Switch.
