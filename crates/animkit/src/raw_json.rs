@@ -180,6 +180,78 @@ impl Hex {
     }
 }
 
+/// `#[serde(with = "raw_json::exact")]` on a plain `f32` field (or an `Option`, `Vec` or
+/// `[_; 3]`/`[_; 4]` of them): the field keeps its type and is written as [`F32`] is.
+pub mod exact {
+    use crate::raw_json::F32;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// A value made of `f32`s, and its form with every `f32` an [`F32`].
+    pub trait Floats: Sized {
+        /// The same shape with [`F32`]s.
+        type Exact: Serialize + for<'de> Deserialize<'de>;
+        /// To the exact form.
+        fn exact(&self) -> Self::Exact;
+        /// Back from the exact form.
+        fn plain(e: Self::Exact) -> Self;
+    }
+
+    impl Floats for f32 {
+        type Exact = F32;
+        fn exact(&self) -> F32 {
+            F32(*self)
+        }
+        fn plain(e: F32) -> f32 {
+            e.0
+        }
+    }
+
+    macro_rules! arrays {
+        ($($n:literal),*) => {$(
+            impl Floats for [f32; $n] {
+                type Exact = [F32; $n];
+                fn exact(&self) -> [F32; $n] {
+                    self.map(F32)
+                }
+                fn plain(e: [F32; $n]) -> Self {
+                    e.map(|f| f.0)
+                }
+            }
+        )*};
+    }
+    arrays!(3, 4);
+
+    impl<T: Floats> Floats for Option<T> {
+        type Exact = Option<T::Exact>;
+        fn exact(&self) -> Self::Exact {
+            self.as_ref().map(T::exact)
+        }
+        fn plain(e: Self::Exact) -> Self {
+            e.map(T::plain)
+        }
+    }
+
+    impl<T: Floats> Floats for Vec<T> {
+        type Exact = Vec<T::Exact>;
+        fn exact(&self) -> Self::Exact {
+            self.iter().map(T::exact).collect()
+        }
+        fn plain(e: Self::Exact) -> Self {
+            e.into_iter().map(T::plain).collect()
+        }
+    }
+
+    /// Serializes through the exact form.
+    pub fn serialize<T: Floats, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        v.exact().serialize(s)
+    }
+
+    /// Deserializes through the exact form.
+    pub fn deserialize<'de, T: Floats, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+        T::Exact::deserialize(d).map(T::plain)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,5 +385,25 @@ mod pretty_tests {
             "{\n  \"magic\": \"ANP3\",\n  \"frames\": [\n    [1, 2],\n    [3, -4]\n  ],\n  \"e\": [],\n  \"o\": {},\n  \"s\": \"a\\\"b\"\n}"
         );
         assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn exact_fields_keep_their_bits_and_type() {
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct S {
+            #[serde(with = "crate::raw_json::exact")]
+            a: f32,
+            #[serde(with = "crate::raw_json::exact")]
+            b: Option<[f32; 3]>,
+            #[serde(with = "crate::raw_json::exact")]
+            c: Vec<f32>,
+        }
+        let v = S { a: -0.0, b: Some([f32::from_bits(0x7fc0_0001), 0.1, 1e-45]), c: vec![3.5] };
+        let s = serde_json::to_string(&v).unwrap();
+        assert_eq!(s, r#"{"a":-0.0,"b":["0x7fc00001",0.1,1e-45],"c":[3.5]}"#);
+        let back: S = serde_json::from_str(&s).unwrap();
+        assert_eq!(back.a.to_bits(), v.a.to_bits());
+        assert_eq!(back.b.map(|b| b.map(f32::to_bits)), v.b.map(|b| b.map(f32::to_bits)));
+        assert_eq!(back.c, v.c);
     }
 }

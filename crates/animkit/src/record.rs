@@ -89,7 +89,7 @@ macro_rules! array_record {
     )*};
 }
 
-array_record!(i16 = 0, u16 = 0, u64 = 0, F32 = F32(0.0));
+array_record!(i16 = 0, u16 = 0, i32 = 0, u64 = 0, F32 = F32(0.0));
 
 impl Record for F32 {
     #[inline]

@@ -133,7 +133,12 @@ fn fska_curves() -> Vec<(String, animkit::formats::bfres::curve::Curve)> {
         }
         let file = fres::read(&data).unwrap();
         for (anim, at) in fres::entries(&data, &file.header, fres::G_FSKA).unwrap() {
-            let a = fska::read(&data, at, file.header.version).unwrap();
+            let a = fska::read(
+                &data,
+                at,
+                animkit::formats::bfres::platform::Platform::WiiU { version: file.header.version },
+            )
+            .unwrap();
             for b in a.bones {
                 for c in b.curves {
                     out.push((format!("{name} {anim} {}", b.name), c));
@@ -202,7 +207,9 @@ fn model_tracks_match_curve_evaluation() {
     let fps = 30.0;
     let mut checked = 0;
     for (_, at) in fres::entries(&data, &file.header, fres::G_FSKA).unwrap() {
-        let a = fska::read(&data, at, file.header.version).unwrap();
+        let a =
+            fska::read(&data, at, animkit::formats::bfres::platform::Platform::WiiU { version: file.header.version })
+                .unwrap();
         let clip = fska::to_clip(&a, fps, &Default::default()).unwrap();
         for b in &a.bones {
             for c in &b.curves {
@@ -258,7 +265,9 @@ fn euler_rotations_match(name: &str, data: &[u8]) -> (usize, f32) {
     let p = Bfres.read(Bytes::from(data.to_vec()), &ReadOptions::default()).unwrap().to_model().unwrap();
     let (mut checked, mut worst) = (0, 0f32);
     for (_, at) in fres::entries(data, &file.header, fres::G_FSKA).unwrap() {
-        let a = fska::read(data, at, file.header.version).unwrap();
+        let a =
+            fska::read(data, at, animkit::formats::bfres::platform::Platform::WiiU { version: file.header.version })
+                .unwrap();
         assert_eq!(a.rotate_mode(), fska::RotateMode::EulerXyz, "{name} {}", a.name);
         let clip = p.clip(&a.name).unwrap();
         for b in &a.bones {
@@ -401,7 +410,7 @@ fn retail_subfiles_rewrite_byte_for_byte() {
             }
         };
         for (anim, at) in fres::entries(&data, &file.header, fres::G_FSKA).unwrap() {
-            let a = fska::read(&data, at, v).unwrap();
+            let a = fska::read(&data, at, animkit::formats::bfres::platform::Platform::WiiU { version: v }).unwrap();
             let mut o = Out::new(at);
             if a.user_data_count > 0 {
                 skipped += 1;
@@ -411,7 +420,12 @@ fn retail_subfiles_rewrite_byte_for_byte() {
         }
         for g in [fres::G_FSHU_PARAM, 4, fres::G_FSHU_SRT] {
             for (anim, at) in fres::entries(&data, &file.header, g).unwrap() {
-                let a = animkit::formats::bfres::fshu::read(&data, at, v).unwrap();
+                let a = animkit::formats::bfres::fshu::read(
+                    &data,
+                    at,
+                    animkit::formats::bfres::platform::Platform::WiiU { version: v },
+                )
+                .unwrap();
                 let mut o = Out::new(at);
                 animkit::formats::bfres::build::write_fshu(&mut o, &a, v).unwrap();
                 check(format!("{name} FSHU {anim}"), at, o);
@@ -419,14 +433,19 @@ fn retail_subfiles_rewrite_byte_for_byte() {
         }
         for g in [fres::G_FVIS_BONE, fres::G_FVIS_MAT] {
             for (anim, at) in fres::entries(&data, &file.header, g).unwrap() {
-                let a = animkit::formats::bfres::fvis::read(&data, at, v).unwrap();
+                let a = animkit::formats::bfres::fvis::read(
+                    &data,
+                    at,
+                    animkit::formats::bfres::platform::Platform::WiiU { version: v },
+                )
+                .unwrap();
                 let mut o = Out::new(at);
                 animkit::formats::bfres::build::write_fvis(&mut o, &a, v).unwrap();
                 check(format!("{name} FVIS {anim}"), at, o);
             }
         }
         for (anim, at) in fres::entries(&data, &file.header, fres::G_FTXP).unwrap() {
-            let a = ftxp::read(&data, at, v).unwrap();
+            let a = ftxp::read(&data, at, animkit::formats::bfres::platform::Platform::WiiU { version: v }).unwrap();
             let mut o = Out::new(at);
             write_ftxp(&mut o, &a, v).unwrap();
             check(format!("{name} FTXP {anim}"), at, o);

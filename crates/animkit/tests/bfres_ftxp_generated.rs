@@ -159,7 +159,7 @@ fn check(version: u32) {
         assert_eq!(refs, mats + 2 * 0x1C);
     }
     // The subfile reads back as constructed, begin indices as §3.2 states.
-    let parsed = ftxp::read(&bytes, at, version).unwrap();
+    let parsed = ftxp::read(&bytes, at, animkit::formats::bfres::platform::Platform::WiiU { version }).unwrap();
     assert_eq!(parsed.textures, TEXTURES);
     assert_eq!(parsed.materials.len(), 2);
     assert!(parsed.looping());

@@ -22,7 +22,9 @@ fn rewrite(p: &Package, params: &[(&str, &str)]) -> Package {
     use animkit::formats::bfres::{fres, fska};
     let file = fres::read(&bytes).unwrap();
     for (_, at) in fres::entries(&bytes, &file.header, fres::G_FSKA).unwrap() {
-        let a = fska::read(&bytes, at, file.header.version).unwrap();
+        let a =
+            fska::read(&bytes, at, animkit::formats::bfres::platform::Platform::WiiU { version: file.header.version })
+                .unwrap();
         // Euler XYZ unless quaternions are asked for (BotW stores Euler, §7.1).
         let euler = !params.contains(&("rotation", "quat"));
         assert_eq!(a.rotate_mode() == fska::RotateMode::EulerXyz, euler);

@@ -2,7 +2,7 @@
 //! `formats/bfres/switch.rs`), read through the registry and converted to the model. Expected
 //! values are computed by hand in the comments from the constructed curve coefficients.
 
-use animkit::formats::bfres::switch;
+use animkit::formats::bfres::{fres, fska, platform::Platform};
 use animkit::model::{BoneRef, Interpolation, Target, Values};
 use animkit::{Bytes, ReadOptions};
 
@@ -331,9 +331,9 @@ fn check(data: &[u8], version: &str, major: u8) {
     assert_eq!(doc.write().unwrap(), data, "read-only: write gives the bytes back");
 
     // Structure level.
-    let header = switch::read_header(&data).unwrap();
+    let header = fres::read_switch_header(&data).unwrap();
     assert_eq!((header.name.as_str(), header.fska.2, header.fmaa.2), ("demo", 1, 1));
-    let fska = switch::read_fska(&data, header.fska.0 as usize, major).unwrap();
+    let fska = fska::read(&data, header.fska.0 as usize, Platform::Switch { major }).unwrap();
     assert_eq!(fska.name, "Walk");
     assert_eq!((fska.frame_count, fska.curve_count, fska.bones.len()), (10, 3, 2));
     assert_eq!(fska.bones[0].translate, Some([1.0, 2.0, 3.0]));
@@ -477,7 +477,7 @@ fn switch_lint_checks_derived_counts() {
     let doc = animkit::read(Bytes::from(data.clone()), None, &ReadOptions::default()).unwrap();
     assert!(doc.lint().is_empty(), "{:?}", doc.lint());
     // FSKA curveCount (at FSKA + 0x50) 3 -> 4: one finding, at the FSKA header.
-    let fska = switch::read_header(&data).unwrap().fska.0 as usize;
+    let fska = fres::read_switch_header(&data).unwrap().fska.0 as usize;
     let mut bad = data.clone();
     bad[fska + 0x50] = 4;
     let doc = animkit::read(Bytes::from(bad), None, &ReadOptions::default()).unwrap();

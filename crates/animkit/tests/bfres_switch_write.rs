@@ -139,10 +139,10 @@ fn translation_at(track: &animkit::model::Track, t: f32) -> glam::Vec3 {
 
 #[test]
 fn an_animation_edited_through_the_model_writes_back_with_that_change() {
-    use animkit::formats::bfres::switch;
+    use animkit::formats::bfres::SwitchDocument;
     use animkit::model::Values;
     for (name, data) in switch_files() {
-        let doc = switch::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+        let doc = SwitchDocument::read(Bytes::from(data), &ReadOptions::default()).unwrap();
         let package = animkit::Document::to_model(&doc).unwrap();
         // The first skeletal clip with a translation track of at least three keys.
         let (ci, ti) = package
@@ -168,7 +168,8 @@ fn an_animation_edited_through_the_model_writes_back_with_that_change() {
         eprintln!("{name}: clip \"{}\" edited, {} -> {} bytes", original.name, doc.data().len(), bytes.len());
         let control = animkit::Document::to_model(&control).unwrap();
         let back =
-            animkit::Document::to_model(&switch::read(Bytes::from(bytes), &ReadOptions::default()).unwrap()).unwrap();
+            animkit::Document::to_model(&SwitchDocument::read(Bytes::from(bytes), &ReadOptions::default()).unwrap())
+                .unwrap();
         // Every other clip reads back exactly as before.
         assert_eq!(back.clips.len(), package.clips.len());
         for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
@@ -330,7 +331,7 @@ fn replace_reaches_an_animation_inside_the_archive() {
     let archive = animkit::read(Bytes::from(szs), None, &ReadOptions::default()).unwrap();
     let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
     let (_, member) = switch_files().into_iter().find(|(n, _)| n.starts_with("s2_")).unwrap();
-    let doc = animkit::formats::bfres::switch::read(Bytes::from(member), &ReadOptions::default()).unwrap();
+    let doc = animkit::formats::bfres::SwitchDocument::read(Bytes::from(member), &ReadOptions::default()).unwrap();
     let mut package = animkit::Document::to_model(&doc).unwrap();
     package.clips.truncate(1);
     let mut edited = package.clips[0].clone();
@@ -582,11 +583,11 @@ fn same_samples(a: &animkit::model::Track, b: &animkit::model::Track) {
 
 #[test]
 fn a_material_animation_edited_through_the_model_writes_back_with_that_change() {
-    use animkit::formats::bfres::switch;
+    use animkit::formats::bfres::SwitchDocument;
     use animkit::model::Values;
     let mut edited_files = 0;
     for (name, data) in switch_files() {
-        let doc = switch::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+        let doc = SwitchDocument::read(Bytes::from(data), &ReadOptions::default()).unwrap();
         let package = animkit::Document::to_model(&doc).unwrap();
         // The first clip with a material track of two or more keys: a texture index moved to
         // another texture of its list, or a shader parameter raised by 0.25.
@@ -613,7 +614,8 @@ fn a_material_animation_edited_through_the_model_writes_back_with_that_change() 
         check_structure(&bytes);
         assert_eq!(check_fmaas(&bytes), le(doc.data(), 0xC0, 2) as usize);
         let back =
-            animkit::Document::to_model(&switch::read(Bytes::from(bytes), &ReadOptions::default()).unwrap()).unwrap();
+            animkit::Document::to_model(&SwitchDocument::read(Bytes::from(bytes), &ReadOptions::default()).unwrap())
+                .unwrap();
         assert_eq!(back.clips.len(), package.clips.len());
         for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
             if i != ci {
@@ -637,10 +639,10 @@ fn a_material_animation_edited_through_the_model_writes_back_with_that_change() 
 
 #[test]
 fn an_animation_with_new_bone_names_is_written_with_them() {
-    use animkit::formats::bfres::switch;
+    use animkit::formats::bfres::SwitchDocument;
     use animkit::model::Target;
     for (name, data) in switch_files() {
-        let doc = switch::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+        let doc = SwitchDocument::read(Bytes::from(data), &ReadOptions::default()).unwrap();
         let package = animkit::Document::to_model(&doc).unwrap();
         let ci =
             package.clips.iter().position(|c| c.tracks.iter().any(|t| matches!(t.target, Target::Bone(_)))).unwrap();
@@ -663,7 +665,8 @@ fn an_animation_with_new_bone_names_is_written_with_them() {
         let table = switch_write::read_strings(&bytes, le(&bytes, 0xB0, 8) as usize - 0x14).unwrap();
         let added = table.strings.iter().filter(|s| s.starts_with("Renamed_")).count();
         let back =
-            animkit::Document::to_model(&switch::read(Bytes::from(bytes), &ReadOptions::default()).unwrap()).unwrap();
+            animkit::Document::to_model(&SwitchDocument::read(Bytes::from(bytes), &ReadOptions::default()).unwrap())
+                .unwrap();
         for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
             if i != ci {
                 assert!(a == b, "{name}: clip {} changed", b.name);

@@ -90,7 +90,7 @@ pub struct ConvertReport {
 /// which a Switch game does not load.
 fn switch_platform(doc: &dyn Document, output: &dyn Format, params: &mut BTreeMap<String, String>) -> Option<String> {
     let switch =
-        output.name() == "bfres" && doc.notes().iter().any(|n| n.ends_with(formats::bfres::switch::PLATFORM_NOTE));
+        output.name() == "bfres" && doc.notes().iter().any(|n| n.ends_with(formats::bfres::fres::PLATFORM_NOTE));
     if !switch {
         return None;
     }

@@ -4,17 +4,20 @@
 //! at a frame as §5 describes (wrap modes, segment search, every curve type);
 //! [`Curve::hermite`] gives value and in/out slopes for the glTF cubic mapping (§5.5).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::platform::Platform;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
 
 /// Frame storage (flags bits 0–1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum FrameType {
+    /// `f32`.
     F32,
     /// `s16` fixed point 10.5 (`raw / 32`).
     Fixed10x5,
+    /// `u8`.
     U8,
 }
 
@@ -23,27 +26,39 @@ pub enum FrameType {
 pub enum KeyType {
     /// `f32` for float curves, `s32`/`u32` for int and bool curves.
     Bits32,
+    /// `s16`.
     S16,
+    /// `s8`.
     S8,
 }
 
 /// Curve type (flags bits 4–6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum CurveType {
+    /// Cubic segments: four coefficients per key.
     Cubic,
+    /// Linear segments: two coefficients per key.
     Linear,
+    /// One float key per frame.
     BakedFloat,
+    /// Integer keys held until the next key.
     StepInt,
+    /// One integer key per frame.
     BakedInt,
+    /// Bits held until the next key.
     StepBool,
+    /// One bit per frame.
     BakedBool,
 }
 
 /// Pre/post wrap (flags bits 8–9 and 12–13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Wrap {
+    /// Hold the end value.
     Clamp,
+    /// Repeat the curve.
     Repeat,
+    /// Repeat it back and forth.
     Mirror,
     /// Value 3: undefined (§5.1); evaluated as clamp.
     Undefined,
@@ -63,8 +78,11 @@ impl Wrap {
 /// An evaluated value.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum Value {
+    /// A float curve's value.
     Float(f32),
+    /// An int curve's value.
     Int(i32),
+    /// A bool curve's value.
     Bool(bool),
 }
 
@@ -79,23 +97,35 @@ impl Value {
     }
 }
 
-/// One curve with its frames and keys, decoded.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One curve with its frames and keys, decoded. Its JSON form (the dump) is its fields, with
+/// `scale_bits` and `offset_bits` the stored words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Curve {
     /// Absolute position of the curve header.
+    #[serde(skip)]
     pub at: usize,
+    /// Frame type (bits 0–1), key type (2–3), curve type (4–6), pre wrap (8–9), post wrap (12–13).
     pub flags: u16,
+    /// Number of keys.
     pub key_count: u16,
+    /// The animated field, as an offset into the target's value block.
     pub target: u32,
+    /// First frame.
+    #[serde(with = "crate::raw_json::exact")]
     pub start: f32,
+    /// Last frame.
+    #[serde(with = "crate::raw_json::exact")]
     pub end: f32,
     /// The raw scale word (an `f32` for float curves; 0 or 1 in int and bool curves).
     pub scale_bits: u32,
     /// The raw offset word: `f32` for float curves, `s32` for int and bool curves.
     pub offset_bits: u32,
     /// `value(last) - value(first)`; absent before 3.4.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub delta: Option<f32>,
     /// Frame of each key.
+    #[serde(with = "crate::raw_json::exact")]
     pub frames: Vec<f32>,
     /// Key elements as stored (4 per key for cubic, 2 for linear, 1 otherwise; packed words
     /// for bool curves), widened to `f64` (every stored type converts exactly).
@@ -103,6 +133,7 @@ pub struct Curve {
 }
 
 impl Curve {
+    /// Frame storage (flags bits 0–1).
     pub fn frame_type(&self) -> FrameType {
         match self.flags & 3 {
             0 => FrameType::F32,
@@ -111,6 +142,7 @@ impl Curve {
         }
     }
 
+    /// Key storage (flags bits 2–3).
     pub fn key_type(&self) -> KeyType {
         match (self.flags >> 2) & 3 {
             0 => KeyType::Bits32,
@@ -119,39 +151,47 @@ impl Curve {
         }
     }
 
+    /// Curve type (flags bits 4–6; the reserved 3 reads as cubic, the reader rejects it).
     pub fn curve_type(&self) -> CurveType {
         curve_type(self.flags).unwrap_or(CurveType::Cubic)
     }
 
+    /// What happens before the first frame (flags bits 8–9).
     pub fn pre_wrap(&self) -> Wrap {
         Wrap::from_bits(self.flags >> 8)
     }
 
+    /// What happens after the last frame (flags bits 12–13).
     pub fn post_wrap(&self) -> Wrap {
         Wrap::from_bits(self.flags >> 12)
     }
 
-    /// The header size for a file version.
-    pub fn header_size(version: u32) -> usize {
-        if version >= 0x0304_0000 {
-            0x24
-        } else {
-            0x20
+    /// The header size: `0x20` on Wii U before 3.4, `0x24` from 3.4 (with `delta`), `0x30` on
+    /// Switch (offsets first, `u64`, and a pad word).
+    pub fn header_size(platform: Platform) -> usize {
+        match platform {
+            Platform::Switch { .. } => 0x30,
+            p if p.since_3_4() => 0x24,
+            _ => 0x20,
         }
     }
 
+    /// Whether the values are floats (cubic, linear or baked float).
     pub fn is_float(&self) -> bool {
         matches!(self.curve_type(), CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat)
     }
 
+    /// The scale word as an `f32`.
     pub fn scale(&self) -> f32 {
         f32::from_bits(self.scale_bits)
     }
 
+    /// The offset word as an `f32` (float curves).
     pub fn offset_f32(&self) -> f32 {
         f32::from_bits(self.offset_bits)
     }
 
+    /// The offset word as an `i32` (int and bool curves).
     pub fn offset_i32(&self) -> i32 {
         self.offset_bits as i32
     }
@@ -166,34 +206,44 @@ impl Curve {
     }
 
     /// The `count` curves of the array at `array` (the offset stored at `field`; see
-    /// [`super::subfile::records`]).
+    /// [`Platform::records`]).
     pub fn read_array(
         data: &[u8],
         array: Option<usize>,
         field: usize,
         count: usize,
-        version: u32,
+        platform: Platform,
     ) -> Result<Vec<Curve>> {
-        let size = Curve::header_size(version);
-        super::subfile::records(data, array, field, count, size, "curve", |c| Curve::read(data, c.offset(), version))
+        let size = Curve::header_size(platform);
+        platform.records(data, (field, array), count, size, "curve", |c| Curve::read(data, c.offset(), platform))
     }
 
-    /// Reads the curve whose header is at `at` (absolute) in `data`.
-    pub fn read(data: &[u8], at: usize, version: u32) -> Result<Curve> {
-        let mut c = Cursor::new(data, Endian::Big);
-        c.seek(at)?;
+    /// Reads the curve whose header is at `at` (absolute) in `data`. Wii U: `u16 flags, keyCount;
+    /// u32 target; f32 start, end; scale and offset words; f32 delta (from 3.4); off frames, keys`.
+    /// Switch: `u64 frames, keys` first, then the same fields with `delta` and a pad word.
+    pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Curve> {
+        let mut c = platform.cursor(data, at)?;
+        let switch = platform.is_switch();
+        let mut arrays = (at, None, at + 8, None);
+        if switch {
+            arrays = (at, platform.offset(&mut c, "frames")?, at + 8, platform.offset(&mut c, "keys")?);
+        }
+        let flags_at = c.offset();
         let flags = c.u16()?;
-        let ct = curve_type(flags).ok_or_else(|| Error::invalid(at, format!("curve type 3 in flags {flags:#06x}")))?;
+        let ct =
+            curve_type(flags).ok_or_else(|| Error::invalid(flags_at, format!("curve type 3 in flags {flags:#06x}")))?;
         let key_count = c.u16()?;
         let target = c.u32()?;
         let start = c.f32()?;
         let end = c.f32()?;
         let scale_bits = c.u32()?;
         let offset_bits = c.u32()?;
-        let delta = if version >= 0x0304_0000 { Some(c.f32()?) } else { None };
-        let frames_at = rel(&mut c, "frames")?;
-        let keys_at = rel(&mut c, "keys")?;
-        let n = usize::from(key_count);
+        let delta = if platform.since_3_4() { Some(c.f32()?) } else { None };
+        if !switch {
+            let frames_field = c.offset();
+            let frames = platform.offset(&mut c, "frames")?;
+            arrays = (frames_field, frames, c.offset(), platform.offset(&mut c, "keys")?);
+        }
         let mut curve = Curve {
             at,
             flags,
@@ -207,19 +257,18 @@ impl Curve {
             frames: Vec::new(),
             keys: Vec::new(),
         };
-        let frame_type = curve.frame_type();
+        let n = usize::from(key_count);
+        let endian = platform.endian();
+        let (frames_field, frames_at, keys_field, keys_at) = arrays;
         if n > 0 {
-            let frames_at = frames_at.ok_or_else(|| Error::invalid(at + 0x1C, "null frame array"))?;
-            curve.frames = read_frames(frame_type, data, frames_at, n, Endian::Big).within(|| "frames")?;
+            let frames_at = frames_at.ok_or_else(|| Error::invalid(frames_field, "null frame array"))?;
+            curve.frames = read_frames(curve.frame_type(), data, frames_at, n, endian).within(|| "frames")?;
         }
-        let elements = match ct {
-            CurveType::StepBool | CurveType::BakedBool => n.div_ceil(32),
-            _ => n * curve.stride(),
-        };
+        let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
+        let elements = if bool_curve { n.div_ceil(32) } else { n * curve.stride() };
         if elements > 0 {
-            let keys_at = keys_at.ok_or_else(|| Error::invalid(at + 0x20, "null key array"))?;
-            let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
-            curve.keys = read_keys(&curve, data, keys_at, elements, bool_curve, Endian::Big).within(|| "keys")?;
+            let keys_at = keys_at.ok_or_else(|| Error::invalid(keys_field, "null key array"))?;
+            curve.keys = read_keys(&curve, data, keys_at, elements, bool_curve, endian).within(|| "keys")?;
         }
         Ok(curve)
     }
@@ -229,7 +278,7 @@ impl Curve {
         self.keys.get(i * self.stride() + j).copied().unwrap_or(0.0) as f32
     }
 
-    /// Maps a frame into the curve's range by its wrap modes (§5.1). See [`super::unroll`] for
+    /// Maps a frame into the curve's range by its wrap modes (§5.1). See `unroll` for
     /// whole animations.
     pub fn wrap_frame(&self, f: f32) -> f32 {
         let len = self.end - self.start;
@@ -426,42 +475,27 @@ fn curve_type(flags: u16) -> Option<CurveType> {
     })
 }
 
-/// Reads a self-relative offset at the cursor: the absolute target, `None` for null.
-pub fn rel(c: &mut Cursor, what: &str) -> Result<Option<usize>> {
-    let field = c.offset();
-    let v = c.i32()?;
-    if v == 0 {
-        return Ok(None);
+/// Reads a curve's `n` key frames at `frames_at` in its frame type (Wii U big-endian, Switch
+/// little-endian): f32, 10.5 fixed point (i16 / 32) or u8. The byte order is chosen once, so
+/// each loop reads one fixed order.
+fn read_frames(frame_type: FrameType, data: &[u8], frames_at: usize, n: usize, endian: Endian) -> Result<Vec<f32>> {
+    match endian {
+        Endian::Big => frames_in::<true>(frame_type, data, frames_at, n),
+        Endian::Little => frames_in::<false>(frame_type, data, frames_at, n),
     }
-    let target = field as i64 + i64::from(v);
-    usize::try_from(target)
-        .ok()
-        .filter(|&t| t < c.data().len())
-        .map(Some)
-        .ok_or_else(|| Error::invalid(field, format!("{what} offset {v} points outside the file")))
 }
 
-/// Reads a curve's `n` key frames at `frames_at` in its frame type (Wii U big-endian, Switch
-/// little-endian): f32, 10.5 fixed point (i16 / 32) or u8.
-pub(super) fn read_frames(
-    frame_type: FrameType,
-    data: &[u8],
-    frames_at: usize,
-    n: usize,
-    endian: Endian,
-) -> Result<Vec<f32>> {
+fn frames_in<const BE: bool>(frame_type: FrameType, data: &[u8], at: usize, n: usize) -> Result<Vec<f32>> {
     Ok(match frame_type {
-        FrameType::F32 => words::<4>(data, frames_at, n, "frame")?.map(|b| f32::from_bits(u32_of(b, endian))).collect(),
-        FrameType::Fixed10x5 => {
-            words::<2>(data, frames_at, n, "frame")?.map(|b| f32::from(i16_of(b, endian)) / 32.0).collect()
-        }
-        FrameType::U8 => words::<1>(data, frames_at, n, "frame")?.map(|[b]| f32::from(b)).collect(),
+        FrameType::F32 => words::<4>(data, at, n, "frame")?.map(|b| f32::from_bits(u32_of::<BE>(b))).collect(),
+        FrameType::Fixed10x5 => words::<2>(data, at, n, "frame")?.map(|b| f32::from(i16_of::<BE>(b)) / 32.0).collect(),
+        FrameType::U8 => words::<1>(data, at, n, "frame")?.map(|[b]| f32::from(b)).collect(),
     })
 }
 
 /// Reads a curve's `elements` stored key values at `keys_at` (Wii U big-endian, Switch
 /// little-endian): bool curves as 32-bit bit words, others in the curve's key type.
-pub(super) fn read_keys(
+fn read_keys(
     curve: &Curve,
     data: &[u8],
     keys_at: usize,
@@ -470,19 +504,24 @@ pub(super) fn read_keys(
     endian: Endian,
 ) -> Result<Vec<f64>> {
     let key_type = if bool_curve { KeyType::Bits32 } else { curve.key_type() };
-    let float = curve.is_float();
-    Ok(match key_type {
-        KeyType::Bits32 if bool_curve => {
-            words::<4>(data, keys_at, elements, "key")?.map(|b| f64::from(u32_of(b, endian))).collect()
+    let kind = (key_type, bool_curve, curve.is_float());
+    match endian {
+        Endian::Big => keys_in::<true>(kind, data, keys_at, elements),
+        Endian::Little => keys_in::<false>(kind, data, keys_at, elements),
+    }
+}
+
+/// Keys of `(key type, bool curve, float curve)` in one byte order: bool words unsigned, int
+/// keys signed, float keys as `f32`.
+fn keys_in<const BE: bool>(kind: (KeyType, bool, bool), data: &[u8], at: usize, n: usize) -> Result<Vec<f64>> {
+    Ok(match kind {
+        (KeyType::Bits32, true, _) => words::<4>(data, at, n, "key")?.map(|b| f64::from(u32_of::<BE>(b))).collect(),
+        (KeyType::Bits32, _, true) => {
+            words::<4>(data, at, n, "key")?.map(|b| f64::from(f32::from_bits(u32_of::<BE>(b)))).collect()
         }
-        KeyType::Bits32 if float => {
-            words::<4>(data, keys_at, elements, "key")?.map(|b| f64::from(f32::from_bits(u32_of(b, endian)))).collect()
-        }
-        KeyType::Bits32 => {
-            words::<4>(data, keys_at, elements, "key")?.map(|b| f64::from(u32_of(b, endian) as i32)).collect()
-        }
-        KeyType::S16 => words::<2>(data, keys_at, elements, "key")?.map(|b| f64::from(i16_of(b, endian))).collect(),
-        KeyType::S8 => words::<1>(data, keys_at, elements, "key")?.map(|[b]| f64::from(b as i8)).collect(),
+        (KeyType::Bits32, ..) => words::<4>(data, at, n, "key")?.map(|b| f64::from(u32_of::<BE>(b) as i32)).collect(),
+        (KeyType::S16, ..) => words::<2>(data, at, n, "key")?.map(|b| f64::from(i16_of::<BE>(b))).collect(),
+        (KeyType::S8, ..) => words::<1>(data, at, n, "key")?.map(|[b]| f64::from(b as i8)).collect(),
     })
 }
 
@@ -502,17 +541,19 @@ fn words<'a, const N: usize>(
     Ok(chunks.iter().copied())
 }
 
-fn u32_of(b: [u8; 4], endian: Endian) -> u32 {
-    match endian {
-        Endian::Big => u32::from_be_bytes(b),
-        Endian::Little => u32::from_le_bytes(b),
+fn u32_of<const BE: bool>(b: [u8; 4]) -> u32 {
+    if BE {
+        u32::from_be_bytes(b)
+    } else {
+        u32::from_le_bytes(b)
     }
 }
 
-fn i16_of(b: [u8; 2], endian: Endian) -> i16 {
-    match endian {
-        Endian::Big => i16::from_be_bytes(b),
-        Endian::Little => i16::from_le_bytes(b),
+fn i16_of<const BE: bool>(b: [u8; 2]) -> i16 {
+    if BE {
+        i16::from_be_bytes(b)
+    } else {
+        i16::from_le_bytes(b)
     }
 }
 
@@ -548,7 +589,7 @@ mod tests {
     #[test]
     fn spec_5_8_test_vector() {
         let d = spec_curve();
-        let c = Curve::read(&d, 0, 0x0405_0003).unwrap();
+        let c = Curve::read(&d, 0, Platform::WiiU { version: 0x0405_0003 }).unwrap();
         assert_eq!(c.frame_type(), FrameType::U8);
         assert_eq!(c.key_type(), KeyType::S16);
         assert_eq!(c.curve_type(), CurveType::Cubic);
@@ -587,7 +628,7 @@ mod tests {
         d.resize(0x28, 0);
         d.extend_from_slice(keys);
         d.resize(0x2C + 4, 0);
-        Curve::read(&d, 0, 0x0405_0003).unwrap()
+        Curve::read(&d, 0, Platform::WiiU { version: 0x0405_0003 }).unwrap()
     }
 
     #[test]

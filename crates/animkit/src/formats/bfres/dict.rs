@@ -97,7 +97,7 @@ pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>
     for k in 0..dict.len() {
         let (name, target) = dict.entry_targets(at, k);
         let name = match name {
-            Some(n) => super::strings::name_at(data, n)?,
+            Some(n) => super::platform::name_at(data, n)?,
             None => String::new(),
         };
         let target = match target {

@@ -18,8 +18,8 @@ mod bound;
 use glam::{Quat, Vec4};
 
 use super::curve::{Curve, KeyType};
-use super::fska::union_frames;
 use super::sweep::{Point, Sweep};
+use super::union::union_frames;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::Limits;
 use bound::Spans;

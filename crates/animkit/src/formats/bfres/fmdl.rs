@@ -6,11 +6,9 @@
 //! 22 u16 shapeCount; 24 u16 materialCount`; FSKL `08 u16 boneCount`.
 
 use super::bind::ModelSkeleton;
-use super::curve::rel;
 use super::fres::{entries, Header, G_EMBEDDED, G_FMDL};
 use super::fskl;
 use super::platform::Platform;
-use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
 
 /// Every model with a skeleton of at least one bone, in storage order, named as in the FMDL
@@ -19,23 +17,34 @@ pub fn skeletons(data: &[u8], header: &Header) -> Result<Vec<ModelSkeleton>> {
     let platform = Platform::WiiU { version: header.version };
     let mut out = Vec::new();
     for (model, at) in entries(data, header, G_FMDL)? {
-        let within = || format!("FMDL \"{model}\"");
-        let (_, fskl) = fskl::read_model(data, at, platform).within(within)?;
-        let Some(fskl) = fskl.filter(|s| !s.bones.is_empty()) else { continue };
-        out.push(ModelSkeleton { skeleton: fskl.to_skeleton().within(within)?, model });
+        out.extend(model_skeleton(data, at, platform, Some(model))?);
     }
     Ok(out)
 }
 
+/// The skeleton of the model at `at` when it has at least one bone, named `name` (by default
+/// the model's own name).
+pub fn model_skeleton(
+    data: &[u8],
+    at: usize,
+    platform: Platform,
+    name: Option<String>,
+) -> Result<Option<ModelSkeleton>> {
+    let (own, fskl) = fskl::read_model(data, at, platform).within(|| format!("model at {at:#x}"))?;
+    let model = name.unwrap_or(own);
+    let Some(fskl) = fskl.filter(|s| !s.bones.is_empty()) else { return Ok(None) };
+    Ok(Some(ModelSkeleton { skeleton: fskl.to_skeleton().within(|| format!("model \"{model}\""))?, model }))
+}
+
 /// The bone, shape and material counts of the FMDL at `at`.
 pub fn counts(data: &[u8], at: usize) -> Result<(u64, u64, u64)> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
+    let wiiu = Platform::WiiU { version: 0x0304_0000 };
+    let mut c = wiiu.cursor(data, at)?;
     if c.array::<4>()? != *b"FMDL" {
         return Err(Error::invalid(at, "not an FMDL"));
     }
     c.skip(8)?;
-    let skeleton = rel(&mut c, "skeleton")?;
+    let skeleton = wiiu.offset(&mut c, "skeleton")?;
     c.seek(at + 0x22)?;
     let shapes = c.u16()?;
     let materials = c.u16()?;

@@ -9,9 +9,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::dict::ResDict;
+use super::platform::Platform;
 use super::strings::{read_pool, write_pool, PoolString};
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
+use crate::record::Record;
 
 /// The number of index groups in the header.
 pub const GROUPS: usize = 12;
@@ -32,35 +34,53 @@ pub const GROUP_NAMES: [&str; GROUPS] = [
     "embedded files",
 ];
 
-/// Group indices.
+/// Index group of the models.
 pub const G_FMDL: usize = 0;
+/// Index group of the skeletal animations.
 pub const G_FSKA: usize = 2;
+/// Index group of the shader-parameter animations.
 pub const G_FSHU_PARAM: usize = 3;
+/// Index group of the texture SRT animations.
 pub const G_FSHU_SRT: usize = 5;
+/// Index group of the texture pattern animations.
 pub const G_FTXP: usize = 6;
+/// Index group of the bone visibility animations.
 pub const G_FVIS_BONE: usize = 7;
+/// Index group of the material visibility animations.
 pub const G_FVIS_MAT: usize = 8;
+/// Index group of the embedded files.
 pub const G_EMBEDDED: usize = 11;
 
-/// The `0x6C`-byte header of v >= 2.4.0.0, every field as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Header {
-    pub version: u32,
-    pub bom: u16,
-    /// `0x0010` in every file.
-    pub header_word: u16,
-    pub file_size: u32,
-    pub alignment: u32,
-    /// Self-relative offset of the file name.
-    pub name: i32,
-    pub pool_size: u32,
-    /// Self-relative offset of the string pool (its first length word).
-    pub pool: i32,
-    pub groups: [i32; GROUPS],
-    pub counts: [u16; GROUPS],
-    pub user_pointer: u32,
+crate::record! {
+    /// The `0x6C`-byte header of v >= 2.4.0.0 after the magic `FRES`, every field as stored.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    pub struct Header {
+        /// `major.minor.micro.build`, a byte each.
+        pub version: u32,
+        /// `0xFEFF`.
+        pub bom: u16,
+        /// `0x0010` in every file.
+        pub header_word: u16,
+        /// The file's size.
+        pub file_size: u32,
+        /// The alignment of the GPU data.
+        pub alignment: u32,
+        /// Self-relative offset of the file name.
+        pub name: i32,
+        /// The string pool's size.
+        pub pool_size: u32,
+        /// Self-relative offset of the string pool (its first length word).
+        pub pool: i32,
+        /// Self-relative offsets of the index groups ([`GROUP_NAMES`]), 0 for none.
+        pub groups: [i32; GROUPS],
+        /// The entry count of each index group.
+        pub counts: [u16; GROUPS],
+        /// Runtime pointer (0 on disk).
+        pub user_pointer: u32,
+    }
 }
 
+/// The header's size, magic included.
 pub const HEADER_SIZE: usize = 0x6C;
 
 impl Header {
@@ -70,6 +90,7 @@ impl Header {
         (v != 0).then(|| (0x20 + 4 * g as i64 + i64::from(v)) as usize)
     }
 
+    /// The absolute position of the string pool's first length word.
     pub fn pool_at(&self) -> i64 {
         0x1C + i64::from(self.pool)
     }
@@ -85,9 +106,21 @@ impl Header {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
     /// Index group `group`.
-    Dict { group: usize, dict: ResDict },
+    Dict {
+        /// Which group ([`GROUP_NAMES`]).
+        group: usize,
+        /// The group as stored.
+        dict: ResDict,
+    },
     /// The subfile that entry `index` of group `group` points at, as opaque bytes.
-    Subfile { group: usize, index: usize, bytes: Vec<u8> },
+    Subfile {
+        /// Which group ([`GROUP_NAMES`]).
+        group: usize,
+        /// The entry in the group.
+        index: usize,
+        /// The subfile's bytes, up to the next known structure.
+        bytes: Vec<u8>,
+    },
     /// The string pool.
     Strings(Vec<PoolString>),
     /// Anything else: embedded-file records, GPU buffers, alignment padding.
@@ -95,6 +128,7 @@ pub enum Part {
 }
 
 impl Part {
+    /// The stored length in bytes.
     pub fn byte_len(&self) -> usize {
         match self {
             Part::Dict { dict, .. } => dict.byte_len(),
@@ -107,7 +141,9 @@ impl Part {
 /// A whole FRES file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FresFile {
+    /// The header.
     pub header: Header,
+    /// Everything after the header, in file order.
     pub parts: Vec<Part>,
 }
 
@@ -132,47 +168,30 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
             "Switch BFRES (\"FRES    \", little-endian, relocation table) is not supported; only Wii U files are",
         ));
     }
-    let version = c.u32()?;
-    let bom = c.u16()?;
-    if bom != 0xFEFF {
+    let header = Header::read(&mut c)?;
+    if header.bom != 0xFEFF {
         return Err(Error::new(
             ErrorKind::Unsupported,
             Some(8),
-            format!("byte-order mark {bom:#06x}: only big-endian Wii U files are supported"),
+            format!("byte-order mark {:#06x}: only big-endian Wii U files are supported", header.bom),
         ));
     }
-    if version < 0x0204_0000 {
+    if header.version < 0x0204_0000 {
         return Err(Error::new(
             ErrorKind::Unsupported,
             Some(4),
-            format!("version {version:#010x} predates 2.4.0.0 (no group counts); not supported"),
+            format!("version {:#010x} predates 2.4.0.0 (no group counts); not supported", header.version),
         ));
     }
-    let header_word = c.u16()?;
-    let file_size = c.u32()?;
-    let alignment = c.u32()?;
-    let name = c.i32()?;
-    let pool_size = c.u32()?;
-    let pool = c.i32()?;
-    let mut groups = [0i32; GROUPS];
-    for g in &mut groups {
-        *g = c.i32()?;
-    }
-    let mut counts = [0u16; GROUPS];
-    for n in &mut counts {
-        *n = c.u16()?;
-    }
-    let user_pointer = c.u32()?;
-    Ok(Header { version, bom, header_word, file_size, alignment, name, pool_size, pool, groups, counts, user_pointer })
+    Ok(header)
 }
 
-/// Parses a FRES file into parts.
-pub fn read(data: &[u8]) -> Result<FresFile> {
-    let header = read_header(data).within(|| "FRES header")?;
+/// Where the index groups (read), the subfiles their entries point at and the string pool
+/// start, sorted, one structure per position; every offset checked to lie in the file.
+type Regions = (Vec<(usize, Region)>, Vec<(usize, ResDict)>);
+
+fn regions(data: &[u8], header: &Header) -> Result<Regions> {
     let len = data.len();
-    if (header.file_size as usize) > len {
-        return Err(Error::truncated(len, header.file_size as usize - len, 0).within("FRES"));
-    }
     let in_file = |at: i64, what: &str, field: usize| -> Result<usize> {
         usize::try_from(at)
             .ok()
@@ -209,7 +228,17 @@ pub fn read(data: &[u8]) -> Result<FresFile> {
     }
     regions.sort();
     regions.dedup_by_key(|r| r.0);
+    Ok((regions, dicts))
+}
 
+/// Parses a FRES file into parts.
+pub fn read(data: &[u8]) -> Result<FresFile> {
+    let header = read_header(data).within(|| "FRES header")?;
+    let len = data.len();
+    if (header.file_size as usize) > len {
+        return Err(Error::truncated(len, header.file_size as usize - len, 0).within("FRES"));
+    }
+    let (regions, mut dicts) = regions(data, &header)?;
     let mut parts = Vec::new();
     let mut pos = HEADER_SIZE;
     for (i, &(start, region)) in regions.iter().enumerate() {
@@ -261,23 +290,10 @@ pub fn read(data: &[u8]) -> Result<FresFile> {
     Ok(FresFile { header, parts })
 }
 
+/// Writes the magic and the header.
 pub fn write_header(w: &mut Writer, h: &Header) {
     w.bytes(b"FRES");
-    w.u32(h.version);
-    w.u16(h.bom);
-    w.u16(h.header_word);
-    w.u32(h.file_size);
-    w.u32(h.alignment);
-    w.i32(h.name);
-    w.u32(h.pool_size);
-    w.i32(h.pool);
-    for &g in &h.groups {
-        w.i32(g);
-    }
-    for &n in &h.counts {
-        w.u16(n);
-    }
-    w.u32(h.user_pointer);
+    h.write(w);
 }
 
 /// The bytes of `file`.
@@ -309,4 +325,201 @@ pub fn entries(data: &[u8], header: &Header, g: usize) -> Result<Vec<(String, us
             target.map(|t| (name, t)).ok_or_else(|| Error::invalid(field, "index group entry without data"))
         })
         .collect()
+}
+
+// ---- Switch ----------------------------------------------------------------------------
+
+/// The first note of every Switch BFRES; containers pass it on with a prefix, so `convert` finds
+/// it in the notes of any file holding one (`convert` then writes BFRES for Switch).
+pub const PLATFORM_NOTE: &str = "Switch (little-endian)";
+
+/// The platform the Switch header's name is read with (the version does not change it).
+const SWITCH: Platform = Platform::Switch { major: 8 };
+
+/// The 8-byte magic of a Switch BFRES.
+pub const SWITCH_MAGIC: &[u8; 8] = b"FRES    ";
+
+/// Whether `bytes` start like a Switch BFRES (magic and little-endian BOM).
+pub fn is_switch(bytes: &[u8]) -> bool {
+    bytes.get(..8) == Some(SWITCH_MAGIC) && bytes.get(0x0C..0x0E) == Some(&[0xFF, 0xFE])
+}
+
+/// The Switch FRES header fields the readers use, versions 0.5 to 0.9 (`0xF0` bytes in 0.9:
+/// 32 reserved bytes after the model dict and two more `u16` after the model count).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchHeader {
+    /// `0.x.y.z`, a byte each from the top.
+    pub version: u32,
+    /// The file's alignment as a power of two.
+    pub alignment_log2: u8,
+    /// Target address size (0 on disk).
+    pub address_size: u8,
+    /// Header flags.
+    pub flags: u16,
+    /// The file's size.
+    pub file_size: u32,
+    /// Position of the `_RLT`.
+    pub relocation_table: u32,
+    /// The file name.
+    pub name: String,
+    /// The model (FMDL) array.
+    pub model_array: u64,
+    /// (array, dict, count) of skeletal animations.
+    pub fska: (u64, u64, u16),
+    /// (array, dict, count) of material animations.
+    pub fmaa: (u64, u64, u16),
+    /// The number of models.
+    pub model_count: u16,
+    /// The number of bone visibility animations.
+    pub bone_visibility_count: u16,
+    /// The number of shape animations.
+    pub shape_anim_count: u16,
+    /// The number of scene animations.
+    pub scene_anim_count: u16,
+    /// The number of embedded files.
+    pub embedded_count: u16,
+}
+
+impl SwitchHeader {
+    /// The `x` of version `0.x.y.z`.
+    pub fn major(&self) -> u8 {
+        (self.version >> 16) as u8
+    }
+
+    /// `0.x.y.z (Switch)`.
+    pub fn version_string(&self) -> String {
+        let v = self.version;
+        format!("{}.{}.{}.{} (Switch)", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF)
+    }
+}
+
+/// Reads the Switch header.
+pub fn read_switch_header(data: &[u8]) -> Result<SwitchHeader> {
+    let mut c = Cursor::new(data, Endian::Little);
+    if c.array::<8>()? != *SWITCH_MAGIC {
+        return Err(Error::invalid(0, "not a Switch BFRES (magic is not \"FRES    \")"));
+    }
+    let version = c.u32()?;
+    let bom = c.array::<2>()?;
+    if bom != [0xFF, 0xFE] {
+        return Err(Error::invalid(
+            0x0C,
+            format!("byte-order mark {:02X} {:02X} is not little-endian", bom[0], bom[1]),
+        ));
+    }
+    let alignment_log2 = c.u8()?;
+    let address_size = c.u8()?;
+    let _file_name = c.u32()?;
+    let flags = c.u16()?;
+    let _first_block = c.u16()?;
+    let relocation_table = c.u32()?;
+    let file_size = c.u32()?;
+    if file_size as usize > data.len() {
+        return Err(Error::truncated(data.len(), file_size as usize - data.len(), 0)
+            .within(format!("Switch FRES (file size field 0x1C says {file_size} bytes, {} present)", data.len())));
+    }
+    let major = (version >> 16) as u8;
+    if major >= 10 {
+        return Err(Error::unsupported(format!("Switch BFRES version 0.{major}: only versions before 0.10 are read"))
+            .within("Switch FRES header"));
+    }
+    let name = SWITCH.name(data, &mut c).within(|| "Switch FRES header")?;
+    let model_array = c.u64()?;
+    let _model_dict = c.u64()?;
+    if major == 9 {
+        c.skip(32)?;
+    }
+    let fska = (c.u64()?, c.u64()?);
+    let fmaa = (c.u64()?, c.u64()?);
+    // Bone visibility, shape, scene (array, dict); memory pool, buffer info; embedded files
+    // (array, dict); padding; string table.
+    c.skip(8 * 6 + 8 * 2 + 8 * 2 + 8 + 8)?;
+    let _pool_size = c.u32()?;
+    let model_count = c.u16()?;
+    if major == 9 {
+        c.skip(4)?;
+    }
+    let fska_count = c.u16()?;
+    let fmaa_count = c.u16()?;
+    let bone_visibility_count = c.u16()?;
+    let shape_anim_count = c.u16()?;
+    let scene_anim_count = c.u16()?;
+    let embedded_count = c.u16()?;
+    Ok(SwitchHeader {
+        version,
+        alignment_log2,
+        address_size,
+        flags,
+        file_size,
+        relocation_table,
+        name,
+        model_array,
+        fska: (fska.0, fska.1, fska_count),
+        fmaa: (fmaa.0, fmaa.1, fmaa_count),
+        model_count,
+        bone_visibility_count,
+        shape_anim_count,
+        scene_anim_count,
+        embedded_count,
+    })
+}
+
+crate::record! {
+    /// The Switch FRES header as stored, versions 0.5 to 0.8 (`0xD0` bytes). Offsets are
+    /// absolute; each group of animations or models is an (array, dictionary) pair.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SwitchFileHeader {
+        /// `FRES` and four spaces.
+        pub magic: [u8; 8],
+        /// `0.x.y.z`, one byte each from the top.
+        pub version: u32,
+        /// `FF FE` (little-endian).
+        pub bom: [u8; 2],
+        /// The file's alignment as a power of two.
+        pub alignment_log2: u8,
+        /// Target address size (0 on disk).
+        pub address_size: u8,
+        /// Position of the file name's first character.
+        pub file_name: u32,
+        /// Header flags.
+        pub flags: u16,
+        /// Position of the first block of the block chain.
+        pub first_block: u16,
+        /// Position of the `_RLT`.
+        pub relocation_table: u32,
+        /// File size.
+        pub file_size: u32,
+        /// Offset of the file name's length word.
+        pub name: u64,
+        /// Models (FMDL): array, dictionary.
+        pub models: [u64; 2],
+        /// Skeletal animations (FSKA): array, dictionary.
+        pub skeletal_animations: [u64; 2],
+        /// Material animations (FMAA): array, dictionary.
+        pub material_animations: [u64; 2],
+        /// Bone visibility animations (FBVS): array, dictionary.
+        pub bone_visibility_animations: [u64; 2],
+        /// Shape animations (FSHA): array, dictionary.
+        pub shape_animations: [u64; 2],
+        /// Scene animations (FSCN): array, dictionary.
+        pub scene_animations: [u64; 2],
+        /// The memory pool.
+        pub memory_pool: u64,
+        /// The buffer info.
+        pub buffer_info: u64,
+        /// Embedded files: array, dictionary.
+        pub embedded_files: [u64; 2],
+        /// Reserved (0).
+        pub reserved: u64,
+        /// Offset of the string table's first (empty) string.
+        pub string_table: u64,
+        /// The string table's size.
+        pub string_table_size: u32,
+        /// Counts: models, skeletal, material, bone visibility, shape and scene animations,
+        /// embedded files.
+        pub counts: [u16; 7],
+        /// Padding to `0xD0`.
+        pub padding: [u8; 6],
+    }
 }

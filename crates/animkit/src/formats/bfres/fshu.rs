@@ -6,11 +6,13 @@
 //! property is `param.component`: `mode`, `scale_x`, `scale_y`, `rotate`, `translate_x`,
 //! `translate_y` for texture SRT, `r g b a` for colour, otherwise `param[+0xNN]`.
 
-use super::curve::{rel, Curve, Value};
-use super::fska::union_cubic;
-use super::strings::name_field;
+use serde::{Deserialize, Serialize};
+
+use super::curve::{Curve, Value};
+use super::platform::Platform;
 use super::subfile;
-use crate::bytes::{Cursor, Endian};
+use super::union::union_cubic;
+use crate::bytes::Cursor;
 use crate::error::{Error, Result};
 use crate::formats::Limits;
 use crate::model::{Clip, Interpolation, Target, Track, Values};
@@ -18,56 +20,90 @@ use crate::model::{Clip, Interpolation, Target, Track, Values};
 /// Which index group the FSHU came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// The shader-parameter group.
     ShaderParam,
+    /// The colour group.
     Colour,
+    /// The texture SRT group.
     TextureSrt,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// An FSHU with its material animations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Fshu {
+    /// Position of the header.
+    #[serde(skip)]
     pub at: usize,
+    /// The animation's name.
     pub name: String,
+    /// Flags (bit 2: looping).
     pub flags: u32,
+    /// Frames.
     pub frame_count: i32,
+    /// The stored count of animated parameters.
     pub param_anim_count: i32,
+    /// The stored curve total.
     pub curve_count: i32,
+    /// Runtime size of the baked curves (§8).
     pub baked_size: u32,
+    /// One entry per animated material.
     pub materials: Vec<MaterialAnim>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// One material of an FSHU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MaterialAnim {
+    /// The material's name.
     pub name: String,
+    /// Derived (the writer recomputes it).
+    #[serde(default)]
     pub begin_curve: i32,
+    /// Derived (the writer recomputes it).
+    #[serde(default)]
     pub begin_param_anim: i32,
+    /// The parameters animated.
     pub params: Vec<ParamInfo>,
+    /// The material's curves.
     pub curves: Vec<Curve>,
     /// `(target, raw value word)`.
     pub constants: Vec<(u32, u32)>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// A shader parameter's curves and constants.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ParamInfo {
+    /// The parameter's name.
     pub name: String,
+    /// First curve of the parameter (material-local).
     pub begin_curve: u16,
+    /// Number of float curves.
     pub float_curves: u16,
+    /// Number of int curves.
     pub int_curves: u16,
+    /// First constant (material-local).
     pub begin_constant: u16,
+    /// Number of constants.
     pub constant_count: u16,
+    /// Sub-bind index.
     pub sub_bind_index: u16,
 }
 
 impl Fshu {
+    /// Whether the animation loops (flags bit 2).
     pub fn looping(&self) -> bool {
         self.flags & 4 != 0
     }
 }
 
-pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fshu> {
-    if version < 0x0304_0000 {
+/// Reads the FSHU at `at` (Wii U 3.4 and later).
+pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fshu> {
+    if !platform.since_3_4() {
         return Err(Error::unsupported("FSHU before 3.4.0.0 is not supported"));
     }
-    let (mut c, name) = subfile::open(data, at, b"FSHU")?;
+    let (mut c, name) = platform.open(data, at, b"FSHU")?;
     let flags = c.u32()?;
     let frame_count = c.i32()?;
     let mat_count = c.u16()?;
@@ -77,42 +113,71 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fshu> {
     let baked_size = c.u32()?;
     let _model = c.i32()?;
     let _bind = c.i32()?;
-    let mats_at = rel(&mut c, "material animations")?;
-    let materials = subfile::records(data, mats_at, at + 0x2C, mat_count.into(), 0x20, "material animation", |m| {
-        read_material(data, m.offset(), version)
-    })?;
+    let mats_at = platform.offset(&mut c, "material animations")?;
+    let materials =
+        platform.records(data, (at + 0x2C, mats_at), mat_count.into(), 0x20, "material animation", |m| {
+            read_material(data, m, platform)
+        })?;
     Ok(Fshu { at, name, flags, frame_count, param_anim_count, curve_count, baked_size, materials })
 }
 
-fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialAnim> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
+fn read_material(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<MaterialAnim> {
+    let at = c.offset();
     let info_count = c.u16()?;
     let curve_count = c.u16()?;
     let constant_count = c.u16()?;
     c.skip(2)?;
     let begin_curve = c.i32()?;
     let begin_param_anim = c.i32()?;
-    let name = name_field(data, &mut c)?;
-    let infos_at = rel(&mut c, "param infos")?;
-    let curves_at = rel(&mut c, "curves")?;
-    let consts_at = rel(&mut c, "constants")?;
-    let params = subfile::records(data, infos_at, at + 0x14, info_count.into(), 0x10, "param info", |p| {
-        Ok(ParamInfo {
+    let name = platform.name(data, c)?;
+    let infos_at = platform.offset(c, "param infos")?;
+    let curves_at = platform.offset(c, "curves")?;
+    let consts_at = platform.offset(c, "constants")?;
+    let params = read_param_infos(data, infos_at, at + 0x14, info_count.into(), platform)?;
+    let curves = Curve::read_array(data, curves_at, at + 0x18, curve_count.into(), platform)?;
+    let constants = read_constants(data, consts_at, at + 0x1C, constant_count.into(), platform)?;
+    Ok(MaterialAnim { name, begin_curve, begin_param_anim, params, curves, constants })
+}
+
+/// The `count` param infos at `array` (stored at `field`). Wii U (`0x10`): `u16 beginCurve,
+/// floatCurves, intCurves, beginConstant, constantCount, subBindIndex; off name`. Switch
+/// (`0x18`): the name offset first, then the six `u16` and 4 pad bytes.
+pub fn read_param_infos(
+    data: &[u8],
+    array: Option<usize>,
+    field: usize,
+    count: usize,
+    platform: Platform,
+) -> Result<Vec<ParamInfo>> {
+    let size = if platform.is_switch() { 0x18 } else { 0x10 };
+    platform.records(data, (field, array), count, size, "param info", |p| {
+        let switch_name = if platform.is_switch() { Some(platform.name(data, p)?) } else { None };
+        let mut info = ParamInfo {
+            name: String::new(),
             begin_curve: p.u16()?,
             float_curves: p.u16()?,
             int_curves: p.u16()?,
             begin_constant: p.u16()?,
             constant_count: p.u16()?,
             sub_bind_index: p.u16()?,
-            name: name_field(data, p)?,
-        })
-    })?;
-    let curves = Curve::read_array(data, curves_at, at + 0x18, curve_count.into(), version)?;
-    let constants = subfile::records(data, consts_at, at + 0x1C, constant_count.into(), 8, "constant", |k| {
-        Ok((k.u32()?, k.u32()?))
-    })?;
-    Ok(MaterialAnim { name, begin_curve, begin_param_anim, params, curves, constants })
+        };
+        info.name = match switch_name {
+            Some(name) => name,
+            None => platform.name(data, p)?,
+        };
+        Ok(info)
+    })
+}
+
+/// The `count` animation constants at `array` (stored at `field`): `(u32 target, value word)`.
+pub fn read_constants(
+    data: &[u8],
+    array: Option<usize>,
+    field: usize,
+    count: usize,
+    platform: Platform,
+) -> Result<Vec<(u32, u32)>> {
+    platform.records(data, (field, array), count, 8, "constant", |k| Ok((k.u32()?, k.u32()?)))
 }
 
 fn component(kind: Kind, target: u32) -> String {
@@ -130,6 +195,7 @@ fn component(kind: Kind, target: u32) -> String {
     }
 }
 
+/// Converts an FSHU of group `kind` to a clip of scalar tracks.
 pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Clip> {
     let mut tracks = Vec::new();
     for mat in &anim.materials {

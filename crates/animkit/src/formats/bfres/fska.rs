@@ -5,47 +5,71 @@
 //! slopes) at the union of the frames, which splits each cubic segment exactly. Quaternion-mode
 //! rotations become cubic rotation tracks the same way; Euler XYZ rotations (`q = qZ·qY·qX`,
 //! radians) become cubic quaternion keys at the union of the angle curves' frames, with keys
-//! added where the engine's rotation leaves the cubic between them ([`super::euler`]).
+//! added where the engine's rotation leaves the cubic between them (`euler`).
 
 use glam::{EulerRot, Quat, Vec3};
+use serde::{Deserialize, Serialize};
 
-use super::curve::{rel, Curve};
+use super::curve::Curve;
 use super::euler::rotation_keys;
-use super::strings::name_field;
+use super::platform::Platform;
 use super::subfile;
-use super::sweep::{Point, Sweep};
-use crate::bytes::{Cursor, Endian};
+use super::union::union_cubic;
+use crate::bytes::Cursor;
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::formats::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Target, Track, Values};
 
 /// An FSKA header with its bone animations.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Fska {
+    /// Position of the header.
+    #[serde(skip)]
     pub at: usize,
+    /// The animation's name.
     pub name: String,
+    /// Flags: bit 2 looping, bits 8–9 scale mode, bits 12–13 rotation mode.
     pub flags: u32,
+    /// Frames.
     pub frame_count: i32,
+    /// The stored user-data count.
     pub user_data_count: u16,
+    /// The stored curve total.
     pub curve_count: i32,
+    /// Runtime size of the baked curves (§8).
     pub baked_size: u32,
+    /// One entry per animated bone.
     pub bones: Vec<BoneAnim>,
     /// The user-data entries in storage order (their index group is rebuilt from the names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub user_data: Vec<UserData>,
 }
 
 /// One user-data entry: `off name; u16 count; u8 type; u8 pad`, then the values inline
 /// (types 0 `i32`, 1 `f32`, 2 string offset, 3 wide-string offset, 4 byte) (spec tag S), checked on
 /// 53 retail FSKA.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserData {
+    /// The entry's name.
     pub name: String,
+    /// Value type (0 `i32`, 1 `f32`, 2 string, 3 wide string, 4 byte).
     pub kind: u8,
+    /// The byte after the type.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub pad: u8,
+    /// The values.
+    #[serde(flatten)]
     pub values: UserValues,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+fn is_zero(v: &u8) -> bool {
+    *v == 0
+}
+
+/// The values of a user-data entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum UserValues {
     /// `i32` or `f32` values as raw words.
     Words(Vec<u32>),
@@ -62,8 +86,8 @@ pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
         let Some(e) = target else {
             return Err(Error::invalid(at, "user data entry without data"));
         };
-        let mut c = Cursor::new(data, Endian::Big);
-        c.seek(e)?;
+        let wiiu = Platform::WiiU { version: 0x0304_0000 };
+        let mut c = wiiu.cursor(data, e)?;
         let _name = c.i32()?;
         let count = c.u16()?;
         let kind = c.u8()?;
@@ -75,7 +99,7 @@ pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
             }
             2 | 3 => {
                 let n = c.count(u64::from(count), 4, "user data string")?;
-                UserValues::Strings((0..n).map(|_| name_field(data, &mut c)).collect::<Result<_>>()?)
+                UserValues::Strings((0..n).map(|_| wiiu.name(data, &mut c)).collect::<Result<_>>()?)
             }
             4 => UserValues::Bytes(c.take(usize::from(count))?.to_vec()),
             k => return Err(Error::invalid(e + 6, format!("unknown user data type {k}"))),
@@ -86,19 +110,34 @@ pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
 }
 
 /// One bone's animation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BoneAnim {
+    /// Position of the bone animation.
+    #[serde(skip)]
     pub at: usize,
+    /// Flags: bits 3–5 which base values are stored, bits 6–15 which curves.
     pub flags: u32,
+    /// The bone's name.
     pub name: String,
+    /// First rotation curve (in the bone's flag order).
     pub begin_rotate: u8,
+    /// First translation curve.
     pub begin_translate: u8,
+    /// First base translation value.
     pub begin_base_translate: u8,
     /// Stored low byte first at `0x0C`.
     pub begin_curve: u16,
+    /// Base scale.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub scale: Option<[f32; 3]>,
+    /// Base rotation (quaternion, or Euler XYZ in radians with W = 1).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub rotate: Option<[f32; 4]>,
+    /// Base translation.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::raw_json::exact")]
     pub translate: Option<[f32; 3]>,
+    /// The bone's curves; `target` is the channel's offset (§7.1).
     pub curves: Vec<Curve>,
 }
 
@@ -122,15 +161,19 @@ impl BoneAnim {
 /// Rotation storage (flags bits 12–13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RotateMode {
+    /// Quaternion curves.
     Quaternion,
+    /// Euler XYZ angle curves, radians.
     EulerXyz,
 }
 
 impl Fska {
+    /// Whether the animation loops (flags bit 2).
     pub fn looping(&self) -> bool {
         self.flags & 4 != 0
     }
 
+    /// How rotations are stored (flags bits 12–13).
     pub fn rotate_mode(&self) -> RotateMode {
         if (self.flags >> 12) & 3 == 1 {
             RotateMode::EulerXyz
@@ -145,49 +188,106 @@ impl Fska {
     }
 }
 
-/// Reads the FSKA at `at`.
-pub fn read(data: &[u8], at: usize, version: u32) -> Result<Fska> {
-    let (mut c, name) = subfile::open(data, at, b"FSKA")?;
+/// Reads the FSKA at `at` (Switch: user data is not read).
+///
+/// Wii U after the opening: `u32 flags`; from 3.4 `s32 frameCount; u16 boneCount, userDataCount;
+/// s32 curveCount; u32 bakedSize`, before it the four counts as `u16` and 4 bytes after
+/// bakedSize; then off bone animations, skeleton, bind indices, user data. Switch (`0x60`; `0x50`
+/// in 0.9, whose flags follow the magic): off skeleton, bind indices, bone animations, user
+/// data, user dict; `u32 flags` (before 0.9); `s32 frameCount, curveCount; u32 bakedSize;
+/// u16 boneCount, userDataCount`.
+pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fska> {
+    let (mut c, name) = platform.open(data, at, b"FSKA")?;
+    let (mut anim, bone_count, bones_field, bones_at) = match platform {
+        Platform::WiiU { .. } => read_wiiu_fields(data, &mut c, platform)?,
+        Platform::Switch { .. } => read_switch_fields(&mut c, platform, at)?,
+    };
+    anim.at = at;
+    anim.name = name;
+    let size = match platform {
+        Platform::WiiU { .. } => 0x18,
+        p if p.switch_0_9() => 0x38,
+        _ => 0x28,
+    };
+    anim.bones = platform
+        .records(data, (bones_field, bones_at), bone_count, size, "bone animation", |b| read_bone(data, b, platform))?;
+    Ok(anim)
+}
+
+/// An FSKA with only its header fields, its bone count, and where the bone array's offset lies
+/// and points.
+type Fields = (Fska, usize, usize, Option<usize>);
+
+fn read_wiiu_fields(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<Fields> {
     let flags = c.u32()?;
-    let (frame_count, bone_count, user_data_count, curve_count, baked_size) = if version >= 0x0304_0000 {
+    let (frame_count, bone_count, user_data_count, curve_count, baked_size) = if platform.since_3_4() {
         (c.i32()?, c.u16()?, c.u16()?, c.i32()?, c.u32()?)
     } else {
-        let fc = c.u16()?;
-        let bc = c.u16()?;
-        let ud = c.u16()?;
-        let cc = c.u16()?;
-        let bs = c.u32()?;
+        let (fc, bc, ud, cc, bs) = (c.u16()?, c.u16()?, c.u16()?, c.u16()?, c.u32()?);
         c.skip(4)?;
         (i32::from(fc), bc, ud, i32::from(cc), bs)
     };
-    let bones_at = rel(&mut c, "bone animations")?;
+    let bones_field = c.offset();
+    let bones_at = platform.offset(c, "bone animations")?;
     let _skeleton = c.i32()?;
     let _bind = c.i32()?;
-    let user_at = rel(&mut c, "user data")?;
-    let user_data = match user_at {
+    let user_data = match platform.offset(c, "user data")? {
         Some(u) if user_data_count > 0 => read_user_data(data, u).within(|| "user data")?,
         _ => Vec::new(),
     };
-    let bones = subfile::records(data, bones_at, at + 0x20, bone_count.into(), 0x18, "bone animation", |b| {
-        read_bone(data, b.offset(), version)
-    })?;
-    Ok(Fska { at, name, flags, frame_count, user_data_count, curve_count, baked_size, bones, user_data })
+    let anim = Fska { flags, frame_count, user_data_count, curve_count, baked_size, user_data, ..Fska::default() };
+    Ok((anim, bone_count.into(), bones_field, bones_at))
 }
 
-fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
-    let flags = c.u32()?;
-    let name = name_field(data, &mut c)?;
-    let begin_rotate = c.u8()?;
-    let begin_translate = c.u8()?;
-    let curve_count = c.u8()?;
-    let begin_base_translate = c.u8()?;
-    let lo = c.u8()?;
-    let hi = c.u8()?;
-    c.skip(2)?;
-    let curves_at = rel(&mut c, "curves")?;
-    let base_at = rel(&mut c, "base data")?;
+fn read_switch_fields(c: &mut Cursor, platform: Platform, at: usize) -> Result<Fields> {
+    let _skeleton = c.u64()?;
+    let _bind = c.u64()?;
+    let bones_field = c.offset();
+    let bones_at = platform.offset(c, "bone animations")?;
+    let _user = (c.u64()?, c.u64()?);
+    let flags = if platform.switch_0_9() { platform.cursor(c.data(), at + 4)?.u32()? } else { c.u32()? };
+    let frame_count = c.i32()?;
+    let curve_count = c.i32()?;
+    let baked_size = c.u32()?;
+    let bone_count = c.u16()?;
+    let user_data_count = c.u16()?;
+    let anim = Fska { flags, frame_count, user_data_count, curve_count, baked_size, ..Fska::default() };
+    Ok((anim, bone_count.into(), bones_field, bones_at))
+}
+
+/// Reads the bone animation at the cursor. Wii U (`0x18`): `u32 flags; off name; u8
+/// beginRotate, beginTranslate, curveCount, beginBaseTranslate; u16 beginCurve` (low byte
+/// first) and 2 bytes; off curves, base data. Switch (`0x28`; `0x38` from 0.9 with two more
+/// `u64` after the offsets): off name, curves, base data; `u32 flags`; the four `u8`; `s32
+/// beginCurve`.
+fn read_bone(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<BoneAnim> {
+    let at = c.offset();
+    let switch = platform.is_switch();
+    let wiiu_flags = if switch { None } else { Some(c.u32()?) };
+    let name = platform.name(data, c)?;
+    let (mut curves_at, mut base_at) = (None, None);
+    if switch {
+        curves_at = platform.offset(c, "curves")?;
+        base_at = platform.offset(c, "base data")?;
+        if platform.switch_0_9() {
+            c.skip(16)?;
+        }
+    }
+    let flags = match wiiu_flags {
+        Some(flags) => flags,
+        None => c.u32()?,
+    };
+    let [begin_rotate, begin_translate, curve_count, begin_base_translate] = c.array::<4>()?;
+    let begin_at = c.offset();
+    let [lo, hi, high_lo, high_hi] = c.array::<4>()?;
+    if switch && (high_lo, high_hi) != (0, 0) {
+        let begin = i32::from_le_bytes([lo, hi, high_lo, high_hi]);
+        return Err(Error::invalid(begin_at, format!("beginCurve {begin} out of range")));
+    }
+    if !switch {
+        curves_at = platform.offset(c, "curves")?;
+        base_at = platform.offset(c, "base data")?;
+    }
     let mut bone = BoneAnim {
         at,
         flags,
@@ -202,12 +302,12 @@ fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
         curves: Vec::new(),
     };
     if flags & 0x38 != 0 {
-        let base_at = base_at.ok_or_else(|| Error::invalid(at + 0x14, "null base data"))?;
-        let mut b = Cursor::new(data, Endian::Big);
-        b.seek(base_at)?;
-        bone.read_base(&mut b)?;
+        let field = at + if platform.is_switch() { 0x10 } else { 0x14 };
+        let base_at = base_at.ok_or_else(|| Error::invalid(field, "base data flagged but its offset is null"))?;
+        bone.read_base(&mut platform.cursor(data, base_at)?)?;
     }
-    bone.curves = Curve::read_array(data, curves_at, at + 0x10, curve_count.into(), version)?;
+    let curves_field = if platform.is_switch() { at + 8 } else { at + 0x10 };
+    bone.curves = Curve::read_array(data, curves_at, curves_field, curve_count.into(), platform)?;
     Ok(bone)
 }
 
@@ -215,102 +315,6 @@ fn read_bone(data: &[u8], at: usize, version: u32) -> Result<BoneAnim> {
 const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
 const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
 const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
-
-/// Key times (seconds) and, per key, `[in-tangent, value, out-tangent]` of each component.
-pub type UnionKeys<const N: usize> = (Vec<f32>, Vec<[[f32; N]; 3]>);
-
-/// The key frames of `curves` merged, sorted and without repeats; frame 0 alone when there are
-/// none. Each curve's frames are usually in order already, and then merged in one pass each.
-pub fn union_frames(curves: &[Option<&Curve>]) -> Vec<f32> {
-    let mut lists = curves.iter().flatten().map(|c| c.frames.as_slice());
-    let mut frames: Vec<f32> = lists.next().map(<[f32]>::to_vec).unwrap_or_default();
-    for list in lists {
-        if list != frames.as_slice() {
-            frames = merged(&frames, list);
-        }
-    }
-    if !frames.is_sorted() {
-        frames.sort_unstable_by(f32::total_cmp);
-    }
-    frames.dedup();
-    if frames.is_empty() {
-        frames.push(0.0);
-    }
-    frames
-}
-
-/// Two frame lists merged in order (both sorted; otherwise simply joined), a frame both hold
-/// taken once.
-fn merged(a: &[f32], b: &[f32]) -> Vec<f32> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut a, mut b) = (a, b);
-    while let (Some((&x, rest_a)), Some((&y, rest_b))) = (a.split_first(), b.split_first()) {
-        if x <= y {
-            out.push(x);
-            a = rest_a;
-            if x == y {
-                b = rest_b;
-            }
-        } else {
-            out.push(y);
-            b = rest_b;
-        }
-    }
-    out.extend_from_slice(a);
-    out.extend_from_slice(b);
-    out
-}
-
-/// Per-component cubic keys at the union of the component curves' frames: for each key the
-/// in-tangent, value and out-tangent of every component (tangents per second).
-pub fn union_cubic<const N: usize>(
-    curves: [Option<&Curve>; N],
-    base: [f32; N],
-    fps: f32,
-    limits: &Limits,
-) -> Result<UnionKeys<N>> {
-    let frames = union_frames(&curves);
-    if frames.len() as u64 > limits.max_keys {
-        return Err(Error::new(ErrorKind::Limit, None, "too many keys"));
-    }
-    let last = frames.len() - 1;
-    let mut keys = Vec::with_capacity(frames.len());
-    let mut times = Vec::with_capacity(frames.len());
-    let mut sweeps = curves.map(|c| c.map(Sweep::new));
-    for (k, &f) in frames.iter().enumerate() {
-        let mut key = [[0f32; N]; 3];
-        // Per component, the value the segment before ends at when the curve jumps at this key.
-        let mut jumps = [None::<f32>; N];
-        let [ins, values, outs] = &mut key;
-        let slots = ins.iter_mut().zip(values.iter_mut()).zip(outs.iter_mut()).zip(jumps.iter_mut());
-        for ((sweep, &b), (((inn_slot, value_slot), out_slot), jump)) in sweeps.iter_mut().zip(&base).zip(slots) {
-            let p = sweep.as_mut().map_or(Point::constant(b), |s| s.at(f));
-            *inn_slot = if k == 0 { 0.0 } else { p.in_slope * fps };
-            *value_slot = p.value;
-            *out_slot = if k == last { 0.0 } else { p.out_slope * fps };
-            *jump = p.jump;
-        }
-        // A jump at this key (a held segment): the segment before ends elsewhere, with this
-        // key's in-tangents; the key itself then starts flat.
-        if jumps.iter().any(Option::is_some) {
-            let [ins, mut ends, _] = key;
-            for (end, jump) in ends.iter_mut().zip(jumps) {
-                if let Some(l) = jump.filter(|l| !l.is_nan()) {
-                    *end = l;
-                }
-            }
-            key[0] = [0.0; N];
-            keys.push([ins, ends, [0.0; N]]);
-            times.push(f / fps);
-        }
-        keys.push(key);
-        times.push(f / fps);
-    }
-    if keys.len() as u64 > limits.max_keys {
-        return Err(Error::new(ErrorKind::Limit, None, "too many keys"));
-    }
-    Ok((times, keys))
-}
 
 /// Converts one FSKA to a clip.
 pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {

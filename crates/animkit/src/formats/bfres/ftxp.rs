@@ -4,58 +4,88 @@
 //! fps), indices into the TextureRef list in node order; a sampler without a curve gets one key
 //! with its base value. An index outside `[0, texRefCount)` is an error (§6).
 
-use super::curve::{rel, Curve, Value};
+use serde::{Deserialize, Serialize};
+
+use super::curve::{Curve, Value};
 use super::dict::entries_at;
-use super::strings::name_field;
+use super::platform::Platform;
 use super::subfile;
-use crate::bytes::{Cursor, Endian};
+use crate::bytes::Cursor;
 use crate::error::{Context, Error, Result};
 use std::sync::Arc;
 
 use crate::model::{Clip, Interpolation, Target, Track, Values};
 
-#[derive(Debug, Clone, PartialEq)]
+/// An FTXP with its material patterns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Ftxp {
+    /// Position of the header.
+    #[serde(skip)]
     pub at: usize,
+    /// The animation's name.
     pub name: String,
+    /// Flags (bit 2: looping).
     pub flags: u16,
+    /// Frames.
     pub frame_count: i32,
+    /// Runtime size of the baked curves (§8).
     pub baked_size: u32,
+    /// The TextureRef names, in node order: what the curves' values index.
     pub textures: Vec<String>,
     /// Where each TextureRef's FTEX offset points (an absolute position in the file: the texture
     /// in this file's FTEX group, as Mario Kart 8 stores them), or `None` when null (textures
     /// in a separate `.Tex1` file). Empty: every one null.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub texture_ftex: Vec<Option<usize>>,
+    /// One entry per animated material.
     pub materials: Vec<MaterialPattern>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// One material of an FTXP.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MaterialPattern {
+    /// The material's name.
     pub name: String,
+    /// Derived (the writer recomputes it).
+    #[serde(default)]
     pub begin_curve: i32,
+    /// Derived (the writer recomputes it).
+    #[serde(default)]
     pub begin_pat_anim: i32,
+    /// One info per sampler.
     pub infos: Vec<PatternInfo>,
+    /// The material's curves.
     pub curves: Vec<Curve>,
+    /// Per info, the texture index without a curve (optional).
     pub base_values: Vec<u16>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// A sampler's curve (or base value).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PatternInfo {
+    /// The curve of the sampler (material-local), negative for none.
     pub curve_index: i8,
+    /// Sub-bind index.
     pub sub_bind_index: i8,
+    /// The sampler's name.
     pub sampler: String,
 }
 
 impl Ftxp {
+    /// Whether the animation loops (flags bit 2).
     pub fn looping(&self) -> bool {
         self.flags & 4 != 0
     }
 }
 
-pub fn read(data: &[u8], at: usize, version: u32) -> Result<Ftxp> {
-    let (mut c, name) = subfile::open(data, at, b"FTXP")?;
+/// Reads the FTXP at `at` (Wii U).
+pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Ftxp> {
+    let (mut c, name) = platform.open(data, at, b"FTXP")?;
     let flags = c.u16()?;
-    let new = version >= 0x0304_0000;
+    let new = platform.since_3_4();
     let (frame_count, tex_count, mat_count, baked_size) = if new {
         let _ud = c.u16()?;
         let fc = c.i32()?;
@@ -77,61 +107,63 @@ pub fn read(data: &[u8], at: usize, version: u32) -> Result<Ftxp> {
     };
     let _model = c.i32()?;
     let _bind = c.i32()?;
-    let mats_at = rel(&mut c, "material animations")?;
-    let refs_at = rel(&mut c, "texture refs")?;
+    let mats_at = platform.offset(&mut c, "material animations")?;
+    let refs_at = platform.offset(&mut c, "texture refs")?;
     // TextureRef records: (name offset, FTEX offset); from 3.4 reached through an index group.
-    let texture_ref =
-        |t: &mut Cursor| -> Result<(String, Option<usize>)> { Ok((name_field(data, t)?, rel(t, "FTEX")?)) };
+    let texture_ref = |t: &mut Cursor| -> Result<(String, Option<usize>)> {
+        Ok((platform.name(data, t)?, platform.offset(t, "FTEX")?))
+    };
     let refs: Vec<(String, Option<usize>)> = match refs_at {
         None => Vec::new(),
         Some(r) if new => entries_at(data, r)
             .within(|| "texture refs")?
             .into_iter()
             .map(|(name, record)| match record {
-                Some(at) => subfile::records(data, Some(at), at, 1, 8, "texture ref", texture_ref)
+                Some(at) => platform
+                    .records(data, (at, Some(at)), 1, 8, "texture ref", texture_ref)
                     .map(|mut v| (name, v.pop().and_then(|r| r.1))),
                 None => Ok((name, None)),
             })
             .collect::<Result<_>>()?,
-        r => subfile::records(data, r, at + 0x30, tex_count.into(), 8, "texture ref", texture_ref)?,
+        r => platform.records(data, (at + 0x30, r), tex_count.into(), 8, "texture ref", texture_ref)?,
     };
     let texture_ftex = if refs.iter().all(|r| r.1.is_none()) { Vec::new() } else { refs.iter().map(|r| r.1).collect() };
     let textures = refs.into_iter().map(|r| r.0).collect();
-    let materials = subfile::records(data, mats_at, at + 0x2C, mat_count.into(), 0x1C, "material animation", |m| {
-        read_material(data, m.offset(), version)
-    })?;
+    let materials =
+        platform.records(data, (at + 0x2C, mats_at), mat_count.into(), 0x1C, "material animation", |m| {
+            read_material(data, m, platform)
+        })?;
     Ok(Ftxp { at, name, flags, frame_count, baked_size, textures, texture_ftex, materials })
 }
 
-fn read_material(data: &[u8], at: usize, version: u32) -> Result<MaterialPattern> {
-    let mut c = Cursor::new(data, Endian::Big);
-    c.seek(at)?;
+fn read_material(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<MaterialPattern> {
+    let at = c.offset();
     let info_count = c.u16()?;
     let curve_count = c.u16()?;
     let begin_curve = c.i32()?;
     let begin_pat_anim = c.i32()?;
-    let name = name_field(data, &mut c)?;
-    let infos_at = rel(&mut c, "pattern infos")?;
-    let curves_at = rel(&mut c, "curves")?;
-    let base_at = rel(&mut c, "base values")?;
-    let infos = subfile::records(data, infos_at, at + 0x10, info_count.into(), 8, "pattern info", |p| {
+    let name = platform.name(data, c)?;
+    let infos_at = platform.offset(c, "pattern infos")?;
+    let curves_at = platform.offset(c, "curves")?;
+    let base_at = platform.offset(c, "base values")?;
+    let infos = platform.records(data, (at + 0x10, infos_at), info_count.into(), 8, "pattern info", |p| {
         let curve_index = p.i8()?;
         let sub_bind_index = p.i8()?;
         p.skip(2)?;
-        Ok(PatternInfo { curve_index, sub_bind_index, sampler: name_field(data, p)? })
+        Ok(PatternInfo { curve_index, sub_bind_index, sampler: platform.name(data, p)? })
     })?;
     // Optional: without it every sampler without a curve shows texture 0.
     let base_values = match base_at {
-        Some(_) => subfile::records(data, base_at, at + 0x18, info_count.into(), 2, "base value", |b| b.u16())?,
+        Some(_) => platform.records(data, (at + 0x18, base_at), info_count.into(), 2, "base value", |b| b.u16())?,
         None => Vec::new(),
     };
-    let curves = Curve::read_array(data, curves_at, at + 0x14, curve_count.into(), version)?;
+    let curves = Curve::read_array(data, curves_at, at + 0x14, curve_count.into(), platform)?;
     Ok(MaterialPattern { name, begin_curve, begin_pat_anim, infos, curves, base_values })
 }
 
 /// The keys of a texture-pattern curve over the animation's frames `0..=frame_count` (and the
 /// curve's own keys beyond them), with its pre/post wrap modes applied (see
-/// [`super::unroll`]): frames in seconds and the texture index wherever it changes (integer
+/// `unroll`): frames in seconds and the texture index wherever it changes (integer
 /// curves exactly as stored, float curves truncated), every index passed through `check`.
 pub fn pattern_keys(
     curve: &Curve,
@@ -153,6 +185,7 @@ pub fn pattern_keys(
     Ok((times, indices))
 }
 
+/// Converts an FTXP to a clip of texture-index tracks.
 pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
     let n = anim.textures.len();
     let check = |v: i64, what: &str| -> Result<u32> {

@@ -3,9 +3,10 @@
 //! bakedSize, key ranges, texture indices and the `delta` field.
 
 use super::curve::{Curve, CurveType, Value};
+use super::fres::SwitchHeader;
 use super::fres::{self, FresFile, Part, GROUP_NAMES};
 use super::platform::Platform;
-use super::{dict, fska, fskl, ftxp};
+use super::{dict, fmaa, fska, fskl, ftxp, switch_anims};
 use crate::lint::{Finding, Severity};
 
 fn warn(code: &'static str, path: &str, at: usize, msg: String) -> Finding {
@@ -106,58 +107,49 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
             }
         }
         for (name, at) in entries {
-            let path = format!("{group_name} \"{name}\"");
-            match g {
-                fres::G_FSKA => match fska::read(data, at, v) {
-                    Ok(a) => lint_fska(&mut out, &path, &a, v),
-                    Err(e) => {
-                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
-                    }
-                },
-                fres::G_FTXP => match ftxp::read(data, at, v) {
-                    Ok(a) => lint_ftxp(&mut out, &path, &a),
-                    Err(e) => {
-                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
-                    }
-                },
-                fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => match super::fshu::read(data, at, v) {
-                    Ok(a) => lint_fshu(&mut out, &path, &a),
-                    Err(e) => {
-                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
-                    }
-                },
-                fres::G_FVIS_BONE | fres::G_FVIS_MAT => match super::fvis::read(data, at, v) {
-                    Ok(a) => {
-                        for c in &a.curves {
-                            check_curve(&mut out, &path, c);
-                            if c.target as usize >= a.names.len() {
-                                out.push(warn(
-                                    "curve-target",
-                                    &path,
-                                    c.at,
-                                    format!("curve targets entry {} of {}", c.target, a.names.len()),
-                                ));
-                            }
-                        }
-                        if (g == fres::G_FVIS_MAT) != a.material() {
-                            out.push(warn(
-                                "fvis-kind",
-                                &path,
-                                a.at + 0x0C,
-                                "the type flag (bit 8) does not match the index group".into(),
-                            ));
-                        }
-                    }
-                    Err(e) => {
-                        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path))
-                    }
-                },
-                fres::G_FMDL => lint_model(&mut out, &path, data, at, Platform::WiiU { version: v }),
-                _ => {}
-            }
+            lint_entry(&mut out, data, g, &format!("{group_name} \"{name}\""), at, v);
         }
     }
     out
+}
+
+/// The checks of the subfile at `at`, entry of group `g` (an unreadable one is an error).
+fn lint_entry(out: &mut Vec<Finding>, data: &[u8], g: usize, path: &str, at: usize, version: u32) {
+    let wiiu = Platform::WiiU { version };
+    let read = match g {
+        fres::G_FSKA => fska::read(data, at, wiiu).map(|a| lint_fska(out, path, &a, version)),
+        fres::G_FTXP => ftxp::read(data, at, wiiu).map(|a| lint_ftxp(out, path, &a)),
+        fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => {
+            super::fshu::read(data, at, wiiu).map(|a| lint_fshu(out, path, &a))
+        }
+        fres::G_FVIS_BONE | fres::G_FVIS_MAT => super::fvis::read(data, at, wiiu).map(|a| lint_fvis(out, path, &a, g)),
+        fres::G_FMDL => {
+            lint_model(out, path, data, at, wiiu);
+            Ok(())
+        }
+        _ => Ok(()),
+    };
+    if let Err(e) = read {
+        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path));
+    }
+}
+
+/// FVIS checks: curve ranges and targets, and the type flag against the index group.
+fn lint_fvis(out: &mut Vec<Finding>, path: &str, a: &super::fvis::Fvis, g: usize) {
+    for c in &a.curves {
+        check_curve(out, path, c);
+        if c.target as usize >= a.names.len() {
+            out.push(warn(
+                "curve-target",
+                path,
+                c.at,
+                format!("curve targets entry {} of {}", c.target, a.names.len()),
+            ));
+        }
+    }
+    if (g == fres::G_FVIS_MAT) != a.material() {
+        out.push(warn("fvis-kind", path, a.at + 0x0C, "the type flag (bit 8) does not match the index group".into()));
+    }
 }
 
 /// The structure checks of a model's skeleton ([`fskl::check`]), on Wii U and Switch.
@@ -383,6 +375,64 @@ pub fn repair(file: &FresFile, data: &[u8]) -> (FresFile, Vec<String>) {
     }
     changes.dedup();
     (out, changes)
+}
+
+/// Consistency checks (derived counts and begin indices, as the Wii U lint checks them): FSKA
+/// `curveCount` is the sum of the bones' curve counts and each bone's `beginCurve` the running
+/// sum; FMAA `curveCount` is the sum of the materials' curves. Not fixable by `repair` (the
+/// findings name what a replacement through the model recomputes).
+pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let platform = switch_anims::platform(header);
+    for at in switch_anims::fska_offsets(data, header).unwrap_or_default() {
+        let Ok(anim) = fska::read(data, at, platform) else { continue };
+        let path = format!("FSKA \"{}\"", anim.name);
+        let mut sum = 0usize;
+        for bone in &anim.bones {
+            if usize::from(bone.begin_curve) != sum {
+                out.push(
+                    Finding::new(
+                        Severity::Warning,
+                        "bfres-switch-begin-curve",
+                        format!("bone \"{}\": beginCurve {} but {sum} curves precede it", bone.name, bone.begin_curve),
+                    )
+                    .at(bone.at)
+                    .path(path.clone()),
+                );
+            }
+            sum += bone.curves.len();
+        }
+        if usize::try_from(anim.curve_count).ok() != Some(sum) {
+            out.push(
+                Finding::new(
+                    Severity::Warning,
+                    "bfres-switch-curve-count",
+                    format!("curveCount {} but the bones hold {sum} curves", anim.curve_count),
+                )
+                .at(at)
+                .path(path),
+            );
+        }
+    }
+    for (i, at) in switch_anims::model_offsets(data, header).unwrap_or_default().into_iter().enumerate() {
+        lint_model(&mut out, &format!("model {i}"), data, at, platform);
+    }
+    for at in switch_anims::fmaa_offsets(data, header).unwrap_or_default() {
+        let Ok(anim) = fmaa::read(data, at, platform) else { continue };
+        let sum: usize = anim.materials.iter().map(|m| m.curves.len()).sum();
+        if usize::from(anim.curve_count) != sum {
+            out.push(
+                Finding::new(
+                    Severity::Warning,
+                    "bfres-switch-curve-count",
+                    format!("curveCount {} but the materials hold {sum} curves", anim.curve_count),
+                )
+                .at(at)
+                .path(format!("FMAA \"{}\"", anim.name)),
+            );
+        }
+    }
+    out
 }
 
 #[cfg(test)]

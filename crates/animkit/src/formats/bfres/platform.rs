@@ -1,19 +1,27 @@
-//! What the Wii U and Switch forms of one structure differ in, so that a reader takes the
-//! platform as a parameter instead of being written twice: the byte order, how an offset is
-//! stored (Wii U: a self-relative `i32`, §1; Switch: an absolute `u64`, §11) and how a name is
-//! stored (Wii U: a `u32` length before the text; Switch: a `u16` length, the offset pointing at
-//! it).
+//! What the Wii U and Switch forms of one structure differ in, so that each structure has one
+//! reader taking the platform as a parameter: the byte order, the version, how an offset is
+//! stored (Wii U: a self-relative `i32`, §1; Switch: an absolute `u64`, 0 = null, §11) and how a
+//! name is stored (Wii U: a `u32` length before the text, the offset pointing at the text;
+//! Switch: a `u16` length, the offset pointing at it). The helpers every subfile reader shares
+//! live here too: the opening of a subfile header and arrays of fixed-size records behind an
+//! offset.
 
 use crate::bytes::{Cursor, Endian};
-use crate::error::Result;
+use crate::error::{Context, Error, Result};
 
 /// The platform and version a structure is laid out for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Platform {
     /// Wii U (big-endian); `version` is the whole FRES version word (`0x04050003`).
-    WiiU { version: u32 },
+    WiiU {
+        /// The FRES version word.
+        version: u32,
+    },
     /// Switch (little-endian); `major` is the `x` of version `0.x.y.z`.
-    Switch { major: u8 },
+    Switch {
+        /// The `x` of version `0.x.y.z`.
+        major: u8,
+    },
 }
 
 impl Platform {
@@ -23,6 +31,25 @@ impl Platform {
             Platform::WiiU { .. } => Endian::Big,
             Platform::Switch { .. } => Endian::Little,
         }
+    }
+
+    /// Whether this is a Switch layout.
+    pub fn is_switch(self) -> bool {
+        matches!(self, Platform::Switch { .. })
+    }
+
+    /// Wii U 3.4 and later, and every Switch version: the layouts with 32-bit frame counts and
+    /// the curve `delta` field.
+    pub fn since_3_4(self) -> bool {
+        match self {
+            Platform::WiiU { version } => version >= 0x0304_0000,
+            Platform::Switch { .. } => true,
+        }
+    }
+
+    /// Switch 0.9: flags right after the magic instead of a 12-byte block header.
+    pub fn switch_0_9(self) -> bool {
+        matches!(self, Platform::Switch { major } if major >= 9)
     }
 
     /// A cursor at `at` in this platform's byte order.
@@ -41,18 +68,34 @@ impl Platform {
     }
 
     /// Reads an offset field: `None` for null, an error naming `what` when it leaves the file.
+    #[inline]
     pub fn offset(self, c: &mut Cursor, what: &str) -> Result<Option<usize>> {
-        match self {
-            Platform::WiiU { .. } => super::curve::rel(c, what),
-            Platform::Switch { .. } => super::switch::offset(c, what),
-        }
+        let field = c.offset();
+        let len = c.data().len();
+        let target = match self {
+            Platform::WiiU { .. } => match c.i32()? {
+                0 => return Ok(None),
+                v => usize::try_from(field as i64 + i64::from(v))
+                    .ok()
+                    .filter(|&t| t < len)
+                    .ok_or_else(|| Error::invalid(field, format!("{what} offset {v} points outside the file"))),
+            },
+            Platform::Switch { .. } => match c.u64()? {
+                0 => return Ok(None),
+                v => usize::try_from(v).ok().filter(|&t| t < len).ok_or_else(|| {
+                    Error::invalid(field, format!("{what} offset {v:#x} is outside the file ({len} bytes)"))
+                }),
+            },
+        };
+        target.map(Some)
     }
 
     /// Reads a name offset field and the name it points at (`""` for null).
     pub fn name(self, data: &[u8], c: &mut Cursor) -> Result<String> {
-        match self {
-            Platform::WiiU { .. } => super::strings::name_field(data, c),
-            Platform::Switch { .. } => super::switch::name_field(data, c),
+        match (self, self.offset(c, "name")?) {
+            (_, None) => Ok(String::new()),
+            (Platform::WiiU { .. }, Some(at)) => name_at(data, at as i64),
+            (Platform::Switch { .. }, Some(at)) => switch_string_at(data, at).within(|| "name"),
         }
     }
 
@@ -65,5 +108,121 @@ impl Platform {
             Platform::Switch { major } if major >= 9 => 8,
             Platform::Switch { .. } => 0x10,
         }
+    }
+
+    /// A cursor just past the opening of the subfile at `at` (magic, then from
+    /// [`Self::fields_start`] the name and path offsets), and the subfile's name.
+    pub fn open<'a>(self, data: &'a [u8], at: usize, magic: &[u8; 4]) -> Result<(Cursor<'a>, String)> {
+        let mut c = self.cursor(data, at)?;
+        if c.array::<4>()? != *magic {
+            return Err(Error::invalid(at, format!("not an {}", String::from_utf8_lossy(magic))));
+        }
+        c.seek(at + self.fields_start())?;
+        let name = self.name(data, &mut c)?;
+        let _path = self.offset(&mut c, "path")?;
+        Ok((c, name))
+    }
+
+    /// The `count` records of `size` bytes at `array`, each read by `read` from a cursor at its
+    /// start. `(field, array)` is where the offset is stored and what it points at: null with
+    /// records to read is an error at `field`; an array that runs past the file is an error
+    /// before anything is read; a record's error names it (`"{what} {i}"`).
+    pub fn records<T>(
+        self,
+        data: &[u8],
+        (field, array): (usize, Option<usize>),
+        count: usize,
+        size: usize,
+        what: &str,
+        mut read: impl FnMut(&mut Cursor) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let array = array.ok_or_else(|| Error::invalid(field, format!("null {what} array")))?;
+        let mut c = self.cursor(data, array)?;
+        c.count(count as u64, size, what)?;
+        (0..count)
+            .map(|i| {
+                c.seek(array + size * i)?;
+                read(&mut c).within(|| format!("{what} {i}"))
+            })
+            .collect()
+    }
+
+    /// The `count` names whose offsets form the array at `array` (stored at `field`).
+    pub fn names(self, data: &[u8], array: Option<usize>, field: usize, count: usize) -> Result<Vec<String>> {
+        self.records(data, (field, array), count, self.offset_size(), "name", |c| self.name(data, c))
+    }
+}
+
+/// Reads the Wii U name whose first character is at `at`: its length is the `u32` at `at - 4`.
+pub fn name_at(data: &[u8], at: i64) -> Result<String> {
+    let start = usize::try_from(at).ok().filter(|&a| a >= 4 && a <= data.len());
+    let Some(start) = start else {
+        return Err(Error::invalid(0, format!("name offset {at} is outside the file")));
+    };
+    let mut c = Cursor::new(data, Endian::Big);
+    c.seek(start - 4)?;
+    let len = c.u32()?;
+    let n = c.count(u64::from(len), 1, "name byte")?;
+    Ok(String::from_utf8_lossy(c.take(n)?).into_owned())
+}
+
+/// The Switch string whose `u16` length word is at `at`.
+pub fn switch_string_at(data: &[u8], at: usize) -> Result<String> {
+    let mut c = Cursor::new(data, Endian::Little);
+    c.seek(at)?;
+    let len = usize::from(c.u16()?);
+    Ok(String::from_utf8_lossy(c.take(len)?).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WIIU: Platform = Platform::WiiU { version: 0x0405_0003 };
+
+    #[test]
+    fn records_are_read_in_place_and_checked_first() {
+        // Three 4-byte records (u16 value, u16 pad) at 8.
+        let data = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0];
+        let read = |c: &mut Cursor| c.u16();
+        assert_eq!(WIIU.records(&data, (4, Some(8)), 3, 4, "value", read).unwrap(), [1, 2, 3]);
+        assert_eq!(WIIU.records(&data, (4, None), 0, 4, "value", read).unwrap(), Vec::<u16>::new());
+        let null = WIIU.records(&data, (4, None), 1, 4, "value", read).unwrap_err();
+        assert_eq!((null.offset, null.message.as_str()), (Some(4), "null value array"));
+        // A fourth record would run past the end: rejected before reading.
+        assert!(WIIU.records(&data, (4, Some(8)), 4, 4, "value", read).is_err());
+        let bad = WIIU.records(&data, (4, Some(8)), 3, 4, "value", |c: &mut Cursor| match c.u16()? {
+            2 => Err(Error::invalid(c.offset(), "two")),
+            v => Ok(v),
+        });
+        assert_eq!(bad.unwrap_err().path, ["value 1"]);
+    }
+
+    #[test]
+    fn open_checks_the_magic_and_reads_the_name() {
+        // "FTXP", name offset +8 from its field (at 4) → 12, path 0; length-prefixed "ab" at 12.
+        let data = [b'F', b'T', b'X', b'P', 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 2, b'a', b'b', 0, 0];
+        let mut ok = data;
+        ok[7] = 12; // points at the text, after the u32 length at 12
+        let (c, name) = WIIU.open(&ok, 0, b"FTXP").unwrap();
+        assert_eq!((c.offset(), name.as_str()), (12, "ab"));
+        assert!(WIIU.open(&data, 0, b"FSKA").unwrap_err().message.contains("not an FSKA"));
+    }
+
+    #[test]
+    fn switch_offsets_are_absolute_and_names_count_from_their_length() {
+        // u64 offset 8 → the string "ab" with its u16 length at 8; then a null offset.
+        let mut data = vec![8, 0, 0, 0, 0, 0, 0, 0, 2, 0, b'a', b'b', 0, 0, 0, 0];
+        data.extend([0; 8]);
+        let s = Platform::Switch { major: 8 };
+        let mut c = s.cursor(&data, 0).unwrap();
+        assert_eq!(s.name(&data, &mut c).unwrap(), "ab");
+        let mut c = s.cursor(&data, 16).unwrap();
+        assert_eq!(s.offset(&mut c, "x").unwrap(), None);
+        let mut c = s.cursor(&data, 8).unwrap();
+        assert!(s.offset(&mut c, "x").is_err(), "0x6261_0002 lies outside the file");
     }
 }

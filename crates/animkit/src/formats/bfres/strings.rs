@@ -91,27 +91,6 @@ impl From<PoolStringDump> for PoolString {
     }
 }
 
-/// Reads the name whose first character is at `at`: its length is the `u32` at `at - 4`.
-pub fn name_at(data: &[u8], at: i64) -> Result<String> {
-    let start = usize::try_from(at).ok().filter(|&a| a >= 4 && a <= data.len());
-    let Some(start) = start else {
-        return Err(Error::invalid(0, format!("name offset {at} is outside the file")));
-    };
-    let mut c = Cursor::new(data, crate::bytes::Endian::Big);
-    c.seek(start - 4)?;
-    let len = c.u32()?;
-    let n = c.count(u64::from(len), 1, "name byte")?;
-    Ok(String::from_utf8_lossy(c.take(n)?).into_owned())
-}
-
-/// Reads a self-relative name offset at the cursor and the name it points at (`""` for null).
-pub fn name_field(data: &[u8], c: &mut Cursor) -> Result<String> {
-    match super::curve::rel(c, "name")? {
-        Some(at) => name_at(data, at as i64),
-        None => Ok(String::new()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +106,6 @@ mod tests {
         assert_eq!(bytes.len(), 28);
         let mut c = Cursor::new(&bytes, Endian::Big);
         assert_eq!(read_pool(&mut c, 28).unwrap(), pool);
-        assert_eq!(name_at(&bytes, 4).unwrap(), "Dead");
+        assert_eq!(super::super::platform::name_at(&bytes, 4).unwrap(), "Dead");
     }
 }

@@ -1,35 +1,43 @@
-//! Switch bone-visibility animations (FBVS), read into the Wii U [`Fvis`] and converted through
-//! [`fvis::to_clip`], and the names of the shape (FSHA) and scene (FSCN) animations, which the
-//! model does not carry.
+//! What a Switch BFRES holds and where (the readers of each structure serve both platforms,
+//! [`super::platform`]): the subfile arrays the header points at, the models' skeletons, the
+//! conversion of every FSKA, FMAA and FBVS to the model, and the names of the shape (FSHA) and
+//! scene (FSCN) animations, which the model does not carry.
+//!
+//! Offsets are absolute `u64` (0 = null); the `_RLT` relocation table is not needed for reading.
+//! Subfiles are found through their value arrays and named by their own name fields; only the
+//! shape and scene animations are named through their `_DIC`. Versions 0.10 and later are
+//! rejected (their header layout differs).
 //!
 //! Where the FRES header keeps their (array, dict) `u64` pairs: bone visibility at `0x58`, shape
 //! animations at `0x68`, scene animations at `0x78`; 32 bytes later from version 0.9 (the
 //! reserved block after the model dict). Counts: [`Header`].
 //!
-//! FBVS (`0x68` bytes before 0.9, checked on Super Mario Odyssey's `MarioCapAnimation.bfres`,
-//! 21 of them; `0x60` from 0.9, where `u16 flags; u16 pad` replace the 12-byte block header):
-//! `00 FBVS; 04 u32 next; 08 u64 size; 10 name; 18 path; 20 model; 28 bind u16[]; 30 curves;
-//! 38 base bits; 40 name offsets u64[]; 48 user data; 50 user dict; 58 u16 flags; 5A u16
-//! userDataCount; 5C i32 frameCount; 60 u16 animCount; 62 u16 curveCount; 64 u32 bakedSize`
-//! (from 0.9 every field from the name on sits 8 bytes earlier, and `58`'s word is unused).
-//! Base bits are bytes, entry `i` in bit `i % 8` of byte `i / 8` (so the same bits as the Wii U's
-//! little-end-first `u32` words); curves are Switch AnimCurves whose `target` is the entry index,
-//! step bool in every retail file.
+//! FBVS (read by [`fvis::read`]; checked on Super Mario Odyssey's `MarioCapAnimation.bfres`, 21
+//! of them): curves are Switch AnimCurves whose `target` is the entry index, step bool in every
+//! retail file.
 //!
 //! `_DIC` (dict) layout: `u32` magic (0 in the files seen), `s32` count, then `count + 1` nodes
 //! of `{u32 ref; u16 left; u16 right; u64 name}`, the first the root (no name).
 
-use super::fvis::{self, Fvis};
-use super::switch::{read_curve, string_at, Header, CURVE_SIZE};
-use crate::bytes::{Cursor, Endian};
+use super::bind::{self, ModelSkeleton};
+use super::fmaa;
+use super::fmdl::model_skeleton;
+use super::fres::SwitchHeader as Header;
+use super::fska::{self, Fska};
+use super::fvis;
+use super::platform::{switch_string_at, Platform};
 use crate::error::{Context, Error, Result};
-use crate::model::Clip;
+use crate::formats::Limits;
+use crate::model::Package;
 
-/// The header offsets of the (array, dict) pairs of one kind of animation.
+/// The kinds of animation the header keeps (array, dict) pairs for beyond FSKA and FMAA.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// FBVS.
     BoneVisibility,
+    /// FSHA.
     Shape,
+    /// FSCN.
     Scene,
 }
 
@@ -61,144 +69,123 @@ impl Kind {
     }
 }
 
-fn le(data: &[u8]) -> Cursor<'_> {
-    Cursor::new(data, Endian::Little)
+/// The platform of a Switch file.
+pub fn platform(header: &Header) -> Platform {
+    Platform::Switch { major: header.major() }
 }
 
 /// A `u64` absolute offset at `at` (`None` for 0), checked against the file.
-fn offset_at(data: &[u8], at: usize, what: &str) -> Result<Option<usize>> {
-    let mut c = le(data);
-    c.seek(at)?;
-    let v = c.u64()?;
-    match usize::try_from(v) {
-        Ok(0) => Ok(None),
-        Ok(o) if o < data.len() => Ok(Some(o)),
-        _ => Err(Error::invalid(at, format!("{what} offset {v:#x} is outside the file ({} bytes)", data.len()))),
-    }
+fn offset_at(data: &[u8], header: &Header, at: usize, what: &str) -> Result<Option<usize>> {
+    platform(header).offset(&mut platform(header).cursor(data, at)?, what)
 }
 
-/// The names of the animations of `kind`, from their dict.
+/// The subfile headers of one group: `count` consecutive structures of `size` bytes at `array`.
+fn group(data: &[u8], header: &Header, array: u64, count: u16, size: usize, what: &str) -> Result<Vec<usize>> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let at = usize::try_from(array)
+        .ok()
+        .filter(|&a| a != 0 && a < data.len())
+        .ok_or_else(|| Error::invalid(0, format!("{what} array offset {array:#x} is null or outside the file")))?;
+    platform(header).records(data, (0, Some(at)), count.into(), size, what, |c| Ok(c.offset()))
+}
+
+/// The position of every FSKA header, in storage order.
+pub fn fska_offsets(data: &[u8], header: &Header) -> Result<Vec<usize>> {
+    let size = if header.major() >= 9 { 0x50 } else { 0x60 };
+    group(data, header, header.fska.0, header.fska.2, size, "skeletal animation")
+}
+
+/// The position of every FMAA header, in storage order.
+pub fn fmaa_offsets(data: &[u8], header: &Header) -> Result<Vec<usize>> {
+    group(data, header, header.fmaa.0, header.fmaa.2, fmaa::header_size(platform(header)), "material animation")
+}
+
+/// The position of every FMDL header (`0x78` bytes, 0.5 to 0.9), in storage order.
+pub fn model_offsets(data: &[u8], header: &Header) -> Result<Vec<usize>> {
+    group(data, header, header.model_array, header.model_count, 0x78, "model")
+}
+
+/// The position of every FBVS header (`0x68` bytes, `0x60` from 0.9), in storage order.
+pub fn fbvs_offsets(data: &[u8], header: &Header) -> Result<Vec<usize>> {
+    let field = Kind::BoneVisibility.header_field(header.major());
+    let array = match header.bone_visibility_count {
+        0 => 0,
+        _ => offset_at(data, header, field, "bone visibility array")?.unwrap_or(0) as u64,
+    };
+    let size = if header.major() >= 9 { 0x60 } else { 0x68 };
+    group(data, header, array, header.bone_visibility_count, size, "bone visibility animation")
+}
+
+/// Every FSKA of the file, in storage order.
+pub fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<Fska>> {
+    let p = platform(header);
+    let list = fska_offsets(data, header)?.into_iter().enumerate();
+    list.map(|(i, at)| fska::read(data, at, p).within(|| format!("skeletal animation {i}"))).collect()
+}
+
+/// Every FMAA of the file, in storage order.
+pub fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<fmaa::Fmaa>> {
+    let p = platform(header);
+    let list = fmaa_offsets(data, header)?.into_iter().enumerate();
+    list.map(|(i, at)| fmaa::read(data, at, p).within(|| format!("material animation {i}"))).collect()
+}
+
+/// Every model with a skeleton of at least one bone, in storage order ([`super::fskl`]).
+pub fn skeletons(data: &[u8], header: &Header) -> Result<Vec<ModelSkeleton>> {
+    let mut out = Vec::new();
+    for (i, at) in model_offsets(data, header)?.into_iter().enumerate() {
+        out.extend(model_skeleton(data, at, platform(header), None).within(|| format!("model {i}"))?);
+    }
+    Ok(out)
+}
+
+/// Converts every FSKA, FMAA and FBVS of a Switch file to clips, in that order, at `fps`, and
+/// the skeleton they bind to ([`bind::bind`], `model` forcing the choice) to the package's.
+pub fn to_model(data: &[u8], header: &Header, fps: f32, limits: &Limits, model: Option<&str>) -> Result<Package> {
+    let mut package = Package { name: header.name.clone(), ..Default::default() };
+    let fskas = read_fskas(data, header)?;
+    package.skeleton = bind::bind(skeletons(data, header)?, &fskas, model)?.map(|b| b.1);
+    for anim in &fskas {
+        let clip = fska::to_clip(anim, fps, limits).within(|| format!("skeletal animation \"{}\"", anim.name))?;
+        package.clips.push(clip);
+    }
+    for anim in read_fmaas(data, header)? {
+        let clip = fmaa::to_clip(&anim, fps, limits).within(|| format!("material animation \"{}\"", anim.name))?;
+        package.clips.push(clip);
+    }
+    for (i, at) in fbvs_offsets(data, header)?.into_iter().enumerate() {
+        let anim = fvis::read(data, at, platform(header)).within(|| format!("bone visibility animation {i}"))?;
+        let clip = fvis::to_clip(&anim, fps).within(|| format!("bone visibility animation \"{}\"", anim.name))?;
+        package.clips.push(clip);
+    }
+    Ok(package)
+}
+
+/// The names of the animations of `kind`, from their dict (`u32` magic, `s32` count, then
+/// `count + 1` nodes of `{u32 ref; u16 left; u16 right; u64 name}`, the first the root).
 pub fn names(data: &[u8], header: &Header, kind: Kind) -> Result<Vec<String>> {
     let count = usize::from(kind.count(header));
     if count == 0 {
         return Ok(Vec::new());
     }
+    let p = platform(header);
     let field = kind.header_field(header.major()) + 8;
-    let dict = offset_at(data, field, "dict")?.ok_or_else(|| Error::invalid(field, "null dict"))?;
-    let mut c = le(data);
-    c.seek(dict + 4)?;
+    let dict = offset_at(data, header, field, "dict")?.ok_or_else(|| Error::invalid(field, "null dict"))?;
+    let mut c = p.cursor(data, dict + 4)?;
     let stored = c.i32()?;
     if usize::try_from(stored).ok() != Some(count) {
         return Err(Error::invalid(dict + 4, format!("dict holds {stored} entries, the header counts {count}")));
     }
     c.count(count as u64 + 1, 16, "dict node")?;
     (1..=count)
-        .map(|i| {
-            let name_field = dict + 8 + 16 * i + 8;
-            match offset_at(data, name_field, "name")? {
-                Some(at) => string_at(data, at),
-                None => Ok(String::new()),
-            }
-        })
-        .collect::<Result<_>>()
-        .within(|| format!("{} dict", kind.plural()))
-}
-
-/// Reads the FBVS at `at`.
-pub fn read_fbvs(data: &[u8], at: usize, major: u8) -> Result<Fvis> {
-    let mut c = le(data);
-    c.seek(at)?;
-    if c.array::<4>()? != *b"FBVS" {
-        return Err(Error::invalid(at, "not an FBVS (bone visibility animation)"));
-    }
-    let base = if major >= 9 { at } else { at + 8 };
-    let name = match offset_at(data, base + 0x08, "name")? {
-        Some(s) => string_at(data, s).within(|| "name")?,
-        None => String::new(),
-    };
-    let curves_at = offset_at(data, base + 0x28, "curves")?;
-    let base_at = offset_at(data, base + 0x30, "base bits")?;
-    let names_at = offset_at(data, base + 0x38, "names")?;
-    c.seek(if major >= 9 { at + 4 } else { base + 0x50 })?;
-    let flags = c.u16()?;
-    c.seek(base + 0x52)?;
-    let _user_data_count = c.u16()?;
-    let frame_count = c.i32()?;
-    let anim_count = usize::from(c.u16()?);
-    let curve_count = usize::from(c.u16()?);
-    let baked_size = c.u32()?;
-    let names = read_names(data, names_at, base + 0x38, anim_count)?;
-    let base_bytes = match base_at {
-        Some(b) if anim_count > 0 => {
-            let mut r = le(data);
-            r.seek(b)?;
-            r.take(anim_count.div_ceil(8)).within(|| "base bits")?.to_vec()
-        }
-        _ => Vec::new(),
-    };
-    // Bytes, least significant bit first, as little-endian u32 words.
-    let base_words =
-        base_bytes.chunks(4).map(|w| w.iter().rev().fold(0u32, |acc, &b| (acc << 8) | u32::from(b))).collect();
-    let curves = read_curves(data, curves_at, base + 0x28, curve_count)?;
-    Ok(Fvis { at, name, flags, frame_count, baked_size, names, curves, base: base_words })
-}
-
-fn read_names(data: &[u8], at: Option<usize>, field: usize, count: usize) -> Result<Vec<String>> {
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    let at = at.ok_or_else(|| Error::invalid(field, "null name array"))?;
-    let mut c = le(data);
-    c.seek(at)?;
-    c.count(count as u64, 8, "name")?;
-    (0..count)
-        .map(|i| match offset_at(data, at + 8 * i, "name")? {
-            Some(s) => string_at(data, s),
+        .map(|i| match offset_at(data, header, dict + 8 + 16 * i + 8, "name")? {
+            Some(at) => switch_string_at(data, at),
             None => Ok(String::new()),
         })
         .collect::<Result<_>>()
-        .within(|| "names")
-}
-
-fn read_curves(data: &[u8], at: Option<usize>, field: usize, count: usize) -> Result<Vec<super::curve::Curve>> {
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    let at = at.ok_or_else(|| Error::invalid(field, "null curve array"))?;
-    let mut c = le(data);
-    c.seek(at)?;
-    c.count(count as u64, CURVE_SIZE, "curve")?;
-    (0..count).map(|i| read_curve(data, at + CURVE_SIZE * i).within(|| format!("curve {i}"))).collect()
-}
-
-/// The header offsets of every FBVS of the file.
-pub fn fbvs_offsets(data: &[u8], header: &Header) -> Result<Vec<usize>> {
-    let count = usize::from(header.bone_visibility_count);
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    let major = header.major();
-    let field = Kind::BoneVisibility.header_field(major);
-    let array = offset_at(data, field, "bone visibility array")?
-        .ok_or_else(|| Error::invalid(field, "null bone visibility array"))?;
-    let size = if major >= 9 { 0x60 } else { 0x68 };
-    let mut c = le(data);
-    c.seek(array)?;
-    c.count(count as u64, size, "bone visibility animation")?;
-    Ok((0..count).map(|i| array + size * i).collect())
-}
-
-/// Every bone-visibility animation of the file as a clip of visibility tracks.
-pub fn bone_visibility_clips(data: &[u8], header: &Header, fps: f32) -> Result<Vec<Clip>> {
-    let major = header.major();
-    fbvs_offsets(data, header)?
-        .into_iter()
-        .enumerate()
-        .map(|(i, at)| {
-            let anim = read_fbvs(data, at, major).within(|| format!("bone visibility animation {i}"))?;
-            fvis::to_clip(&anim, fps).within(|| format!("bone visibility animation \"{}\"", anim.name))
-        })
-        .collect()
+        .within(|| format!("{} dict", kind.plural()))
 }
 
 /// The shape and scene animations, by name: one line per kind with its count, for the

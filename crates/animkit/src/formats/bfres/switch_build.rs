@@ -15,9 +15,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::fmaa::Fmaa;
+use super::fres::SwitchFileHeader as FileHeader;
 use super::fska::Fska;
-use super::switch::Fmaa;
-use super::switch_dump::FileHeader;
 use super::switch_write::{dict_bytes, group, write_fska_data, write_fska_header, RelocSection, Relocation};
 use crate::bytes::{round_up, Endian, Writer};
 use crate::error::{Error, Result};
@@ -266,7 +266,7 @@ fn file_header(name: usize, plan: &Plan, fskas: u16, fmaas: u16) -> Result<FileH
     })?;
     let array = |present: bool, at: usize| if present { at as u64 } else { 0 };
     Ok(FileHeader {
-        magic: *super::switch::MAGIC,
+        magic: *super::fres::SWITCH_MAGIC,
         version: VERSION,
         bom: [0xFF, 0xFE],
         alignment_log2: 3,

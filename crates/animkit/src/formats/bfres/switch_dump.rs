@@ -3,80 +3,21 @@
 //! describes (models, material and visibility animations, GPU buffers, embedded files) as runs
 //! of hexadecimal with their positions, zeros between them. `pack` writes each part back where
 //! the dump says, so dump → pack gives the file byte for byte; an edited FSKA must keep its size
-//! (to change sizes, replace the animation through the model: [`super::switch::SwitchDocument::with_clip`]).
+//! (to change sizes, replace the animation through the model: [`super::SwitchDocument::with_clip`]).
 //!
 //! Files laid out as version 0.9 (or files without a relocation or string table) keep their
 //! header and animations in the hex runs.
 
 use serde::{Deserialize, Serialize};
 
-use super::dump::{fska_from_dump, fska_to_dump, FskaDump};
-use super::switch::{self, MAGIC};
+use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SWITCH_MAGIC as MAGIC};
+use super::fska::{self, Fska};
+use super::switch_anims;
 use super::switch_write::{self, fska_data, write_fska_data, write_fska_header, Relocation, StringTable};
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
 use crate::record::Record;
-
-crate::record! {
-    /// The Switch FRES header, versions 0.5 to 0.8 (`0xD0` bytes). Offsets are absolute; each
-    /// group of animations or models is an (array, dictionary) pair.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    pub struct FileHeader {
-        /// `FRES` and four spaces.
-        pub magic: [u8; 8],
-        /// `0.x.y.z`, one byte each from the top.
-        pub version: u32,
-        /// `FF FE` (little-endian).
-        pub bom: [u8; 2],
-        /// The file's alignment as a power of two.
-        pub alignment_log2: u8,
-        /// Target address size (0 on disk).
-        pub address_size: u8,
-        /// Position of the file name's first character.
-        pub file_name: u32,
-        /// Header flags.
-        pub flags: u16,
-        /// Position of the first block of the block chain.
-        pub first_block: u16,
-        /// Position of the `_RLT`.
-        pub relocation_table: u32,
-        /// File size.
-        pub file_size: u32,
-        /// Offset of the file name's length word.
-        pub name: u64,
-        /// Models (FMDL): array, dictionary.
-        pub models: [u64; 2],
-        /// Skeletal animations (FSKA): array, dictionary.
-        pub skeletal_animations: [u64; 2],
-        /// Material animations (FMAA): array, dictionary.
-        pub material_animations: [u64; 2],
-        /// Bone visibility animations (FBVS): array, dictionary.
-        pub bone_visibility_animations: [u64; 2],
-        /// Shape animations (FSHA): array, dictionary.
-        pub shape_animations: [u64; 2],
-        /// Scene animations (FSCN): array, dictionary.
-        pub scene_animations: [u64; 2],
-        /// The memory pool.
-        pub memory_pool: u64,
-        /// The buffer info.
-        pub buffer_info: u64,
-        /// Embedded files: array, dictionary.
-        pub embedded_files: [u64; 2],
-        /// Reserved (0).
-        pub reserved: u64,
-        /// Offset of the string table's first (empty) string.
-        pub string_table: u64,
-        /// The string table's size.
-        pub string_table_size: u32,
-        /// Counts: models, skeletal, material, bone visibility, shape and scene animations,
-        /// embedded files.
-        pub counts: [u16; 7],
-        /// Padding to `0xD0`.
-        pub padding: [u8; 6],
-    }
-}
 
 /// One skeletal animation: where its header and data lie, its bind indices and its contents.
 #[derive(Serialize, Deserialize)]
@@ -89,7 +30,7 @@ pub(crate) struct FskaEntry {
     /// Bind indices (`0xFFFF` = unbound).
     pub bind: Vec<u16>,
     /// The animation.
-    pub animation: FskaDump,
+    pub animation: Fska,
 }
 
 /// Bytes at a position.
@@ -128,7 +69,7 @@ pub(crate) struct SwitchDump {
 
 /// The structured parts of `data` this dump can name (each absent where the file lacks it).
 fn structured(data: &[u8]) -> Result<SwitchDump> {
-    let header = switch::read_header(data)?;
+    let header = read_switch_header(data)?;
     let mut dump = SwitchDump {
         platform: "switch".into(),
         size: data.len(),
@@ -149,14 +90,15 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
     let str_at = switch_write::blocks(data).ok().and_then(|b| b.into_iter().find(|(_, m)| m == b"_STR"));
     let Some((str_at, _)) = str_at else { return Ok(dump) };
     dump.string_table = Some(switch_write::read_strings(data, str_at)?);
-    for (i, at) in switch::fska_offsets(data, &header)?.into_iter().enumerate() {
-        let anim = switch::read_fska(data, at, header.major()).within(|| format!("skeletal animation {i}"))?;
+    for (i, at) in switch_anims::fska_offsets(data, &header)?.into_iter().enumerate() {
+        let anim =
+            fska::read(data, at, switch_anims::platform(&header)).within(|| format!("skeletal animation {i}"))?;
         let place = fska_data(data, at, &anim).within(|| format!("skeletal animation \"{}\"", anim.name))?;
         dump.skeletal_animations.push(FskaEntry {
             header_at: at,
             data_at: place.start,
             bind: place.bind,
-            animation: fska_to_dump(&anim),
+            animation: anim,
         });
     }
     Ok(dump)
@@ -209,9 +151,8 @@ fn pack_parts(d: &SwitchDump, base: &[u8]) -> Result<Vec<u8>> {
         put(table.at + 0x10, &body);
         let names = table.positions();
         for (i, e) in d.skeletal_animations.iter().enumerate() {
-            let anim = fska_from_dump(clone_fska(&e.animation)?);
-            let (img, _) =
-                write_fska_data(&anim, &e.bind, e.data_at, &names).within(|| format!("skeletal animation {i}"))?;
+            let (img, _) = write_fska_data(&e.animation, &e.bind, e.data_at, &names)
+                .within(|| format!("skeletal animation {i}"))?;
             put(e.data_at, &img.bytes);
         }
     }
@@ -219,13 +160,6 @@ fn pack_parts(d: &SwitchDump, base: &[u8]) -> Result<Vec<u8>> {
         put(*at, &r.to_bytes(*at));
     }
     Ok(out)
-}
-
-/// A copy of a dumped FSKA (the dump types are not `Clone`).
-fn clone_fska(f: &FskaDump) -> Result<FskaDump> {
-    serde_json::to_value(f)
-        .and_then(serde_json::from_value)
-        .map_err(|e| Error::invalid(0, format!("skeletal animation dump: {e}")))
 }
 
 /// Rebuilds the file from its dump: the runs, then every named part over them.
@@ -242,7 +176,7 @@ pub(crate) fn from_dump(d: &SwitchDump) -> Result<Vec<u8>> {
     }
     let mut out = pack_parts(d, &base)?;
     for e in &d.skeletal_animations {
-        write_fska_header(&mut out, e.header_at, &fska_from_dump(clone_fska(&e.animation)?))?;
+        write_fska_header(&mut out, e.header_at, &e.animation)?;
     }
     if out.len() != d.size || out.get(..8) != Some(MAGIC) {
         return Err(Error::invalid(0, format!("the parts give {} bytes where the dump says {}", out.len(), d.size)));

@@ -37,8 +37,8 @@
 use std::collections::HashMap;
 
 use super::curve::Curve;
+use super::fmaa::{Fmaa, MaterialAnim, PatternInfo};
 use super::fshu::ParamInfo;
-use super::switch::{Fmaa, MaterialAnim, PatternInfo};
 use super::switch_image::{frame_size, key_size, write_curve, Image};
 use crate::bytes::round_up;
 use crate::error::{Error, Result};

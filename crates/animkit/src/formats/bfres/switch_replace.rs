@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::fmaa::Fmaa;
 use super::fska::{Fska, RotateMode};
-use super::switch::Fmaa;
 use super::switch_write::{
     blocks, group, lay_out, parts, put_u32, write_fska_data, write_fska_header, Parts, RelocEntry, RelocSection,
     Relocation,

@@ -25,11 +25,16 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use super::fres::{read_switch_header, SwitchHeader as Header};
 use super::fska::{BoneAnim, Fska};
-use super::switch::{self, Header};
+use super::platform::Platform;
 use super::switch_image::{frame_size, key_size, write_curve, Image};
+use super::{fska, switch_anims};
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
+
+/// The platform offsets and names are read with (the same in every Switch version).
+const SWITCH: Platform = Platform::Switch { major: 8 };
 
 /// One `_RLT` entry: `struct_count` runs of `offset_count` consecutive `u64` offsets starting at
 /// `pos`, the runs `offset_count + padding_words` 8-byte words apart.
@@ -287,9 +292,9 @@ pub(crate) struct FskaData {
 pub(crate) fn fska_data(data: &[u8], header: usize, anim: &Fska) -> Result<FskaData> {
     let mut c = Cursor::new(data, Endian::Little);
     c.seek(header + 0x28)?;
-    let bind_at = switch::offset(&mut c, "bind indices")?;
-    let bones_at = switch::offset(&mut c, "bone animations")?;
-    let user_at = switch::offset(&mut c, "user data")?;
+    let bind_at = SWITCH.offset(&mut c, "bind indices")?;
+    let bones_at = SWITCH.offset(&mut c, "bone animations")?;
+    let user_at = SWITCH.offset(&mut c, "user data")?;
     let (Some(bind_at), Some(bones_at)) = (bind_at, bones_at) else {
         return Err(Error::unsupported("replacing an FSKA without bind indices or bone animations"));
     };
@@ -397,11 +402,11 @@ pub(crate) struct Parts {
     /// Per FSKA: header position, contents, where its data lies.
     pub fskas: Vec<(usize, Fska, FskaData)>,
     /// Per FMAA: header position and contents.
-    pub fmaas: Vec<(usize, switch::Fmaa)>,
+    pub fmaas: Vec<(usize, super::fmaa::Fmaa)>,
 }
 
 pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
-    let header = switch::read_header(data)?;
+    let header = read_switch_header(data)?;
     if header.major() >= 9 {
         return Err(Error::unsupported(format!(
             "writing Switch BFRES 0.{}: only 0.5 to 0.8 are written",
@@ -416,8 +421,9 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
         .0;
     let strings = read_strings(data, str_at).within(|| "_STR")?;
     let mut fskas = Vec::new();
-    for (i, at) in switch::fska_offsets(data, &header)?.into_iter().enumerate() {
-        let anim = switch::read_fska(data, at, header.major()).within(|| format!("skeletal animation {i}"))?;
+    for (i, at) in switch_anims::fska_offsets(data, &header)?.into_iter().enumerate() {
+        let anim =
+            fska::read(data, at, switch_anims::platform(&header)).within(|| format!("skeletal animation {i}"))?;
         let place = fska_data(data, at, &anim).within(|| format!("skeletal animation \"{}\"", anim.name))?;
         fskas.push((at, anim, place));
     }
@@ -425,7 +431,8 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
     let mut fmaas = Vec::with_capacity(usize::from(count));
     for i in 0..usize::from(count) {
         let at = array as usize + super::switch_fmaa::HEADER_SIZE * i;
-        let anim = switch::read_fmaa(data, at, header.major()).within(|| format!("material animation {i}"))?;
+        let anim = super::fmaa::read(data, at, Platform::Switch { major: header.major() })
+            .within(|| format!("material animation {i}"))?;
         fmaas.push((at, anim));
     }
     Ok(Parts { header, relocation, strings, fskas, fmaas })
@@ -478,7 +485,7 @@ fn overwrite(out: &mut [u8], img: &Image, what: &str) -> Result<()> {
 pub(crate) fn fmaa_start(data: &[u8], at: usize) -> Result<usize> {
     let mut c = Cursor::new(data, Endian::Little);
     c.seek(at + 0x28)?;
-    switch::offset(&mut c, "bind indices")?.ok_or_else(|| Error::unsupported("writing an FMAA without bind indices"))
+    SWITCH.offset(&mut c, "bind indices")?.ok_or_else(|| Error::unsupported("writing an FMAA without bind indices"))
 }
 
 /// A Switch dictionary (`{u32 0; s32 count}`, then `count + 1` nodes `{u32 ref; u16 left;
@@ -496,7 +503,7 @@ pub fn read_dict(data: &[u8], at: usize) -> Result<(Vec<super::dict::TrieNode>, 
     let (mut nodes, mut names) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for i in 0..n {
         nodes.push((c.u32()?, c.u16()?, c.u16()?));
-        let name = switch::name_field(data, &mut c).within(|| format!("dictionary node {i}"))?;
+        let name = SWITCH.name(data, &mut c).within(|| format!("dictionary node {i}"))?;
         if i > 0 {
             names.push(name);
         }
