@@ -53,10 +53,37 @@ fn dump_shows_chunk_structures_with_named_fields() {
     assert_eq!((chunks[0]["body"]["start"].as_i64(), chunks[0]["body"]["end"].as_i64()), (Some(0), Some(15)));
     assert_eq!(chunks[41]["body"]["kind"], "global_animation_header_caf");
     assert_eq!(chunks[41]["body"]["path"], "animations/motusanims/run_fwd_3p.caf");
-    assert_eq!(chunks[1]["body"]["kind"], "bytes", "compressed controllers stay bytes");
+    // The first controller 0x832: SmallTree64BitExt rotations (format 8, one u64 code per key).
+    let controller = &chunks[1]["body"];
+    assert_eq!(controller["kind"], "compressed");
+    assert_eq!(controller["rotation"]["format"], 8);
+    assert_eq!(controller["rotation"]["keys"]["codec"], "st64_ext");
+    assert!(controller["rotation"]["keys"]["keys"][0].is_u64());
     json["document"]["chunks"][0]["body"]["end"] = 30.into();
     let edited = animkit::pack(json).unwrap().to_model().unwrap();
     assert_eq!(edited.clips[0].duration, 1.0);
+}
+
+/// Every chunk animkit reads (controllers, DBAs, skeletons, headers) dumps as named fields in
+/// every corpus file: no chunk of those types stays hexadecimal.
+#[test]
+fn every_chunk_animkit_reads_dumps_as_named_fields() {
+    for (name, bytes) in real_files() {
+        let doc = CryEngine.read(Bytes::from(bytes), &ReadOptions::default()).unwrap();
+        let json = animkit::dump(doc.as_ref()).unwrap();
+        if json["document"]["container"] == "ivo" {
+            continue;
+        }
+        for (i, chunk) in json["document"]["chunks"].as_array().unwrap().iter().enumerate() {
+            let known = ["0x100D", "0xCCCC000D", "0x2000", "0xACDC0000"].contains(&chunk["type"].as_str().unwrap());
+            if known
+                && ["0x800", "0x827", "0x829", "0x830", "0x831", "0x832", "0x833", "0x905"]
+                    .contains(&chunk["version"].as_str().unwrap())
+            {
+                assert_ne!(chunk["body"]["kind"], "bytes", "{name}: chunk {i} ({}) stays bytes", chunk["type"]);
+            }
+        }
+    }
 }
 
 #[test]

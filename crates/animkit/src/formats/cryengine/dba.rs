@@ -10,13 +10,12 @@ use std::collections::HashMap;
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
-use super::quat_codecs::{decode_position, decode_rotations, position_size, rotation_size};
-use super::raw::MotionParams;
+use super::quat_codecs::decode_keys;
+use super::raw::{self, MotionParams};
 use super::time_formats;
-use crate::bytes::{round_up, Cursor, Endian};
+use crate::bytes::{round_up, Endian};
 use crate::error::{Context, Error, Result};
 use crate::record::Record;
-use crate::text::latin1_until_nul;
 
 /// One clip of the database.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,252 +41,97 @@ pub struct Dba {
     pub in_place: bool,
 }
 
-/// The format of track `i` given per-format counts (tracks grouped by format in enum order).
-fn format_of(i: usize, counts: &[u32]) -> Option<u8> {
-    let mut acc = 0usize;
-    for (f, &n) in counts.iter().enumerate() {
-        acc += n as usize;
-        if i < acc {
-            return Some(f as u8);
-        }
-    }
-    None
-}
-
 const NONE: u32 = 0xFFFF_FFFF;
 
-/// Parses a 0x905 payload (embedded header stripped); `base` is its absolute offset.
-pub fn parse(payload: &[u8], base: usize, endian: Endian) -> Result<Dba> {
-    if endian == Endian::Big {
-        return Err(Error::new(
-            crate::error::ErrorKind::Unsupported,
-            Some(base as u64),
-            "big-endian DBA 0x905 (chunk version bit set): the engine's DBA loader rejects it too",
-        ));
-    }
-    parse_inner(payload, base).within(|| "DBA 0x905")
-}
-
-/// The track tables of a 0x905 payload: key counts, per-format counts and blob offsets of the
-/// time, position and rotation tracks.
-struct Tables {
-    kt_sizes: Vec<u16>,
-    kt_counts: Vec<u32>,
-    pos_sizes: Vec<u16>,
-    pos_counts: Vec<u32>,
-    rot_sizes: Vec<u16>,
-    rot_counts: Vec<u32>,
-    kt_offsets: Vec<i32>,
-    pos_offsets: Vec<i32>,
-    rot_offsets: Vec<i32>,
-}
-
-/// The shared track data and how to find a track in it.
-struct Blob<'a> {
-    tables: Tables,
-    data: &'a [u8],
-    /// Absolute offset of `data`.
+/// The decoded tracks of a database, each decoded once on first use (clips share them).
+struct Tracks<'a> {
+    raw: &'a raw::Dba,
     at: usize,
-    /// Offsets count back from the blob's end (in-place databases).
-    in_place: bool,
-    /// Absolute offset of the payload, for errors.
-    base: usize,
+    times: Vec<Option<Vec<f32>>>,
+    positions: Vec<Option<Vec<Vec3>>>,
+    rotations: Vec<Option<Vec<Quat>>>,
 }
 
-fn tables(c: &mut Cursor) -> Result<(Tables, u32)> {
-    let num_pos = c.u32()?;
-    let num_rot = c.u32()?;
-    let num_time = c.u32()?;
-    let num_anims = c.u32()?;
-    fn u16s(c: &mut Cursor, n: u32, what: &str) -> Result<Vec<u16>> {
-        let n = c.count(u64::from(n), 2, what)?;
-        (0..n).map(|_| c.u16()).collect()
+/// The cached entry `i` of `cache`, decoded by `decode` the first time.
+fn cached<'c, T>(
+    cache: &'c mut [Option<T>],
+    i: u32,
+    what: &str,
+    at: usize,
+    decode: impl FnOnce(usize) -> Result<T>,
+) -> Result<&'c T> {
+    let i = i as usize;
+    let slot = cache.get_mut(i).ok_or_else(|| Error::invalid(at, format!("{what} track {i} does not exist")))?;
+    if slot.is_none() {
+        *slot = Some(decode(i).within(|| format!("{what} track {i}"))?);
     }
-    fn u32s(c: &mut Cursor, n: usize) -> Result<Vec<u32>> {
-        (0..n).map(|_| c.u32()).collect()
-    }
-    fn i32s(c: &mut Cursor, n: u64, what: &str) -> Result<Vec<i32>> {
-        let n = c.count(n, 4, what)?;
-        (0..n).map(|_| c.i32()).collect()
-    }
-    let tables = Tables {
-        kt_sizes: u16s(c, num_time, "time track")?,
-        kt_counts: u32s(c, 7)?,
-        pos_sizes: u16s(c, num_pos, "position track")?,
-        pos_counts: u32s(c, 9)?,
-        rot_sizes: u16s(c, num_rot, "rotation track")?,
-        rot_counts: u32s(c, 9)?,
-        kt_offsets: i32s(c, u64::from(num_time), "time offset")?,
-        pos_offsets: i32s(c, u64::from(num_pos), "position offset")?,
-        rot_offsets: i32s(c, u64::from(num_rot) + 1, "rotation offset")?,
-    };
-    Ok((tables, num_anims))
+    slot.as_ref().ok_or_else(|| Error::invalid(at, format!("{what} track {i} did not decode")))
 }
 
-/// Reads the tables and locates the blob: after the tables (aligned to 4), or at the payload's
-/// end when the total size is negative (in-place), with a padding length after the tables.
-fn blob<'a>(c: &mut Cursor<'a>, payload: &'a [u8], base: usize) -> Result<(Blob<'a>, u32)> {
-    let (tables, num_anims) = tables(c)?;
-    let total = *tables.rot_offsets.last().unwrap_or(&0);
-    let in_place = total < 0;
-    let padding_len = if in_place { c.u32()? as usize } else { 0 };
-    c.seek(round_up(c.pos(), 4))?;
-    let blob_len = total.unsigned_abs() as usize;
-    let (data, at) = if in_place {
-        let start = payload
-            .len()
-            .checked_sub(blob_len)
-            .ok_or_else(|| Error::invalid(base, "in-place blob larger than the chunk"))?;
-        c.skip(padding_len)?;
-        (payload.get(start..).unwrap_or_default(), base + start)
-    } else {
-        let at = c.offset();
-        let b = c.take(round_up(blob_len, 4))?;
-        (b.get(..blob_len).unwrap_or_default(), at)
-    };
-    Ok((Blob { tables, data, at, in_place, base }, num_anims))
-}
-
-impl Blob<'_> {
-    /// The blob offset of track `i` in `offsets`.
-    fn track(&self, offsets: &[i32], i: usize) -> Result<usize> {
-        let o = *offsets.get(i).ok_or_else(|| Error::invalid(self.base, format!("track {i} does not exist")))?;
-        let o = if self.in_place { i64::from(o) + self.data.len() as i64 } else { i64::from(o) };
-        usize::try_from(o).ok().filter(|&o| o <= self.data.len()).ok_or_else(|| {
-            Error::invalid(self.at, format!("track {i} offset {o} is outside the {}-byte blob", self.data.len()))
-        })
+impl Tracks<'_> {
+    fn times(&mut self, i: u32) -> Result<Vec<f32>> {
+        let (raw, at) = (self.raw, self.at);
+        let frames = cached(&mut self.times, i, "time", at, |i| {
+            let t = raw.times.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
+            let n = time_formats::key_count(t, raw.times.key_counts.get(i).copied().unwrap_or(0));
+            time_formats::frames(t, n, at)
+        })?;
+        Ok(frames.clone())
     }
 
-    /// The key count of a StartStop time track: `stop − start + 1`.
-    fn start_stop_keys(&self, f: u8, data: &[u8], at: usize) -> Result<usize> {
-        let e = time_formats::element_size(f).unwrap_or(1);
-        let rd = |k: usize| -> Option<f32> {
-            let b = data.get(k * e..k * e + e)?;
-            Some(match f {
-                3 => f32::from_le_bytes(*b.first_chunk()?),
-                4 => f32::from(u16::from_le_bytes(*b.first_chunk()?)),
-                _ => f32::from(*b.first()?),
-            })
-        };
-        match (rd(0), rd(1)) {
-            (Some(a), Some(z)) if z >= a && (z - a) < 1e6 => Ok((z - a) as usize + 1),
-            _ => Err(Error::invalid(self.at + at, "bad start/stop time track")),
-        }
-    }
-
-    /// Time track `i` in frames.
-    fn times(&self, i: u32) -> Result<Vec<f32>> {
-        let i = i as usize;
-        let t = &self.tables;
-        let f = format_of(i, &t.kt_counts)
-            .ok_or_else(|| Error::invalid(self.base, format!("time track {i} has no format")))?;
-        let at = self.track(&t.kt_offsets, i)?;
-        let data = self.data.get(at..).unwrap_or_default();
-        let n = match f {
-            time_formats::BITSET => {
-                let Some(&[_, _, _, _, lo, hi]) = data.first_chunk::<6>() else {
-                    return Err(Error::truncated(self.at + at, 6, data.len()));
-                };
-                usize::from(u16::from_le_bytes([lo, hi]))
-            }
-            3..=5 => self.start_stop_keys(f, data, at)?,
-            _ => usize::from(*t.kt_sizes.get(i).unwrap_or(&0)),
-        };
-        time_formats::decode(f, n, data, self.at + at).within(|| format!("time track {i}"))
-    }
-
-    /// Value track `i` (rotation or position): format, bytes, key count.
-    fn values(&self, i: u32, rotation: bool) -> Result<(u8, &[u8], usize)> {
-        let i = i as usize;
-        let t = &self.tables;
-        let (counts, sizes, offsets) = if rotation {
-            (&t.rot_counts, &t.rot_sizes, &t.rot_offsets)
-        } else {
-            (&t.pos_counts, &t.pos_sizes, &t.pos_offsets)
-        };
-        let f =
-            format_of(i, counts).ok_or_else(|| Error::invalid(self.base, format!("value track {i} has no format")))?;
-        let n = usize::from(
-            *sizes.get(i).ok_or_else(|| Error::invalid(self.base, format!("value track {i} does not exist")))?,
-        );
-        let at = self.track(offsets, i)?;
-        let e = if rotation { rotation_size(f) } else { position_size(f) }
-            .ok_or_else(|| Error::unsupported(format!("value format {f} in track {i}")))?;
-        let data =
-            self.data.get(at..at + n * e).ok_or_else(|| Error::truncated(self.at + at, n * e, self.data.len() - at))?;
-        Ok((f, data, n))
-    }
-
-    /// One bone's channels from its controller info `[pos time, pos, rot time, rot]`.
-    fn controller(&self, id: u32, [pt, pv, rt, rv]: [u32; 4]) -> Result<DbaController> {
+    /// One bone's channels from its controller info.
+    fn controller(&mut self, info: &raw::ControllerInfo) -> Result<DbaController> {
+        let (raw, at) = (self.raw, self.at);
         let keys = |frames: &[f32], n: usize, what: &str| {
             if frames.len() == n {
                 Ok(())
             } else {
-                Err(Error::invalid(self.at, format!("{n} {what} keys, {} times", frames.len())))
+                Err(Error::invalid(at, format!("{n} {what} keys, {} times", frames.len())))
             }
         };
         let mut rotation = None;
-        if rt != NONE && rv != NONE {
-            let frames = self.times(rt)?;
-            let (f, data, n) = self.values(rv, true)?;
-            keys(&frames, n, "rotation")?;
-            rotation = Some(KeyTrack { frames, values: decode_rotations(f, data, Endian::Little)? });
+        if info.rotation_times != NONE && info.rotations != NONE {
+            let frames = self.times(info.rotation_times)?;
+            let values = cached(&mut self.rotations, info.rotations, "rotation", at, |i| {
+                Ok(decode_keys(raw.rotations.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?))
+            })?;
+            keys(&frames, values.len(), "rotation")?;
+            rotation = Some(KeyTrack { frames, values: values.clone() });
         }
         let mut position = None;
-        if pt != NONE && pv != NONE {
-            let frames = self.times(pt)?;
-            let (f, data, n) = self.values(pv, false)?;
-            keys(&frames, n, "position")?;
-            let e = position_size(f).unwrap_or(12);
-            let values = data.chunks_exact(e).map(|b| decode_position(f, b)).collect::<Result<Vec<_>>>()?;
-            position = Some(KeyTrack { frames, values });
+        if info.position_times != NONE && info.positions != NONE {
+            let frames = self.times(info.position_times)?;
+            let values = cached(&mut self.positions, info.positions, "position", at, |i| {
+                let track = raw.positions.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
+                Ok(track.iter().map(|[x, y, z]| Vec3::new(x.0, y.0, z.0)).collect())
+            })?;
+            keys(&frames, values.len(), "position")?;
+            position = Some(KeyTrack { frames, values: values.clone() });
         }
-        Ok(DbaController { id, rotation, position })
+        Ok(DbaController { id: info.controller_id, rotation, position })
     }
 }
 
-/// One clip record: path, `MotionParams905`, foot plants, and its controller infos (inline, or
-/// at an offset from the first record in in-place databases).
-fn animation(c: &mut Cursor, blob: &Blob, payload: &[u8], records_start: usize) -> Result<DbaAnimation> {
-    let len = c.u16()?;
-    let path = latin1_until_nul(c.take(usize::from(len))?);
-    let motion = MotionParams::read(c)?;
-    let fp = c.u16()?;
-    c.skip(usize::from(fp))?;
-    let n = c.u16()?;
-    let mut infos = Cursor::with_base(payload, blob.base, Endian::Little);
-    if blob.in_place {
-        let off = c.i32()?;
-        let at = usize::try_from(records_start as i64 + i64::from(off))
-            .map_err(|_| Error::invalid(c.offset(), "negative controller info offset"))?;
-        infos.seek(at)?;
-    } else {
-        infos.seek(c.pos())?;
-        c.skip(c.count(u64::from(n), 20, "controller info")? * 20)?;
+/// The clips of a 0x905 payload with their keys decoded; `at` is the payload's offset.
+pub fn from_raw(raw: &raw::Dba, at: usize) -> Result<Dba> {
+    let mut tracks = Tracks {
+        raw,
+        at,
+        times: vec![None; raw.times.tracks.len()],
+        positions: vec![None; raw.positions.tracks.len()],
+        rotations: vec![None; raw.rotations.tracks.len()],
+    };
+    let mut animations = Vec::with_capacity(raw.animations.len());
+    for (a, anim) in raw.animations.iter().enumerate() {
+        let mut controllers = Vec::with_capacity(anim.controllers.len());
+        for (k, info) in anim.controllers.iter().enumerate() {
+            let c = tracks.controller(info);
+            controllers.push(c.within(|| format!("animation {a}, controller {k} (0x{:08X})", info.controller_id))?);
+        }
+        animations.push(DbaAnimation { path: anim.path.clone(), motion: anim.motion, controllers });
     }
-    let n = infos.count(u64::from(n), 20, "controller info")?;
-    let mut controllers = Vec::with_capacity(n);
-    for k in 0..n {
-        let id = infos.u32()?;
-        let info = [infos.u32()?, infos.u32()?, infos.u32()?, infos.u32()?];
-        controllers.push(blob.controller(id, info).within(|| format!("controller {k} (0x{id:08X})"))?);
-    }
-    Ok(DbaAnimation { path, motion, controllers })
-}
-
-fn parse_inner(payload: &[u8], base: usize) -> Result<Dba> {
-    let mut c = Cursor::with_base(payload, base, Endian::Little);
-    let (blob, num_anims) = blob(&mut c, payload, base)?;
-    let records_start = c.pos();
-    let n_anims = c.count(u64::from(num_anims), 2 + 132 + 2 + 2, "animation")?;
-    let mut animations = Vec::with_capacity(n_anims);
-    for a in 0..n_anims {
-        animations.push(animation(&mut c, &blob, payload, records_start).within(|| format!("animation {a}"))?);
-    }
-    let t = &blob.tables;
-    let time_formats = (0..t.kt_sizes.len()).filter_map(|i| format_of(i, &t.kt_counts)).collect();
-    Ok(Dba { animations, time_formats, in_place: blob.in_place })
+    let time_formats = (0..raw.times.tracks.len()).filter_map(|i| raw.times.format_of(i)).collect();
+    Ok(Dba { animations, time_formats, in_place: raw.in_place() })
 }
 
 /// Channels of one bone of one clip for [`write()`]: frames and values.
@@ -477,6 +321,13 @@ pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bytes::Cursor;
+
+    /// A 0x905 payload decoded as the model does.
+    fn parse(payload: &[u8], base: usize, endian: Endian) -> Result<Dba> {
+        let raw = raw::Dba::read(&mut Cursor::with_base(payload, base, endian))?;
+        from_raw(&raw, base)
+    }
 
     /// A hand-built 0x905 payload following §7 item by item: one clip, one bone with a position
     /// track (f32, Byte times 0, 5, 10) and a rotation track (SmallTree48 `86 50 86 B0 64 DC`

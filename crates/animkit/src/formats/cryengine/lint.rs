@@ -193,13 +193,12 @@ pub fn lint_with(file: &ChunkFile, c2_layout: Option<ivo::C2Layout>) -> Vec<Find
 
 /// The controller of a controller chunk.
 fn controller_of(ch: &Chunk, container: Container) -> Result<Controller> {
-    let (version, endian) = ch.version_and_endian(container);
+    let (version, _) = ch.version_and_endian(container);
     let structure = ch.structure(container)?;
-    match structure.as_ref() {
-        Body::Bytes { hex } => controller::parse(version, hex, ch.payload_offset(), endian),
-        body => controller::from_body(body)
-            .ok_or_else(|| crate::error::Error::invalid(ch.offset as usize, "not a controller")),
-    }
+    controller::from_body(version, structure.as_ref(), ch.payload_offset()).unwrap_or_else(|| {
+        Err(crate::error::Error::unsupported(format!("controller version 0x{version:X}"))
+            .within(format!("at {}", ch.offset)))
+    })
 }
 
 fn ivo_findings(out: &mut Vec<Finding>, anim: &ivo::IvoAnimation) {

@@ -36,7 +36,8 @@ pub struct Contents {
     pub gahs: Vec<GlobalAnimationHeaderCaf>,
     /// Timing 0x919: the `.i_caf` sample rate (0x918 gives nothing the model uses).
     pub timing: Option<TimingSamples>,
-    pub bones: Option<Vec<skeleton::CompiledBone>>,
+    /// The skeleton of a CompiledBones chunk.
+    pub bones: Option<Skeleton>,
     pub dba: Option<dba::Dba>,
 }
 
@@ -59,24 +60,23 @@ pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
 }
 
 fn add_chunk(out: &mut Contents, ch: &Chunk, container: Container) -> Result<()> {
-    let (version, endian) = ch.version_and_endian(container);
-    let base = ch.payload_offset();
-    match (ch.kind(container), version, &ch.body) {
-        (kind::CONTROLLER, 0x905, Body::Bytes { hex }) => out.dba = Some(dba::parse(hex, base, endian)?),
-        (kind::CONTROLLER, 0x829 | 0x831 | 0x832, Body::Bytes { hex }) => {
-            out.controllers.push(controller::parse(version, hex, base, endian)?)
-        }
-        (kind::COMPILED_BONES, 0x800, Body::Bytes { hex }) => out.bones = Some(skeleton::parse(hex, base)?),
-        (kind::CONTROLLER, _, Body::Bytes { hex }) if !matches!(version, 0x827 | 0x830 | 0x833) => {
-            out.controllers.push(controller::parse(version, hex, base, endian)?)
-        }
-        _ => match ch.structure(container)?.as_ref() {
-            Body::MotionParameters(m) => out.motion = Some(**m),
-            Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),
-            Body::TimingSamples(t) => out.timing = Some(*t),
-            Body::BoneNameList { names, .. } => out.bone_names = Some(names.clone()),
-            body @ (Body::PqLog { .. } | Body::Pqs { .. }) => out.controllers.extend(controller::from_body(body)),
-            _ => {}
+    let (version, _) = ch.version_and_endian(container);
+    let is_controller = ch.kind(container) == kind::CONTROLLER;
+    match ch.structure(container)?.as_ref() {
+        Body::MotionParameters(m) => out.motion = Some(**m),
+        Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),
+        Body::TimingSamples(t) => out.timing = Some(*t),
+        Body::BoneNameList { names, .. } => out.bone_names = Some(names.clone()),
+        Body::CompiledBones { bones, .. } => out.bones = Some(skeleton::to_skeleton(bones)?),
+        Body::Dba(d) => out.dba = Some(dba::from_raw(d, ch.payload_offset())?),
+        body => match controller::from_body(version, body, ch.payload_offset()) {
+            Some(c) => out.controllers.push(c?),
+            None if is_controller => {
+                return Err(
+                    Error::unsupported(format!("controller version 0x{version:X}")).within(format!("at {}", ch.offset))
+                )
+            }
+            None => {}
         },
     }
     Ok(())
@@ -183,9 +183,7 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
     }
     let c = contents_with(file, decoding.lenient)?;
     let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
-    if let Some(bones) = &c.bones {
-        package.skeleton = Some(skeleton::to_skeleton(bones)?);
-    }
+    package.skeleton = c.bones.clone();
     let mut keys = 0u64;
     if let Some(d) = &c.dba {
         for a in &d.animations {
@@ -451,7 +449,7 @@ pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
         notes.push("bone name list".into());
     }
     if let Some(b) = &c.bones {
-        notes.push(format!("skeleton of {} bones", b.len()));
+        notes.push(format!("skeleton of {} bones", b.bones.len()));
     }
     if let Some(d) = &c.dba {
         notes.push(format!("DBA of {} animations{}", d.animations.len(), if d.in_place { " (in-place)" } else { "" }));

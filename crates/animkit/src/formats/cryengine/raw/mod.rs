@@ -3,21 +3,65 @@
 //! §1.5) and is the chunk's JSON form in `animkit dump`.
 //!
 //! A file is read with every payload as [`Body::Bytes`]; the model and lint decode the structures
-//! they need ([`super::chunkfile::Chunk::structure`]), and the dump shows each chunk as its
-//! structure when its type and version have one that covers the payload exactly (so it writes
-//! back byte for byte, [`super::chunkfile::ChunkFile::structured`]). Any other payload
-//! (compressed controllers, DBA track databases, skeletons, `#ivo` key blocks, chunks of other
-//! types, a structure with trailing bytes) stays bytes, hexadecimal in the dump.
+//! they need (`Chunk::structure`), and the dump shows each chunk as its structure when its type
+//! and version have one that writes the payload back byte for byte (`ChunkFile::structured`).
+//! Any other payload (`#ivo` key blocks, chunks of other types, a structure with trailing bytes
+//! or non-zero padding) stays bytes, hexadecimal in the dump.
+
+mod bones;
+mod compressed;
+mod dba;
+mod keys;
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use super::chunkfile::kind;
+pub use bones::{BonePhysics, CompiledBone, BONE_SIZE};
+pub use compressed::{Channel, Compressed};
+pub use dba::{Animation as DbaAnimation, ControllerInfo, Dba, Table};
+pub use keys::{KeyTimes, LengthRule, RotationKeys, VectorKeys};
+
 use crate::bytes::{Cursor, Endian, Writer};
-use crate::error::{Context, Result};
+use crate::error::{Context, Error, Result};
 use crate::raw_json::{FixedName, Hex, F32};
 use crate::record::Record;
 use crate::text::{latin1_until_nul, to_latin1};
+
+/// Chunk type numbers in the new (0x746) numbering.
+pub mod kind {
+    /// MeshMorphTarget.
+    pub const MESH_MORPH_TARGET: u32 = 0x1011;
+    /// BoneInitialPos.
+    pub const BONE_INITIAL_POS: u32 = 0x1012;
+    /// SourceInfo.
+    pub const SOURCE_INFO: u32 = 0x1013;
+    /// BoneAnim.
+    pub const BONE_ANIM: u32 = 0x1003;
+    /// BoneNameList (version 0x745).
+    pub const BONE_NAME_LIST: u32 = 0x1005;
+    /// Controller (versions 0x827–0x833; 0x905 is a DBA).
+    pub const CONTROLLER: u32 = 0x100D;
+    /// Timing (0x918, 0x919).
+    pub const TIMING: u32 = 0x100E;
+    /// CompiledBones (0x800).
+    pub const COMPILED_BONES: u32 = 0x2000;
+    /// SpeedInfo / MotionParameters (0x925).
+    pub const MOTION_PARAMETERS: u32 = 0x3002;
+    /// Timestamp.
+    pub const TIMESTAMP: u32 = 0x3006;
+    /// GlobalAnimationHeaderCAF (0x971).
+    pub const GAH_CAF: u32 = 0x3007;
+    /// GlobalAnimationHeaderAIM.
+    pub const GAH_AIM: u32 = 0x3008;
+    /// `#ivo` AnimInfo (0x901).
+    pub const IVO_ANIM_INFO: u32 = 0x4733_C6ED;
+    /// `#ivo` CAFData: one `#caf` block.
+    pub const IVO_CAF_DATA: u32 = 0xA949_6CB5;
+    /// `#ivo` DBAData: `u32 totalSize`, then `#dba` blocks.
+    pub const IVO_DBA_DATA: u32 = 0x194F_BC50;
+    /// `#ivo` DBAMeta: one entry and one path per block.
+    pub const IVO_DBA_META: u32 = 0xF735_1608;
+}
 
 /// Three `f32`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -302,6 +346,17 @@ pub enum Body {
         /// The keys.
         keys: Vec<PqsKey>,
     },
+    /// Controller 0x829, 0x831 or 0x832: compressed keys.
+    Compressed(Box<Compressed>),
+    /// Controller 0x905: a DBA track database.
+    Dba(Box<Dba>),
+    /// CompiledBones 0x800.
+    CompiledBones {
+        /// `char reserved[32]`.
+        reserved: [u8; 32],
+        /// The bones.
+        bones: Vec<CompiledBone>,
+    },
     /// `#ivo` AnimInfo 0x901.
     IvoAnimInfo(Box<IvoAnimInfo>),
     /// Any other payload, as stored.
@@ -313,8 +368,11 @@ pub enum Body {
 }
 
 /// `Bytes` as a hexadecimal string.
-mod hex_bytes {
-    use super::*;
+pub(crate) mod hex_bytes {
+    use bytes::Bytes;
+    use serde::{Deserialize, Serialize};
+
+    use crate::raw_json::Hex;
 
     pub fn serialize<S: serde::Serializer>(b: &Bytes, s: S) -> std::result::Result<S::Ok, S::Error> {
         Hex(b.to_vec()).serialize(s)
@@ -325,15 +383,11 @@ mod hex_bytes {
     }
 }
 
-/// Reads `n` records.
-fn records<T: Record>(c: &mut Cursor, n: u32, size: usize, what: &str) -> Result<Vec<T>> {
-    let n = c.count(u64::from(n), size, what)?;
-    // Allocated once: collecting `Result`s would grow the vector key by key.
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        out.push(T::read(c)?);
-    }
-    Ok(out)
+/// Whether a 0x831 payload is CE2's `{numKeys, id}` and PQLog keys rather than Lumberyard's
+/// compressed controller: its size is exactly that.
+fn is_ce2_pqlog(c: &Cursor) -> bool {
+    let n = c.clone().u32().ok().and_then(|n| u64::from(n).checked_mul(28)?.checked_add(8));
+    n == Some(c.remaining() as u64)
 }
 
 /// BoneNameList 0x745 as `(count, names, tail)`.
@@ -370,22 +424,47 @@ impl Body {
                 let num_keys = c.u32()?;
                 let controller_id = c.u32()?;
                 let flags = if version == 0x830 { Some(c.u32()?) } else { None };
-                Body::PqLog { num_keys, controller_id, flags, keys: records(c, num_keys, 28, "PQLog key")? }
+                let keys = keys::records(c, num_keys as usize, 28, "PQLog key")?;
+                Body::PqLog { num_keys, controller_id, flags, keys }
+            }
+            // CE2 used 0x831 for `{numKeys, id}` and PQLog keys (§10 C11): told apart by size.
+            (kind::CONTROLLER, 0x831) if is_ce2_pqlog(c) => return Body::decode(kind::CONTROLLER, 0x827, c),
+            (kind::CONTROLLER, 0x829 | 0x831 | 0x832) => Body::Compressed(Box::new(Compressed::read(version, c)?)),
+            (kind::CONTROLLER, 0x905) if c.endian() == Endian::Little => Body::Dba(Box::new(Dba::read(c)?)),
+            (kind::CONTROLLER, 0x905) => {
+                return Err(Error::new(
+                    crate::error::ErrorKind::Unsupported,
+                    Some(c.offset() as u64),
+                    "big-endian DBA 0x905 (chunk version bit set): the engine's DBA loader rejects it too",
+                ))
+            }
+            (kind::COMPILED_BONES, 0x800) => {
+                let reserved = c.array()?;
+                let n = c.remaining() / BONE_SIZE;
+                Body::CompiledBones { reserved, bones: keys::records(c, n, BONE_SIZE, "compiled bone")? }
             }
             (kind::CONTROLLER, 0x833) => {
                 let num_keys = c.u32()?;
                 let controller_id = c.u32()?;
-                Body::Pqs { num_keys, controller_id, keys: records(c, num_keys, 40, "PQS key")? }
+                Body::Pqs { num_keys, controller_id, keys: keys::records(c, num_keys as usize, 40, "PQS key")? }
             }
             (kind::IVO_ANIM_INFO, 0x901) => Body::IvoAnimInfo(Box::new(IvoAnimInfo::read(c)?)),
             _ => return Ok(None),
         }))
     }
 
-    /// The body of a payload: its declared structure when that covers it exactly, else bytes.
+    /// The body of a payload: its declared structure when that covers it exactly and writes it
+    /// back byte for byte (compressed controllers and DBAs may hold padding that is not zero or
+    /// a layout the writer does not produce), else bytes.
     pub(crate) fn read(kind: u32, version: u32, payload: Bytes, base: usize, endian: Endian) -> Body {
         let mut c = Cursor::with_base(&payload, base, endian);
         match Body::decode(kind, version, &mut c) {
+            Ok(Some(body @ (Body::Compressed(_) | Body::Dba(_))))
+                if body.to_bytes(endian).is_ok_and(|b| b == payload) =>
+            {
+                body
+            }
+            Ok(Some(Body::Compressed(_) | Body::Dba(_))) => Body::Bytes { hex: payload },
             Ok(Some(body)) if c.remaining() == 0 => body,
             _ => Body::Bytes { hex: payload },
         }
@@ -421,6 +500,12 @@ impl Body {
                 w.u32(*num_keys);
                 w.u32(*controller_id);
                 keys.iter().for_each(|k| k.write(w));
+            }
+            Body::Compressed(k) => k.write(w)?,
+            Body::Dba(d) => d.write(w)?,
+            Body::CompiledBones { reserved, bones } => {
+                w.bytes(reserved);
+                bones.iter().for_each(|b| b.write(w));
             }
             Body::IvoAnimInfo(i) => i.write(w),
             Body::Bytes { hex } => w.bytes(hex),
