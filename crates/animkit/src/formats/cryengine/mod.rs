@@ -259,7 +259,7 @@ impl Document for CryDocument {
     }
 
     fn notes(&self) -> Vec<String> {
-        model::notes_with(&self.file, self.decoding)
+        survey::notes_with(&self.file, self.decoding)
     }
 }
 

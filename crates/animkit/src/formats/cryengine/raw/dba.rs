@@ -14,8 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::chunks::MotionParams;
 use super::keys::{read_vectors, records, KeyTimes, LengthRule, RotationKeys, VectorKeys};
-use super::MotionParams;
 use crate::bytes::{round_up, Cursor, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
