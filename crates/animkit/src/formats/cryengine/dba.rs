@@ -10,12 +10,11 @@ use std::collections::HashMap;
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
-use super::quat_codecs::decode_keys;
-use super::raw::{self, MotionParams};
+use super::quat_codecs::{decode_keys, encode_position, encode_rotation};
+use super::raw::{self, records, MotionParams};
 use super::time_formats;
-use crate::bytes::{round_up, Endian};
+use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Context, Error, Result};
-use crate::record::Record;
 
 /// One clip of the database.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,21 +133,14 @@ pub fn from_raw(raw: &raw::Dba, at: usize) -> Result<Dba> {
     Ok(Dba { animations, time_formats, in_place: raw.in_place() })
 }
 
-/// Channels of one bone of one clip for [`write()`]: frames and values.
-pub struct WriteController {
-    pub id: u32,
-    pub rotation: Option<KeyTrack<Quat>>,
-    pub position: Option<KeyTrack<Vec3>>,
-}
-
-/// One clip for [`write()`].
+/// One clip for [`to_raw`].
 pub struct WriteAnimation {
     pub path: String,
     pub motion: MotionParams,
-    pub controllers: Vec<WriteController>,
+    pub controllers: Vec<DbaController>,
 }
 
-/// One encoded track of the blob.
+/// One encoded track: format, key count, little-endian bytes.
 #[derive(PartialEq, Eq, Hash)]
 struct T {
     format: u8,
@@ -175,153 +167,133 @@ impl Pool {
         self.index.insert(track, i);
         i
     }
+
+    /// The table of the pooled tracks grouped by format (stable), each read back into its
+    /// stored form at its offset in `blob` (aligned to 4); and the new index of every old one.
+    fn table<K>(
+        self,
+        formats: usize,
+        blob: &mut Vec<u8>,
+        read: impl Fn(&mut Cursor, u8, usize) -> Result<K>,
+    ) -> Result<(raw::Table<K>, Vec<u32>)> {
+        let mut sorted: Vec<(usize, T)> = self.tracks.into_iter().enumerate().collect();
+        sorted.sort_by_key(|(_, t)| t.format);
+        let mut table =
+            raw::Table { key_counts: vec![], per_format: vec![0; formats], offsets: vec![], tracks: vec![] };
+        let mut remap = vec![0u32; sorted.len()];
+        for (new, (old, t)) in sorted.into_iter().enumerate() {
+            if let Some(slot) = remap.get_mut(old) {
+                *slot = new as u32;
+            }
+            if let Some(n) = table.per_format.get_mut(usize::from(t.format)) {
+                *n += 1;
+            }
+            let keys =
+                u16::try_from(t.keys).map_err(|_| Error::unrepresentable("a DBA track holds at most 65535 keys"))?;
+            table.key_counts.push(keys);
+            let offset =
+                i32::try_from(blob.len()).map_err(|_| Error::unrepresentable("a DBA blob larger than 2 GiB"))?;
+            table.offsets.push(offset);
+            table.tracks.push(read(&mut Cursor::new(&t.bytes, Endian::Little), t.format, t.keys)?);
+            blob.extend_from_slice(&t.bytes);
+            blob.resize(round_up(blob.len(), 4), 0);
+        }
+        Ok((table, remap))
+    }
 }
 
-/// Builds a 0x905 payload (not in-place): time tracks grouped by format (F32, UINT16, Byte),
-/// positions NoCompressVec3, rotations in `rot_format`; each track aligned to 4 in the blob;
-/// identical tracks stored once and shared.
-pub fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
-    use super::quat_codecs::{encode_position, encode_rotation};
-    let (mut times, mut poss, mut rots) = (Pool::default(), Pool::default(), Pool::default());
-    // Per controller: (id, pos time, pos, rot time, rot) as indices into the unsorted lists.
-    let mut infos: Vec<Vec<[u32; 5]>> = Vec::new();
-    let time_track = |frames: &[f32]| -> Result<T> {
-        let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
-        let format = if whole && frames.iter().all(|&f| f < 256.0) {
-            time_formats::BYTE
-        } else if whole && frames.iter().all(|&f| f < 65536.0) {
-            time_formats::UINT16
-        } else {
-            time_formats::F32
-        };
-        Ok(T { format, keys: frames.len(), bytes: time_formats::encode(format, frames)? })
+/// The key-time track of `frames`: Byte when every frame is a whole number below 256, UINT16
+/// below 65536, else F32.
+fn time_track(frames: &[f32]) -> Result<T> {
+    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
+    let format = match frames.iter().copied().fold(0f32, f32::max) {
+        max if whole && max < 256.0 => time_formats::BYTE,
+        max if whole && max < 65536.0 => time_formats::UINT16,
+        _ => time_formats::F32,
     };
+    Ok(T { format, keys: frames.len(), bytes: time_formats::encode(format, frames)? })
+}
+
+/// The pools of a database's tracks and every clip's controller infos (indices into the pools).
+fn pool(anims: &[WriteAnimation], rot_format: u8) -> Result<([Pool; 3], Vec<Vec<raw::ControllerInfo>>)> {
+    let [mut times, mut poss, mut rots] = [Pool::default(), Pool::default(), Pool::default()];
+    let mut infos = Vec::with_capacity(anims.len());
     for a in anims {
-        let mut list = Vec::new();
+        let mut list = Vec::with_capacity(a.controllers.len());
         for c in &a.controllers {
-            let mut info = [c.id, NONE, NONE, NONE, NONE];
+            let mut info = raw::ControllerInfo {
+                controller_id: c.id,
+                position_times: NONE,
+                positions: NONE,
+                rotation_times: NONE,
+                rotations: NONE,
+            };
             if let Some(p) = c.position.as_ref().filter(|p| !p.frames.is_empty()) {
-                info[1] = times.add(time_track(&p.frames)?);
-                let mut bytes = Vec::new();
+                info.position_times = times.add(time_track(&p.frames)?);
+                let mut bytes = Vec::with_capacity(12 * p.values.len());
                 p.values.iter().for_each(|&v| encode_position(v, &mut bytes));
-                info[2] = poss.add(T { format: 2, keys: p.values.len(), bytes });
+                info.positions = poss.add(T { format: 2, keys: p.values.len(), bytes });
             }
             if let Some(r) = c.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
-                info[3] = times.add(time_track(&r.frames)?);
+                info.rotation_times = times.add(time_track(&r.frames)?);
                 let mut bytes = Vec::new();
                 for &q in &r.values {
                     encode_rotation(rot_format, q, &mut bytes)?;
                 }
-                info[4] = rots.add(T { format: rot_format, keys: r.values.len(), bytes });
+                info.rotations = rots.add(T { format: rot_format, keys: r.values.len(), bytes });
             }
             list.push(info);
         }
         infos.push(list);
     }
-    let (times, poss, rots) = (times.tracks, poss.tracks, rots.tracks);
-    if [&times, &poss, &rots].iter().any(|l| l.iter().any(|t| t.keys > 0xFFFF)) {
-        return Err(Error::unrepresentable("a DBA track holds at most 65535 keys"));
-    }
-    // Group by format (stable), keeping each track's old index.
-    fn order(tracks: &[T]) -> Vec<(usize, &T)> {
-        let mut sorted: Vec<(usize, &T)> = tracks.iter().enumerate().collect();
-        sorted.sort_by_key(|(_, t)| t.format);
-        sorted
-    }
-    let (times, poss, rots) = (order(&times), order(&poss), order(&rots));
-    // The new index of every old index.
-    let remap = |sorted: &[(usize, &T)]| {
-        let mut m = vec![0u32; sorted.len()];
-        for (new, &(old, _)) in sorted.iter().enumerate() {
-            if let Some(slot) = m.get_mut(old) {
-                *slot = new as u32;
-            }
-        }
-        m
-    };
-    let (tm, pm, rm) = (remap(&times), remap(&poss), remap(&rots));
-    let mut out = Vec::new();
-    let w32 = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
-    for n in [poss.len(), rots.len(), times.len(), anims.len()] {
-        w32(&mut out, n as u32);
-    }
-    let counts = |tracks: &[(usize, &T)], n: usize| {
-        let mut c = vec![0u32; n];
-        for (_, t) in tracks {
-            if let Some(x) = c.get_mut(usize::from(t.format)) {
-                *x += 1;
-            }
-        }
-        c
-    };
-    for (_, t) in &times {
-        out.extend_from_slice(&(t.keys as u16).to_le_bytes());
-    }
-    counts(&times, 7).into_iter().for_each(|c| w32(&mut out, c));
-    for (_, t) in &poss {
-        out.extend_from_slice(&(t.keys as u16).to_le_bytes());
-    }
-    counts(&poss, 9).into_iter().for_each(|c| w32(&mut out, c));
-    for (_, t) in &rots {
-        out.extend_from_slice(&(t.keys as u16).to_le_bytes());
-    }
-    counts(&rots, 9).into_iter().for_each(|c| w32(&mut out, c));
+    Ok(([times, poss, rots], infos))
+}
+
+/// A 0x905 database (not in-place): time tracks grouped by format (F32, UINT16, Byte),
+/// positions NoCompressVec3, rotations in `rot_format`; each track aligned to 4 in the blob;
+/// identical tracks stored once and shared.
+pub fn to_raw(anims: &[WriteAnimation], rot_format: u8) -> Result<raw::Dba> {
+    let ([times, poss, rots], infos) = pool(anims, rot_format)?;
     let mut blob = Vec::new();
-    let offsets = |tracks: &[(usize, &T)], blob: &mut Vec<u8>| -> Vec<i32> {
-        tracks
-            .iter()
-            .map(|(_, t)| {
-                let at = blob.len() as i32;
-                blob.extend_from_slice(&t.bytes);
-                blob.resize(round_up(blob.len(), 4), 0);
-                at
-            })
-            .collect()
-    };
-    let kt_off = offsets(&times, &mut blob);
-    let pos_off = offsets(&poss, &mut blob);
-    let rot_off = offsets(&rots, &mut blob);
-    if blob.len() > i32::MAX as usize {
-        return Err(Error::unrepresentable("a DBA blob larger than 2 GiB"));
-    }
-    for o in kt_off.iter().chain(&pos_off).chain(&rot_off) {
-        out.extend_from_slice(&o.to_le_bytes());
-    }
-    out.extend_from_slice(&(blob.len() as i32).to_le_bytes());
-    out.resize(round_up(out.len(), 4), 0);
-    out.extend_from_slice(&blob);
-    for (a, list) in anims.iter().zip(&infos) {
-        let path = crate::text::to_latin1(&a.path)
-            .filter(|p| p.len() <= 0xFFFF)
-            .ok_or_else(|| Error::unrepresentable(format!("clip path \"{}\"", a.path)))?;
-        out.extend_from_slice(&(path.len() as u16).to_le_bytes());
-        out.extend_from_slice(&path);
-        let mut motion = crate::bytes::Writer::new(Endian::Little);
-        a.motion.write(&mut motion);
-        out.extend_from_slice(&motion.into_vec());
-        out.extend_from_slice(&0u16.to_le_bytes());
-        let n = u16::try_from(list.len()).map_err(|_| Error::unrepresentable("more than 65535 bones in a clip"))?;
-        out.extend_from_slice(&n.to_le_bytes());
-        for info in list {
-            // Every old index in `infos` was taken from the length of its track list above.
-            let map = |v: u32, m: &[u32]| -> Result<u32> {
-                if v == NONE {
-                    return Ok(NONE);
-                }
-                m.get(v as usize).copied().ok_or_else(|| Error::invalid(0, format!("track {v} was never built")))
-            };
-            for v in [info[0], map(info[1], &tm)?, map(info[2], &pm)?, map(info[3], &tm)?, map(info[4], &rm)?] {
-                w32(&mut out, v);
-            }
-        }
-    }
-    Ok(out)
+    let (times, tm) = times.table(7, &mut blob, |c, f, n| raw::KeyTimes::read(c, f, n, raw::LengthRule::Raw))?;
+    let (positions, pm) = poss.table(9, &mut blob, |c, _, n| records(c, n, 12, "position"))?;
+    let (rotations, rm) = rots.table(9, &mut blob, raw::RotationKeys::read)?;
+    // Every index in `infos` was taken from the length of its pool.
+    let map = |v: u32, m: &[u32]| if v == NONE { NONE } else { m.get(v as usize).copied().unwrap_or(NONE) };
+    let animations = anims
+        .iter()
+        .zip(infos)
+        .map(|(a, list)| raw::DbaAnimation {
+            path: a.path.clone(),
+            motion: a.motion,
+            foot_plants: Default::default(),
+            controllers: list
+                .into_iter()
+                .map(|i| raw::ControllerInfo {
+                    controller_id: i.controller_id,
+                    position_times: map(i.position_times, &tm),
+                    positions: map(i.positions, &pm),
+                    rotation_times: map(i.rotation_times, &tm),
+                    rotations: map(i.rotations, &rm),
+                })
+                .collect(),
+            info_offset: None,
+        })
+        .collect();
+    let blob_size = i32::try_from(blob.len()).map_err(|_| Error::unrepresentable("a DBA blob larger than 2 GiB"))?;
+    Ok(raw::Dba { times, positions, rotations, blob_size, padding: None, animations, tail: Default::default() })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bytes::Cursor;
+    use crate::record::Record;
+
+    fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
+        let mut w = crate::bytes::Writer::new(Endian::Little);
+        to_raw(anims, rot_format)?.write(&mut w)?;
+        Ok(w.into_vec())
+    }
 
     /// A 0x905 payload decoded as the model does.
     fn parse(payload: &[u8], base: usize, endian: Endian) -> Result<Dba> {
@@ -406,7 +378,7 @@ mod tests {
     #[test]
     fn identical_tracks_are_stored_once() {
         let frames = vec![0.0, 4.0, 9.0];
-        let controller = || WriteController {
+        let controller = || DbaController {
             id: 0x7856_1A24,
             rotation: Some(KeyTrack {
                 frames: frames.clone(),
