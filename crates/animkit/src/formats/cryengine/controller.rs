@@ -65,6 +65,22 @@ pub struct Controller {
     pub flags: Option<u32>,
 }
 
+impl Controller {
+    /// A controller without keys or formats.
+    pub fn bare(id: u32, version: u32) -> Controller {
+        Controller {
+            id,
+            version,
+            rotation: None,
+            position: None,
+            scale: None,
+            formats: None,
+            aligned: false,
+            flags: None,
+        }
+    }
+}
+
 /// PQLog / PQS tick rate: 160 ticks per frame.
 pub const TICKS_PER_FRAME: i64 = 160;
 
@@ -103,16 +119,7 @@ pub fn from_body(version: u32, body: &Body, at: usize) -> Option<Result<Controll
 /// fraction); PQS key *i* is frame *i*.
 fn from_uncompiled(body: &Body) -> Option<Controller> {
     let v = |v: &Vec3f| Vec3::new(v.x.0, v.y.0, v.z.0);
-    let bare = |id, version| Controller {
-        id,
-        version,
-        rotation: None,
-        position: None,
-        scale: None,
-        formats: None,
-        aligned: false,
-        flags: None,
-    };
+    let bare = Controller::bare;
     Some(match body {
         Body::PqLog { controller_id, flags, keys, .. } => {
             let t0 = keys.first().map_or(0, |k| i64::from(k.time));

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::chunks::MotionParams;
-use super::keys::{read_vectors, records, KeyTimes, LengthRule, RotationKeys, VectorKeys};
+use super::keys::{read_vectors, records, words, KeyTimes, LengthRule, RotationKeys, VectorKeys};
 use crate::bytes::{round_up, Cursor, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
@@ -112,8 +112,8 @@ struct Counts {
 
 fn table_head<K>(c: &mut Cursor, n: u32, formats: usize, what: &str) -> Result<Table<K>> {
     let n = c.count(u64::from(n), 2, what)?;
-    let key_counts = records(c, n, 2, what)?;
-    let per_format = records(c, formats, 4, "tracks per format")?;
+    let key_counts = words(c, n, what)?;
+    let per_format = words(c, formats, "tracks per format")?;
     Ok(Table { key_counts, per_format, offsets: Vec::new(), tracks: Vec::new() })
 }
 
@@ -131,9 +131,9 @@ impl Dba {
         let mut times: Table<KeyTimes> = table_head(c, n.times, 7, "time track")?;
         let mut positions: Table<VectorKeys> = table_head(c, n.positions, 9, "position track")?;
         let mut rotations: Table<RotationKeys> = table_head(c, n.rotations, 9, "rotation track")?;
-        times.offsets = records(c, times.key_counts.len(), 4, "time offset")?;
-        positions.offsets = records(c, positions.key_counts.len(), 4, "position offset")?;
-        rotations.offsets = records(c, rotations.key_counts.len(), 4, "rotation offset")?;
+        times.offsets = words(c, times.key_counts.len(), "time offset")?;
+        positions.offsets = words(c, positions.key_counts.len(), "position offset")?;
+        rotations.offsets = words(c, rotations.key_counts.len(), "rotation offset")?;
         let blob_size = c.i32()?;
         let padding = match blob_size < 0 {
             true => Some(c.u32()? as usize),

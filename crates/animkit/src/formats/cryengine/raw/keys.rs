@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bytes::{Cursor, Writer};
+use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Error, Result};
 use crate::raw_json::F32;
 use crate::record::Record;
@@ -42,6 +42,60 @@ impl Default for RotationKeys {
     }
 }
 
+/// A number, or an array of numbers, that key arrays hold: read in bulk from a slice.
+pub(crate) trait Word: Sized {
+    /// The stored size.
+    const SIZE: usize;
+    /// The value of `b` (`SIZE` bytes) in byte order `endian`.
+    fn from_bytes(b: &[u8], endian: Endian) -> Self;
+}
+
+macro_rules! word {
+    ($($ty:ty),*) => {$(
+        impl Word for $ty {
+            const SIZE: usize = std::mem::size_of::<$ty>();
+            #[inline(always)]
+            fn from_bytes(b: &[u8], endian: Endian) -> Self {
+                let Some(&a) = b.first_chunk() else { return 0 };
+                match endian {
+                    Endian::Little => <$ty>::from_le_bytes(a),
+                    Endian::Big => <$ty>::from_be_bytes(a),
+                }
+            }
+        }
+    )*};
+}
+
+word!(u8, u16, i16, u32, i32, u64);
+
+impl Word for F32 {
+    const SIZE: usize = 4;
+    #[inline(always)]
+    fn from_bytes(b: &[u8], endian: Endian) -> Self {
+        F32(f32::from_bits(u32::from_bytes(b, endian)))
+    }
+}
+
+impl<T: Word, const N: usize> Word for [T; N] {
+    const SIZE: usize = T::SIZE * N;
+    #[inline(always)]
+    fn from_bytes(b: &[u8], endian: Endian) -> Self {
+        std::array::from_fn(|i| T::from_bytes(b.get(i * T::SIZE..).unwrap_or_default(), endian))
+    }
+}
+
+/// `n` values of type `T` in one read: one bounds check for the whole array.
+pub(crate) fn words<T: Word>(c: &mut Cursor, n: usize, what: &str) -> Result<Vec<T>> {
+    let n = c.count(n as u64, T::SIZE, what)?;
+    let endian = c.endian();
+    let bytes = c.take(n * T::SIZE)?;
+    // One loop per byte order, so the order is not tested per value.
+    Ok(match endian {
+        Endian::Little => bytes.chunks_exact(T::SIZE).map(|b| T::from_bytes(b, Endian::Little)).collect(),
+        Endian::Big => bytes.chunks_exact(T::SIZE).map(|b| T::from_bytes(b, Endian::Big)).collect(),
+    })
+}
+
 /// `n` records of type `T`, or `what` named in the error.
 pub(crate) fn records<T: Record>(c: &mut Cursor, n: usize, size: usize, what: &str) -> Result<Vec<T>> {
     let n = c.count(n as u64, size, what)?;
@@ -62,13 +116,13 @@ impl RotationKeys {
     pub(crate) fn read(c: &mut Cursor, format: u8, n: usize) -> Result<RotationKeys> {
         let what = "rotation key";
         Ok(match format {
-            0 => RotationKeys::NoCompress(records(c, n, 16, what)?),
-            1 => RotationKeys::NoCompressQuat(records(c, n, 16, what)?),
-            3 => RotationKeys::ShotInt3(records(c, n, 6, what)?),
-            4 => RotationKeys::Dword(records(c, n, 4, what)?),
-            5 => RotationKeys::St48(records(c, n, 6, what)?),
-            6 => RotationKeys::St64(records(c, n, 8, what)?),
-            8 => RotationKeys::St64Ext(records(c, n, 8, what)?),
+            0 => RotationKeys::NoCompress(words(c, n, what)?),
+            1 => RotationKeys::NoCompressQuat(words(c, n, what)?),
+            3 => RotationKeys::ShotInt3(words(c, n, what)?),
+            4 => RotationKeys::Dword(words(c, n, what)?),
+            5 => RotationKeys::St48(words(c, n, what)?),
+            6 => RotationKeys::St64(words(c, n, what)?),
+            8 => RotationKeys::St64Ext(words(c, n, what)?),
             f => return Err(Error::unsupported(format!("rotation format {f} has no codec")).within("rotation keys")),
         })
     }
@@ -119,7 +173,7 @@ pub type VectorKeys = Vec<[F32; 3]>;
 /// Reads `n` position (or scale) keys of format `format`.
 pub(crate) fn read_vectors(c: &mut Cursor, format: u8, n: usize, what: &str) -> Result<VectorKeys> {
     match format {
-        0 | 2 => records(c, n, 12, what),
+        0 | 2 => words(c, n, what),
         f => Err(Error::unsupported(format!("{what} format {f} has no codec"))),
     }
 }
@@ -170,12 +224,12 @@ impl KeyTimes {
         let what = "key time";
         let elements = if rule == LengthRule::PerKey { n } else { 2 };
         Ok(match format {
-            0 => KeyTimes::F32(records(c, n, 4, what)?),
-            1 => KeyTimes::Uint16(records(c, n, 2, what)?),
-            2 => KeyTimes::Byte(records(c, n, 1, what)?),
-            3 => KeyTimes::F32StartStop(records(c, elements, 4, what)?),
-            4 => KeyTimes::Uint16StartStop(records(c, elements, 2, what)?),
-            5 => KeyTimes::ByteStartStop(records(c, elements, 1, what)?),
+            0 => KeyTimes::F32(words(c, n, what)?),
+            1 => KeyTimes::Uint16(words(c, n, what)?),
+            2 => KeyTimes::Byte(words(c, n, what)?),
+            3 => KeyTimes::F32StartStop(words(c, elements, what)?),
+            4 => KeyTimes::Uint16StartStop(words(c, elements, what)?),
+            5 => KeyTimes::ByteStartStop(words(c, elements, what)?),
             6 => {
                 let (start, end, count) = (c.u16()?, c.u16()?, c.u16()?);
                 let words = match rule {
@@ -189,7 +243,7 @@ impl KeyTimes {
                         (usize::from(span) + 1).div_ceil(16)
                     }
                 };
-                KeyTimes::Bitset { start, end, count, words: records(c, words, 2, "bitset word")? }
+                KeyTimes::Bitset { start, end, count, words: self::words(c, words, "bitset word")? }
             }
             f => return Err(Error::invalid(c.offset(), format!("unknown key-time format {f}"))),
         })
