@@ -175,7 +175,7 @@ fn every_controller_gets_a_name_from_the_matching_skeleton() {
         for t in &clip.tracks {
             let b = t.target.bone().unwrap();
             let name = b.name.as_deref().unwrap_or_else(|| panic!("{caf}: 0x{:08X} unnamed", b.hash.unwrap()));
-            assert_eq!(animkit::formats::cryengine::quat_codecs::controller_id(name), b.hash.unwrap());
+            assert_eq!(animkit::formats::cryengine::controller_id(name), b.hash.unwrap());
         }
     }
 }
@@ -207,7 +207,9 @@ fn translation_at(clip: &animkit::model::Clip, hash: u32, t: f32) -> Option<glam
 }
 
 fn angle(a: glam::Quat, b: glam::Quat) -> f32 {
-    animkit::formats::cryengine::quat_codecs::angle_between(a.normalize(), b.normalize())
+    // The rotation angle between unit quaternions (q and −q are equal).
+    let d = a.normalize() * b.normalize().conjugate();
+    2.0 * d.xyz().length().atan2(d.w.abs())
 }
 
 /// §13: a compiled CE5 CAF (0x832) matches its 0x833 source within 9e-5 rad; positions match

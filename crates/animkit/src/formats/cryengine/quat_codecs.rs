@@ -12,8 +12,6 @@ use crate::error::{Error, Result};
 
 /// `ECompressionFormat` values (§4).
 pub mod format {
-    /// Uncompressed (16-byte quaternion or 12-byte vector).
-    pub const NO_COMPRESS: u8 = 0;
     /// Four `f32`.
     pub const NO_COMPRESS_QUAT: u8 = 1;
     /// Three `f32`.
@@ -26,8 +24,6 @@ pub mod format {
     pub const SMALL_TREE_48BIT_QUAT: u8 = 5;
     /// Smallest three, 20 bits each, in a `u64`.
     pub const SMALL_TREE_64BIT_QUAT: u8 = 6;
-    /// Polar (no codec: the engines do not read it).
-    pub const POLAR_QUAT: u8 = 7;
     /// Smallest three, 21, 21 and 20 bits, in a `u64`.
     pub const SMALL_TREE_64BIT_EXT_QUAT: u8 = 8;
 }
@@ -47,25 +43,6 @@ pub fn format_name(f: u8) -> &'static str {
         9 => "AutomaticQuat",
         10 => "NoController",
         _ => "unknown",
-    }
-}
-
-/// The size of one rotation value in format `f`, or `None` for a format without a codec.
-pub fn rotation_size(f: u8) -> Option<usize> {
-    match f {
-        0 | 1 => Some(16),
-        3 | 5 => Some(6),
-        4 => Some(4),
-        6 | 8 => Some(8),
-        _ => None,
-    }
-}
-
-/// The size of one position (or scale) value in format `f`: 3×f32 in formats 0 and 2.
-pub fn position_size(f: u8) -> Option<usize> {
-    match f {
-        0 | 2 => Some(12),
-        _ => None,
     }
 }
 
@@ -252,8 +229,9 @@ pub fn controller_id(name: &str) -> u32 {
     crc32fast::hash(name.as_bytes())
 }
 
-/// The largest error (radians of rotation) the codec `f` may introduce, for tests and lint.
-pub fn max_error(f: u8) -> f32 {
+/// The largest error (radians of rotation) the codec `f` may introduce.
+#[cfg(test)]
+pub(crate) fn max_error(f: u8) -> f32 {
     match f {
         0 | 1 => 1e-6,
         // w = sqrt(1 − Σc²) amplifies the x, y, z rounding when w is near 0.
@@ -265,7 +243,8 @@ pub fn max_error(f: u8) -> f32 {
 }
 
 /// The rotation angle between two unit quaternions (q and −q are equal).
-pub fn angle_between(a: Quat, b: Quat) -> f32 {
+#[cfg(test)]
+pub(crate) fn angle_between(a: Quat, b: Quat) -> f32 {
     // atan2 stays accurate for tiny angles where acos(dot) loses precision in f32.
     let d = a * b.conjugate();
     2.0 * d.xyz().length().atan2(d.w.abs())
@@ -396,7 +375,7 @@ mod tests {
             for f in [1u8, 3, 4, 5, 6, 8] {
                 let mut out = Vec::new();
                 encode_rotation(f, q, &mut out).unwrap();
-                assert_eq!(out.len(), rotation_size(f).unwrap());
+                assert_eq!(out.len(), [16, 16, 0, 6, 4, 6, 8, 0, 8][f as usize]);
                 if f == 5 {
                     assert_eq!(out[5] & 0x20, 0, "bit 45 must stay clear");
                 }

@@ -42,16 +42,6 @@ pub fn name(f: u8) -> &'static str {
     }
 }
 
-/// The size of one element of format `f`.
-pub fn element_size(f: u8) -> Option<usize> {
-    match f {
-        0 | 3 => Some(4),
-        1 | 4 | 6 => Some(2),
-        2 | 5 => Some(1),
-        _ => None,
-    }
-}
-
 /// The frames of `n` keys whose times `t` holds; `at` is the track's offset for errors.
 /// StartStop puts a key on every frame from start to stop; Bitset one on every set bit up to its
 /// (inclusive) end, and its count field must agree.
