@@ -61,12 +61,8 @@ pub struct Compressed {
     pub tail: Hex,
 }
 
-/// The descriptor's key counts and format bytes.
-struct Descriptor {
-    counts: [usize; 3],
-    /// Per channel: value format, keys info, time format.
-    formats: [(u8, Option<u8>, u8); 3],
-}
+/// A channel's descriptor entry: key count, value format, keys info, time format.
+type Entry = (usize, u8, Option<u8>, u8);
 
 impl Compressed {
     /// Whether the key arrays are aligned to 4 bytes.
@@ -97,19 +93,20 @@ impl Compressed {
         let controller_id = c.u32()?;
         let flags = if version == 0x831 { Some(c.u32()?) } else { None };
         let scaled = version == 0x832;
-        let counts = [c.u16()?, c.u16()?, if scaled { c.u16()? } else { 0 }].map(usize::from);
-        let rot = (c.u8()?, None, c.u8()?);
-        let pos = (c.u8()?, Some(c.u8()?), c.u8()?);
+        let [nr, np, ns] = [c.u16()?, c.u16()?, if scaled { c.u16()? } else { 0 }].map(usize::from);
+        let rot = (nr, c.u8()?, None, c.u8()?);
+        let pos = (np, c.u8()?, Some(c.u8()?), c.u8()?);
         let (scl, aligned) =
-            if scaled { ((c.u8()?, Some(c.u8()?), c.u8()?), None) } else { ((0, None, 0), Some(c.u8()?)) };
+            if scaled { ((ns, c.u8()?, Some(c.u8()?), c.u8()?), None) } else { ((0, 0, None, 0), Some(c.u8()?)) };
         let pad = c.array()?;
-        let d = Descriptor { counts, formats: [rot, pos, scl] };
         let align = if aligned.is_none_or(|a| a != 0) { 4 } else { 1 };
         let mut arrays = Arrays { c, align, rule, first: true };
-        let rotation = arrays.channel(&d, 0, |c, f, n| RotationKeys::read(c, f, n)).within(|| "rotation keys")?;
-        let position = arrays.channel(&d, 1, |c, f, n| read_vectors(c, f, n, "position")).within(|| "position keys")?;
+        // Rotations always have their own times; positions with keys info 1; scales with 2.
+        let rotation = arrays.channel(rot, true, RotationKeys::read).within(|| "rotation keys")?;
+        let vectors = |what| move |c: &mut Cursor, f, n| read_vectors(c, f, n, what);
+        let position = arrays.channel(pos, pos.2 == Some(1), vectors("position")).within(|| "position keys")?;
         let scale = match scaled {
-            true => Some(arrays.channel(&d, 2, |c, f, n| read_vectors(c, f, n, "scale")).within(|| "scale keys")?),
+            true => Some(arrays.channel(scl, scl.2 == Some(2), vectors("scale")).within(|| "scale keys")?),
             false => None,
         };
         let c = arrays.c;
@@ -200,24 +197,18 @@ impl Arrays<'_, '_> {
         Ok(())
     }
 
-    /// Channel `i` of the descriptor: its values, then its own times when it has any.
+    /// A channel: its values, then its times when it has its own (`own`).
     fn channel<K: Default>(
         &mut self,
-        d: &Descriptor,
-        i: usize,
+        (n, format, keys_info, time_format): Entry,
+        own: bool,
         read: impl Fn(&mut Cursor, u8, usize) -> Result<K>,
     ) -> Result<Channel<K>> {
-        let (n, (format, keys_info, time_format)) = (d.counts[i], d.formats[i]);
         if n == 0 {
             return Ok(Channel { format, keys_info, time_format, keys: K::default(), times: None });
         }
         self.next()?;
         let keys = read(self.c, format, n)?;
-        // Rotations always have their own times; positions with keys info 1; scales with 2.
-        let own = match i {
-            0 => true,
-            _ => keys_info == Some(i as u8),
-        };
         let times = if own {
             self.next()?;
             Some(KeyTimes::read(self.c, time_format, n, self.rule).within(|| "key times")?)
