@@ -2,7 +2,8 @@
 //! 0x744 animation, and chunks with the big-endian version bit (§1.5: file header and table stay
 //! little-endian; the bit says the chunk payload is big-endian).
 
-use animkit::formats::cryengine::chunkfile::{self, kind, ChunkFile, Container};
+use animkit::formats::cryengine::raw::kind;
+use animkit::formats::cryengine::{ChunkFile, Container, CryDocument};
 use animkit::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
 use animkit::sample::{sample, Sampled};
 use animkit::{Bytes, ErrorKind, ReadOptions, WriteOptions};
@@ -82,7 +83,7 @@ fn a_crytek_0x744_animation_reads_and_plays_like_0x745() {
     let doc745 = animkit::read(Bytes::from(bytes745.clone()), None, &ReadOptions::default()).unwrap();
     let model745 = doc745.to_model().unwrap();
 
-    let file745 = chunkfile::read(&Bytes::from(bytes745)).unwrap();
+    let file745 = chunk_file(bytes745);
     assert_eq!(file745.container, Container::CryTek745);
     let payloads = file745
         .chunks
@@ -103,7 +104,7 @@ fn a_crytek_0x744_animation_reads_and_plays_like_0x745() {
         let e = table + 4 + 16 * i;
         let offset = u32_at(e + 8) as usize;
         // The embedded header repeats type and version (§1.3) for controller chunks.
-        if u32_at(e) == chunkfile::to_old_type(kind::CONTROLLER) {
+        if u32_at(e) == 0xCCCC_000D {
             assert_eq!((u32_at(offset), u32_at(offset + 4)), (u32_at(e), u32_at(e + 4)), "chunk {i}");
         }
     }
@@ -206,7 +207,7 @@ fn every_rotation_codec_in_every_container() {
             options.params.insert("rotation".into(), codec.into());
             let mut bytes = cry().from_model(&clip(), &options).unwrap().document.write().unwrap();
             if variant == "crytek744" {
-                let f = chunkfile::read(&Bytes::from(bytes)).unwrap();
+                let f = chunk_file(bytes);
                 let payloads = f
                     .chunks
                     .iter()
@@ -280,4 +281,10 @@ fn every_key_time_format_in_every_container() {
         Err(e) => e,
     };
     assert_eq!(err.kind, ErrorKind::Unrepresentable, "{err}");
+}
+
+/// The chunk file of a CryEngine file, as read.
+fn chunk_file(bytes: Vec<u8>) -> ChunkFile {
+    let doc = animkit::read(Bytes::from(bytes), None, &ReadOptions::default()).unwrap();
+    doc.downcast_ref::<CryDocument>().unwrap().file.clone()
 }

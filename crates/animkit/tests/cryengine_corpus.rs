@@ -53,10 +53,37 @@ fn dump_shows_chunk_structures_with_named_fields() {
     assert_eq!((chunks[0]["body"]["start"].as_i64(), chunks[0]["body"]["end"].as_i64()), (Some(0), Some(15)));
     assert_eq!(chunks[41]["body"]["kind"], "global_animation_header_caf");
     assert_eq!(chunks[41]["body"]["path"], "animations/motusanims/run_fwd_3p.caf");
-    assert_eq!(chunks[1]["body"]["kind"], "bytes", "compressed controllers stay bytes");
+    // The first controller 0x832: SmallTree64BitExt rotations (format 8, one u64 code per key).
+    let controller = &chunks[1]["body"];
+    assert_eq!(controller["kind"], "compressed");
+    assert_eq!(controller["rotation"]["format"], 8);
+    assert_eq!(controller["rotation"]["keys"]["codec"], "st64_ext");
+    assert!(controller["rotation"]["keys"]["keys"][0].is_u64());
     json["document"]["chunks"][0]["body"]["end"] = 30.into();
     let edited = animkit::pack(json).unwrap().to_model().unwrap();
     assert_eq!(edited.clips[0].duration, 1.0);
+}
+
+/// Every chunk animkit reads (controllers, DBAs, skeletons, headers) dumps as named fields in
+/// every corpus file: no chunk of those types stays hexadecimal.
+#[test]
+fn every_chunk_animkit_reads_dumps_as_named_fields() {
+    for (name, bytes) in real_files() {
+        let doc = CryEngine.read(Bytes::from(bytes), &ReadOptions::default()).unwrap();
+        let json = animkit::dump(doc.as_ref()).unwrap();
+        if json["document"]["container"] == "ivo" {
+            continue;
+        }
+        for (i, chunk) in json["document"]["chunks"].as_array().unwrap().iter().enumerate() {
+            let known = ["0x100D", "0xCCCC000D", "0x2000", "0xACDC0000"].contains(&chunk["type"].as_str().unwrap());
+            if known
+                && ["0x800", "0x827", "0x829", "0x830", "0x831", "0x832", "0x833", "0x905"]
+                    .contains(&chunk["version"].as_str().unwrap())
+            {
+                assert_ne!(chunk["body"]["kind"], "bytes", "{name}: chunk {i} ({}) stays bytes", chunk["type"]);
+            }
+        }
+    }
 }
 
 #[test]
@@ -148,7 +175,7 @@ fn every_controller_gets_a_name_from_the_matching_skeleton() {
         for t in &clip.tracks {
             let b = t.target.bone().unwrap();
             let name = b.name.as_deref().unwrap_or_else(|| panic!("{caf}: 0x{:08X} unnamed", b.hash.unwrap()));
-            assert_eq!(animkit::formats::cryengine::quat_codecs::controller_id(name), b.hash.unwrap());
+            assert_eq!(animkit::formats::cryengine::controller_id(name), b.hash.unwrap());
         }
     }
 }
@@ -180,7 +207,9 @@ fn translation_at(clip: &animkit::model::Clip, hash: u32, t: f32) -> Option<glam
 }
 
 fn angle(a: glam::Quat, b: glam::Quat) -> f32 {
-    animkit::formats::cryengine::quat_codecs::angle_between(a.normalize(), b.normalize())
+    // The rotation angle between unit quaternions (q and −q are equal).
+    let d = a.normalize() * b.normalize().conjugate();
+    2.0 * d.xyz().length().atan2(d.w.abs())
 }
 
 /// §13: a compiled CE5 CAF (0x832) matches its 0x833 source within 9e-5 rad; positions match

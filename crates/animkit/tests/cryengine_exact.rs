@@ -4,7 +4,8 @@
 
 mod common;
 
-use animkit::formats::cryengine::chunkfile::{kind, ChunkFile, Container};
+use animkit::formats::cryengine::raw::kind;
+use animkit::formats::cryengine::{ChunkFile, Container};
 use animkit::model::{Clip, Values};
 use animkit::sample::{sample_track, Sampled};
 use animkit::{Bytes, Document, Format, ReadOptions};

@@ -9,7 +9,7 @@
 //! frame is below 256) when all are whole frames, else F32. Controller id = the track's hash,
 //! else the CRC-32 of its name.
 //!
-//! Variant `dba`: every clip in one track database (controller 0x905, see [`dba::write`]).
+//! Variant `dba`: every clip in one track database (controller 0x905, see `dba::to_raw`).
 //! Variant `i_caf`: an intermediate clip for the Resource Compiler (`SaveICAF` conventions: Timing 0x919, PQLog 0x827 on
 //! every frame).
 //!
@@ -422,7 +422,7 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         let controllers = order
             .iter()
             .filter_map(|id| bones.get(id).map(|b| (id, b)))
-            .map(|(&id, b)| dba::WriteController {
+            .map(|(&id, b)| dba::DbaController {
                 id,
                 rotation: b.rotation.clone().map(|(frames, values)| KeyTrack { frames, values }),
                 position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
@@ -432,7 +432,7 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, i32::MAX as f32) as i32;
         anims.push(dba::WriteAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
     }
-    let payload = dba::write(&anims, rot_format)?;
+    let payload = Body::Dba(Box::new(dba::to_raw(&anims, rot_format)?));
     Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)])?, warnings))
 }
 

@@ -16,24 +16,12 @@ use std::borrow::Cow;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use super::raw::{hex_u32, Body, EmbeddedHeader};
+pub use super::raw::kind;
+use super::raw::{hex_bytes, hex_u32, Body, EmbeddedHeader};
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::raw_json::Hex;
 use crate::record::Record;
-
-/// `Bytes` as a hexadecimal string.
-mod hex_bytes {
-    use super::*;
-
-    pub fn serialize<S: serde::Serializer>(b: &Bytes, s: S) -> std::result::Result<S::Ok, S::Error> {
-        Hex(b.to_vec()).serialize(s)
-    }
-
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Bytes, D::Error> {
-        Ok(Bytes::from(Hex::deserialize(d)?.0))
-    }
-}
 
 /// A chunk table entry as stored.
 struct Entry {
@@ -157,42 +145,6 @@ pub struct ChunkFile {
     /// Uncovered bytes in offset order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<Gap>,
-}
-
-/// Chunk type numbers in the new (0x746) numbering.
-pub mod kind {
-    /// MeshMorphTarget.
-    pub const MESH_MORPH_TARGET: u32 = 0x1011;
-    /// BoneInitialPos.
-    pub const BONE_INITIAL_POS: u32 = 0x1012;
-    /// SourceInfo.
-    pub const SOURCE_INFO: u32 = 0x1013;
-    /// BoneAnim.
-    pub const BONE_ANIM: u32 = 0x1003;
-    /// BoneNameList (version 0x745).
-    pub const BONE_NAME_LIST: u32 = 0x1005;
-    /// Controller (versions 0x827–0x833; 0x905 is a DBA).
-    pub const CONTROLLER: u32 = 0x100D;
-    /// Timing (0x918, 0x919).
-    pub const TIMING: u32 = 0x100E;
-    /// CompiledBones (0x800).
-    pub const COMPILED_BONES: u32 = 0x2000;
-    /// SpeedInfo / MotionParameters (0x925).
-    pub const MOTION_PARAMETERS: u32 = 0x3002;
-    /// Timestamp.
-    pub const TIMESTAMP: u32 = 0x3006;
-    /// GlobalAnimationHeaderCAF (0x971).
-    pub const GAH_CAF: u32 = 0x3007;
-    /// GlobalAnimationHeaderAIM.
-    pub const GAH_AIM: u32 = 0x3008;
-    /// `#ivo` AnimInfo (0x901).
-    pub const IVO_ANIM_INFO: u32 = 0x4733_C6ED;
-    /// `#ivo` CAFData: one `#caf` block.
-    pub const IVO_CAF_DATA: u32 = 0xA949_6CB5;
-    /// `#ivo` DBAData: `u32 totalSize`, then `#dba` blocks.
-    pub const IVO_DBA_DATA: u32 = 0x194F_BC50;
-    /// `#ivo` DBAMeta: one entry and one path per block.
-    pub const IVO_DBA_META: u32 = 0xF735_1608;
 }
 
 /// `ConvertChunkTypeTo0x746`: old CryTek numbering to the new one (other values unchanged).

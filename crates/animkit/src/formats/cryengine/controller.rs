@@ -18,12 +18,11 @@
 
 use glam::{Quat, Vec3};
 
-use super::chunkfile::kind;
-use super::quat_codecs::{decode_position_endian, decode_rotations, position_size, rotation_size};
-use super::raw::{Body, Quat4, Vec3f};
-use super::time_formats::{self, LengthRule};
-use crate::bytes::{round_up, Cursor, Endian};
+use super::quat_codecs::decode_keys;
+use super::raw::{Body, Channel, Compressed, KeyTimes, Quat4, Vec3f};
+use super::time_formats;
 use crate::error::{Context, Error, Result};
+use crate::raw_json::F32;
 
 /// Key times (frames) and values of one channel.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -60,12 +59,26 @@ pub struct Controller {
     pub scale: Option<KeyTrack<Vec3>>,
     /// Compressed controllers: rotation, position and scale formats.
     pub formats: Option<[ChannelFormat; 3]>,
-    /// Which StartStop/Bitset length rule made the arrays end at the chunk's end.
-    pub length_rule: Option<LengthRule>,
     /// Whether tracks are aligned to 4 bytes.
     pub aligned: bool,
     /// 0x831 (Lumberyard) flags word.
     pub flags: Option<u32>,
+}
+
+impl Controller {
+    /// A controller without keys or formats.
+    pub fn bare(id: u32, version: u32) -> Controller {
+        Controller {
+            id,
+            version,
+            rotation: None,
+            position: None,
+            scale: None,
+            formats: None,
+            aligned: false,
+            flags: None,
+        }
+    }
 }
 
 /// PQLog / PQS tick rate: 160 ticks per frame.
@@ -91,47 +104,22 @@ pub fn log_quat(q: Quat) -> Vec3 {
     v * (s.atan2(q.w) / s)
 }
 
-/// Parses a controller chunk payload (embedded header already stripped). `base` is the payload's
-/// absolute offset.
-pub fn parse(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
-    parse_inner(version, payload, base, endian).within(|| format!("controller 0x{version:X}"))
-}
-
-fn parse_inner(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
-    let mut c = Cursor::with_base(payload, base, endian);
-    let uncompiled = match version {
-        0x827 | 0x830 | 0x833 => version,
-        // CE2 used 0x831 for `{numKeys, id}` + PQLog keys (§10 C11): tell by size.
-        0x831
-            if c.clone().u32().ok().and_then(|n| u64::from(n).checked_mul(28)?.checked_add(8))
-                == Some(payload.len() as u64) =>
-        {
-            0x827
-        }
-        0x829 | 0x831 | 0x832 => return parse_compressed(version, payload, base, endian),
-        _ => return Err(Error::unsupported(format!("controller version 0x{version:X}")).within(format!("at {base}"))),
-    };
-    let body = Body::decode(kind::CONTROLLER, uncompiled, &mut c)?;
-    body.as_ref().and_then(from_body).ok_or_else(|| Error::invalid(base, "not an uncompiled controller"))
+/// The controller of a controller body of chunk version `version` in the model's convention
+/// (`None` for a body that is no controller); `at` is the payload's offset for errors.
+pub fn from_body(version: u32, body: &Body, at: usize) -> Option<Result<Controller>> {
+    match body {
+        Body::Compressed(k) => Some(from_compressed(version, k, at)),
+        body => from_uncompiled(body).map(Ok),
+    }
 }
 
 /// The controller of an uncompiled controller body (PQLog 0x827/0x830, PQS 0x833) in the
 /// model's convention: PQLog rotations are stored as `log(conj(q))` and positions in
 /// centimetres; tick times become `(t − t₀)/160` frames (§5.5; ticks off a frame keep their
 /// fraction); PQS key *i* is frame *i*.
-pub fn from_body(body: &Body) -> Option<Controller> {
+fn from_uncompiled(body: &Body) -> Option<Controller> {
     let v = |v: &Vec3f| Vec3::new(v.x.0, v.y.0, v.z.0);
-    let bare = |id, version| Controller {
-        id,
-        version,
-        rotation: None,
-        position: None,
-        scale: None,
-        formats: None,
-        length_rule: None,
-        aligned: false,
-        flags: None,
-    };
+    let bare = Controller::bare;
     Some(match body {
         Body::PqLog { controller_id, flags, keys, .. } => {
             let t0 = keys.first().map_or(0, |k| i64::from(k.time));
@@ -169,184 +157,68 @@ pub fn from_body(body: &Body) -> Option<Controller> {
     })
 }
 
-/// The descriptor of a compressed controller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Descriptor {
-    /// The controller id.
-    pub id: u32,
-    /// The 0x831 flags word.
-    pub flags: Option<u32>,
-    /// Rotation key count.
-    pub num_rot: u16,
-    /// Position key count.
-    pub num_pos: u16,
-    /// Scale key count (0x832).
-    pub num_scl: u16,
-    /// Rotation formats.
-    pub rot: ChannelFormat,
-    /// Position formats.
-    pub pos: ChannelFormat,
-    /// Scale formats (0x832).
-    pub scl: ChannelFormat,
-    /// Whether the key arrays are aligned to 4 bytes.
-    pub aligned: bool,
-    /// The descriptor's length in bytes.
-    pub size: usize,
-}
-
-fn descriptor(version: u32, c: &mut Cursor) -> Result<Descriptor> {
-    let mut d = Descriptor { id: c.u32()?, ..Default::default() };
-    if version == 0x831 {
-        d.flags = Some(c.u32()?);
-    }
-    d.num_rot = c.u16()?;
-    d.num_pos = c.u16()?;
-    if version == 0x832 {
-        d.num_scl = c.u16()?;
-    }
-    d.rot.value_format = c.u8()?;
-    d.rot.time_format = c.u8()?;
-    d.pos.value_format = c.u8()?;
-    d.pos.keys_info = c.u8()?;
-    d.pos.time_format = c.u8()?;
-    if version == 0x832 {
-        d.aligned = true;
-        d.scl.value_format = c.u8()?;
-        d.scl.keys_info = c.u8()?;
-        d.scl.time_format = c.u8()?;
-    } else {
-        d.aligned = c.u8()? != 0;
-    }
-    c.skip(2)?;
-    d.size = c.pos();
-    Ok(d)
-}
-
-/// Reads one compressed controller with a StartStop/Bitset length rule; returns it and the end of
-/// the last array before alignment.
-fn read_compressed(
-    d: &Descriptor,
-    version: u32,
-    payload: &[u8],
-    base: usize,
-    rule: LengthRule,
-    endian: Endian,
-) -> Result<(Controller, usize)> {
-    let align = if d.aligned { 4 } else { 1 };
-    let mut pos = d.size;
-    let mut end = pos;
-    let slice = |pos: usize, len: usize| -> Result<&[u8]> {
-        payload
-            .get(pos..)
-            .and_then(|r| r.get(..len))
-            .ok_or_else(|| Error::truncated(base + pos.min(payload.len()), len, payload.len().saturating_sub(pos)))
+/// The controller of a compressed controller's keys: rotations decoded from their codec, key
+/// times in frames, each channel checked against the times it uses.
+pub fn from_compressed(version: u32, k: &Compressed, at: usize) -> Result<Controller> {
+    let rot = &k.rotation;
+    let scale_format = k.scale.as_ref().map(format);
+    let mut out = Controller {
+        id: k.controller_id,
+        version,
+        rotation: None,
+        position: None,
+        scale: None,
+        formats: Some([format(rot), format(&k.position), scale_format.unwrap_or_default()]),
+        aligned: k.is_aligned(),
+        flags: k.flags,
     };
-    let times = |pos: &mut usize, end: &mut usize, f: u8, n: usize, what: &str| -> Result<Vec<f32>> {
-        let rest = payload.get(*pos..).unwrap_or_default();
-        let len = time_formats::stored_len_endian(f, n, rule, rest, endian)
-            .ok_or_else(|| Error::invalid(base + *pos, format!("{what} time format {f} has no size")))?;
-        let bytes = slice(*pos, len)?;
-        let frames =
-            time_formats::decode_endian(f, n, bytes, base + *pos, endian).within(|| format!("{what} times"))?;
-        *end = *pos + len;
-        *pos += round_up(len, align);
-        Ok(frames)
+    let times = |t: Option<&KeyTimes>, n: usize, what: &str| -> Result<Vec<f32>> {
+        let t = t.ok_or_else(|| Error::invalid(at, format!("{what} keys have no key times")))?;
+        time_formats::frames(t, n, at).within(|| format!("{what} times"))
     };
-    let mut rotation = None;
-    let mut rot_frames = Vec::new();
-    if d.num_rot > 0 {
-        let n = usize::from(d.num_rot);
-        let size = rotation_size(d.rot.value_format).ok_or_else(|| {
-            Error::unsupported(format!("rotation format {} has no codec", d.rot.value_format)).within("rotation keys")
-        })?;
-        let bytes = slice(pos, n * size).within(|| "rotation keys")?;
-        let values = decode_rotations(d.rot.value_format, bytes, endian)?;
-        end = pos + n * size;
-        pos += round_up(n * size, align);
-        rot_frames = times(&mut pos, &mut end, d.rot.time_format, n, "rotation")?;
-        rotation = Some(KeyTrack { frames: rot_frames.clone(), values });
-    }
-    let mut position = None;
-    let mut pos_frames = Vec::new();
-    if d.num_pos > 0 {
-        let n = usize::from(d.num_pos);
-        let size = position_size(d.pos.value_format).ok_or_else(|| {
-            Error::unsupported(format!("position format {} has no codec", d.pos.value_format)).within("position keys")
-        })?;
-        let bytes = slice(pos, n * size).within(|| "position keys")?;
-        let mut values = Vec::with_capacity(n);
-        for k in bytes.chunks_exact(size) {
-            values.push(decode_position_endian(d.pos.value_format, k, endian)?);
-        }
-        end = pos + n * size;
-        pos += round_up(n * size, align);
-        pos_frames = if d.pos.keys_info == 1 {
-            times(&mut pos, &mut end, d.pos.time_format, n, "position")?
-        } else if rot_frames.len() == n {
-            rot_frames.clone()
+    let rot_frames = match rot.keys.len() {
+        0 => Vec::new(),
+        n => times(rot.times.as_ref(), n, "rotation")?,
+    };
+    let shared = |frames: &[f32], n: usize, what: &str| -> Result<Vec<f32>> {
+        if frames.len() == n {
+            Ok(frames.to_vec())
         } else {
-            return Err(Error::invalid(
-                base,
-                format!("{n} position keys share the {} rotation key times", rot_frames.len()),
-            ));
-        };
-        position = Some(KeyTrack { frames: pos_frames.clone(), values });
-    }
-    let mut scale = None;
-    if d.num_scl > 0 {
-        let n = usize::from(d.num_scl);
-        let size = position_size(d.scl.value_format).ok_or_else(|| {
-            Error::unsupported(format!("scale format {} has no codec", d.scl.value_format)).within("scale keys")
-        })?;
-        let bytes = slice(pos, n * size).within(|| "scale keys")?;
-        let mut values = Vec::with_capacity(n);
-        for k in bytes.chunks_exact(size) {
-            values.push(decode_position_endian(d.scl.value_format, k, endian)?);
+            Err(Error::invalid(at, format!("{n} {what} keys share the {} key times of another channel", frames.len())))
         }
-        end = pos + n * size;
-        pos += round_up(n * size, align);
-        let frames = match d.scl.keys_info {
-            2 => times(&mut pos, &mut end, d.scl.time_format, n, "scale")?,
-            0 if rot_frames.len() == n => rot_frames.clone(),
-            1 if pos_frames.len() == n => pos_frames.clone(),
-            k => return Err(Error::invalid(base, format!("{n} scale keys cannot share key times (keys info {k})"))),
+    };
+    let p = &k.position;
+    let pos_frames = match (p.keys.len(), p.keys_info) {
+        (0, _) => Vec::new(),
+        (n, Some(1)) => times(p.times.as_ref(), n, "position")?,
+        (n, _) => shared(&rot_frames, n, "position")?,
+    };
+    if let Some(s) = k.scale.as_ref().filter(|s| !s.keys.is_empty()) {
+        let n = s.keys.len();
+        let frames = match s.keys_info {
+            Some(2) => times(s.times.as_ref(), n, "scale")?,
+            Some(1) => shared(&pos_frames, n, "scale")?,
+            _ => shared(&rot_frames, n, "scale")?,
         };
-        scale = Some(KeyTrack { frames, values });
+        out.scale = Some(KeyTrack { frames, values: s.keys.iter().map(vec3).collect() });
     }
-    let _ = pos;
-    Ok((
-        Controller {
-            id: d.id,
-            version,
-            rotation,
-            position,
-            scale,
-            formats: Some([d.rot, d.pos, d.scl]),
-            length_rule: Some(rule),
-            aligned: d.aligned,
-            flags: d.flags,
-        },
-        end,
-    ))
+    if !p.keys.is_empty() {
+        out.position = Some(KeyTrack { frames: pos_frames, values: p.keys.iter().map(vec3).collect() });
+    }
+    if !rot.keys.is_empty() {
+        out.rotation = Some(KeyTrack { frames: rot_frames, values: decode_keys(&rot.keys) });
+    }
+    Ok(out)
 }
 
-fn parse_compressed(version: u32, payload: &[u8], base: usize, endian: Endian) -> Result<Controller> {
-    let mut c = Cursor::with_base(payload, base, endian);
-    let d = descriptor(version, &mut c)?;
-    // §10 C12: keep the length rule whose last array ends at the chunk's end (± alignment).
-    let fits = |end: usize| end <= payload.len() && payload.len() - end < 4;
-    let per_key = read_compressed(&d, version, payload, base, LengthRule::PerKey, endian);
-    if let Ok((ctrl, end)) = &per_key {
-        if fits(*end) {
-            return Ok(ctrl.clone());
-        }
-    }
-    let raw = read_compressed(&d, version, payload, base, LengthRule::Raw, endian);
-    match (per_key, raw) {
-        (_, Ok((ctrl, end))) if fits(end) => Ok(ctrl),
-        (Ok((ctrl, _)), _) => Ok(ctrl),
-        (Err(e), _) => Err(e),
-    }
+/// A channel's format bytes.
+fn format<K>(c: &Channel<K>) -> ChannelFormat {
+    ChannelFormat { value_format: c.format, time_format: c.time_format, keys_info: c.keys_info.unwrap_or(0) }
+}
+
+/// A stored vector.
+fn vec3(v: &[F32; 3]) -> Vec3 {
+    Vec3::new(v[0].0, v[1].0, v[2].0)
 }
 
 /// Asset flag: the clip is additive.
@@ -354,9 +226,19 @@ pub const FLAG_ADDITIVE: u32 = 0x001;
 /// Asset flag: the clip loops.
 pub const FLAG_CYCLE: u32 = 0x002;
 
+/// Decodes a controller chunk's payload as the model does (for tests).
+#[cfg(test)]
+pub(crate) fn parse(version: u32, payload: &[u8], base: usize, endian: crate::bytes::Endian) -> Result<Controller> {
+    let mut c = crate::bytes::Cursor::with_base(payload, base, endian);
+    let body = Body::decode(super::raw::kind::CONTROLLER, version, &mut c)?
+        .ok_or_else(|| Error::unsupported(format!("controller version 0x{version:X}")))?;
+    from_body(version, &body, base).unwrap_or_else(|| Err(Error::invalid(base, "not a controller")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bytes::Endian;
 
     #[test]
     fn pqlog_example_from_the_spec() {

@@ -80,101 +80,9 @@ pub fn lint(file: &ChunkFile) -> Vec<Finding> {
 /// Every problem found in the file, with the `#ivo` C2 layout forced as the `ivo_c2` read option
 /// says (`None`: decided per file).
 pub fn lint_with(file: &ChunkFile, c2_layout: Option<ivo::C2Layout>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let c = file.container;
-    // Overlaps.
-    let mut spans: Vec<(u64, u64, usize)> = file
-        .chunks
-        .iter()
-        .enumerate()
-        .map(|(i, ch)| {
-            let len = ch.bytes(c).map_or(0, |b| b.len() as u64);
-            (ch.offset, ch.offset.saturating_add(len), i)
-        })
-        .collect();
-    spans.sort_unstable();
-    for w in spans.windows(2) {
-        if let &[(a_start, a_end, a), (b_start, _, b)] = w {
-            if b_start < a_end && b_start != a_start {
-                out.push(
-                    Finding::new(Warning, "overlapping-chunks", format!("chunks {a} and {b} overlap"))
-                        .at(b_start as usize),
-                );
-            }
-        }
-    }
-    for g in &file.gaps {
-        if g.data.iter().any(|&b| b != 0) {
-            out.push(
-                Finding::new(
-                    Info,
-                    "unreferenced-bytes",
-                    format!("{} bytes outside every chunk are not zero padding", g.data.len()),
-                )
-                .at(g.offset as usize)
-                .fixable(),
-            );
-        }
-    }
-    let mut controllers = 0usize;
-    let mut names = None;
-    for (i, ch) in file.chunks.iter().enumerate() {
-        let p = path(ch, i);
-        let at = ch.offset as usize;
-        if let Some(h) = ch.header.filter(|h| u64::from(h.offset) != ch.offset) {
-            {
-                out.push(
-                    Finding::new(
-                        Info,
-                        "embedded-header-offset",
-                        format!("embedded header says offset {}, the table {}", h.offset, ch.offset),
-                    )
-                    .at(at)
-                    .path(&p)
-                    .fixable(),
-                );
-            }
-        }
-        let (version, endian) = ch.version_and_endian(c);
-        if endian == Endian::Big {
-            out.push(
-                Finding::new(Info, "big-endian-chunk", "the chunk's data is big-endian (console build)")
-                    .at(at)
-                    .path(&p),
-            );
-        }
-        if c == Container::Ivo {
-            continue;
-        }
-        match ch.kind(c) {
-            kind::CONTROLLER if version != 0x905 => {
-                controllers += 1;
-                match controller_of(ch, c) {
-                    Ok(ctrl) => controller_findings(&mut out, &ctrl, at, &p),
-                    Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at).path(&p)),
-                }
-            }
-            kind::BONE_NAME_LIST if version == 0x745 => match ch.structure(c) {
-                Ok(body) => {
-                    if let Body::BoneNameList { names: n, .. } = body.as_ref() {
-                        names = Some((n.len(), at, p));
-                    }
-                }
-                Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at).path(&p)),
-            },
-            _ => {}
-        }
-    }
-    if let Some((n, at, p)) = names {
-        if controllers > 0 && n != controllers {
-            out.push(
-                Finding::new(Warning, "bone-name-count", format!("{n} bone names for {controllers} controllers"))
-                    .at(at)
-                    .path(p),
-            );
-        }
-    }
-    match c {
+    let mut out = layout_findings(file);
+    chunk_findings(&mut out, file);
+    match file.container {
         Container::Ivo => match ivo::parse(file, c2_layout) {
             Ok(anim) => ivo_findings(&mut out, &anim),
             Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string())),
@@ -191,15 +99,89 @@ pub fn lint_with(file: &ChunkFile, c2_layout: Option<ivo::C2Layout>) -> Vec<Find
     out
 }
 
+/// Overlapping chunks, and bytes outside every chunk that are not zero padding.
+fn layout_findings(file: &ChunkFile) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut spans: Vec<(u64, u64, usize)> = file
+        .chunks
+        .iter()
+        .enumerate()
+        .map(|(i, ch)| {
+            let len = ch.bytes(file.container).map_or(0, |b| b.len() as u64);
+            (ch.offset, ch.offset.saturating_add(len), i)
+        })
+        .collect();
+    spans.sort_unstable();
+    for w in spans.windows(2) {
+        if let &[(a_start, a_end, a), (b_start, _, b)] = w {
+            if b_start < a_end && b_start != a_start {
+                let message = format!("chunks {a} and {b} overlap");
+                out.push(Finding::new(Warning, "overlapping-chunks", message).at(b_start as usize));
+            }
+        }
+    }
+    for g in file.gaps.iter().filter(|g| g.data.iter().any(|&b| b != 0)) {
+        let message = format!("{} bytes outside every chunk are not zero padding", g.data.len());
+        out.push(Finding::new(Info, "unreferenced-bytes", message).at(g.offset as usize).fixable());
+    }
+    out
+}
+
+/// Per chunk: embedded header offsets, big-endian data, controllers that do not decode or hold
+/// questionable keys, and a bone name list whose length is not the controller count.
+fn chunk_findings(out: &mut Vec<Finding>, file: &ChunkFile) {
+    let c = file.container;
+    let mut controllers = 0usize;
+    let mut names = None;
+    for (i, ch) in file.chunks.iter().enumerate() {
+        let p = path(ch, i);
+        let at = ch.offset as usize;
+        if let Some(h) = ch.header.filter(|h| u64::from(h.offset) != ch.offset) {
+            let message = format!("embedded header says offset {}, the table {}", h.offset, ch.offset);
+            out.push(Finding::new(Info, "embedded-header-offset", message).at(at).path(&p).fixable());
+        }
+        let (version, endian) = ch.version_and_endian(c);
+        if endian == Endian::Big {
+            let message = "the chunk's data is big-endian (console build)";
+            out.push(Finding::new(Info, "big-endian-chunk", message).at(at).path(&p));
+        }
+        if c == Container::Ivo {
+            continue;
+        }
+        let undecoded = |e: crate::error::Error| Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at);
+        match ch.kind(c) {
+            kind::CONTROLLER if version != 0x905 => {
+                controllers += 1;
+                match controller_of(ch, c) {
+                    Ok(ctrl) => controller_findings(out, &ctrl, at, &p),
+                    Err(e) => out.push(undecoded(e).path(&p)),
+                }
+            }
+            kind::BONE_NAME_LIST if version == 0x745 => match ch.structure(c) {
+                Ok(body) => {
+                    if let Body::BoneNameList { names: n, .. } = body.as_ref() {
+                        names = Some((n.len(), at, p));
+                    }
+                }
+                Err(e) => out.push(undecoded(e).path(&p)),
+            },
+            _ => {}
+        }
+    }
+    if let Some((n, at, p)) = names.filter(|(n, ..)| controllers > 0 && *n != controllers) {
+        let message = format!("{n} bone names for {controllers} controllers");
+        out.push(Finding::new(Warning, "bone-name-count", message).at(at).path(p));
+    }
+}
+
 /// The controller of a controller chunk.
 fn controller_of(ch: &Chunk, container: Container) -> Result<Controller> {
-    let (version, endian) = ch.version_and_endian(container);
+    let (version, _) = ch.version_and_endian(container);
     let structure = ch.structure(container)?;
-    match structure.as_ref() {
-        Body::Bytes { hex } => controller::parse(version, hex, ch.payload_offset(), endian),
-        body => controller::from_body(body)
-            .ok_or_else(|| crate::error::Error::invalid(ch.offset as usize, "not a controller")),
-    }
+    controller::from_body(version, structure.as_ref(), ch.payload_offset()).unwrap_or_else(|| {
+        Err(crate::error::Error::unsupported(format!("controller version 0x{version:X}"))
+            .within(format!("at {}", ch.offset)))
+    })
 }
 
 fn ivo_findings(out: &mut Vec<Finding>, anim: &ivo::IvoAnimation) {

@@ -1,15 +1,17 @@
 //! CryEngine animation: `.caf`, `.i_caf`, `.dba`, `.chr` skeletons, and Star Citizen `#ivo`.
 //!
-//! Spec: `shared/formats/cryengine.md`. Layers: [`chunkfile`] (exact container: header, table,
-//! chunk bytes and gaps; byte-identical write), [`quat_codecs`] and [`time_formats`] (key
-//! encodings), [`controller`] (controller chunks 0x827–0x833), `dba` (0x905 track database),
-//! `skeleton` (CompiledBones 0x800 from `.chr`), `ivo` (Star Citizen), `model` (to the
-//! model), `build` (a CAF from the model), [`raw`] (the fixed-layout chunk structures, also
-//! the lossless JSON of `dump`/`pack`), `lint`, `survey`
-//! (what the model does not show: chunk versions not read, uncompiled or missing controllers).
+//! Spec: `shared/formats/cryengine.md`. Layers: `chunkfile` (exact container: header, table,
+//! chunk bytes and gaps; byte-identical write: [`ChunkFile`]), [`raw`] (every chunk structure
+//! animkit reads, declared once: fixed chunks, compressed controllers with their stored codes,
+//! DBA track databases, CompiledBones; also the lossless JSON of `dump`/`pack`), and the model
+//! side: `quat_codecs` and `time_formats` (stored keys to rotations and frames), `controller`
+//! (controllers to model-convention keys), `dba` (0x905 clips), `skeleton` (CompiledBones to a
+//! skeleton), `ivo` (Star Citizen), `model` (to the model), `build` (a CAF from the model),
+//! `lint`, `survey` (what the model does not show: chunk versions not read, uncompiled or
+//! missing controllers).
 //!
 //! Big-endian chunks (§1.5) decode for every controller version. For the compressed controllers
-//! 0x829 / 0x831 / 0x832 the spec leaves the byte order of the codecs open; [`controller`] assumes
+//! 0x829 / 0x831 / 0x832 the spec leaves the byte order of the codecs open; the raw layer assumes
 //! CryEngine's per-struct `SwapEndian`: each scalar and each codec storage word (f32, `i16`×3,
 //! `u32`, `u16`×3, `u64`) is swapped at its width, after which the bits decode as little-endian.
 //! Big-endian DBA 0x905 is unsupported.
@@ -47,17 +49,17 @@
 //! (`SampleAddAnimFull`; see `interchange::gltf::additive`).
 
 pub(crate) mod build;
-pub mod chunkfile;
-pub mod controller;
+pub(crate) mod chunkfile;
+pub(crate) mod controller;
 pub(crate) mod dba;
 pub(crate) mod ivo;
 pub(crate) mod lint;
 pub(crate) mod model;
-pub mod quat_codecs;
+pub(crate) mod quat_codecs;
 pub mod raw;
 pub(crate) mod skeleton;
 pub(crate) mod survey;
-pub mod time_formats;
+pub(crate) mod time_formats;
 
 use bytes::Bytes;
 
@@ -68,7 +70,8 @@ use crate::format::{
 };
 use crate::lint::Finding;
 use crate::model::{Package, Skeleton};
-use chunkfile::{ChunkFile, Container};
+pub use chunkfile::{Chunk, ChunkFile, Container, Gap};
+pub use quat_codecs::controller_id;
 
 /// The CryEngine format.
 pub struct CryEngine;
@@ -259,7 +262,7 @@ impl Document for CryDocument {
     }
 
     fn notes(&self) -> Vec<String> {
-        model::notes_with(&self.file, self.decoding)
+        survey::notes_with(&self.file, self.decoding)
     }
 }
 

@@ -15,10 +15,8 @@
 //!   0x919 `(count − 1)/rate`, else the last key. Additive (asset flag 0x001) and cycle (0x002)
 //!   flags map to `additive` and `looping`. The package is Z-up, metres.
 
-use glam::Vec3;
-
 use super::chunkfile::{kind, Chunk, ChunkFile, Container};
-use super::controller::{self, Controller, KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE};
+use super::controller::{self, Controller, FLAG_ADDITIVE, FLAG_CYCLE};
 use super::raw::{Body, GlobalAnimationHeaderCaf, MotionParams, TimingSamples};
 use super::{dba, ivo, skeleton};
 use crate::error::{Context, Error, ErrorKind, Result};
@@ -36,7 +34,8 @@ pub struct Contents {
     pub gahs: Vec<GlobalAnimationHeaderCaf>,
     /// Timing 0x919: the `.i_caf` sample rate (0x918 gives nothing the model uses).
     pub timing: Option<TimingSamples>,
-    pub bones: Option<Vec<skeleton::CompiledBone>>,
+    /// The skeleton of a CompiledBones chunk.
+    pub bones: Option<Skeleton>,
     pub dba: Option<dba::Dba>,
 }
 
@@ -59,24 +58,23 @@ pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
 }
 
 fn add_chunk(out: &mut Contents, ch: &Chunk, container: Container) -> Result<()> {
-    let (version, endian) = ch.version_and_endian(container);
-    let base = ch.payload_offset();
-    match (ch.kind(container), version, &ch.body) {
-        (kind::CONTROLLER, 0x905, Body::Bytes { hex }) => out.dba = Some(dba::parse(hex, base, endian)?),
-        (kind::CONTROLLER, 0x829 | 0x831 | 0x832, Body::Bytes { hex }) => {
-            out.controllers.push(controller::parse(version, hex, base, endian)?)
-        }
-        (kind::COMPILED_BONES, 0x800, Body::Bytes { hex }) => out.bones = Some(skeleton::parse(hex, base)?),
-        (kind::CONTROLLER, _, Body::Bytes { hex }) if !matches!(version, 0x827 | 0x830 | 0x833) => {
-            out.controllers.push(controller::parse(version, hex, base, endian)?)
-        }
-        _ => match ch.structure(container)?.as_ref() {
-            Body::MotionParameters(m) => out.motion = Some(**m),
-            Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),
-            Body::TimingSamples(t) => out.timing = Some(*t),
-            Body::BoneNameList { names, .. } => out.bone_names = Some(names.clone()),
-            body @ (Body::PqLog { .. } | Body::Pqs { .. }) => out.controllers.extend(controller::from_body(body)),
-            _ => {}
+    let (version, _) = ch.version_and_endian(container);
+    let is_controller = ch.kind(container) == kind::CONTROLLER;
+    match ch.structure(container)?.as_ref() {
+        Body::MotionParameters(m) => out.motion = Some(**m),
+        Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),
+        Body::TimingSamples(t) => out.timing = Some(*t),
+        Body::BoneNameList { names, .. } => out.bone_names = Some(names.clone()),
+        Body::CompiledBones { bones, .. } => out.bones = Some(skeleton::to_skeleton(bones)?),
+        Body::Dba(d) => out.dba = Some(dba::from_raw(d, ch.payload_offset())?),
+        body => match controller::from_body(version, body, ch.payload_offset()) {
+            Some(c) => out.controllers.push(c?),
+            None if is_controller => {
+                return Err(
+                    Error::unsupported(format!("controller version 0x{version:X}")).within(format!("at {}", ch.offset))
+                )
+            }
+            None => {}
         },
     }
     Ok(())
@@ -90,44 +88,47 @@ fn check_keys(count: &mut u64, n: usize, limits: &Limits) -> Result<()> {
     Ok(())
 }
 
-/// Appends the tracks of one controller.
-#[allow(clippy::too_many_arguments)]
-fn push_tracks(
-    tracks: &mut Vec<Track>,
-    id: u32,
-    name: Option<String>,
-    rotation: Option<&KeyTrack<glam::Quat>>,
-    position: Option<&KeyTrack<Vec3>>,
-    scale: Option<&KeyTrack<Vec3>>,
-    start: f32,
-    fps: f32,
-) {
-    let target = Target::Bone(BoneRef { name: name.map(Into::into), hash: Some(id), ..Default::default() });
-    let times = |f: &[f32]| f.iter().map(|&x| (x - start) / fps).collect::<Vec<f32>>();
-    if let Some(r) = rotation.filter(|r| !r.frames.is_empty()) {
+/// Appends the tracks of one controller, its key arrays moved into them: frames become
+/// seconds `(frame − start)/fps` in place.
+fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start: f32, fps: f32) {
+    let times = |mut f: Vec<f32>| {
+        f.iter_mut().for_each(|x| *x = (*x - start) / fps);
+        f
+    };
+    if let Some(r) = ctrl.rotation.filter(|r| !r.frames.is_empty()) {
+        let values = Values::Rotation(continuous(r.values));
         tracks.push(Track {
             target: target.clone(),
             interpolation: Interpolation::Nlerp,
-            times: times(&r.frames),
-            values: Values::Rotation(continuous(&r.values)),
+            times: times(r.frames),
+            values,
         });
     }
-    if let Some(p) = position.filter(|p| !p.frames.is_empty()) {
+    if let Some(p) = ctrl.position.filter(|p| !p.frames.is_empty()) {
+        let values = Values::Translation(p.values);
         tracks.push(Track {
             target: target.clone(),
             interpolation: Interpolation::Linear,
-            times: times(&p.frames),
-            values: Values::Translation(p.values.clone()),
+            times: times(p.frames),
+            values,
         });
     }
-    if let Some(s) = scale.filter(|s| !s.frames.is_empty()) {
-        tracks.push(Track {
-            target,
-            interpolation: Interpolation::Linear,
-            times: times(&s.frames),
-            values: Values::Scale(s.values.clone()),
-        });
+    if let Some(s) = ctrl.scale.filter(|s| !s.frames.is_empty()) {
+        let values = Values::Scale(s.values);
+        tracks.push(Track { target, interpolation: Interpolation::Linear, times: times(s.frames), values });
     }
+}
+
+/// The key count of a controller.
+fn key_count(ctrl: &Controller) -> usize {
+    ctrl.rotation.as_ref().map_or(0, |t| t.frames.len())
+        + ctrl.position.as_ref().map_or(0, |t| t.frames.len())
+        + ctrl.scale.as_ref().map_or(0, |t| t.frames.len())
+}
+
+/// The target of a controller's tracks.
+fn bone(id: u32, name: Option<&String>) -> Target {
+    Target::Bone(BoneRef { name: name.map(|n| n.as_str().into()), hash: Some(id), ..Default::default() })
 }
 
 /// How far `|q|²` may be from 1 for a decoded key to be kept as stored (the engine interpolates
@@ -143,10 +144,10 @@ const UNIT_TOLERANCE: f32 = 1e-5;
 /// every segment is the engine's, or its negation, which is the same rotation. A dot product of
 /// exactly 0 negates nothing, in the engine as here. Keys within [`UNIT_TOLERANCE`] of unit length
 /// are kept as decoded; others are normalised, and zero or non-finite ones become the identity.
-pub fn continuous(values: &[glam::Quat]) -> Vec<glam::Quat> {
-    let mut out: Vec<glam::Quat> = Vec::with_capacity(values.len());
+pub fn continuous(mut values: Vec<glam::Quat>) -> Vec<glam::Quat> {
     let (mut previous, mut sign) = (None, 1.0f32);
-    for &q in values {
+    for v in &mut values {
+        let q = *v;
         let q = match q.length_squared() {
             l if (l - 1.0).abs() <= UNIT_TOLERANCE => q,
             l if l > 0.0 && q.is_finite() => q.normalize(),
@@ -156,9 +157,9 @@ pub fn continuous(values: &[glam::Quat]) -> Vec<glam::Quat> {
             sign = -sign;
         }
         previous = Some(q);
-        out.push(q * sign);
+        *v = q * sign;
     }
-    out
+    values
 }
 
 fn stem(path: &str) -> String {
@@ -181,45 +182,31 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
     if file.container == Container::Ivo {
         return ivo_to_model(file, limits, decoding.c2_layout);
     }
-    let c = contents_with(file, decoding.lenient)?;
-    let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
-    if let Some(bones) = &c.bones {
-        package.skeleton = Some(skeleton::to_skeleton(bones)?);
-    }
+    let mut c = contents_with(file, decoding.lenient)?;
+    let mut package = Package { up_axis: UpAxis::Z, skeleton: c.bones.take(), ..Default::default() };
     let mut keys = 0u64;
-    if let Some(d) = &c.dba {
-        for a in &d.animations {
-            let m = &a.motion;
-            let start = m.start as f32;
-            let mut tracks = Vec::new();
-            for ctrl in &a.controllers {
-                let n = ctrl.rotation.as_ref().map_or(0, |r| r.frames.len())
-                    + ctrl.position.as_ref().map_or(0, |p| p.frames.len());
-                check_keys(&mut keys, n, limits)?;
-                push_tracks(
-                    &mut tracks,
-                    ctrl.id,
-                    None,
-                    ctrl.rotation.as_ref(),
-                    ctrl.position.as_ref(),
-                    None,
-                    start,
-                    30.0,
-                );
-            }
-            package.clips.push(Clip {
-                name: stem(&a.path),
-                duration: ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0),
-                looping: Some(m.asset_flags & FLAG_CYCLE != 0),
-                additive: m.asset_flags & FLAG_ADDITIVE != 0,
-                frame_rate: Some(30.0),
-                tracks,
-                ..Default::default()
-            });
+    for a in c.dba.as_mut().map(|d| std::mem::take(&mut d.animations)).unwrap_or_default() {
+        let m = &a.motion;
+        let mut tracks = Vec::new();
+        for ctrl in a.controllers {
+            let controller =
+                Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.id, 0x905) };
+            check_keys(&mut keys, key_count(&controller), limits)?;
+            push_tracks(&mut tracks, bone(ctrl.id, None), controller, m.start as f32, 30.0);
         }
+        package.clips.push(Clip {
+            name: stem(&a.path),
+            duration: ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0),
+            looping: Some(m.asset_flags & FLAG_CYCLE != 0),
+            additive: m.asset_flags & FLAG_ADDITIVE != 0,
+            frame_rate: Some(30.0),
+            tracks,
+            ..Default::default()
+        });
     }
     if !c.controllers.is_empty() {
-        package.clips.push(caf_clip(&c, limits, &mut keys)?);
+        let controllers = std::mem::take(&mut c.controllers);
+        package.clips.push(caf_clip(&c, controllers, limits, &mut keys)?);
     } else if c.dba.is_none() {
         package.clips.extend(header_only_clips(&c, limits)?);
     }
@@ -250,7 +237,7 @@ fn ivo_to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<ivo::C2Layo
                     target: target.clone(),
                     interpolation: Interpolation::Nlerp,
                     times: r.frames.iter().map(|f| f / fps).collect(),
-                    values: Values::Rotation(continuous(&r.values)),
+                    values: Values::Rotation(continuous(r.values.clone())),
                 });
             }
             if let Some(p) = &ctrl.position {
@@ -312,16 +299,16 @@ fn header_only_clips(c: &Contents, limits: &Limits) -> Result<Vec<Clip>> {
     if c.motion.is_none() && c.gahs.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(vec![caf_clip(c, limits, &mut 0)?])
+    Ok(vec![caf_clip(c, Vec::new(), limits, &mut 0)?])
 }
 
 /// The frame rate and start frame of a CAF's key times.
-fn caf_timebase(c: &Contents) -> (f32, f32) {
+fn caf_timebase(c: &Contents, controllers: &[Controller]) -> (f32, f32) {
     let fps = match &c.timing {
         Some(t) if t.rate.0.is_finite() && t.rate.0 > 0.0 => t.rate.0,
         _ => 30.0,
     };
-    let compressed = c.controllers.iter().any(|k| matches!(k.version, 0x829 | 0x831 | 0x832) && k.formats.is_some());
+    let compressed = controllers.iter().any(|k| matches!(k.version, 0x829 | 0x831 | 0x832) && k.formats.is_some());
     let start = match (&c.motion, c.gahs.first()) {
         _ if !compressed => 0.0,
         (Some(m), _) => m.start as f32,
@@ -331,27 +318,13 @@ fn caf_timebase(c: &Contents) -> (f32, f32) {
     (fps, start)
 }
 
-fn caf_clip(c: &Contents, limits: &Limits, keys: &mut u64) -> Result<Clip> {
-    let (fps, start) = caf_timebase(c);
-    let mut tracks = Vec::new();
-    for (i, ctrl) in c.controllers.iter().enumerate() {
-        let n = [ctrl.rotation.as_ref().map(|t| t.frames.len()), ctrl.position.as_ref().map(|t| t.frames.len())]
-            .into_iter()
-            .flatten()
-            .sum::<usize>()
-            + ctrl.scale.as_ref().map_or(0, |t| t.frames.len());
-        check_keys(keys, n, limits)?;
-        let name = c.bone_names.as_ref().and_then(|names| names.get(i)).cloned();
-        push_tracks(
-            &mut tracks,
-            ctrl.id,
-            name,
-            ctrl.rotation.as_ref(),
-            ctrl.position.as_ref(),
-            ctrl.scale.as_ref(),
-            start,
-            fps,
-        );
+fn caf_clip(c: &Contents, controllers: Vec<Controller>, limits: &Limits, keys: &mut u64) -> Result<Clip> {
+    let (fps, start) = caf_timebase(c, &controllers);
+    let mut tracks = Vec::with_capacity(2 * controllers.len());
+    for (i, ctrl) in controllers.into_iter().enumerate() {
+        check_keys(keys, key_count(&ctrl), limits)?;
+        let target = bone(ctrl.id, c.bone_names.as_ref().and_then(|names| names.get(i)));
+        push_tracks(&mut tracks, target, ctrl, start, fps);
     }
     let gah = c.gahs.first();
     let flags = c.motion.map(|m| m.asset_flags).or(gah.map(|g| g.flags));
@@ -404,61 +377,4 @@ pub fn name_tracks(clips: &mut [Clip], skeleton: &Skeleton) {
             }
         }
     }
-}
-
-/// Short notes for `info`, for a file decoded as `decoding` says.
-pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
-    let mut notes = vec![format!("{}, {} chunks", file.container.name(), file.chunks.len())];
-    if file.container == Container::Ivo {
-        match ivo::parse(file, decoding.c2_layout) {
-            Ok(a) => {
-                let bones: usize = a.blocks.iter().map(|b| b.controllers.len()).sum();
-                notes.push(format!("{} #ivo block(s), {bones} bone tracks", a.blocks.len()));
-                notes.extend(a.c2.map(|d| d.describe()));
-                if a.info.is_some_and(|i| i.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
-                    || a.meta.iter().any(|m| m.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
-                {
-                    notes.push("non-identity start rotation (not composed into the keys)".into());
-                }
-            }
-            Err(_) => notes.push("the #ivo animation does not decode (see check)".into()),
-        }
-        return notes;
-    }
-    let Ok(c) = contents(file) else {
-        notes.push("some chunks do not decode (see check)".into());
-        return notes;
-    };
-    let mut versions: Vec<u32> = c.controllers.iter().map(|k| k.version).collect();
-    versions.dedup();
-    if !versions.is_empty() {
-        let v: Vec<String> = versions.iter().map(|v| format!("0x{v:X}")).collect();
-        notes.push(format!("{} controllers ({})", c.controllers.len(), v.join(", ")));
-    }
-    let mut fmts: Vec<&str> = c
-        .controllers
-        .iter()
-        .filter_map(|k| k.formats)
-        .filter(|f| f[0].value_format != 0 || f[0].time_format != 0)
-        .map(|f| super::quat_codecs::format_name(f[0].value_format))
-        .collect();
-    fmts.sort_unstable();
-    fmts.dedup();
-    if !fmts.is_empty() {
-        notes.push(format!("rotation formats: {}", fmts.join(", ")));
-    }
-    if c.bone_names.is_some() {
-        notes.push("bone name list".into());
-    }
-    if let Some(b) = &c.bones {
-        notes.push(format!("skeleton of {} bones", b.len()));
-    }
-    if let Some(d) = &c.dba {
-        notes.push(format!("DBA of {} animations{}", d.animations.len(), if d.in_place { " (in-place)" } else { "" }));
-    }
-    if c.motion.is_some_and(|m| m.asset_flags & FLAG_ADDITIVE != 0) {
-        notes.push("additive".into());
-    }
-    notes.extend(super::survey::notes(file, &c));
-    notes
 }

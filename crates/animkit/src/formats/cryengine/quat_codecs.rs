@@ -7,13 +7,11 @@
 
 use glam::{Quat, Vec3};
 
-use crate::bytes::Endian;
+use super::raw::RotationKeys;
 use crate::error::{Error, Result};
 
 /// `ECompressionFormat` values (§4).
 pub mod format {
-    /// Uncompressed (16-byte quaternion or 12-byte vector).
-    pub const NO_COMPRESS: u8 = 0;
     /// Four `f32`.
     pub const NO_COMPRESS_QUAT: u8 = 1;
     /// Three `f32`.
@@ -26,8 +24,6 @@ pub mod format {
     pub const SMALL_TREE_48BIT_QUAT: u8 = 5;
     /// Smallest three, 20 bits each, in a `u64`.
     pub const SMALL_TREE_64BIT_QUAT: u8 = 6;
-    /// Polar (no codec: the engines do not read it).
-    pub const POLAR_QUAT: u8 = 7;
     /// Smallest three, 21, 21 and 20 bits, in a `u64`.
     pub const SMALL_TREE_64BIT_EXT_QUAT: u8 = 8;
 }
@@ -47,25 +43,6 @@ pub fn format_name(f: u8) -> &'static str {
         9 => "AutomaticQuat",
         10 => "NoController",
         _ => "unknown",
-    }
-}
-
-/// The size of one rotation value in format `f`, or `None` for a format without a codec.
-pub fn rotation_size(f: u8) -> Option<usize> {
-    match f {
-        0 | 1 => Some(16),
-        3 | 5 => Some(6),
-        4 => Some(4),
-        6 | 8 => Some(8),
-        _ => None,
-    }
-}
-
-/// The size of one position (or scale) value in format `f`: 3×f32 in formats 0 and 2.
-pub fn position_size(f: u8) -> Option<usize> {
-    match f {
-        0 | 2 => Some(12),
-        _ => None,
     }
 }
 
@@ -161,9 +138,7 @@ pub fn decode_rotation(f: u8, b: &[u8]) -> Result<Quat> {
         0 | 1 => Quat::from_array(f32x4(head(b)?)),
         3 => {
             let v = u48(head(b)?);
-            let c = |shift: u32| f32::from((v >> shift) as u16 as i16) / 32767.0;
-            let (x, y, z) = (c(0), c(16), c(32));
-            Quat::from_xyzw(x, y, z, (1.0 - x * x - y * y - z * z).max(0.0).sqrt())
+            shot_int3([0, 16, 32].map(|shift| (v >> shift) as u16 as i16))
         }
         4 => DWORD.decode(u64::from(u32::from_le_bytes(head(b)?))),
         5 => ST48.decode(u48(head(b)?)),
@@ -173,61 +148,30 @@ pub fn decode_rotation(f: u8, b: &[u8]) -> Result<Quat> {
     })
 }
 
-/// The width of the storage words of rotation format `f` (the unit CryEngine's per-struct
-/// `SwapEndian` swaps): f32 components, `i16`×3 (ShotInt3), `u32` (DWORD), `u16`×3 (48-bit),
-/// `u64` (64-bit forms).
-pub fn rotation_word(f: u8) -> Option<usize> {
-    match f {
-        0 | 1 | 4 => Some(4),
-        3 | 5 => Some(2),
-        6 | 8 => Some(8),
-        _ => None,
-    }
+/// ShotInt3Quat: `x, y, z` × 32767, `w` from the unit length.
+#[inline]
+fn shot_int3([x, y, z]: [i16; 3]) -> Quat {
+    let [x, y, z] = [x, y, z].map(|c| f32::from(c) / 32767.0);
+    Quat::from_xyzw(x, y, z, (1.0 - x * x - y * y - z * z).max(0.0).sqrt())
 }
 
-/// Reverses the bytes of each `word`-byte word of `b` (a big-endian value to little-endian).
-pub fn swap_words(b: &[u8], word: usize) -> Vec<u8> {
-    let mut out = b.to_vec();
-    if word > 1 {
-        for w in out.chunks_exact_mut(word) {
-            w.reverse();
+/// The 48-bit value of three `u16` storage words, lowest first.
+#[inline]
+fn words48([a, b, c]: [u16; 3]) -> u64 {
+    u64::from(a) | u64::from(b) << 16 | u64::from(c) << 32
+}
+
+/// Decodes rotation keys as stored, in bulk: one loop per codec.
+pub fn decode_keys(keys: &RotationKeys) -> Vec<Quat> {
+    match keys {
+        RotationKeys::NoCompress(k) | RotationKeys::NoCompressQuat(k) => {
+            k.iter().map(|[x, y, z, w]| Quat::from_xyzw(x.0, y.0, z.0, w.0)).collect()
         }
-    }
-    out
-}
-
-/// [`decode_rotation`] in either byte order: a big-endian value has each storage word
-/// ([`rotation_word`]) swapped to little-endian first; the bit layout is then the same.
-pub fn decode_rotation_endian(f: u8, b: &[u8], endian: Endian) -> Result<Quat> {
-    match (endian, rotation_word(f)) {
-        (Endian::Big, Some(w)) => decode_rotation(f, &swap_words(b, w)),
-        _ => decode_rotation(f, b),
-    }
-}
-
-/// Decodes the rotation keys of format `f` stored back to back in `b` (a whole number of
-/// [`rotation_size`] values), in bulk: the format and byte order are matched once per track and
-/// each codec runs in a loop of its own, not once per key through [`decode_rotation_endian`].
-pub fn decode_rotations(f: u8, b: &[u8], endian: Endian) -> Result<Vec<Quat>> {
-    let size = rotation_size(f).ok_or_else(|| unsupported_rotation(f))?;
-    let keys = b.chunks_exact(size);
-    fn each<const N: usize>(keys: std::slice::ChunksExact<'_, u8>, decode: impl Fn([u8; N]) -> Quat) -> Vec<Quat> {
-        keys.filter_map(|k| k.first_chunk::<N>().copied()).map(decode).collect()
-    }
-    Ok(match (endian, f) {
-        (Endian::Big, _) => return keys.map(|k| decode_rotation_endian(f, k, endian)).collect(),
-        (Endian::Little, 5) => each(keys, |k: [u8; 6]| ST48.decode(u48(k))),
-        (Endian::Little, 6) => each(keys, |k: [u8; 8]| ST64.decode(u64::from_le_bytes(k))),
-        (Endian::Little, 8) => each(keys, |k: [u8; 8]| ST64EXT.decode(u64::from_le_bytes(k))),
-        (Endian::Little, _) => return keys.map(|k| decode_rotation(f, k)).collect(),
-    })
-}
-
-/// [`decode_position`] in either byte order (three f32 words).
-pub fn decode_position_endian(f: u8, b: &[u8], endian: Endian) -> Result<Vec3> {
-    match endian {
-        Endian::Big => decode_position(f, &swap_words(b, 4)),
-        Endian::Little => decode_position(f, b),
+        RotationKeys::ShotInt3(k) => k.iter().map(|&v| shot_int3(v)).collect(),
+        RotationKeys::Dword(k) => k.iter().map(|&v| DWORD.decode(u64::from(v))).collect(),
+        RotationKeys::St48(k) => k.iter().map(|&v| ST48.decode(words48(v))).collect(),
+        RotationKeys::St64(k) => k.iter().map(|&v| ST64.decode(v)).collect(),
+        RotationKeys::St64Ext(k) => k.iter().map(|&v| ST64EXT.decode(v)).collect(),
     }
 }
 
@@ -273,19 +217,6 @@ pub fn encoding_error(f: u8, q: Quat) -> Result<f32> {
     Ok(4.0 * (glam::Vec4::from(q - back).length() / 2.0).min(1.0).asin())
 }
 
-/// Decodes one position (or scale) value: 3×f32 in formats 0 and 2, little-endian.
-pub fn decode_position(f: u8, b: &[u8]) -> Result<Vec3> {
-    if position_size(f).is_none() {
-        return Err(Error::unsupported(format!("position format {f} ({}) has no codec", format_name(f))));
-    }
-    let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = head(b)?;
-    Ok(Vec3::new(
-        f32::from_le_bytes([x0, x1, x2, x3]),
-        f32::from_le_bytes([y0, y1, y2, y3]),
-        f32::from_le_bytes([z0, z1, z2, z3]),
-    ))
-}
-
 /// Appends a position (3×f32).
 pub fn encode_position(p: Vec3, out: &mut Vec<u8>) {
     for c in p.to_array() {
@@ -298,8 +229,9 @@ pub fn controller_id(name: &str) -> u32 {
     crc32fast::hash(name.as_bytes())
 }
 
-/// The largest error (radians of rotation) the codec `f` may introduce, for tests and lint.
-pub fn max_error(f: u8) -> f32 {
+/// The largest error (radians of rotation) the codec `f` may introduce.
+#[cfg(test)]
+pub(crate) fn max_error(f: u8) -> f32 {
     match f {
         0 | 1 => 1e-6,
         // w = sqrt(1 − Σc²) amplifies the x, y, z rounding when w is near 0.
@@ -311,7 +243,8 @@ pub fn max_error(f: u8) -> f32 {
 }
 
 /// The rotation angle between two unit quaternions (q and −q are equal).
-pub fn angle_between(a: Quat, b: Quat) -> f32 {
+#[cfg(test)]
+pub(crate) fn angle_between(a: Quat, b: Quat) -> f32 {
     // atan2 stays accurate for tiny angles where acos(dot) loses precision in f32.
     let d = a * b.conjugate();
     2.0 * d.xyz().length().atan2(d.w.abs())
@@ -442,7 +375,7 @@ mod tests {
             for f in [1u8, 3, 4, 5, 6, 8] {
                 let mut out = Vec::new();
                 encode_rotation(f, q, &mut out).unwrap();
-                assert_eq!(out.len(), rotation_size(f).unwrap());
+                assert_eq!(out.len(), [16, 16, 0, 6, 4, 6, 8, 0, 8][f as usize]);
                 if f == 5 {
                     assert_eq!(out[5] & 0x20, 0, "bit 45 must stay clear");
                 }

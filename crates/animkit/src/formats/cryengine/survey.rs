@@ -9,8 +9,11 @@
 //!   like an `.img` or a CAF stripped of its keys: the clips have no tracks (CE5 warns "CAF file
 //!   has no controllers").
 
-use super::chunkfile::{kind, ChunkFile};
-use super::model::Contents;
+use super::chunkfile::{kind, ChunkFile, Container};
+use super::controller::FLAG_ADDITIVE;
+use super::ivo;
+use super::model::{contents, Contents, Decoding};
+use super::quat_codecs::format_name;
 use crate::lint::{Finding, Severity};
 
 /// A chunk of a known type in a version animkit does not read.
@@ -98,8 +101,8 @@ fn headers_without_controllers(c: &Contents) -> Option<String> {
     (!headers.is_empty()).then(|| headers.join(", "))
 }
 
-/// The `info` notes.
-pub fn notes(file: &ChunkFile, c: &Contents) -> Vec<String> {
+/// The notes of what the model does not show.
+fn survey_notes(file: &ChunkFile, c: &Contents) -> Vec<String> {
     let mut out: Vec<String> = unread_chunks(file).iter().map(UnreadChunk::message).collect();
     if let Some((_, what)) = uncompiled(c) {
         out.push(match compiled(c) {
@@ -113,6 +116,63 @@ pub fn notes(file: &ChunkFile, c: &Contents) -> Vec<String> {
         out.push(format!("no controllers: animation headers ({headers}) without key data; the clips have no tracks"));
     }
     out
+}
+
+/// Short notes for `info`, for a file decoded as `decoding` says.
+pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
+    let mut notes = vec![format!("{}, {} chunks", file.container.name(), file.chunks.len())];
+    if file.container == Container::Ivo {
+        match ivo::parse(file, decoding.c2_layout) {
+            Ok(a) => {
+                let bones: usize = a.blocks.iter().map(|b| b.controllers.len()).sum();
+                notes.push(format!("{} #ivo block(s), {bones} bone tracks", a.blocks.len()));
+                notes.extend(a.c2.map(|d| d.describe()));
+                if a.info.is_some_and(|i| i.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
+                    || a.meta.iter().any(|m| m.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
+                {
+                    notes.push("non-identity start rotation (not composed into the keys)".into());
+                }
+            }
+            Err(_) => notes.push("the #ivo animation does not decode (see check)".into()),
+        }
+        return notes;
+    }
+    let Ok(c) = contents(file) else {
+        notes.push("some chunks do not decode (see check)".into());
+        return notes;
+    };
+    let mut versions: Vec<u32> = c.controllers.iter().map(|k| k.version).collect();
+    versions.dedup();
+    if !versions.is_empty() {
+        let v: Vec<String> = versions.iter().map(|v| format!("0x{v:X}")).collect();
+        notes.push(format!("{} controllers ({})", c.controllers.len(), v.join(", ")));
+    }
+    let mut fmts: Vec<&str> = c
+        .controllers
+        .iter()
+        .filter_map(|k| k.formats)
+        .filter(|f| f[0].value_format != 0 || f[0].time_format != 0)
+        .map(|f| format_name(f[0].value_format))
+        .collect();
+    fmts.sort_unstable();
+    fmts.dedup();
+    if !fmts.is_empty() {
+        notes.push(format!("rotation formats: {}", fmts.join(", ")));
+    }
+    if c.bone_names.is_some() {
+        notes.push("bone name list".into());
+    }
+    if let Some(b) = &c.bones {
+        notes.push(format!("skeleton of {} bones", b.bones.len()));
+    }
+    if let Some(d) = &c.dba {
+        notes.push(format!("DBA of {} animations{}", d.animations.len(), if d.in_place { " (in-place)" } else { "" }));
+    }
+    if c.motion.is_some_and(|m| m.asset_flags & FLAG_ADDITIVE != 0) {
+        notes.push("additive".into());
+    }
+    notes.extend(survey_notes(file, &c));
+    notes
 }
 
 /// The `check` findings.

@@ -3,13 +3,13 @@
 //!
 //! StartStop and Bitset tracks have two possible byte lengths (§10 C12): the CE5 loader advances
 //! `elementSize × numKeys`, the Lumberyard writer stores the raw length (two elements for
-//! StartStop; three header words plus the bit words for Bitset). [`stored_len`] gives both; the
-//! controller reader picks the one whose arrays end at the chunk's end.
+//! StartStop; three header words plus the bit words for Bitset). The raw layer keeps what is
+//! stored (`raw::KeyTimes`); this module turns it into frames.
 //!
 //! Bitset: `u16 start, u16 end, u16 keyCount`, then words; bit `j` of word `i` is a key at
 //! `start + 16i + j`; `end` is inclusive and the third word is the key count (§13).
 
-use crate::bytes::{Cursor, Endian};
+use super::raw::KeyTimes;
 use crate::error::{Error, Result};
 
 /// `f32` frames.
@@ -42,121 +42,68 @@ pub fn name(f: u8) -> &'static str {
     }
 }
 
-/// The size of one element of format `f`.
-pub fn element_size(f: u8) -> Option<usize> {
-    match f {
-        0 | 3 => Some(4),
-        1 | 4 | 6 => Some(2),
-        2 | 5 => Some(1),
-        _ => None,
-    }
-}
-
-/// How the byte length of a StartStop or Bitset track is counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LengthRule {
-    /// `elementSize × numKeys` (CE5 loader).
-    PerKey,
-    /// The bytes actually used (Lumberyard writer).
-    Raw,
-}
-
-/// The bytes a time track of `n` keys occupies under `rule`; for Bitset with [`LengthRule::Raw`]
-/// the header at `data` is needed (`None` when it is not there).
-pub fn stored_len(f: u8, n: usize, rule: LengthRule, data: &[u8]) -> Option<usize> {
-    stored_len_endian(f, n, rule, data, Endian::Little)
-}
-
-/// [`stored_len`] with the Bitset header words in byte order `endian`.
-pub fn stored_len_endian(f: u8, n: usize, rule: LengthRule, data: &[u8], endian: Endian) -> Option<usize> {
-    let e = element_size(f)?;
-    match (f, rule) {
-        (0..=2, _) | (_, LengthRule::PerKey) => e.checked_mul(n),
-        (3..=5, LengthRule::Raw) => Some(2 * e),
-        (_, LengthRule::Raw) => {
-            let word = |i: usize| -> Option<u16> {
-                let b = [*data.get(i)?, *data.get(i + 1)?];
-                Some(match endian {
-                    Endian::Little => u16::from_le_bytes(b),
-                    Endian::Big => u16::from_be_bytes(b),
-                })
-            };
-            let (start, end) = (word(0)?, word(2)?);
-            let span = usize::from(end.checked_sub(start)?) + 1;
-            Some(2 * (3 + span.div_ceil(16)))
-        }
-    }
-}
-
-/// Decodes `n` key times (frames) of format `f` from the start of `data`. `base` is the absolute
-/// offset of `data` for error messages.
-pub fn decode(f: u8, n: usize, data: &[u8], base: usize) -> Result<Vec<f32>> {
-    decode_endian(f, n, data, base, Endian::Little)
-}
-
-/// [`decode`] in byte order `endian`: every element (f32, u16; Bitset header and bit words) is
-/// read at its own width.
-pub fn decode_endian(f: u8, n: usize, data: &[u8], base: usize, endian: Endian) -> Result<Vec<f32>> {
-    let mut c = Cursor::with_base(data, base, endian);
-    let e = element_size(f).ok_or_else(|| Error::invalid(base, format!("unknown key-time format {f}")))?;
-    match f {
-        0..=2 => {
-            let n = c.count(n as u64, e, "key time")?;
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(match f {
-                    0 => c.f32()?,
-                    1 => f32::from(c.u16()?),
-                    _ => f32::from(c.u8()?),
-                });
-            }
-            Ok(out)
-        }
-        3..=5 => {
-            let read = |c: &mut Cursor| -> Result<f32> {
-                Ok(match f {
-                    3 => c.f32()?,
-                    4 => f32::from(c.u16()?),
-                    _ => f32::from(c.u8()?),
-                })
-            };
-            let start = read(&mut c)?;
-            let stop = read(&mut c)?;
-            let span = stop - start;
-            if !(span.is_finite() && span >= 0.0 && (span + 1.0 - n as f32).abs() < 0.5 || n == 0) {
-                return Err(Error::invalid(base, format!("start/stop {start}..{stop} does not hold {n} keys")));
-            }
-            Ok((0..n).map(|i| start + i as f32).collect())
-        }
-        _ => {
-            let start = c.u16()?;
-            let end = c.u16()?;
-            let count = c.u16()?;
-            let span = usize::from(
-                end.checked_sub(start)
-                    .ok_or_else(|| Error::invalid(base, format!("bitset end {end} is before its start {start}")))?,
-            ) + 1;
-            let words = c.count(span.div_ceil(16) as u64, 2, "bitset word")?;
-            let mut out = Vec::with_capacity(n.min(span));
-            for i in 0..words {
-                let w = c.u16()?;
-                for j in 0..16 {
-                    if w & (1 << j) != 0 {
-                        let frame = usize::from(start) + 16 * i + j;
-                        if frame <= usize::from(end) {
-                            out.push(frame as f32);
-                        }
+/// The frames of `n` keys whose times `t` holds; `at` is the track's offset for errors.
+/// StartStop puts a key on every frame from start to stop; Bitset one on every set bit up to its
+/// (inclusive) end, and its count field must agree.
+pub fn frames(t: &KeyTimes, n: usize, at: usize) -> Result<Vec<f32>> {
+    let out: Vec<f32> = match t {
+        KeyTimes::F32(v) => v.iter().map(|x| x.0).collect(),
+        KeyTimes::Uint16(v) => v.iter().map(|&x| f32::from(x)).collect(),
+        KeyTimes::Byte(v) => v.iter().map(|&x| f32::from(x)).collect(),
+        KeyTimes::F32StartStop(v) => start_stop(v.first().map(|x| x.0), v.get(1).map(|x| x.0), n, at)?,
+        KeyTimes::Uint16StartStop(v) => start_stop(v.first().map(|&x| x.into()), v.get(1).map(|&x| x.into()), n, at)?,
+        KeyTimes::ByteStartStop(v) => start_stop(v.first().map(|&x| x.into()), v.get(1).map(|&x| x.into()), n, at)?,
+        KeyTimes::Bitset { start, end, count, words } => {
+            let mut out = Vec::with_capacity(n.min(usize::from(*count)));
+            for (i, &w) in words.iter().enumerate() {
+                let mut bits = w;
+                while bits != 0 {
+                    let frame = usize::from(*start) + 16 * i + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if frame <= usize::from(*end) {
+                        out.push(frame as f32);
                     }
                 }
             }
-            if out.len() != n || usize::from(count) != n {
+            if usize::from(*count) != out.len() {
                 return Err(Error::invalid(
-                    base,
-                    format!("bitset holds {} keys (count field {count}), the track has {n}", out.len()),
+                    at,
+                    format!("bitset holds {} keys, its count field says {count}", out.len()),
                 ));
             }
-            Ok(out)
+            out
         }
+    };
+    if out.len() != n {
+        return Err(Error::invalid(at, format!("{} key times for {n} keys", out.len())));
+    }
+    Ok(out)
+}
+
+/// The frames `start, start + 1, …` of a StartStop track of `n` keys ending at `stop`.
+fn start_stop(start: Option<f32>, stop: Option<f32>, n: usize, at: usize) -> Result<Vec<f32>> {
+    let (Some(start), Some(stop)) = (start, stop) else {
+        return Err(Error::invalid(at, "a start/stop track without its two frames"));
+    };
+    let span = stop - start;
+    if !(span.is_finite() && span >= 0.0 && (span + 1.0 - n as f32).abs() < 0.5) {
+        return Err(Error::invalid(at, format!("start/stop {start}..{stop} does not hold {n} keys")));
+    }
+    Ok((0..n).map(|i| start + i as f32).collect())
+}
+
+/// The number of keys of a DBA time track, which states it in its own data: StartStop
+/// `stop − start + 1`, Bitset its count field; other formats the table's key count `stored`.
+pub fn key_count(t: &KeyTimes, stored: u16) -> usize {
+    let span = |a: f32, b: f32| if b >= a && b - a < 1e6 { (b - a) as usize + 1 } else { 0 };
+    match t {
+        KeyTimes::F32StartStop(v) => span(v.first().map_or(0.0, |x| x.0), v.get(1).map_or(-1.0, |x| x.0)),
+        KeyTimes::Uint16StartStop(v) => {
+            span(v.first().map_or(0.0, |&x| x.into()), v.get(1).map_or(-1.0, |&x| x.into()))
+        }
+        KeyTimes::ByteStartStop(v) => span(v.first().map_or(0.0, |&x| x.into()), v.get(1).map_or(-1.0, |&x| x.into())),
+        KeyTimes::Bitset { count, .. } => usize::from(*count),
+        _ => usize::from(stored),
     }
 }
 
@@ -220,6 +167,20 @@ pub fn encode(f: u8, frames: &[f32]) -> Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bytes::{Cursor, Endian};
+    use crate::formats::cryengine::raw::LengthRule;
+
+    /// The frames of `n` keys of format `f` stored at the start of `data` (raw length).
+    fn decode(f: u8, n: usize, data: &[u8], base: usize) -> Result<Vec<f32>> {
+        let t = KeyTimes::read(&mut Cursor::with_base(data, base, Endian::Little), f, n, LengthRule::Raw)?;
+        frames(&t, n, base)
+    }
+
+    /// The bytes a track of `n` keys of format `f` at the start of `data` takes under `rule`.
+    fn stored_len(f: u8, n: usize, rule: LengthRule, data: &[u8]) -> Option<usize> {
+        let mut c = Cursor::new(data, Endian::Little);
+        KeyTimes::read(&mut c, f, n, rule).ok().map(|_| c.pos())
+    }
 
     #[test]
     fn decodes_every_format() {
@@ -240,7 +201,8 @@ mod tests {
         assert_eq!(decode(BITSET, 4, &bs, 0).unwrap(), [2.0, 3.0, 15.0, 19.0]);
         assert_eq!(stored_len(BITSET, 4, LengthRule::Raw, &bs), Some(10));
         assert_eq!(stored_len(BITSET, 4, LengthRule::PerKey, &bs), Some(8));
-        assert_eq!(stored_len(BYTE_START_STOP, 4, LengthRule::Raw, &[]), Some(2));
+        assert_eq!(stored_len(BYTE_START_STOP, 4, LengthRule::Raw, &[3, 6]), Some(2));
+        assert_eq!(stored_len(BYTE_START_STOP, 4, LengthRule::PerKey, &[3, 6, 0, 0]), Some(4));
         assert!(decode(BITSET, 5, &bs, 0).is_err());
         assert!(decode(BITSET, 4, &bs[..9], 0).is_err());
     }

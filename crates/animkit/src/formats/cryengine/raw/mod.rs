@@ -3,260 +3,70 @@
 //! §1.5) and is the chunk's JSON form in `animkit dump`.
 //!
 //! A file is read with every payload as [`Body::Bytes`]; the model and lint decode the structures
-//! they need ([`super::chunkfile::Chunk::structure`]), and the dump shows each chunk as its
-//! structure when its type and version have one that covers the payload exactly (so it writes
-//! back byte for byte, [`super::chunkfile::ChunkFile::structured`]). Any other payload
-//! (compressed controllers, DBA track databases, skeletons, `#ivo` key blocks, chunks of other
-//! types, a structure with trailing bytes) stays bytes, hexadecimal in the dump.
+//! they need (`Chunk::structure`), and the dump shows each chunk as its structure when its type
+//! and version have one that writes the payload back byte for byte (`ChunkFile::structured`).
+//! Any other payload (`#ivo` key blocks, chunks of other types, a structure with trailing bytes
+//! or non-zero padding) stays bytes, hexadecimal in the dump.
+
+mod bones;
+mod chunks;
+mod compressed;
+mod dba;
+mod keys;
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use super::chunkfile::kind;
+pub use bones::{BonePhysics, CompiledBone, BONE_SIZE};
+pub use chunks::{
+    EmbeddedHeader, FootPlants, GlobalAnimationHeaderCaf, IvoAnimInfo, MotionParams, PqLogKey, PqsKey, Quat4, QuatT,
+    TimingRange, TimingSamples, Vec3f,
+};
+pub use compressed::{Channel, Compressed};
+pub use dba::{Animation as DbaAnimation, ControllerInfo, Dba, Table};
+pub(crate) use keys::records;
+pub use keys::{KeyTimes, LengthRule, RotationKeys, VectorKeys};
+
 use crate::bytes::{Cursor, Endian, Writer};
-use crate::error::{Context, Result};
-use crate::raw_json::{FixedName, Hex, F32};
+use crate::error::{Context, Error, Result};
+use crate::raw_json::Hex;
 use crate::record::Record;
 use crate::text::{latin1_until_nul, to_latin1};
 
-/// Three `f32`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Vec3f {
-    /// x.
-    pub x: F32,
-    /// y.
-    pub y: F32,
-    /// z.
-    pub z: F32,
-}
-
-/// A quaternion as stored: `x, y, z, w`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Quat4 {
-    /// x.
-    pub x: F32,
-    /// y.
-    pub y: F32,
-    /// z.
-    pub z: F32,
-    /// w.
-    pub w: F32,
-}
-
-/// An `f32` from its four bytes in byte order `endian`.
-#[inline]
-fn f32_of(bytes: [u8; 4], endian: Endian) -> F32 {
-    F32(match endian {
-        Endian::Little => f32::from_le_bytes(bytes),
-        Endian::Big => f32::from_be_bytes(bytes),
-    })
-}
-
-// Vectors and quaternions fill key arrays: each is read with one bounds check.
-impl Record for Vec3f {
-    #[inline]
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let e = c.endian();
-        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = c.array()?;
-        Ok(Vec3f { x: f32_of([x0, x1, x2, x3], e), y: f32_of([y0, y1, y2, y3], e), z: f32_of([z0, z1, z2, z3], e) })
-    }
-
-    fn write(&self, w: &mut Writer) {
-        [self.x, self.y, self.z].iter().for_each(|v| w.f32(v.0));
-    }
-}
-
-impl Record for Quat4 {
-    #[inline]
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let e = c.endian();
-        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, w0, w1, w2, w3] = c.array()?;
-        Ok(Quat4 {
-            x: f32_of([x0, x1, x2, x3], e),
-            y: f32_of([y0, y1, y2, y3], e),
-            z: f32_of([z0, z1, z2, z3], e),
-            w: f32_of([w0, w1, w2, w3], e),
-        })
-    }
-
-    fn write(&self, w: &mut Writer) {
-        [self.x, self.y, self.z, self.w].iter().for_each(|v| w.f32(v.0));
-    }
-}
-
-crate::record! {
-    /// `QuatT`: a rotation and a translation (28 bytes).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    pub struct QuatT { pub rotation: Quat4, pub translation: Vec3f }
-}
-
-crate::record! {
-    /// The foot-plant times of a locomotion clip (32 bytes; −10000 = unset).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    pub struct FootPlants {
-        pub l_heel_start: F32, pub l_heel_end: F32, pub l_toe0_start: F32, pub l_toe0_end: F32,
-        pub r_heel_start: F32, pub r_heel_end: F32, pub r_toe0_start: F32, pub r_toe0_end: F32,
-    }
-}
-
-crate::record! {
-    /// `MotionParams905` (132 bytes): MotionParameters 0x925 and each DBA 0x905 clip record.
-    /// Asset flags: 0x001 additive, 0x002 cycle, 0x4000 aim pose. Frames are at 30 fps.
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    pub struct MotionParams {
-        pub asset_flags: u32,
-        /// −1 (0xFFFFFFFF) when unset.
-        pub compression: u32,
-        /// CE5 ignores it (1).
-        pub ticks_per_frame: i32,
-        /// CE5 ignores it (1/30).
-        pub secs_per_tick: F32,
-        pub start: i32,
-        pub end: i32,
-        pub move_speed: F32,
-        pub turn_speed: F32,
-        pub asset_turn: F32,
-        pub distance: F32,
-        pub slope: F32,
-        pub start_location: QuatT,
-        pub end_location: QuatT,
-        pub foot_plants: FootPlants,
-    }
-}
-
-crate::record! {
-    /// GlobalAnimationHeaderCAF 0x971 (404 bytes). The clip is named after `path`'s file stem.
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    pub struct GlobalAnimationHeaderCaf {
-        pub flags: u32,
-        pub path: FixedName<256>,
-        /// CRC-32 of `path`.
-        pub path_crc: u32,
-        /// CRC-32 of the DBA's path; 0 when the clip is not in a DBA.
-        pub dba_path_crc: u32,
-        pub foot_plants: FootPlants,
-        pub start_sec: F32,
-        pub end_sec: F32,
-        pub total_duration: F32,
-        pub controllers: u32,
-        pub start_location: QuatT,
-        pub last_locator_key: QuatT,
-        pub velocity: Vec3f,
-        pub distance: F32,
-        pub speed: F32,
-        pub slope: F32,
-        pub turn_speed: F32,
-        pub asset_turn: F32,
-    }
-}
-
-crate::record! {
-    /// Timing 0x918 (52 bytes); `start`/`end` count frames in `.i_caf` files (§10 C8).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    pub struct TimingRange {
-        pub secs_per_tick: F32,
-        pub ticks_per_frame: i32,
-        pub name: FixedName<32>,
-        pub start: i32,
-        pub end: i32,
-        pub sub_ranges: i32,
-    }
-}
-
-crate::record! {
-    /// Timing 0x919 (12 bytes, `.i_caf`).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    pub struct TimingSamples { pub samples: i32, pub rate: F32, pub start_sec: F32 }
-}
-
-/// A PQLog key (28 bytes): time in ticks (160 a frame), position in centimetres, and the
-/// rotation as `log(conj(q))` (§5.6).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PqLogKey {
-    /// Ticks.
-    pub time: i32,
-    /// Centimetres.
-    pub position: Vec3f,
-    /// `log(conj(q))`.
-    pub rot_log: Vec3f,
-}
-
-/// A PQS key of controller 0x833 (40 bytes): position in centimetres, rotation, scale.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PqsKey {
-    /// Centimetres.
-    pub position: Vec3f,
-    /// The rotation.
-    pub rotation: Quat4,
-    /// The scale.
-    pub scale: Vec3f,
-}
-
-/// The `f32` words of `bytes`, in byte order `endian`.
-#[inline]
-fn words<const N: usize>(bytes: &[u8], endian: Endian) -> [F32; N] {
-    let mut out = [F32(0.0); N];
-    for (o, w) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-        *o = f32_of(w.try_into().unwrap_or_default(), endian);
-    }
-    out
-}
-
-// Keys fill whole chunks: each is read with one bounds check.
-impl Record for PqLogKey {
-    #[inline]
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let e = c.endian();
-        let b: [u8; 28] = c.array()?;
-        let [t, x, y, z, lx, ly, lz] = words::<7>(&b, e);
-        // The first word is an `i32`: its bits, as read in the chunk's byte order.
-        let time = t.0.to_bits() as i32;
-        Ok(PqLogKey { time, position: Vec3f { x, y, z }, rot_log: Vec3f { x: lx, y: ly, z: lz } })
-    }
-
-    fn write(&self, w: &mut Writer) {
-        w.i32(self.time);
-        self.position.write(w);
-        self.rot_log.write(w);
-    }
-}
-
-impl Record for PqsKey {
-    #[inline]
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let b: [u8; 40] = c.array()?;
-        let [px, py, pz, x, y, z, w, sx, sy, sz] = words::<10>(&b, c.endian());
-        let position = Vec3f { x: px, y: py, z: pz };
-        Ok(PqsKey { position, rotation: Quat4 { x, y, z, w }, scale: Vec3f { x: sx, y: sy, z: sz } })
-    }
-
-    fn write(&self, w: &mut Writer) {
-        self.position.write(w);
-        self.rotation.write(w);
-        self.scale.write(w);
-    }
-}
-
-crate::record! {
-    /// `#ivo` AnimInfo 0x901 (48 bytes).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    pub struct IvoAnimInfo {
-        pub flags: u32,
-        pub fps: u16,
-        pub num_bones: u16,
-        pub reserved: u32,
-        pub end_frame: u32,
-        pub start_rotation: Quat4,
-        pub start_position: Vec3f,
-        pub pad: u32,
-    }
-}
-
-crate::record! {
-    /// The 16-byte copy of a chunk's table entry that starts most chunks of 0x744/0x745 files
-    /// (§1.3); `offset` may differ from the table's.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-    pub struct EmbeddedHeader { pub chunk_type: u32, pub version: u32, pub offset: u32, pub id: u32 }
+/// Chunk type numbers in the new (0x746) numbering.
+pub mod kind {
+    /// MeshMorphTarget.
+    pub const MESH_MORPH_TARGET: u32 = 0x1011;
+    /// BoneInitialPos.
+    pub const BONE_INITIAL_POS: u32 = 0x1012;
+    /// SourceInfo.
+    pub const SOURCE_INFO: u32 = 0x1013;
+    /// BoneAnim.
+    pub const BONE_ANIM: u32 = 0x1003;
+    /// BoneNameList (version 0x745).
+    pub const BONE_NAME_LIST: u32 = 0x1005;
+    /// Controller (versions 0x827–0x833; 0x905 is a DBA).
+    pub const CONTROLLER: u32 = 0x100D;
+    /// Timing (0x918, 0x919).
+    pub const TIMING: u32 = 0x100E;
+    /// CompiledBones (0x800).
+    pub const COMPILED_BONES: u32 = 0x2000;
+    /// SpeedInfo / MotionParameters (0x925).
+    pub const MOTION_PARAMETERS: u32 = 0x3002;
+    /// Timestamp.
+    pub const TIMESTAMP: u32 = 0x3006;
+    /// GlobalAnimationHeaderCAF (0x971).
+    pub const GAH_CAF: u32 = 0x3007;
+    /// GlobalAnimationHeaderAIM.
+    pub const GAH_AIM: u32 = 0x3008;
+    /// `#ivo` AnimInfo (0x901).
+    pub const IVO_ANIM_INFO: u32 = 0x4733_C6ED;
+    /// `#ivo` CAFData: one `#caf` block.
+    pub const IVO_CAF_DATA: u32 = 0xA949_6CB5;
+    /// `#ivo` DBAData: `u32 totalSize`, then `#dba` blocks.
+    pub const IVO_DBA_DATA: u32 = 0x194F_BC50;
+    /// `#ivo` DBAMeta: one entry and one path per block.
+    pub const IVO_DBA_META: u32 = 0xF735_1608;
 }
 
 /// A chunk's payload: a declared structure, or its bytes.
@@ -302,6 +112,17 @@ pub enum Body {
         /// The keys.
         keys: Vec<PqsKey>,
     },
+    /// Controller 0x829, 0x831 or 0x832: compressed keys.
+    Compressed(Box<Compressed>),
+    /// Controller 0x905: a DBA track database.
+    Dba(Box<Dba>),
+    /// CompiledBones 0x800.
+    CompiledBones {
+        /// `char reserved[32]`.
+        reserved: [u8; 32],
+        /// The bones.
+        bones: Vec<CompiledBone>,
+    },
     /// `#ivo` AnimInfo 0x901.
     IvoAnimInfo(Box<IvoAnimInfo>),
     /// Any other payload, as stored.
@@ -313,8 +134,11 @@ pub enum Body {
 }
 
 /// `Bytes` as a hexadecimal string.
-mod hex_bytes {
-    use super::*;
+pub(crate) mod hex_bytes {
+    use bytes::Bytes;
+    use serde::{Deserialize, Serialize};
+
+    use crate::raw_json::Hex;
 
     pub fn serialize<S: serde::Serializer>(b: &Bytes, s: S) -> std::result::Result<S::Ok, S::Error> {
         Hex(b.to_vec()).serialize(s)
@@ -325,15 +149,11 @@ mod hex_bytes {
     }
 }
 
-/// Reads `n` records.
-fn records<T: Record>(c: &mut Cursor, n: u32, size: usize, what: &str) -> Result<Vec<T>> {
-    let n = c.count(u64::from(n), size, what)?;
-    // Allocated once: collecting `Result`s would grow the vector key by key.
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        out.push(T::read(c)?);
-    }
-    Ok(out)
+/// Whether a 0x831 payload is CE2's `{numKeys, id}` and PQLog keys rather than Lumberyard's
+/// compressed controller: its size is exactly that.
+fn is_ce2_pqlog(c: &Cursor) -> bool {
+    let n = c.clone().u32().ok().and_then(|n| u64::from(n).checked_mul(28)?.checked_add(8));
+    n == Some(c.remaining() as u64)
 }
 
 /// BoneNameList 0x745 as `(count, names, tail)`.
@@ -370,22 +190,47 @@ impl Body {
                 let num_keys = c.u32()?;
                 let controller_id = c.u32()?;
                 let flags = if version == 0x830 { Some(c.u32()?) } else { None };
-                Body::PqLog { num_keys, controller_id, flags, keys: records(c, num_keys, 28, "PQLog key")? }
+                let keys = keys::records(c, num_keys as usize, 28, "PQLog key")?;
+                Body::PqLog { num_keys, controller_id, flags, keys }
+            }
+            // CE2 used 0x831 for `{numKeys, id}` and PQLog keys (§10 C11): told apart by size.
+            (kind::CONTROLLER, 0x831) if is_ce2_pqlog(c) => return Body::decode(kind::CONTROLLER, 0x827, c),
+            (kind::CONTROLLER, 0x829 | 0x831 | 0x832) => Body::Compressed(Box::new(Compressed::read(version, c)?)),
+            (kind::CONTROLLER, 0x905) if c.endian() == Endian::Little => Body::Dba(Box::new(Dba::read(c)?)),
+            (kind::CONTROLLER, 0x905) => {
+                return Err(Error::new(
+                    crate::error::ErrorKind::Unsupported,
+                    Some(c.offset() as u64),
+                    "big-endian DBA 0x905 (chunk version bit set): the engine's DBA loader rejects it too",
+                ))
+            }
+            (kind::COMPILED_BONES, 0x800) => {
+                let reserved = c.array()?;
+                let n = c.remaining() / BONE_SIZE;
+                Body::CompiledBones { reserved, bones: keys::records(c, n, BONE_SIZE, "compiled bone")? }
             }
             (kind::CONTROLLER, 0x833) => {
                 let num_keys = c.u32()?;
                 let controller_id = c.u32()?;
-                Body::Pqs { num_keys, controller_id, keys: records(c, num_keys, 40, "PQS key")? }
+                Body::Pqs { num_keys, controller_id, keys: keys::records(c, num_keys as usize, 40, "PQS key")? }
             }
             (kind::IVO_ANIM_INFO, 0x901) => Body::IvoAnimInfo(Box::new(IvoAnimInfo::read(c)?)),
             _ => return Ok(None),
         }))
     }
 
-    /// The body of a payload: its declared structure when that covers it exactly, else bytes.
+    /// The body of a payload: its declared structure when that covers it exactly and writes it
+    /// back byte for byte (compressed controllers and DBAs may hold padding that is not zero or
+    /// a layout the writer does not produce), else bytes.
     pub(crate) fn read(kind: u32, version: u32, payload: Bytes, base: usize, endian: Endian) -> Body {
         let mut c = Cursor::with_base(&payload, base, endian);
         match Body::decode(kind, version, &mut c) {
+            Ok(Some(body @ (Body::Compressed(_) | Body::Dba(_))))
+                if body.to_bytes(endian).is_ok_and(|b| b == payload) =>
+            {
+                body
+            }
+            Ok(Some(Body::Compressed(_) | Body::Dba(_))) => Body::Bytes { hex: payload },
             Ok(Some(body)) if c.remaining() == 0 => body,
             _ => Body::Bytes { hex: payload },
         }
@@ -421,6 +266,12 @@ impl Body {
                 w.u32(*num_keys);
                 w.u32(*controller_id);
                 keys.iter().for_each(|k| k.write(w));
+            }
+            Body::Compressed(k) => k.write(w)?,
+            Body::Dba(d) => d.write(w)?,
+            Body::CompiledBones { reserved, bones } => {
+                w.bytes(reserved);
+                bones.iter().for_each(|b| b.write(w));
             }
             Body::IvoAnimInfo(i) => i.write(w),
             Body::Bytes { hex } => w.bytes(hex),
@@ -476,6 +327,7 @@ impl From<Vec<u8>> for Body {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raw_json::F32;
 
     fn size<T: Record>(value: &T) -> usize {
         let mut w = Writer::new(Endian::Little);

@@ -1,0 +1,249 @@
+//! The fixed-layout chunk structures (`cryengine.md` §2, §3, §9.3) and the uncompiled
+//! controllers' keys, each declared once.
+
+use serde::{Deserialize, Serialize};
+
+use crate::bytes::{Cursor, Endian, Writer};
+use crate::error::Result;
+use crate::raw_json::{FixedName, F32};
+use crate::record::Record;
+
+/// Three `f32`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Vec3f {
+    /// x.
+    pub x: F32,
+    /// y.
+    pub y: F32,
+    /// z.
+    pub z: F32,
+}
+
+/// A quaternion as stored: `x, y, z, w`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Quat4 {
+    /// x.
+    pub x: F32,
+    /// y.
+    pub y: F32,
+    /// z.
+    pub z: F32,
+    /// w.
+    pub w: F32,
+}
+
+/// An `f32` from its four bytes in byte order `endian`.
+#[inline]
+fn f32_of(bytes: [u8; 4], endian: Endian) -> F32 {
+    F32(match endian {
+        Endian::Little => f32::from_le_bytes(bytes),
+        Endian::Big => f32::from_be_bytes(bytes),
+    })
+}
+
+// Vectors and quaternions fill key arrays: each is read with one bounds check.
+impl Record for Vec3f {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let e = c.endian();
+        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = c.array()?;
+        Ok(Vec3f { x: f32_of([x0, x1, x2, x3], e), y: f32_of([y0, y1, y2, y3], e), z: f32_of([z0, z1, z2, z3], e) })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        [self.x, self.y, self.z].iter().for_each(|v| w.f32(v.0));
+    }
+}
+
+impl Record for Quat4 {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let e = c.endian();
+        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, w0, w1, w2, w3] = c.array()?;
+        Ok(Quat4 {
+            x: f32_of([x0, x1, x2, x3], e),
+            y: f32_of([y0, y1, y2, y3], e),
+            z: f32_of([z0, z1, z2, z3], e),
+            w: f32_of([w0, w1, w2, w3], e),
+        })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        [self.x, self.y, self.z, self.w].iter().for_each(|v| w.f32(v.0));
+    }
+}
+
+crate::record! {
+    /// `QuatT`: a rotation and a translation (28 bytes).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct QuatT { pub rotation: Quat4, pub translation: Vec3f }
+}
+
+crate::record! {
+    /// The foot-plant times of a locomotion clip (32 bytes; −10000 = unset).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct FootPlants {
+        pub l_heel_start: F32, pub l_heel_end: F32, pub l_toe0_start: F32, pub l_toe0_end: F32,
+        pub r_heel_start: F32, pub r_heel_end: F32, pub r_toe0_start: F32, pub r_toe0_end: F32,
+    }
+}
+
+crate::record! {
+    /// `MotionParams905` (132 bytes): MotionParameters 0x925 and each DBA 0x905 clip record.
+    /// Asset flags: 0x001 additive, 0x002 cycle, 0x4000 aim pose. Frames are at 30 fps.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct MotionParams {
+        pub asset_flags: u32,
+        /// −1 (0xFFFFFFFF) when unset.
+        pub compression: u32,
+        /// CE5 ignores it (1).
+        pub ticks_per_frame: i32,
+        /// CE5 ignores it (1/30).
+        pub secs_per_tick: F32,
+        pub start: i32,
+        pub end: i32,
+        pub move_speed: F32,
+        pub turn_speed: F32,
+        pub asset_turn: F32,
+        pub distance: F32,
+        pub slope: F32,
+        pub start_location: QuatT,
+        pub end_location: QuatT,
+        pub foot_plants: FootPlants,
+    }
+}
+
+crate::record! {
+    /// GlobalAnimationHeaderCAF 0x971 (404 bytes). The clip is named after `path`'s file stem.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct GlobalAnimationHeaderCaf {
+        pub flags: u32,
+        pub path: FixedName<256>,
+        /// CRC-32 of `path`.
+        pub path_crc: u32,
+        /// CRC-32 of the DBA's path; 0 when the clip is not in a DBA.
+        pub dba_path_crc: u32,
+        pub foot_plants: FootPlants,
+        pub start_sec: F32,
+        pub end_sec: F32,
+        pub total_duration: F32,
+        pub controllers: u32,
+        pub start_location: QuatT,
+        pub last_locator_key: QuatT,
+        pub velocity: Vec3f,
+        pub distance: F32,
+        pub speed: F32,
+        pub slope: F32,
+        pub turn_speed: F32,
+        pub asset_turn: F32,
+    }
+}
+
+crate::record! {
+    /// Timing 0x918 (52 bytes); `start`/`end` count frames in `.i_caf` files (§10 C8).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct TimingRange {
+        pub secs_per_tick: F32,
+        pub ticks_per_frame: i32,
+        pub name: FixedName<32>,
+        pub start: i32,
+        pub end: i32,
+        pub sub_ranges: i32,
+    }
+}
+
+crate::record! {
+    /// Timing 0x919 (12 bytes, `.i_caf`).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct TimingSamples { pub samples: i32, pub rate: F32, pub start_sec: F32 }
+}
+
+/// A PQLog key (28 bytes): time in ticks (160 a frame), position in centimetres, and the
+/// rotation as `log(conj(q))` (§5.6).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PqLogKey {
+    /// Ticks.
+    pub time: i32,
+    /// Centimetres.
+    pub position: Vec3f,
+    /// `log(conj(q))`.
+    pub rot_log: Vec3f,
+}
+
+/// A PQS key of controller 0x833 (40 bytes): position in centimetres, rotation, scale.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PqsKey {
+    /// Centimetres.
+    pub position: Vec3f,
+    /// The rotation.
+    pub rotation: Quat4,
+    /// The scale.
+    pub scale: Vec3f,
+}
+
+/// The `f32` words of `bytes`, in byte order `endian`.
+#[inline]
+fn words<const N: usize>(bytes: &[u8], endian: Endian) -> [F32; N] {
+    let mut out = [F32(0.0); N];
+    for (o, w) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+        *o = f32_of(w.try_into().unwrap_or_default(), endian);
+    }
+    out
+}
+
+// Keys fill whole chunks: each is read with one bounds check.
+impl Record for PqLogKey {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let e = c.endian();
+        let b: [u8; 28] = c.array()?;
+        let [t, x, y, z, lx, ly, lz] = words::<7>(&b, e);
+        // The first word is an `i32`: its bits, as read in the chunk's byte order.
+        let time = t.0.to_bits() as i32;
+        Ok(PqLogKey { time, position: Vec3f { x, y, z }, rot_log: Vec3f { x: lx, y: ly, z: lz } })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        w.i32(self.time);
+        self.position.write(w);
+        self.rot_log.write(w);
+    }
+}
+
+impl Record for PqsKey {
+    #[inline]
+    fn read(c: &mut Cursor) -> Result<Self> {
+        let b: [u8; 40] = c.array()?;
+        let [px, py, pz, x, y, z, w, sx, sy, sz] = words::<10>(&b, c.endian());
+        let position = Vec3f { x: px, y: py, z: pz };
+        Ok(PqsKey { position, rotation: Quat4 { x, y, z, w }, scale: Vec3f { x: sx, y: sy, z: sz } })
+    }
+
+    fn write(&self, w: &mut Writer) {
+        self.position.write(w);
+        self.rotation.write(w);
+        self.scale.write(w);
+    }
+}
+
+crate::record! {
+    /// `#ivo` AnimInfo 0x901 (48 bytes).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct IvoAnimInfo {
+        pub flags: u32,
+        pub fps: u16,
+        pub num_bones: u16,
+        pub reserved: u32,
+        pub end_frame: u32,
+        pub start_rotation: Quat4,
+        pub start_position: Vec3f,
+        pub pad: u32,
+    }
+}
+
+crate::record! {
+    /// The 16-byte copy of a chunk's table entry that starts most chunks of 0x744/0x745 files
+    /// (§1.3); `offset` may differ from the table's.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub struct EmbeddedHeader { pub chunk_type: u32, pub version: u32, pub offset: u32, pub id: u32 }
+}
