@@ -1,6 +1,8 @@
 //! Transform tracks made ready for glTF keys: times strictly increasing from 0 s, rotations unit
 //! and hemisphere-continuous, `Nlerp` rotations resampled (see the module docs of [`super`]).
 
+use std::sync::OnceLock;
+
 use glam::{Quat, Vec4};
 
 use crate::model::{Interpolation, Track, Values};
@@ -175,28 +177,59 @@ fn nlerp_angle(u: f64, theta: f64) -> f64 {
     (u * theta.sin()).atan2((1.0 - u) + u * theta.cos())
 }
 
-/// How many equal parts a segment of quaternion arc angle `theta` needs so that slerp between
-/// nlerp samples stays within [`NLERP_TOLERANCE`] (rotation angle) of nlerp.
-pub fn nlerp_parts(theta: f64) -> usize {
-    let mut n = 1usize;
-    while n < 1024 {
-        let mut err = 0.0f64;
-        for i in 0..n {
-            let (u0, u1) = (i as f64 / n as f64, (i + 1) as f64 / n as f64);
-            let (p0, p1) = (nlerp_angle(u0, theta), nlerp_angle(u1, theta));
-            for j in 1..8 {
-                let s = j as f64 / 8.0;
-                let u = u0 + (u1 - u0) * s;
-                err = err.max((nlerp_angle(u, theta) - (p0 + (p1 - p0) * s)).abs());
-            }
+/// Whether `n` equal parts of a segment of quaternion arc angle `theta` keep slerp between
+/// nlerp samples within [`NLERP_TOLERANCE`] (rotation angle) of nlerp, checked at 7 points per
+/// part.
+fn parts_suffice(n: usize, theta: f64) -> bool {
+    let mut err = 0.0f64;
+    for i in 0..n {
+        let (u0, u1) = (i as f64 / n as f64, (i + 1) as f64 / n as f64);
+        let (p0, p1) = (nlerp_angle(u0, theta), nlerp_angle(u1, theta));
+        for j in 1..8 {
+            let s = j as f64 / 8.0;
+            let u = u0 + (u1 - u0) * s;
+            err = err.max((nlerp_angle(u, theta) - (p0 + (p1 - p0) * s)).abs());
         }
-        // Rotation angle is twice the quaternion arc angle.
-        if 2.0 * err <= NLERP_TOLERANCE {
-            break;
-        }
-        n *= 2;
     }
-    n
+    // Rotation angle is twice the quaternion arc angle.
+    2.0 * err <= NLERP_TOLERANCE
+}
+
+/// The most parts a segment is split into.
+const MAX_PARTS_LOG2: usize = 10;
+
+/// The largest arc angle in [0, π/2] that `n` parts resample well enough ([`parts_suffice`]):
+/// the error grows with the angle, so the angles that suffice are those up to this one, found
+/// by bisection to the last `f64` (the unit test checks the growth on a fine grid).
+fn largest_angle(n: usize) -> f64 {
+    let (mut lo, mut hi) = (0f64.to_bits(), std::f64::consts::FRAC_PI_2.to_bits());
+    if parts_suffice(n, f64::from_bits(hi)) {
+        return f64::from_bits(hi);
+    }
+    // Positive floats order as their bits; `lo` suffices, `hi` does not.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if parts_suffice(n, f64::from_bits(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    f64::from_bits(lo)
+}
+
+/// [`largest_angle`] of 2^k parts, computed once, on first need (a few µs for the small `k`
+/// that ordinary keys need).
+fn max_angle(k: usize) -> f64 {
+    static MAX: [OnceLock<f64>; MAX_PARTS_LOG2] = [const { OnceLock::new() }; MAX_PARTS_LOG2];
+    MAX.get(k).map_or(f64::INFINITY, |cell| *cell.get_or_init(|| largest_angle(1 << k)))
+}
+
+/// How many equal parts (a power of two, at most 1024) a segment of quaternion arc angle
+/// `theta` needs so that slerp between nlerp samples stays within [`NLERP_TOLERANCE`] (rotation
+/// angle) of nlerp: the fewest that [`parts_suffice`].
+pub fn nlerp_parts(theta: f64) -> usize {
+    (0..MAX_PARTS_LOG2).find(|&k| theta <= max_angle(k)).map_or(1 << MAX_PARTS_LOG2, |k| 1 << k)
 }
 
 /// Resamples an nlerp rotation track so that glTF's slerp reproduces it (see [`nlerp_parts`]).
@@ -380,6 +413,25 @@ mod tests {
         assert_eq!(keys.times, [0.0, 1.0]);
         for (a, b) in keys.values[..9].iter().zip([0.0; 9]) {
             assert!((a - b).abs() < 1e-6, "{:?}", keys.values);
+        }
+    }
+
+    /// The first power of two that suffices, tried in turn (the definition).
+    fn parts_by_search(theta: f64) -> usize {
+        (0..MAX_PARTS_LOG2).map(|k| 1 << k).find(|&n| parts_suffice(n, theta)).unwrap_or(1 << MAX_PARTS_LOG2)
+    }
+
+    #[test]
+    fn nlerp_parts_by_threshold_equal_the_search() {
+        // The thresholds stand for the search only where the error grows with the angle: check on
+        // a grid up to 1.2 rad (256 parts; beyond, the search costs too much for a unit test),
+        // finer where ordinary keys lie, and at each threshold. (Two parts suffice up to 0.06804
+        // rad, one part up to 0.06839: the 7 points of one part miss its largest error, so between
+        // the two, one part is the answer. Within a few ulps of a threshold the error's rounding
+        // makes the search itself flip back and forth, between two answers both at the bound.)
+        let grid = (0..=20_000).map(|i| f64::from(i) * 1e-5).chain((0..=1200).map(|i| f64::from(i) * 1e-3));
+        for theta in grid.chain((0..7).map(max_angle)) {
+            assert_eq!(nlerp_parts(theta), parts_by_search(theta), "theta {theta}");
         }
     }
 
