@@ -116,9 +116,11 @@ impl Builder {
     fn anim_floats(&mut self, floats: &[f32], kind: &str, count: usize, bounds: bool) -> Result<usize> {
         let (start, view) = self.anim_view();
         let offset = self.bin.len() - start;
-        self.bin.reserve(4 * floats.len());
-        for f in floats {
-            self.bin.extend_from_slice(&f.to_le_bytes());
+        let end = self.bin.len() + 4 * floats.len();
+        self.bin.resize(end, 0);
+        let written = self.bin.get_mut(end - 4 * floats.len()..).unwrap_or_default();
+        for (bytes, f) in written.as_chunks_mut::<4>().0.iter_mut().zip(floats) {
+            *bytes = f.to_le_bytes();
         }
         let (min, max) = if bounds {
             let min = floats.iter().copied().fold(f32::INFINITY, f32::min);

@@ -97,6 +97,11 @@ pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Re
             return Err(too_short());
         }
     }
+    if ctype == FLOAT && stride == elem && n > 0 {
+        // Packed floats (every accessor animkit writes): one pass over the bytes.
+        let bytes = slice.get(ao..).and_then(|b| b.get(..n * elem)).ok_or_else(too_short)?;
+        return Ok((bytes.as_chunks::<4>().0.iter().map(|&b| f32::from_le_bytes(b)).collect(), comps));
+    }
     let mut out = Vec::with_capacity(n * comps);
     // Element `e` starts at `ao + e * stride` (stride ≥ elem ≥ 1); the check above covers them all.
     let elements = slice.get(ao..).unwrap_or_default().chunks(stride).take(n);
@@ -622,6 +627,8 @@ mod tests {
                 {"count": 2, "type": "VEC3", "componentType": 5126},
                 {"bufferView": 0, "byteOffset": 1, "count": 3, "type": "VEC2", "componentType": 5120},
                 {"bufferView": 4, "count": 1, "type": "SCALAR", "componentType": 5126},
+                {"bufferView": 2, "count": 2, "type": "SCALAR", "componentType": 5126},
+                {"bufferView": 2, "byteOffset": 8, "count": 0, "type": "VEC3", "componentType": 5126},
             ],
         });
         let json = GltfJson::from_value(json).unwrap();
@@ -635,8 +642,11 @@ mod tests {
         assert_eq!(read(5).unwrap(), (vec![0.0; 6], 3));
         // A third element would end at 1 + 2 * 4 + 2 = 11 > 8 bytes.
         assert_eq!(read(6).unwrap_err().kind, ErrorKind::Truncated);
-        // No buffer view 4, no accessor 8.
+        // Packed floats (the bits of u32 7 as the second), and none.
+        assert_eq!(read(8).unwrap(), (vec![1.0, f32::from_bits(7)], 1));
+        assert_eq!(read(9).unwrap(), (vec![], 3));
+        // No buffer view 4, no accessor 10.
         assert!(read(7).is_err());
-        assert!(read(8).is_err());
+        assert!(read(10).is_err());
     }
 }

@@ -225,14 +225,39 @@ fn max_angle(k: usize) -> f64 {
     MAX.get(k).map_or(f64::INFINITY, |cell| *cell.get_or_init(|| largest_angle(1 << k)))
 }
 
-/// How many equal parts (a power of two, at most 1024) a segment of quaternion arc angle
-/// `theta` needs so that slerp between nlerp samples stays within [`NLERP_TOLERANCE`] (rotation
-/// angle) of nlerp: the fewest that [`parts_suffice`].
-pub fn nlerp_parts(theta: f64) -> usize {
-    (0..MAX_PARTS_LOG2).find(|&k| theta <= max_angle(k)).map_or(1 << MAX_PARTS_LOG2, |k| 1 << k)
+/// The smallest cosine whose arc angle is within [`max_angle`] of 2^k parts: as `acos` falls
+/// while the cosine grows, a segment whose quaternions' `|dot|` is `c` needs at most 2^k parts
+/// when `c >= min_cos(k)`, with no `acos` per segment.
+fn min_cos(k: usize) -> f64 {
+    static MIN: [OnceLock<f64>; MAX_PARTS_LOG2] = [const { OnceLock::new() }; MAX_PARTS_LOG2];
+    let smallest = |max: f64| {
+        if 0f64.acos() <= max {
+            return 0.0;
+        }
+        // Positive floats order as their bits; `acos(lo)` is over `max`, `acos(hi)` (1 → 0) is not.
+        let (mut lo, mut hi) = (0f64.to_bits(), 1f64.to_bits());
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if f64::from_bits(mid).acos() <= max {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        f64::from_bits(hi)
+    };
+    MIN.get(k).map_or(f64::INFINITY, |cell| *cell.get_or_init(|| smallest(max_angle(k))))
 }
 
-/// Resamples an nlerp rotation track so that glTF's slerp reproduces it (see [`nlerp_parts`]).
+/// How many equal parts (a power of two, at most 1024) the segment between two quaternions
+/// whose `|dot|` is `c` (in [0, 1]) needs so that slerp between nlerp samples stays within
+/// [`NLERP_TOLERANCE`] (rotation angle) of nlerp: the fewest that [`parts_suffice`] for its arc
+/// angle `acos(c)`.
+fn parts_for_cos(c: f64) -> usize {
+    (0..MAX_PARTS_LOG2).find(|&k| c >= min_cos(k)).map_or(1 << MAX_PARTS_LOG2, |k| 1 << k)
+}
+
+/// Resamples an nlerp rotation track so that glTF's slerp reproduces it (see [`parts_for_cos`]).
 pub fn resample_nlerp(times: &[f32], rotations: &[Quat]) -> (Vec<f32>, Vec<Quat>) {
     let mut out_t = Vec::with_capacity(times.len());
     let mut out_q = Vec::with_capacity(rotations.len());
@@ -246,7 +271,7 @@ pub fn resample_nlerp(times: &[f32], rotations: &[Quat]) -> (Vec<f32>, Vec<Quat>
             continue;
         }
         let c = f64::from(Vec4::from(qa).dot(Vec4::from(qb)).abs()).min(1.0);
-        let parts = nlerp_parts(c.acos());
+        let parts = parts_for_cos(c);
         for p in 1..parts {
             let u = p as f32 / parts as f32;
             out_t.push(ta + (tb - ta) * u);
@@ -416,6 +441,11 @@ mod tests {
         }
     }
 
+    /// The parts by the angle thresholds.
+    fn nlerp_parts(theta: f64) -> usize {
+        (0..MAX_PARTS_LOG2).find(|&k| theta <= max_angle(k)).map_or(1 << MAX_PARTS_LOG2, |k| 1 << k)
+    }
+
     /// The first power of two that suffices, tried in turn (the definition).
     fn parts_by_search(theta: f64) -> usize {
         (0..MAX_PARTS_LOG2).map(|k| 1 << k).find(|&n| parts_suffice(n, theta)).unwrap_or(1 << MAX_PARTS_LOG2)
@@ -432,6 +462,15 @@ mod tests {
         let grid = (0..=20_000).map(|i| f64::from(i) * 1e-5).chain((0..=1200).map(|i| f64::from(i) * 1e-3));
         for theta in grid.chain((0..7).map(max_angle)) {
             assert_eq!(nlerp_parts(theta), parts_by_search(theta), "theta {theta}");
+        }
+    }
+
+    #[test]
+    fn parts_by_cosine_equal_parts_by_angle() {
+        let grid = (0..=100_000).map(|i| f64::from(i) * 1e-5);
+        let near = (0..7).map(min_cos).flat_map(|c| (0..7).map(move |d| f64::from_bits(c.to_bits() + d - 3)));
+        for c in grid.chain(near).filter(|c| (0.0..=1.0).contains(c)) {
+            assert_eq!(parts_for_cos(c), nlerp_parts(c.acos()), "cos {c}");
         }
     }
 

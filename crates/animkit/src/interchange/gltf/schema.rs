@@ -367,11 +367,11 @@ pub struct Accessor {
     /// `SCALAR`, `VEC2`, `VEC3`, `VEC4`, `MAT2`, `MAT3` or `MAT4`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// Per-component minimum.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Per-component minimum (written; a reader has no use for it).
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub min: Option<Vec<Num>>,
-    /// Per-component maximum.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Per-component maximum (written; a reader has no use for it).
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub max: Option<Vec<Num>>,
     /// Sparse storage (not supported: read to refuse it).
     #[serde(default, skip_serializing)]
