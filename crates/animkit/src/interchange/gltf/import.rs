@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::export::{COMMON_ROOT_NODE, Z_UP_NODE};
 use super::json::GltfJson;
 use super::schema::{
-    Channel, ChannelExtras, ClipExtras, Node, Num, RootExtras, Sampler, BYTE, FLOAT, SHORT, UNSIGNED_BYTE,
+    BufferView, Channel, ChannelExtras, ClipExtras, Node, Num, RootExtras, Sampler, BYTE, FLOAT, SHORT, UNSIGNED_BYTE,
     UNSIGNED_INT, UNSIGNED_SHORT,
 };
 use super::skin::{self, SkinChoice};
@@ -66,16 +66,8 @@ pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Re
         }
         return Ok((vec![0.0; n * comps], comps));
     };
-    let view = lookup(&json.buffer_views, vi, "bufferView").map_err(within)?;
-    let bi = view.buffer;
-    let data = lookup(buffers, bi, "buffer").map_err(|e| within(e.within(format!("bufferView {vi}"))))?;
-    let data = data
-        .as_deref()
-        .ok_or_else(|| within(Error::unsupported(format!("buffer {bi} is external and was not loaded"))))?;
-    let (vo, vl) = (view.byte_offset, view.byte_length);
-    let slice = vo.checked_add(vl).and_then(|end| data.get(vo..end)).ok_or_else(|| {
-        within(Error::new(ErrorKind::Truncated, Some(vo as u64), format!("bufferView {vi} runs past buffer {bi}")))
-    })?;
+    let (view, slice) = view_bytes(json, buffers, vi).map_err(within)?;
+    let vo = view.byte_offset;
     let stride = view.byte_stride.unwrap_or(elem);
     if stride < elem {
         return Err(within(invalid(format!("byteStride {stride} is below the element size {elem}"))));
@@ -133,6 +125,20 @@ fn component(ctype: u32, bytes: &[u8], normalized: bool) -> Option<f32> {
         _ => return None,
     };
     Some(if normalized { (x / max).max(-1.0) } else { x })
+}
+
+/// Buffer view `vi` and its bytes.
+fn view_bytes<'a>(json: &'a GltfJson, buffers: &'a [Option<Bytes>], vi: usize) -> Result<(&'a BufferView, &'a [u8])> {
+    let view = lookup(&json.buffer_views, vi, "bufferView")?;
+    let bi = view.buffer;
+    let data = lookup(buffers, bi, "buffer").map_err(|e| e.within(format!("bufferView {vi}")))?;
+    let data =
+        data.as_deref().ok_or_else(|| Error::unsupported(format!("buffer {bi} is external and was not loaded")))?;
+    let (vo, vl) = (view.byte_offset, view.byte_length);
+    let slice = vo.checked_add(vl).and_then(|end| data.get(vo..end)).ok_or_else(|| {
+        Error::new(ErrorKind::Truncated, Some(vo as u64), format!("bufferView {vi} runs past buffer {bi}"))
+    })?;
+    Ok((view, slice))
 }
 
 struct NodeInfo {
