@@ -9,7 +9,8 @@
 //!
 //! Settings (environment): `ANIMKIT_BATCH_FILES` (default 8400), `ANIMKIT_BATCH_BIN` (time another
 //! `animkit` binary, e.g. a build from before a change), `ANIMKIT_BATCH_VERBS` (default
-//! `info,check,convert`).
+//! `info,check,convert`), `ANIMKIT_BATCH_DIR` (make the files there, or take those an earlier run
+//! made there, and keep them: for timing two binaries on the same files, or profiling one).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -74,7 +75,8 @@ fn caf_bytes(package: &Package) -> Vec<u8> {
     format.from_model(package, &options).expect("writing a CAF").document.write().expect("CAF bytes")
 }
 
-/// Writes `count` CAF files into `dir`; returns their paths and total size.
+/// Writes `count` CAF files into `dir` (keeping those there already); returns their paths and
+/// total size.
 fn generate(count: u64, dir: &Path) -> (Vec<PathBuf>, u64) {
     std::fs::create_dir_all(dir).expect("temporary directory");
     // Bytes per key of the whole clip, from two sizes (the writer's size is linear in keys).
@@ -84,9 +86,13 @@ fn generate(count: u64, dir: &Path) -> (Vec<PathBuf>, u64) {
     let sizes: Vec<u64> = (0..count)
         .into_par_iter()
         .map(|i| {
+            let path = dir.join(format!("{i:05}.caf"));
+            if let Ok(meta) = std::fs::metadata(&path) {
+                return meta.len();
+            }
             let keys = ((target_size(i) - fixed) / per_key).max(2.0) as usize;
             let bytes = caf_bytes(&clip(i, keys));
-            std::fs::write(dir.join(format!("{i:05}.caf")), &bytes).expect("writing a CAF");
+            std::fs::write(&path, &bytes).expect("writing a CAF");
             bytes.len() as u64
         })
         .collect();
@@ -130,7 +136,9 @@ fn main() {
     let bin = std::env::var_os("ANIMKIT_BATCH_BIN")
         .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_animkit")), PathBuf::from);
     let verbs = std::env::var("ANIMKIT_BATCH_VERBS").unwrap_or_else(|_| "info,check,convert".into());
-    let root = std::env::temp_dir().join(format!("animkit-batch-{}", std::process::id()));
+    let kept = std::env::var_os("ANIMKIT_BATCH_DIR").map(PathBuf::from);
+    let root =
+        kept.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("animkit-batch-{}", std::process::id())));
     let start = Instant::now();
     let (files, bytes) = generate(count, &root.join("caf"));
     println!(
@@ -157,5 +165,12 @@ fn main() {
             cpu.as_secs_f64()
         );
     }
-    let _ = std::fs::remove_dir_all(&root);
+    match kept {
+        Some(_) => {
+            let _ = std::fs::remove_dir_all(root.join("glb"));
+        }
+        None => {
+            let _ = std::fs::remove_dir_all(&root);
+        }
+    }
 }

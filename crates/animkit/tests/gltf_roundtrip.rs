@@ -384,7 +384,7 @@ fn bench_export_sa_ped_to_one_glb() {
     let model_to_json = start.elapsed().as_secs_f64();
     let start = std::time::Instant::now();
     let mut text = Vec::new();
-    exported.write_json(&mut text);
+    exported.write_json(&mut text).unwrap();
     eprintln!(
         "model → JSON members + buffer {:.1} ms, JSON text ({} bytes) {:.1} ms",
         model_to_json * 1e3,

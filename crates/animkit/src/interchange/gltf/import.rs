@@ -6,131 +6,77 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use bytes::Bytes;
-use glam::{Mat4, Quat, Vec3};
-use serde::Deserialize;
-use serde_json::Value;
-
 use super::export::{COMMON_ROOT_NODE, Z_UP_NODE};
-use super::json::{index, list, GltfJson};
+use super::json::GltfJson;
+use super::schema::{
+    BufferView, Channel, ChannelExtras, ClipExtras, Node, Num, RootExtras, Sampler, BYTE, FLOAT, SHORT, UNSIGNED_BYTE,
+    UNSIGNED_INT, UNSIGNED_SHORT,
+};
 use super::skin::{self, SkinChoice};
 use super::tidy::{self, ImportOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::Limits;
 use crate::model::rest::make_rotations_continuous;
 use crate::model::{Bone, BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Transform, UpAxis, Values};
+use bytes::Bytes;
+use glam::{Mat4, Quat, Vec3};
 
 fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Invalid, None, message)
 }
 
-/// The element of `items` that the index `v` names, with that index.
-fn lookup<'a, T>(items: &'a [T], v: Option<&Value>, what: &str) -> Result<(usize, &'a T)> {
-    let i = index(v, items.len(), what)?;
-    let item = items.get(i).ok_or_else(|| invalid(format!("{what}: index {i} out of range ({})", items.len())))?;
-    Ok((i, item))
+/// The element of `items` at index `i`, or an error naming `what`.
+fn lookup<'a, T>(items: &'a [T], i: usize, what: &str) -> Result<&'a T> {
+    items.get(i).ok_or_else(|| invalid(format!("{what}: index {i} out of range ({})", items.len())))
 }
 
-fn floats<const N: usize>(v: Option<&Value>) -> Option<[f32; N]> {
-    let a = v?.as_array()?;
-    if a.len() != N {
-        return None;
-    }
-    let mut out = [0f32; N];
-    for (o, x) in out.iter_mut().zip(a) {
-        *o = x.as_f64()? as f32;
-    }
-    Some(out)
-}
-
-/// The members of an accessor that reading it needs (the others, `min`/`max` and names, are
-/// skipped unparsed). Each is `Some` when present, even as `null`, as `Value::get` would say.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AccessorFields {
-    #[serde(default, deserialize_with = "present")]
-    buffer_view: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    byte_offset: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    component_type: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    count: Option<Value>,
-    #[serde(default, deserialize_with = "present", rename = "type")]
-    kind: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    normalized: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    sparse: Option<Value>,
-}
-
-/// A member that is present, whatever its value (`null` included).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+fn floats<const N: usize>(values: [Num; N]) -> [f32; N] {
+    values.map(|x| x.0)
 }
 
 /// Reads an accessor as floats (`comps` per element), decoding normalised integers.
 pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Result<(Vec<f32>, usize)> {
-    let acc: AccessorFields = json.accessor_as(i)?;
+    let acc = json.accessor(i)?;
     let within = |e: Error| e.within(format!("accessor {i}"));
-    let count = acc.count.as_ref().and_then(Value::as_u64).ok_or_else(|| within(invalid("no count")))?;
-    let comps = match acc.kind.as_ref().and_then(Value::as_str) {
-        Some("SCALAR") => 1,
-        Some("VEC2") => 2,
-        Some("VEC3") => 3,
-        Some("VEC4") => 4,
-        Some("MAT4") => 16,
-        other => return Err(within(Error::unsupported(format!("accessor type {other:?}")))),
+    let comps = match acc.kind.as_str() {
+        "SCALAR" => 1,
+        "VEC2" => 2,
+        "VEC3" => 3,
+        "VEC4" => 4,
+        "MAT4" => 16,
+        other => return Err(within(Error::unsupported(format!("accessor type \"{other}\"")))),
     };
-    let ctype = acc.component_type.as_ref().and_then(Value::as_u64).unwrap_or(0);
+    let ctype = acc.component_type;
     let csize = match ctype {
-        5120 | 5121 => 1,
-        5122 | 5123 => 2,
-        5125 | 5126 => 4,
+        BYTE | UNSIGNED_BYTE => 1,
+        SHORT | UNSIGNED_SHORT => 2,
+        UNSIGNED_INT | FLOAT => 4,
         _ => return Err(within(invalid(format!("componentType {ctype}")))),
     };
     if acc.sparse.is_some() {
         return Err(within(Error::unsupported("sparse accessors")));
     }
-    let normalized = acc.normalized.as_ref().and_then(Value::as_bool).unwrap_or(false);
+    let normalized = acc.normalized.unwrap_or(false);
     let elem = comps * csize;
-    let Some(view_index) = acc.buffer_view.as_ref() else {
+    let n = acc.count;
+    let Some(vi) = acc.buffer_view else {
         // No buffer view: all zeros. Bound the allocation like any other.
-        let n = usize::try_from(count)
-            .ok()
-            .filter(|&n| n.saturating_mul(comps) <= (1 << 26))
-            .ok_or_else(|| within(invalid("count too large")))?;
+        if n.saturating_mul(comps) > (1 << 26) {
+            return Err(within(invalid("count too large")));
+        }
         return Ok((vec![0.0; n * comps], comps));
     };
-    let (vi, view) = lookup(json.list("bufferViews"), Some(view_index), "bufferView").map_err(within)?;
-    let (bi, data) =
-        lookup(buffers, view.get("buffer"), "buffer").map_err(|e| within(e.within(format!("bufferView {vi}"))))?;
-    let data = data
-        .as_deref()
-        .ok_or_else(|| within(Error::unsupported(format!("buffer {bi} is external and was not loaded"))))?;
-    let vo = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
-    let vl = view.get("byteLength").and_then(Value::as_u64).unwrap_or(0);
-    let slice = usize::try_from(vo)
-        .ok()
-        .zip(usize::try_from(vl).ok())
-        .and_then(|(o, l)| data.get(o..o.checked_add(l)?))
-        .ok_or_else(|| {
-            within(Error::new(ErrorKind::Truncated, Some(vo), format!("bufferView {vi} runs past buffer {bi}")))
-        })?;
-    let stride = match view.get("byteStride").and_then(Value::as_u64) {
-        Some(s) => usize::try_from(s).map_err(|_| within(invalid("byteStride")))?,
-        None => elem,
-    };
+    let (view, slice) = view_bytes(json, buffers, vi).map_err(within)?;
+    let vo = view.byte_offset;
+    let stride = view.byte_stride.unwrap_or(elem);
     if stride < elem {
         return Err(within(invalid(format!("byteStride {stride} is below the element size {elem}"))));
     }
-    let ao = usize::try_from(acc.byte_offset.as_ref().and_then(Value::as_u64).unwrap_or(0))
-        .map_err(|_| within(invalid("byteOffset")))?;
-    let n = usize::try_from(count).map_err(|_| within(invalid("count")))?;
+    let ao = acc.byte_offset.unwrap_or(0);
     let too_short = || {
         within(Error::new(
             ErrorKind::Truncated,
-            Some(vo),
+            Some(vo as u64),
             format!(
                 "{n} elements of {elem} bytes (stride {stride}) from {ao} do not fit bufferView {vi} ({} bytes)",
                 slice.len()
@@ -143,50 +89,20 @@ pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Re
             return Err(too_short());
         }
     }
+    if ctype == FLOAT && stride == elem && n > 0 {
+        // Packed floats (every accessor animkit writes): one pass over the bytes.
+        let bytes = slice.get(ao..).and_then(|b| b.get(..n * elem)).ok_or_else(too_short)?;
+        return Ok((bytes.as_chunks::<4>().0.iter().map(|&b| f32::from_le_bytes(b)).collect(), comps));
+    }
     let mut out = Vec::with_capacity(n * comps);
     // Element `e` starts at `ao + e * stride` (stride ≥ elem ≥ 1); the check above covers them all.
     let elements = slice.get(ao..).unwrap_or_default().chunks(stride).take(n);
     for element in elements {
         let element = element.get(..elem).ok_or_else(too_short)?;
         for b in element.chunks_exact(csize) {
-            let v = match (ctype, b) {
-                (5126, &[b0, b1, b2, b3]) => f32::from_le_bytes([b0, b1, b2, b3]),
-                (5125, &[b0, b1, b2, b3]) => u32::from_le_bytes([b0, b1, b2, b3]) as f32,
-                (5120, &[b0]) => {
-                    let x = f32::from(b0 as i8);
-                    if normalized {
-                        (x / 127.0).max(-1.0)
-                    } else {
-                        x
-                    }
-                }
-                (5121, &[b0]) => {
-                    let x = f32::from(b0);
-                    if normalized {
-                        x / 255.0
-                    } else {
-                        x
-                    }
-                }
-                (5122, &[b0, b1]) => {
-                    let x = f32::from(i16::from_le_bytes([b0, b1]));
-                    if normalized {
-                        (x / 32767.0).max(-1.0)
-                    } else {
-                        x
-                    }
-                }
-                (5123, &[b0, b1]) => {
-                    let x = f32::from(u16::from_le_bytes([b0, b1]));
-                    if normalized {
-                        x / 65535.0
-                    } else {
-                        x
-                    }
-                }
-                // `csize` follows from `ctype`, so every component matches an arm above.
-                _ => return Err(within(invalid(format!("componentType {ctype} with {} bytes", b.len())))),
-            };
+            // `csize` follows from `ctype`, so every component decodes.
+            let v = component(ctype, b, normalized)
+                .ok_or_else(|| within(invalid(format!("componentType {ctype} with {} bytes", b.len()))))?;
             out.push(v);
         }
     }
@@ -194,6 +110,35 @@ pub fn read_accessor(json: &GltfJson, buffers: &[Option<Bytes>], i: usize) -> Re
         return Err(too_short());
     }
     Ok((out, comps))
+}
+
+/// One component of type `ctype` (glTF 2.0 §3.11: a normalised signed integer is `c / max`,
+/// clamped at -1; unsigned `c / max`); `None` when `bytes` is not its size.
+fn component(ctype: u32, bytes: &[u8], normalized: bool) -> Option<f32> {
+    let (x, max) = match (ctype, bytes) {
+        (FLOAT, &[b0, b1, b2, b3]) => return Some(f32::from_le_bytes([b0, b1, b2, b3])),
+        (UNSIGNED_INT, &[b0, b1, b2, b3]) => return Some(u32::from_le_bytes([b0, b1, b2, b3]) as f32),
+        (BYTE, &[b0]) => (f32::from(b0 as i8), 127.0),
+        (UNSIGNED_BYTE, &[b0]) => (f32::from(b0), 255.0),
+        (SHORT, &[b0, b1]) => (f32::from(i16::from_le_bytes([b0, b1])), 32767.0),
+        (UNSIGNED_SHORT, &[b0, b1]) => (f32::from(u16::from_le_bytes([b0, b1])), 65535.0),
+        _ => return None,
+    };
+    Some(if normalized { (x / max).max(-1.0) } else { x })
+}
+
+/// Buffer view `vi` and its bytes.
+fn view_bytes<'a>(json: &'a GltfJson, buffers: &'a [Option<Bytes>], vi: usize) -> Result<(&'a BufferView, &'a [u8])> {
+    let view = lookup(&json.buffer_views, vi, "bufferView")?;
+    let bi = view.buffer;
+    let data = lookup(buffers, bi, "buffer").map_err(|e| e.within(format!("bufferView {vi}")))?;
+    let data =
+        data.as_deref().ok_or_else(|| Error::unsupported(format!("buffer {bi} is external and was not loaded")))?;
+    let (vo, vl) = (view.byte_offset, view.byte_length);
+    let slice = vo.checked_add(vl).and_then(|end| data.get(vo..end)).ok_or_else(|| {
+        Error::new(ErrorKind::Truncated, Some(vo as u64), format!("bufferView {vi} runs past buffer {bi}"))
+    })?;
+    Ok((view, slice))
 }
 
 struct NodeInfo {
@@ -209,38 +154,34 @@ struct NodeInfo {
     common_root: bool,
 }
 
-fn node_info(i: usize, node: &Value, count: usize) -> Result<NodeInfo> {
-    let within = |e: Error| e.within(format!("node {i}"));
-    let name = node.get("name").and_then(Value::as_str).map_or_else(|| format!("node_{i}"), str::to_string);
-    let rest = if let Some(m) = floats::<16>(node.get("matrix")) {
-        let (scale, rotation, translation) = Mat4::from_cols_array(&m).to_scale_rotation_translation();
+fn node_info(i: usize, node: &Node, count: usize) -> Result<NodeInfo> {
+    let name = node.name.clone().unwrap_or_else(|| format!("node_{i}"));
+    let rest = if let Some(m) = node.matrix {
+        let (scale, rotation, translation) = Mat4::from_cols_array(&floats(m)).to_scale_rotation_translation();
         Transform { translation, rotation, scale }
     } else {
         Transform {
-            translation: floats::<3>(node.get("translation")).map_or(Vec3::ZERO, Vec3::from),
-            rotation: floats::<4>(node.get("rotation")).map_or(Quat::IDENTITY, Quat::from_array),
-            scale: floats::<3>(node.get("scale")).map_or(Vec3::ONE, Vec3::from),
+            translation: node.translation.map_or(Vec3::ZERO, |t| Vec3::from(floats(t))),
+            rotation: node.rotation.map_or(Quat::IDENTITY, |q| Quat::from_array(floats(q))),
+            scale: node.scale.map_or(Vec3::ONE, |s| Vec3::from(floats(s))),
         }
     };
-    let children = list(node, "children")
-        .iter()
-        .map(|c| index(Some(c), count, "child"))
-        .collect::<Result<Vec<_>>>()
-        .map_err(within)?;
-    let ours = node.pointer("/extras/animkit");
-    let mut id = ours.and_then(|o| o.get("id")).and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
-    let mut hash = ours.and_then(|o| o.get("hash")).and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok());
+    if let Some(&c) = node.children.iter().find(|&&c| c >= count) {
+        return Err(invalid(format!("child: index {c} out of range ({count})")).within(format!("node {i}")));
+    }
+    let ours = node.animkit.as_ref();
+    let (mut id, mut hash) = (ours.and_then(|o| o.id), ours.and_then(|o| o.hash));
     // Without the extras (Blender without custom properties), a nameless bone's label gives its
     // hash or id back: a compiled CAF's `0x16F4F95B` is that CRC-32, not a name to hash.
-    let labelled = ours.is_none() && id.is_none() && hash.is_none() && {
+    let labelled = ours.is_none() && {
         (id, hash) = label_identity(&name);
         id.is_some() || hash.is_some()
     };
     // By role, or by name when a tool dropped the extras (Blender without custom properties).
-    let role = ours.and_then(|o| o.get("role")).and_then(Value::as_str);
+    let role = ours.and_then(|o| o.role.as_deref());
     let z_up = role == Some("up_axis_z") || name == Z_UP_NODE;
     let common_root = role == Some("common_root") || name == COMMON_ROOT_NODE;
-    Ok(NodeInfo { name, rest, children, id, hash, labelled, z_up, common_root })
+    Ok(NodeInfo { name, rest, children: node.children.clone(), id, hash, labelled, z_up, common_root })
 }
 
 /// The id or hash of a bone whose name is the label [`crate::model::BoneRef::label`] gives a
@@ -257,32 +198,29 @@ fn label_identity(name: &str) -> (Option<i32>, Option<u32>) {
     }
 }
 
-fn clip_from_extras(extras: Option<&Value>, fallback_name: String, tracks: Vec<Track>) -> Clip {
-    let get = |k: &str| extras.and_then(|e| e.get(k));
-    let duration = get("duration")
-        .and_then(Value::as_f64)
-        .map(|d| d as f32)
-        .unwrap_or_else(|| tracks.iter().filter_map(|t| t.times.last().copied()).fold(0.0, f32::max));
+fn clip_from_extras(extras: Option<&ClipExtras>, fallback_name: String, tracks: Vec<Track>) -> Clip {
+    let duration = extras
+        .and_then(|e| e.duration)
+        .map_or_else(|| tracks.iter().filter_map(|t| t.times.last().copied()).fold(0.0, f32::max), |d| d.0);
     Clip {
-        name: get("name").and_then(Value::as_str).map_or(fallback_name, str::to_string),
+        name: extras.and_then(|e| e.name.clone()).unwrap_or(fallback_name),
         duration,
-        looping: get("looping").and_then(Value::as_bool),
-        additive: get("additive").and_then(Value::as_bool).unwrap_or(false),
-        frame_rate: get("frame_rate").and_then(Value::as_f64).map(|f| f as f32),
+        looping: extras.and_then(|e| e.looping),
+        additive: extras.and_then(|e| e.additive).unwrap_or(false),
+        frame_rate: extras.and_then(|e| e.frame_rate).map(|f| f.0),
         tracks,
         ..Default::default()
     }
 }
 
 /// The tracks kept in `extras.animkit.tracks`, with their original indices.
-fn extra_tracks(extras: Option<&Value>) -> Result<Vec<(Option<usize>, Track)>> {
+fn extra_tracks(extras: Option<&ClipExtras>) -> Result<Vec<(Option<usize>, Track)>> {
     let mut out = Vec::new();
-    for (k, e) in extras.and_then(|e| e.get("tracks")).and_then(Value::as_array).into_iter().flatten().enumerate() {
-        let track: Track = serde_json::from_value(e.get("track").cloned().unwrap_or(Value::Null))
-            .map_err(|err| invalid(format!("extras track {k}: {err}")))?;
+    for (k, e) in extras.into_iter().flat_map(|e| &e.tracks).enumerate() {
+        let track: Track =
+            serde_json::from_value(e.track.clone()).map_err(|err| invalid(format!("extras track {k}: {err}")))?;
         track.validate().map_err(|m| invalid(format!("extras track {k}: {m}")))?;
-        let index = e.get("index").and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok());
-        out.push((index, track));
+        out.push((e.index, track));
     }
     Ok(out)
 }
@@ -334,6 +272,274 @@ pub struct Imported {
     pub warnings: Vec<String>,
 }
 
+/// The node graph: each node's facts and parent, checked to be a forest.
+struct NodeTree {
+    nodes: Vec<NodeInfo>,
+    parent: Vec<Option<usize>>,
+}
+
+impl NodeTree {
+    /// The nodes of `json`; an error for a child index out of range, a node with two parents
+    /// and a cycle.
+    fn new(json: &GltfJson) -> Result<NodeTree> {
+        let count = json.nodes.len();
+        let nodes: Vec<NodeInfo> =
+            json.nodes.iter().enumerate().map(|(i, n)| node_info(i, n, count)).collect::<Result<_>>()?;
+        // Children were checked against the node count by `node_info`.
+        let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
+        for (i, n) in nodes.iter().enumerate() {
+            for &c in &n.children {
+                match parent.get_mut(c) {
+                    Some(slot) if c != i && slot.is_none() => *slot = Some(i),
+                    _ => return Err(invalid(format!("node {c} has more than one parent or is its own child"))),
+                }
+            }
+        }
+        if let Some(n) = first_outside_trees(&nodes, &parent) {
+            return Err(invalid(format!("node {n} is in a cycle or under one (it has no root)")));
+        }
+        Ok(NodeTree { nodes, parent })
+    }
+
+    fn parent_of(&self, n: usize) -> Option<usize> {
+        self.parent.get(n).copied().flatten()
+    }
+
+    /// A node by an index taken from `parent`, a child list or a checked channel.
+    fn node(&self, n: usize) -> Result<&NodeInfo> {
+        lookup(&self.nodes, n, "node")
+    }
+
+    /// The first root node `pick` accepts.
+    fn root(&self, pick: fn(&NodeInfo) -> bool) -> Option<usize> {
+        self.nodes.iter().zip(&self.parent).position(|(n, p)| pick(n) && p.is_none())
+    }
+
+    /// The nearest ancestor of `n` in `wanted`.
+    fn bone_parent(&self, n: usize, wanted: &BTreeSet<usize>) -> Option<usize> {
+        let mut at = n;
+        while let Some(p) = self.parent_of(at) {
+            if wanted.contains(&p) {
+                return Some(p);
+            }
+            at = p;
+        }
+        None
+    }
+
+    /// The transform of the nodes above root bone `n` that are not bones (Blender's armature
+    /// object), without our Z-up and common-root nodes, which the import removes.
+    fn above_root(&self, n: usize) -> Result<Transform> {
+        let mut total = Transform::default();
+        let mut at = n;
+        while let Some(p) = self.parent_of(at) {
+            let node = self.node(p)?;
+            if !node.z_up && !node.common_root {
+                total = node.rest.then(&total);
+            }
+            at = p;
+        }
+        Ok(total)
+    }
+}
+
+/// The nodes that become bones: the joints of the skin (when there is one), else the animated
+/// nodes and their ancestors; never our Z-up or common-root node.
+fn wanted_nodes(json: &GltfJson, tree: &NodeTree, skin: Option<&SkinChoice>) -> Result<BTreeSet<usize>> {
+    let mut wanted: BTreeSet<usize> = skin.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    if skin.is_none() {
+        for ai in 0..json.animation_count() {
+            for ch in json.animation(ai)?.channels {
+                let Some(n) = ch.target.node else { continue };
+                lookup(&tree.nodes, n, "channel target node").map_err(|e| e.within(format!("animation {ai}")))?;
+                if ch.target.path != "weights" {
+                    wanted.insert(n);
+                }
+            }
+        }
+        // Each walk stops at an ancestor already wanted, so all of them together are linear.
+        for n in wanted.clone() {
+            let mut at = n;
+            while let Some(p) = tree.parent_of(at) {
+                if !wanted.insert(p) {
+                    break;
+                }
+                at = p;
+            }
+        }
+    }
+    for helper in [tree.root(|n| n.z_up), tree.root(|n| n.common_root)].into_iter().flatten() {
+        wanted.remove(&helper);
+    }
+    Ok(wanted)
+}
+
+/// The bone nodes in bone order: the skin's joint order, or node order, when parents come first
+/// in it; else depth-first from the roots.
+fn bone_order(
+    tree: &NodeTree,
+    wanted: &BTreeSet<usize>,
+    skin: Option<&SkinChoice>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<usize>> {
+    let order: Vec<usize> = match skin {
+        Some(SkinChoice { joints, .. }) => joints.iter().copied().filter(|j| wanted.contains(j)).collect(),
+        None => wanted.iter().copied().collect(),
+    };
+    let position: HashMap<usize, usize> = order.iter().enumerate().map(|(b, &n)| (n, b)).collect();
+    let rank = |n: usize| position.get(&n).copied().unwrap_or(usize::MAX);
+    if !order.iter().any(|&n| tree.bone_parent(n, wanted).is_some_and(|p| rank(p) > rank(n))) {
+        return Ok(order);
+    }
+    if skin.is_some() {
+        warnings.push("the skin lists a joint before its parent: bones are numbered depth-first".into());
+    }
+    let mut order = Vec::with_capacity(wanted.len());
+    let mut stack: Vec<usize> =
+        tree.parent.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).rev().collect();
+    while let Some(n) = stack.pop() {
+        if wanted.contains(&n) {
+            order.push(n);
+        }
+        stack.extend(tree.node(n)?.children.iter().rev());
+    }
+    Ok(order)
+}
+
+/// The bones of the nodes in `order`, parents from the node tree.
+fn bones(tree: &NodeTree, order: &[usize], wanted: &BTreeSet<usize>) -> Result<Vec<Bone>> {
+    let bone_of: HashMap<usize, usize> = order.iter().enumerate().map(|(b, &n)| (n, b)).collect();
+    order
+        .iter()
+        .map(|&n| {
+            let node = tree.node(n)?;
+            let parent = tree.bone_parent(n, wanted);
+            Ok(Bone {
+                name: node.name.clone(),
+                id: node.id,
+                hash: node.hash,
+                parent: parent.and_then(|p| bone_of.get(&p).copied()),
+                rest: match parent {
+                    Some(_) => node.rest,
+                    None => tree.above_root(n)?.then(&node.rest),
+                },
+            })
+        })
+        .collect()
+}
+
+/// The bone reference a node gives a track without extras.
+fn node_ref(node: &NodeInfo) -> BoneRef {
+    BoneRef { name: (!node.labelled).then(|| node.name.as_str().into()), id: node.id, hash: node.hash, index: None }
+}
+
+/// What reading the channels needs, and what it counts.
+struct ChannelReader<'a> {
+    json: &'a GltfJson,
+    buffers: &'a [Option<Bytes>],
+    limits: &'a Limits,
+    tree: &'a NodeTree,
+    /// The bone nodes, when a skin defines them (channels on other nodes are skipped).
+    joints: Option<&'a BTreeSet<usize>>,
+    total_keys: u64,
+    /// Names of nodes whose channels were skipped as they are not joints.
+    not_joints: BTreeSet<String>,
+}
+
+impl ChannelReader<'_> {
+    /// Animation `ai` as a clip, with its `extras.animkit.clip_index`.
+    fn clip(&mut self, ai: usize) -> Result<(Option<usize>, Clip)> {
+        let anim = self.json.animation(ai)?;
+        let within = |e: Error| e.within(format!("animation {ai}"));
+        let mut tracks = Vec::new();
+        for (ci, ch) in anim.channels.iter().enumerate() {
+            let track = self.track(ch, &anim.samplers).map_err(|e| within(e.within(format!("channel {ci}"))))?;
+            tracks.extend(track);
+        }
+        let extras = anim.animkit.as_ref();
+        let tracks = merge(tracks, extra_tracks(extras).map_err(within)?);
+        let name = anim.name.clone().unwrap_or_else(|| format!("animation_{ai}"));
+        Ok((extras.and_then(|e| e.clip_index), clip_from_extras(extras, name, tracks)))
+    }
+
+    /// The track of a transform channel on a bone node (`None` for other channels).
+    fn track(&mut self, ch: &Channel, samplers: &[Sampler]) -> Result<Option<Track>> {
+        let Some(node_index) = ch.target.node else { return Ok(None) };
+        let node = lookup(&self.tree.nodes, node_index, "target node")?;
+        let path = ch.target.path.as_str();
+        if !matches!(path, "rotation" | "translation" | "scale") {
+            return Ok(None);
+        }
+        if self.joints.is_some_and(|j| !j.contains(&node_index)) {
+            self.not_joints.insert(node.name.clone());
+            return Ok(None);
+        }
+        let sampler = lookup(samplers, ch.sampler, "sampler")?;
+        let (times, tc) = read_accessor(self.json, self.buffers, sampler.input)?;
+        if tc != 1 {
+            return Err(invalid("sampler input is not SCALAR"));
+        }
+        self.total_keys += times.len() as u64;
+        if self.total_keys > self.limits.max_keys {
+            return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", self.limits.max_keys)));
+        }
+        let (values, vc) = read_accessor(self.json, self.buffers, sampler.output)?;
+        let glinterp = sampler.interpolation.as_deref().unwrap_or("LINEAR");
+        let extras = ch.animkit.as_ref();
+        let (interpolation, per_key) = interpolation(glinterp, path, extras)?;
+        let want = if path == "rotation" { 4 } else { 3 };
+        if vc != want {
+            return Err(invalid(format!("{path} output has {vc} components")));
+        }
+        let values = match path {
+            "rotation" => {
+                let mut q: Vec<Quat> = values.as_chunks::<4>().0.iter().map(|&q| Quat::from_array(q)).collect();
+                make_rotations_continuous(&mut q, interpolation);
+                Values::Rotation(q)
+            }
+            "translation" => Values::Translation(values.as_chunks::<3>().0.iter().map(|&v| Vec3::from(v)).collect()),
+            _ => Values::Scale(values.as_chunks::<3>().0.iter().map(|&v| Vec3::from(v)).collect()),
+        };
+        let target = extras.and_then(|e| e.target.clone()).unwrap_or_else(|| node_ref(node));
+        let track = Track { target: Target::Bone(target), interpolation, times, values };
+        if track.values.len() != track.times.len() * per_key {
+            let (v, k) = (track.values.len(), track.times.len());
+            return Err(invalid(format!("{v} output values for {k} keys ({glinterp})")));
+        }
+        track.validate().map_err(invalid)?;
+        Ok(Some(track))
+    }
+}
+
+/// The model interpolation of a sampler's and values per key; the channel's extras name the
+/// model's where glTF's `LINEAR` stands for several.
+fn interpolation(glinterp: &str, path: &str, extras: Option<&ChannelExtras>) -> Result<(Interpolation, usize)> {
+    Ok(match glinterp {
+        "STEP" => (Interpolation::Step, 1),
+        "CUBICSPLINE" => (Interpolation::CubicSpline, 3),
+        "LINEAR" => match extras.and_then(|e| e.interpolation.as_deref()) {
+            Some("linear") => (Interpolation::Linear, 1),
+            Some("slerp") => (Interpolation::Slerp, 1),
+            Some("nlerp") => (Interpolation::Nlerp, 1),
+            _ if path == "rotation" => (Interpolation::Slerp, 1),
+            _ => (Interpolation::Linear, 1),
+        },
+        other => return Err(invalid(format!("interpolation \"{other}\""))),
+    })
+}
+
+/// The clips: one per animation, and those kept in the root extras as clips without any node
+/// channel, in their `clip_index` order.
+fn clips(reader: &mut ChannelReader, ours: Option<&RootExtras>) -> Result<Vec<Clip>> {
+    let mut clips = (0..reader.json.animation_count()).map(|ai| reader.clip(ai)).collect::<Result<Vec<_>>>()?;
+    for (k, e) in ours.into_iter().flat_map(|o| &o.empty_clips).enumerate() {
+        let tracks = merge(Vec::new(), extra_tracks(Some(e)).map_err(|err| err.within(format!("empty clip {k}")))?);
+        clips.push((e.clip_index, clip_from_extras(Some(e), format!("clip_{k}"), tracks)));
+    }
+    clips.sort_by_key(|(i, _)| i.unwrap_or(usize::MAX));
+    Ok(clips.into_iter().map(|(_, c)| c).collect())
+}
+
 /// Imports a parsed glTF into the model; files written by other tools are tidied
 /// ([`tidy`]): constant rest tracks dropped, key times snapped to the frame rate.
 pub fn import_with(
@@ -343,261 +549,44 @@ pub fn import_with(
     options: &ImportOptions,
 ) -> Result<Imported> {
     let mut warnings = Vec::new();
-    let raw_nodes = json.list("nodes");
-    let nodes: Vec<NodeInfo> =
-        raw_nodes.iter().enumerate().map(|(i, n)| node_info(i, n, raw_nodes.len())).collect::<Result<_>>()?;
-    // Children were checked against the node count by `node_info`.
-    let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
-    for (i, n) in nodes.iter().enumerate() {
-        for &c in &n.children {
-            match parent.get_mut(c) {
-                Some(slot) if c != i && slot.is_none() => *slot = Some(i),
-                _ => return Err(invalid(format!("node {c} has more than one parent or is its own child"))),
-            }
-        }
-    }
-    let parent_of = |n: usize| parent.get(n).copied().flatten();
-    // A node by an index taken from `parent`, a child list or `wanted` (all checked already).
-    let node_at =
-        |n: usize| nodes.get(n).ok_or_else(|| invalid(format!("node index {n} out of range ({})", nodes.len())));
-    if let Some(n) = first_outside_trees(&nodes, &parent) {
-        return Err(invalid(format!("node {n} is in a cycle or under one (it has no root)")));
-    }
-    let ours = json.pointer("/extras/animkit");
-    let root = |pick: fn(&NodeInfo) -> bool| nodes.iter().zip(&parent).position(|(n, p)| pick(n) && p.is_none());
-    let z_up_node = root(|n| n.z_up);
-
-    // Bones: the joints of the skin (when there is one), else the animated nodes and their
-    // ancestors; never our Z-up or common-root node.
-    let skin = skin::choose(json, nodes.len())?;
+    let tree = NodeTree::new(json)?;
+    let skin = skin::choose(json, tree.nodes.len())?;
     warnings.extend(skin.as_ref().and_then(|s| s.note.clone()));
-    let mut wanted: BTreeSet<usize> = skin.iter().flat_map(|s| s.joints.iter().copied()).collect();
-    for ai in (0..json.animation_count()).filter(|_| skin.is_none()) {
-        let anim = json.animation(ai)?;
-        for ch in list(&anim, "channels") {
-            if let Some(n) = ch.pointer("/target/node") {
-                let n = index(Some(n), nodes.len(), "channel target node")
-                    .map_err(|e| e.within(format!("animation {ai}")))?;
-                if ch.pointer("/target/path").and_then(Value::as_str) != Some("weights") {
-                    wanted.insert(n);
-                }
-            }
-        }
-    }
-    // Each walk stops at an ancestor already wanted, so all of them together are linear.
-    for n in wanted.clone().into_iter().filter(|_| skin.is_none()) {
-        let mut at = n;
-        while let Some(p) = parent_of(at) {
-            if !wanted.insert(p) {
-                break;
-            }
-            at = p;
-        }
-    }
-    if let Some(z) = z_up_node {
-        wanted.remove(&z);
-    }
-    if let Some(r) = root(|n| n.common_root) {
-        wanted.remove(&r);
-    }
-    let bone_parent = |n: usize| {
-        let mut at = n;
-        while let Some(p) = parent_of(at) {
-            if wanted.contains(&p) {
-                return Some(p);
-            }
-            at = p;
-        }
-        None
+    let wanted = wanted_nodes(json, &tree, skin.as_ref())?;
+    let order = bone_order(&tree, &wanted, skin.as_ref(), &mut warnings)?;
+    let bones = bones(&tree, &order, &wanted)?;
+    let ours = json.animkit.as_ref();
+    let mut reader = ChannelReader {
+        json,
+        buffers,
+        limits,
+        tree: &tree,
+        joints: skin.as_ref().map(|_| &wanted),
+        total_keys: 0,
+        not_joints: BTreeSet::new(),
     };
-    let mut order: Vec<usize> = match &skin {
-        Some(SkinChoice { joints, .. }) => joints.iter().copied().filter(|j| wanted.contains(j)).collect(),
-        None => wanted.iter().copied().collect(),
-    };
-    let position: HashMap<usize, usize> = order.iter().enumerate().map(|(b, &n)| (n, b)).collect();
-    let rank = |n: usize| position.get(&n).copied().unwrap_or(usize::MAX);
-    if order.iter().any(|&n| bone_parent(n).is_some_and(|p| rank(p) > rank(n))) {
-        // Not parent-before-child in this order: depth-first from the roots instead.
-        if skin.is_some() {
-            warnings.push("the skin lists a joint before its parent: bones are numbered depth-first".into());
-        }
-        order.clear();
-        let mut stack: Vec<usize> =
-            parent.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).rev().collect();
-        while let Some(n) = stack.pop() {
-            if wanted.contains(&n) {
-                order.push(n);
-            }
-            stack.extend(node_at(n)?.children.iter().rev());
-        }
-    }
-    let bone_of: HashMap<usize, usize> = order.iter().enumerate().map(|(b, &n)| (n, b)).collect();
-    let bones: Vec<Bone> = order
-        .iter()
-        .map(|&n| {
-            let node = node_at(n)?;
-            Ok(Bone {
-                name: node.name.clone(),
-                id: node.id,
-                hash: node.hash,
-                parent: bone_parent(n).and_then(|p| bone_of.get(&p).copied()),
-                rest: match bone_parent(n) {
-                    Some(_) => node.rest,
-                    None => above_root(n, &parent_of, &nodes)?.then(&node.rest),
-                },
-            })
-        })
-        .collect::<Result<_>>()?;
-    let node_ref = |node: &NodeInfo| BoneRef {
-        name: (!node.labelled).then(|| node.name.as_str().into()),
-        id: node.id,
-        hash: node.hash,
-        index: None,
-    };
-
-    let mut clips: Vec<(Option<usize>, Clip)> = Vec::new();
-    let mut total_keys = 0u64;
-    let mut not_joints = BTreeSet::new();
-    for ai in 0..json.animation_count() {
-        let anim = json.animation(ai)?;
-        let within = |e: Error| e.within(format!("animation {ai}"));
-        let extras = anim.pointer("/extras/animkit");
-        let samplers = list(&anim, "samplers");
-        let mut tracks = Vec::new();
-        for (ci, ch) in list(&anim, "channels").iter().enumerate() {
-            let within = |e: Error| within(e.within(format!("channel {ci}")));
-            let Some(node) = ch.pointer("/target/node") else {
-                continue;
-            };
-            let (node_index, node) = lookup(&nodes, Some(node), "target node").map_err(within)?;
-            let path = ch.pointer("/target/path").and_then(Value::as_str).unwrap_or("");
-            if !matches!(path, "rotation" | "translation" | "scale") {
-                continue;
-            }
-            if skin.is_some() && !wanted.contains(&node_index) {
-                not_joints.insert(node.name.as_str());
-                continue;
-            }
-            let (_, sampler) = lookup(samplers, ch.get("sampler"), "sampler").map_err(within)?;
-            let input = index(sampler.get("input"), usize::MAX, "input").map_err(within)?;
-            let output = index(sampler.get("output"), usize::MAX, "output").map_err(within)?;
-            let (times, tc) = read_accessor(json, buffers, input).map_err(within)?;
-            if tc != 1 {
-                return Err(within(invalid("sampler input is not SCALAR")));
-            }
-            total_keys += times.len() as u64;
-            if total_keys > limits.max_keys {
-                return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
-            }
-            let (values, vc) = read_accessor(json, buffers, output).map_err(within)?;
-            let glinterp = sampler.get("interpolation").and_then(Value::as_str).unwrap_or("LINEAR");
-            let (mut interpolation, per_key) = match glinterp {
-                "STEP" => (Interpolation::Step, 1),
-                "CUBICSPLINE" => (Interpolation::CubicSpline, 3),
-                "LINEAR" if path == "rotation" => (Interpolation::Slerp, 1),
-                "LINEAR" => (Interpolation::Linear, 1),
-                other => return Err(within(invalid(format!("interpolation \"{other}\"")))),
-            };
-            let ch_extras = ch.pointer("/extras/animkit");
-            if glinterp == "LINEAR" {
-                match ch_extras.and_then(|e| e.get("interpolation")).and_then(Value::as_str) {
-                    Some("linear") => interpolation = Interpolation::Linear,
-                    Some("slerp") => interpolation = Interpolation::Slerp,
-                    Some("nlerp") => interpolation = Interpolation::Nlerp,
-                    _ => {}
-                }
-            }
-            let want = if path == "rotation" { 4 } else { 3 };
-            if vc != want {
-                return Err(within(invalid(format!("{path} output has {vc} components"))));
-            }
-            let values = match path {
-                "rotation" => {
-                    let mut q: Vec<Quat> = values.as_chunks::<4>().0.iter().map(|&q| Quat::from_array(q)).collect();
-                    make_rotations_continuous(&mut q, interpolation);
-                    Values::Rotation(q)
-                }
-                "translation" => {
-                    Values::Translation(values.as_chunks::<3>().0.iter().map(|&v| Vec3::from(v)).collect())
-                }
-                _ => Values::Scale(values.as_chunks::<3>().0.iter().map(|&v| Vec3::from(v)).collect()),
-            };
-            let target = match ch_extras.and_then(|e| e.get("target")) {
-                Some(t) => {
-                    serde_json::from_value(t.clone()).map_err(|e| within(invalid(format!("extras target: {e}"))))?
-                }
-                None => node_ref(node),
-            };
-            let track = Track { target: Target::Bone(target), interpolation, times, values };
-            if values_per_key_mismatch(&track, per_key) {
-                return Err(within(invalid(format!(
-                    "{} output values for {} keys ({glinterp})",
-                    track.values.len(),
-                    track.times.len()
-                ))));
-            }
-            track.validate().map_err(|m| within(invalid(m)))?;
-            tracks.push(track);
-        }
-        let tracks = merge(tracks, extra_tracks(extras).map_err(within)?);
-        let name = anim.get("name").and_then(Value::as_str).map_or_else(|| format!("animation_{ai}"), str::to_string);
-        let index =
-            extras.and_then(|e| e.get("clip_index")).and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok());
-        clips.push((index, clip_from_extras(extras, name, tracks)));
-    }
-    for (k, e) in ours.and_then(|o| o.get("empty_clips")).and_then(Value::as_array).into_iter().flatten().enumerate() {
-        let tracks = merge(Vec::new(), extra_tracks(Some(e)).map_err(|err| err.within(format!("empty clip {k}")))?);
-        let index = e.get("clip_index").and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok());
-        clips.push((index, clip_from_extras(Some(e), format!("clip_{k}"), tracks)));
-    }
-    clips.sort_by_key(|(i, _)| i.unwrap_or(usize::MAX));
-
-    let name = ours
-        .and_then(|o| o.get("name"))
-        .or_else(|| json.pointer("/scenes/0/name"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let flat = ours.and_then(|o| o.get("skeleton")).and_then(Value::as_bool) == Some(false);
-    let up_axis = if z_up_node.is_some() { UpAxis::Z } else { UpAxis::Y };
-    if !not_joints.is_empty() {
-        let names: Vec<&str> = not_joints.iter().copied().take(4).collect();
+    let clips = clips(&mut reader, ours)?;
+    if !reader.not_joints.is_empty() {
+        let names: Vec<&str> = reader.not_joints.iter().map(String::as_str).take(4).collect();
         warnings.push(format!(
             "channels of {} node(s) that are not joints of the skin skipped ({}{})",
-            not_joints.len(),
+            reader.not_joints.len(),
             names.join(", "),
-            if not_joints.len() > names.len() { ", …" } else { "" }
+            if reader.not_joints.len() > names.len() { ", …" } else { "" }
         ));
     }
+    let name = ours.and_then(|o| o.name.clone()).or_else(|| json.scenes.first().and_then(|s| s.name.clone()));
+    let flat = ours.and_then(|o| o.skeleton) == Some(false);
     let mut package = Package {
-        name,
-        up_axis,
-        clips: clips.into_iter().map(|(_, c)| c).collect(),
+        name: name.unwrap_or_default(),
+        up_axis: if tree.root(|n| n.z_up).is_some() { UpAxis::Z } else { UpAxis::Y },
+        clips,
         skeleton: (!flat && !bones.is_empty()).then_some(Skeleton { bones }),
     };
-    if !tidy::written_by_animkit(json.pointer("/asset/generator").and_then(Value::as_str)) {
+    if !tidy::written_by_animkit(json.asset.generator.as_deref()) {
         warnings.extend(tidy::tidy(&mut package, options));
     }
     Ok(Imported { package, warnings })
-}
-
-/// The transform of the nodes above root bone `n` that are not bones (Blender's armature
-/// object), without our Z-up and common-root nodes, which the import removes.
-fn above_root(n: usize, parent_of: &dyn Fn(usize) -> Option<usize>, nodes: &[NodeInfo]) -> Result<Transform> {
-    let mut total = Transform::default();
-    let mut at = n;
-    while let Some(p) = parent_of(at) {
-        let node = nodes.get(p).ok_or_else(|| invalid(format!("node index {p} out of range ({})", nodes.len())))?;
-        if !node.z_up && !node.common_root {
-            total = node.rest.then(&total);
-        }
-        at = p;
-    }
-    Ok(total)
-}
-
-fn values_per_key_mismatch(track: &Track, per_key: usize) -> bool {
-    track.values.len() != track.times.len() * per_key
 }
 
 #[cfg(test)]
@@ -644,6 +633,8 @@ mod tests {
                 {"count": 2, "type": "VEC3", "componentType": 5126},
                 {"bufferView": 0, "byteOffset": 1, "count": 3, "type": "VEC2", "componentType": 5120},
                 {"bufferView": 4, "count": 1, "type": "SCALAR", "componentType": 5126},
+                {"bufferView": 2, "count": 2, "type": "SCALAR", "componentType": 5126},
+                {"bufferView": 2, "byteOffset": 8, "count": 0, "type": "VEC3", "componentType": 5126},
             ],
         });
         let json = GltfJson::from_value(json).unwrap();
@@ -657,8 +648,11 @@ mod tests {
         assert_eq!(read(5).unwrap(), (vec![0.0; 6], 3));
         // A third element would end at 1 + 2 * 4 + 2 = 11 > 8 bytes.
         assert_eq!(read(6).unwrap_err().kind, ErrorKind::Truncated);
-        // No buffer view 4, no accessor 8.
+        // Packed floats (the bits of u32 7 as the second), and none.
+        assert_eq!(read(8).unwrap(), (vec![1.0, f32::from_bits(7)], 1));
+        assert_eq!(read(9).unwrap(), (vec![], 3));
+        // No buffer view 4, no accessor 10.
         assert!(read(7).is_err());
-        assert!(read(8).is_err());
+        assert!(read(10).is_err());
     }
 }

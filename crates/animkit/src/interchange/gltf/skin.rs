@@ -8,11 +8,9 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
+use crate::error::{Error, ErrorKind, Result};
 
-use crate::error::Result;
-
-use super::json::{index, list, GltfJson};
+use super::json::GltfJson;
 
 /// The joints of the chosen skin (node indices, in joint order, without repeats) and a note when
 /// there was a choice to make.
@@ -25,10 +23,9 @@ pub struct SkinChoice {
 fn animated_nodes(json: &GltfJson, node_count: usize) -> Result<HashSet<usize>> {
     let mut nodes = HashSet::new();
     for ai in 0..json.animation_count() {
-        let anim = json.animation(ai)?;
-        let channels = list(&anim, "channels").iter();
-        let transforms = channels.filter(|ch| ch.pointer("/target/path").and_then(Value::as_str) != Some("weights"));
-        nodes.extend(transforms.filter_map(|ch| index(ch.pointer("/target/node"), node_count, "").ok()));
+        let channels = json.animation(ai)?.channels.into_iter();
+        let transforms = channels.filter(|ch| ch.target.path != "weights");
+        nodes.extend(transforms.filter_map(|ch| ch.target.node).filter(|&n| n < node_count));
     }
     Ok(nodes)
 }
@@ -36,16 +33,19 @@ fn animated_nodes(json: &GltfJson, node_count: usize) -> Result<HashSet<usize>> 
 /// The skin that defines the skeleton, or `None` when the file has no skin with joints.
 pub fn choose(json: &GltfJson, node_count: usize) -> Result<Option<SkinChoice>> {
     let mut skins = Vec::new();
-    for (si, skin) in json.list("skins").iter().enumerate() {
+    for (si, skin) in json.skins.iter().enumerate() {
         let mut joints = Vec::new();
-        for j in list(skin, "joints") {
-            let j = index(Some(j), node_count, "joint").map_err(|e| e.within(format!("skin {si}")))?;
+        for &j in &skin.joints {
+            if j >= node_count {
+                let message = format!("joint: index {j} out of range ({node_count})");
+                return Err(Error::new(ErrorKind::Invalid, None, message).within(format!("skin {si}")));
+            }
             if !joints.contains(&j) {
                 joints.push(j);
             }
         }
         if !joints.is_empty() {
-            skins.push((si, skin.get("name").and_then(Value::as_str).unwrap_or(""), joints));
+            skins.push((si, skin.name.as_deref().unwrap_or(""), joints));
         }
     }
     if skins.len() <= 1 {
