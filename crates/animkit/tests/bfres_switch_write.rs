@@ -216,6 +216,11 @@ fn switch_dump_names_the_structures_and_packs_byte_for_byte() {
         assert!(fskas[0]["animation"]["bones"][0]["name"].is_string());
         assert!(!dump["string_table"]["strings"].as_array().unwrap().is_empty());
         assert!(!dump["relocation_table"][1]["sections"].as_array().unwrap().is_empty());
+        let fmaas = dump["material_animations"].as_array().map_or(0, Vec::len);
+        assert_eq!(fmaas as u64, le(&data, 0xC0, 2), "{name}: FMAA count");
+        if fmaas > 0 {
+            assert!(dump["material_animations"][0]["animation"]["materials"][0]["name"].is_string());
+        }
         // What stays hex: the bytes no structure above covers.
         let hex: usize = dump["other"].as_array().unwrap().iter().map(|r| r["bytes"].as_str().unwrap().len() / 2).sum();
         eprintln!("{name}: {} of {} bytes left as hex runs", hex, data.len());

@@ -1,6 +1,7 @@
 //! The lossless JSON form of a Switch BFRES: the file header, the string table, the relocation
-//! table and every skeletal animation (FSKA) as named fields; the bytes no structure here
-//! describes (models, material and visibility animations, GPU buffers, embedded files) as runs
+//! table, every skeletal animation (FSKA) and every material animation (FMAA) as named fields;
+//! the bytes no structure here describes (models, visibility animations, GPU buffers, embedded
+//! files, the FSKA and FMAA headers' own fields) as runs
 //! of hexadecimal with their positions, zeros between them. `pack` writes each part back where
 //! the dump says, so dump → pack gives the file byte for byte; an edited FSKA must keep its size
 //! (to change sizes, replace the animation through the model: [`super::SwitchDocument::with_clip`]).
@@ -10,10 +11,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::fmaa::Fmaa;
 use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SWITCH_MAGIC as MAGIC};
 use super::fska::{self, Fska};
-use super::switch_anims;
+use super::platform::Platform;
 use super::switch_write::{self, fska_data, write_fska_data, write_fska_header, Relocation, StringTable};
+use super::{switch_anims, switch_fmaa};
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
@@ -31,6 +34,18 @@ pub(crate) struct FskaEntry {
     pub bind: Vec<u16>,
     /// The animation.
     pub animation: Fska,
+}
+
+/// One material animation: where its header and data lie, and its contents.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FmaaEntry {
+    /// Position of the FMAA header.
+    pub header_at: usize,
+    /// Position of the data (bind indices first).
+    pub data_at: usize,
+    /// The animation.
+    pub animation: Fmaa,
 }
 
 /// Bytes at a position.
@@ -63,6 +78,9 @@ pub(crate) struct SwitchDump {
     /// The skeletal animations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skeletal_animations: Vec<FskaEntry>,
+    /// The material animations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub material_animations: Vec<FmaaEntry>,
     /// Everything else, as runs of bytes.
     pub other: Vec<Run>,
 }
@@ -77,6 +95,7 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
         string_table: None,
         relocation_table: None,
         skeletal_animations: Vec::new(),
+        material_animations: Vec::new(),
         other: Vec::new(),
     };
     if header.major() >= 9 {
@@ -100,6 +119,14 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
             bind: place.bind,
             animation: anim,
         });
+    }
+    let (array, _, count) = header.fmaa;
+    for i in 0..usize::from(count) {
+        let at = array as usize + switch_fmaa::HEADER_SIZE * i;
+        let anim = super::fmaa::read(data, at, Platform::Switch { major: header.major() })
+            .within(|| format!("material animation {i}"))?;
+        let data_at = switch_write::fmaa_start(data, at).within(|| format!("material animation {i}"))?;
+        dump.material_animations.push(FmaaEntry { header_at: at, data_at, animation: anim });
     }
     Ok(dump)
 }
@@ -155,6 +182,11 @@ fn pack_parts(d: &SwitchDump, base: &[u8]) -> Result<Vec<u8>> {
                 .within(|| format!("skeletal animation {i}"))?;
             put(e.data_at, &img.bytes);
         }
+        for (i, e) in d.material_animations.iter().enumerate() {
+            let (img, _) = switch_fmaa::write_data(&e.animation, e.data_at, &names)
+                .within(|| format!("material animation {i}"))?;
+            put(e.data_at, &img.bytes);
+        }
     }
     if let Some((at, r)) = &d.relocation_table {
         put(*at, &r.to_bytes(*at));
@@ -178,8 +210,30 @@ pub(crate) fn from_dump(d: &SwitchDump) -> Result<Vec<u8>> {
     for e in &d.skeletal_animations {
         write_fska_header(&mut out, e.header_at, &e.animation)?;
     }
+    if let Some(table) = &d.string_table {
+        let names = table.positions();
+        for (i, e) in d.material_animations.iter().enumerate() {
+            write_fmaa_header(&mut out, e, &names).within(|| format!("material animation {i}"))?;
+        }
+    }
     if out.len() != d.size || out.get(..8) != Some(MAGIC) {
         return Err(Error::invalid(0, format!("the parts give {} bytes where the dump says {}", out.len(), d.size)));
     }
     Ok(out)
+}
+
+/// Writes an FMAA header from its animation, keeping the user-data offset the runs hold (files
+/// point it past an empty array or leave it null: `switch_write::rewrite`).
+fn write_fmaa_header(out: &mut [u8], e: &FmaaEntry, names: &std::collections::HashMap<&str, usize>) -> Result<()> {
+    let layout = switch_fmaa::lay_out(&e.animation, e.data_at)?;
+    let mut header = switch_fmaa::write_header(&e.animation, e.header_at, e.data_at, &layout, names)?;
+    let user_data = e.header_at + 0x48..e.header_at + 0x50;
+    if let (Some(kept), Some(slot)) = (out.get(user_data.clone()), header.bytes.get_mut(0x48..0x50)) {
+        slot.copy_from_slice(kept);
+    }
+    let slot = out
+        .get_mut(e.header_at..e.header_at + header.bytes.len())
+        .ok_or_else(|| Error::invalid(e.header_at, "FMAA header beyond the file"))?;
+    slot.copy_from_slice(&header.bytes);
+    Ok(())
 }
