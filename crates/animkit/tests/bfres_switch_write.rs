@@ -690,3 +690,15 @@ fn an_animation_with_new_bone_names_is_written_with_them() {
         eprintln!("{name}: clip \"{}\" written with {added} new bone names", original.name);
     }
 }
+
+#[test]
+fn a_replacement_in_another_format_is_refused_with_the_conversion_to_run() {
+    use animkit::formats::bfres::SwitchDocument;
+    let Some((name, data)) = switch_files().into_iter().next() else { return };
+    let doc = SwitchDocument::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+    let anim = animkit::Document::to_model(&doc).unwrap().clips[0].name.clone();
+    let glb = Bytes::from_static(b"glTF\x02\x00\x00\x00\x0c\x00\x00\x00");
+    let e = animkit::Document::with_entry(&doc, &anim, glb).err().unwrap();
+    assert_eq!(e.kind, animkit::ErrorKind::Unsupported, "{name}");
+    assert!(e.message.contains("--opt platform=switch"), "{name}: {e}");
+}

@@ -535,6 +535,12 @@ impl Document for SwitchDocument {
     /// BFRES first), through [`Self::with_clip`]; `animkit replace ARCHIVE …/file.bfres/NAME NEW`
     /// reaches it through the containers.
     fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
+        if Bfres.probe(&data) == Confidence::No {
+            return Err(Error::unsupported(
+                "the replacement of an animation inside a Switch BFRES must be a BFRES file: convert it first \
+                 (`animkit convert NEW new.bfres --opt platform=switch`)",
+            ));
+        }
         let package = Bfres.read(data, &self.options).map_err(|e| e.within("the replacement"))?.to_model()?;
         Ok(Box::new(self.with_clip(&replacement_clip(package, name)?)?))
     }
