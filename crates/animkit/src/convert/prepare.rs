@@ -165,20 +165,24 @@ impl Prepared {
 }
 
 /// The output format and variant: the one `name` names, or else the one of `path`'s extension.
+/// A format's name leaves the variant to the extension when that is one of the format's
+/// (`--to gltf -o x.glb` writes GLB), else to the variant of the same name (`--to gltf` into a
+/// folder writes `.gltf`).
 pub fn output_format(name: Option<&str>, path: Option<&Path>) -> Result<(&'static dyn Format, Option<&'static str>)> {
+    let extension = path.and_then(|p| p.extension()).and_then(|e| e.to_str()).unwrap_or_default();
     let found = match (name, path) {
-        (Some(name), _) => REGISTRY
-            .by_name(name)
-            .ok_or_else(|| Error::unsupported(format!("unknown output format \"{name}\" (see `animkit formats`)")))?,
-        (None, Some(path)) => {
-            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
-            REGISTRY.by_extension(ext).ok_or_else(|| {
-                Error::unsupported(format!(
-                    "cannot tell the output format from \"{}\"; name one (--to)",
-                    path.display()
-                ))
-            })?
+        (Some(name), _) => {
+            let (format, variant) = REGISTRY.by_name(name).ok_or_else(|| {
+                Error::unsupported(format!("unknown output format \"{name}\" (see `animkit formats`)"))
+            })?;
+            let by_extension =
+                REGISTRY.by_extension(extension).filter(|(f, _)| f.name() == format.name()).and_then(|(_, v)| v);
+            let same_name = || format.variants().iter().find(|&&v| v.eq_ignore_ascii_case(name)).copied();
+            (format, variant.or(by_extension).or_else(same_name))
         }
+        (None, Some(path)) => REGISTRY.by_extension(extension).ok_or_else(|| {
+            Error::unsupported(format!("cannot tell the output format from \"{}\"; name one (--to)", path.display()))
+        })?,
         (None, None) => return Err(Error::unsupported("writing into a directory needs a format name (--to)")),
     };
     if !found.0.capabilities().from_model {
@@ -287,4 +291,25 @@ pub(super) fn io_error(e: std::io::Error, path: &Path) -> Error {
 /// Whether two paths are the same when ASCII case is ignored.
 pub(super) fn same_path(a: &Path, b: &Path) -> bool {
     a.as_os_str().to_string_lossy().eq_ignore_ascii_case(&b.as_os_str().to_string_lossy())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::output_format;
+
+    fn variant(name: Option<&str>, path: Option<&str>) -> Option<&'static str> {
+        output_format(name, path.map(Path::new)).unwrap().1
+    }
+
+    #[test]
+    fn a_format_name_takes_its_variant_from_the_extension_or_its_own_name() {
+        assert_eq!(variant(Some("gltf"), Some("out/x.glb")), Some("glb"));
+        assert_eq!(variant(Some("gltf"), Some("out/x.gltf")), Some("gltf"));
+        assert_eq!(variant(Some("gltf"), None), Some("gltf"));
+        assert_eq!(variant(Some("glb"), Some("out/x.gltf")), Some("glb"), "a named variant wins");
+        assert_eq!(variant(None, Some("x.glb")), Some("glb"));
+        assert_eq!(variant(Some("ifp"), Some("x.glb")), None, "another format's extension is not a variant");
+    }
 }

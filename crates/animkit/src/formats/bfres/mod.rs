@@ -177,7 +177,7 @@ impl Format for Bfres {
     }
 
     fn description(&self) -> &'static str {
-        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA, FMAA, FBVS bone visibility and FSKL skeleton read, FSKA written)"
+        "Nintendo BFRES (Wii U: FSKA skeletal, FTXP texture pattern, FSHU shader, FVIS visibility, FSKL skeleton; Switch: FSKA, FMAA, FBVS bone visibility and FSKL skeleton read, FSKA and FMAA written)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {
