@@ -702,3 +702,22 @@ fn a_replacement_in_another_format_is_refused_with_the_conversion_to_run() {
     assert_eq!(e.kind, animkit::ErrorKind::Unsupported, "{name}");
     assert!(e.message.contains("--opt platform=switch"), "{name}: {e}");
 }
+
+#[test]
+fn a_replacement_with_tracks_the_file_cannot_take_is_refused() {
+    use animkit::formats::bfres::SwitchDocument;
+    use animkit::model::{BoneRef, Interpolation, Target, Track, Values};
+    let Some((name, data)) = switch_files().into_iter().next() else { return };
+    let doc = SwitchDocument::read(Bytes::from(data), &ReadOptions::default()).unwrap();
+    let package = animkit::Document::to_model(&doc).unwrap();
+    let skeletal = |c: &&animkit::model::Clip| c.tracks.iter().all(|t| matches!(t.target, Target::Bone(_)));
+    let mut clip = package.clips.iter().find(skeletal).unwrap().clone();
+    clip.tracks.push(Track {
+        target: Target::Bone(BoneRef::named("hat")),
+        interpolation: Interpolation::Step,
+        times: vec![0.0],
+        values: Values::Visibility(vec![false]),
+    });
+    let e = doc.with_clip(&clip).err().unwrap_or_else(|| panic!("{name}: a visibility track was dropped silently"));
+    assert!(e.message.contains("1 visibility track(s)"), "{name}: {e}");
+}

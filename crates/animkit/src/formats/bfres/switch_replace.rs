@@ -15,7 +15,7 @@ use super::switch_write::{
 };
 use crate::bytes::{round_up, Cursor, Endian};
 use crate::error::{Error, Result};
-use crate::model::Clip;
+use crate::model::{Clip, Values};
 
 /// How positions move when `[start, old_end)` is replaced by data `d0` bytes longer (a
 /// multiple of 8): what follows in section 0 moves by `d0`; the later sections and the `_RLT`
@@ -315,13 +315,21 @@ pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
     let skeletal = p.fskas.iter().position(|(_, a, _)| a.name == clip.name);
     let material = p.fmaas.iter().position(|(_, a)| a.name == clip.name);
     let has_bones = clip.tracks.iter().any(|t| matches!(t.target, crate::model::Target::Bone(_)));
+    refuse_unwritten(clip, skeletal.is_some(), material.is_some())?;
     let mut out = None;
     if let Some(index) = skeletal.filter(|_| has_bones || material.is_none()) {
         out = Some(replace_skeletal(data, &p, index, clip, fps)?);
     }
     if let Some(index) = material {
         let mut warnings = Vec::new();
-        if let Some(mut anim) = super::switch_fmaa::fmaa_from_clip(clip, fps, &mut warnings)? {
+        let built = super::switch_fmaa::fmaa_from_clip(clip, fps, &mut warnings)?;
+        if !warnings.is_empty() {
+            return Err(Error::unrepresentable(format!(
+                "the replacement would not be written as it is: {}",
+                warnings.join("; ")
+            )));
+        }
+        if let Some(mut anim) = built {
             if let Some((_, old)) = p.fmaas.get(index) {
                 anim.flags = (old.flags & !0x4) | (anim.flags & 0x4);
             }
@@ -332,6 +340,33 @@ pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
     out.ok_or_else(|| {
         Error::invalid(0x38, format!("no skeletal or material animation named \"{}\" in the file", clip.name))
     })
+}
+
+/// Refuses a replacement whose tracks the file has no animation to take: bone tracks without a
+/// skeletal animation of the clip's name, texture-index and shader-parameter tracks without a
+/// material animation of that name, and visibility tracks (not written inside a Switch file).
+fn refuse_unwritten(clip: &Clip, skeletal: bool, material: bool) -> Result<()> {
+    let (mut bones, mut materials, mut visibility) = (0usize, 0usize, 0usize);
+    for track in &clip.tracks {
+        match (&track.target, &track.values) {
+            (_, Values::Visibility(_)) => visibility += 1,
+            (crate::model::Target::Bone(_), _) => bones += usize::from(!skeletal),
+            _ => materials += usize::from(!material),
+        }
+    }
+    let lost: Vec<String> = [
+        (bones, "bone track(s): the file has no skeletal animation of that name"),
+        (materials, "material track(s): the file has no material animation of that name"),
+        (visibility, "visibility track(s): not written inside a Switch file"),
+    ]
+    .into_iter()
+    .filter(|&(n, _)| n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    if lost.is_empty() {
+        return Ok(());
+    }
+    Err(Error::unrepresentable(format!("replacing \"{}\" would drop {}", clip.name, lost.join("; "))))
 }
 
 /// The skeletal part of [`replace_clip`]: FSKA `index` replaced by the clip's bone tracks.
