@@ -136,12 +136,7 @@ pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) ->
     out.extend_from_slice(&bytes);
     out.resize(shift.map_or_err(tail_start, "the later sections")?, 0);
     out.extend_from_slice(work.get(tail_start..rlt_at).unwrap_or_default());
-    let new_rlt = out.len();
-    out.extend_from_slice(&relocation.to_bytes(new_rlt));
-    let size = out.len() as u32;
-    put_u32(&mut out, 0x18, new_rlt as u32)?;
-    put_u32(&mut out, 0x1C, size)?;
-    Ok(out)
+    with_relocation(out, &relocation)
 }
 
 /// Replaces skeletal animation `index` of a Switch file by `anim`: its data is written where the
@@ -292,10 +287,15 @@ fn assemble(work: &[u8], shift: &Shift, new: &[u8], rlt_at: usize, relocation: &
     let tail_at = shift.map_or_err(shift.tail_start, "the later sections")?;
     out.resize(tail_at, 0);
     out.extend_from_slice(piece(shift.tail_start, rlt_at)?);
-    let new_rlt = out.len();
-    out.extend_from_slice(&relocation.to_bytes(new_rlt));
+    with_relocation(out, relocation)
+}
+
+/// `out` with the relocation table appended and the header's table offset and file size set.
+fn with_relocation(mut out: Vec<u8>, relocation: &Relocation) -> Result<Vec<u8>> {
+    let at = out.len();
+    out.extend_from_slice(&relocation.to_bytes(at));
     let size = out.len() as u32;
-    put_u32(&mut out, 0x18, new_rlt as u32)?;
+    put_u32(&mut out, 0x18, at as u32)?;
     put_u32(&mut out, 0x1C, size)?;
     Ok(out)
 }
