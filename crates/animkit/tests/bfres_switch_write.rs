@@ -167,16 +167,10 @@ fn an_animation_edited_through_the_model_writes_back_with_that_change() {
         check_structure(&bytes);
         eprintln!("{name}: clip \"{}\" edited, {} -> {} bytes", original.name, doc.data().len(), bytes.len());
         let control = animkit::Document::to_model(&control).unwrap();
-        let back =
-            animkit::Document::to_model(&SwitchDocument::read(Bytes::from(bytes), &ReadOptions::default()).unwrap())
-                .unwrap();
+        let back = model_of(bytes);
         // Every other clip reads back exactly as before.
         assert_eq!(back.clips.len(), package.clips.len());
-        for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
-            if i != ci {
-                assert!(a == b, "{name}: clip {} changed", b.name);
-            }
-        }
+        others_unchanged(&name, &back, &package, ci);
         // In the edited clip, every other track is what the same clip gives written unedited.
         let (got, want) = (&back.clips[ci], &control.clips[ci]);
         let target = &edited.tracks[ti].target;
@@ -618,15 +612,9 @@ fn a_material_animation_edited_through_the_model_writes_back_with_that_change() 
             animkit::Document::write(&doc.with_clip(&edited).unwrap_or_else(|e| panic!("{name}: {e}"))).unwrap();
         check_structure(&bytes);
         assert_eq!(check_fmaas(&bytes), le(doc.data(), 0xC0, 2) as usize);
-        let back =
-            animkit::Document::to_model(&SwitchDocument::read(Bytes::from(bytes), &ReadOptions::default()).unwrap())
-                .unwrap();
+        let back = model_of(bytes);
         assert_eq!(back.clips.len(), package.clips.len());
-        for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
-            if i != ci {
-                assert!(a == b, "{name}: clip {} changed", b.name);
-            }
-        }
+        others_unchanged(&name, &back, &package, ci);
         let (got, original) = (&back.clips[ci], &package.clips[ci]);
         assert_ne!(material_tracks(got), material_tracks(original), "{name}: the edit is there");
         assert_eq!(got.tracks.len(), edited.tracks.len());
@@ -669,14 +657,8 @@ fn an_animation_with_new_bone_names_is_written_with_them() {
         check_fmaas(&bytes);
         let table = switch_write::read_strings(&bytes, le(&bytes, 0xB0, 8) as usize - 0x14).unwrap();
         let added = table.strings.iter().filter(|s| s.starts_with("Renamed_")).count();
-        let back =
-            animkit::Document::to_model(&SwitchDocument::read(Bytes::from(bytes), &ReadOptions::default()).unwrap())
-                .unwrap();
-        for (i, (a, b)) in back.clips.iter().zip(&package.clips).enumerate() {
-            if i != ci {
-                assert!(a == b, "{name}: clip {} changed", b.name);
-            }
-        }
+        let back = model_of(bytes);
+        others_unchanged(&name, &back, &package, ci);
         // The clip reads back as the same clip written under its own names does, renamed.
         let control = animkit::Document::to_model(&doc.with_clip(original).unwrap()).unwrap();
         assert!(back.clips[ci] == rename(&control.clips[ci]), "{name}: {}", original.name);
@@ -720,4 +702,19 @@ fn a_replacement_with_tracks_the_file_cannot_take_is_refused() {
     });
     let e = doc.with_clip(&clip).err().unwrap_or_else(|| panic!("{name}: a visibility track was dropped silently"));
     assert!(e.message.contains("1 visibility track(s)"), "{name}: {e}");
+}
+
+/// The model of a Switch file's bytes.
+fn model_of(bytes: Vec<u8>) -> animkit::model::Package {
+    let doc = animkit::formats::bfres::SwitchDocument::read(Bytes::from(bytes), &ReadOptions::default()).unwrap();
+    animkit::Document::to_model(&doc).unwrap()
+}
+
+/// Every clip but clip `ci` reads back exactly as before.
+fn others_unchanged(name: &str, back: &animkit::model::Package, before: &animkit::model::Package, ci: usize) {
+    for (i, (a, b)) in back.clips.iter().zip(&before.clips).enumerate() {
+        if i != ci {
+            assert!(a == b, "{name}: clip {} changed", b.name);
+        }
+    }
 }
