@@ -27,6 +27,7 @@ use crate::model::{Clip, Interpolation, Target, Track, Values};
 
 /// A Switch material animation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Fmaa {
     /// Position of the header.
     #[serde(skip)]
@@ -56,6 +57,7 @@ impl Fmaa {
 
 /// One material of an FMAA.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MaterialAnim {
     /// The material's name.
     pub name: String,
@@ -81,6 +83,7 @@ pub struct MaterialAnim {
 
 /// A texture-pattern info: a curve or a constant selects the texture index.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PatternInfo {
     /// The sampler.
     pub sampler: String,
