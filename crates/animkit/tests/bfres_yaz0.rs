@@ -3,7 +3,7 @@
 mod common;
 
 use animkit::containers::yaz0;
-use animkit::formats::Limits;
+use animkit::format::Limits;
 
 #[test]
 fn sbfres_decodes_to_the_bfres_and_reencodes() {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use animkit::formats::{Document, Format, ReadOptions, WriteOptions};
+use animkit::format::{Document, Format, ReadOptions, WriteOptions};
 use animkit::lint::Severity;
 use animkit::model::Values;
 use animkit::sample::{sample, Sampled};

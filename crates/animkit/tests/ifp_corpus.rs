@@ -37,7 +37,7 @@ fn raw_summary_equals_the_summary_of_the_model() {
     for (name, bytes) in common::corpus_files("ifp") {
         let doc = read(&bytes);
         let summary = doc.summary().unwrap();
-        assert_eq!(summary, animkit::formats::Summary::of(&doc.to_model().unwrap()), "{name}");
+        assert_eq!(summary, animkit::format::Summary::of(&doc.to_model().unwrap()), "{name}");
     }
 }
 
@@ -265,7 +265,7 @@ fn summary_follows_the_model_options() {
             [("timeline", "authored"), ("root", "in-place"), ("scale", "keep")],
         ] {
             let doc = read_with(&bytes, &params).unwrap();
-            let model = animkit::formats::Summary::of(&doc.to_model().unwrap());
+            let model = animkit::format::Summary::of(&doc.to_model().unwrap());
             assert_eq!(doc.summary().unwrap(), model, "{name} {params:?}");
         }
     }

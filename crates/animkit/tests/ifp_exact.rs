@@ -5,7 +5,7 @@
 
 mod common;
 
-use animkit::formats::Format;
+use animkit::format::Format;
 use animkit::model::{Bone, Package, Skeleton, Values};
 use animkit::{Bytes, Document, ReadOptions, WriteOptions};
 use serde_json::Value;

@@ -697,7 +697,7 @@ fn huge_key_counts_are_rejected_before_allocating() {
 fn limits_are_honoured_by_every_format() {
     let _guard = serial();
     let tight =
-        ReadOptions { limits: animkit::formats::Limits { max_keys: 10, ..Default::default() }, ..Default::default() };
+        ReadOptions { limits: animkit::format::Limits { max_keys: 10, ..Default::default() }, ..Default::default() };
     let mut failures = Vec::new();
     for (name, data) in generated_files() {
         let normal = animkit::read(Bytes::from(data.clone()), None, &ReadOptions::default())
@@ -718,7 +718,7 @@ fn limits_are_honoured_by_every_format() {
     // Decompression stops at the decoded-bytes limit before allocating the declared size.
     let bfres = generated_files().into_iter().find(|(n, _)| n == "generated yaz0(bfres)").unwrap().1;
     let small = ReadOptions {
-        limits: animkit::formats::Limits { decoded_bytes: Some(100), ..Default::default() },
+        limits: animkit::format::Limits { decoded_bytes: Some(100), ..Default::default() },
         ..Default::default()
     };
     let (result, peak) = measured(|| animkit::read(Bytes::from(bfres), None, &small).map(|_| ()));

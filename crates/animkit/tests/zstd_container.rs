@@ -32,7 +32,7 @@ fn a_compressed_sarc_extracts_replaces_and_round_trips() {
     assert_eq!(doc.format().name(), "zstd");
     assert_eq!(doc.write().unwrap(), stream, "an unchanged file writes back byte for byte");
     let entries = doc.entries().unwrap();
-    let data = |entries: &[animkit::formats::Entry], name: &str| {
+    let data = |entries: &[animkit::format::Entry], name: &str| {
         entries.iter().find(|e| e.name == name).map(|e| e.data.to_vec()).unwrap()
     };
     assert_eq!(entries.len(), 2);

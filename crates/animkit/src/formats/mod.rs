@@ -6,9 +6,3 @@ pub mod bfres;
 pub mod cryengine;
 pub mod evilengine;
 pub mod ifp;
-
-// The trait file's items under their former path, until every format imports `crate::format`.
-pub use crate::format::{
-    Budget, Capabilities, ClipSummary, Confidence, Document, Entry, Format, Limits, Param, ReadOptions, Summary,
-    TrackSummary, WriteOptions, Written, SKELETON_PARAM,
-};

@@ -21,7 +21,7 @@ use super::curve::{Curve, KeyType};
 use super::sweep::{Point, Sweep};
 use super::union::union_frames;
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::Limits;
+use crate::format::Limits;
 use bound::Spans;
 
 /// The least rotation (radians) between the cubic and the engine's Euler rotation that adds a

@@ -22,7 +22,7 @@ use super::fshu::{self, read_constants, read_param_infos, ParamInfo};
 use super::platform::Platform;
 use crate::bytes::Cursor;
 use crate::error::{Error, Result};
-use crate::formats::Limits;
+use crate::format::Limits;
 use crate::model::{Clip, Interpolation, Target, Track, Values};
 
 /// A Switch material animation.

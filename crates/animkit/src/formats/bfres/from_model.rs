@@ -48,7 +48,7 @@ use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
 use super::fvis::Fvis;
 use super::stored::{StoredFshu, StoredFska};
 use crate::error::{Error, Result};
-use crate::formats::WriteOptions;
+use crate::format::WriteOptions;
 use crate::model::{Channel, Clip, Interpolation, Package, Target, Track, Values};
 use crate::sample::{sample_track, Sampled};
 

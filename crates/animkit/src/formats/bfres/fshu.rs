@@ -14,7 +14,7 @@ use super::subfile;
 use super::union::union_cubic;
 use crate::bytes::Cursor;
 use crate::error::{Error, Result};
-use crate::formats::Limits;
+use crate::format::Limits;
 use crate::model::{Clip, Interpolation, Target, Track, Values};
 
 /// Which index group the FSHU came from.

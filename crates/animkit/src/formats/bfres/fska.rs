@@ -17,7 +17,7 @@ use super::subfile;
 use super::union::union_cubic;
 use crate::bytes::Cursor;
 use crate::error::{Context, Error, ErrorKind, Result};
-use crate::formats::Limits;
+use crate::format::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Target, Track, Values};
 
 /// An FSKA header with its bone animations.

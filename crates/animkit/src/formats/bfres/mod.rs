@@ -95,9 +95,9 @@ pub(crate) mod unroll;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::Param;
 use crate::format::Repaired;
-use crate::formats::Param;
-use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
+use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::Finding;
 use crate::model::{Clip, Package, Target, Track, Values};
 use crate::sample::{sample_track, Sampled};

@@ -27,7 +27,7 @@ use super::fska::{self, Fska};
 use super::fvis;
 use super::platform::{switch_string_at, Platform};
 use crate::error::{Context, Error, Result};
-use crate::formats::Limits;
+use crate::format::Limits;
 use crate::model::Package;
 
 /// The kinds of animation the header keeps (array, dict) pairs for beyond FSKA and FMAA.

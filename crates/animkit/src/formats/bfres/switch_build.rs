@@ -21,7 +21,7 @@ use super::fska::Fska;
 use super::switch_write::{dict_bytes, group, write_fska_data, write_fska_header, RelocSection, Relocation};
 use crate::bytes::{round_up, Endian, Writer};
 use crate::error::{Error, Result};
-use crate::formats::WriteOptions;
+use crate::format::WriteOptions;
 use crate::model::{Package, Values};
 use crate::record::Record;
 

@@ -5,7 +5,7 @@
 use super::curve::Curve;
 use super::sweep::{Point, Sweep};
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::Limits;
+use crate::format::Limits;
 
 /// Key times (seconds) and, per key, `[in-tangent, value, out-tangent]` of each component.
 pub type UnionKeys<const N: usize> = (Vec<f32>, Vec<[[f32; N]; 3]>);

@@ -31,7 +31,7 @@ use super::raw::{
 use super::time_formats;
 use crate::bytes::round_up;
 use crate::error::{Error, Result};
-use crate::formats::WriteOptions;
+use crate::format::WriteOptions;
 use crate::model::rekey::{rekey, Rekeyed, Tolerance};
 use crate::model::{Clip, Interpolation, Package, Target, Track, Transform, Values};
 use crate::raw_json::{FixedName, Hex, F32};
@@ -640,8 +640,8 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::{Format, ReadOptions};
     use crate::formats::cryengine::{model, CryEngine};
-    use crate::formats::{Format, ReadOptions};
     use crate::model::{BoneRef, Track};
 
     fn clip() -> Package {

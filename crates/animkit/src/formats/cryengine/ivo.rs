@@ -594,9 +594,9 @@ pub fn dba_meta(entries: &[(u16, String)]) -> Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::Limits;
     use crate::formats::cryengine::chunkfile;
     use crate::formats::cryengine::model::{to_model_with, Decoding};
-    use crate::formats::Limits;
     use crate::model::Values;
     use bytes::Bytes;
 

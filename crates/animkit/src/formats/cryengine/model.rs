@@ -20,7 +20,7 @@ use super::controller::{self, Controller, FLAG_ADDITIVE, FLAG_CYCLE};
 use super::raw::{Body, GlobalAnimationHeaderCaf, MotionParams, TimingSamples};
 use super::{dba, ivo, skeleton};
 use crate::error::{Context, Error, ErrorKind, Result};
-use crate::formats::Limits;
+use crate::format::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, UpAxis, Values};
 use crate::text::latin1_until_nul;
 

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::rwskel;
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::Repaired;
-use crate::formats::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
+use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::Finding;
 use crate::model::{Package, Skeleton};
 use crate::raw_json::Hex;

@@ -374,10 +374,10 @@ fn v2_body(clip: &Clip, bones: &[BoneKeys], all: &[f32], scale: [f32; 3], key_to
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::Limits;
     use crate::formats::evilengine::lint::invariant_violations;
     use crate::formats::evilengine::model::to_clip;
     use crate::formats::evilengine::skb::{read, write};
-    use crate::formats::Limits;
     use crate::model::BoneRef;
     use crate::sample::sample;
 

@@ -27,7 +27,7 @@ use super::hip::{AnimAsset, Hip};
 use super::rwskel;
 use super::skb::{Body, KeyV2, Skb};
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::Limits;
+use crate::format::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Values};
 
 /// The key range `start..=end` of each bone: from the offsets table when it satisfies C5,

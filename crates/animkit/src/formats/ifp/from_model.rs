@@ -20,7 +20,7 @@ use glam::{Quat, Vec3};
 use super::canonical::{canonicalize_anpk, canonicalize_v2, padded_name};
 use super::raw::*;
 use crate::error::{Error, Result};
-use crate::formats::WriteOptions;
+use crate::format::WriteOptions;
 use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Skeleton, Target, Track};
 use crate::raw_json::{FixedName, FourCc, Hex};
 use crate::sample::{sample_track, sample_track_left, Sampled};

@@ -34,9 +34,9 @@ mod raw;
 use bytes::Bytes;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::Param;
 use crate::format::Repaired;
-use crate::formats::Param;
-use crate::formats::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written};
+use crate::format::{Capabilities, Confidence, Document, Entry, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::Finding;
 use crate::model::Package;
 use crate::text::latin1_until_nul;
@@ -133,7 +133,7 @@ impl Format for Ifp {
 /// A parsed IFP file.
 pub(crate) struct IfpDocument {
     file: IfpFile,
-    limits: crate::formats::Limits,
+    limits: crate::format::Limits,
     model_options: model::ModelOptions,
 }
 
@@ -160,7 +160,7 @@ impl Document for IfpDocument {
         model::to_model(&self.file, &self.limits, self.model_options)
     }
 
-    fn summary(&self) -> Result<crate::formats::Summary> {
+    fn summary(&self) -> Result<crate::format::Summary> {
         Ok(model::summary(&self.file, self.model_options))
     }
 

@@ -28,7 +28,7 @@ use glam::{Quat, Vec3, Vec4};
 use super::bones::ped_tag;
 use super::raw::*;
 use crate::error::{Error, Result};
-use crate::formats::{ClipSummary, Limits, Summary, TrackSummary};
+use crate::format::{ClipSummary, Limits, Summary, TrackSummary};
 use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
 use crate::text::{latin1_until_nul, NameInterner};
 
