@@ -226,6 +226,22 @@ impl Writer {
         }
     }
 
+    /// Overwrites a `u64` written earlier at `pos` (for offsets known only afterwards).
+    pub fn patch_u64(&mut self, pos: usize, v: u64) {
+        let bytes = match self.endian {
+            Endian::Little => v.to_le_bytes(),
+            Endian::Big => v.to_be_bytes(),
+        };
+        self.patch_bytes(pos, &bytes);
+    }
+
+    /// Overwrites bytes written earlier at `pos` with `b` (nothing past the end).
+    pub fn patch_bytes(&mut self, pos: usize, b: &[u8]) {
+        if let Some(dst) = self.buf.get_mut(pos..pos + b.len()) {
+            dst.copy_from_slice(b);
+        }
+    }
+
     write_int!(u8, u8);
     write_int!(u16, u16);
     write_int!(i16, i16);
@@ -290,5 +306,16 @@ mod tests {
         w.u16(7);
         w.patch_u32(0, 0xAABBCCDD);
         assert_eq!(w.into_vec(), vec![0xAA, 0xBB, 0xCC, 0xDD, 0, 7]);
+    }
+
+    #[test]
+    fn writer_patches_offsets_in_its_byte_order() {
+        let mut w = Writer::new(Endian::Little);
+        w.u64(0);
+        w.u16(7);
+        w.patch_u64(0, 0x0102_0304_0506_0708);
+        w.patch_bytes(8, &[9]);
+        w.patch_bytes(9, &[1, 2]); // would run past the end: left alone
+        assert_eq!(w.into_vec(), vec![8, 7, 6, 5, 4, 3, 2, 1, 9, 0]);
     }
 }

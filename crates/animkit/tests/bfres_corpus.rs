@@ -411,11 +411,11 @@ fn retail_subfiles_rewrite_byte_for_byte() {
         };
         for (anim, at) in fres::entries(&data, &file.header, fres::G_FSKA).unwrap() {
             let a = fska::read(&data, at, animkit::formats::bfres::platform::Platform::WiiU { version: v }).unwrap();
-            let mut o = Out::new(at);
+            let mut o = Out::new(at, animkit::formats::bfres::platform::Platform::WiiU { version: v });
             if a.user_data_count > 0 {
                 skipped += 1;
             }
-            write_fska(&mut o, &a, v).unwrap();
+            write_fska(&mut o, &a).unwrap();
             check(format!("{name} FSKA {anim}"), at, o);
         }
         for g in [fres::G_FSHU_PARAM, 4, fres::G_FSHU_SRT] {
@@ -426,8 +426,8 @@ fn retail_subfiles_rewrite_byte_for_byte() {
                     animkit::formats::bfres::platform::Platform::WiiU { version: v },
                 )
                 .unwrap();
-                let mut o = Out::new(at);
-                animkit::formats::bfres::build::write_fshu(&mut o, &a, v).unwrap();
+                let mut o = Out::new(at, animkit::formats::bfres::platform::Platform::WiiU { version: v });
+                animkit::formats::bfres::build::write_fshu(&mut o, &a).unwrap();
                 check(format!("{name} FSHU {anim}"), at, o);
             }
         }
@@ -439,15 +439,15 @@ fn retail_subfiles_rewrite_byte_for_byte() {
                     animkit::formats::bfres::platform::Platform::WiiU { version: v },
                 )
                 .unwrap();
-                let mut o = Out::new(at);
-                animkit::formats::bfres::build::write_fvis(&mut o, &a, v).unwrap();
+                let mut o = Out::new(at, animkit::formats::bfres::platform::Platform::WiiU { version: v });
+                animkit::formats::bfres::build::write_fvis(&mut o, &a).unwrap();
                 check(format!("{name} FVIS {anim}"), at, o);
             }
         }
         for (anim, at) in fres::entries(&data, &file.header, fres::G_FTXP).unwrap() {
             let a = ftxp::read(&data, at, animkit::formats::bfres::platform::Platform::WiiU { version: v }).unwrap();
-            let mut o = Out::new(at);
-            write_ftxp(&mut o, &a, v).unwrap();
+            let mut o = Out::new(at, animkit::formats::bfres::platform::Platform::WiiU { version: v });
+            write_ftxp(&mut o, &a).unwrap();
             check(format!("{name} FTXP {anim}"), at, o);
         }
     }

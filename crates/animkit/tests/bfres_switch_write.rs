@@ -225,18 +225,29 @@ fn switch_dump_names_the_structures_and_packs_byte_for_byte() {
 
 #[test]
 fn switch_dictionaries_rebuild_from_their_names() {
-    use animkit::formats::bfres::dict::{build_by, Rule};
+    use animkit::formats::bfres::build::{write_dict, Out};
+    use animkit::formats::bfres::dict::{build_by, read_switch, Rule};
+    use animkit::formats::bfres::platform::Platform;
     let mut checked = 0;
     for (name, data) in switch_files() {
+        let str_at = switch_write::blocks(&data).unwrap().into_iter().find(|b| &b.1 == b"_STR").unwrap().0;
+        let table = switch_write::read_strings(&data, str_at).unwrap();
+        let positions = table.positions();
         // The header's dictionaries: models, the five animation kinds, embedded files.
         for field in [0x30, 0x40, 0x50, 0x60, 0x70, 0x80, 0xA0] {
             let at = le(&data, field, 8) as usize;
             if at == 0 {
                 continue;
             }
-            let (nodes, names) = switch_write::read_dict(&data, at).unwrap();
+            let (nodes, names) = read_switch(&data, at).unwrap();
             let keys: Vec<&[u8]> = names.iter().map(|s| s.as_bytes()).collect();
             assert_eq!(build_by(Rule::Switch, &keys).unwrap(), nodes, "{name}: dictionary at {at:#x}");
+            // Written again from the names alone, against the file's own string table.
+            let mut o = Out::new(at, Platform::Switch { major: 8 });
+            write_dict(&mut o, &names.iter().map(String::as_str).collect::<Vec<_>>(), &[]).unwrap();
+            o.resolve(|s| positions.get(s).copied()).unwrap();
+            let bytes = o.into_vec();
+            assert_eq!(bytes, data[at..at + bytes.len()], "{name}: dictionary at {at:#x} written");
             checked += names.len();
         }
     }

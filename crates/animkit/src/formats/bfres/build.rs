@@ -1,34 +1,65 @@
-//! Writing subfiles and whole files in Nintendo's canonical layout (spec §2.4, §3.4, §7.1, §8).
+//! Writing subfiles and whole files for both platforms (spec §2.4, §3.4, §7.1, §8, §11).
 //!
-//! [`Out`] lays bytes out at a known absolute base and patches self-relative offsets once their
-//! targets are placed; string references are resolved at the end against a string pool.
-//! [`write_fska`] and [`write_ftxp`] follow the retail storage orders, so a parsed retail
-//! subfile written at its original position against the original pool gives the original
-//! bytes (checked on every corpus FSKA). [`write_file`] builds a complete animation-only FRES.
+//! [`Out`] lays bytes out at a known absolute base for one [`Platform`]: it knows how an offset
+//! is stored (Wii U: `i32` relative to the field; Switch: absolute `u64`, every non-null one
+//! recorded for the relocation table), patches offsets once their targets are placed, and
+//! resolves string references at the end against a string table (Wii U: the offset points at
+//! the text; Switch: at the `u16` length word). Each structure is written by one function for
+//! both platforms, in the storage order of the retail files: a parsed retail subfile written at
+//! its original position against the original strings gives the original bytes (checked on
+//! every corpus FSKA, FTXP, FSHU and FVIS, and on the FSKA and FMAA data of every Switch file).
+//! [`write_file`] builds a complete animation-only Wii U FRES (`switch_build` the Switch one).
+//!
+//! Alignment: Wii U pads every part to 4 after it; Switch starts every array, base-value block
+//! and curve data at a multiple of 8 and pads nothing after the last part. An offset to an empty
+//! array points at where it would be on Wii U and is null on Switch.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::curve::{Curve, CurveType, FrameType, KeyType};
-use super::dict::{build as build_trie, TrieNode};
+use super::dict::{build_by, Rule};
 use super::fres::{write_header, Header, GROUPS, HEADER_SIZE};
-use super::fshu::Fshu;
-use super::fska::{Fska, UserData, UserValues};
+use super::fshu::{Fshu, ParamInfo};
+use super::fska::{BoneAnim, Fska, UserData, UserValues};
 use super::ftxp::Ftxp;
 use super::fvis::Fvis;
+use super::platform::Platform;
 use super::strings::{write_pool, PoolString};
 use crate::bytes::{round_up, Endian, Writer};
 use crate::error::{Error, Result};
 
-/// An output buffer placed at absolute position `base`.
+/// An output buffer placed at absolute position `base`, laid out for `platform`.
 pub struct Out {
+    /// The bytes written so far, in the platform's byte order.
     pub w: Writer,
     base: usize,
+    platform: Platform,
     strings: Vec<(usize, String)>,
+    /// Absolute positions of the non-null Switch offsets written.
+    offsets: BTreeSet<usize>,
+}
+
+/// Placed bytes and the absolute positions of the Switch offsets among them.
+pub(crate) struct Image {
+    /// The absolute position of the first byte.
+    pub start: usize,
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    offsets: BTreeSet<usize>,
+}
+
+impl Image {
+    /// The absolute positions of the non-null offsets written.
+    pub fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
+        self.offsets.iter().copied()
+    }
 }
 
 impl Out {
-    pub fn new(base: usize) -> Self {
-        Out { w: Writer::new(Endian::Big), base, strings: Vec::new() }
+    /// An empty output whose first byte lands at absolute position `base`.
+    pub fn new(base: usize, platform: Platform) -> Self {
+        let w = Writer::new(platform.endian());
+        Out { w, base, platform, strings: Vec::new(), offsets: BTreeSet::new() }
     }
 
     /// The absolute position of the next byte.
@@ -36,17 +67,28 @@ impl Out {
         self.base + self.w.len()
     }
 
+    fn switch(&self) -> bool {
+        self.platform.is_switch()
+    }
+
     /// Writes a null offset to patch later; returns its slot.
     pub fn slot(&mut self) -> usize {
         let p = self.w.len();
-        self.w.i32(0);
+        self.w.fill(0, self.platform.offset_size());
         p
     }
 
-    /// Points the offset at `slot` to absolute `target`.
+    /// Points the offset at `slot` to absolute `target` (0 leaves a Switch offset null).
     pub fn patch(&mut self, slot: usize, target: usize) {
-        let field = (self.base + slot) as i64;
-        self.w.patch_u32(slot, (target as i64 - field) as i32 as u32);
+        if self.switch() {
+            self.w.patch_u64(slot, target as u64);
+            if target != 0 {
+                self.offsets.insert(self.base + slot);
+            }
+        } else {
+            let field = (self.base + slot) as i64;
+            self.w.patch_u32(slot, (target as i64 - field) as i32 as u32);
+        }
     }
 
     /// Points the offset at `slot` to the current position.
@@ -55,15 +97,32 @@ impl Out {
         self.patch(slot, here);
     }
 
+    /// Points the offset at `slot` to the current position when the part there is `present`,
+    /// and on Wii U always (see the module notes).
+    fn here(&mut self, slot: usize, present: bool) {
+        if present || !self.switch() {
+            self.patch_here(slot);
+        }
+    }
+
     /// A reference to the string `s` (resolved by [`Out::resolve`]).
     pub fn string(&mut self, s: &str) {
         let p = self.slot();
         self.strings.push((p, s.to_string()));
     }
 
-    pub fn align4(&mut self) {
-        let pad = round_up(self.w.len(), 4) - self.w.len();
-        self.w.fill(0, pad);
+    /// Pads with zeros to the platform's alignment (4 on Wii U, 8 on Switch), counted from
+    /// absolute position 0.
+    pub fn align(&mut self) {
+        let a = if self.switch() { 8 } else { 4 };
+        self.w.fill(0, round_up(self.pos(), a) - self.pos());
+    }
+
+    /// Pads to 4 on Wii U (after a part); nothing on Switch.
+    fn pad_after(&mut self) {
+        if !self.switch() {
+            self.align();
+        }
     }
 
     /// Every string referenced so far.
@@ -71,46 +130,64 @@ impl Out {
         self.strings.iter().map(|s| s.1.as_str())
     }
 
-    /// Patches every string reference with the position `find` gives (its first character).
+    /// Patches every string reference with the position `find` gives.
     pub fn resolve(&mut self, find: impl Fn(&str) -> Option<usize>) -> Result<()> {
         for (slot, s) in std::mem::take(&mut self.strings) {
-            let at = find(&s).ok_or_else(|| Error::unrepresentable(format!("string {s:?} is not in the pool")))?;
+            let at =
+                find(&s).ok_or_else(|| Error::unrepresentable(format!("string {s:?} is not in the string table")))?;
             self.patch(slot, at);
         }
         Ok(())
     }
 
+    /// The bytes written.
     pub fn into_vec(self) -> Vec<u8> {
         self.w.into_vec()
     }
 
-    /// The opening of every animation subfile: its magic, name and (empty) path.
-    fn subfile_header(&mut self, magic: &[u8; 4], name: &str) {
+    /// The bytes written with their position and offsets.
+    pub(crate) fn into_image(self) -> Image {
+        Image { start: self.base, offsets: self.offsets, bytes: self.w.into_vec() }
+    }
+
+    /// The opening of every animation subfile: its magic (on Switch followed by a 12-byte block
+    /// header, zeros here), name and (empty) path.
+    pub(crate) fn subfile_header(&mut self, magic: &[u8; 4], name: &str) {
         self.w.bytes(magic);
+        if self.switch() {
+            self.w.fill(0, 12);
+        }
         self.string(name);
         self.string("");
     }
 
-    /// The bind index array the header's `slot` points at: `n` × `0xFFFF` (filled in by the game
-    /// at bind time, §8), padded to 4.
+    /// The Wii U bind index array the header's `slot` points at: `n` × `0xFFFF` (filled in by
+    /// the game at bind time, §8), padded to 4.
     fn bind_indices(&mut self, slot: usize, n: u16) {
         self.patch_here(slot);
-        for _ in 0..n {
-            self.w.u16(0xFFFF);
-        }
-        self.align4();
+        self.w.fill(0xFF, 2 * usize::from(n));
+        self.align();
     }
 }
 
+/// `n` as a `u16` count of `what`.
+pub(crate) fn count16(n: usize, what: &str) -> Result<u16> {
+    u16::try_from(n).map_err(|_| Error::unrepresentable(format!("{n} {what} (at most 65535)")))
+}
+
 /// A curve array: every header, then every curve's frames and keys.
-fn write_curves(o: &mut Out, curves: &[Curve], version: u32) {
-    let slots: Vec<_> = curves.iter().map(|c| curve_header(o, c, version)).collect();
+pub(crate) fn write_curves(o: &mut Out, curves: &[Curve]) {
+    let slots: Vec<_> = curves.iter().map(|c| curve_header(o, c)).collect();
     for (c, s) in curves.iter().zip(slots) {
         curve_data(o, c, s);
     }
 }
 
-fn curve_header(o: &mut Out, c: &Curve, version: u32) -> (usize, usize) {
+/// A curve header (§5.2): Wii U `0x20`, or `0x24` with `delta` from 3.4, the frame and key
+/// offsets last; Switch `0x30`, the offsets first and a pad word last. Returns the slots of the
+/// frame and key offsets.
+pub(crate) fn curve_header(o: &mut Out, c: &Curve) -> (usize, usize) {
+    let first = o.switch().then(|| (o.slot(), o.slot()));
     o.w.u16(c.flags);
     o.w.u16(c.key_count);
     o.w.u32(c.target);
@@ -118,14 +195,22 @@ fn curve_header(o: &mut Out, c: &Curve, version: u32) -> (usize, usize) {
     o.w.f32(c.end);
     o.w.u32(c.scale_bits);
     o.w.u32(c.offset_bits);
-    if version >= 0x0304_0000 {
+    if o.platform.since_3_4() {
         o.w.f32(c.delta.unwrap_or(0.0));
     }
-    (o.slot(), o.slot())
+    match first {
+        Some(slots) => {
+            o.w.u32(0);
+            slots
+        }
+        None => (o.slot(), o.slot()),
+    }
 }
 
-fn curve_data(o: &mut Out, c: &Curve, slots: (usize, usize)) {
-    o.patch_here(slots.0);
+/// A curve's frames and keys (bool curves: one word per 32 keys, as read).
+pub(crate) fn curve_data(o: &mut Out, c: &Curve, slots: (usize, usize)) {
+    o.align();
+    o.here(slots.0, !c.frames.is_empty());
     for &f in &c.frames {
         match c.frame_type() {
             FrameType::F32 => o.w.f32(f),
@@ -133,8 +218,8 @@ fn curve_data(o: &mut Out, c: &Curve, slots: (usize, usize)) {
             FrameType::U8 => o.w.u8(f as u8),
         }
     }
-    o.align4();
-    o.patch_here(slots.1);
+    o.align();
+    o.here(slots.1, !c.keys.is_empty());
     let bool_curve = matches!(c.curve_type(), CurveType::StepBool | CurveType::BakedBool);
     for &k in &c.keys {
         match c.key_type() {
@@ -145,62 +230,145 @@ fn curve_data(o: &mut Out, c: &Curve, slots: (usize, usize)) {
             KeyType::S8 => o.w.u8(k as i8 as u8),
         }
     }
-    o.align4();
+    o.pad_after();
 }
 
-/// Writes an FSKA (v >= 3.4 layout) at the output's position.
-pub fn write_fska(o: &mut Out, a: &Fska, version: u32) -> Result<()> {
-    if version < 0x0304_0000 {
+/// The slots of an FSKA header's offsets to its data.
+pub(crate) struct FskaSlots {
+    bind: usize,
+    bones: usize,
+    user: usize,
+}
+
+/// Where an FSKA's data parts were written (absolute).
+pub(crate) struct FskaParts {
+    /// The bind indices.
+    pub bind: usize,
+    /// The BoneAnim array.
+    pub bones: usize,
+    /// The user-data dictionary, when there is user data.
+    pub user: Option<usize>,
+}
+
+impl FskaSlots {
+    /// Points the header's offsets at the data.
+    pub(crate) fn link(&self, o: &mut Out, parts: &FskaParts) {
+        o.patch(self.bind, parts.bind);
+        o.patch(self.bones, parts.bones);
+        if let Some(user) = parts.user {
+            o.patch(self.user, user);
+        }
+    }
+}
+
+/// Writes an FSKA (Wii U 3.4 and later, or Switch): its header, then its data.
+pub fn write_fska(o: &mut Out, a: &Fska) -> Result<()> {
+    if !o.platform.since_3_4() {
         return Err(Error::unsupported("writing FSKA before 3.4.0.0"));
     }
-    let n = u16::try_from(a.bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bone animations"))?;
+    let slots = fska_header(o, a)?;
+    let parts = fska_data(o, a, &vec![0xFFFF; a.bones.len()])?;
+    slots.link(o, &parts);
+    Ok(())
+}
+
+/// The FSKA header with its data offsets left to patch. Wii U: name, path, flags, frame count,
+/// `u16` bone and user-data counts, curve count, baked size, then the bone array, skeleton,
+/// bind-index and user-data offsets. Switch (`0x60`): block header, name, path, then the
+/// skeleton, bind-index, bone array, user-data and user-data dictionary offsets, flags, frame
+/// count, curve count, baked size, `u16` bone and user-data counts and a pad word.
+pub(crate) fn fska_header(o: &mut Out, a: &Fska) -> Result<FskaSlots> {
+    let n = count16(a.bones.len(), "bone animations")?;
+    let users = count16(a.user_data.len(), "user-data entries")?;
     o.subfile_header(b"FSKA", &a.name);
+    if o.switch() {
+        o.slot(); // bound skeleton
+        let (bind, bones, user) = (o.slot(), o.slot(), o.slot());
+        o.slot(); // user-data dictionary
+        o.w.u32(a.flags);
+        o.w.i32(a.frame_count);
+        o.w.i32(a.curve_count);
+        o.w.u32(a.baked_size);
+        o.w.u16(n);
+        o.w.u16(users);
+        o.w.u32(0);
+        return Ok(FskaSlots { bind, bones, user });
+    }
     o.w.u32(a.flags);
     o.w.i32(a.frame_count);
     o.w.u16(n);
-    o.w.u16(a.user_data.len() as u16);
+    o.w.u16(users);
     o.w.i32(a.curve_count);
     o.w.u32(a.baked_size);
-    let bones_slot = o.slot();
-    o.w.i32(0); // bound skeleton
-    let bind_slot = o.slot();
-    let user_slot = o.slot();
-    o.bind_indices(bind_slot, n);
-    o.patch_here(bones_slot);
-    let mut slots = Vec::with_capacity(a.bones.len());
-    for b in &a.bones {
-        let count =
-            u8::try_from(b.curves.len()).map_err(|_| Error::unrepresentable("more than 255 curves in a bone"))?;
-        o.w.u32(b.flags);
-        o.string(&b.name);
-        o.w.u8(b.begin_rotate);
-        o.w.u8(b.begin_translate);
-        o.w.u8(count);
-        o.w.u8(b.begin_base_translate);
-        o.w.bytes(&b.begin_curve.to_le_bytes());
-        o.w.u16(0);
-        slots.push((o.slot(), o.slot()));
-    }
+    let bones = o.slot();
+    o.slot(); // bound skeleton
+    Ok(FskaSlots { bones, bind: o.slot(), user: o.slot() })
+}
+
+/// An FSKA's data from the output's position: the bind indices, the BoneAnim array, per bone
+/// its base values and curves, then the user data.
+pub(crate) fn fska_data(o: &mut Out, a: &Fska, bind: &[u16]) -> Result<FskaParts> {
+    let bind_at = o.pos();
+    bind.iter().for_each(|&b| o.w.u16(b));
+    o.align();
+    let bones = o.pos();
+    let slots = a.bones.iter().map(|b| bone_anim(o, b)).collect::<Result<Vec<_>>>()?;
     for (b, &(curves_slot, base_slot)) in a.bones.iter().zip(&slots) {
         let has_base = b.scale.is_some() || b.rotate.is_some() || b.translate.is_some();
         if !has_base && b.curves.is_empty() {
             continue;
         }
-        o.patch_here(base_slot);
+        if has_base {
+            o.align();
+        }
+        o.here(base_slot, has_base);
         for v in b.scale.iter().flatten().chain(b.rotate.iter().flatten()).chain(b.translate.iter().flatten()) {
             o.w.f32(*v);
         }
-        o.patch_here(curves_slot);
-        write_curves(o, &b.curves, version);
+        if !b.curves.is_empty() {
+            o.align();
+        }
+        o.here(curves_slot, !b.curves.is_empty());
+        write_curves(o, &b.curves);
     }
-    if !a.user_data.is_empty() {
-        o.patch_here(user_slot);
+    let user = (!a.user_data.is_empty()).then(|| o.pos());
+    if user.is_some() {
         write_user_data(o, &a.user_data)?;
     }
-    Ok(())
+    Ok(FskaParts { bind: bind_at, bones, user })
 }
 
-/// Writes a user-data index group followed by its entries.
+/// One BoneAnim (Wii U `0x18`: flags, name, the four `u8` begin/count fields, `beginCurve`,
+/// curve and base offsets; Switch `0x28`: name, curve and base offsets, flags, the same four
+/// bytes, `beginCurve`, a pad word). `beginCurve` is a little-endian `u16` and two zero bytes on
+/// both. Returns the slots of the curve and base offsets.
+fn bone_anim(o: &mut Out, b: &BoneAnim) -> Result<(usize, usize)> {
+    let count = u8::try_from(b.curves.len()).map_err(|_| Error::unrepresentable("more than 255 curves in a bone"))?;
+    let switch = o.switch();
+    let slots = if switch {
+        o.string(&b.name);
+        Some((o.slot(), o.slot()))
+    } else {
+        None
+    };
+    o.w.u32(b.flags);
+    if !switch {
+        o.string(&b.name);
+    }
+    o.w.bytes(&[b.begin_rotate, b.begin_translate, count, b.begin_base_translate]);
+    o.w.bytes(&b.begin_curve.to_le_bytes());
+    o.w.u16(0);
+    Ok(match slots {
+        Some(slots) => {
+            o.w.u32(0);
+            slots
+        }
+        None => (o.slot(), o.slot()),
+    })
+}
+
+/// Writes a user-data dictionary followed by its entries (`name; u16 count; u8 type; u8 pad`,
+/// then the values inline).
 pub fn write_user_data(o: &mut Out, entries: &[UserData]) -> Result<()> {
     let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
     let dict_len = 8 + 16 * (entries.len() + 1);
@@ -230,20 +398,37 @@ pub fn write_user_data(o: &mut Out, entries: &[UserData]) -> Result<()> {
             UserValues::Strings(v) => v.iter().for_each(|x| o.string(x)),
             UserValues::Bytes(v) => {
                 o.w.bytes(v);
-                o.align4();
+                o.align();
             }
         }
     }
     Ok(())
 }
 
+/// A shader-parameter info: `u16` first curve, float curves, int curves, first constant,
+/// constant count, sub-bind index; the name last on Wii U (`0x10`), first on Switch (`0x18`,
+/// then a pad word).
+pub(crate) fn param_info(o: &mut Out, p: &ParamInfo) {
+    if o.switch() {
+        o.string(&p.name);
+    }
+    for v in [p.begin_curve, p.float_curves, p.int_curves, p.begin_constant, p.constant_count, p.sub_bind_index] {
+        o.w.u16(v);
+    }
+    if o.switch() {
+        o.w.u32(0);
+    } else {
+        o.string(&p.name);
+    }
+}
+
 /// Writes an FTXP at the output's position (§3.4 storage order). Both header layouts (§3.1):
 /// before 3.4.0.0 the counts are narrower and the TextureRefs are a flat array with no index
 /// group after the data.
-pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
-    let new = version >= 0x0304_0000;
-    let mats = u16::try_from(a.materials.len()).map_err(|_| Error::unrepresentable("too many materials"))?;
-    let texs = u16::try_from(a.textures.len()).map_err(|_| Error::unrepresentable("too many textures"))?;
+pub fn write_ftxp(o: &mut Out, a: &Ftxp) -> Result<()> {
+    let new = o.platform.since_3_4();
+    let mats = count16(a.materials.len(), "materials")?;
+    let texs = count16(a.textures.len(), "textures")?;
     let infos: usize = a.materials.iter().map(|m| m.infos.len()).sum();
     let curves: usize = a.materials.iter().map(|m| m.curves.len()).sum();
     o.subfile_header(b"FTXP", &a.name);
@@ -317,12 +502,12 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
             o.string(&info.sampler);
         }
         o.patch_here(s.1);
-        let curve_slots: Vec<_> = m.curves.iter().map(|c| curve_header(o, c, version)).collect();
+        let curve_slots: Vec<_> = m.curves.iter().map(|c| curve_header(o, c)).collect();
         o.patch_here(s.2);
         for &v in &m.base_values {
             o.w.u16(v);
         }
-        o.align4();
+        o.align();
         for (c, slot) in m.curves.iter().zip(curve_slots) {
             curve_data(o, c, slot);
         }
@@ -336,11 +521,11 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp, version: u32) -> Result<()> {
 }
 
 /// Writes an FSHU (v >= 3.4 layout, §7.3 storage order) at the output's position.
-pub fn write_fshu(o: &mut Out, a: &Fshu, version: u32) -> Result<()> {
-    if version < 0x0304_0000 {
+pub fn write_fshu(o: &mut Out, a: &Fshu) -> Result<()> {
+    if !o.platform.since_3_4() {
         return Err(Error::unsupported("writing FSHU before 3.4.0.0"));
     }
-    let mats = u16::try_from(a.materials.len()).map_err(|_| Error::unrepresentable("too many materials"))?;
+    let mats = count16(a.materials.len(), "materials")?;
     o.subfile_header(b"FSHU", &a.name);
     o.w.u32(a.flags);
     o.w.i32(a.frame_count);
@@ -372,13 +557,7 @@ pub fn write_fshu(o: &mut Out, a: &Fshu, version: u32) -> Result<()> {
     for (m, &(infos, curves, consts)) in a.materials.iter().zip(&slots) {
         o.patch_here(infos);
         for p in &m.params {
-            o.w.u16(p.begin_curve);
-            o.w.u16(p.float_curves);
-            o.w.u16(p.int_curves);
-            o.w.u16(p.begin_constant);
-            o.w.u16(p.constant_count);
-            o.w.u16(p.sub_bind_index);
-            o.string(&p.name);
+            param_info(o, p);
         }
         o.patch_here(consts);
         for &(t, v) in &m.constants {
@@ -386,17 +565,17 @@ pub fn write_fshu(o: &mut Out, a: &Fshu, version: u32) -> Result<()> {
             o.w.u32(v);
         }
         o.patch_here(curves);
-        write_curves(o, &m.curves, version);
+        write_curves(o, &m.curves);
     }
     Ok(())
 }
 
 /// Writes an FVIS (v >= 3.4 layout, §7.2 storage order) at the output's position.
-pub fn write_fvis(o: &mut Out, a: &Fvis, version: u32) -> Result<()> {
-    if version < 0x0304_0000 {
+pub fn write_fvis(o: &mut Out, a: &Fvis) -> Result<()> {
+    if !o.platform.since_3_4() {
         return Err(Error::unsupported("writing FVIS before 3.4.0.0"));
     }
-    let n = u16::try_from(a.names.len()).map_err(|_| Error::unrepresentable("too many entries"))?;
+    let n = count16(a.names.len(), "entries")?;
     o.subfile_header(b"FVIS", &a.name);
     o.w.u16(a.flags);
     o.w.u16(0);
@@ -416,7 +595,7 @@ pub fn write_fvis(o: &mut Out, a: &Fvis, version: u32) -> Result<()> {
         o.string(name);
     }
     o.patch_here(curves_slot);
-    let cs: Vec<_> = a.curves.iter().map(|c| curve_header(o, c, version)).collect();
+    let cs: Vec<_> = a.curves.iter().map(|c| curve_header(o, c)).collect();
     o.patch_here(base_slot);
     for &w in &a.base {
         o.w.u32(w);
@@ -427,40 +606,45 @@ pub fn write_fvis(o: &mut Out, a: &Fvis, version: u32) -> Result<()> {
     Ok(())
 }
 
-/// Writes an index group for `names` whose entries point at `targets`.
+/// Writes a dictionary (§2.2, §11) for `names`, whose entries point at `targets`: Wii U `{u32
+/// size; s32 count}` then `count + 1` nodes `{u32 ref; u16 left; u16 right; name; data}`, the
+/// root's name and data null; Switch `{u32 0; s32 count}` then nodes `{u32 ref; u16 left; u16
+/// right; u64 name}`, the root named with the empty string and no data offsets (an entry is
+/// found by its index, so `targets` is not used). The trie follows the platform's rule.
 pub fn write_dict(o: &mut Out, names: &[&str], targets: &[usize]) -> Result<()> {
-    if names.len() != targets.len() {
+    if !o.switch() && names.len() != targets.len() {
         return Err(Error::unrepresentable(format!("{} index group names for {} entries", names.len(), targets.len())));
     }
-    let (root, nodes) = dict_head(o, names)?;
-    write_trie_node(o, root);
-    o.w.i32(0);
-    o.w.i32(0);
-    for (&node, (name, &target)) in nodes.iter().zip(names.iter().zip(targets)) {
-        write_trie_node(o, node);
-        o.string(name);
-        let s = o.slot();
-        o.patch(s, target);
+    for (slot, &target) in dict(o, names)?.into_iter().zip(targets) {
+        o.patch(slot, target);
     }
     Ok(())
 }
 
-/// Writes the size and count words of the index group for `names`: its root node and the node
-/// of every name, in order.
-fn dict_head(o: &mut Out, names: &[&str]) -> Result<(TrieNode, Vec<TrieNode>)> {
-    let trie = build_trie(&names.iter().map(|s| s.as_bytes()).collect::<Vec<_>>())?;
-    o.w.u32((8 + 16 * trie.len()) as u32);
+/// Writes the dictionary for `names`; returns the slots of the entries' data offsets (none on
+/// Switch).
+fn dict(o: &mut Out, names: &[&str]) -> Result<Vec<usize>> {
+    let rule = if o.switch() { Rule::Switch } else { Rule::WiiU };
+    let trie = build_by(rule, &names.iter().map(|s| s.as_bytes()).collect::<Vec<_>>())?;
+    o.w.u32(if o.switch() { 0 } else { (8 + 16 * trie.len()) as u32 });
     o.w.i32(names.len() as i32);
-    match trie.split_first() {
-        Some((&root, nodes)) => Ok((root, nodes.to_vec())),
-        None => Err(Error::unrepresentable("an index group without a root node")),
+    let mut slots = Vec::with_capacity(names.len());
+    for (i, (reference, left, right)) in trie.into_iter().enumerate() {
+        o.w.u32(reference);
+        o.w.u16(left);
+        o.w.u16(right);
+        match (i.checked_sub(1).and_then(|k| names.get(k)), o.switch()) {
+            (None, true) => o.string(""),
+            (None, false) => o.w.fill(0, 8),
+            (Some(name), switch) => {
+                o.string(name);
+                if !switch {
+                    slots.push(o.slot());
+                }
+            }
+        }
     }
-}
-
-fn write_trie_node(o: &mut Out, (reference, left, right): TrieNode) {
-    o.w.u32(reference);
-    o.w.u16(left);
-    o.w.u16(right);
+    Ok(slots)
 }
 
 /// The slot of index group `g` in a per-group header array.
@@ -510,21 +694,13 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
             return Err(Error::unrepresentable(format!("two subfiles of one kind are named {dup:?}")));
         }
     }
-    let mut o = Out::new(HEADER_SIZE);
+    let mut o = Out::new(HEADER_SIZE, Platform::WiiU { version });
     let mut group_at = [0usize; GROUPS];
     let mut data_slots: Vec<(usize, usize, usize)> = Vec::new(); // (group, index, slot)
     for (&g, entries) in &groups {
         *group_slot(&mut group_at, g)? = o.pos();
         let names: Vec<&str> = entries.iter().map(|e| e.0).collect();
-        let (root, nodes) = dict_head(&mut o, &names)?;
-        write_trie_node(&mut o, root);
-        o.w.i32(0);
-        o.w.i32(0);
-        for (k, (&node, name)) in nodes.iter().zip(&names).enumerate() {
-            write_trie_node(&mut o, node);
-            o.string(name);
-            data_slots.push((g, k, o.slot()));
-        }
+        data_slots.extend(dict(&mut o, &names)?.into_iter().enumerate().map(|(k, slot)| (g, k, slot)));
     }
     for (&g, entries) in &groups {
         for (k, (_, s)) in entries.iter().enumerate() {
@@ -532,10 +708,10 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
                 o.patch_here(slot);
             }
             match s {
-                Subfile::Fska(a) => write_fska(&mut o, a, version)?,
-                Subfile::Ftxp(a) => write_ftxp(&mut o, a, version)?,
-                Subfile::Fshu(a, _) => write_fshu(&mut o, a, version)?,
-                Subfile::Fvis(a) => write_fvis(&mut o, a, version)?,
+                Subfile::Fska(a) => write_fska(&mut o, a)?,
+                Subfile::Ftxp(a) => write_ftxp(&mut o, a)?,
+                Subfile::Fshu(a, _) => write_fshu(&mut o, a)?,
+                Subfile::Fvis(a) => write_fvis(&mut o, a)?,
             }
         }
     }
@@ -620,9 +796,9 @@ mod tests {
 
     #[test]
     fn index_group_names_and_targets_must_pair_up() {
-        let mut o = Out::new(0);
+        let mut o = Out::new(0, Platform::WiiU { version: 0x0405_0003 });
         assert!(write_dict(&mut o, &["a", "b"], &[0]).is_err());
-        let mut o = Out::new(0);
+        let mut o = Out::new(0, Platform::WiiU { version: 0x0405_0003 });
         assert!(write_dict(&mut o, &["a", "b"], &[0, 4]).is_ok());
     }
 }

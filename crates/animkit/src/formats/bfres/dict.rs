@@ -1,25 +1,33 @@
-//! Wii U index groups (`ResDict`, spec §2.2): a Patricia trie over the entry names.
+//! Dictionaries (index groups, `ResDict`, spec §2.2 and §11): a Patricia trie over the entry
+//! names, the same on Wii U and Switch but for the bit order ([`Rule`]).
 //!
-//! The raw nodes are kept as stored (`ref`, `left`, `right`, and the two self-relative offsets),
-//! so a group writes back byte for byte; [`build`] recomputes the trie from the names for
-//! writers and for lint.
+//! The raw Wii U nodes are kept as stored (`ref`, `left`, `right`, and the two self-relative
+//! offsets), so a group writes back byte for byte; [`build_by`] recomputes the trie from the
+//! names for the writer (`build::write_dict`) and for lint.
 
 use serde::{Deserialize, Serialize};
 
-use crate::bytes::{Cursor, Writer};
+use super::platform::Platform;
+use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
+use crate::record::Record;
 
-/// One 16-byte node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Node {
-    #[serde(rename = "ref")]
-    pub reference: u32,
-    pub left: u16,
-    pub right: u16,
-    /// Self-relative offset of the name (first character), 0 for null.
-    pub name: i32,
-    /// Self-relative offset of the entry's data, 0 for null.
-    pub data: i32,
+crate::record! {
+    /// One 16-byte Wii U node.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub struct Node {
+        /// The bit this node tests (`0xFFFFFFFF` at the root).
+        #[serde(rename = "ref")]
+        pub reference: u32,
+        /// The node taken when the bit is 0.
+        pub left: u16,
+        /// The node taken when the bit is 1.
+        pub right: u16,
+        /// Self-relative offset of the name (first character), 0 for null.
+        pub name: i32,
+        /// Self-relative offset of the entry's data, 0 for null.
+        pub data: i32,
+    }
 }
 
 /// An index group as stored.
@@ -43,11 +51,7 @@ impl ResDict {
         let count = c.count(u64::from(n as u32) + 1, 16, "index group node")?;
         let mut nodes = Vec::with_capacity(count);
         for i in 0..count {
-            nodes.push(
-                (|| Ok(Node { reference: c.u32()?, left: c.u16()?, right: c.u16()?, name: c.i32()?, data: c.i32()? }))(
-                )
-                .within(|| format!("node {i}"))?,
-            );
+            nodes.push(Node::read(c).within(|| format!("node {i}"))?);
         }
         Ok(ResDict { size, nodes })
     }
@@ -69,13 +73,7 @@ impl ResDict {
     pub fn write(&self, w: &mut Writer) {
         w.u32(self.size);
         w.i32(self.len() as i32);
-        for n in &self.nodes {
-            w.u32(n.reference);
-            w.u16(n.left);
-            w.u16(n.right);
-            w.i32(n.name);
-            w.i32(n.data);
-        }
+        self.nodes.iter().for_each(|n| n.write(w));
     }
 
     /// Absolute positions of entry `k`'s name and data (`None` when null), given the group's
@@ -112,6 +110,27 @@ pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>
         out.push((name, target));
     }
     Ok(out)
+}
+
+/// A Switch dictionary (`{u32 0; s32 count}`, then `count + 1` nodes `{u32 ref; u16 left;
+/// u16 right; u64 name}`, node 0 the root with the empty name): the nodes' `(ref, left, right)`
+/// and the entries' names in storage order.
+pub fn read_switch(data: &[u8], at: usize) -> Result<(Vec<TrieNode>, Vec<String>)> {
+    let switch = Platform::Switch { major: 8 };
+    let mut c = Cursor::new(data, Endian::Little);
+    c.seek(at + 4)?;
+    let n = c.i32()?;
+    let n = u64::try_from(n).map_err(|_| Error::invalid(at + 4, format!("dictionary count {n}")))?;
+    let n = c.count(n + 1, 16, "dictionary node")?;
+    let (mut nodes, mut names) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..n {
+        nodes.push((c.u32()?, c.u16()?, c.u16()?));
+        let name = switch.name(data, &mut c).within(|| format!("dictionary node {i}"))?;
+        if i > 0 {
+            names.push(name);
+        }
+    }
+    Ok((nodes, names))
 }
 
 /// The trie rule of a platform (spec §2.2 and §11).

@@ -134,12 +134,12 @@ impl DumpPart {
     /// A structured subfile's bytes when placed at `at`, names found by `find`; `None` for the
     /// other parts.
     fn write_subfile(&self, version: u32, at: usize, find: impl Fn(&str) -> Option<usize>) -> Option<Result<Vec<u8>>> {
-        let mut o = Out::new(at);
+        let mut o = Out::new(at, super::platform::Platform::WiiU { version });
         let written = match self {
-            DumpPart::Fska { fska, .. } => write_fska(&mut o, fska, version),
-            DumpPart::Ftxp { ftxp, .. } => write_ftxp(&mut o, ftxp, version),
-            DumpPart::Fshu { fshu, .. } => write_fshu(&mut o, fshu, version),
-            DumpPart::Fvis { fvis, .. } => write_fvis(&mut o, fvis, version),
+            DumpPart::Fska { fska, .. } => write_fska(&mut o, fska),
+            DumpPart::Ftxp { ftxp, .. } => write_ftxp(&mut o, ftxp),
+            DumpPart::Fshu { fshu, .. } => write_fshu(&mut o, fshu),
+            DumpPart::Fvis { fvis, .. } => write_fvis(&mut o, fvis),
             _ => return None,
         };
         Some(written.and_then(|()| o.resolve(find)).map(|()| o.into_vec()))

@@ -86,7 +86,6 @@ pub(crate) mod switch_anims;
 pub(crate) mod switch_build;
 pub(crate) mod switch_dump;
 pub(crate) mod switch_fmaa;
-pub(crate) mod switch_image;
 pub(crate) mod switch_replace;
 pub mod switch_write;
 pub(crate) mod union;

@@ -226,7 +226,7 @@ pub(crate) fn from_dump(d: &SwitchDump) -> Result<Vec<u8>> {
 /// point it past an empty array or leave it null: `switch_write::rewrite`).
 fn write_fmaa_header(out: &mut [u8], e: &FmaaEntry, names: &std::collections::HashMap<&str, usize>) -> Result<()> {
     let layout = switch_fmaa::lay_out(&e.animation, e.data_at)?;
-    let mut header = switch_fmaa::write_header(&e.animation, e.header_at, e.data_at, &layout, names)?;
+    let mut header = switch_fmaa::write_header(&e.animation, e.header_at, &layout, names)?;
     let user_data = e.header_at + 0x48..e.header_at + 0x50;
     if let (Some(kept), Some(slot)) = (out.get(user_data.clone()), header.bytes.get_mut(0x48..0x50)) {
         slot.copy_from_slice(kept);

@@ -36,13 +36,17 @@
 
 use std::collections::HashMap;
 
-use super::curve::Curve;
+use super::build::{count16, param_info, write_curves, Image, Out};
+use super::curve::{Curve, CurveType, KeyType};
 use super::fmaa::{Fmaa, MaterialAnim, PatternInfo};
 use super::fshu::ParamInfo;
-use super::switch_image::{frame_size, key_size, write_curve, Image};
+use super::platform::Platform;
 use crate::bytes::round_up;
 use crate::error::{Error, Result};
 use crate::model::Clip;
+
+/// The platform FMAAs are written for (the same layout from 0.5 to 0.8).
+const SWITCH: Platform = Platform::Switch { major: 8 };
 
 /// The size of an FMAA header (0.5 to 0.8).
 pub(crate) const HEADER_SIZE: usize = 0x78;
@@ -145,169 +149,148 @@ fn material<'a>(materials: &'a mut Vec<MaterialAnim>, name: &str) -> Result<&'a 
 /// A curve's baked size (see the module notes).
 fn baked_size(c: &Curve) -> u32 {
     let n = ((c.end - c.start).max(0.0) as usize).saturating_add(1);
-    let size = if c.is_float() { 4 * n + 28 } else { n * (key_size(c) / c.keys.len().max(1)).max(1) + 16 };
+    let key_size = match c.key_type() {
+        _ if c.keys.is_empty() => 1,
+        _ if matches!(c.curve_type(), CurveType::StepBool | CurveType::BakedBool) => 4,
+        KeyType::Bits32 => 4,
+        KeyType::S16 => 2,
+        KeyType::S8 => 1,
+    };
+    let size = if c.is_float() { 4 * n + 28 } else { n * key_size + 16 };
     u32::try_from(round_up(size, 8)).unwrap_or(u32::MAX)
 }
 
-/// Where the parts of a material's data lie (0 when absent).
-struct MaterialParts {
-    params: usize,
-    patterns: usize,
-    constants: usize,
-    curves: usize,
-    /// Per curve: frames and keys.
-    data: Vec<(usize, usize)>,
-}
-
-/// Where the parts of an FMAA's data lie when laid out from `start`.
+/// Where an FMAA's data parts lie (0 when absent).
 pub(crate) struct Layout {
+    /// The bind indices (the data's start).
+    start: usize,
     materials: usize,
-    parts: Vec<MaterialParts>,
-    /// Texture slots, names and bind array (0 without textures).
+    /// Texture slots, names and bind array.
     textures: [usize; 3],
+    /// Where the data ends (nothing pads it).
     pub end: usize,
 }
 
-/// `count` items of `size` bytes at the next multiple of 8 from `*at` (0 when `count` is 0).
-fn array(at: &mut usize, count: usize, size: usize) -> usize {
+/// The start of an array of `count` items at the next multiple of 8, `slot` pointed at it (0
+/// and nothing written when `count` is 0).
+fn array(o: &mut Out, slot: Option<usize>, count: usize) -> usize {
     if count == 0 {
         return 0;
     }
-    let start = round_up(*at, 8);
-    *at = start + count * size;
-    start
+    o.align();
+    let at = o.pos();
+    if let Some(slot) = slot {
+        o.patch(slot, at);
+    }
+    at
 }
 
-pub(crate) fn lay_out(anim: &Fmaa, start: usize) -> Result<Layout> {
-    let mut at = start + 2 * anim.materials.len();
-    let materials = array(&mut at, anim.materials.len(), 0x40);
-    let mut parts = Vec::with_capacity(anim.materials.len());
+/// Writes an FMAA's data from the output's position (see the module notes).
+pub(crate) fn fmaa_data(o: &mut Out, anim: &Fmaa) -> Result<Layout> {
+    let start = o.pos();
+    o.w.fill(0xFF, 2 * anim.materials.len());
+    let materials = array(o, None, anim.materials.len());
+    let (mut curve, mut param, mut slots) = (0usize, 0usize, Vec::with_capacity(anim.materials.len()));
     for m in &anim.materials {
-        let params = array(&mut at, m.params.len(), 0x18);
-        let patterns = array(&mut at, m.patterns.len(), 0x10);
-        let constants = array(&mut at, m.constants.len(), 8);
-        let curves = array(&mut at, m.curves.len(), 0x30);
-        let mut data = Vec::with_capacity(m.curves.len());
-        for c in &m.curves {
-            let frames = round_up(at, 8);
-            let keys = round_up(frames + frame_size(c), 8);
-            at = keys + key_size(c);
-            data.push((frames, keys));
-        }
-        parts.push(MaterialParts { params, patterns, constants, curves, data });
-    }
-    let n = anim.textures.len();
-    let textures = [array(&mut at, n, 8), array(&mut at, n, 8), array(&mut at, n, 8)];
-    if at > u32::MAX as usize {
-        return Err(Error::unrepresentable("Switch FMAA data beyond 4 GiB"));
-    }
-    Ok(Layout { materials, parts, textures, end: at })
-}
-
-/// The position of string `s` in the string table.
-fn name(strings: &HashMap<&str, usize>, s: &str) -> Result<usize> {
-    strings.get(s).copied().ok_or_else(|| Error::unsupported(format!("name \"{s}\" is not in the string table")))
-}
-
-/// Writes an FMAA's data laid out from `start` (see the module notes); names are offsets into
-/// `strings`. Returns the image and the layout.
-pub(crate) fn write_data(anim: &Fmaa, start: usize, strings: &HashMap<&str, usize>) -> Result<(Image, Layout)> {
-    let layout = lay_out(anim, start)?;
-    let mut img = Image::new(start);
-    img.put(start, &vec![0xFF; 2 * anim.materials.len()]);
-    let (mut curve, mut param) = (0usize, 0usize);
-    for (i, (m, parts)) in anim.materials.iter().zip(&layout.parts).enumerate() {
-        let at = layout.materials + 0x40 * i;
-        img.offset(at, name(strings, &m.name)?);
-        for (k, target) in [parts.params, parts.patterns, parts.curves, parts.constants].into_iter().enumerate() {
-            img.offset(at + 8 + 8 * k, target);
-        }
-        let param_curves = m.params.iter().map(|p| usize::from(p.float_curves + p.int_curves)).sum::<usize>();
-        let first = |present: bool, index: usize| if present { index as u16 } else { 0xFFFF };
-        let fields = [
-            first(!m.params.is_empty(), curve),
-            first(!m.patterns.is_empty(), curve + param_curves),
-            first(!m.params.is_empty(), param),
-            0xFFFF,
-            0xFFFF,
-            count(m.params.len())?,
-            count(m.patterns.len())?,
-            count(m.constants.len())?,
-            count(m.curves.len())?,
-        ];
-        for (k, v) in fields.into_iter().enumerate() {
-            img.put(at + 0x28 + 2 * k, &v.to_le_bytes());
-        }
+        slots.push(material_record(o, m, curve, param)?);
         curve += m.curves.len();
         param += m.params.len();
-        write_infos(&mut img, m, parts, strings)?;
-        for (j, (c, &(frames, keys))) in m.curves.iter().zip(&parts.data).enumerate() {
-            write_curve(&mut img, parts.curves + 0x30 * j, c, frames, keys);
+    }
+    for (m, [params, patterns, curves, constants]) in anim.materials.iter().zip(slots) {
+        array(o, Some(params), m.params.len());
+        m.params.iter().for_each(|p| param_info(o, p));
+        array(o, Some(patterns), m.patterns.len());
+        for p in &m.patterns {
+            o.string(&p.sampler);
+            o.w.i16(p.curve_index);
+            o.w.u16(p.begin_constant);
+            o.w.bytes(&[p.sub_bind_index as u8, 0, 0, 0]);
         }
+        array(o, Some(constants), m.constants.len());
+        for &(target, value) in &m.constants {
+            o.w.u32(target);
+            o.w.u32(value);
+        }
+        array(o, Some(curves), m.curves.len());
+        write_curves(o, &m.curves);
     }
-    let [slots, names, binds] = layout.textures;
-    for (k, t) in anim.textures.iter().enumerate() {
-        img.put(slots + 8 * k, &[0; 8]);
-        img.offset(names + 8 * k, name(strings, t)?);
-        img.put(binds + 8 * k, &(-1i64).to_le_bytes());
+    let n = anim.textures.len();
+    let texture_slots = array(o, None, n);
+    o.w.fill(0, 8 * n);
+    let names = array(o, None, n);
+    anim.textures.iter().for_each(|t| o.string(t));
+    let binds = array(o, None, n);
+    o.w.fill(0xFF, 8 * n);
+    if o.pos() > u32::MAX as usize {
+        return Err(Error::unrepresentable("Switch FMAA data beyond 4 GiB"));
     }
-    img.bytes.resize(layout.end - start, 0);
-    Ok((img, layout))
+    Ok(Layout { start, materials, textures: [texture_slots, names, binds], end: o.pos() })
+}
+
+/// A material record; returns the slots of its parameter-info, pattern-info, curve and constant
+/// offsets. `curve` and `param` are the FMAA-wide indices of its first curve and parameter.
+fn material_record(o: &mut Out, m: &MaterialAnim, curve: usize, param: usize) -> Result<[usize; 4]> {
+    o.string(&m.name);
+    let slots = [o.slot(), o.slot(), o.slot(), o.slot()];
+    let param_curves = m.params.iter().map(|p| usize::from(p.float_curves + p.int_curves)).sum::<usize>();
+    let first = |present: bool, index: usize| if present { index as u16 } else { 0xFFFF };
+    for v in [
+        first(!m.params.is_empty(), curve),
+        first(!m.patterns.is_empty(), curve + param_curves),
+        first(!m.params.is_empty(), param),
+        0xFFFF,
+        0xFFFF,
+        count(m.params.len())?,
+        count(m.patterns.len())?,
+        count(m.constants.len())?,
+        count(m.curves.len())?,
+    ] {
+        o.w.u16(v);
+    }
+    o.w.fill(0, 6);
+    Ok(slots)
+}
+
+/// Where the data of `anim` lies when written from `start`.
+pub(crate) fn lay_out(anim: &Fmaa, start: usize) -> Result<Layout> {
+    fmaa_data(&mut Out::new(start, SWITCH), anim)
+}
+
+/// Writes an FMAA's data from `start` (see the module notes); names are offsets into
+/// `strings`. Returns the image and the layout.
+pub(crate) fn write_data(anim: &Fmaa, start: usize, strings: &HashMap<&str, usize>) -> Result<(Image, Layout)> {
+    let mut o = Out::new(start, SWITCH);
+    let layout = fmaa_data(&mut o, anim)?;
+    o.resolve(|s| strings.get(s).copied())?;
+    Ok((o.into_image(), layout))
 }
 
 fn count(n: usize) -> Result<u16> {
-    u16::try_from(n).map_err(|_| Error::unrepresentable(format!("{n} entries in one FMAA material (at most 65535)")))
+    count16(n, "entries in one FMAA material")
 }
 
-/// A material's parameter infos, pattern infos and constants.
-fn write_infos(img: &mut Image, m: &MaterialAnim, parts: &MaterialParts, strings: &HashMap<&str, usize>) -> Result<()> {
-    for (k, p) in m.params.iter().enumerate() {
-        let at = parts.params + 0x18 * k;
-        img.offset(at, name(strings, &p.name)?);
-        for (j, v) in
-            [p.begin_curve, p.float_curves, p.int_curves, p.begin_constant, p.constant_count, p.sub_bind_index]
-                .into_iter()
-                .enumerate()
-        {
-            img.put(at + 8 + 2 * j, &v.to_le_bytes());
+/// The slots of an FMAA header's offsets into its data.
+pub(crate) struct HeaderSlots([usize; 5]);
+
+impl HeaderSlots {
+    /// Points the header's offsets at data laid out as `layout`.
+    pub(crate) fn link(&self, o: &mut Out, layout: &Layout) {
+        let [slots, names, binds] = layout.textures;
+        for (&slot, target) in self.0.iter().zip([layout.start, layout.materials, slots, names, binds]) {
+            o.patch(slot, target);
         }
-        img.put(at + 0x14, &[0; 4]);
     }
-    for (k, p) in m.patterns.iter().enumerate() {
-        let at = parts.patterns + 0x10 * k;
-        img.offset(at, name(strings, &p.sampler)?);
-        img.put(at + 8, &p.curve_index.to_le_bytes());
-        img.put(at + 0xA, &p.begin_constant.to_le_bytes());
-        img.put(at + 0xC, &[p.sub_bind_index as u8, 0, 0, 0]);
-    }
-    for (k, &(target, value)) in m.constants.iter().enumerate() {
-        img.put(parts.constants + 8 * k, &target.to_le_bytes());
-        img.put(parts.constants + 8 * k + 4, &value.to_le_bytes());
-    }
-    Ok(())
 }
 
-/// Writes the FMAA header at `at` for data laid out as `layout` from `start` (the path is the
-/// empty string; the counts and the baked size are computed from the materials).
-pub(crate) fn write_header(
-    anim: &Fmaa,
-    at: usize,
-    start: usize,
-    layout: &Layout,
-    strings: &HashMap<&str, usize>,
-) -> Result<Image> {
-    let mut img = Image::new(at);
-    img.put(at, b"FMAA");
-    img.put(at + 4, &[0; 12]);
-    img.offset(at + 0x10, name(strings, &anim.name)?);
-    img.offset(at + 0x18, name(strings, "")?);
-    img.offset(at + 0x20, 0);
-    img.offset(at + 0x28, start);
-    img.offset(at + 0x30, layout.materials);
-    let [slots, names, binds] = layout.textures;
-    for (field, target) in [(0x38, slots), (0x40, names), (0x48, 0), (0x50, 0), (0x58, binds)] {
-        img.offset(at + field, target);
-    }
+/// The FMAA header (see the module notes; the path is the empty string, the bound model and
+/// user data null, the counts and the baked size computed from the materials).
+pub(crate) fn fmaa_header(o: &mut Out, anim: &Fmaa) -> Result<HeaderSlots> {
+    o.subfile_header(b"FMAA", &anim.name);
+    o.slot(); // bound model
+    let [bind, materials, slots, names] = [o.slot(), o.slot(), o.slot(), o.slot()];
+    o.slot(); // user data
+    o.slot(); // user-data dictionary
+    let binds = o.slot();
     let params: usize = anim
         .materials
         .iter()
@@ -317,14 +300,21 @@ pub(crate) fn write_header(
     let patterns: usize =
         anim.materials.iter().map(|m| m.patterns.len() + m.patterns.iter().filter(|p| p.curve_index < 0).count()).sum();
     let curves: usize = anim.materials.iter().map(|m| m.curves.len()).sum();
-    for (k, v) in [anim.flags, 0, count(anim.materials.len())?, count(curves)?].into_iter().enumerate() {
-        img.put(at + 0x60 + 2 * k, &v.to_le_bytes());
+    for v in [anim.flags, 0, count(anim.materials.len())?, count(curves)?] {
+        o.w.u16(v);
     }
-    img.put(at + 0x68, &anim.frame_count.to_le_bytes());
-    let baked = anim.materials.iter().flat_map(|m| &m.curves).map(baked_size).fold(0u32, u32::saturating_add);
-    img.put(at + 0x6C, &baked.to_le_bytes());
-    for (k, v) in [count(params)?, count(patterns)?, 0, count(anim.textures.len())?].into_iter().enumerate() {
-        img.put(at + 0x70 + 2 * k, &v.to_le_bytes());
+    o.w.i32(anim.frame_count);
+    o.w.u32(anim.materials.iter().flat_map(|m| &m.curves).map(baked_size).fold(0u32, u32::saturating_add));
+    for v in [count(params)?, count(patterns)?, 0, count(anim.textures.len())?] {
+        o.w.u16(v);
     }
-    Ok(img)
+    Ok(HeaderSlots([bind, materials, slots, names, binds]))
+}
+
+/// Writes the FMAA header at `at` for data laid out as `layout`.
+pub(crate) fn write_header(anim: &Fmaa, at: usize, layout: &Layout, strings: &HashMap<&str, usize>) -> Result<Image> {
+    let mut o = Out::new(at, SWITCH);
+    fmaa_header(&mut o, anim)?.link(&mut o, layout);
+    o.resolve(|s| strings.get(s).copied())?;
+    Ok(o.into_image())
 }

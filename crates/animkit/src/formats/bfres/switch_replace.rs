@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::fmaa::Fmaa;
 use super::fska::{Fska, RotateMode};
 use super::switch_write::{
-    blocks, group, lay_out, parts, put_u32, write_fska_data, write_fska_header, Parts, RelocEntry, RelocSection,
+    blocks, fska_data_end, group, parts, put_u32, write_fska_data, write_fska_header, Parts, RelocEntry, RelocSection,
     Relocation,
 };
 use crate::bytes::{round_up, Cursor, Endian};
@@ -158,7 +158,7 @@ pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
             old.bones.iter().position(|o| o.name == b.name).and_then(|i| place.bind.get(i)).copied().unwrap_or(0xFFFF)
         })
         .collect();
-    let new_len = lay_out(anim, place.start)?.end - place.start;
+    let new_len = fska_data_end(anim, place.start)? - place.start;
     let shift = Shift::new(&p, place.start, place.end, new_len)?;
     let mut names = HashMap::new();
     for (s, at) in p.strings.positions() {
@@ -412,7 +412,7 @@ pub fn replace_fmaa(data: &[u8], index: usize, anim: &Fmaa) -> Result<Vec<u8>> {
     img.bytes.resize(((old_end - start) as isize + shift.d0) as usize, 0);
     let header_range = *header_at..*header_at + super::switch_fmaa::HEADER_SIZE;
     let new_header_at = shift.map_or_err(*header_at, "the FMAA header")?;
-    let header = super::switch_fmaa::write_header(anim, new_header_at, start, &layout, &names)?;
+    let header = super::switch_fmaa::write_header(anim, new_header_at, &layout, &names)?;
     let rlt_at = p.header.relocation_table as usize;
     let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
     relocate_listed(&mut work, &p, &shift, &header_range)?;

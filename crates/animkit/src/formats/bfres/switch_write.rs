@@ -25,29 +25,32 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use super::build::{self, Image, Out};
 use super::fres::{read_switch_header, SwitchHeader as Header};
-use super::fska::{BoneAnim, Fska};
+use super::fska::Fska;
 use super::platform::Platform;
-use super::switch_image::{frame_size, key_size, write_curve, Image};
 use super::{fska, switch_anims};
-use crate::bytes::{round_up, Cursor, Endian};
+use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
+use crate::record::Record;
 
 /// The platform offsets and names are read with (the same in every Switch version).
 const SWITCH: Platform = Platform::Switch { major: 8 };
 
-/// One `_RLT` entry: `struct_count` runs of `offset_count` consecutive `u64` offsets starting at
-/// `pos`, the runs `offset_count + padding_words` 8-byte words apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RelocEntry {
-    /// Absolute position of the first offset.
-    pub pos: u32,
-    /// Number of runs.
-    pub struct_count: u16,
-    /// Offsets per run.
-    pub offset_count: u8,
-    /// 8-byte words between the end of one run and the start of the next.
-    pub padding_words: u8,
+crate::record! {
+    /// One `_RLT` entry: `struct_count` runs of `offset_count` consecutive `u64` offsets starting
+    /// at `pos`, the runs `offset_count + padding_words` 8-byte words apart.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    pub struct RelocEntry {
+        /// Absolute position of the first offset.
+        pub pos: u32,
+        /// Number of runs.
+        pub struct_count: u16,
+        /// Offsets per run.
+        pub offset_count: u8,
+        /// 8-byte words between the end of one run and the start of the next.
+        pub padding_words: u8,
+    }
 }
 
 impl RelocEntry {
@@ -101,15 +104,7 @@ pub fn read_relocation(data: &[u8], at: usize) -> Result<Relocation> {
         let mut e = Cursor::new(data, Endian::Little);
         e.seek(entries_at + first as usize * 8).within(|| format!("relocation section {i}"))?;
         let n = e.count(u64::from(n), 8, "relocation entry")?;
-        let mut entries = Vec::with_capacity(n);
-        for _ in 0..n {
-            entries.push(RelocEntry {
-                pos: e.u32()?,
-                struct_count: e.u16()?,
-                offset_count: e.u8()?,
-                padding_words: e.u8()?,
-            });
-        }
+        let entries = (0..n).map(|_| RelocEntry::read(&mut e)).collect::<Result<_>>()?;
         sections.push(RelocSection { pointer, pos, size, entries });
     }
     Ok(Relocation { sections })
@@ -118,25 +113,21 @@ pub fn read_relocation(data: &[u8], at: usize) -> Result<Relocation> {
 impl Relocation {
     /// The table's bytes when placed at `at` (the first-entry indices are the running sums).
     pub fn to_bytes(&self, at: usize) -> Vec<u8> {
-        let mut out = Vec::new();
-        out.extend_from_slice(b"_RLT");
-        out.extend_from_slice(&(at as u32).to_le_bytes());
-        out.extend_from_slice(&(self.sections.len() as u32).to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
+        let mut w = Writer::new(Endian::Little);
+        w.bytes(b"_RLT");
+        for v in [at as u32, self.sections.len() as u32, 0] {
+            w.u32(v);
+        }
         let mut first = 0u32;
         for s in &self.sections {
-            out.extend_from_slice(&s.pointer.to_le_bytes());
+            w.u64(s.pointer);
             for v in [s.pos, s.size, first, s.entries.len() as u32] {
-                out.extend_from_slice(&v.to_le_bytes());
+                w.u32(v);
             }
             first += s.entries.len() as u32;
         }
-        for e in self.sections.iter().flat_map(|s| &s.entries) {
-            out.extend_from_slice(&e.pos.to_le_bytes());
-            out.extend_from_slice(&e.struct_count.to_le_bytes());
-            out.extend_from_slice(&[e.offset_count, e.padding_words]);
-        }
-        out
+        self.sections.iter().flat_map(|s| &s.entries).for_each(|e| e.write(&mut w));
+        w.into_vec()
     }
 
     /// Every offset position the table lists.
@@ -304,94 +295,31 @@ pub(crate) fn fska_data(data: &[u8], header: usize, anim: &Fska) -> Result<FskaD
     let mut b = Cursor::new(data, Endian::Little);
     b.seek(bind_at)?;
     let bind = (0..anim.bones.len()).map(|_| b.u16()).collect::<Result<Vec<_>>>()?;
-    let layout = lay_out(anim, bind_at)?;
-    Ok(FskaData { start: bind_at, end: layout.end, bind })
+    Ok(FskaData { start: bind_at, end: fska_data_end(anim, bind_at)?, bind })
 }
 
-/// Positions of an FSKA's data when laid out from `start` (see the module notes).
-pub(crate) struct Layout {
-    bones: usize,
-    /// Per bone: base values and curve array (0 when absent).
-    bone_parts: Vec<(usize, usize)>,
-    /// Per bone, per curve: frames and keys.
-    curve_parts: Vec<Vec<(usize, usize)>>,
-    pub end: usize,
-}
-
-fn base_size(bone: &BoneAnim) -> usize {
-    12 * usize::from(bone.scale.is_some())
-        + 16 * usize::from(bone.rotate.is_some())
-        + 12 * usize::from(bone.translate.is_some())
-}
-
-pub(crate) fn lay_out(anim: &Fska, start: usize) -> Result<Layout> {
-    let bones = round_up(start + 2 * anim.bones.len(), 8);
-    let mut at = bones + 0x28 * anim.bones.len();
-    let (mut bone_parts, mut curve_parts) = (Vec::new(), Vec::new());
-    for bone in &anim.bones {
-        let base = if base_size(bone) > 0 { round_up(at, 8) } else { 0 };
-        at = if base > 0 { base + base_size(bone) } else { at };
-        let curves = if bone.curves.is_empty() { 0 } else { round_up(at, 8) };
-        at = if bone.curves.is_empty() { at } else { curves + 0x30 * bone.curves.len() };
-        let mut parts = Vec::new();
-        for c in &bone.curves {
-            let frames = round_up(at, 8);
-            let keys = round_up(frames + frame_size(c), 8);
-            at = keys + key_size(c);
-            parts.push((frames, keys));
-        }
-        bone_parts.push((base, curves));
-        curve_parts.push(parts);
-    }
-    if at > u32::MAX as usize {
+/// Where the data of `anim` ends when written from `start` (nothing pads its end).
+pub(crate) fn fska_data_end(anim: &Fska, start: usize) -> Result<usize> {
+    let mut o = Out::new(start, SWITCH);
+    build::fska_data(&mut o, anim, &vec![0xFFFF; anim.bones.len()])?;
+    if o.pos() > u32::MAX as usize {
         return Err(Error::unrepresentable("Switch FSKA data beyond 4 GiB"));
     }
-    Ok(Layout { bones, bone_parts, curve_parts, end: at })
+    Ok(o.pos())
 }
 
-/// Where the data of `anim` ends when laid out from `start`.
-pub(crate) fn fska_data_end(anim: &Fska, start: usize) -> Result<usize> {
-    Ok(lay_out(anim, start)?.end)
-}
-
-/// Writes an FSKA's data (bind indices, bone animations, base values, curves) laid out from
-/// `start`; names are offsets into `strings`. Returns the image and the bone array's position.
+/// Writes an FSKA's data (bind indices, bone animations, base values, curves) from `start`;
+/// names are offsets into `strings`. Returns the image and the bone array's position.
 pub(crate) fn write_fska_data(
     anim: &Fska,
     bind: &[u16],
     start: usize,
     strings: &HashMap<&str, usize>,
 ) -> Result<(Image, usize)> {
-    let layout = lay_out(anim, start)?;
-    let mut img = Image::new(start);
-    for (i, b) in bind.iter().enumerate() {
-        img.put(start + 2 * i, &b.to_le_bytes());
-    }
-    for (i, bone) in anim.bones.iter().enumerate() {
-        let at = layout.bones + 0x28 * i;
-        let name = *strings
-            .get(bone.name.as_str())
-            .ok_or_else(|| Error::unsupported(format!("bone name \"{}\" is not in the string table", bone.name)))?;
-        let (base, curves) = layout.bone_parts.get(i).copied().unwrap_or_default();
-        img.offset(at, name);
-        img.offset(at + 8, curves);
-        img.offset(at + 0x10, base);
-        img.put(at + 0x18, &bone.flags.to_le_bytes());
-        let count = u8::try_from(bone.curves.len()).map_err(|_| Error::unrepresentable("more than 255 curves"))?;
-        img.put(at + 0x1C, &[bone.begin_rotate, bone.begin_translate, count, bone.begin_base_translate]);
-        img.put(at + 0x20, &u32::from(bone.begin_curve).to_le_bytes());
-        let values =
-            bone.scale.iter().flatten().chain(bone.rotate.iter().flatten()).chain(bone.translate.iter().flatten());
-        for (k, v) in values.enumerate() {
-            img.put(base + 4 * k, &v.to_le_bytes());
-        }
-        let parts = layout.curve_parts.get(i).map(Vec::as_slice).unwrap_or_default();
-        for (j, (c, &(frames, keys))) in bone.curves.iter().zip(parts).enumerate() {
-            write_curve(&mut img, curves + 0x30 * j, c, frames, keys);
-        }
-    }
-    img.bytes.resize(layout.end - start, 0);
-    Ok((img, layout.bones))
+    let mut o = Out::new(start, SWITCH);
+    let parts = build::fska_data(&mut o, anim, bind)?;
+    o.resolve(|s| strings.get(s).copied())?;
+    Ok((o.into_image(), parts.bones))
 }
 
 /// A Switch file taken apart for writing: header, relocation table, string table, FSKA data.
@@ -455,7 +383,7 @@ pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     for (at, anim) in &p.fmaas {
         let start = fmaa_start(data, *at)?;
         let (img, layout) = super::switch_fmaa::write_data(anim, start, &positions)?;
-        let mut header = super::switch_fmaa::write_header(anim, *at, start, &layout, &positions)?;
+        let mut header = super::switch_fmaa::write_header(anim, *at, &layout, &positions)?;
         if let (Some(kept), Some(slot)) = (data.get(at + 0x48..at + 0x50), header.bytes.get_mut(0x48..0x50)) {
             slot.copy_from_slice(kept);
         }
@@ -486,47 +414,6 @@ pub(crate) fn fmaa_start(data: &[u8], at: usize) -> Result<usize> {
     let mut c = Cursor::new(data, Endian::Little);
     c.seek(at + 0x28)?;
     SWITCH.offset(&mut c, "bind indices")?.ok_or_else(|| Error::unsupported("writing an FMAA without bind indices"))
-}
-
-/// A Switch dictionary (`{u32 0; s32 count}`, then `count + 1` nodes `{u32 ref; u16 left;
-/// u16 right; u64 name}`, node 0 the root with the empty name): the nodes' `(ref, left, right)`
-/// and the entries' names in storage order.
-pub fn read_dict(data: &[u8], at: usize) -> Result<(Vec<super::dict::TrieNode>, Vec<String>)> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at + 4)?;
-    let n = c.i32()?;
-    let n = c.count(
-        u64::try_from(n).map_err(|_| Error::invalid(at + 4, format!("dictionary count {n}")))? + 1,
-        16,
-        "dictionary node",
-    )?;
-    let (mut nodes, mut names) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for i in 0..n {
-        nodes.push((c.u32()?, c.u16()?, c.u16()?));
-        let name = SWITCH.name(data, &mut c).within(|| format!("dictionary node {i}"))?;
-        if i > 0 {
-            names.push(name);
-        }
-    }
-    Ok((nodes, names))
-}
-
-/// A Switch dictionary's bytes for `names` (each with the position of its string), built by
-/// the Switch trie rule; `root_name` is the position of the empty string.
-pub fn dict_bytes(names: &[(&str, usize)], root_name: usize) -> Result<(Vec<u8>, usize)> {
-    let keys: Vec<&[u8]> = names.iter().map(|(s, _)| s.as_bytes()).collect();
-    let nodes = super::dict::build_by(super::dict::Rule::Switch, &keys)?;
-    let mut out = vec![0u8; 4];
-    out.extend_from_slice(&(names.len() as i32).to_le_bytes());
-    for (i, (r, l, rt)) in nodes.into_iter().enumerate() {
-        out.extend_from_slice(&r.to_le_bytes());
-        out.extend_from_slice(&l.to_le_bytes());
-        out.extend_from_slice(&rt.to_le_bytes());
-        let name = if i == 0 { root_name } else { names.get(i - 1).map_or(0, |n| n.1) };
-        out.extend_from_slice(&(name as u64).to_le_bytes());
-    }
-    let len = out.len();
-    Ok((out, len))
 }
 
 pub(crate) fn put_u32(buf: &mut [u8], at: usize, v: u32) -> Result<()> {
