@@ -665,6 +665,68 @@ pub enum Subfile<'a> {
 /// Builds a complete animation-only FRES (alignment 4): header, index groups, subfiles in group
 /// order, string pool at the end (§2.4).
 pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<u8>> {
+    let groups = grouped(subfiles)?;
+    let mut o = Out::new(HEADER_SIZE, Platform::WiiU { version });
+    let mut group_at = [0usize; GROUPS];
+    let mut data_slots = Vec::new();
+    for (&g, entries) in &groups {
+        *group_slot(&mut group_at, g)? = o.pos();
+        data_slots.extend(dict(&mut o, &entries.iter().map(|e| e.0).collect::<Vec<_>>())?);
+    }
+    for ((_, s), slot) in groups.values().flatten().zip(data_slots) {
+        o.patch_here(slot);
+        match s {
+            Subfile::Fska(a) => write_fska(&mut o, a)?,
+            Subfile::Ftxp(a) => write_ftxp(&mut o, a)?,
+            Subfile::Fshu(a, _) => write_fshu(&mut o, a)?,
+            Subfile::Fvis(a) => write_fvis(&mut o, a)?,
+        }
+    }
+    // The string pool: every distinct string, sorted by bytes, the empty string last.
+    let mut all: Vec<&str> = o.strings().chain([name]).filter(|s| !s.is_empty()).collect();
+    all.sort_unstable();
+    all.dedup();
+    all.push("");
+    let (pool_at, mut p) = (o.pos(), o.pos());
+    let mut positions = BTreeMap::new();
+    let mut pool = Vec::with_capacity(all.len());
+    for s in all {
+        positions.insert(s.to_string(), p + 4);
+        pool.push(PoolString::new(s.as_bytes()));
+        p += pool.last().map_or(0, PoolString::byte_len);
+    }
+    o.resolve(|s| positions.get(s).copied())?;
+    write_pool(&mut o.w, &pool);
+    let file_size = o.pos();
+    let rel = |field: usize, target: usize| (target as i64 - field as i64) as i32;
+    let mut groups_rel = [0i32; GROUPS];
+    let mut counts = [0u16; GROUPS];
+    for (&g, entries) in &groups {
+        let at = *group_slot(&mut group_at, g)?;
+        *group_slot(&mut groups_rel, g)? = rel(0x20 + 4 * g, at);
+        *group_slot(&mut counts, g)? = count16(entries.len(), "subfiles in one index group")?;
+    }
+    let header = Header {
+        version,
+        bom: 0xFEFF,
+        header_word: 0x0010,
+        file_size: u32::try_from(file_size).map_err(|_| Error::unrepresentable("file over 4 GiB"))?,
+        alignment: 4,
+        name: rel(0x14, positions.get(name).copied().unwrap_or(pool_at + 4)),
+        pool_size: (file_size - pool_at) as u32,
+        pool: rel(0x1C, pool_at),
+        groups: groups_rel,
+        counts,
+        user_pointer: 0,
+    };
+    let mut w = Writer::with_capacity(Endian::Big, file_size);
+    write_header(&mut w, &header);
+    w.bytes(&o.into_vec());
+    Ok(w.into_vec())
+}
+
+/// The subfiles by index group, each with its name; names must differ within a group.
+fn grouped<'a>(subfiles: &'a [Subfile<'a>]) -> Result<BTreeMap<usize, Vec<(&'a str, &'a Subfile<'a>)>>> {
     let mut groups: BTreeMap<usize, Vec<(&str, &Subfile)>> = BTreeMap::new();
     for s in subfiles {
         let (g, n) = match s {
@@ -694,80 +756,7 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
             return Err(Error::unrepresentable(format!("two subfiles of one kind are named {dup:?}")));
         }
     }
-    let mut o = Out::new(HEADER_SIZE, Platform::WiiU { version });
-    let mut group_at = [0usize; GROUPS];
-    let mut data_slots: Vec<(usize, usize, usize)> = Vec::new(); // (group, index, slot)
-    for (&g, entries) in &groups {
-        *group_slot(&mut group_at, g)? = o.pos();
-        let names: Vec<&str> = entries.iter().map(|e| e.0).collect();
-        data_slots.extend(dict(&mut o, &names)?.into_iter().enumerate().map(|(k, slot)| (g, k, slot)));
-    }
-    for (&g, entries) in &groups {
-        for (k, (_, s)) in entries.iter().enumerate() {
-            if let Some(&(_, _, slot)) = data_slots.iter().find(|d| d.0 == g && d.1 == k) {
-                o.patch_here(slot);
-            }
-            match s {
-                Subfile::Fska(a) => write_fska(&mut o, a)?,
-                Subfile::Ftxp(a) => write_ftxp(&mut o, a)?,
-                Subfile::Fshu(a, _) => write_fshu(&mut o, a)?,
-                Subfile::Fvis(a) => write_fvis(&mut o, a)?,
-            }
-        }
-    }
-    // The string pool: every distinct string, sorted by bytes, the empty string last.
-    let mut all: Vec<String> = o.strings().map(str::to_string).collect();
-    all.push(name.to_string());
-    all.push(String::new());
-    all.sort();
-    all.dedup();
-    all.retain(|s| !s.is_empty());
-    all.push(String::new());
-    let pool_at = o.pos();
-    let mut positions = BTreeMap::new();
-    let mut pool = Vec::new();
-    let mut p = pool_at;
-    for s in &all {
-        positions.insert(s.clone(), p + 4);
-        let e = PoolString::new(s.as_bytes());
-        p += e.byte_len();
-        pool.push(e);
-    }
-    o.resolve(|s| positions.get(s).copied())?;
-    let mut body = o.into_vec();
-    let mut w = Writer::new(Endian::Big);
-    write_pool(&mut w, &pool);
-    let pool_bytes = w.into_vec();
-    let pool_size = pool_bytes.len();
-    body.extend_from_slice(&pool_bytes);
-    let file_size = HEADER_SIZE + body.len();
-    let rel = |field: usize, target: usize| (target as i64 - field as i64) as i32;
-    let mut groups_rel = [0i32; GROUPS];
-    let mut counts = [0u16; GROUPS];
-    for (&g, entries) in &groups {
-        let at = *group_slot(&mut group_at, g)?;
-        *group_slot(&mut groups_rel, g)? = rel(0x20 + 4 * g, at);
-        *group_slot(&mut counts, g)? =
-            u16::try_from(entries.len()).map_err(|_| Error::unrepresentable("too many subfiles"))?;
-    }
-    let name_pos = positions.get(name).copied().unwrap_or(pool_at + 4);
-    let header = Header {
-        version,
-        bom: 0xFEFF,
-        header_word: 0x0010,
-        file_size: u32::try_from(file_size).map_err(|_| Error::unrepresentable("file over 4 GiB"))?,
-        alignment: 4,
-        name: rel(0x14, name_pos),
-        pool_size: pool_size as u32,
-        pool: rel(0x1C, pool_at),
-        groups: groups_rel,
-        counts,
-        user_pointer: 0,
-    };
-    let mut w = Writer::with_capacity(Endian::Big, file_size);
-    write_header(&mut w, &header);
-    w.bytes(&body);
-    Ok(w.into_vec())
+    Ok(groups)
 }
 
 #[cfg(test)]

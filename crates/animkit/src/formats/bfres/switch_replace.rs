@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::build::Image;
 use super::fmaa::Fmaa;
 use super::fska::{Fska, RotateMode};
 use super::switch_write::{
@@ -147,8 +148,7 @@ pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) ->
 pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
     let names = std::iter::once(anim.name.as_str()).chain(anim.bones.iter().map(|b| b.name.as_str()));
     let grown = add_strings(data, names)?;
-    let data = grown.as_slice();
-    let p = parts(data)?;
+    let p = parts(&grown)?;
     let (header_at, old, place) =
         p.fskas.get(index).ok_or_else(|| Error::invalid(0x38, format!("no skeletal animation {index}")))?;
     let bind: Vec<u16> = anim
@@ -160,19 +160,46 @@ pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
         .collect();
     let new_len = fska_data_end(anim, place.start)? - place.start;
     let shift = Shift::new(&p, place.start, place.end, new_len)?;
-    let mut names = HashMap::new();
-    for (s, at) in p.strings.positions() {
-        names.insert(s, shift.map_or_err(at, "a string")?);
-    }
-    let (mut img, bones_at) = write_fska_data(anim, &bind, place.start, &names)?;
-    img.bytes.resize(((place.end - place.start) as isize + shift.d0) as usize, 0);
+    let (img, bones_at) = write_fska_data(anim, &bind, place.start, &moved_strings(&p, &shift)?)?;
+    // The header's bind, bone and user-data offsets point into the new data.
+    let h = *header_at;
+    finish(&grown, &p, &shift, img, h + 0x28..h + 0x40, |work| {
+        put_u64(work, h + 0x28, place.start as u64)?;
+        put_u64(work, h + 0x30, bones_at as u64)?;
+        if get_u64(work, h + 0x38)? != 0 {
+            put_u64(work, h + 0x38, (bones_at + 0x28 * anim.bones.len()) as u64)?;
+        }
+        write_fska_header(work, h, anim)?;
+        Ok(Vec::new())
+    })
+}
+
+/// Where each string of the table lies once `shift` moves it.
+fn moved_strings<'a>(p: &'a Parts, shift: &Shift) -> Result<HashMap<&'a str, usize>> {
+    p.strings.positions().into_iter().map(|(s, at)| Ok((s, shift.map_or_err(at, "a string")?))).collect()
+}
+
+/// The new file, once the new data `img` is written at the shift's start: every listed offset
+/// outside the replaced range and `skip` moved, `fix` run on the bytes (it returns the offsets
+/// it adds), the block chain relinked, the relocation table moved and the new data's offsets
+/// listed.
+fn finish(
+    data: &[u8],
+    p: &Parts,
+    shift: &Shift,
+    mut img: Image,
+    skip: std::ops::Range<usize>,
+    fix: impl FnOnce(&mut [u8]) -> Result<Vec<usize>>,
+) -> Result<Vec<u8>> {
+    img.bytes.resize(((shift.old_end - shift.start) as isize + shift.d0) as usize, 0);
     let rlt_at = p.header.relocation_table as usize;
     let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
-    relocate_offsets(&mut work, &p, &shift, *header_at, (bones_at, anim.bones.len()))?;
-    write_fska_header(&mut work, *header_at, anim)?;
-    relink_blocks(&mut work, &shift, rlt_at)?;
-    let relocation = relocate_table(&p.relocation, &shift, &img.offsets().collect())?;
-    assemble(&work, &shift, &img.bytes, rlt_at, &relocation)
+    relocate_listed(&mut work, p, shift, &skip)?;
+    let mut added: BTreeSet<usize> = img.offsets().collect();
+    added.extend(fix(&mut work)?);
+    relink_blocks(&mut work, shift, rlt_at)?;
+    let relocation = relocate_table(&p.relocation, shift, &added)?;
+    assemble(&work, shift, &img.bytes, rlt_at, &relocation)
 }
 
 fn put_u64(buf: &mut [u8], at: usize, v: u64) -> Result<()> {
@@ -187,26 +214,10 @@ fn get_u32(buf: &[u8], at: usize) -> Result<u32> {
     c.u32()
 }
 
-/// Rewrites every listed offset outside the replaced range for the new positions; the FSKA
-/// header's bind, bone and user-data offsets point into the new data.
-fn relocate_offsets(work: &mut [u8], p: &Parts, shift: &Shift, header_at: usize, bones: (usize, usize)) -> Result<()> {
-    for pos in p.relocation.positions() {
-        if shift.map(pos).is_none() {
-            continue;
-        }
-        let mut c = Cursor::new(work, Endian::Little);
-        c.seek(pos)?;
-        let v = c.u64()? as usize;
-        let new = match pos.checked_sub(header_at) {
-            _ if v == 0 => continue,
-            Some(0x28) => shift.start,
-            Some(0x30) => bones.0,
-            Some(0x38) => bones.0 + 0x28 * bones.1,
-            _ => shift.map_or_err(v, &format!("the offset at {pos:#x}"))?,
-        };
-        put_u64(work, pos, new as u64)?;
-    }
-    put_u32(work, 0x10, shift.map_or_err(get_u32(work, 0x10)? as usize, "the file name")? as u32)
+fn get_u64(buf: &[u8], at: usize) -> Result<u64> {
+    let mut c = Cursor::new(buf, Endian::Little);
+    c.seek(at)?;
+    c.u64()
 }
 
 /// Each block's next-block distance and size for the new positions; the last block (`_STR`)
@@ -396,39 +407,28 @@ fn replace_skeletal(data: &[u8], p: &Parts, index: usize, clip: &Clip, fps: f32)
 /// string table lacks are added first ([`add_strings`]).
 pub fn replace_fmaa(data: &[u8], index: usize, anim: &Fmaa) -> Result<Vec<u8>> {
     let grown = add_strings(data, super::switch_fmaa::names(anim))?;
-    let data = grown.as_slice();
-    let p = parts(data)?;
+    let p = parts(&grown)?;
     let (header_at, old) =
         p.fmaas.get(index).ok_or_else(|| Error::invalid(0x48, format!("no material animation {index}")))?;
-    let start = super::switch_write::fmaa_start(data, *header_at)?;
+    let start = super::switch_write::fmaa_start(&grown, *header_at)?;
     let old_end = super::switch_fmaa::lay_out(old, start)?.end;
     let new_len = super::switch_fmaa::lay_out(anim, start)?.end - start;
     let shift = Shift::new(&p, start, old_end, new_len)?;
-    let mut names = HashMap::new();
-    for (s, at) in p.strings.positions() {
-        names.insert(s, shift.map_or_err(at, "a string")?);
-    }
-    let (mut img, layout) = super::switch_fmaa::write_data(anim, start, &names)?;
-    img.bytes.resize(((old_end - start) as isize + shift.d0) as usize, 0);
+    let names = moved_strings(&p, &shift)?;
+    let (img, layout) = super::switch_fmaa::write_data(anim, start, &names)?;
     let header_range = *header_at..*header_at + super::switch_fmaa::HEADER_SIZE;
     let new_header_at = shift.map_or_err(*header_at, "the FMAA header")?;
     let header = super::switch_fmaa::write_header(anim, new_header_at, &layout, &names)?;
-    let rlt_at = p.header.relocation_table as usize;
-    let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
-    relocate_listed(&mut work, &p, &shift, &header_range)?;
-    let slot =
-        work.get_mut(header_range.clone()).ok_or_else(|| Error::invalid(*header_at, "FMAA header beyond the file"))?;
-    slot.copy_from_slice(&header.bytes);
-    relink_blocks(&mut work, &shift, rlt_at)?;
     let listed = p.relocation.positions();
-    let mut added: BTreeSet<usize> = img.offsets().collect();
-    added.extend(
-        header
+    finish(&grown, &p, &shift, img, header_range.clone(), |work| {
+        let slot =
+            work.get_mut(header_range).ok_or_else(|| Error::invalid(*header_at, "FMAA header beyond the file"))?;
+        slot.copy_from_slice(&header.bytes);
+        Ok(header
             .offsets()
-            .filter(|&at| shift.map(at).is_some_and(|_| !listed.contains(&(at - new_header_at + header_at)))),
-    );
-    let relocation = relocate_table(&p.relocation, &shift, &added)?;
-    assemble(&work, &shift, &img.bytes, rlt_at, &relocation)
+            .filter(|&at| shift.map(at).is_some_and(|_| !listed.contains(&(at - new_header_at + header_at))))
+            .collect())
+    })
 }
 
 /// Rewrites every listed offset outside the replaced range and outside `skip` for the new
