@@ -34,7 +34,10 @@ pub struct Out {
     pub w: Writer,
     base: usize,
     platform: Platform,
-    strings: Vec<(usize, String)>,
+    /// String references: the slot and the string's range in `text`.
+    strings: Vec<(usize, std::ops::Range<usize>)>,
+    /// The referenced strings, one after another.
+    text: String,
     /// Absolute positions of the non-null Switch offsets written.
     offsets: BTreeSet<usize>,
 }
@@ -59,7 +62,7 @@ impl Out {
     /// An empty output whose first byte lands at absolute position `base`.
     pub fn new(base: usize, platform: Platform) -> Self {
         let w = Writer::new(platform.endian());
-        Out { w, base, platform, strings: Vec::new(), offsets: BTreeSet::new() }
+        Out { w, base, platform, strings: Vec::new(), text: String::new(), offsets: BTreeSet::new() }
     }
 
     /// The absolute position of the next byte.
@@ -108,7 +111,8 @@ impl Out {
     /// A reference to the string `s` (resolved by [`Out::resolve`]).
     pub fn string(&mut self, s: &str) {
         let p = self.slot();
-        self.strings.push((p, s.to_string()));
+        self.text.push_str(s);
+        self.strings.push((p, self.text.len() - s.len()..self.text.len()));
     }
 
     /// Pads with zeros to the platform's alignment (4 on Wii U, 8 on Switch), counted from
@@ -127,14 +131,16 @@ impl Out {
 
     /// Every string referenced so far.
     pub fn strings(&self) -> impl Iterator<Item = &str> {
-        self.strings.iter().map(|s| s.1.as_str())
+        self.strings.iter().map(|(_, r)| self.text.get(r.clone()).unwrap_or_default())
     }
 
     /// Patches every string reference with the position `find` gives.
     pub fn resolve(&mut self, find: impl Fn(&str) -> Option<usize>) -> Result<()> {
-        for (slot, s) in std::mem::take(&mut self.strings) {
+        let text = std::mem::take(&mut self.text);
+        for (slot, r) in std::mem::take(&mut self.strings) {
+            let s = text.get(r).unwrap_or_default();
             let at =
-                find(&s).ok_or_else(|| Error::unrepresentable(format!("string {s:?} is not in the string table")))?;
+                find(s).ok_or_else(|| Error::unrepresentable(format!("string {s:?} is not in the string table")))?;
             self.patch(slot, at);
         }
         Ok(())

@@ -159,7 +159,7 @@ pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
         })
         .collect();
     let new_len = fska_data_end(anim, place.start)? - place.start;
-    let shift = Shift::new(&p, place.start, place.end, new_len)?;
+    let shift = Shift::new(&p, place.start, fska_data_end(old, place.start)?, new_len)?;
     let (img, bones_at) = write_fska_data(anim, &bind, place.start, &moved_strings(&p, &shift)?)?;
     // The header's bind, bone and user-data offsets point into the new data.
     let h = *header_at;

@@ -273,9 +273,8 @@ pub fn blocks(data: &[u8]) -> Result<Vec<(usize, [u8; 4])>> {
 
 /// Where an FSKA's data lies and what the header says about it.
 pub(crate) struct FskaData {
-    /// The data's range (bind indices to the end of the last array).
+    /// Where the data starts (its bind indices).
     pub start: usize,
-    pub end: usize,
     /// The bind indices (bone index in the bound skeleton, `0xFFFF` unbound).
     pub bind: Vec<u16>,
 }
@@ -295,7 +294,7 @@ pub(crate) fn fska_data(data: &[u8], header: usize, anim: &Fska) -> Result<FskaD
     let mut b = Cursor::new(data, Endian::Little);
     b.seek(bind_at)?;
     let bind = (0..anim.bones.len()).map(|_| b.u16()).collect::<Result<Vec<_>>>()?;
-    Ok(FskaData { start: bind_at, end: fska_data_end(anim, bind_at)?, bind })
+    Ok(FskaData { start: bind_at, bind })
 }
 
 /// Where the data of `anim` ends when written from `start` (nothing pads its end).
