@@ -729,3 +729,61 @@ fn others_unchanged(name: &str, back: &animkit::model::Package, before: &animkit
         }
     }
 }
+
+/// `o`'s bytes followed by a Switch string table holding every name it refers to (`u16`
+/// length, the bytes, NUL, padded to 2), its name offsets pointed at the length words.
+fn with_string_table(mut o: animkit::formats::bfres::build::Out) -> Vec<u8> {
+    let start = o.pos();
+    let (mut table, mut positions) = (Vec::new(), std::collections::HashMap::new());
+    for s in o.strings().map(str::to_string).collect::<Vec<_>>() {
+        if positions.contains_key(&s) {
+            continue;
+        }
+        positions.insert(s.clone(), start + table.len());
+        table.extend_from_slice(&(s.len() as u16).to_le_bytes());
+        table.extend_from_slice(s.as_bytes());
+        table.push(0);
+        table.resize(table.len().next_multiple_of(2), 0);
+    }
+    o.resolve(|s| positions.get(s).copied()).unwrap();
+    let mut bytes = o.into_vec();
+    bytes.extend_from_slice(&table);
+    bytes
+}
+
+#[test]
+fn switch_skeletal_animations_written_whole_read_back_equal_in_both_layouts() {
+    use animkit::formats::bfres::build::{write_fska, Out};
+    use animkit::formats::bfres::fska;
+    use animkit::formats::bfres::platform::Platform;
+    let mut checked = 0;
+    for (name, data) in switch_files() {
+        // The FSKA header array (`0x60` each) and its count, from the file header.
+        let (array, count) = (le(&data, 0x38, 8) as usize, le(&data, 0xBE, 2) as usize);
+        for at in (0..count).map(|i| array + 0x60 * i) {
+            let original = fska::read(&data, at, Platform::Switch { major: 8 }).unwrap();
+            // 0.8 (`0x60` header, `0x28` bone animations) and 0.9 (flags after the magic, `0x50`
+            // header, `0x38` bone animations), each written from position 0 and read back.
+            for major in [8, 9] {
+                let platform = Platform::Switch { major };
+                let mut o = Out::new(0, platform);
+                write_fska(&mut o, &original).unwrap();
+                let bytes = with_string_table(o);
+                let back = fska::read(&bytes, 0, platform).unwrap_or_else(|e| panic!("{name} 0.{major}: {e}"));
+                assert_eq!(
+                    serde_json::to_value(&back).unwrap(),
+                    serde_json::to_value(&original).unwrap(),
+                    "{name}: {} in 0.{major}",
+                    original.name
+                );
+                let (header, bind_field) = if major >= 9 { (0x50, 0x20) } else { (0x60, 0x28) };
+                assert_eq!(le(&bytes, bind_field, 8) as usize, header, "{name}: the bind indices follow the header");
+            }
+            checked += 1;
+        }
+    }
+    if common::corpus_dir("nintendo").is_some() {
+        assert!(checked > 0);
+    }
+    eprintln!("{checked} skeletal animations written whole in 0.8 and 0.9 and read back");
+}

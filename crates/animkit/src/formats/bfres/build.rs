@@ -70,6 +70,11 @@ impl Out {
         self.base + self.w.len()
     }
 
+    /// The platform the output is laid out for.
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+
     fn switch(&self) -> bool {
         self.platform.is_switch()
     }
@@ -157,10 +162,12 @@ impl Out {
     }
 
     /// The opening of every animation subfile: its magic (on Switch followed by a 12-byte block
-    /// header, zeros here), name and (empty) path.
-    pub(crate) fn subfile_header(&mut self, magic: &[u8; 4], name: &str) {
+    /// header, zeros here, or from 0.9 by the subfile's `flags`), name and (empty) path.
+    pub(crate) fn subfile_header(&mut self, magic: &[u8; 4], name: &str, flags: u32) {
         self.w.bytes(magic);
-        if self.switch() {
+        if self.platform.switch_0_9() {
+            self.w.u32(flags);
+        } else if self.switch() {
             self.w.fill(0, 12);
         }
         self.string(name);
@@ -282,22 +289,27 @@ pub fn write_fska(o: &mut Out, a: &Fska) -> Result<()> {
 /// `u16` bone and user-data counts, curve count, baked size, then the bone array, skeleton,
 /// bind-index and user-data offsets. Switch (`0x60`): block header, name, path, then the
 /// skeleton, bind-index, bone array, user-data and user-data dictionary offsets, flags, frame
-/// count, curve count, baked size, `u16` bone and user-data counts and a pad word.
+/// count, curve count, baked size, `u16` bone and user-data counts and a pad word (`0x50` from
+/// 0.9: the flags follow the magic instead of the block header, and there is no pad word).
 pub(crate) fn fska_header(o: &mut Out, a: &Fska) -> Result<FskaSlots> {
     let n = count16(a.bones.len(), "bone animations")?;
     let users = count16(a.user_data.len(), "user-data entries")?;
-    o.subfile_header(b"FSKA", &a.name);
+    o.subfile_header(b"FSKA", &a.name, a.flags);
     if o.switch() {
         o.slot(); // bound skeleton
         let (bind, bones, user) = (o.slot(), o.slot(), o.slot());
         o.slot(); // user-data dictionary
-        o.w.u32(a.flags);
+        if !o.platform.switch_0_9() {
+            o.w.u32(a.flags);
+        }
         o.w.i32(a.frame_count);
         o.w.i32(a.curve_count);
         o.w.u32(a.baked_size);
         o.w.u16(n);
         o.w.u16(users);
-        o.w.u32(0);
+        if !o.platform.switch_0_9() {
+            o.w.u32(0);
+        }
         return Ok(FskaSlots { bind, bones, user });
     }
     o.w.u32(a.flags);
@@ -345,15 +357,20 @@ pub(crate) fn fska_data(o: &mut Out, a: &Fska, bind: &[u16]) -> Result<FskaParts
 }
 
 /// One BoneAnim (Wii U `0x18`: flags, name, the four `u8` begin/count fields, `beginCurve`,
-/// curve and base offsets; Switch `0x28`: name, curve and base offsets, flags, the same four
-/// bytes, `beginCurve`, a pad word). `beginCurve` is a little-endian `u16` and two zero bytes on
-/// both. Returns the slots of the curve and base offsets.
+/// curve and base offsets; Switch `0x28`: name, curve and base offsets (from 0.9 two more `u64`,
+/// zeros here: `0x38`), flags, the same four bytes, `beginCurve`, a pad word). `beginCurve` is a
+/// little-endian `u16` and two zero bytes on both. Returns the slots of the curve and base
+/// offsets.
 fn bone_anim(o: &mut Out, b: &BoneAnim) -> Result<(usize, usize)> {
     let count = u8::try_from(b.curves.len()).map_err(|_| Error::unrepresentable("more than 255 curves in a bone"))?;
     let switch = o.switch();
     let slots = if switch {
         o.string(&b.name);
-        Some((o.slot(), o.slot()))
+        let slots = (o.slot(), o.slot());
+        if o.platform.switch_0_9() {
+            o.w.fill(0, 16);
+        }
+        Some(slots)
     } else {
         None
     };
@@ -437,7 +454,7 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp) -> Result<()> {
     let texs = count16(a.textures.len(), "textures")?;
     let infos: usize = a.materials.iter().map(|m| m.infos.len()).sum();
     let curves: usize = a.materials.iter().map(|m| m.curves.len()).sum();
-    o.subfile_header(b"FTXP", &a.name);
+    o.subfile_header(b"FTXP", &a.name, u32::from(a.flags));
     o.w.u16(a.flags);
     if new {
         o.w.u16(0);
@@ -532,7 +549,7 @@ pub fn write_fshu(o: &mut Out, a: &Fshu) -> Result<()> {
         return Err(Error::unsupported("writing FSHU before 3.4.0.0"));
     }
     let mats = count16(a.materials.len(), "materials")?;
-    o.subfile_header(b"FSHU", &a.name);
+    o.subfile_header(b"FSHU", &a.name, a.flags);
     o.w.u32(a.flags);
     o.w.i32(a.frame_count);
     o.w.u16(mats);
@@ -582,7 +599,7 @@ pub fn write_fvis(o: &mut Out, a: &Fvis) -> Result<()> {
         return Err(Error::unsupported("writing FVIS before 3.4.0.0"));
     }
     let n = count16(a.names.len(), "entries")?;
-    o.subfile_header(b"FVIS", &a.name);
+    o.subfile_header(b"FVIS", &a.name, u32::from(a.flags));
     o.w.u16(a.flags);
     o.w.u16(0);
     o.w.i32(a.frame_count);

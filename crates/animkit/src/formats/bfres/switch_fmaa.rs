@@ -283,9 +283,11 @@ impl HeaderSlots {
 }
 
 /// The FMAA header (see the module notes; the path is the empty string, the bound model and
-/// user data null, the counts and the baked size computed from the materials).
+/// user data null, the counts and the baked size computed from the materials). From 0.9
+/// (`0x70`) the flags follow the magic, and the frame count and baked size come before the
+/// user-data, material and curve counts.
 pub(crate) fn fmaa_header(o: &mut Out, anim: &Fmaa) -> Result<HeaderSlots> {
-    o.subfile_header(b"FMAA", &anim.name);
+    o.subfile_header(b"FMAA", &anim.name, u32::from(anim.flags));
     o.slot(); // bound model
     let [bind, materials, slots, names] = [o.slot(), o.slot(), o.slot(), o.slot()];
     o.slot(); // user data
@@ -300,13 +302,25 @@ pub(crate) fn fmaa_header(o: &mut Out, anim: &Fmaa) -> Result<HeaderSlots> {
     let patterns: usize =
         anim.materials.iter().map(|m| m.patterns.len() + m.patterns.iter().filter(|p| p.curve_index < 0).count()).sum();
     let curves: usize = anim.materials.iter().map(|m| m.curves.len()).sum();
-    for v in [anim.flags, 0, count(anim.materials.len())?, count(curves)?] {
+    let baked = anim.materials.iter().flat_map(|m| &m.curves).map(baked_size).fold(0u32, u32::saturating_add);
+    let (material_count, curves) = (count(anim.materials.len())?, count(curves)?);
+    let v9 = o.platform().switch_0_9();
+    if v9 {
+        o.w.i32(anim.frame_count);
+        o.w.u32(baked);
+    }
+    for v in if v9 { vec![0, material_count, curves] } else { vec![anim.flags, 0, material_count, curves] } {
         o.w.u16(v);
     }
-    o.w.i32(anim.frame_count);
-    o.w.u32(anim.materials.iter().flat_map(|m| &m.curves).map(baked_size).fold(0u32, u32::saturating_add));
+    if !v9 {
+        o.w.i32(anim.frame_count);
+        o.w.u32(baked);
+    }
     for v in [count(params)?, count(patterns)?, 0, count(anim.textures.len())?] {
         o.w.u16(v);
+    }
+    if v9 {
+        o.w.u16(0);
     }
     Ok(HeaderSlots([bind, materials, slots, names, binds]))
 }
@@ -317,4 +331,90 @@ pub(crate) fn write_header(anim: &Fmaa, at: usize, layout: &Layout, strings: &Ha
     fmaa_header(&mut o, anim)?.link(&mut o, layout);
     o.resolve(|s| strings.get(s).copied())?;
     Ok(o.into_image())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::bfres::fmaa::read;
+
+    /// A material animation with one parameter (a constant), one pattern (a step-int curve
+    /// with `u8` frames and keys, so the curve data needs padding) and two textures.
+    fn sample() -> Fmaa {
+        let curve = Curve {
+            at: 0,
+            flags: 2 | 2 << 2 | 4 << 4,
+            key_count: 3,
+            target: 0,
+            start: 0.0,
+            end: 9.0,
+            scale_bits: 0,
+            offset_bits: 0,
+            delta: Some(0.0),
+            frames: vec![0.0, 4.0, 9.0],
+            keys: vec![0.0, 1.0, 0.0],
+        };
+        let param = ParamInfo {
+            name: "p".into(),
+            begin_curve: 0,
+            float_curves: 0,
+            int_curves: 0,
+            begin_constant: 0,
+            constant_count: 1,
+            sub_bind_index: 0xFFFF,
+        };
+        let pattern = PatternInfo { sampler: "s".into(), curve_index: 0, begin_constant: 0xFFFF, sub_bind_index: -1 };
+        let material = MaterialAnim {
+            name: "m".into(),
+            begin_param_curve: 0,
+            begin_pattern_curve: 0,
+            begin_visibility_constant: 0,
+            visibility_curve: 0xFFFF,
+            visibility_constant: 0xFFFF,
+            params: vec![param],
+            patterns: vec![pattern],
+            curves: vec![curve.clone()],
+            constants: vec![(0, 0x3F80_0000)],
+        };
+        let textures = vec!["t0".to_string(), "t1".to_string()];
+        let (baked_size, curve_count) = (baked_size(&curve), 1);
+        Fmaa {
+            at: 0,
+            name: "a".into(),
+            flags: 4,
+            frame_count: 10,
+            baked_size,
+            curve_count,
+            textures,
+            materials: vec![material],
+        }
+    }
+
+    #[test]
+    fn a_material_animation_reads_back_equal_in_both_layouts() {
+        let anim = sample();
+        for (major, header) in [(8, 0x78), (9, 0x70)] {
+            let platform = Platform::Switch { major };
+            let mut o = Out::new(0, platform);
+            let slots = fmaa_header(&mut o, &anim).unwrap();
+            assert_eq!(o.pos(), header, "0.{major} header size");
+            let layout = fmaa_data(&mut o, &anim).unwrap();
+            slots.link(&mut o, &layout);
+            // A string table after the data: `u16` length, bytes, NUL, padded to 2.
+            let mut table = Vec::new();
+            let mut positions = HashMap::new();
+            for s in ["", "a", "m", "p", "s", "t0", "t1"] {
+                positions.insert(s, o.pos() + table.len());
+                table.extend_from_slice(&(s.len() as u16).to_le_bytes());
+                table.extend_from_slice(s.as_bytes());
+                table.resize((table.len() + 1).next_multiple_of(2), 0);
+            }
+            o.resolve(|s| positions.get(s).copied()).unwrap();
+            let mut bytes = o.into_vec();
+            bytes.extend_from_slice(&table);
+            let mut back = read(&bytes, 0, platform).unwrap();
+            back.materials.iter_mut().flat_map(|m| &mut m.curves).for_each(|c| c.at = 0);
+            assert_eq!(back, anim, "0.{major}");
+        }
+    }
 }
