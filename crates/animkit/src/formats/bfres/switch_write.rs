@@ -421,14 +421,16 @@ pub(crate) fn put_u32(buf: &mut [u8], at: usize, v: u32) -> Result<()> {
     Ok(())
 }
 
-/// The FSKA header's own fields (`0x48` flags, frame count, curve count, baked size, bone and
-/// user-data counts).
+/// The FSKA header's own fields (`0x48..0x5C`: flags, frame count, curve count, baked size,
+/// bone and user-data counts) written over the header at `at`, as [`build::fska_header`] writes
+/// them; its offsets are left as they are.
 pub(crate) fn write_fska_header(work: &mut [u8], at: usize, anim: &Fska) -> Result<()> {
-    let bones =
-        u16::try_from(anim.bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bone animations"))?;
-    put_u32(work, at + 0x48, anim.flags)?;
-    put_u32(work, at + 0x4C, anim.frame_count as u32)?;
-    put_u32(work, at + 0x50, anim.curve_count as u32)?;
-    put_u32(work, at + 0x54, anim.baked_size)?;
-    put_u32(work, at + 0x58, u32::from(bones))
+    let mut o = Out::new(at, SWITCH);
+    build::fska_header(&mut o, anim)?;
+    let header = o.into_vec();
+    match (header.get(0x48..0x5C), work.get_mut(at + 0x48..at + 0x5C)) {
+        (Some(fields), Some(slot)) => slot.copy_from_slice(fields),
+        _ => return Err(Error::invalid(at, "FSKA header beyond the file")),
+    }
+    Ok(())
 }
