@@ -677,7 +677,9 @@ fn group_slot<T>(slots: &mut [T; GROUPS], g: usize) -> Result<&mut T> {
 
 /// A subfile to place in a new file.
 pub enum Subfile<'a> {
+    /// An FSKA (group 2).
     Fska(&'a Fska),
+    /// An FTXP (group 6).
     Ftxp(&'a Ftxp),
     /// An FSHU and its index group (3 shader param, 4 colour, 5 texture SRT).
     Fshu(&'a Fshu, usize),

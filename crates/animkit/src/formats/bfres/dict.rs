@@ -66,10 +66,12 @@ impl ResDict {
         self.nodes.len().saturating_sub(1)
     }
 
+    /// Whether the group has no entries.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Appends the group as stored.
     pub fn write(&self, w: &mut Writer) {
         w.u32(self.size);
         w.i32(self.len() as i32);

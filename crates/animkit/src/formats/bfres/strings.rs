@@ -13,6 +13,7 @@ use crate::raw_json::Hex;
 pub struct PoolString {
     /// The stored length word.
     pub len: u32,
+    /// The string's bytes.
     pub text: Vec<u8>,
     /// The NUL and padding after the text.
     pub tail: Vec<u8>,
@@ -29,6 +30,7 @@ impl PoolString {
         *self == PoolString::new(&self.text) && std::str::from_utf8(&self.text).is_ok()
     }
 
+    /// The bytes the entry takes: length word, text, NUL and padding.
     pub fn byte_len(&self) -> usize {
         4 + self.text.len() + self.tail.len()
     }
@@ -56,6 +58,7 @@ pub fn read_pool(c: &mut Cursor, end: usize) -> Result<Vec<PoolString>> {
     Ok(out)
 }
 
+/// Appends the pool's entries as stored.
 pub fn write_pool(w: &mut Writer, pool: &[PoolString]) {
     for s in pool {
         w.u32(s.len);

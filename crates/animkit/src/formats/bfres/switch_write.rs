@@ -1,7 +1,7 @@
 //! Writing Switch BFRES (0.5 to 0.8): the relocation table (`_RLT`) and string table (`_STR`)
-//! read into structures and written back, the FSKA data laid out as Nintendo's tools lay it out,
-//! and one skeletal animation replaced inside a file with everything after it moved and every
-//! offset that pointed past it relocated.
+//! read into structures and written back, and the FSKA and FMAA data written again in place by
+//! the writer both platforms share ([`super::build`]) as Nintendo's tools lay it out
+//! (`switch_replace` replaces one animation, moving what follows).
 //!
 //! Facts this rests on (checked on the corpus's Splatoon 2 and Super Mario Odyssey files):
 //! - Offsets are absolute `u64`; `_RLT` lists where every one of them is: sections
@@ -279,6 +279,8 @@ pub(crate) struct FskaData {
     pub bind: Vec<u16>,
 }
 
+/// Where the data of the FSKA whose header is at `at` lies, and its bind indices; FSKAs with
+/// user data are refused (their user data is not read on Switch).
 pub(crate) fn fska_data(data: &[u8], header: usize, anim: &Fska) -> Result<FskaData> {
     let mut c = Cursor::new(data, Endian::Little);
     c.seek(header + 0x28)?;
@@ -323,8 +325,11 @@ pub(crate) fn write_fska_data(
 
 /// A Switch file taken apart for writing: header, relocation table, string table, FSKA data.
 pub(crate) struct Parts {
+    /// The file header.
     pub header: Header,
+    /// The `_RLT`.
     pub relocation: Relocation,
+    /// The `_STR`.
     pub strings: StringTable,
     /// Per FSKA: header position, contents, where its data lies.
     pub fskas: Vec<(usize, Fska, FskaData)>,
@@ -332,6 +337,7 @@ pub(crate) struct Parts {
     pub fmaas: Vec<(usize, super::fmaa::Fmaa)>,
 }
 
+/// Takes a Switch file (0.5 to 0.8) apart for writing.
 pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
     let header = read_switch_header(data)?;
     if header.major() >= 9 {
@@ -415,6 +421,7 @@ pub(crate) fn fmaa_start(data: &[u8], at: usize) -> Result<usize> {
     SWITCH.offset(&mut c, "bind indices")?.ok_or_else(|| Error::unsupported("writing an FMAA without bind indices"))
 }
 
+/// Overwrites the little-endian `u32` at `at`.
 pub(crate) fn put_u32(buf: &mut [u8], at: usize, v: u32) -> Result<()> {
     let slot = buf.get_mut(at..at + 4).ok_or_else(|| Error::invalid(at, "field beyond the file"))?;
     slot.copy_from_slice(&v.to_le_bytes());
