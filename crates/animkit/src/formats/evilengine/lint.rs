@@ -263,22 +263,3 @@ pub(crate) fn lint_hip(hip: &Hip, file: &bytes::Bytes, anims: Vec<AnimAsset>) ->
     }
     findings
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bytes::Endian;
-    use crate::formats::evilengine::skb::{read, tests::v1_sample, SkbVersion};
-
-    #[test]
-    fn sample_passes_every_invariant_and_broken_offsets_are_repaired() {
-        let mut skb = read(&v1_sample(Endian::Big), SkbVersion::V1).unwrap();
-        assert!(lint_skb(&skb).is_empty(), "{:?}", lint_skb(&skb));
-        skb.offsets[3] = 2; // offsets[1][1]: key 2 has TimeIndex 0, key 3 has 1 ≤ r = 1.
-        let codes: Vec<_> = invariant_violations(&skb).iter().map(|f| f.code).collect();
-        assert!(codes.contains(&"c9-offsets"), "{codes:?}");
-        let (fixed, changes) = repair_skb(&skb);
-        assert!(invariant_violations(&fixed).is_empty());
-        assert_eq!(changes.len(), 1);
-    }
-}
