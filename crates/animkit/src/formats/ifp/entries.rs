@@ -32,8 +32,7 @@ pub(crate) fn names(file: &IfpFile) -> Vec<String> {
 
 /// `file`'s body with its size field set to the canonical value, content − 8.
 fn with_canonical_size(mut file: IfpFile) -> IfpFile {
-    let content = content_size(&file);
-    set_size(&mut file, content);
+    *size_field(&mut file) = content_size(&file);
     file
 }
 
@@ -43,17 +42,11 @@ fn content_size(file: &IfpFile) -> u32 {
     u32::try_from(body.write().len().saturating_sub(8)).unwrap_or(u32::MAX)
 }
 
-fn size_field(file: &IfpFile) -> u32 {
-    match &file.body {
-        Body::Anpk(a) => a.size,
-        Body::V2(v) => v.size,
-    }
-}
-
-fn set_size(file: &mut IfpFile, size: u32) {
+/// The header's size field.
+fn size_field(file: &mut IfpFile) -> &mut u32 {
     match &mut file.body {
-        Body::Anpk(a) => a.size = size,
-        Body::V2(v) => v.size = size,
+        Body::Anpk(a) => &mut a.size,
+        Body::V2(v) => &mut v.size,
     }
 }
 
@@ -86,6 +79,7 @@ pub(crate) fn replace(file: &IfpFile, index: usize, new: &IfpFile) -> Result<Ifp
     }
     let missing = || bad(format!("no animation {index}"));
     let mut out = file.clone();
+    let size = *size_field(&mut out);
     match (&mut out.body, &new.body) {
         (Body::Anpk(a), Body::Anpk(n)) => {
             let slot = a.animations.get_mut(index).ok_or_else(missing)?;
@@ -99,8 +93,7 @@ pub(crate) fn replace(file: &IfpFile, index: usize, new: &IfpFile) -> Result<Ifp
         _ => return Err(bad("the new animation is of another IFP version".into())),
     }
     let (old_content, new_content) = (content_size(file), content_size(&out));
-    let size = size_field(file);
     let kept = i64::from(size) - i64::from(old_content) + i64::from(new_content);
-    set_size(&mut out, if size == old_content { new_content } else { u32::try_from(kept).unwrap_or(new_content) });
+    *size_field(&mut out) = if size == old_content { new_content } else { u32::try_from(kept).unwrap_or(new_content) };
     Ok(out)
 }
