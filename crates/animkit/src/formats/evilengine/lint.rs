@@ -26,13 +26,7 @@ fn times_offset(skb: &Skb) -> usize {
 
 /// Byte offset of `offsets[r][b]`.
 fn offsets_offset(skb: &Skb, r: usize, b: usize) -> usize {
-    let start = match &skb.body {
-        Body::V1 { times, .. } => times_offset(skb) + 4 * times.len(),
-        Body::V2 { times, tran, pad_times, pad_tran, .. } => {
-            times_offset(skb) + 2 * times.len() + pad_times.0.len() + 6 * tran.len() + pad_tran.0.len()
-        }
-    };
-    start + 2 * (r * usize::from(skb.bone_count) + b)
+    skb.offsets_start() + 2 * (r * usize::from(skb.bone_count) + b)
 }
 
 /// Collects the first occurrence of each code and counts the rest.

@@ -43,6 +43,8 @@ mod model;
 mod rwskel;
 mod skb;
 
+use std::cmp::Ordering;
+
 use bytes::Bytes;
 
 use crate::bytes::Endian;
@@ -376,9 +378,8 @@ impl HipDocument {
             }
             let name = a.clip_name(dbg);
             let result = Hip::asset_data(&self.bytes, a).and_then(|data| match (self.version, game) {
-                (Some(v), _) => Ok((skb::read(&data, v)?, Decided::Option)),
                 (None, Some(g)) => Ok((skb::read(&data, g.skb_version())?, Decided::Archive(g.label().to_string()))),
-                (None, None) => read_skb(&data, None),
+                (version, _) => read_skb(&data, version),
             });
             let result = result.map_err(|e| e.within(format!("ANIM 0x{:08X} \"{name}\"", a.asset_id)));
             out.push(AnimAsset { asset_id: a.asset_id, name, result });
@@ -403,15 +404,9 @@ impl HipDocument {
         for m in &models {
             let nodes = m.skeleton.bones.len();
             let bound: Vec<_> = anims.iter().filter(|a| binds_to(a, m, &models)).collect();
-            let counts = bound.iter().filter_map(|a| a.result.as_ref().ok()).map(|(s, _)| usize::from(s.bone_count));
-            let (mut equal, mut fewer, mut more) = (0, 0, 0);
-            for n in counts {
-                *match n.cmp(&nodes) {
-                    std::cmp::Ordering::Equal => &mut equal,
-                    std::cmp::Ordering::Less => &mut fewer,
-                    std::cmp::Ordering::Greater => &mut more,
-                } += 1;
-            }
+            let bones = bound.iter().filter_map(|a| a.result.as_ref().ok()).map(|(s, _)| usize::from(s.bone_count));
+            let count = |order| bones.clone().filter(|n| n.cmp(&nodes) == order).count();
+            let (equal, fewer, more) = (count(Ordering::Equal), count(Ordering::Less), count(Ordering::Greater));
             if !bound.is_empty() {
                 notes.push(format!(
                     "MODL \"{}\" ({nodes} HAnim nodes) binds {} clips by name: {equal} with {nodes} bones, {fewer} with fewer, {more} with more",

@@ -204,23 +204,26 @@ impl Skb {
         }
     }
 
+    /// The byte offset of the offsets table: after the header, the keys, the times and (V2) the
+    /// translations, with their padding (§2.1, §2.2).
+    pub(crate) fn offsets_start(&self) -> usize {
+        match &self.body {
+            Body::V1 { keys, times } => HEADER_SIZE + 16 * keys.len() + 4 * times.len(),
+            Body::V2 { keys, times, tran, pad_times, pad_tran, .. } => {
+                let (times, tran) = (2 * times.len() + pad_times.0.len(), 6 * tran.len() + pad_tran.0.len());
+                HEADER_SIZE + 10 * keys.len() + times + tran
+            }
+        }
+    }
+
     /// The size of the sections without the V1 trailing padding (§2.3 `S`; for V2 all padding
     /// is included).
     pub(crate) fn data_size(&self) -> usize {
-        let b = usize::from(self.bone_count);
-        match &self.body {
-            Body::V1 { keys, times } => HEADER_SIZE + 16 * keys.len() + 4 * times.len() + 2 * b * self.rows(),
-            Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets } => {
-                HEADER_SIZE
-                    + 10 * keys.len()
-                    + 2 * times.len()
-                    + pad_times.0.len()
-                    + 6 * tran.len()
-                    + pad_tran.0.len()
-                    + 2 * self.offsets.len()
-                    + pad_offsets.0.len()
+        self.offsets_start()
+            + match &self.body {
+                Body::V1 { .. } => 2 * usize::from(self.bone_count) * self.rows(),
+                Body::V2 { pad_offsets, .. } => 2 * self.offsets.len() + pad_offsets.0.len(),
             }
-        }
     }
 
     /// Splits the keys into per-bone runs `(first, last)` of strictly increasing time index (the
