@@ -131,11 +131,11 @@ mod hex_bytes {
     use bytes::Bytes;
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&crate::text::to_hex(b))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
         crate::raw_json::Hex::deserialize(d).map(|h| Bytes::from(h.0))
     }
 }
@@ -161,7 +161,7 @@ mod even_string {
         b
     }
 
-    pub fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
         let name = latin1_until_nul(b);
         match to_latin1(&name) {
             Some(enc) if canonical(&enc) == b[..] => EvenString::Text(name),
@@ -170,7 +170,7 @@ mod even_string {
         .serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
         match EvenString::deserialize(d)? {
             EvenString::Text(s) => to_latin1(&s)
                 .map(|b| Bytes::from(canonical(&b)))

@@ -49,7 +49,7 @@ pub(crate) struct BuildOptions {
 impl BuildOptions {
     /// Reads `variant` (`anp3`, `anpk`) and the params `compression=auto|none` and
     /// `overflow=uncompressed|error` (any case).
-    pub fn from_write_options(o: &WriteOptions) -> Result<Self> {
+    pub(crate) fn from_write_options(o: &WriteOptions) -> Result<Self> {
         let anpk = match o.variant.as_deref() {
             None | Some("anp3") | Some("ifp") => false,
             Some("anpk") => true,

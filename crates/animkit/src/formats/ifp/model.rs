@@ -54,7 +54,7 @@ pub(crate) struct ModelOptions {
 impl ModelOptions {
     /// Reads `timeline=authored|engine`, `root=keep|in-place`, `scale=drop|keep` and
     /// `rotations=stored|unit`; other keys are not IFP's.
-    pub fn from_params(params: &BTreeMap<String, String>) -> Result<Self> {
+    pub(crate) fn from_params(params: &BTreeMap<String, String>) -> Result<Self> {
         let choice = |key, no, yes| choice(params, key, no, yes);
         Ok(ModelOptions {
             engine_timeline: choice("timeline", "authored", "engine")?,

@@ -120,7 +120,7 @@ impl IfpFile {
     /// Reads an IFP file. With `lenient`, an animation that cannot be parsed ends the parse
     /// instead of failing it: the animations before it are kept and the rest becomes the tail (so
     /// the file still writes back byte for byte), and [`IfpFile::salvage`] says what happened.
-    pub fn read(data: &Bytes, lenient: bool) -> Result<IfpFile> {
+    pub(crate) fn read(data: &Bytes, lenient: bool) -> Result<IfpFile> {
         let mut c = Cursor::new(data, Endian::Little);
         let (body, salvage) = match &c.array::<4>()? {
             b"ANPK" => Anpk::read(data, &mut c, lenient).within(|| "ANPK")?,
@@ -140,7 +140,7 @@ impl IfpFile {
 
     /// The bytes of the file: every stored field re-emitted as it is, nothing recomputed but the
     /// counts, so an unchanged document gives back its input byte for byte.
-    pub fn write(&self) -> Vec<u8> {
+    pub(crate) fn write(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(Endian::Little, self.estimated_size());
         let declared = self.salvage.as_ref().map(|s| s.declared_animations);
         match &self.body {
@@ -160,7 +160,7 @@ impl IfpFile {
     }
 
     /// `ANPK`, `ANP2` or `ANP3`.
-    pub fn magic(&self) -> [u8; 4] {
+    pub(crate) fn magic(&self) -> [u8; 4] {
         match &self.body {
             Body::Anpk(_) => *b"ANPK",
             Body::V2(v2) => v2.version.magic(),
@@ -168,7 +168,7 @@ impl IfpFile {
     }
 
     /// The number of animations parsed.
-    pub fn animation_count(&self) -> usize {
+    pub(crate) fn animation_count(&self) -> usize {
         match &self.body {
             Body::Anpk(a) => a.animations.len(),
             Body::V2(v) => v.animations.len(),
@@ -215,7 +215,7 @@ crate::record! {
 
 impl ChunkHeader {
     /// A header with this id and size.
-    pub fn new(id: &[u8; 4], size: u32) -> Self {
+    pub(crate) fn new(id: &[u8; 4], size: u32) -> Self {
         ChunkHeader { id: FourCc(*id), size }
     }
 }
@@ -394,12 +394,12 @@ impl AnpkObject {
     }
 
     /// numFrames: the frames of the key chunk.
-    pub fn frame_count(&self) -> usize {
+    pub(crate) fn frame_count(&self) -> usize {
         self.keys.as_ref().map_or(0, |k| k.frames.count())
     }
 
     /// The key chunk's frame bytes (none without one).
-    pub fn key_bytes(&self) -> &[u8] {
+    pub(crate) fn key_bytes(&self) -> &[u8] {
         self.keys.as_ref().map_or(&[], |k| &k.frames.bytes)
     }
 }
@@ -428,7 +428,7 @@ pub(crate) enum AnimLink {
 
 impl AnimLink {
     /// The ANIM chunk size of this form.
-    pub fn anim_size(self) -> u32 {
+    pub(crate) fn anim_size(self) -> u32 {
         match self {
             AnimLink::Tag(_) => 44,
             AnimLink::Tree { .. } => 48,
@@ -567,7 +567,7 @@ pub(crate) enum V2Version {
 
 impl V2Version {
     /// The file's first four bytes.
-    pub fn magic(self) -> [u8; 4] {
+    pub(crate) fn magic(self) -> [u8; 4] {
         match self {
             V2Version::Anp2 => *b"ANP2",
             V2Version::Anp3 => *b"ANP3",
@@ -575,7 +575,7 @@ impl V2Version {
     }
 
     /// Bytes of an animation header: name\[24\], numSequences (and frameDataSize, flags in ANP3).
-    pub fn animation_header_size(self) -> usize {
+    pub(crate) fn animation_header_size(self) -> usize {
         match self {
             V2Version::Anp2 => 28,
             V2Version::Anp3 => 36,
@@ -700,7 +700,7 @@ impl TryFrom<u32> for FrameType {
 
 impl FrameType {
     /// Whether frames carry a translation.
-    pub fn has_translation(self) -> bool {
+    pub(crate) fn has_translation(self) -> bool {
         matches!(self, FrameType::RotTrans | FrameType::RotTransCompressed)
     }
 }
@@ -737,7 +737,7 @@ impl<K: Layout> Frames<K> {
     }
 
     /// numFrames.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.bytes.len() / self.kind.size()
     }
 }
