@@ -481,12 +481,7 @@ impl From<KeyKind> for FourCc {
 impl KeyKind {
     #[inline]
     fn from_id(id: FourCc) -> Option<Self> {
-        match &id.0 {
-            b"KR00" => Some(KeyKind::R),
-            b"KRT0" => Some(KeyKind::Rt),
-            b"KRTS" => Some(KeyKind::Rts),
-            _ => None,
-        }
+        [KeyKind::R, KeyKind::Rt, KeyKind::Rts].into_iter().find(|&kind| FourCc::from(kind) == id)
     }
 }
 
@@ -688,13 +683,8 @@ impl From<FrameType> for u32 {
 impl TryFrom<u32> for FrameType {
     type Error = String;
     fn try_from(v: u32) -> Result<Self, String> {
-        match v {
-            1 => Ok(FrameType::Rot),
-            2 => Ok(FrameType::RotTrans),
-            3 => Ok(FrameType::RotCompressed),
-            4 => Ok(FrameType::RotTransCompressed),
-            _ => Err(format!("unknown frame type {v} (expected 1 to 4)")),
-        }
+        let all = [FrameType::Rot, FrameType::RotTrans, FrameType::RotCompressed, FrameType::RotTransCompressed];
+        all.into_iter().find(|&t| t as u32 == v).ok_or_else(|| format!("unknown frame type {v} (expected 1 to 4)"))
     }
 }
 
