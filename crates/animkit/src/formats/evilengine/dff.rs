@@ -22,7 +22,7 @@ const CLUMP: u32 = 0x10;
 const STRUCT: u32 = 0x01;
 
 /// A RenderWare clump holding an HAnim skeleton.
-pub struct DffFormat;
+pub(crate) struct DffFormat;
 
 fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
     bytes.get(at..at + 4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)

@@ -131,11 +131,11 @@ mod hex_bytes {
     use bytes::Bytes;
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&crate::text::to_hex(b))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
         crate::raw_json::Hex::deserialize(d).map(|h| Bytes::from(h.0))
     }
 }
@@ -161,7 +161,7 @@ mod even_string {
         b
     }
 
-    pub fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
         let name = latin1_until_nul(b);
         match to_latin1(&name) {
             Some(enc) if canonical(&enc) == b[..] => EvenString::Text(name),
@@ -170,7 +170,7 @@ mod even_string {
         .serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
         match EvenString::deserialize(d)? {
             EvenString::Text(s) => to_latin1(&s)
                 .map(|b| Bytes::from(canonical(&b)))
@@ -677,136 +677,8 @@ pub(crate) fn asset_hash(name: &str) -> u32 {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-
-    fn block(w: &mut Writer, id: &[u8; 4], payload: &[u8]) {
-        w.bytes(id);
-        w.u32(payload.len() as u32);
-        w.bytes(payload);
-    }
-
-    /// A minimal archive: HIPA, PACK{PVER}, DICT{ATOC{AINF, AHDR{ADBG}}, LTOC{LINF, LHDR{LDBG}}},
-    /// STRM{DHDR, DPAK} with one 8-byte asset.
-    pub fn tiny_hip(asset: &[u8]) -> Vec<u8> {
-        let mut adbg = Writer::new(Endian::Big);
-        adbg.i32(0);
-        adbg.bytes(b"a\0"); // "a" + NUL: even, no extra pad
-        adbg.bytes(b"ab.anm\0\0"); // 7 bytes + 1 pad
-        adbg.u32(0xDEAD_BEEF);
-        let adbg = adbg.into_vec();
-        // Layout: HIPA 8, PACK 8+20, DICT 8 + ATOC(8 + 12 + AHDR(8+24+8+len)) + LTOC(...), STRM.
-        let build = |offset: i32| {
-            let mut ahdr = Writer::new(Endian::Big);
-            ahdr.u32(asset_hash("ab.anm"));
-            ahdr.bytes(b"ANIM");
-            let plus = (crate::bytes::round_up(asset.len(), 16) - asset.len()) as i32;
-            for v in [offset, asset.len() as i32, plus, 9] {
-                ahdr.i32(v);
-            }
-            block(&mut ahdr, b"ADBG", &adbg);
-            let mut atoc = Writer::new(Endian::Big);
-            block(&mut atoc, b"AINF", &[0; 4]);
-            block(&mut atoc, b"AHDR", &ahdr.into_vec());
-            let mut lhdr = Writer::new(Endian::Big);
-            lhdr.u32(4);
-            lhdr.u32(1);
-            lhdr.u32(asset_hash("ab.anm"));
-            block(&mut lhdr, b"LDBG", &[0xFF; 4]);
-            let mut ltoc = Writer::new(Endian::Big);
-            block(&mut ltoc, b"LINF", &[0; 4]);
-            block(&mut ltoc, b"LHDR", &lhdr.into_vec());
-            let mut dict = Writer::new(Endian::Big);
-            block(&mut dict, b"ATOC", &atoc.into_vec());
-            block(&mut dict, b"LTOC", &ltoc.into_vec());
-            let mut pack = Writer::new(Endian::Big);
-            block(&mut pack, b"PVER", &[0, 0, 0, 2, 0, 0x0A, 0, 0x0F, 0, 0, 0, 1]);
-            let mut w = Writer::new(Endian::Big);
-            block(&mut w, b"HIPA", &[]);
-            block(&mut w, b"PACK", &pack.into_vec());
-            block(&mut w, b"DICT", &dict.into_vec());
-            let strm_at = w.len();
-            // STRM header 8, DHDR 12, DPAK header 8, padLength 4 → first asset at the next 0x20.
-            let dpak_payload_at = strm_at + 8 + 12 + 8;
-            let first = crate::bytes::round_up(dpak_payload_at + 4, 0x20);
-            let mut dpak = vec![0u8; 4];
-            dpak[3] = (first - dpak_payload_at) as u8;
-            dpak.resize(first - dpak_payload_at, 0x33);
-            dpak.extend_from_slice(asset);
-            let end = crate::bytes::round_up(dpak_payload_at + dpak.len(), 0x20);
-            dpak.resize(end - dpak_payload_at, 0x33);
-            let mut strm = Writer::new(Endian::Big);
-            block(&mut strm, b"DHDR", &[0xFF; 4]);
-            block(&mut strm, b"DPAK", &dpak);
-            block(&mut w, b"STRM", &strm.into_vec());
-            (w.into_vec(), first as i32)
-        };
-        let (_, offset) = build(0);
-        build(offset).0
-    }
-
-    #[test]
-    fn assets_sharing_data_are_rejected() {
-        fn children_mut<'a>(blocks: &'a mut [Block], id: &[u8; 4]) -> Option<&'a mut Vec<Block>> {
-            blocks.iter_mut().find(|b| &b.id.0 == id).and_then(|b| match &mut b.body {
-                BlockBody::Children { children, .. } => Some(children),
-                _ => None,
-            })
-        }
-        let mut hip = read(&Bytes::from(tiny_hip(b"0123456789abcdef"))).unwrap();
-        // A second header for the one asset.
-        let atoc = children_mut(children_mut(&mut hip.blocks, b"DICT").unwrap(), b"ATOC").unwrap();
-        let ahdr = atoc.iter().find(|b| &b.id.0 == b"AHDR").unwrap().clone();
-        atoc.push(ahdr);
-        let e = read(&Bytes::from(write(&hip))).unwrap_err();
-        assert!(e.message.starts_with("1 assets share data bytes with another"), "{e}");
-    }
-
-    #[test]
-    fn tiny_archive_round_trips_and_lists_its_asset() {
-        let bytes = Bytes::from(tiny_hip(b"12345678"));
-        let hip = read(&bytes).unwrap();
-        assert_eq!(write(&hip), bytes.to_vec());
-        let assets = hip.assets();
-        assert_eq!(assets.len(), 1);
-        let (a, d) = assets[0];
-        assert_eq!(&a.kind.0, b"ANIM");
-        assert_eq!(d.unwrap().source(), "ab.anm");
-        assert_eq!(d.unwrap().name(), "a");
-        assert_eq!(&Hip::asset_data(&bytes, a).unwrap()[..], b"12345678");
-        assert_eq!(hip.game(), Some(Game::Bfbb));
-        for n in 0..bytes.len() {
-            let _ = read(&bytes.slice(..n));
-        }
-    }
-
-    #[test]
-    fn replacing_an_asset_recomputes_offsets_and_sizes() {
-        let mut hip = read(&Bytes::from(tiny_hip(b"12345678"))).unwrap();
-        hip.replace_asset(asset_hash("ab.anm"), Bytes::from_static(b"0123456789abcdefXYZ"), 0x20).unwrap();
-        let bytes = Bytes::from(write(&hip));
-        // Independent expectation: the archive built directly around the new data.
-        assert_eq!(bytes.to_vec(), tiny_hip(b"0123456789abcdefXYZ"));
-        let hip = read(&bytes).unwrap();
-        let (a, _) = hip.assets()[0];
-        assert_eq!(&Hip::asset_data(&bytes, a).unwrap()[..], b"0123456789abcdefXYZ");
-        assert_eq!(a.plus, 13);
-    }
-
-    #[test]
-    fn the_dump_is_the_serde_form_and_packs_back() {
-        let bytes = tiny_hip(b"abc");
-        let h = read(&Bytes::from(bytes.clone())).unwrap();
-        let json = serde_json::to_string(&h).unwrap();
-        assert!(json.contains(r#""adbg":{"align":0,"name":"a","source":"ab.anm""#), "{json}");
-        assert!(json.contains(r#"{"id":"PACK","container":{"children":[{"id":"PVER","raw":"0000000200"#), "{json}");
-        assert_eq!(write(&serde_json::from_str(&json).unwrap()), bytes);
-        // A name with more padding than the canonical NUL (+ 1 to even length) is kept as hex.
-        let odd = serde_json::json!({"align": 0, "name": {"hex": "61000000"}, "source": "", "checksum": 0});
-        let adbg: Adbg = serde_json::from_value(odd).unwrap();
-        assert_eq!((&adbg.name[..], &adbg.source[..]), (&b"a\0\0\0"[..], &b"\0\0"[..]));
-        assert_eq!(serde_json::to_value(&adbg).unwrap()["name"], serde_json::json!({"hex": "61000000"}));
-    }
 
     #[test]
     fn asset_hash_matches_the_spec_recipe() {

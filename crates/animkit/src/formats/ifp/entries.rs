@@ -32,8 +32,7 @@ pub(crate) fn names(file: &IfpFile) -> Vec<String> {
 
 /// `file`'s body with its size field set to the canonical value, content − 8.
 fn with_canonical_size(mut file: IfpFile) -> IfpFile {
-    let content = content_size(&file);
-    set_size(&mut file, content);
+    *size_field(&mut file) = content_size(&file);
     file
 }
 
@@ -43,17 +42,11 @@ fn content_size(file: &IfpFile) -> u32 {
     u32::try_from(body.write().len().saturating_sub(8)).unwrap_or(u32::MAX)
 }
 
-fn size_field(file: &IfpFile) -> u32 {
-    match &file.body {
-        Body::Anpk(a) => a.size,
-        Body::V2(v) => v.size,
-    }
-}
-
-fn set_size(file: &mut IfpFile, size: u32) {
+/// The header's size field.
+fn size_field(file: &mut IfpFile) -> &mut u32 {
     match &mut file.body {
-        Body::Anpk(a) => a.size = size,
-        Body::V2(v) => v.size = size,
+        Body::Anpk(a) => &mut a.size,
+        Body::V2(v) => &mut v.size,
     }
 }
 
@@ -86,6 +79,7 @@ pub(crate) fn replace(file: &IfpFile, index: usize, new: &IfpFile) -> Result<Ifp
     }
     let missing = || bad(format!("no animation {index}"));
     let mut out = file.clone();
+    let size = *size_field(&mut out);
     match (&mut out.body, &new.body) {
         (Body::Anpk(a), Body::Anpk(n)) => {
             let slot = a.animations.get_mut(index).ok_or_else(missing)?;
@@ -99,89 +93,7 @@ pub(crate) fn replace(file: &IfpFile, index: usize, new: &IfpFile) -> Result<Ifp
         _ => return Err(bad("the new animation is of another IFP version".into())),
     }
     let (old_content, new_content) = (content_size(file), content_size(&out));
-    let size = size_field(file);
     let kept = i64::from(size) - i64::from(old_content) + i64::from(new_content);
-    set_size(&mut out, if size == old_content { new_content } else { u32::try_from(kept).unwrap_or(new_content) });
+    *size_field(&mut out) = if size == old_content { new_content } else { u32::try_from(kept).unwrap_or(new_content) };
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::formats::ifp::from_model::{from_model, BuildOptions, Overflow};
-    use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
-    use glam::Quat;
-
-    /// A package of one-bone clips with these names, written as ANPK or ANP3 by our own builder.
-    fn package(names: &[&str], anpk: bool) -> IfpFile {
-        let clip = |(i, name): (usize, &&str)| Clip {
-            name: name.to_string(),
-            duration: 1.0,
-            tracks: vec![Track {
-                target: Target::Bone(BoneRef { name: Some("Root".into()), id: Some(0), ..Default::default() }),
-                interpolation: Interpolation::Slerp,
-                times: (0..=i).map(|k| k as f32 / 30.0).collect(),
-                values: Values::Rotation(vec![Quat::from_rotation_z(0.1); i + 1]),
-            }],
-            ..Default::default()
-        };
-        let package =
-            Package { name: "test".into(), clips: names.iter().enumerate().map(clip).collect(), ..Default::default() };
-        let options = BuildOptions { anpk, uncompressed: false, overflow: Overflow::Error };
-        from_model(&package, options).unwrap().0
-    }
-
-    #[test]
-    fn entry_names_are_safe_and_unique() {
-        let file = package(&["walk", "a/b", "WALK", ""], false);
-        assert_eq!(names(&file), ["walk.ifp", "a_b.ifp", "WALK_2.ifp", "animation_3.ifp"]);
-    }
-
-    #[test]
-    fn an_entry_is_its_animation_alone_with_a_canonical_size() {
-        for anpk in [false, true] {
-            let mut file = package(&["idle", "walk", "run"], anpk);
-            set_size(&mut file, 12_345);
-            let one = single(&file, 1).unwrap();
-            assert_eq!(one.animation_count(), 1);
-            let bytes = one.write();
-            assert_eq!(size_field(&one) as usize, bytes.len() - 8, "anpk {anpk}");
-            let back = IfpFile::read(&bytes.into(), false).unwrap();
-            assert_eq!(names(&back), ["walk.ifp"]);
-            assert!(single(&file, 3).is_none());
-        }
-    }
-
-    #[test]
-    fn a_replaced_animation_keeps_the_size_field_convention() {
-        for anpk in [false, true] {
-            let file = package(&["idle", "walk", "run"], anpk);
-            let content = size_field(&file);
-            assert_eq!(content as usize, file.write().len() - 8, "the builder writes the canonical size");
-            let other = package(&["sprint_longer_name"], anpk);
-            let out = replace(&file, 1, &other).unwrap();
-            let entry_len = |f: &IfpFile| single(f, 1).unwrap().write().len() as i64;
-            let grow = entry_len(&out) - entry_len(&file);
-            assert_ne!(grow, 0);
-            assert_eq!(i64::from(size_field(&out)), i64::from(content) + grow, "canonical stays canonical");
-            assert_eq!(names(&out), ["idle.ifp", "walk.ifp", "run.ifp"], "the slot keeps its name");
-            // A size that counted 2048 bytes of IMG padding keeps counting them.
-            let mut padded = file.clone();
-            set_size(&mut padded, content + 2048);
-            let out = replace(&padded, 1, &other).unwrap();
-            assert_eq!(i64::from(size_field(&out)), i64::from(content) + grow + 2048);
-            // The entry taken out and put back gives the file back.
-            assert_eq!(replace(&padded, 2, &single(&padded, 2).unwrap()).unwrap().write(), padded.write());
-        }
-    }
-
-    #[test]
-    fn a_replacement_is_one_animation_of_the_same_version() {
-        let file = package(&["idle", "walk"], false);
-        let e = replace(&file, 0, &package(&["idle"], true)).unwrap_err();
-        assert!(e.to_string().contains("--to anp3"), "{e}");
-        let e = replace(&file, 0, &package(&["a", "b"], false)).unwrap_err();
-        assert!(e.to_string().contains("2 animations"), "{e}");
-        assert!(replace(&file, 5, &package(&["a"], false)).is_err());
-    }
 }

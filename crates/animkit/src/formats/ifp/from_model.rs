@@ -18,6 +18,7 @@
 use glam::{Quat, Vec3};
 
 use super::canonical::{canonicalize_anpk, canonicalize_v2, padded_name};
+use super::model::choice;
 use super::raw::*;
 use crate::error::{Error, Result};
 use crate::format::WriteOptions;
@@ -47,23 +48,16 @@ pub(crate) struct BuildOptions {
 
 impl BuildOptions {
     /// Reads `variant` (`anp3`, `anpk`) and the params `compression=auto|none` and
-    /// `overflow=uncompressed|error`.
-    pub fn from_write_options(o: &WriteOptions) -> Result<Self> {
+    /// `overflow=uncompressed|error` (any case).
+    pub(crate) fn from_write_options(o: &WriteOptions) -> Result<Self> {
         let anpk = match o.variant.as_deref() {
             None | Some("anp3") | Some("ifp") => false,
             Some("anpk") => true,
             Some(v) => return Err(Error::unsupported(format!("unknown IFP variant \"{v}\" (anp3 or anpk)"))),
         };
-        let uncompressed = match o.param("compression") {
-            None | Some("auto") => false,
-            Some("none") => true,
-            Some(v) => return Err(Error::unsupported(format!("compression={v}: expected auto or none"))),
-        };
-        let overflow = match o.param("overflow") {
-            None | Some("uncompressed") => Overflow::Uncompressed,
-            Some("error") => Overflow::Error,
-            Some(v) => return Err(Error::unsupported(format!("overflow={v}: expected uncompressed or error"))),
-        };
+        let uncompressed = choice(&o.params, "compression", "auto", "none")?;
+        let error = choice(&o.params, "overflow", "uncompressed", "error")?;
+        let overflow = if error { Overflow::Error } else { Overflow::Uncompressed };
         Ok(BuildOptions { anpk, uncompressed, overflow })
     }
 }

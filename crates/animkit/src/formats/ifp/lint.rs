@@ -188,13 +188,8 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
             l.fixable(Error, "empty-sequence", msg, pos + 28, spath);
         }
         if n > 65_535 {
-            l.at(
-                Error,
-                "too-many-frames",
-                format!("{n} frames: San Andreas stores the count in 16 bits"),
-                pos + 28,
-                spath,
-            );
+            let msg = format!("{n} frames: San Andreas stores the count in 16 bits");
+            l.at(Error, "too-many-frames", msg, pos + 28, spath);
         }
         if let Some(t0) = l.keys(&decode_v2(&seq.frames), pos + 36, spath).filter(|&t| t != 0.0) {
             late.push((pos + 36, t0));
@@ -267,13 +262,8 @@ fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
         l.fixable(Warning, "inconsistent-size", msg, 12, "header");
     }
     if block.len() > 19 {
-        l.at(
-            Warning,
-            "block-name-too-long",
-            format!("block name of {} bytes: Vice City keeps 19", block.len()),
-            20,
-            "",
-        );
+        let msg = format!("block name of {} bytes: Vice City keeps 19", block.len());
+        l.at(Warning, "block-name-too-long", msg, 20, "");
     }
     if let Some(d) = duplicates(anpk.animations.iter().map(|a| until_nul(&a.name.0))) {
         l.no_offset(Warning, "duplicate-animation-name", format!("animation name \"{d}\" appears more than once"), "");

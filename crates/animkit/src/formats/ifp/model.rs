@@ -23,6 +23,8 @@
 //!   48-byte form has no tag field, so its ped bones take the §4.5 table's tag (§7.1).
 //! - The package is Z-up.
 
+use std::collections::BTreeMap;
+
 use glam::{Quat, Vec3, Vec4};
 
 use super::bones::ped_tag;
@@ -52,13 +54,8 @@ pub(crate) struct ModelOptions {
 impl ModelOptions {
     /// Reads `timeline=authored|engine`, `root=keep|in-place`, `scale=drop|keep` and
     /// `rotations=stored|unit`; other keys are not IFP's.
-    pub fn from_params(params: &std::collections::BTreeMap<String, String>) -> Result<Self> {
-        let choice = |key: &str, no: &str, yes: &str| match params.get(key).map(|v| v.to_ascii_lowercase()) {
-            None => Ok(false),
-            Some(v) if v == no => Ok(false),
-            Some(v) if v == yes => Ok(true),
-            Some(v) => Err(Error::unsupported(format!("{key}={v}: expected {no} or {yes}"))),
-        };
+    pub(crate) fn from_params(params: &BTreeMap<String, String>) -> Result<Self> {
+        let choice = |key, no, yes| choice(params, key, no, yes);
         Ok(ModelOptions {
             engine_timeline: choice("timeline", "authored", "engine")?,
             in_place_root: choice("root", "keep", "in-place")?,
@@ -94,6 +91,16 @@ impl ModelOptions {
         } else {
             last
         }
+    }
+}
+
+/// A two-way setting `key=no|yes` (any case): whether it is `yes`; `no` when absent.
+pub(crate) fn choice(params: &BTreeMap<String, String>, key: &str, no: &str, yes: &str) -> Result<bool> {
+    match params.get(key).map(|v| v.to_ascii_lowercase()) {
+        None => Ok(false),
+        Some(v) if v == no => Ok(false),
+        Some(v) if v == yes => Ok(true),
+        Some(v) => Err(Error::unsupported(format!("{key}={v}: expected {no} or {yes}"))),
     }
 }
 

@@ -120,7 +120,7 @@ impl IfpFile {
     /// Reads an IFP file. With `lenient`, an animation that cannot be parsed ends the parse
     /// instead of failing it: the animations before it are kept and the rest becomes the tail (so
     /// the file still writes back byte for byte), and [`IfpFile::salvage`] says what happened.
-    pub fn read(data: &Bytes, lenient: bool) -> Result<IfpFile> {
+    pub(crate) fn read(data: &Bytes, lenient: bool) -> Result<IfpFile> {
         let mut c = Cursor::new(data, Endian::Little);
         let (body, salvage) = match &c.array::<4>()? {
             b"ANPK" => Anpk::read(data, &mut c, lenient).within(|| "ANPK")?,
@@ -140,7 +140,7 @@ impl IfpFile {
 
     /// The bytes of the file: every stored field re-emitted as it is, nothing recomputed but the
     /// counts, so an unchanged document gives back its input byte for byte.
-    pub fn write(&self) -> Vec<u8> {
+    pub(crate) fn write(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(Endian::Little, self.estimated_size());
         let declared = self.salvage.as_ref().map(|s| s.declared_animations);
         match &self.body {
@@ -160,7 +160,7 @@ impl IfpFile {
     }
 
     /// `ANPK`, `ANP2` or `ANP3`.
-    pub fn magic(&self) -> [u8; 4] {
+    pub(crate) fn magic(&self) -> [u8; 4] {
         match &self.body {
             Body::Anpk(_) => *b"ANPK",
             Body::V2(v2) => v2.version.magic(),
@@ -168,7 +168,7 @@ impl IfpFile {
     }
 
     /// The number of animations parsed.
-    pub fn animation_count(&self) -> usize {
+    pub(crate) fn animation_count(&self) -> usize {
         match &self.body {
             Body::Anpk(a) => a.animations.len(),
             Body::V2(v) => v.animations.len(),
@@ -215,7 +215,7 @@ crate::record! {
 
 impl ChunkHeader {
     /// A header with this id and size.
-    pub fn new(id: &[u8; 4], size: u32) -> Self {
+    pub(crate) fn new(id: &[u8; 4], size: u32) -> Self {
         ChunkHeader { id: FourCc(*id), size }
     }
 }
@@ -354,9 +354,9 @@ impl AnpkObject {
         if anim.size != 44 && anim.size != 48 {
             return Err(Error::invalid(c.offset() - 4, format!("ANIM size {} is neither 44 nor 48", anim.size)));
         }
-        let name = FixedName(c.array::<28>()?);
-        let num_frames = signed_count(c, "frame")?;
-        let (unknown, last_frame) = (c.i32()?, c.i32()?);
+        let AnimFields { name, frame_count, unknown, last_frame } = AnimFields::read(c)?;
+        let num_frames =
+            u64::try_from(frame_count).map_err(|_| negative_count(c.offset() - 12, "frame", frame_count))?;
         let link = match anim.size {
             44 => AnimLink::Tag(c.i32()?),
             _ => AnimLink::Tree { first_child: c.i32()?, next_sibling: c.i32()? },
@@ -377,10 +377,8 @@ impl AnpkObject {
     fn write(&self, w: &mut Writer) {
         self.cpan.write(w);
         ChunkHeader { id: self.anim_id, size: self.link.anim_size() }.write(w);
-        self.name.write(w);
-        w.u32(self.frame_count() as u32);
-        w.i32(self.unknown);
-        w.i32(self.last_frame);
+        let frame_count = self.frame_count() as i32;
+        AnimFields { name: self.name, frame_count, unknown: self.unknown, last_frame: self.last_frame }.write(w);
         match self.link {
             AnimLink::Tag(tag) => w.i32(tag),
             AnimLink::Tree { first_child, next_sibling } => {
@@ -396,13 +394,23 @@ impl AnpkObject {
     }
 
     /// numFrames: the frames of the key chunk.
-    pub fn frame_count(&self) -> usize {
+    pub(crate) fn frame_count(&self) -> usize {
         self.keys.as_ref().map_or(0, |k| k.frames.count())
     }
 
     /// The key chunk's frame bytes (none without one).
-    pub fn key_bytes(&self) -> &[u8] {
+    pub(crate) fn key_bytes(&self) -> &[u8] {
         self.keys.as_ref().map_or(&[], |k| &k.frames.bytes)
+    }
+}
+
+crate::record! {
+    /// The `ANIM` payload before its link words: name, numFrames, ANIM +32, ANIM +36.
+    struct AnimFields {
+        name: FixedName<28>,
+        frame_count: i32,
+        unknown: i32,
+        last_frame: i32,
     }
 }
 
@@ -420,7 +428,7 @@ pub(crate) enum AnimLink {
 
 impl AnimLink {
     /// The ANIM chunk size of this form.
-    pub fn anim_size(self) -> u32 {
+    pub(crate) fn anim_size(self) -> u32 {
         match self {
             AnimLink::Tag(_) => 44,
             AnimLink::Tree { .. } => 48,
@@ -473,12 +481,7 @@ impl From<KeyKind> for FourCc {
 impl KeyKind {
     #[inline]
     fn from_id(id: FourCc) -> Option<Self> {
-        match &id.0 {
-            b"KR00" => Some(KeyKind::R),
-            b"KRT0" => Some(KeyKind::Rt),
-            b"KRTS" => Some(KeyKind::Rts),
-            _ => None,
-        }
+        [KeyKind::R, KeyKind::Rt, KeyKind::Rts].into_iter().find(|&kind| FourCc::from(kind) == id)
     }
 }
 
@@ -516,12 +519,19 @@ pub(crate) struct V2 {
     pub animations: Vec<V2Animation>,
 }
 
+crate::record! {
+    /// The ANP2/ANP3 header after the magic.
+    struct V2Header {
+        size: u32,
+        block_name: FixedName<24>,
+        animation_count: u32,
+    }
+}
+
 impl V2 {
     fn read(data: &Bytes, c: &mut Cursor, version: V2Version, lenient: bool) -> Result<(Body, Option<Salvage>)> {
-        let size = c.u32()?;
-        let block_name = FixedName::read(c)?;
-        let declared = c.u32()?;
-        let count = c.count(u64::from(declared), version.animation_header_size(), "animation")?;
+        let V2Header { size, block_name, animation_count } = V2Header::read(c)?;
+        let count = c.count(u64::from(animation_count), version.animation_header_size(), "animation")?;
         let (animations, salvage) = read_animations(c, count, lenient, |c, i| {
             let start = c.offset();
             V2Animation::read(data, c, version).within(|| {
@@ -534,9 +544,8 @@ impl V2 {
 
     fn write(&self, w: &mut Writer, declared: Option<u32>) {
         w.bytes(&self.version.magic());
-        w.u32(self.size);
-        self.block_name.write(w);
-        w.u32(declared.unwrap_or(self.animations.len() as u32));
+        let animation_count = declared.unwrap_or(self.animations.len() as u32);
+        V2Header { size: self.size, block_name: self.block_name, animation_count }.write(w);
         self.animations.iter().for_each(|a| a.write(w, self.version));
     }
 }
@@ -553,7 +562,7 @@ pub(crate) enum V2Version {
 
 impl V2Version {
     /// The file's first four bytes.
-    pub fn magic(self) -> [u8; 4] {
+    pub(crate) fn magic(self) -> [u8; 4] {
         match self {
             V2Version::Anp2 => *b"ANP2",
             V2Version::Anp3 => *b"ANP3",
@@ -561,7 +570,7 @@ impl V2Version {
     }
 
     /// Bytes of an animation header: name\[24\], numSequences (and frameDataSize, flags in ANP3).
-    pub fn animation_header_size(self) -> usize {
+    pub(crate) fn animation_header_size(self) -> usize {
         match self {
             V2Version::Anp2 => 28,
             V2Version::Anp3 => 36,
@@ -621,24 +630,32 @@ pub(crate) struct V2Sequence {
     pub frames: Frames<FrameType>,
 }
 
+crate::record! {
+    /// The 36-byte header of an ANP2/ANP3 sequence.
+    struct SequenceHeader {
+        name: FixedName<24>,
+        frame_type: u32,
+        frame_count: u32,
+        bone_tag: i32,
+    }
+}
+
 impl V2Sequence {
-    /// Reads the header at once (constant offsets inside a fixed array fold away), then the frames.
+    /// Reads the header at once (over a fixed array, the record's bounds checks fold away), then
+    /// the frames.
     #[inline]
     fn read(data: &Bytes, c: &mut Cursor) -> Result<Self> {
         let at = c.offset();
         let header = c.array::<V2_SEQUENCE_HEADER>()?;
-        let word = |i: usize| header.get(i..).and_then(|b| b.first_chunk()).map_or(0, |b| u32::from_le_bytes(*b));
-        let name = FixedName(header.first_chunk::<24>().copied().unwrap_or_default());
-        let (raw_type, num_frames, bone_tag) = (word(24), word(28), word(32) as i32);
-        let kind = FrameType::try_from(raw_type).map_err(|m| Error::invalid(at + 24, m))?;
-        Ok(V2Sequence { name, bone_tag, frames: Frames::read(data, c, kind, u64::from(num_frames))? })
+        let SequenceHeader { name, frame_type, frame_count, bone_tag } =
+            SequenceHeader::read(&mut Cursor::with_base(&header, at, Endian::Little))?;
+        let kind = FrameType::try_from(frame_type).map_err(|m| Error::invalid(at + 24, m))?;
+        Ok(V2Sequence { name, bone_tag, frames: Frames::read(data, c, kind, u64::from(frame_count))? })
     }
 
     fn write(&self, w: &mut Writer) {
-        self.name.write(w);
-        w.u32(self.frames.kind as u32);
-        w.u32(self.frames.count() as u32);
-        w.i32(self.bone_tag);
+        let (frame_type, frame_count) = (self.frames.kind as u32, self.frames.count() as u32);
+        SequenceHeader { name: self.name, frame_type, frame_count, bone_tag: self.bone_tag }.write(w);
         w.bytes(&self.frames.bytes);
     }
 }
@@ -666,19 +683,14 @@ impl From<FrameType> for u32 {
 impl TryFrom<u32> for FrameType {
     type Error = String;
     fn try_from(v: u32) -> Result<Self, String> {
-        match v {
-            1 => Ok(FrameType::Rot),
-            2 => Ok(FrameType::RotTrans),
-            3 => Ok(FrameType::RotCompressed),
-            4 => Ok(FrameType::RotTransCompressed),
-            _ => Err(format!("unknown frame type {v} (expected 1 to 4)")),
-        }
+        let all = [FrameType::Rot, FrameType::RotTrans, FrameType::RotCompressed, FrameType::RotTransCompressed];
+        all.into_iter().find(|&t| t as u32 == v).ok_or_else(|| format!("unknown frame type {v} (expected 1 to 4)"))
     }
 }
 
 impl FrameType {
     /// Whether frames carry a translation.
-    pub fn has_translation(self) -> bool {
+    pub(crate) fn has_translation(self) -> bool {
         matches!(self, FrameType::RotTrans | FrameType::RotTransCompressed)
     }
 }
@@ -715,7 +727,7 @@ impl<K: Layout> Frames<K> {
     }
 
     /// numFrames.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.bytes.len() / self.kind.size()
     }
 }
