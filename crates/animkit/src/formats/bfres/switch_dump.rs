@@ -1,7 +1,7 @@
 //! The lossless JSON form of a Switch BFRES: the file header, the string table, the relocation
 //! table, every skeletal animation (FSKA) and every material animation (FMAA) as named fields;
 //! the bytes no structure here describes (models, visibility animations, GPU buffers, embedded
-//! files, the FSKA and FMAA headers' own fields) as runs
+//! files, the FSKA headers' offsets) as runs
 //! of hexadecimal with their positions, zeros between them. `pack` writes each part back where
 //! the dump says, so dump → pack gives the file byte for byte; an edited FSKA must keep its size
 //! (to change sizes, replace the animation through the model: [`super::SwitchDocument::with_clip`]).
@@ -134,8 +134,7 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
 /// The dump of a Switch file.
 pub(crate) fn to_dump(data: &[u8]) -> Result<SwitchDump> {
     let mut dump = structured(data)?;
-    let mut covered = pack_parts(&dump, &[])?;
-    covered.resize(data.len(), 0);
+    let covered = pack_parts(&dump, vec![0; data.len()])?;
     // Bytes the parts do not reproduce, as runs split at 16 or more zeros.
     let mut at = 0;
     while at < data.len() {
@@ -151,9 +150,10 @@ pub(crate) fn to_dump(data: &[u8]) -> Result<SwitchDump> {
     Ok(dump)
 }
 
-/// The bytes the named parts give, over `base` (the runs already placed).
-fn pack_parts(d: &SwitchDump, base: &[u8]) -> Result<Vec<u8>> {
-    let mut out = base.to_vec();
+/// The bytes the named parts give, over `out` (the runs already placed): the header, the
+/// string table with the animations' data, the relocation table, then the FSKA and FMAA
+/// headers' own fields.
+fn pack_parts(d: &SwitchDump, mut out: Vec<u8>) -> Result<Vec<u8>> {
     let mut put = |at: usize, b: &[u8]| {
         if out.len() < at + b.len() {
             out.resize(at + b.len(), 0);
@@ -191,6 +191,15 @@ fn pack_parts(d: &SwitchDump, base: &[u8]) -> Result<Vec<u8>> {
     if let Some((at, r)) = &d.relocation_table {
         put(*at, &r.to_bytes(*at));
     }
+    for e in &d.skeletal_animations {
+        write_fska_header(&mut out, e.header_at, &e.animation)?;
+    }
+    if let Some(table) = &d.string_table {
+        let names = table.positions();
+        for (i, e) in d.material_animations.iter().enumerate() {
+            write_fmaa_header(&mut out, e, &names).within(|| format!("material animation {i}"))?;
+        }
+    }
     Ok(out)
 }
 
@@ -206,16 +215,7 @@ pub(crate) fn from_dump(d: &SwitchDump) -> Result<Vec<u8>> {
         })?;
         slot.copy_from_slice(&run.bytes.0);
     }
-    let mut out = pack_parts(d, &base)?;
-    for e in &d.skeletal_animations {
-        write_fska_header(&mut out, e.header_at, &e.animation)?;
-    }
-    if let Some(table) = &d.string_table {
-        let names = table.positions();
-        for (i, e) in d.material_animations.iter().enumerate() {
-            write_fmaa_header(&mut out, e, &names).within(|| format!("material animation {i}"))?;
-        }
-    }
+    let out = pack_parts(d, base)?;
     if out.len() != d.size || out.get(..8) != Some(MAGIC) {
         return Err(Error::invalid(0, format!("the parts give {} bytes where the dump says {}", out.len(), d.size)));
     }
