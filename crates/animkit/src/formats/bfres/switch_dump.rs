@@ -17,7 +17,7 @@ use super::fska::{self, Fska};
 use super::platform::Platform;
 use super::switch_write::{self, fska_data, write_fska_data, write_fska_header, Relocation, StringTable};
 use super::{switch_anims, switch_fmaa};
-use crate::bytes::{Cursor, Endian, Writer};
+use crate::bytes::{Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
 use crate::record::Record;
@@ -101,7 +101,7 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
     if header.major() >= 9 {
         return Ok(dump);
     }
-    dump.header = Some(FileHeader::read(&mut Cursor::new(data, Endian::Little))?);
+    dump.header = Some(header.stored.clone());
     let rlt = header.relocation_table as usize;
     if data.get(rlt..rlt + 4) == Some(b"_RLT") {
         dump.relocation_table = Some((rlt, switch_write::read_relocation(data, rlt)?));
