@@ -21,12 +21,14 @@ use crate::error::{Error, Result};
 
 /// An output buffer placed at absolute position `base`.
 pub struct Out {
+    /// The bytes written so far (big-endian).
     pub w: Writer,
     base: usize,
     strings: Vec<(usize, String)>,
 }
 
 impl Out {
+    /// An empty buffer whose first byte will lie at `base`.
     pub fn new(base: usize) -> Self {
         Out { w: Writer::new(Endian::Big), base, strings: Vec::new() }
     }
@@ -61,6 +63,7 @@ impl Out {
         self.strings.push((p, s.to_string()));
     }
 
+    /// Pads with zeros to a multiple of 4 bytes.
     pub fn align4(&mut self) {
         let pad = round_up(self.w.len(), 4) - self.w.len();
         self.w.fill(0, pad);
@@ -80,6 +83,7 @@ impl Out {
         Ok(())
     }
 
+    /// The bytes written.
     pub fn into_vec(self) -> Vec<u8> {
         self.w.into_vec()
     }
@@ -470,7 +474,9 @@ fn group_slot<T>(slots: &mut [T; GROUPS], g: usize) -> Result<&mut T> {
 
 /// A subfile to place in a new file.
 pub enum Subfile<'a> {
+    /// An FSKA.
     Fska(&'a Fska),
+    /// An FTXP.
     Ftxp(&'a Ftxp),
     /// An FSHU and its index group (3 shader param, 4 colour, 5 texture SRT).
     Fshu(&'a Fshu, usize),

@@ -12,9 +12,12 @@ use crate::error::{Context, Error, ErrorKind, Result};
 /// One 16-byte node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Node {
+    /// The bit index that separates the node's subtrees (`ref`).
     #[serde(rename = "ref")]
     pub reference: u32,
+    /// Index of the left child.
     pub left: u16,
+    /// Index of the right child.
     pub right: u16,
     /// Self-relative offset of the name (first character), 0 for null.
     pub name: i32,
@@ -62,10 +65,12 @@ impl ResDict {
         self.nodes.len().saturating_sub(1)
     }
 
+    /// Whether the group has no entries.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Writes the group as stored.
     pub fn write(&self, w: &mut Writer) {
         w.u32(self.size);
         w.i32(self.len() as i32);

@@ -57,11 +57,8 @@
 //!   with the GPU data.
 
 pub(crate) mod bind;
-// The writer side; its items are documented with it.
-#[allow(missing_docs)]
 pub mod build;
 pub mod curve;
-#[allow(missing_docs)]
 pub mod dict;
 pub(crate) mod dump;
 pub(crate) mod encode;
