@@ -11,7 +11,7 @@ use glam::{EulerRot, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::curve::Curve;
-use super::euler;
+use super::euler::rotation_keys;
 use super::platform::Platform;
 use super::subfile;
 use super::union::union_cubic;
@@ -325,33 +325,35 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
         // Each curve over the whole animation, its wrap modes applied.
         let unrolled = bone.curves.iter().map(|c| c.unrolled(0.0, window)).collect::<Result<Vec<_>>>()?;
         let curve_for = |target: u32| unrolled.iter().find(|c| c.target == target).map(|c| &**c);
-        let cubic = |times: Vec<f32>, values: Values| Track {
-            target: target.clone(),
-            interpolation: Interpolation::CubicSpline,
-            times,
-            values,
-        };
-        let vec3 = |curves: [Option<&Curve>; 3],
-                    base: Option<[f32; 3]>,
-                    rest: [f32; 3]|
-         -> Result<Option<(Vec<f32>, Vec<Vec3>)>> {
-            if curves.iter().all(Option::is_none) && base.is_none() {
-                return Ok(None);
-            }
-            let (times, k) = union_cubic(curves, base.unwrap_or(rest), fps, limits)?;
-            Ok(Some((times, k.iter().flat_map(|k| k.map(Vec3::from_array)).collect())))
-        };
-        if let Some((times, values)) = vec3(SCALE.map(curve_for), bone.scale, [1.0; 3])? {
-            tracks.push(cubic(times, Values::Scale(values)));
+        let scale = SCALE.map(curve_for);
+        if scale.iter().any(Option::is_some) || bone.scale.is_some() {
+            let (times, k) = union_cubic(scale, bone.scale.unwrap_or([1.0; 3]), fps, limits)?;
+            let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();
+            tracks.push(Track {
+                target: target.clone(),
+                interpolation: Interpolation::CubicSpline,
+                times,
+                values: Values::Scale(values),
+            });
         }
         let rot = ROTATE.map(curve_for);
         if rot.iter().any(Option::is_some) || bone.rotate.is_some() {
-            let base = bone.rotate.unwrap_or([0.0, 0.0, 0.0, 1.0]);
-            let (times, values) = rotation_keys(anim.rotate_mode(), rot, base, fps, limits)?;
-            tracks.push(cubic(times, Values::Rotation(values)));
+            let base = bone.rotate.unwrap_or(match anim.rotate_mode() {
+                RotateMode::EulerXyz => [0.0, 0.0, 0.0, 1.0],
+                RotateMode::Quaternion => [0.0, 0.0, 0.0, 1.0],
+            });
+            tracks.push(rotation_track(anim, &target, rot, base, fps, limits)?);
         }
-        if let Some((times, values)) = vec3(TRANSLATE.map(curve_for), bone.translate, [0.0; 3])? {
-            tracks.push(cubic(times, Values::Translation(values)));
+        let tr = TRANSLATE.map(curve_for);
+        if tr.iter().any(Option::is_some) || bone.translate.is_some() {
+            let (times, k) = union_cubic(tr, bone.translate.unwrap_or([0.0; 3]), fps, limits)?;
+            let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();
+            tracks.push(Track {
+                target,
+                interpolation: Interpolation::CubicSpline,
+                times,
+                values: Values::Translation(values),
+            });
         }
         let keys = tracks.iter().map(|t| t.times.len() as u64).sum::<u64>();
         if keys > limits.max_keys {
@@ -366,23 +368,35 @@ pub fn euler_xyz(x: f32, y: f32, z: f32) -> Quat {
     Quat::from_euler(EulerRot::ZYX, z, y, x)
 }
 
-/// Rotation keys from quaternion curves (per-component cubic keys at the union of their frames)
-/// or Euler XYZ angle curves (`euler::rotation_keys`); `base` holds the values without a curve.
-fn rotation_keys(
-    mode: RotateMode,
+fn rotation_track(
+    anim: &Fska,
+    target: &Target,
     rot: [Option<&Curve>; 4],
     base: [f32; 4],
     fps: f32,
     limits: &Limits,
-) -> Result<(Vec<f32>, Vec<Quat>)> {
-    match mode {
+) -> Result<Track> {
+    match anim.rotate_mode() {
         RotateMode::Quaternion => {
             let (times, k) = union_cubic(rot, base, fps, limits)?;
-            Ok((times, k.iter().flat_map(|k| k.map(Quat::from_array)).collect()))
+            let values = k.iter().flat_map(|k| k.map(Quat::from_array)).collect();
+            Ok(Track {
+                target: target.clone(),
+                interpolation: Interpolation::CubicSpline,
+                times,
+                values: Values::Rotation(values),
+            })
         }
         RotateMode::EulerXyz => {
-            let ([rx, ry, rz, _], [bx, by, bz, _]) = (rot, base);
-            euler::rotation_keys([rx, ry, rz], [bx, by, bz], fps, limits)
+            let [rx, ry, rz, _] = rot;
+            let [bx, by, bz, _] = base;
+            let (times, values) = rotation_keys([rx, ry, rz], [bx, by, bz], fps, limits)?;
+            Ok(Track {
+                target: target.clone(),
+                interpolation: Interpolation::CubicSpline,
+                times,
+                values: Values::Rotation(values),
+            })
         }
     }
 }
