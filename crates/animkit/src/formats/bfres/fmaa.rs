@@ -1,6 +1,6 @@
 //! Switch material animations (FMAA, spec §11; layouts completed from public implementations,
 //! tag S, checked on Splatoon 2's `Wsp_Bubble`): shader-parameter curves as in a Wii U FSHU and
-//! texture patterns as in an FTXP, in one subfile, converted through [`super::fshu::to_clip`]
+//! texture patterns as in an FTXP, in one subfile, converted through [`super::fshu::param_tracks`]
 //! and [`super::ftxp::pattern_track`].
 //!
 //! - FMAA (`0x78`; `0x70` in 0.9, where a `u16` of flags follows the magic and the frame count
@@ -172,28 +172,12 @@ fn read_material(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<Mate
 /// channels, constants as one-key STEP tracks), then one texture-index STEP track per pattern
 /// info (keys at the curve's frames, or one key with the constant's value).
 pub fn to_clip(anim: &Fmaa, fps: f32, limits: &Limits) -> Result<Clip> {
-    let as_fshu = fshu::Fshu {
-        at: anim.at,
-        name: anim.name.clone(),
-        flags: u32::from(anim.flags),
-        frame_count: anim.frame_count,
-        param_anim_count: 0,
-        curve_count: i32::from(anim.curve_count),
-        baked_size: anim.baked_size,
-        materials: anim
-            .materials
-            .iter()
-            .map(|m| fshu::MaterialAnim {
-                name: m.name.clone(),
-                begin_curve: i32::from(m.begin_param_curve),
-                begin_param_anim: 0,
-                params: m.params.clone(),
-                curves: m.curves.clone(),
-                constants: m.constants.clone(),
-            })
-            .collect(),
-    };
-    let mut clip = fshu::to_clip(&as_fshu, fshu::Kind::ShaderParam, fps, limits)?;
+    let mut tracks = Vec::new();
+    for m in &anim.materials {
+        let material = (m.name.as_str(), m.params.as_slice(), m.curves.as_slice(), m.constants.as_slice());
+        let place = (anim.at, anim.frame_count);
+        fshu::param_tracks(&mut tracks, place, fshu::Kind::ShaderParam, material, fps, limits)?;
+    }
     let textures: std::sync::Arc<[String]> = anim.textures.as_slice().into();
     for mat in &anim.materials {
         for info in &mat.patterns {
@@ -212,9 +196,8 @@ pub fn to_clip(anim: &Fmaa, fps: f32, limits: &Limits) -> Result<Clip> {
                 return Err(Error::invalid(anim.at, format!("{what}: neither a curve nor a constant")));
             };
             let names = (mat.name.as_str(), info.sampler.as_str());
-            clip.tracks.push(ftxp::pattern_track(anim.at, &textures, names, source, anim.frame_count, fps)?);
+            tracks.push(ftxp::pattern_track(anim.at, &textures, names, source, anim.frame_count, fps)?);
         }
     }
-    clip.looping = Some(anim.looping());
-    Ok(clip)
+    Ok(super::subfile::clip(&anim.name, anim.frame_count, anim.looping(), fps, tracks))
 }

@@ -62,6 +62,31 @@ pub fn baked_size(c: &Curve) -> Option<u32> {
     }
 }
 
+/// One index group as read: its index, its name, its entries `(name, data position)` and the
+/// trie its names build (`None` when building fails, which only an inconsistent trie of our own
+/// does: nothing to compare then).
+type GroupTrie = (usize, &'static str, Vec<(String, usize)>, Option<Vec<dict::TrieNode>>);
+
+/// Every index group whose entries read, with the trie its names build.
+fn group_tries(file: &FresFile, data: &[u8]) -> Vec<GroupTrie> {
+    let groups = GROUP_NAMES.iter().enumerate();
+    groups
+        .filter_map(|(g, &name)| {
+            let entries = fres::entries(data, &file.header, g).ok()?;
+            let keys: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
+            let built = dict::build(&keys).ok();
+            Some((g, name, entries, built))
+        })
+        .collect()
+}
+
+/// Whether a stored trie node differs from the built one.
+fn differs(n: &dict::Node, built: &dict::TrieNode) -> bool {
+    (n.reference, n.left, n.right) != *built
+}
+
+/// The checks of a Wii U file: its size and group counts against the header, each index
+/// group's trie against the one its names build, and every subfile's own checks.
 pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
     let mut out = Vec::new();
     let h = &file.header;
@@ -69,30 +94,24 @@ pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
         let msg = format!("header file size {} but the file has {} bytes", h.file_size, data.len());
         out.push(finding(Severity::Warning, "file-size-mismatch", "", Some(0x0C), msg).fixable());
     }
-    let v = h.version;
-    for ((g, group_name), &count) in GROUP_NAMES.iter().enumerate().zip(&h.counts) {
-        let Ok(entries) = fres::entries(data, h, g) else {
-            continue;
-        };
+    for (g, group_name, entries, built) in group_tries(file, data) {
+        let count = h.counts.get(g).copied().unwrap_or(0);
         if entries.len() != usize::from(count) {
             let msg = format!("header count {count} but the group has {} entries", entries.len());
             out.push(warn("group-count-mismatch", group_name, 0x50 + 2 * g, msg).fixable());
         }
-        let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
-        // Building fails only on an inconsistent trie of our own: nothing to compare then.
-        let built = dict::build(&names).unwrap_or_default();
         let stored = file.parts.iter().find_map(|p| match p {
             Part::Dict { group, dict } if *group == g => Some(dict),
             _ => None,
         });
-        if let Some(d) = stored {
-            if !d.nodes.iter().zip(&built).all(|(n, b)| (n.reference, n.left, n.right) == *b) {
+        if let (Some(d), Some(built)) = (stored, built) {
+            if d.nodes.iter().zip(&built).any(|(n, b)| differs(n, b)) {
                 let msg = "stored trie differs from the one built from the names".to_string();
                 out.push(finding(Severity::Error, "dict-trie-mismatch", group_name, None, msg).fixable());
             }
         }
         for (name, at) in entries {
-            lint_entry(&mut out, data, g, &format!("{group_name} \"{name}\""), at, v);
+            lint_entry(&mut out, data, g, &format!("{group_name} \"{name}\""), at, h.version);
         }
     }
     out
@@ -276,28 +295,17 @@ fn lint_ftxp(out: &mut Vec<Finding>, path: &str, a: &ftxp::Ftxp) {
 pub fn repair(file: &FresFile, data: &[u8]) -> (FresFile, Vec<String>) {
     let mut out = file.clone();
     let mut changes = Vec::new();
-    for ((g, group_name), count) in GROUP_NAMES.iter().enumerate().zip(out.header.counts.iter_mut()) {
-        let Ok(entries) = fres::entries(data, &file.header, g) else {
-            continue;
-        };
-        if entries.len() != usize::from(*count) {
+    for (g, group_name, entries, built) in group_tries(file, data) {
+        if let Some(count) = out.header.counts.get_mut(g).filter(|c| usize::from(**c) != entries.len()) {
             changes.push(format!("{group_name}: count {count} → {}", entries.len()));
             *count = entries.len() as u16;
         }
-        let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
-        let Ok(built) = dict::build(&names) else {
-            continue;
-        };
+        let Some(built) = built else { continue };
         for p in &mut out.parts {
-            if let Part::Dict { group, dict } = p {
-                if *group == g {
-                    for (n, b) in dict.nodes.iter_mut().zip(&built) {
-                        if (n.reference, n.left, n.right) != *b {
-                            changes.push(format!("{group_name}: rebuilt trie node"));
-                            (n.reference, n.left, n.right) = *b;
-                        }
-                    }
-                }
+            let Part::Dict { group, dict } = p else { continue };
+            for (n, b) in dict.nodes.iter_mut().zip(&built).filter(|(n, b)| *group == g && differs(n, b)) {
+                changes.push(format!("{group_name}: rebuilt trie node"));
+                (n.reference, n.left, n.right) = *b;
             }
         }
     }
