@@ -59,7 +59,7 @@ pub(crate) struct Run {
 }
 
 /// The dump of a Switch BFRES.
-#[derive(Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SwitchDump {
     /// Always `switch`.
@@ -88,16 +88,7 @@ pub(crate) struct SwitchDump {
 /// The structured parts of `data` this dump can name (each absent where the file lacks it).
 fn structured(data: &[u8]) -> Result<SwitchDump> {
     let header = read_switch_header(data)?;
-    let mut dump = SwitchDump {
-        platform: "switch".into(),
-        size: data.len(),
-        header: None,
-        string_table: None,
-        relocation_table: None,
-        skeletal_animations: Vec::new(),
-        material_animations: Vec::new(),
-        other: Vec::new(),
-    };
+    let mut dump = SwitchDump { platform: "switch".into(), size: data.len(), ..SwitchDump::default() };
     if header.major() >= 9 {
         return Ok(dump);
     }
