@@ -344,8 +344,13 @@ fn quantiser_parity() {
             KeyType::Bits32 => continue,
         };
         total += 1;
-        let (scale, offset, rows) = quantise_cubic(&c.final_rows(), limit);
-        let stored = c.stored_rows();
+        // The cubic rows in final units (`c0·scale + offset`, `c1·scale`…), and as stored.
+        let (s, o) = (c.scale(), c.offset_f32());
+        let keys = 0..c.frames.len();
+        let final_rows: Vec<[f32; 4]> =
+            keys.clone().map(|i| [c.key(i, 0) * s + o, c.key(i, 1) * s, c.key(i, 2) * s, c.key(i, 3) * s]).collect();
+        let stored: Vec<[i32; 4]> = keys.map(|i| [0, 1, 2, 3].map(|j| c.key(i, j) as i32)).collect();
+        let (scale, offset, rows) = quantise_cubic(&final_rows, limit);
         let max_diff =
             rows.iter().zip(&stored).flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs())).max().unwrap_or(0);
         if max_diff == 0 {

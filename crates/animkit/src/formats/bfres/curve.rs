@@ -447,21 +447,6 @@ pub fn quantise_cubic(rows: &[[f32; 4]], limit: f32) -> (f32, f32, Vec<[i32; 4]>
     (scale, offset, stored)
 }
 
-impl Curve {
-    /// The cubic rows in final units: `[c0·scale + offset, c1·scale, c2·scale, c3·scale]`.
-    pub fn final_rows(&self) -> Vec<[f32; 4]> {
-        let (s, o) = (self.scale(), self.offset_f32());
-        (0..self.frames.len())
-            .map(|i| [self.key(i, 0) * s + o, self.key(i, 1) * s, self.key(i, 2) * s, self.key(i, 3) * s])
-            .collect()
-    }
-
-    /// The stored cubic rows as integers.
-    pub fn stored_rows(&self) -> Vec<[i32; 4]> {
-        (0..self.frames.len()).map(|i| [0, 1, 2, 3].map(|j| self.key(i, j) as i32)).collect()
-    }
-}
-
 fn curve_type(flags: u16) -> Option<CurveType> {
     Some(match (flags >> 4) & 7 {
         0 => CurveType::Cubic,

@@ -1,7 +1,7 @@
 //! Switch material animations (FMAA, spec §11; layouts completed from public implementations,
 //! tag S, checked on Splatoon 2's `Wsp_Bubble`): shader-parameter curves as in a Wii U FSHU and
-//! texture patterns as in an FTXP, in one subfile, converted through [`super::fshu::to_clip`]
-//! and [`super::ftxp::pattern_keys`].
+//! texture patterns as in an FTXP, in one subfile, converted through [`super::fshu::param_tracks`]
+//! and [`super::ftxp::pattern_track`].
 //!
 //! - FMAA (`0x78`; `0x70` in 0.9, where a `u16` of flags follows the magic and the frame count
 //!   and baked size come before the `u16` counts): name, flags, frame count, texture-name array
@@ -19,11 +19,12 @@ use serde::{Deserialize, Serialize};
 
 use super::curve::Curve;
 use super::fshu::{self, read_constants, read_param_infos, ParamInfo};
+use super::ftxp;
 use super::platform::Platform;
 use crate::bytes::Cursor;
 use crate::error::{Error, Result};
 use crate::format::Limits;
-use crate::model::{Clip, Interpolation, Target, Track, Values};
+use crate::model::Clip;
 
 /// A Switch material animation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -171,60 +172,32 @@ fn read_material(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<Mate
 /// channels, constants as one-key STEP tracks), then one texture-index STEP track per pattern
 /// info (keys at the curve's frames, or one key with the constant's value).
 pub fn to_clip(anim: &Fmaa, fps: f32, limits: &Limits) -> Result<Clip> {
-    let as_fshu = fshu::Fshu {
-        at: anim.at,
-        name: anim.name.clone(),
-        flags: u32::from(anim.flags),
-        frame_count: anim.frame_count,
-        param_anim_count: 0,
-        curve_count: i32::from(anim.curve_count),
-        baked_size: anim.baked_size,
-        materials: anim
-            .materials
-            .iter()
-            .map(|m| fshu::MaterialAnim {
-                name: m.name.clone(),
-                begin_curve: i32::from(m.begin_param_curve),
-                begin_param_anim: 0,
-                params: m.params.clone(),
-                curves: m.curves.clone(),
-                constants: m.constants.clone(),
-            })
-            .collect(),
-    };
-    let mut clip = fshu::to_clip(&as_fshu, fshu::Kind::ShaderParam, fps, limits)?;
-    let n = anim.textures.len();
+    let mut tracks = Vec::new();
+    for m in &anim.materials {
+        let material = (m.name.as_str(), m.params.as_slice(), m.curves.as_slice(), m.constants.as_slice());
+        let place = (anim.at, anim.frame_count);
+        fshu::param_tracks(&mut tracks, place, fshu::Kind::ShaderParam, material, fps, limits)?;
+    }
     let textures: std::sync::Arc<[String]> = anim.textures.as_slice().into();
     for mat in &anim.materials {
         for info in &mat.patterns {
             let what = format!("{} {}", mat.name, info.sampler);
-            let check = |v: i64| -> Result<u32> {
-                u32::try_from(v)
-                    .ok()
-                    .filter(|&i| (i as usize) < n)
-                    .ok_or_else(|| Error::invalid(anim.at, format!("{what}: texture index {v} outside 0..{n}")))
-            };
-            let (times, indices) = if info.curve_index >= 0 {
+            let source = if info.curve_index >= 0 {
                 let curve = mat.curves.get(info.curve_index as usize).ok_or_else(|| {
                     Error::invalid(anim.at, format!("{what}: curve index {} out of range", info.curve_index))
                 })?;
-                super::ftxp::pattern_keys(curve, anim.frame_count, fps, check)?
+                (Some(curve), 0)
             } else if info.begin_constant != 0xFFFF {
                 let &(_, raw) = mat.constants.get(usize::from(info.begin_constant)).ok_or_else(|| {
                     Error::invalid(anim.at, format!("{what}: constant {} out of range", info.begin_constant))
                 })?;
-                (vec![0.0], vec![check(i64::from(raw as i32))?])
+                (None, i64::from(raw as i32))
             } else {
                 return Err(Error::invalid(anim.at, format!("{what}: neither a curve nor a constant")));
             };
-            clip.tracks.push(Track {
-                target: Target::Material { material: mat.name.as_str().into(), property: info.sampler.as_str().into() },
-                interpolation: Interpolation::Step,
-                times,
-                values: Values::TextureIndex { indices, textures: textures.clone() },
-            });
+            let names = (mat.name.as_str(), info.sampler.as_str());
+            tracks.push(ftxp::pattern_track(anim.at, &textures, names, source, anim.frame_count, fps)?);
         }
     }
-    clip.looping = Some(anim.looping());
-    Ok(clip)
+    Ok(super::subfile::clip(&anim.name, anim.frame_count, anim.looping(), fps, tracks))
 }

@@ -344,8 +344,9 @@ pub fn is_switch(bytes: &[u8]) -> bool {
     bytes.get(..8) == Some(SWITCH_MAGIC) && bytes.get(0x0C..0x0E) == Some(&[0xFF, 0xFE])
 }
 
-/// The Switch FRES header fields the readers use, versions 0.5 to 0.9 (`0xF0` bytes in 0.9:
-/// 32 reserved bytes after the model dict and two more `u16` after the model count).
+/// The Switch FRES header fields the readers use, versions 0.5 to 0.9, with the header as stored
+/// ([`SwitchFileHeader`]; a 0.9 header, `0xF0` bytes, is read in the 0.8 layout without its 32
+/// reserved bytes after the model dict and two `u16` after the model count).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchHeader {
     /// `0.x.y.z`, a byte each from the top.
@@ -378,6 +379,8 @@ pub struct SwitchHeader {
     pub scene_anim_count: u16,
     /// The number of embedded files.
     pub embedded_count: u16,
+    /// The header as stored (0.9: in the 0.8 layout).
+    pub stored: SwitchFileHeader,
 }
 
 impl SwitchHeader {
@@ -393,74 +396,64 @@ impl SwitchHeader {
     }
 }
 
+/// The header's first `0xD0` bytes in the 0.8 layout: a 0.9 header without the 32 reserved bytes
+/// at `0x38` and the two `u16` at `0xDE`, its padding zeros.
+fn header_bytes(data: &[u8], major: u8) -> Vec<u8> {
+    if major < 9 {
+        return data.get(..0xD0).unwrap_or(data).to_vec();
+    }
+    let parts = [0..0x38, 0x58..0xDE, 0xE2..0xEE];
+    let mut bytes: Vec<u8> = parts.into_iter().flat_map(|r| data.get(r).unwrap_or_default().iter().copied()).collect();
+    bytes.resize(0xD0, 0);
+    bytes
+}
+
 /// Reads the Switch header.
 pub fn read_switch_header(data: &[u8]) -> Result<SwitchHeader> {
     let mut c = Cursor::new(data, Endian::Little);
     if c.array::<8>()? != *SWITCH_MAGIC {
         return Err(Error::invalid(0, "not a Switch BFRES (magic is not \"FRES    \")"));
     }
-    let version = c.u32()?;
-    let bom = c.array::<2>()?;
-    if bom != [0xFF, 0xFE] {
-        return Err(Error::invalid(
-            0x0C,
-            format!("byte-order mark {:02X} {:02X} is not little-endian", bom[0], bom[1]),
-        ));
+    c.seek(0x0C)?;
+    let [a, b] = c.array::<2>()?;
+    if [a, b] != [0xFF, 0xFE] {
+        return Err(Error::invalid(0x0C, format!("byte-order mark {a:02X} {b:02X} is not little-endian")));
     }
-    let alignment_log2 = c.u8()?;
-    let address_size = c.u8()?;
-    let _file_name = c.u32()?;
-    let flags = c.u16()?;
-    let _first_block = c.u16()?;
-    let relocation_table = c.u32()?;
-    let file_size = c.u32()?;
-    if file_size as usize > data.len() {
-        return Err(Error::truncated(data.len(), file_size as usize - data.len(), 0)
-            .within(format!("Switch FRES (file size field 0x1C says {file_size} bytes, {} present)", data.len())));
-    }
-    let major = (version >> 16) as u8;
+    let major = data.get(0x0A).copied().unwrap_or(0);
     if major >= 10 {
         return Err(Error::unsupported(format!("Switch BFRES version 0.{major}: only versions before 0.10 are read"))
             .within("Switch FRES header"));
     }
+    let h = SwitchFileHeader::read(&mut Cursor::new(&header_bytes(data, major), Endian::Little))
+        .map_err(|e| e.within("Switch FRES header"))?;
+    if h.file_size as usize > data.len() {
+        return Err(Error::truncated(data.len(), h.file_size as usize - data.len(), 0).within(format!(
+            "Switch FRES (file size field 0x1C says {} bytes, {} present)",
+            h.file_size,
+            data.len()
+        )));
+    }
+    c.seek(0x20)?;
     let name = SWITCH.name(data, &mut c).within(|| "Switch FRES header")?;
-    let model_array = c.u64()?;
-    let _model_dict = c.u64()?;
-    if major == 9 {
-        c.skip(32)?;
-    }
-    let fska = (c.u64()?, c.u64()?);
-    let fmaa = (c.u64()?, c.u64()?);
-    // Bone visibility, shape, scene (array, dict); memory pool, buffer info; embedded files
-    // (array, dict); padding; string table.
-    c.skip(8 * 6 + 8 * 2 + 8 * 2 + 8 + 8)?;
-    let _pool_size = c.u32()?;
-    let model_count = c.u16()?;
-    if major == 9 {
-        c.skip(4)?;
-    }
-    let fska_count = c.u16()?;
-    let fmaa_count = c.u16()?;
-    let bone_visibility_count = c.u16()?;
-    let shape_anim_count = c.u16()?;
-    let scene_anim_count = c.u16()?;
-    let embedded_count = c.u16()?;
+    let [model_count, fska_count, fmaa_count, bone_visibility_count, shape_anim_count, scene_anim_count, embedded_count] =
+        h.counts;
     Ok(SwitchHeader {
-        version,
-        alignment_log2,
-        address_size,
-        flags,
-        file_size,
-        relocation_table,
+        version: h.version,
+        alignment_log2: h.alignment_log2,
+        address_size: h.address_size,
+        flags: h.flags,
+        file_size: h.file_size,
+        relocation_table: h.relocation_table,
         name,
-        model_array,
-        fska: (fska.0, fska.1, fska_count),
-        fmaa: (fmaa.0, fmaa.1, fmaa_count),
+        model_array: h.models[0],
+        fska: (h.skeletal_animations[0], h.skeletal_animations[1], fska_count),
+        fmaa: (h.material_animations[0], h.material_animations[1], fmaa_count),
         model_count,
         bone_visibility_count,
         shape_anim_count,
         scene_anim_count,
         embedded_count,
+        stored: h,
     })
 }
 

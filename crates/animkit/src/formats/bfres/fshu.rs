@@ -198,63 +198,68 @@ fn component(kind: Kind, target: u32) -> String {
 /// Converts an FSHU of group `kind` to a clip of scalar tracks.
 pub fn to_clip(anim: &Fshu, kind: Kind, fps: f32, limits: &Limits) -> Result<Clip> {
     let mut tracks = Vec::new();
-    for mat in &anim.materials {
-        for p in &mat.params {
-            let begin = usize::from(p.begin_curve);
-            let count = usize::from(p.float_curves) + usize::from(p.int_curves);
-            for ci in begin..begin + count {
-                let curve = mat
-                    .curves
-                    .get(ci)
-                    .ok_or_else(|| Error::invalid(anim.at, format!("{}: curve {ci} out of range", p.name)))?;
-                let target = Target::Material {
-                    material: mat.name.as_str().into(),
-                    property: format!("{}.{}", p.name, component(kind, curve.target)).into(),
-                };
-                let window = anim.frame_count.max(0) as f32;
-                if curve.is_float() {
-                    let curve = curve.unrolled(0.0, window)?;
-                    let (times, keys) = union_cubic([Some(&*curve)], [0.0], fps, limits)?;
-                    let values = keys.iter().flat_map(|k| [k[0][0], k[1][0], k[2][0]]).collect();
-                    tracks.push(Track {
-                        target,
-                        interpolation: Interpolation::CubicSpline,
-                        times,
-                        values: Values::Scalar(values),
-                    });
-                } else {
-                    let keys = curve.step_keys(0.0, window)?;
-                    let (times, values) = keys.into_iter().map(|(f, v)| (f / fps, v.as_f32())).unzip();
-                    tracks.push(Track {
-                        target,
-                        interpolation: Interpolation::Step,
-                        times,
-                        values: Values::Scalar(values),
-                    });
-                }
-            }
-            let begin = usize::from(p.begin_constant);
-            for ki in begin..begin + usize::from(p.constant_count) {
-                let &(t, raw) = mat
-                    .constants
-                    .get(ki)
-                    .ok_or_else(|| Error::invalid(anim.at, format!("{}: constant {ki} out of range", p.name)))?;
-                let v = if kind == Kind::TextureSrt && t == 0 {
-                    Value::Int(raw as i32)
-                } else {
-                    Value::Float(f32::from_bits(raw))
-                };
+    for m in &anim.materials {
+        let material = (m.name.as_str(), m.params.as_slice(), m.curves.as_slice(), m.constants.as_slice());
+        param_tracks(&mut tracks, (anim.at, anim.frame_count), kind, material, fps, limits)?;
+    }
+    Ok(subfile::clip(&anim.name, anim.frame_count, anim.looping(), fps, tracks))
+}
+
+/// A material's animated shader parameters as FSHU and FMAA both hold them: its name, param
+/// infos, curves and `(target, raw value word)` constants (indices material-local).
+pub type MaterialParams<'a> = (&'a str, &'a [ParamInfo], &'a [Curve], &'a [(u32, u32)]);
+
+/// Appends the scalar tracks of one material's parameters to `tracks`: one per curve (float
+/// curves cubic over the animation's `frame_count` frames, int curves STEP at their keys) and a
+/// one-key STEP track per constant. `at` is the subfile's position, for errors.
+pub fn param_tracks(
+    tracks: &mut Vec<Track>,
+    (at, frame_count): (usize, i32),
+    kind: Kind,
+    (material, params, curves, constants): MaterialParams,
+    fps: f32,
+    limits: &Limits,
+) -> Result<()> {
+    let window = frame_count.max(0) as f32;
+    let target = |p: &ParamInfo, t: u32| Target::Material {
+        material: material.into(),
+        property: format!("{}.{}", p.name, component(kind, t)).into(),
+    };
+    for p in params {
+        let begin = usize::from(p.begin_curve);
+        for ci in begin..begin + usize::from(p.float_curves) + usize::from(p.int_curves) {
+            let curve =
+                curves.get(ci).ok_or_else(|| Error::invalid(at, format!("{}: curve {ci} out of range", p.name)))?;
+            let target = target(p, curve.target);
+            if curve.is_float() {
+                let curve = curve.unrolled(0.0, window)?;
+                let (times, keys) = union_cubic([Some(&*curve)], [0.0], fps, limits)?;
+                let values = Values::Scalar(keys.iter().flat_map(|k| [k[0][0], k[1][0], k[2][0]]).collect());
+                tracks.push(Track { target, interpolation: Interpolation::CubicSpline, times, values });
+            } else {
+                let keys = curve.step_keys(0.0, window)?;
+                let (times, values) = keys.into_iter().map(|(f, v)| (f / fps, v.as_f32())).unzip();
                 tracks.push(Track {
-                    target: Target::Material {
-                        material: mat.name.as_str().into(),
-                        property: format!("{}.{}", p.name, component(kind, t)).into(),
-                    },
+                    target,
                     interpolation: Interpolation::Step,
-                    times: vec![0.0],
-                    values: Values::Scalar(vec![v.as_f32()]),
+                    times,
+                    values: Values::Scalar(values),
                 });
             }
         }
+        let begin = usize::from(p.begin_constant);
+        for ki in begin..begin + usize::from(p.constant_count) {
+            let &(t, raw) = constants
+                .get(ki)
+                .ok_or_else(|| Error::invalid(at, format!("{}: constant {ki} out of range", p.name)))?;
+            let v = if kind == Kind::TextureSrt && t == 0 {
+                Value::Int(raw as i32)
+            } else {
+                Value::Float(f32::from_bits(raw))
+            };
+            let values = Values::Scalar(vec![v.as_f32()]);
+            tracks.push(Track { target: target(p, t), interpolation: Interpolation::Step, times: vec![0.0], values });
+        }
     }
-    Ok(subfile::clip(&anim.name, anim.frame_count, anim.looping(), fps, tracks))
+    Ok(())
 }

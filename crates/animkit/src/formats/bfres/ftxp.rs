@@ -161,61 +161,63 @@ fn read_material(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<Mate
     Ok(MaterialPattern { name, begin_curve, begin_pat_anim, infos, curves, base_values })
 }
 
-/// The keys of a texture-pattern curve over the animation's frames `0..=frame_count` (and the
-/// curve's own keys beyond them), with its pre/post wrap modes applied (see
-/// `unroll`): frames in seconds and the texture index wherever it changes (integer
-/// curves exactly as stored, float curves truncated), every index passed through `check`.
-pub fn pattern_keys(
-    curve: &Curve,
+/// The texture-index STEP track of a material's sampler: with a curve, keys over the
+/// animation's frames `0..=frame_count` (and the curve's own keys beyond them), its pre/post
+/// wrap modes applied (see `unroll`), the texture index wherever it changes (integer curves
+/// exactly as stored, float curves truncated); without one, one key `constant`. Every index
+/// must lie in `textures` (an error at `at`, the subfile, otherwise).
+pub fn pattern_track(
+    at: usize,
+    textures: &Arc<[String]>,
+    (material, sampler): (&str, &str),
+    (curve, constant): (Option<&Curve>, i64),
     frame_count: i32,
     fps: f32,
-    mut check: impl FnMut(i64) -> Result<u32>,
-) -> Result<(Vec<f32>, Vec<u32>)> {
-    let keys = curve.step_keys(0.0, frame_count.max(0) as f32)?;
-    let mut times = Vec::with_capacity(keys.len());
-    let mut indices = Vec::with_capacity(keys.len());
-    for (f, v) in keys {
-        let v = match v {
-            Value::Int(v) => i64::from(v),
-            other => other.as_f32() as i64,
-        };
-        times.push(f / fps);
-        indices.push(check(v)?);
+) -> Result<Track> {
+    let n = textures.len();
+    let check = |v: i64| -> Result<u32> {
+        u32::try_from(v)
+            .ok()
+            .filter(|&i| (i as usize) < n)
+            .ok_or_else(|| Error::invalid(at, format!("{material} {sampler}: texture index {v} outside 0..{n}")))
+    };
+    let (mut times, mut indices) = (Vec::new(), Vec::new());
+    match curve {
+        Some(curve) => {
+            for (f, v) in curve.step_keys(0.0, frame_count.max(0) as f32)? {
+                let v = match v {
+                    Value::Int(v) => i64::from(v),
+                    other => other.as_f32() as i64,
+                };
+                times.push(f / fps);
+                indices.push(check(v)?);
+            }
+        }
+        None => (times, indices) = (vec![0.0], vec![check(constant)?]),
     }
-    Ok((times, indices))
+    Ok(Track {
+        target: Target::Material { material: material.into(), property: sampler.into() },
+        interpolation: Interpolation::Step,
+        times,
+        values: Values::TextureIndex { indices, textures: textures.clone() },
+    })
 }
 
 /// Converts an FTXP to a clip of texture-index tracks.
 pub fn to_clip(anim: &Ftxp, fps: f32) -> Result<Clip> {
-    let n = anim.textures.len();
-    let check = |v: i64, what: &str| -> Result<u32> {
-        u32::try_from(v)
-            .ok()
-            .filter(|&i| (i as usize) < n)
-            .ok_or_else(|| Error::invalid(anim.at, format!("{what}: texture index {v} outside 0..{n}")))
-    };
     let mut tracks = Vec::new();
     let textures: Arc<[String]> = anim.textures.as_slice().into();
     for mat in &anim.materials {
-        let material: Arc<str> = mat.name.as_str().into();
         for (j, info) in mat.infos.iter().enumerate() {
-            let target = Target::Material { material: material.clone(), property: info.sampler.as_str().into() };
-            let (times, indices) = if info.curve_index >= 0 {
-                let curve = mat
-                    .curves
-                    .get(info.curve_index as usize)
-                    .ok_or_else(|| Error::invalid(anim.at, format!("curve index {} out of range", info.curve_index)))?;
-                pattern_keys(curve, anim.frame_count, fps, |v| check(v, &format!("{} {}", mat.name, info.sampler)))?
-            } else {
-                let base = mat.base_values.get(j).copied().unwrap_or(0);
-                (vec![0.0], vec![check(i64::from(base), &format!("{} {}", mat.name, info.sampler))?])
+            let curve = match usize::try_from(info.curve_index) {
+                Ok(i) => Some(mat.curves.get(i).ok_or_else(|| {
+                    Error::invalid(anim.at, format!("curve index {} out of range", info.curve_index))
+                })?),
+                Err(_) => None,
             };
-            tracks.push(Track {
-                target,
-                interpolation: Interpolation::Step,
-                times,
-                values: Values::TextureIndex { indices, textures: textures.clone() },
-            });
+            let base = i64::from(mat.base_values.get(j).copied().unwrap_or(0));
+            let names = (mat.name.as_str(), info.sampler.as_str());
+            tracks.push(pattern_track(anim.at, &textures, names, (curve, base), anim.frame_count, fps)?);
         }
     }
     Ok(subfile::clip(&anim.name, anim.frame_count, anim.looping(), fps, tracks))

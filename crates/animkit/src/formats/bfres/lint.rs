@@ -9,23 +9,27 @@ use super::platform::Platform;
 use super::{dict, fmaa, fska, fskl, ftxp, switch_anims};
 use crate::lint::{Finding, Severity};
 
+/// A finding of `code` in the structure `path`, at byte `at` when there is one.
+fn finding(severity: Severity, code: &'static str, path: &str, at: Option<usize>, msg: String) -> Finding {
+    let f = Finding::new(severity, code, msg).path(path);
+    match at {
+        Some(at) => f.at(at),
+        None => f,
+    }
+}
+
 fn warn(code: &'static str, path: &str, at: usize, msg: String) -> Finding {
-    Finding::new(Severity::Warning, code, msg).at(at).path(path.to_string())
+    finding(Severity::Warning, code, path, Some(at), msg)
 }
 
 fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
     if c.frames.first().is_some_and(|&f| f != c.start) || c.frames.last().is_some_and(|&f| f != c.end) {
+        let span = format!("{:?}..{:?}", c.frames.first(), c.frames.last());
         out.push(warn(
             "curve-range",
             path,
             c.at,
-            format!(
-                "keys span {:?}..{:?} but the header says {}..{}",
-                c.frames.first(),
-                c.frames.last(),
-                c.start,
-                c.end
-            ),
+            format!("keys span {span} but the header says {}..{}", c.start, c.end),
         ));
     }
     if c.frames.windows(2).any(|w| matches!(w, [a, b] if b <= a)) {
@@ -36,11 +40,13 @@ fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
         let diff = c.key_value(n) - c.key_value(0);
         let tol = 2.0 * c.scale().abs() + 1e-5 * diff.abs().max(d.abs()) + f32::EPSILON;
         if (diff - d).abs() > tol {
-            out.push(
-                Finding::new(Severity::Info, "curve-delta", format!("delta {d} but last − first is {diff}"))
-                    .at(c.at)
-                    .path(path.to_string()),
-            );
+            out.push(finding(
+                Severity::Info,
+                "curve-delta",
+                path,
+                Some(c.at),
+                format!("delta {d} but last − first is {diff}"),
+            ));
         }
     }
 }
@@ -56,58 +62,56 @@ pub fn baked_size(c: &Curve) -> Option<u32> {
     }
 }
 
+/// One index group as read: its index, its name, its entries `(name, data position)` and the
+/// trie its names build (`None` when building fails, which only an inconsistent trie of our own
+/// does: nothing to compare then).
+type GroupTrie = (usize, &'static str, Vec<(String, usize)>, Option<Vec<dict::TrieNode>>);
+
+/// Every index group whose entries read, with the trie its names build.
+fn group_tries(file: &FresFile, data: &[u8]) -> Vec<GroupTrie> {
+    let groups = GROUP_NAMES.iter().enumerate();
+    groups
+        .filter_map(|(g, &name)| {
+            let entries = fres::entries(data, &file.header, g).ok()?;
+            let keys: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
+            let built = dict::build(&keys).ok();
+            Some((g, name, entries, built))
+        })
+        .collect()
+}
+
+/// Whether a stored trie node differs from the built one.
+fn differs(n: &dict::Node, built: &dict::TrieNode) -> bool {
+    (n.reference, n.left, n.right) != *built
+}
+
+/// The checks of a Wii U file: its size and group counts against the header, each index
+/// group's trie against the one its names build, and every subfile's own checks.
 pub fn lint(file: &FresFile, data: &[u8]) -> Vec<Finding> {
     let mut out = Vec::new();
     let h = &file.header;
     if h.file_size as usize != data.len() {
-        out.push(
-            Finding::new(
-                Severity::Warning,
-                "file-size-mismatch",
-                format!("header file size {} but the file has {} bytes", h.file_size, data.len()),
-            )
-            .at(0x0C)
-            .fixable(),
-        );
+        let msg = format!("header file size {} but the file has {} bytes", h.file_size, data.len());
+        out.push(finding(Severity::Warning, "file-size-mismatch", "", Some(0x0C), msg).fixable());
     }
-    let v = h.version;
-    for ((g, group_name), &count) in GROUP_NAMES.iter().enumerate().zip(&h.counts) {
-        let Ok(entries) = fres::entries(data, h, g) else {
-            continue;
-        };
+    for (g, group_name, entries, built) in group_tries(file, data) {
+        let count = h.counts.get(g).copied().unwrap_or(0);
         if entries.len() != usize::from(count) {
-            out.push(
-                warn(
-                    "group-count-mismatch",
-                    group_name,
-                    0x50 + 2 * g,
-                    format!("header count {count} but the group has {} entries", entries.len()),
-                )
-                .fixable(),
-            );
+            let msg = format!("header count {count} but the group has {} entries", entries.len());
+            out.push(warn("group-count-mismatch", group_name, 0x50 + 2 * g, msg).fixable());
         }
-        let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
-        // Building fails only on an inconsistent trie of our own: nothing to compare then.
-        let built = dict::build(&names).unwrap_or_default();
         let stored = file.parts.iter().find_map(|p| match p {
             Part::Dict { group, dict } if *group == g => Some(dict),
             _ => None,
         });
-        if let Some(d) = stored {
-            if !d.nodes.iter().zip(&built).all(|(n, b)| (n.reference, n.left, n.right) == *b) {
-                out.push(
-                    Finding::new(
-                        Severity::Error,
-                        "dict-trie-mismatch",
-                        "stored trie differs from the one built from the names",
-                    )
-                    .path(group_name.to_string())
-                    .fixable(),
-                );
+        if let (Some(d), Some(built)) = (stored, built) {
+            if d.nodes.iter().zip(&built).any(|(n, b)| differs(n, b)) {
+                let msg = "stored trie differs from the one built from the names".to_string();
+                out.push(finding(Severity::Error, "dict-trie-mismatch", group_name, None, msg).fixable());
             }
         }
         for (name, at) in entries {
-            lint_entry(&mut out, data, g, &format!("{group_name} \"{name}\""), at, v);
+            lint_entry(&mut out, data, g, &format!("{group_name} \"{name}\""), at, h.version);
         }
     }
     out
@@ -130,7 +134,7 @@ fn lint_entry(out: &mut Vec<Finding>, data: &[u8], g: usize, path: &str, at: usi
         _ => Ok(()),
     };
     if let Err(e) = read {
-        out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path));
+        out.push(finding(Severity::Error, "subfile-unreadable", path, Some(at), e.to_string()));
     }
 }
 
@@ -139,12 +143,8 @@ fn lint_fvis(out: &mut Vec<Finding>, path: &str, a: &super::fvis::Fvis, g: usize
     for c in &a.curves {
         check_curve(out, path, c);
         if c.target as usize >= a.names.len() {
-            out.push(warn(
-                "curve-target",
-                path,
-                c.at,
-                format!("curve targets entry {} of {}", c.target, a.names.len()),
-            ));
+            let msg = format!("curve targets entry {} of {}", c.target, a.names.len());
+            out.push(warn("curve-target", path, c.at, msg));
         }
     }
     if (g == fres::G_FVIS_MAT) != a.material() {
@@ -161,7 +161,7 @@ pub fn lint_model(out: &mut Vec<Finding>, path: &str, data: &[u8], at: usize, pl
             }
         }
         Ok((_, None)) => {}
-        Err(e) => out.push(Finding::new(Severity::Error, "subfile-unreadable", e.to_string()).at(at).path(path)),
+        Err(e) => out.push(finding(Severity::Error, "subfile-unreadable", path, Some(at), e.to_string())),
     }
 }
 
@@ -186,12 +186,8 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska, version: u32) {
     for b in &a.bones {
         let bpath = format!("{path} / bone \"{}\"", b.name);
         if usize::from(b.begin_curve) != total {
-            out.push(warn(
-                "begin-curve",
-                &bpath,
-                b.at + 0x0C,
-                format!("beginCurve {} but {total} curves precede it", b.begin_curve),
-            ));
+            let msg = format!("beginCurve {} but {total} curves precede it", b.begin_curve);
+            out.push(warn("begin-curve", &bpath, b.at + 0x0C, msg));
         }
         total += b.curves.len();
         let mut prev_bit = 0;
@@ -208,12 +204,8 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska, version: u32) {
                 }
             };
             if curve_bits_apply(b.flags, version) && b.flags & (1 << (6 + bit)) == 0 {
-                out.push(warn(
-                    "curve-flag",
-                    &bpath,
-                    c.at,
-                    format!("curve for target {:#x} without its flag bit", c.target),
-                ));
+                let msg = format!("curve for target {:#x} without its flag bit", c.target);
+                out.push(warn("curve-flag", &bpath, c.at, msg));
             }
             if bit < prev_bit {
                 out.push(warn("curve-order", &bpath, c.at, "curves are not in flag-bit order".into()));
@@ -222,19 +214,12 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska, version: u32) {
         }
     }
     if a.curve_count as usize != total {
-        out.push(warn(
-            "curve-count",
-            path,
-            a.at + 0x18,
-            format!("header says {} curves, bones hold {total}", a.curve_count),
-        ));
+        let msg = format!("header says {} curves, bones hold {total}", a.curve_count);
+        out.push(warn("curve-count", path, a.at + 0x18, msg));
     }
     if a.baked_size != baked {
-        out.push(
-            Finding::new(Severity::Info, "baked-size", format!("bakedSize {} but §8 gives {baked}", a.baked_size))
-                .at(a.at + 0x1C)
-                .path(path.to_string()),
-        );
+        let msg = format!("bakedSize {} but §8 gives {baked}", a.baked_size);
+        out.push(finding(Severity::Info, "baked-size", path, Some(a.at + 0x1C), msg));
     }
 }
 
@@ -243,12 +228,9 @@ fn lint_fshu(out: &mut Vec<Finding>, path: &str, a: &super::fshu::Fshu) {
     for m in &a.materials {
         let mpath = format!("{path} / material \"{}\"", m.name);
         if m.begin_curve != curves || m.begin_param_anim != params {
-            out.push(warn(
-                "begin-index",
-                &mpath,
-                a.at,
-                format!("begin indices {}/{} but {curves}/{params} precede (§7.3)", m.begin_curve, m.begin_param_anim),
-            ));
+            let msg =
+                format!("begin indices {}/{} but {curves}/{params} precede (§7.3)", m.begin_curve, m.begin_param_anim);
+            out.push(warn("begin-index", &mpath, a.at, msg));
         }
         curves += m.curves.len() as i32;
         params += (m.curves.len() + m.constants.len()) as i32;
@@ -259,22 +241,15 @@ fn lint_fshu(out: &mut Vec<Finding>, path: &str, a: &super::fshu::Fshu) {
             let end = usize::from(p.begin_curve) + usize::from(p.float_curves) + usize::from(p.int_curves);
             let cend = usize::from(p.begin_constant) + usize::from(p.constant_count);
             if end > m.curves.len() || cend > m.constants.len() {
-                out.push(warn(
-                    "param-range",
-                    &mpath,
-                    a.at,
-                    format!("parameter {} refers past its curves or constants", p.name),
-                ));
+                let msg = format!("parameter {} refers past its curves or constants", p.name);
+                out.push(warn("param-range", &mpath, a.at, msg));
             }
         }
     }
     if a.curve_count != curves || a.param_anim_count != params {
-        out.push(warn(
-            "curve-count",
-            path,
-            a.at + 0x18,
-            format!("header totals {}/{} but materials hold {curves}/{params}", a.param_anim_count, a.curve_count),
-        ));
+        let msg =
+            format!("header totals {}/{} but materials hold {curves}/{params}", a.param_anim_count, a.curve_count);
+        out.push(warn("curve-count", path, a.at + 0x18, msg));
     }
 }
 
@@ -284,12 +259,8 @@ fn lint_ftxp(out: &mut Vec<Finding>, path: &str, a: &ftxp::Ftxp) {
     for m in &a.materials {
         let mpath = format!("{path} / material \"{}\"", m.name);
         if m.begin_curve != curves || m.begin_pat_anim != infos {
-            out.push(warn(
-                "begin-index",
-                &mpath,
-                a.at,
-                format!("begin indices {}/{} but {curves}/{infos} precede", m.begin_curve, m.begin_pat_anim),
-            ));
+            let msg = format!("begin indices {}/{} but {curves}/{infos} precede", m.begin_curve, m.begin_pat_anim);
+            out.push(warn("begin-index", &mpath, a.at, msg));
         }
         curves += m.curves.len() as i32;
         infos += m.infos.len() as i32;
@@ -301,38 +272,19 @@ fn lint_ftxp(out: &mut Vec<Finding>, path: &str, a: &ftxp::Ftxp) {
                     other => i64::from(other.as_f32() as i32),
                 };
                 if !(0..n).contains(&v) {
-                    out.push(
-                        Finding::new(
-                            Severity::Error,
-                            "texture-index",
-                            format!("frame {f}: texture index {v} outside 0..{n}"),
-                        )
-                        .at(c.at)
-                        .path(mpath.clone()),
-                    );
+                    let msg = format!("frame {f}: texture index {v} outside 0..{n}");
+                    out.push(finding(Severity::Error, "texture-index", &mpath, Some(c.at), msg));
                 }
             }
         }
         for (j, (info, base)) in m.infos.iter().zip(&m.base_values).enumerate() {
             if i64::from(*base) >= n {
-                out.push(
-                    Finding::new(
-                        Severity::Error,
-                        "texture-index",
-                        format!("sampler {j} base value {base} outside 0..{n}"),
-                    )
-                    .path(mpath.clone()),
-                );
+                let msg = format!("sampler {j} base value {base} outside 0..{n}");
+                out.push(finding(Severity::Error, "texture-index", &mpath, None, msg));
             }
             if info.curve_index >= 0 && m.curves.get(info.curve_index as usize).is_none() {
-                out.push(
-                    Finding::new(
-                        Severity::Error,
-                        "curve-index",
-                        format!("sampler {j} uses missing curve {}", info.curve_index),
-                    )
-                    .path(mpath.clone()),
-                );
+                let msg = format!("sampler {j} uses missing curve {}", info.curve_index);
+                out.push(finding(Severity::Error, "curve-index", &mpath, None, msg));
             }
         }
     }
@@ -343,28 +295,17 @@ fn lint_ftxp(out: &mut Vec<Finding>, path: &str, a: &ftxp::Ftxp) {
 pub fn repair(file: &FresFile, data: &[u8]) -> (FresFile, Vec<String>) {
     let mut out = file.clone();
     let mut changes = Vec::new();
-    for ((g, group_name), count) in GROUP_NAMES.iter().enumerate().zip(out.header.counts.iter_mut()) {
-        let Ok(entries) = fres::entries(data, &file.header, g) else {
-            continue;
-        };
-        if entries.len() != usize::from(*count) {
+    for (g, group_name, entries, built) in group_tries(file, data) {
+        if let Some(count) = out.header.counts.get_mut(g).filter(|c| usize::from(**c) != entries.len()) {
             changes.push(format!("{group_name}: count {count} → {}", entries.len()));
             *count = entries.len() as u16;
         }
-        let names: Vec<&[u8]> = entries.iter().map(|e| e.0.as_bytes()).collect();
-        let Ok(built) = dict::build(&names) else {
-            continue;
-        };
+        let Some(built) = built else { continue };
         for p in &mut out.parts {
-            if let Part::Dict { group, dict } = p {
-                if *group == g {
-                    for (n, b) in dict.nodes.iter_mut().zip(&built) {
-                        if (n.reference, n.left, n.right) != *b {
-                            changes.push(format!("{group_name}: rebuilt trie node"));
-                            (n.reference, n.left, n.right) = *b;
-                        }
-                    }
-                }
+            let Part::Dict { group, dict } = p else { continue };
+            for (n, b) in dict.nodes.iter_mut().zip(&built).filter(|(n, b)| *group == g && differs(n, b)) {
+                changes.push(format!("{group_name}: rebuilt trie node"));
+                (n.reference, n.left, n.right) = *b;
             }
         }
     }
@@ -390,28 +331,15 @@ pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
         let mut sum = 0usize;
         for bone in &anim.bones {
             if usize::from(bone.begin_curve) != sum {
-                out.push(
-                    Finding::new(
-                        Severity::Warning,
-                        "bfres-switch-begin-curve",
-                        format!("bone \"{}\": beginCurve {} but {sum} curves precede it", bone.name, bone.begin_curve),
-                    )
-                    .at(bone.at)
-                    .path(path.clone()),
-                );
+                let msg =
+                    format!("bone \"{}\": beginCurve {} but {sum} curves precede it", bone.name, bone.begin_curve);
+                out.push(warn("bfres-switch-begin-curve", &path, bone.at, msg));
             }
             sum += bone.curves.len();
         }
         if usize::try_from(anim.curve_count).ok() != Some(sum) {
-            out.push(
-                Finding::new(
-                    Severity::Warning,
-                    "bfres-switch-curve-count",
-                    format!("curveCount {} but the bones hold {sum} curves", anim.curve_count),
-                )
-                .at(at)
-                .path(path),
-            );
+            let msg = format!("curveCount {} but the bones hold {sum} curves", anim.curve_count);
+            out.push(warn("bfres-switch-curve-count", &path, at, msg));
         }
     }
     for (i, at) in switch_anims::model_offsets(data, header).unwrap_or_default().into_iter().enumerate() {
@@ -421,15 +349,8 @@ pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
         let Ok(anim) = fmaa::read(data, at, platform) else { continue };
         let sum: usize = anim.materials.iter().map(|m| m.curves.len()).sum();
         if usize::from(anim.curve_count) != sum {
-            out.push(
-                Finding::new(
-                    Severity::Warning,
-                    "bfres-switch-curve-count",
-                    format!("curveCount {} but the materials hold {sum} curves", anim.curve_count),
-                )
-                .at(at)
-                .path(format!("FMAA \"{}\"", anim.name)),
-            );
+            let msg = format!("curveCount {} but the materials hold {sum} curves", anim.curve_count);
+            out.push(warn("bfres-switch-curve-count", &format!("FMAA \"{}\"", anim.name), at, msg));
         }
     }
     out
@@ -438,35 +359,6 @@ pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
-    use glam::Vec3;
-
-    #[test]
-    fn finds_a_wrong_curve_count_and_trie() {
-        let track = Track {
-            target: Target::Bone(BoneRef::named("B")),
-            interpolation: Interpolation::Linear,
-            times: vec![0.0, 1.0],
-            values: Values::Translation(vec![Vec3::ZERO, Vec3::ONE]),
-        };
-        let clip = Clip { name: "A".into(), duration: 1.0, tracks: vec![track], ..Default::default() };
-        let p = Package { clips: vec![clip], ..Default::default() };
-        let (mut bytes, _) = super::super::from_model::from_model(&p, &Default::default()).unwrap();
-        let file = fres::read(&bytes).unwrap();
-        assert!(lint(&file, &bytes).is_empty(), "{:?}", lint(&file, &bytes));
-        let at = fres::entries(&bytes, &file.header, fres::G_FSKA).unwrap()[0].1;
-        bytes[at + 0x1B] ^= 1;
-        let group = file.header.group_at(fres::G_FSKA).unwrap();
-        bytes[group + 8 + 16 + 3] ^= 1; // the entry node's ref
-        let file = fres::read(&bytes).unwrap();
-        let codes: Vec<_> = lint(&file, &bytes).iter().map(|f| f.code).collect();
-        assert!(codes.contains(&"curve-count") && codes.contains(&"dict-trie-mismatch"), "{codes:?}");
-        let (fixed, changes) = repair(&file, &bytes);
-        assert_eq!(changes.len(), 1, "{changes:?}");
-        let fixed_bytes = fres::write(&fixed);
-        let codes: Vec<_> = lint(&fixed, &fixed_bytes).iter().map(|f| f.code).collect();
-        assert_eq!(codes, ["curve-count"]);
-    }
 
     #[test]
     fn curve_bits_are_required_from_the_version_that_sets_them() {

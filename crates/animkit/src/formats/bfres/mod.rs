@@ -57,11 +57,8 @@
 //!   with the GPU data.
 
 pub(crate) mod bind;
-// The writer side; its items are documented with it.
-#[allow(missing_docs)]
 pub mod build;
 pub mod curve;
-#[allow(missing_docs)]
 pub mod dict;
 pub(crate) mod dump;
 pub(crate) mod encode;
@@ -90,6 +87,7 @@ pub(crate) mod switch_replace;
 pub mod switch_write;
 pub(crate) mod union;
 pub(crate) mod unroll;
+pub(crate) mod wiiu_anims;
 
 use bytes::Bytes;
 
@@ -99,72 +97,22 @@ use crate::format::Repaired;
 use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::Finding;
 use crate::model::{Clip, Package, Target, Track, Values};
-use crate::sample::{sample_track, Sampled};
 use fres::FresFile;
-
-/// Converts every animation subfile to a clip, and the skeleton the FSKA bind to
-/// (`bind::bind`) to the package's skeleton. Clip order: FSKA, FSHU (param, colour, SRT),
-/// FTXP, FVIS (bone, material).
-pub fn to_model(data: &[u8], header: &fres::Header, options: &ReadOptions) -> Result<Package> {
-    use crate::error::Context;
-    use fres::*;
-    let (fps, limits) = (fps(options)?, &options.limits);
-    let wiiu = platform::Platform::WiiU { version: header.version };
-    let v = header.version;
-    let name_of = |g: usize, name: &str| format!("{} \"{name}\"", GROUP_NAMES.get(g).unwrap_or(&"group"));
-    let mut package = Package { name: String::new(), ..Default::default() };
-    if header.name != 0 {
-        package.name = platform::name_at(data, 0x14 + i64::from(header.name)).unwrap_or_default();
-    }
-    let fskas = read_fskas(data, header)?;
-    package.skeleton = bind::bind(fmdl::skeletons(data, header)?, &fskas, model_param(options))?.map(|b| b.1);
-    for anim in fskas {
-        let mut clip = fska::to_clip(&anim, fps, limits).within(|| name_of(G_FSKA, &anim.name))?;
-        if v >= 0x0304_0000 {
-            stored::remember(&mut clip, anim, fps);
-        }
-        package.clips.push(clip);
-    }
-    for (g, kind) in
-        [(G_FSHU_PARAM, fshu::Kind::ShaderParam), (4, fshu::Kind::Colour), (G_FSHU_SRT, fshu::Kind::TextureSrt)]
-    {
-        for (name, at) in entries(data, header, g)? {
-            let anim = fshu::read(data, at, wiiu).within(|| name_of(g, &name))?;
-            let mut clip = fshu::to_clip(&anim, kind, fps, limits).within(|| name_of(g, &name))?;
-            if v >= 0x0304_0000 {
-                stored::remember_fshu(&mut clip, anim, g, fps);
-            }
-            package.clips.push(clip);
-        }
-    }
-    for (name, at) in entries(data, header, G_FTXP)? {
-        let anim = ftxp::read(data, at, wiiu).within(|| name_of(G_FTXP, &name))?;
-        package.clips.push(ftxp::to_clip(&anim, fps).within(|| name_of(G_FTXP, &name))?);
-    }
-    for g in [G_FVIS_BONE, G_FVIS_MAT] {
-        for (name, at) in entries(data, header, g)? {
-            let anim = fvis::read(data, at, wiiu).within(|| name_of(g, &name))?;
-            package.clips.push(fvis::to_clip(&anim, fps).within(|| name_of(g, &name))?);
-        }
-    }
-    Ok(package)
-}
-
-/// Every FSKA of a Wii U file, in storage order.
-fn read_fskas(data: &[u8], header: &fres::Header) -> Result<Vec<fska::Fska>> {
-    use crate::error::Context;
-    let list = fres::entries(data, header, fres::G_FSKA)?;
-    list.into_iter()
-        .map(|(name, at)| {
-            fska::read(data, at, platform::Platform::WiiU { version: header.version })
-                .within(|| format!("FSKA \"{name}\""))
-        })
-        .collect()
-}
 
 /// The `model` read parameter: the model whose skeleton the animations bind to ([`bind`]).
 fn model_param(options: &ReadOptions) -> Option<&str> {
     options.params.get("model").map(String::as_str)
+}
+
+/// The note on which model's skeleton the `fskas` skeletal animations bind to (none without
+/// animations), or why it could not be found.
+fn binding_note(binding: Result<Option<bind::Binding>>, fskas: u16) -> Option<String> {
+    match binding {
+        Ok(Some(binding)) => Some(binding.note()),
+        Ok(None) if fskas > 0 => Some(bind::unbound_note(usize::from(fskas))),
+        Ok(None) => None,
+        Err(e) => Some(format!("skeleton: {e}")),
+    }
 }
 
 /// The BFRES format.
@@ -307,57 +255,9 @@ impl BfresDocument {
 impl BfresDocument {
     /// Which model's skeleton the animations bind to, and why (`bind::bind`).
     pub(crate) fn binding(&self) -> Result<Option<bind::Binding>> {
-        let fskas = read_fskas(&self.data, &self.file.header)?;
+        let fskas = wiiu_anims::read_fskas(&self.data, &self.file.header)?;
         let models = fmdl::skeletons(&self.data, &self.file.header)?;
         Ok(bind::bind(models, &fskas, model_param(&self.options))?.map(|b| b.0))
-    }
-
-    /// For `info`: each FTXP material sampler's frame → texture-name table, as runs of integer
-    /// frames (`0–9 Bass_Alb.0, 10–19 Bass_Alb.1…`), evaluated through the model (step ints).
-    pub fn texture_tables(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let wiiu = platform::Platform::WiiU { version: self.file.header.version };
-        let Ok(list) = fres::entries(&self.data, &self.file.header, fres::G_FTXP) else { return out };
-        for (name, at) in list {
-            let table = ftxp::read(&self.data, at, wiiu).and_then(|anim| {
-                let frames = anim.frame_count.max(0) as u32;
-                Ok((ftxp::to_clip(&anim, 30.0)?, frames))
-            });
-            let (clip, frames) = match table {
-                Ok(t) => t,
-                Err(e) => {
-                    out.push(format!("FTXP \"{name}\": {e}"));
-                    continue;
-                }
-            };
-            for track in &clip.tracks {
-                let Values::TextureIndex { textures, .. } = &track.values else { continue };
-                let mut runs: Vec<(u32, u32, String)> = Vec::new();
-                // Frames 0..=frameCount (the end frame is a key, §3.4); a loop ends before it.
-                let last = if clip.looping == Some(true) { frames.saturating_sub(1) } else { frames };
-                for f in 0..=last.min(100_000) {
-                    let Some(Sampled::TextureIndex(i)) = sample_track(track, f as f32 / 30.0) else { continue };
-                    let tex = textures.get(i as usize).cloned().unwrap_or_else(|| format!("#{i}"));
-                    match runs.last_mut() {
-                        Some(r) if r.2 == tex => r.1 = f,
-                        _ => runs.push((f, f, tex)),
-                    }
-                }
-                let cells: Vec<String> = runs
-                    .iter()
-                    .map(|(a, b, t)| if a == b { format!("{a} {t}") } else { format!("{a}–{b} {t}") })
-                    .collect();
-                out.push(format!(
-                    "FTXP \"{}\" {} (frameCount {}{}): frame → texture: {}",
-                    clip.name,
-                    track.target.label(),
-                    frames,
-                    if clip.looping == Some(true) { ", looping" } else { "" },
-                    cells.join(", ")
-                ));
-            }
-        }
-        out
     }
 }
 
@@ -375,7 +275,8 @@ impl Document for BfresDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        to_model(&self.data, &self.file.header, &self.options)
+        let (fps, limits, model) = (fps(&self.options)?, &self.options.limits, model_param(&self.options));
+        wiiu_anims::to_model(&self.data, &self.file.header, fps, limits, model)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -410,16 +311,9 @@ impl Document for BfresDocument {
                 notes.push(format!("{count} {group_name}"));
             }
         }
-        match self.binding() {
-            Ok(Some(binding)) => notes.push(binding.note()),
-            Ok(None) if h.counts.get(fres::G_FSKA).copied().unwrap_or(0) > 0 => {
-                notes.push(bind::unbound_note(usize::from(h.counts.get(fres::G_FSKA).copied().unwrap_or(0))))
-            }
-            Ok(None) => {}
-            Err(e) => notes.push(format!("skeleton: {e}")),
-        }
+        notes.extend(binding_note(self.binding(), h.counts.get(fres::G_FSKA).copied().unwrap_or(0)));
         notes.extend(self.not_in_model());
-        notes.extend(self.texture_tables());
+        notes.extend(wiiu_anims::texture_tables(&self.data, h));
         notes
     }
 }
@@ -563,12 +457,7 @@ impl Document for SwitchDocument {
                 notes.push(format!("{n} {what}"));
             }
         }
-        match self.binding() {
-            Ok(Some(binding)) => notes.push(binding.note()),
-            Ok(None) if h.fska.2 > 0 => notes.push(bind::unbound_note(usize::from(h.fska.2))),
-            Ok(None) => {}
-            Err(e) => notes.push(format!("skeleton: {e}")),
-        }
+        notes.extend(binding_note(self.binding(), h.fska.2));
         notes.extend(self.not_in_model());
         notes
     }

@@ -8,9 +8,7 @@
 //! shape and scene animations are named through their `_DIC`. Versions 0.10 and later are
 //! rejected (their header layout differs).
 //!
-//! Where the FRES header keeps their (array, dict) `u64` pairs: bone visibility at `0x58`, shape
-//! animations at `0x68`, scene animations at `0x78`; 32 bytes later from version 0.9 (the
-//! reserved block after the model dict). Counts: [`Header`].
+//! Where the FRES header keeps their (array, dict) `u64` pairs and counts: [`Header`].
 //!
 //! FBVS (read by [`fvis::read`]; checked on Super Mario Odyssey's `MarioCapAnimation.bfres`, 21
 //! of them): curves are Switch AnimCurves whose `target` is the entry index, step bool in every
@@ -25,7 +23,7 @@ use super::fmdl::model_skeleton;
 use super::fres::SwitchHeader as Header;
 use super::fska::{self, Fska};
 use super::fvis;
-use super::platform::{switch_string_at, Platform};
+use super::platform::Platform;
 use crate::error::{Context, Error, Result};
 use crate::format::Limits;
 use crate::model::Package;
@@ -42,12 +40,15 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn header_field(self, major: u8) -> usize {
-        let v9 = if major >= 9 { 0x20 } else { 0 };
-        v9 + match self {
-            Kind::BoneVisibility => 0x58,
-            Kind::Shape => 0x68,
-            Kind::Scene => 0x78,
+    /// Where the header keeps the (array, dict) pair (`0x58`, `0x68`, `0x78`; 32 bytes later from
+    /// 0.9), and the pair as read.
+    fn header_field(self, header: &Header) -> (usize, [u64; 2]) {
+        let v9 = if header.major() >= 9 { 0x20 } else { 0 };
+        let h = &header.stored;
+        match self {
+            Kind::BoneVisibility => (v9 + 0x58, h.bone_visibility_animations),
+            Kind::Shape => (v9 + 0x68, h.shape_animations),
+            Kind::Scene => (v9 + 0x78, h.scene_animations),
         }
     }
 
@@ -72,11 +73,6 @@ impl Kind {
 /// The platform of a Switch file.
 pub fn platform(header: &Header) -> Platform {
     Platform::Switch { major: header.major() }
-}
-
-/// A `u64` absolute offset at `at` (`None` for 0), checked against the file.
-fn offset_at(data: &[u8], header: &Header, at: usize, what: &str) -> Result<Option<usize>> {
-    platform(header).offset(&mut platform(header).cursor(data, at)?, what)
 }
 
 /// The subfile headers of one group: `count` consecutive structures of `size` bytes at `array`.
@@ -109,11 +105,7 @@ pub fn model_offsets(data: &[u8], header: &Header) -> Result<Vec<usize>> {
 
 /// The position of every FBVS header (`0x68` bytes, `0x60` from 0.9), in storage order.
 pub fn fbvs_offsets(data: &[u8], header: &Header) -> Result<Vec<usize>> {
-    let field = Kind::BoneVisibility.header_field(header.major());
-    let array = match header.bone_visibility_count {
-        0 => 0,
-        _ => offset_at(data, header, field, "bone visibility array")?.unwrap_or(0) as u64,
-    };
+    let (_, [array, _]) = Kind::BoneVisibility.header_field(header);
     let size = if header.major() >= 9 { 0x60 } else { 0x68 };
     group(data, header, array, header.bone_visibility_count, size, "bone visibility animation")
 }
@@ -171,8 +163,11 @@ pub fn names(data: &[u8], header: &Header, kind: Kind) -> Result<Vec<String>> {
         return Ok(Vec::new());
     }
     let p = platform(header);
-    let field = kind.header_field(header.major()) + 8;
-    let dict = offset_at(data, header, field, "dict")?.ok_or_else(|| Error::invalid(field, "null dict"))?;
+    let (field, [_, dict]) = kind.header_field(header);
+    let dict = usize::try_from(dict)
+        .ok()
+        .filter(|&d| d != 0 && d < data.len())
+        .ok_or_else(|| Error::invalid(field + 8, format!("dict offset {dict:#x} is null or outside the file")))?;
     let mut c = p.cursor(data, dict + 4)?;
     let stored = c.i32()?;
     if usize::try_from(stored).ok() != Some(count) {
@@ -180,10 +175,7 @@ pub fn names(data: &[u8], header: &Header, kind: Kind) -> Result<Vec<String>> {
     }
     c.count(count as u64 + 1, 16, "dict node")?;
     (1..=count)
-        .map(|i| match offset_at(data, header, dict + 8 + 16 * i + 8, "name")? {
-            Some(at) => switch_string_at(data, at),
-            None => Ok(String::new()),
-        })
+        .map(|i| p.name(data, &mut p.cursor(data, dict + 8 + 16 * i + 8)?))
         .collect::<Result<_>>()
         .within(|| format!("{} dict", kind.plural()))
 }

@@ -1,7 +1,7 @@
 //! The lossless JSON form of a Switch BFRES: the file header, the string table, the relocation
 //! table, every skeletal animation (FSKA) and every material animation (FMAA) as named fields;
 //! the bytes no structure here describes (models, visibility animations, GPU buffers, embedded
-//! files, the FSKA and FMAA headers' own fields) as runs
+//! files, the FSKA headers' offsets) as runs
 //! of hexadecimal with their positions, zeros between them. `pack` writes each part back where
 //! the dump says, so dump → pack gives the file byte for byte; an edited FSKA must keep its size
 //! (to change sizes, replace the animation through the model: [`super::SwitchDocument::with_clip`]).
@@ -17,7 +17,7 @@ use super::fska::{self, Fska};
 use super::platform::Platform;
 use super::switch_write::{self, fska_data, write_fska_data, write_fska_header, Relocation, StringTable};
 use super::{switch_anims, switch_fmaa};
-use crate::bytes::{Cursor, Endian, Writer};
+use crate::bytes::{Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
 use crate::record::Record;
@@ -59,7 +59,7 @@ pub(crate) struct Run {
 }
 
 /// The dump of a Switch BFRES.
-#[derive(Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SwitchDump {
     /// Always `switch`.
@@ -88,20 +88,11 @@ pub(crate) struct SwitchDump {
 /// The structured parts of `data` this dump can name (each absent where the file lacks it).
 fn structured(data: &[u8]) -> Result<SwitchDump> {
     let header = read_switch_header(data)?;
-    let mut dump = SwitchDump {
-        platform: "switch".into(),
-        size: data.len(),
-        header: None,
-        string_table: None,
-        relocation_table: None,
-        skeletal_animations: Vec::new(),
-        material_animations: Vec::new(),
-        other: Vec::new(),
-    };
+    let mut dump = SwitchDump { platform: "switch".into(), size: data.len(), ..SwitchDump::default() };
     if header.major() >= 9 {
         return Ok(dump);
     }
-    dump.header = Some(FileHeader::read(&mut Cursor::new(data, Endian::Little))?);
+    dump.header = Some(header.stored.clone());
     let rlt = header.relocation_table as usize;
     if data.get(rlt..rlt + 4) == Some(b"_RLT") {
         dump.relocation_table = Some((rlt, switch_write::read_relocation(data, rlt)?));
@@ -134,8 +125,7 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
 /// The dump of a Switch file.
 pub(crate) fn to_dump(data: &[u8]) -> Result<SwitchDump> {
     let mut dump = structured(data)?;
-    let mut covered = pack_parts(&dump, &[])?;
-    covered.resize(data.len(), 0);
+    let covered = pack_parts(&dump, vec![0; data.len()])?;
     // Bytes the parts do not reproduce, as runs split at 16 or more zeros.
     let mut at = 0;
     while at < data.len() {
@@ -151,9 +141,10 @@ pub(crate) fn to_dump(data: &[u8]) -> Result<SwitchDump> {
     Ok(dump)
 }
 
-/// The bytes the named parts give, over `base` (the runs already placed).
-fn pack_parts(d: &SwitchDump, base: &[u8]) -> Result<Vec<u8>> {
-    let mut out = base.to_vec();
+/// The bytes the named parts give, over `out` (the runs already placed): the header, the
+/// string table with the animations' data, the relocation table, then the FSKA and FMAA
+/// headers' own fields.
+fn pack_parts(d: &SwitchDump, mut out: Vec<u8>) -> Result<Vec<u8>> {
     let mut put = |at: usize, b: &[u8]| {
         if out.len() < at + b.len() {
             out.resize(at + b.len(), 0);
@@ -191,6 +182,15 @@ fn pack_parts(d: &SwitchDump, base: &[u8]) -> Result<Vec<u8>> {
     if let Some((at, r)) = &d.relocation_table {
         put(*at, &r.to_bytes(*at));
     }
+    for e in &d.skeletal_animations {
+        write_fska_header(&mut out, e.header_at, &e.animation)?;
+    }
+    if let Some(table) = &d.string_table {
+        let names = table.positions();
+        for (i, e) in d.material_animations.iter().enumerate() {
+            write_fmaa_header(&mut out, e, &names).within(|| format!("material animation {i}"))?;
+        }
+    }
     Ok(out)
 }
 
@@ -206,16 +206,7 @@ pub(crate) fn from_dump(d: &SwitchDump) -> Result<Vec<u8>> {
         })?;
         slot.copy_from_slice(&run.bytes.0);
     }
-    let mut out = pack_parts(d, &base)?;
-    for e in &d.skeletal_animations {
-        write_fska_header(&mut out, e.header_at, &e.animation)?;
-    }
-    if let Some(table) = &d.string_table {
-        let names = table.positions();
-        for (i, e) in d.material_animations.iter().enumerate() {
-            write_fmaa_header(&mut out, e, &names).within(|| format!("material animation {i}"))?;
-        }
-    }
+    let out = pack_parts(d, base)?;
     if out.len() != d.size || out.get(..8) != Some(MAGIC) {
         return Err(Error::invalid(0, format!("the parts give {} bytes where the dump says {}", out.len(), d.size)));
     }
