@@ -73,10 +73,37 @@ impl Record for Quat4 {
     }
 }
 
+impl Vec3f {
+    /// The vector in glam's form.
+    pub fn to_vec3(self) -> glam::Vec3 {
+        glam::Vec3::new(self.x.0, self.y.0, self.z.0)
+    }
+
+    /// The stored form of `v`.
+    pub fn from_vec3(v: glam::Vec3) -> Vec3f {
+        Vec3f { x: F32(v.x), y: F32(v.y), z: F32(v.z) }
+    }
+}
+
+impl Quat4 {
+    /// The quaternion in glam's form.
+    pub fn to_quat(self) -> glam::Quat {
+        glam::Quat::from_xyzw(self.x.0, self.y.0, self.z.0, self.w.0)
+    }
+}
+
 crate::record! {
     /// `QuatT`: a rotation and a translation (28 bytes).
     #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
     pub struct QuatT { pub rotation: Quat4, pub translation: Vec3f }
+}
+
+impl QuatT {
+    /// No rotation, no translation.
+    pub const IDENTITY: QuatT = QuatT {
+        rotation: Quat4 { x: F32(0.0), y: F32(0.0), z: F32(0.0), w: F32(1.0) },
+        translation: Vec3f { x: F32(0.0), y: F32(0.0), z: F32(0.0) },
+    };
 }
 
 crate::record! {
@@ -85,6 +112,23 @@ crate::record! {
     pub struct FootPlants {
         pub l_heel_start: F32, pub l_heel_end: F32, pub l_toe0_start: F32, pub l_toe0_end: F32,
         pub r_heel_start: F32, pub r_heel_end: F32, pub r_toe0_start: F32, pub r_toe0_end: F32,
+    }
+}
+
+impl FootPlants {
+    /// Every time `value` (−10000: unset).
+    pub fn all(value: f32) -> FootPlants {
+        let v = F32(value);
+        FootPlants {
+            l_heel_start: v,
+            l_heel_end: v,
+            l_toe0_start: v,
+            l_toe0_end: v,
+            r_heel_start: v,
+            r_heel_end: v,
+            r_toe0_start: v,
+            r_toe0_end: v,
+        }
     }
 }
 

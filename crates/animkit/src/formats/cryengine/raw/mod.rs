@@ -24,7 +24,7 @@ pub use chunks::{
 };
 pub use compressed::{Channel, Compressed};
 pub use dba::{Animation as DbaAnimation, ControllerInfo, Dba, Table};
-pub(crate) use keys::records;
+pub(crate) use keys::{pad4, records, words};
 pub use keys::{KeyTimes, LengthRule, RotationKeys, VectorKeys};
 
 use crate::bytes::{Cursor, Endian, Writer};
