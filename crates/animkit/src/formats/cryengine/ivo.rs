@@ -552,7 +552,6 @@ mod tests {
     use crate::format::Limits;
     use crate::formats::cryengine::chunkfile;
     use crate::formats::cryengine::model::{to_model_with, Decoding};
-    use crate::model::Values;
     use bytes::Bytes;
 
     /// §9.8: `BEHR_LaserCannon_S2.dba` with every published byte; the unpublished ones (C2 header
@@ -659,70 +658,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn caf_with_bitmap_times_and_smalltree48() {
-        // AnimInfo (fps 30, 1 bone, endFrame 16) + CAFData: one bone with rotation 0x8242
-        // (bitmap `00 00 10 00 03 20 01` → frames 0, 1, 13, 16; §9.5) and position 0xC140.
-        let mut f = b"#ivo".to_vec();
-        for w in [0x900u32, 2, 16] {
-            f.extend(w.to_le_bytes());
-        }
-        f.extend([0xED, 0xC6, 0x33, 0x47, 0x01, 0x09, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0]);
-        f.extend([0xB5, 0x6C, 0x49, 0xA9, 0x00, 0x09, 0, 0, 0x60, 0, 0, 0, 0, 0, 0, 0]);
-        f.extend(0u32.to_le_bytes());
-        f.extend(30u16.to_le_bytes());
-        f.extend(1u16.to_le_bytes());
-        f.extend(0u32.to_le_bytes());
-        f.extend(16u32.to_le_bytes());
-        for v in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0] {
-            f.extend(v.to_le_bytes());
-        }
-        assert_eq!(f.len(), 0x60);
-        f.extend(b"#caf");
-        f.extend(1u16.to_le_bytes());
-        f.extend(0xFFFFu16.to_le_bytes());
-        f.extend(0u32.to_le_bytes());
-        f.extend(crate::formats::cryengine::quat_codecs::controller_id("Bip01").to_le_bytes());
-        let entry = f.len(); // 0x70
-                             // rotation: 4 keys, flags 0x8242, times at entry+24, data at entry+32
-        f.extend(4u16.to_le_bytes());
-        f.extend(0x8242u16.to_le_bytes());
-        f.extend(24u32.to_le_bytes());
-        f.extend(32u32.to_le_bytes());
-        // position: 2 keys, flags 0xC140, times 0 (0..n-1), data at entry+56
-        f.extend(2u16.to_le_bytes());
-        f.extend(0xC140u16.to_le_bytes());
-        f.extend(0u32.to_le_bytes());
-        f.extend(56u32.to_le_bytes());
-        assert_eq!(f.len(), entry + 24);
-        f.extend([0, 0, 0x10, 0, 0x03, 0x20, 0x01, 0]);
-        // (1,2,3,4)/√30 in SmallTree48 (§5.2 vector) four times.
-        for _ in 0..4 {
-            f.extend([0x86, 0x50, 0x86, 0xB0, 0x64, 0xDC]);
-        }
-        assert_eq!(f.len(), entry + 56);
-        for v in [1.0f32, f32::MAX, 2.0, 0.5, 7.0, -1.0] {
-            f.extend(v.to_le_bytes());
-        }
-        for xyz in [[0u16, 9, 0], [4, 9, 1]] {
-            for v in xyz {
-                f.extend(v.to_le_bytes());
-            }
-        }
-        let file = chunkfile::read(&Bytes::from(f.clone())).unwrap();
-        assert_eq!(file.write().unwrap(), f);
-        let pkg = to_model_with(&file, &Limits::default(), Decoding::default()).unwrap();
-        let clip = &pkg.clips[0];
-        assert!((clip.duration - 16.0 / 30.0).abs() < 1e-6);
-        assert_eq!(clip.tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);
-        let Values::Rotation(q) = &clip.tracks[0].values else { panic!() };
-        assert!((q[0].x - 0.182_578).abs() < 1e-5);
-        let Values::Translation(p) = &clip.tracks[1].values else { panic!() };
-        // x = u16 × 1 + 0.5; y inactive → offset 7; z = u16 × 2 − 1.
-        assert_eq!(p[0], Vec3::new(0.5, 7.0, -1.0));
-        assert_eq!(p[1], Vec3::new(4.5, 7.0, 1.0));
-        assert_eq!(clip.tracks[1].times, [0.0, 1.0 / 30.0]);
     }
 }

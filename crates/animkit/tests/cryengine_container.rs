@@ -1,0 +1,296 @@
+//! The chunk-file container through the public API (`cryengine.md` §1, §9): the spec's header
+//! vectors, canonical layouts with padding, sizeless chunks, overlapping and truncated tables;
+//! an `#ivo` CAF built byte by byte; a CAF written from the model and read back.
+
+use animkit::formats::cryengine::raw::kind;
+use animkit::formats::cryengine::{controller_id, ChunkFile, Container, CryDocument, CryEngine};
+use animkit::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
+use animkit::{Bytes, Format, ReadOptions, WriteOptions};
+use glam::{Quat, Vec3};
+
+/// The chunk file of `bytes` as the CryEngine reader reads it (`lenient` as the read option).
+fn read_with(bytes: &[u8], lenient: bool) -> animkit::Result<ChunkFile> {
+    let options = ReadOptions { lenient, ..Default::default() };
+    let doc = CryEngine.read(Bytes::from(bytes.to_vec()), &options)?;
+    Ok(doc.downcast_ref::<CryDocument>().unwrap().file.clone())
+}
+
+fn read(bytes: &[u8]) -> animkit::Result<ChunkFile> {
+    read_with(bytes, false)
+}
+
+fn hex_bytes(s: &str) -> Vec<u8> {
+    s.split_whitespace().map(|h| u8::from_str_radix(h, 16).unwrap()).collect()
+}
+
+#[test]
+fn spec_header_vectors_parse() {
+    // §1.1: candycane_a.chr header (Geom, 0x745, table at 20, 32 chunks); we build a file with
+    // that header and 32 empty-size chunks pointing just past the table.
+    let mut f = hex_bytes("43 72 79 54 65 6B 00 00 00 00 FF FF 45 07 00 00 14 00 00 00 20 00 00 00");
+    let data_at = 24 + 32 * 20;
+    for i in 0..32u32 {
+        for w in [0xCCCC_0000u32, 0x800, data_at, i, 0] {
+            f.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    let file = read(&f).unwrap();
+    assert_eq!(file.container, Container::CryTek745);
+    assert_eq!(file.file_type, 0xFFFF_0000);
+    assert_eq!(file.chunks.len(), 32);
+    assert_eq!(file.write().unwrap(), f);
+    // raquel_skeleton.chr: CrCh 0x746, 21 chunks, table at 16.
+    let mut f = hex_bytes("43 72 43 68 46 07 00 00 15 00 00 00 10 00 00 00");
+    for i in 0..21u32 {
+        f.extend_from_slice(&0x1000u16.to_le_bytes());
+        f.extend_from_slice(&0x1u16.to_le_bytes());
+        for w in [i, 0, 16 + 21 * 16] {
+            f.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    let file = read(&f).unwrap();
+    assert_eq!((file.container, file.chunks.len(), file.table_offset), (Container::CrCh, 21, 16));
+    assert_eq!(file.write().unwrap(), f);
+}
+
+#[test]
+fn build_then_read_round_trips_with_padding_gaps() {
+    for container in [Container::CryTek744, Container::CryTek745, Container::CrCh, Container::Ivo] {
+        let file = ChunkFile::build(
+            container,
+            0xFFFF_0000,
+            vec![(0x100D, 0x829, 2, vec![1, 2, 3, 4, 5]), (0x1005, 0x745, 3, vec![]), (0x3002, 0x925, 4, vec![9; 7])],
+        )
+        .unwrap();
+        let bytes = file.write().unwrap();
+        let back = read(&bytes).unwrap();
+        assert_eq!(back.write().unwrap(), bytes, "{container:?}");
+        assert_eq!(back.chunks.len(), 3);
+        if container != Container::Ivo {
+            assert_eq!(&back.chunks[0].payload(container).unwrap()[..5], &[1, 2, 3, 4, 5]);
+        }
+    }
+}
+
+#[test]
+fn sizeless_chunks_end_at_next_offset() {
+    // #ivo with two chunks after the table (which ends at 0x30): 0x30..0x34 and 0x34..end.
+    let mut f = b"#ivo".to_vec();
+    for w in [0x900u32, 2, 16] {
+        f.extend_from_slice(&w.to_le_bytes());
+    }
+    f.extend_from_slice(&[0xED, 0xC6, 0x33, 0x47, 1, 9, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0]);
+    f.extend_from_slice(&[0xB5, 0x6C, 0x49, 0xA9, 0, 9, 0, 0, 0x34, 0, 0, 0, 0, 0, 0, 0]);
+    f.extend_from_slice(&[0xAA; 4 + 3]);
+    let file = read(&f).unwrap();
+    assert_eq!(file.chunks[0].bytes(file.container).unwrap().len(), 4);
+    assert_eq!(file.chunks[1].bytes(file.container).unwrap().len(), 3);
+    assert!(file.gaps.is_empty());
+    assert_eq!(file.write().unwrap(), f);
+}
+
+#[test]
+fn crytek_744_chunks_end_at_the_table_when_it_follows_the_data() {
+    // Header (table at 0x24), chunk A at 0x14 (8 bytes), chunk B at 0x1C (8 bytes), then the
+    // table: count 2 and two 16-byte entries (no size field).
+    let mut f = b"CryTek\0\0".to_vec();
+    for w in [0xFFFF_0001u32, 0x744, 0x24] {
+        f.extend_from_slice(&w.to_le_bytes());
+    }
+    f.extend_from_slice(&[1; 8]);
+    f.extend_from_slice(&[2; 8]);
+    f.extend_from_slice(&2u32.to_le_bytes());
+    for (off, id) in [(0x1Cu32, 2u32), (0x14, 1)] {
+        for w in [0xCCCC_000Du32, 0x827, off, id] {
+            f.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    let file = read(&f).unwrap();
+    assert_eq!(file.container, Container::CryTek744);
+    assert_eq!(&file.chunks[0].bytes(file.container).unwrap()[..], &[2; 8]);
+    assert_eq!(&file.chunks[1].bytes(file.container).unwrap()[..], &[1; 8]);
+    assert!(file.gaps.is_empty());
+    assert_eq!(file.write().unwrap(), f);
+}
+
+#[test]
+fn overlapping_chunks_are_rejected() {
+    let file = ChunkFile::build(
+        Container::CrCh,
+        0,
+        vec![(kind::TIMING, 0x918, 1, vec![1; 32]), (kind::CONTROLLER, 0x827, 2, vec![2; 32])],
+    )
+    .unwrap();
+    let bytes = file.write().unwrap();
+    assert!(read(&bytes).is_ok());
+    // Entry 1's offset (the last field of a 16-byte CrCh entry) set to entry 0's.
+    let table = file.table_offset as usize;
+    let mut aliased = bytes.clone();
+    let first_offset = bytes[table + 12..table + 16].to_vec();
+    aliased[table + 28..table + 32].copy_from_slice(&first_offset);
+    for lenient in [false, true] {
+        let e = read_with(&aliased, lenient).unwrap_err();
+        assert!(e.message.contains("1 chunks share bytes with another (chunk 1 overlaps chunk 0)"), "{e}");
+    }
+}
+
+#[test]
+fn truncation_never_panics() {
+    let file = ChunkFile::build(Container::CryTek745, 0xFFFF_0000, vec![(0x100D, 0x829, 2, vec![7; 40])]).unwrap();
+    let bytes = file.write().unwrap();
+    for cut in 0..bytes.len() {
+        assert!(read(&bytes[..cut]).is_err(), "cut {cut}");
+    }
+}
+
+#[test]
+fn ivo_caf_with_bitmap_times_and_smalltree48() {
+    // AnimInfo (fps 30, 1 bone, endFrame 16) + CAFData: one bone with rotation 0x8242
+    // (bitmap `00 00 10 00 03 20 01` → frames 0, 1, 13, 16; §9.5) and position 0xC140.
+    let mut f = b"#ivo".to_vec();
+    for w in [0x900u32, 2, 16] {
+        f.extend(w.to_le_bytes());
+    }
+    f.extend([0xED, 0xC6, 0x33, 0x47, 0x01, 0x09, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0]);
+    f.extend([0xB5, 0x6C, 0x49, 0xA9, 0x00, 0x09, 0, 0, 0x60, 0, 0, 0, 0, 0, 0, 0]);
+    f.extend(0u32.to_le_bytes());
+    f.extend(30u16.to_le_bytes());
+    f.extend(1u16.to_le_bytes());
+    f.extend(0u32.to_le_bytes());
+    f.extend(16u32.to_le_bytes());
+    for v in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0] {
+        f.extend(v.to_le_bytes());
+    }
+    assert_eq!(f.len(), 0x60);
+    f.extend(b"#caf");
+    f.extend(1u16.to_le_bytes());
+    f.extend(0xFFFFu16.to_le_bytes());
+    f.extend(0u32.to_le_bytes());
+    f.extend(controller_id("Bip01").to_le_bytes());
+    let entry = f.len(); // 0x70
+                         // rotation: 4 keys, flags 0x8242, times at entry+24, data at entry+32
+    f.extend(4u16.to_le_bytes());
+    f.extend(0x8242u16.to_le_bytes());
+    f.extend(24u32.to_le_bytes());
+    f.extend(32u32.to_le_bytes());
+    // position: 2 keys, flags 0xC140, times 0 (0..n-1), data at entry+56
+    f.extend(2u16.to_le_bytes());
+    f.extend(0xC140u16.to_le_bytes());
+    f.extend(0u32.to_le_bytes());
+    f.extend(56u32.to_le_bytes());
+    assert_eq!(f.len(), entry + 24);
+    f.extend([0, 0, 0x10, 0, 0x03, 0x20, 0x01, 0]);
+    // (1,2,3,4)/√30 in SmallTree48 (§5.2 vector) four times.
+    for _ in 0..4 {
+        f.extend([0x86, 0x50, 0x86, 0xB0, 0x64, 0xDC]);
+    }
+    assert_eq!(f.len(), entry + 56);
+    for v in [1.0f32, f32::MAX, 2.0, 0.5, 7.0, -1.0] {
+        f.extend(v.to_le_bytes());
+    }
+    for xyz in [[0u16, 9, 0], [4, 9, 1]] {
+        for v in xyz {
+            f.extend(v.to_le_bytes());
+        }
+    }
+    let doc = CryEngine.read(Bytes::from(f.clone()), &ReadOptions::default()).unwrap();
+    assert_eq!(doc.write().unwrap(), f);
+    let pkg = doc.to_model().unwrap();
+    let clip = &pkg.clips[0];
+    assert!((clip.duration - 16.0 / 30.0).abs() < 1e-6);
+    assert_eq!(clip.tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);
+    let Values::Rotation(q) = &clip.tracks[0].values else { panic!() };
+    assert!((q[0].x - 0.182_578).abs() < 1e-5);
+    let Values::Translation(p) = &clip.tracks[1].values else { panic!() };
+    // x = u16 × 1 + 0.5; y inactive → offset 7; z = u16 × 2 − 1.
+    assert_eq!(p[0], Vec3::new(0.5, 7.0, -1.0));
+    assert_eq!(p[1], Vec3::new(4.5, 7.0, 1.0));
+    assert_eq!(clip.tracks[1].times, [0.0, 1.0 / 30.0]);
+}
+
+fn walk() -> Package {
+    let bone = |name: &str| Target::Bone(BoneRef::named(name));
+    let q = |a: f32| Quat::from_rotation_z(a) * Quat::from_rotation_x(0.3 * a);
+    Package {
+        clips: vec![Clip {
+            name: "walk".into(),
+            duration: 1.0,
+            looping: Some(true),
+            additive: false,
+            frame_rate: Some(30.0),
+            tracks: vec![
+                Track {
+                    target: bone("Bip01"),
+                    interpolation: Interpolation::Nlerp,
+                    times: (0..=30).map(|k| k as f32 / 30.0).collect(),
+                    values: Values::Rotation((0..=30).map(|k| q(k as f32 * 0.1)).collect()),
+                },
+                Track {
+                    target: bone("Bip01"),
+                    interpolation: Interpolation::Linear,
+                    times: vec![0.0, 0.5, 1.0],
+                    values: Values::Translation(vec![Vec3::ZERO, Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 2.0, 0.1)]),
+                },
+                Track {
+                    target: bone("Bip01 Spine"),
+                    interpolation: Interpolation::Nlerp,
+                    times: vec![0.0, 0.25, 1.0 / 60.0 + 0.5],
+                    values: Values::Rotation(vec![q(0.0), q(-1.0), q(2.5)]),
+                },
+            ],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+/// The rotation angle between two unit quaternions (q and −q are equal).
+fn angle_between(a: Quat, b: Quat) -> f32 {
+    let d = a * b.conjugate();
+    2.0 * d.xyz().length().atan2(d.w.abs())
+}
+
+#[test]
+fn written_caf_reads_back_within_quantisation() {
+    for (variant, rot) in [(None, "st48"), (Some("crytek"), "st64ext"), (None, "dword"), (None, "f32")] {
+        let mut options = WriteOptions { variant: variant.map(String::from), ..Default::default() };
+        options.params.insert("rotation".into(), rot.into());
+        let src = walk();
+        let written = CryEngine.from_model(&src, &options).unwrap();
+        let bytes = written.document.write().unwrap();
+        let doc = CryEngine.read(Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
+        assert_eq!(doc.write().unwrap(), bytes);
+        let back = doc.to_model().unwrap();
+        let c = &back.clips[0];
+        assert_eq!(c.name, "walk");
+        assert_eq!(c.duration, 1.0);
+        assert_eq!(c.looping, Some(true));
+        assert_eq!(c.tracks.len(), 3);
+        let tol = if rot == "dword" { 6e-3 } else { 2e-4 };
+        for (a, b) in src.clips[0].tracks.iter().zip(&c.tracks) {
+            assert_eq!(b.target.bone().unwrap().name, a.target.bone().unwrap().name);
+            assert_eq!(
+                b.target.bone().unwrap().hash,
+                Some(controller_id(a.target.bone().unwrap().name.as_deref().unwrap()))
+            );
+            assert_eq!(a.times.len(), b.times.len());
+            for (ta, tb) in a.times.iter().zip(&b.times) {
+                assert!((ta - tb).abs() < 1e-6, "{ta} {tb}");
+            }
+            match (&a.values, &b.values) {
+                (Values::Rotation(x), Values::Rotation(y)) => {
+                    for (p, q) in x.iter().zip(y) {
+                        let e = angle_between(*p, *q);
+                        assert!(e < tol, "{rot}: {e}");
+                    }
+                }
+                (Values::Translation(x), Values::Translation(y)) => assert_eq!(x, y),
+                _ => panic!("channel changed"),
+            }
+        }
+        // The bone name list chunk holds both names.
+        let dump = doc.dump().unwrap();
+        let names = dump["chunks"].as_array().unwrap().iter().find(|c| c["body"]["kind"] == "bone_name_list").unwrap();
+        assert_eq!(names["body"]["names"], serde_json::json!(["Bip01", "Bip01 Spine"]));
+    }
+}
