@@ -1,11 +1,12 @@
-//! The chunk-file container through the public API (`cryengine.md` §1, §9): the spec's header
-//! vectors, canonical layouts with padding, sizeless chunks, overlapping and truncated tables;
-//! an `#ivo` CAF built byte by byte; a CAF written from the model and read back.
+//! Constructed CryEngine files through the public API (`cryengine.md` §1, §8, §9): the spec's
+//! header vectors, canonical layouts with padding, sizeless chunks, overlapping and truncated
+//! tables; an `#ivo` CAF built byte by byte; a CAF written from the model and read back; repair;
+//! CompiledBones; the registry entry.
 
 use animkit::formats::cryengine::raw::kind;
 use animkit::formats::cryengine::{controller_id, ChunkFile, Container, CryDocument, CryEngine};
 use animkit::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
-use animkit::{Bytes, Format, ReadOptions, WriteOptions};
+use animkit::{Bytes, Document, Format, ReadOptions, WriteOptions};
 use glam::{Quat, Vec3};
 
 /// The chunk file of `bytes` as the CryEngine reader reads it (`lenient` as the read option).
@@ -293,4 +294,78 @@ fn written_caf_reads_back_within_quantisation() {
         let names = dump["chunks"].as_array().unwrap().iter().find(|c| c["body"]["kind"] == "bone_name_list").unwrap();
         assert_eq!(names["body"]["names"], serde_json::json!(["Bip01", "Bip01 Spine"]));
     }
+}
+
+#[test]
+fn registry_finds_the_format_and_its_variants() {
+    let (f, v) = animkit::REGISTRY.by_extension("i_caf").unwrap();
+    assert_eq!((f.name(), v), ("cryengine", Some("i_caf")));
+    assert_eq!(animkit::REGISTRY.by_extension("CAF").unwrap().1, Some("caf"));
+    assert_eq!(animkit::REGISTRY.by_extension("dba").unwrap().1, Some("dba"));
+    assert_eq!(animkit::REGISTRY.by_name("cryengine").unwrap().0.name(), "cryengine");
+    assert_eq!(CryEngine.probe(b"CAF\0\x1f\x03\0\0"), animkit::Confidence::No);
+    assert_eq!(CryEngine.probe(b"#ivo\0\x09\0\0\0\0\0\0"), animkit::Confidence::Certain);
+    assert!(CryEngine.explain_reject(b"CAF\0").unwrap().contains("Cal3D"));
+}
+
+#[test]
+fn repair_fixes_embedded_offsets_and_keeps_content() {
+    let file = ChunkFile::build(
+        Container::CryTek745,
+        0xFFFF_0000,
+        vec![
+            (0x100D, 0x827, 2, {
+                let mut v = 1u32.to_le_bytes().to_vec();
+                v.extend(7u32.to_le_bytes());
+                v.extend([0u8; 28]);
+                v
+            }),
+            (0x3002, 0x925, 1, vec![0; 132]),
+        ],
+    )
+    .unwrap();
+    let mut broken = file.clone();
+    // Corrupt the MotionParameters embedded offset field.
+    broken.chunks[1].header.as_mut().unwrap().offset ^= 0x40;
+    let broken = CryDocument::new(broken);
+    let findings = broken.lint();
+    assert!(findings.iter().any(|f| f.code == "embedded-header-offset" && f.fixable), "{findings:?}");
+    let repaired = broken.repair().unwrap();
+    assert_eq!(repaired.changes.len(), 1);
+    assert_eq!(repaired.document.write().unwrap(), file.write().unwrap());
+    // What is left is the note that a PQLog 0x827 controller is intermediate content.
+    let left: Vec<_> = repaired.document.lint().iter().map(|f| f.code).collect();
+    assert_eq!(left, ["uncompiled-controllers"]);
+}
+
+/// A `CryBoneDescData_Comp` record (584 bytes, §8) with its id, bone-to-world rows, name and
+/// parent offset; everything else zero.
+fn bone_record(id: u32, name: &str, b2w_rows: [f32; 12], offset_parent: i32) -> Vec<u8> {
+    let mut r = vec![0u8; 584];
+    r[..4].copy_from_slice(&id.to_le_bytes());
+    for (k, v) in b2w_rows.iter().enumerate() {
+        r[0x108 + 4 * k..0x10C + 4 * k].copy_from_slice(&v.to_le_bytes());
+    }
+    r[0x138..0x138 + name.len()].copy_from_slice(name.as_bytes());
+    r[0x23C..0x240].copy_from_slice(&offset_parent.to_le_bytes());
+    r
+}
+
+#[test]
+fn compiled_bones_bind_locally_to_their_parent() {
+    // Root at (0, 0, 1); child at (0, 1, 1) rotated 90° about Z (rows of Rz(90°) = [0 -1 0; 1 0 0; 0 0 1]).
+    let mut payload = vec![0u8; 32];
+    payload.extend(bone_record(0x7856_1A24, "Bip01", [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 1.], 0));
+    payload.extend(bone_record(7, "Bip01 Pelvis", [0., -1., 0., 0., 1., 0., 0., 1., 0., 0., 1., 1.], -1));
+    let skeleton_of = |payload: Vec<u8>| {
+        let file = ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::COMPILED_BONES, 0x800, 1, payload)])?;
+        CryDocument::new(file).to_model().map(|p| p.skeleton.unwrap())
+    };
+    let skel = skeleton_of(payload.clone()).unwrap();
+    assert_eq!(skel.bones[0].hash, Some(0x7856_1A24));
+    assert_eq!(skel.bones[1].parent, Some(0));
+    assert!((skel.bones[1].rest.translation - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-6);
+    let z90 = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    assert!(skel.bones[1].rest.rotation.dot(z90).abs() > 0.999_999);
+    assert!(skeleton_of(payload[..20].to_vec()).is_err());
 }

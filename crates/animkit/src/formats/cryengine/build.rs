@@ -24,12 +24,13 @@ use glam::{Quat, Vec3};
 use super::chunkfile::{kind, ChunkFile, Container};
 use super::controller::{log_quat, KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE, TICKS_PER_FRAME};
 use super::dba;
-use super::quat_codecs::{controller_id, encode_position, encode_rotation, format};
+use super::quat_codecs::{controller_id, encode_keys, format};
 use super::raw::{
-    Body, FootPlants, GlobalAnimationHeaderCaf, IvoAnimInfo, MotionParams, PqLogKey, Quat4, QuatT, TimingSamples, Vec3f,
+    pad4, Body, Channel, Compressed, FootPlants, GlobalAnimationHeaderCaf, IvoAnimInfo, KeyTimes, MotionParams,
+    PqLogKey, Quat4, QuatT, RotationKeys, TimingSamples, Vec3f, VectorKeys,
 };
 use super::time_formats;
-use crate::bytes::round_up;
+use crate::bytes::{Endian, Writer};
 use crate::error::{Error, Result};
 use crate::format::WriteOptions;
 use crate::model::rekey::{rekey, Rekeyed, Tolerance};
@@ -106,96 +107,75 @@ fn time_format(options: &WriteOptions) -> Result<Option<u8>> {
     })
 }
 
-fn time_track(frames: &[f32], forced: Option<u8>) -> Result<(u8, Vec<u8>)> {
-    if let Some(f) = forced {
-        return Ok((f, time_formats::encode(f, frames)?));
-    }
-    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
-    let f = if whole && frames.iter().all(|&f| f < 256.0) {
-        time_formats::BYTE
-    } else if whole && frames.iter().all(|&f| f < 65536.0) {
-        time_formats::UINT16
-    } else {
-        time_formats::F32
+/// A channel of `n` keys whose values `keys` holds, with its own key times `frames` (in the
+/// forced format, else the smallest that holds them), or sharing another's (`own: None`, the
+/// time format `shared` then).
+fn channel<K>(
+    format: u8,
+    keys_info: Option<u8>,
+    keys: K,
+    own: Option<&[f32]>,
+    shared: u8,
+    forced: Option<u8>,
+) -> Result<Channel<K>> {
+    let times =
+        own.map(|f| time_formats::encode(forced.unwrap_or_else(|| time_formats::smallest(f)), f)).transpose()?;
+    let time_format = times.as_ref().map_or(shared, KeyTimes::format);
+    Ok(Channel { format, keys_info, time_format, keys, times })
+}
+
+/// A channel's frames and values when it has keys.
+fn keyed<T>(channel: &Option<(Vec<f32>, Vec<T>)>) -> Option<&(Vec<f32>, Vec<T>)> {
+    channel.as_ref().filter(|(frames, _)| !frames.is_empty())
+}
+
+/// Stored vectors.
+fn vectors(values: &[Vec3]) -> VectorKeys {
+    values.iter().map(|v| v.to_array().map(F32)).collect()
+}
+
+/// A compressed controller 0x829, or 0x832 (with scale) when `with_scale`: rotations in
+/// `rot_format` with their own times; positions NoCompressVec3, sharing the rotation times
+/// when they are the same (keys info 0, else 1); scales likewise, sharing the rotation's or the
+/// position's (keys info 1) or their own (2). Arrays aligned to 4.
+fn controller(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, times: Option<u8>) -> Result<Compressed> {
+    let rotation = match keyed(&bone.rotation) {
+        Some((frames, values)) => channel(rot_format, None, encode_keys(rot_format, values)?, Some(frames), 0, times)?,
+        None => channel(0, None, RotationKeys::default(), None, 0, None)?,
     };
-    Ok((f, time_formats::encode(f, frames)?))
-}
-
-fn pad4(out: &mut Vec<u8>) {
-    out.resize(round_up(out.len(), 4), 0);
-}
-
-/// A controller 0x829 payload, or 0x832 (with scale) when `with_scale`.
-fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, times: Option<u8>) -> Result<Vec<u8>> {
-    let (nr, np) = (bone.rotation.as_ref().map_or(0, |r| r.0.len()), bone.position.as_ref().map_or(0, |p| p.0.len()));
-    let ns = if with_scale { bone.scale.as_ref().map_or(0, |s| s.0.len()) } else { 0 };
-    if nr > 0xFFFF || np > 0xFFFF || ns > 0xFFFF {
-        return Err(Error::unrepresentable(format!("controller 0x{id:08X} has more than 65535 keys")));
-    }
-    let mut body = Vec::new();
-    let (mut rf, mut rtf) = (0u8, 0u8);
-    let mut rot_frames: &[f32] = &[];
-    if let Some((frames, values)) = bone.rotation.as_ref().filter(|r| !r.0.is_empty()) {
-        rf = rot_format;
-        for &q in values {
-            encode_rotation(rot_format, q, &mut body)?;
+    let rot_frames = bone.rotation.as_ref().map_or(&[][..], |r| r.0.as_slice());
+    let rtf = rotation.time_format;
+    let position = match keyed(&bone.position) {
+        Some((f, v)) if f == rot_frames => channel(format::NO_COMPRESS_VEC3, Some(0), vectors(v), None, rtf, None)?,
+        Some((f, v)) => channel(format::NO_COMPRESS_VEC3, Some(1), vectors(v), Some(f), 0, times)?,
+        None => channel(0, Some(0), Vec::new(), None, 0, None)?,
+    };
+    let ptf = position.time_format;
+    let pos_frames = bone.position.as_ref().map(|p| p.0.as_slice());
+    let scale = match keyed(&bone.scale).filter(|_| with_scale) {
+        Some((f, v)) if f == rot_frames => channel(format::NO_COMPRESS_VEC3, Some(0), vectors(v), None, rtf, None)?,
+        Some((f, v)) if Some(f.as_slice()) == pos_frames => {
+            channel(format::NO_COMPRESS_VEC3, Some(1), vectors(v), None, ptf, None)?
         }
-        pad4(&mut body);
-        let (tf, bytes) = time_track(frames, times)?;
-        rtf = tf;
-        body.extend_from_slice(&bytes);
-        pad4(&mut body);
-        rot_frames = frames;
-    }
-    let (mut pf, mut pki, mut ptf) = (0u8, 0u8, 0u8);
-    if let Some((frames, values)) = bone.position.as_ref().filter(|p| !p.0.is_empty()) {
-        pf = format::NO_COMPRESS_VEC3;
-        for &p in values {
-            encode_position(p, &mut body);
-        }
-        pad4(&mut body);
-        if frames.as_slice() != rot_frames {
-            pki = 1;
-            let (tf, bytes) = time_track(frames, times)?;
-            ptf = tf;
-            body.extend_from_slice(&bytes);
-            pad4(&mut body);
-        } else {
-            ptf = rtf;
+        Some((f, v)) => channel(format::NO_COMPRESS_VEC3, Some(2), vectors(v), Some(f), 0, times)?,
+        None => channel(0, Some(0), Vec::new(), None, 0, None)?,
+    };
+    let (scale, aligned) = if with_scale { (Some(scale), None) } else { (None, Some(1)) };
+    for n in [rotation.keys.len(), position.keys.len(), scale.as_ref().map_or(0, |s| s.keys.len())] {
+        if n > 0xFFFF {
+            return Err(Error::unrepresentable(format!("controller 0x{id:08X} has more than 65535 keys")));
         }
     }
-    let (mut sf, mut ski, mut stf) = (0u8, 0u8, 0u8);
-    if let Some((frames, values)) = bone.scale.as_ref().filter(|s| with_scale && !s.0.is_empty()) {
-        sf = format::NO_COMPRESS_VEC3;
-        for &p in values {
-            encode_position(p, &mut body);
-        }
-        pad4(&mut body);
-        if frames.as_slice() == rot_frames {
-            stf = rtf;
-        } else if bone.position.as_ref().is_some_and(|p| p.0 == *frames) {
-            ski = 1;
-            stf = ptf;
-        } else {
-            ski = 2;
-            let (tf, bytes) = time_track(frames, times)?;
-            stf = tf;
-            body.extend_from_slice(&bytes);
-            pad4(&mut body);
-        }
-    }
-    let mut out = Vec::with_capacity(20 + body.len());
-    out.extend_from_slice(&id.to_le_bytes());
-    out.extend_from_slice(&(nr as u16).to_le_bytes());
-    out.extend_from_slice(&(np as u16).to_le_bytes());
-    if with_scale {
-        out.extend_from_slice(&(ns as u16).to_le_bytes());
-        out.extend_from_slice(&[rf, rtf, pf, pki, ptf, sf, ski, stf, 0, 0]);
-    } else {
-        out.extend_from_slice(&[rf, rtf, pf, pki, ptf, 1, 0, 0]);
-    }
-    out.extend_from_slice(&body);
-    Ok(out)
+    Ok(Compressed {
+        controller_id: id,
+        flags: None,
+        rotation,
+        position,
+        scale,
+        aligned,
+        pad: [0; 2],
+        tail: Hex::default(),
+    })
 }
 
 /// The asset flags of a clip: additive 0x001, cycle 0x002.
@@ -610,12 +590,11 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     let mut names = Vec::new();
     for id in &order {
         let Some(bone) = bones.get(id) else { continue };
-        payloads.push((
-            kind::CONTROLLER,
-            version,
-            next_id,
-            controller_payload(*id, bone, rot_format, with_scale, times)?.into(),
-        ));
+        // The payload's size includes its padding to 4, as the engine's compiler writes it.
+        let mut w = Writer::new(Endian::Little);
+        controller(*id, bone, rot_format, with_scale, times)?.write(&mut w)?;
+        pad4(&mut w);
+        payloads.push((kind::CONTROLLER, version, next_id, w.into_vec().into()));
         next_id += 1;
         names.push(bone.name.clone());
     }

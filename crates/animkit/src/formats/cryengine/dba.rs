@@ -13,7 +13,7 @@ use super::controller::KeyTrack;
 use super::quat_codecs::{decode_keys, encode_position, encode_rotation};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
-use crate::bytes::{round_up, Cursor, Endian};
+use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 
 /// One clip of the database.
@@ -202,16 +202,12 @@ impl Pool {
     }
 }
 
-/// The key-time track of `frames`: Byte when every frame is a whole number below 256, UINT16
-/// below 65536, else F32.
+/// The key-time track of `frames` in the smallest format that holds them.
 fn time_track(frames: &[f32]) -> Result<T> {
-    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
-    let format = match frames.iter().copied().fold(0f32, f32::max) {
-        max if whole && max < 256.0 => time_formats::BYTE,
-        max if whole && max < 65536.0 => time_formats::UINT16,
-        _ => time_formats::F32,
-    };
-    Ok(T { format, keys: frames.len(), bytes: time_formats::encode(format, frames)? })
+    let format = time_formats::smallest(frames);
+    let mut w = Writer::new(Endian::Little);
+    time_formats::encode(format, frames)?.write(&mut w);
+    Ok(T { format, keys: frames.len(), bytes: w.into_vec() })
 }
 
 /// The pools of a database's tracks and every clip's controller infos (indices into the pools).
