@@ -27,7 +27,7 @@ use super::dba;
 use super::quat_codecs::{controller_id, encode_keys, format};
 use super::raw::{
     pad4, Body, Channel, Compressed, FootPlants, GlobalAnimationHeaderCaf, IvoAnimInfo, KeyTimes, MotionParams,
-    PqLogKey, Quat4, QuatT, RotationKeys, TimingSamples, Vec3f, VectorKeys,
+    PqLogKey, QuatT, RotationKeys, TimingSamples, Vec3f, VectorKeys,
 };
 use super::time_formats;
 use crate::bytes::{Endian, Writer};
@@ -129,6 +129,11 @@ fn keyed<T>(channel: &Option<(Vec<f32>, Vec<T>)>) -> Option<&(Vec<f32>, Vec<T>)>
     channel.as_ref().filter(|(frames, _)| !frames.is_empty())
 }
 
+/// A channel's keys as a key track.
+fn track<T: Clone>(channel: &Option<(Vec<f32>, Vec<T>)>) -> Option<KeyTrack<T>> {
+    channel.clone().map(|(frames, values)| KeyTrack { frames, values })
+}
+
 /// Stored vectors.
 fn vectors(values: &[Vec3]) -> VectorKeys {
     values.iter().map(|v| v.to_array().map(F32)).collect()
@@ -190,31 +195,6 @@ fn motion_flags(clip: &Clip) -> u32 {
     flags
 }
 
-/// Three `f32` as stored.
-fn vec3f(v: Vec3) -> Vec3f {
-    Vec3f { x: F32(v.x), y: F32(v.y), z: F32(v.z) }
-}
-
-/// The identity `QuatT`.
-fn identity() -> QuatT {
-    QuatT { rotation: Quat4 { x: F32(0.0), y: F32(0.0), z: F32(0.0), w: F32(1.0) }, translation: vec3f(Vec3::ZERO) }
-}
-
-/// Foot plants all `value`.
-fn foot_plants(value: f32) -> FootPlants {
-    let v = F32(value);
-    FootPlants {
-        l_heel_start: v,
-        l_heel_end: v,
-        l_toe0_start: v,
-        l_toe0_end: v,
-        r_heel_start: v,
-        r_heel_end: v,
-        r_toe0_start: v,
-        r_toe0_end: v,
-    }
-}
-
 /// MotionParameters 0x925 (`MotionParams905`): the clip's flags, frames 0 to `end_frame`,
 /// compression unset, no locomotion data.
 fn motion_parameters(clip: &Clip, end_frame: i32) -> MotionParams {
@@ -230,9 +210,9 @@ fn motion_parameters(clip: &Clip, end_frame: i32) -> MotionParams {
         asset_turn: F32(0.0),
         distance: F32(0.0),
         slope: F32(0.0),
-        start_location: identity(),
-        end_location: identity(),
-        foot_plants: foot_plants(0.0),
+        start_location: QuatT::IDENTITY,
+        end_location: QuatT::IDENTITY,
+        foot_plants: FootPlants::all(0.0),
     }
 }
 
@@ -257,14 +237,14 @@ fn global_animation_header(clip: &Clip, end_frame: i32, controllers: u32) -> Opt
         path: FixedName(buffer),
         path_crc: crc32fast::hash(&path),
         dba_path_crc: 0,
-        foot_plants: foot_plants(-10000.0),
+        foot_plants: FootPlants::all(-10000.0),
         start_sec: F32(0.0),
         end_sec: seconds,
         total_duration: seconds,
         controllers,
-        start_location: identity(),
-        last_locator_key: identity(),
-        velocity: vec3f(Vec3::ZERO),
+        start_location: QuatT::IDENTITY,
+        last_locator_key: QuatT::IDENTITY,
+        velocity: Vec3f::from_vec3(Vec3::ZERO),
         distance: F32(0.0),
         speed: F32(0.0),
         slope: F32(0.0),
@@ -377,8 +357,8 @@ fn pqlog_keys(rot: Option<&Track>, pos: Option<&Track>, rest: Option<Transform>,
             };
             PqLogKey {
                 time: f * TICKS_PER_FRAME as i32,
-                position: vec3f(p * 100.0),
-                rot_log: vec3f(log_quat(q.conjugate())),
+                position: Vec3f::from_vec3(p * 100.0),
+                rot_log: Vec3f::from_vec3(log_quat(q.conjugate())),
             }
         })
         .collect()
@@ -395,25 +375,27 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     let rot_format = rotation_format(options)?;
     let mut anims = Vec::with_capacity(package.clips.len());
     for clip in &package.clips {
-        let (bones, order) = gather(clip, &mut warnings)?;
-        if bones.values().any(|b| b.scale.is_some()) {
-            warnings.push(format!("{}: scale left out (DBA tracks have none)", clip.name));
-        }
-        let controllers = order
-            .iter()
-            .filter_map(|id| bones.get(id).map(|b| (id, b)))
-            .map(|(&id, b)| dba::DbaController {
-                id,
-                rotation: b.rotation.clone().map(|(frames, values)| KeyTrack { frames, values }),
-                position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
-            })
-            .collect();
+        let controllers = bone_tracks(clip, "DBA", &mut warnings)?;
         let path = clip_path(clip);
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, i32::MAX as f32) as i32;
         anims.push(dba::WriteAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
     }
     let payload = Body::Dba(Box::new(dba::to_raw(&anims, rot_format)?));
     Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)])?, warnings))
+}
+
+/// The bones of a clip with rotation and position keys, for the DBA and `#ivo` writers, whose
+/// tracks have no scale (`what` names the format in the warning when the clip has some).
+fn bone_tracks(clip: &Clip, what: &str, warnings: &mut Vec<String>) -> Result<Vec<dba::DbaController>> {
+    let (bones, order) = gather(clip, warnings)?;
+    if bones.values().any(|b| b.scale.is_some()) {
+        warnings.push(format!("{}: scale left out ({what} tracks have none)", clip.name));
+    }
+    Ok(order
+        .iter()
+        .filter_map(|id| bones.get(id).map(|b| (id, b)))
+        .map(|(&id, b)| dba::DbaController { id, rotation: track(&b.rotation), position: track(&b.position) })
+        .collect())
 }
 
 /// The bones of a clip by controller id, in first-appearance order.
@@ -497,19 +479,7 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     let mut blocks = Vec::with_capacity(clips.len());
     let mut meta = Vec::with_capacity(clips.len());
     for clip in &clips {
-        let (bones, order) = gather(clip, &mut warnings)?;
-        if bones.values().any(|b| b.scale.is_some()) {
-            warnings.push(format!("{}: scale left out (#ivo tracks have none)", clip.name));
-        }
-        let list: Vec<ivo::WriteBone> = order
-            .iter()
-            .filter_map(|id| bones.get(id).map(|b| (id, b)))
-            .map(|(&hash, b)| ivo::WriteBone {
-                hash,
-                rotation: b.rotation.clone().map(|(frames, values)| KeyTrack { frames, values }),
-                position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
-            })
-            .collect();
+        let list = bone_tracks(clip, "#ivo", &mut warnings)?;
         let path = clip_path(clip);
         meta.push((list.len() as u16, path));
         blocks.push(list);
@@ -530,15 +500,15 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         };
         let n = u16::try_from(bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bones"))?;
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, u32::MAX as f32) as u32;
-        let start = identity();
+        let QuatT { rotation: start_rotation, translation: start_position } = QuatT::IDENTITY;
         let info = IvoAnimInfo {
             flags: 0,
             fps: 30,
             num_bones: n,
             reserved: 0,
             end_frame,
-            start_rotation: start.rotation,
-            start_position: start.translation,
+            start_rotation,
+            start_position,
             pad: 0,
         };
         ChunkFile::build(

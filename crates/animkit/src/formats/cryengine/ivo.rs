@@ -20,6 +20,7 @@ use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile};
 use super::controller::KeyTrack;
+use super::dba::DbaController;
 use super::quat_codecs::{decode_keys, encode_rotation};
 use super::raw::{pad4, words, Body, IvoAnimInfo, QuatT, RotationKeys};
 use crate::bytes::{Cursor, Endian, Writer};
@@ -435,16 +436,6 @@ pub(crate) fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<Ivo
     Ok(out)
 }
 
-/// One bone for [`write_blocks`]: hash and key tracks (frames).
-pub(crate) struct WriteBone {
-    /// The bone's hash.
-    pub hash: u32,
-    /// Rotation keys.
-    pub rotation: Option<KeyTrack<Quat>>,
-    /// Position keys.
-    pub position: Option<KeyTrack<Vec3>>,
-}
-
 /// The time format (0 `u8`, 1 `u16`) and bytes of whole `frames`.
 fn ivo_times(frames: &[f32], w: &mut Writer) -> Result<u16> {
     if !frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0) {
@@ -489,7 +480,7 @@ fn write_track(
 /// key data pool; arrays padded to 4; flags keep bit 0x40; `dataSize` = header, hashes, entries
 /// and the block's own data; magic 0xAA55. Offsets are relative to each entry, so the bytes can
 /// go anywhere in the chunk.
-pub(crate) fn write_blocks(blocks: &[Vec<WriteBone>], signature: &[u8; 4], rot_codec: u16) -> Result<Vec<u8>> {
+pub(crate) fn write_blocks(blocks: &[Vec<DbaController>], signature: &[u8; 4], rot_codec: u16) -> Result<Vec<u8>> {
     let headers: usize = blocks.iter().map(|b| 12 + 28 * b.len()).sum();
     let mut head = Writer::new(Endian::Little);
     let mut pool = Writer::new(Endian::Little);
@@ -521,7 +512,7 @@ pub(crate) fn write_blocks(blocks: &[Vec<WriteBone>], signature: &[u8; 4], rot_c
         let data_size = u32::try_from(12 + 28 * bones.len() + pool.len() - pool_before)
             .map_err(|_| Error::unrepresentable("an #ivo block above 4 GiB"))?;
         BlockHeader { signature: *signature, bones: n, magic: 0xAA55, data_size }.write(&mut head);
-        bones.iter().for_each(|b| head.u32(b.hash));
+        bones.iter().for_each(|b| head.u32(b.id));
         entries.iter().for_each(|e| e.write(&mut head));
     }
     let mut out = head.into_vec();
