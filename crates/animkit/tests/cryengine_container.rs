@@ -369,3 +369,152 @@ fn compiled_bones_bind_locally_to_their_parent() {
     assert!(skel.bones[1].rest.rotation.dot(z90).abs() > 0.999_999);
     assert!(skeleton_of(payload[..20].to_vec()).is_err());
 }
+
+/// A hand-built 0x905 payload following §7 item by item: one clip, one bone with a position
+/// track (f32, Byte times 0, 5, 10) and a rotation track (SmallTree48 `86 50 86 B0 64 DC`
+/// = (1,2,3,4)/√30, Bitset times start 0, end 10, count 3, word 0x0421 = bits 0, 5, 10).
+fn dba_payload(in_place: bool) -> Vec<u8> {
+    let mut blob = vec![0u8, 5, 10, 0]; // Byte times, padded
+    for w in [0u16, 10, 3, 0x0421] {
+        blob.extend(w.to_le_bytes());
+    }
+    for v in [1f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] {
+        blob.extend(v.to_le_bytes());
+    }
+    for _ in 0..3 {
+        blob.extend([0x86, 0x50, 0x86, 0xB0, 0x64, 0xDC]);
+    }
+    assert_eq!(blob.len(), 66);
+    let rel = |o: i32| if in_place { o - 66 } else { o };
+    let mut p = Vec::new();
+    for w in [1u32, 1, 2, 1] {
+        p.extend(w.to_le_bytes());
+    }
+    for s in [3u16, 4] {
+        p.extend(s.to_le_bytes());
+    }
+    for n in [0u32, 0, 1, 0, 0, 0, 1] {
+        p.extend(n.to_le_bytes());
+    }
+    p.extend(3u16.to_le_bytes());
+    for n in [0u32, 0, 1, 0, 0, 0, 0, 0, 0] {
+        p.extend(n.to_le_bytes());
+    }
+    p.extend(3u16.to_le_bytes());
+    for n in [0u32, 0, 0, 0, 0, 1, 0, 0, 0] {
+        p.extend(n.to_le_bytes());
+    }
+    for o in [rel(0), rel(4), rel(12), rel(48), if in_place { -66 } else { 66 }] {
+        p.extend(o.to_le_bytes());
+    }
+    if in_place {
+        p.extend(0u32.to_le_bytes()); // paddingLen
+    }
+    p.resize(p.len().div_ceil(4) * 4, 0);
+    if !in_place {
+        p.extend(&blob);
+        p.extend([0, 0]);
+    }
+    let records = p.len();
+    p.extend(8u16.to_le_bytes());
+    p.extend(b"anim.caf");
+    let mut motion = Vec::new();
+    for w in [2u32, 0, 1] {
+        motion.extend(w.to_le_bytes());
+    }
+    motion.extend((1.0f32 / 30.0).to_le_bytes());
+    motion.extend(0i32.to_le_bytes());
+    motion.extend(10i32.to_le_bytes());
+    motion.resize(132, 0);
+    p.extend(motion);
+    p.extend(0u16.to_le_bytes());
+    p.extend(1u16.to_le_bytes());
+    let info: Vec<u8> = [0x7856_1A24u32, 0, 0, 1, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
+    if in_place {
+        let off = (p.len() + 4 - records) as i32;
+        p.extend(off.to_le_bytes());
+        p.extend(info);
+        p.extend(&blob);
+    } else {
+        p.extend(info);
+    }
+    p
+}
+
+/// The document of a `CrCh` file holding `payload` as a DBA 0x905 controller chunk.
+fn dba_document(payload: Vec<u8>) -> CryDocument {
+    CryDocument::new(
+        ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)]).unwrap(),
+    )
+}
+
+/// The DBA body of a dump.
+fn dba_dump(doc: &dyn Document) -> serde_json::Value {
+    let dump = doc.dump().unwrap();
+    dump["chunks"].as_array().unwrap().iter().find(|c| c["body"]["kind"] == "dba").unwrap()["body"].clone()
+}
+
+#[test]
+fn hand_built_database_decodes() {
+    for in_place in [false, true] {
+        let p = dba_payload(in_place);
+        let doc = dba_document(p.clone());
+        assert_eq!(doc.notes().iter().any(|n| n.contains("(in-place)")), in_place);
+        // Time tracks of formats 2 (Byte) and 6 (Bitset).
+        assert_eq!(dba_dump(&doc)["times"]["per_format"], serde_json::json!([0, 0, 1, 0, 0, 0, 1]));
+        let package = doc.to_model().unwrap();
+        let a = &package.clips[0];
+        assert_eq!(a.name, "anim");
+        assert_eq!((a.duration, a.looping, a.additive), (10.0 / 30.0, Some(true), false));
+        let [rot, pos] = &a.tracks[..] else { panic!("{:?}", a.tracks) };
+        assert_eq!(pos.target.bone().unwrap().hash, Some(0x7856_1A24));
+        assert_eq!(pos.times, [0.0, 5.0 / 30.0, 10.0 / 30.0]);
+        let Values::Translation(v) = &pos.values else { panic!() };
+        assert_eq!(v[2], Vec3::new(7.0, 8.0, 9.0));
+        assert_eq!(rot.times, [0.0, 5.0 / 30.0, 10.0 / 30.0]);
+        let Values::Rotation(q) = &rot.values else { panic!() };
+        assert!((q[0].x - 0.182_578).abs() < 1e-5);
+        for cut in 0..p.len() {
+            let _ = dba_document(p[..cut].to_vec()).to_model();
+        }
+        assert!(dba_document(p[..p.len() - 1].to_vec()).to_model().is_err());
+    }
+}
+
+/// Two clips with the same bone motion, whose rotation and position share their frames: one
+/// time, one position and one rotation track in all (§7 item 1 counts), both clips decoding
+/// to the same keys.
+#[test]
+fn identical_dba_tracks_are_stored_once() {
+    let times = vec![0.0, 4.0 / 30.0, 9.0 / 30.0];
+    let bone = Target::Bone(BoneRef { hash: Some(0x7856_1A24), ..Default::default() });
+    let clip = |name: &str| Clip {
+        name: name.into(),
+        duration: 0.3,
+        tracks: vec![
+            Track {
+                target: bone.clone(),
+                interpolation: Interpolation::Nlerp,
+                times: times.clone(),
+                values: Values::Rotation(vec![Quat::IDENTITY, Quat::from_rotation_z(0.5), Quat::from_rotation_x(1.0)]),
+            },
+            Track {
+                target: bone.clone(),
+                interpolation: Interpolation::Linear,
+                times: times.clone(),
+                values: Values::Translation(vec![Vec3::X, Vec3::Y, Vec3::Z]),
+            },
+        ],
+        ..Default::default()
+    };
+    let package = Package { clips: vec![clip("a"), clip("b")], ..Default::default() };
+    let mut options = WriteOptions { variant: Some("dba".into()), ..Default::default() };
+    options.params.insert("rotation".into(), "f32".into());
+    let doc = CryEngine.from_model(&package, &options).unwrap().document;
+    let dba = dba_dump(doc.as_ref());
+    let counts = ["positions", "rotations", "times"].map(|t| dba[t]["key_counts"].as_array().unwrap().len());
+    assert_eq!((counts, dba["animations"].as_array().unwrap().len()), ([1, 1, 1], 2));
+    let back = doc.to_model().unwrap();
+    assert_eq!(back.clips[0].tracks, back.clips[1].tracks);
+    assert_eq!(back.clips[1].tracks[1].values, Values::Translation(vec![Vec3::X, Vec3::Y, Vec3::Z]));
+}
