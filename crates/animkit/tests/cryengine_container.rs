@@ -518,3 +518,89 @@ fn identical_dba_tracks_are_stored_once() {
     assert_eq!(back.clips[0].tracks, back.clips[1].tracks);
     assert_eq!(back.clips[1].tracks[1].values, Values::Translation(vec![Vec3::X, Vec3::Y, Vec3::Z]));
 }
+
+/// The document of a `CrCh` file holding one controller chunk of `version`.
+fn controller_document(version: u32, payload: &[u8]) -> CryDocument {
+    let chunks = vec![(kind::CONTROLLER, version, 1, payload.to_vec())];
+    CryDocument::new(ChunkFile::build(Container::CrCh, 0, chunks).unwrap())
+}
+
+#[test]
+fn pqlog_example_from_the_spec() {
+    const H: f32 = std::f32::consts::FRAC_1_SQRT_2;
+    let mut chunk = Vec::new();
+    for w in [2u32, 0x7856_1A24] {
+        chunk.extend_from_slice(&w.to_le_bytes());
+    }
+    // Keys at ticks 0 and 320 (frame 2, §5.5), position 150 cm; rotLog (0, 0, π/4) is the
+    // rotation (0, 0, −H, H) (§5.6: stored as log(conj(q))).
+    for (t, l) in [(0i32, 0.0f32), (320, std::f32::consts::FRAC_PI_4)] {
+        chunk.extend_from_slice(&t.to_le_bytes());
+        for v in [150.0f32, 0.0, 0.0, 0.0, 0.0, l] {
+            chunk.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let clip = &controller_document(0x827, &chunk).to_model().unwrap().clips[0];
+    let [rot, pos] = &clip.tracks[..] else { panic!("{:?}", clip.tracks) };
+    assert_eq!(rot.times, [0.0, 2.0 / 30.0]);
+    let Values::Rotation(q) = &rot.values else { panic!() };
+    assert!((q[1] - Quat::from_xyzw(0.0, 0.0, -H, H)).length() < 1e-4);
+    let Values::Translation(p) = &pos.values else { panic!() };
+    assert_eq!(p[0], Vec3::new(1.5, 0.0, 0.0));
+    assert!(controller_document(0x827, &chunk[..chunk.len() - 1]).to_model().is_err());
+}
+
+#[test]
+fn compressed_layouts_follow_the_descriptor_tables() {
+    // The body of a controller's dump and the key times of its clip's tracks (frames).
+    let read = |version: u32, payload: &[u8]| {
+        let doc = controller_document(version, payload);
+        let dump = doc.dump().unwrap()["chunks"][0]["body"].clone();
+        let clip = doc.to_model().unwrap().clips.remove(0);
+        (dump, clip)
+    };
+    let frames = |t: &Track| t.times.iter().map(|s| (s * 30.0).round()).collect::<Vec<f32>>();
+    // 0x831 (LY), tracks aligned: id, flags, 2 rot keys (ST48, Byte times), 3 pos keys (f32,
+    // own UINT16 times). Arrays: rot 12 B, times 2 B + 2 pad, pos 36 B, times 6 B + 2 pad.
+    let st48 = [0x86u8, 0x50, 0x86, 0xB0, 0x64, 0xDC];
+    let mut p = Vec::new();
+    p.extend(0x7856_1A24u32.to_le_bytes());
+    p.extend(0x55u32.to_le_bytes());
+    p.extend(2u16.to_le_bytes());
+    p.extend(3u16.to_le_bytes());
+    p.extend([5, 2, 2, 1, 1, 1, 0, 0]);
+    assert_eq!(p.len(), 20);
+    p.extend(st48);
+    p.extend(st48);
+    p.extend([0, 4, 0, 0]);
+    for v in [1f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] {
+        p.extend(v.to_le_bytes());
+    }
+    p.extend([0, 0, 2, 0, 4, 0]); // UINT16 0, 2, 4; the size leaves out the last 2 pad bytes
+    let (dump, clip) = read(0x831, &p);
+    assert_eq!((&dump["kind"], &dump["flags"], &dump["aligned"]), (&"compressed".into(), &0x55.into(), &1.into()));
+    assert_eq!(frames(&clip.tracks[0]), [0.0, 4.0]);
+    assert_eq!(frames(&clip.tracks[1]), [0.0, 2.0, 4.0]);
+    let Values::Translation(v) = &clip.tracks[1].values else { panic!() };
+    assert_eq!(v[1], Vec3::new(4.0, 5.0, 6.0));
+    // The same controller as 0x829 without alignment: 16-byte descriptor, arrays packed.
+    let mut q = Vec::new();
+    q.extend(0x7856_1A24u32.to_le_bytes());
+    q.extend(2u16.to_le_bytes());
+    q.extend(3u16.to_le_bytes());
+    q.extend([5, 2, 2, 0, 0, 0, 0, 0]); // positions reuse the rotation times: need 3 = 2 → error
+    q.extend(st48);
+    q.extend(st48);
+    q.extend([0, 4]);
+    q.extend([0u8; 36]);
+    assert!(controller_document(0x829, &q).to_model().is_err());
+    q[6] = 2; // 2 position keys sharing the rotation times
+    q.truncate(16 + 12 + 2 + 24);
+    let (dump, clip) = read(0x829, &q);
+    assert_eq!(dump["aligned"], 0);
+    assert_eq!(frames(&clip.tracks[1]), [0.0, 4.0]);
+    // A track with 0 keys and zero format bytes is absent (§13).
+    let mut r = q[..16].to_vec();
+    r[4..8].copy_from_slice(&[0, 0, 0, 0]);
+    assert!(read(0x829, &r).1.tracks.is_empty());
+}
