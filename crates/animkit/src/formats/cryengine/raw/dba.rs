@@ -26,10 +26,15 @@ crate::record! {
     /// One bone of a clip: its controller id and its tracks by index (0xFFFFFFFF: none).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
     pub struct ControllerInfo {
+        /// The CRC-32 of the bone name.
         pub controller_id: u32,
+        /// The position time track.
         pub position_times: u32,
+        /// The position track.
         pub positions: u32,
+        /// The rotation time track.
         pub rotation_times: u32,
+        /// The rotation track.
         pub rotations: u32,
     }
 }
