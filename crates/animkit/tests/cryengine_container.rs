@@ -604,3 +604,40 @@ fn compressed_layouts_follow_the_descriptor_tables() {
     r[4..8].copy_from_slice(&[0, 0, 0, 0]);
     assert!(read(0x829, &r).1.tracks.is_empty());
 }
+
+/// The dump of the only chunk's body of a `CrCh` file holding `payload` as a chunk of `kind`
+/// and `version`, and the file's bytes.
+fn single_chunk(kind: u32, version: u32, payload: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    let file = ChunkFile::build(Container::CrCh, 0, vec![(kind, version, 1, payload.to_vec())]).unwrap();
+    let bytes = file.write().unwrap();
+    (CryDocument::new(file).dump().unwrap()["chunks"][0]["body"].clone(), bytes)
+}
+
+#[test]
+fn a_bone_name_list_reads_as_names_and_writes_back() {
+    // §2: count 2, "Bip01\0", "Bip01 Spine\0", the closing NUL.
+    let mut payload = 2i32.to_le_bytes().to_vec();
+    payload.extend(b"Bip01\0Bip01 Spine\0\0");
+    let (body, bytes) = single_chunk(kind::BONE_NAME_LIST, 0x745, &payload);
+    let expected =
+        serde_json::json!({"kind": "bone_name_list", "count": 2, "names": ["Bip01", "Bip01 Spine"], "tail": "00"});
+    assert_eq!(body, expected);
+    assert!(bytes.ends_with(&payload));
+    // A name without its NUL leaves the chunk as bytes.
+    assert_eq!(single_chunk(kind::BONE_NAME_LIST, 0x745, &payload[..9]).0["kind"], "bytes");
+}
+
+#[test]
+fn big_endian_chunks_read_in_their_byte_order() {
+    // Timing 0x919 of a console build (version flag 0x8000 in a CrCh file): 16 samples at 30
+    // fps from 0 s, big-endian.
+    let mut payload = 16i32.to_be_bytes().to_vec();
+    payload.extend(30f32.to_be_bytes());
+    payload.extend(0f32.to_be_bytes());
+    let (body, bytes) = single_chunk(kind::TIMING, 0x8919, &payload);
+    assert_eq!(body, serde_json::json!({"kind": "timing_samples", "samples": 16, "rate": 30.0, "start_sec": 0.0}));
+    assert!(bytes.ends_with(&payload));
+    let file = read(&bytes).unwrap();
+    let packed = CryEngine.undump(CryDocument::new(file).dump().unwrap()).unwrap();
+    assert_eq!(packed.write().unwrap(), bytes);
+}
