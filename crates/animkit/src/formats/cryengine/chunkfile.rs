@@ -242,7 +242,8 @@ pub(super) fn le_u32_at(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..)?.first_chunk().copied().map(u32::from_le_bytes)
 }
 
-fn magic_container(bytes: &[u8]) -> Option<Container> {
+/// The container the magic names (with a known version for CryTek), without parsing further.
+pub fn sniff(bytes: &[u8]) -> Option<Container> {
     if bytes.get(..6) == Some(b"CryTek") {
         let version = le_u32_at(bytes, 12);
         return match version {
@@ -256,11 +257,6 @@ fn magic_container(bytes: &[u8]) -> Option<Container> {
         Some(b"#ivo") => Some(Container::Ivo),
         _ => None,
     }
-}
-
-/// The container the magic names (with a known version for CryTek), without parsing further.
-pub fn sniff(bytes: &[u8]) -> Option<Container> {
-    magic_container(bytes)
 }
 
 /// Parses a chunk file.
@@ -360,7 +356,7 @@ fn extents(
 fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
     let bytes: &[u8] = data;
     let mut c = Cursor::new(bytes, Endian::Little);
-    let container = match magic_container(bytes) {
+    let container = match sniff(bytes) {
         Some(k) => k,
         None if bytes.get(..6) == Some(b"CryTek") => {
             let v = le_u32_at(bytes, 12).unwrap_or(0);

@@ -60,4 +60,4 @@ crate::record! {
 }
 
 /// The size of a [`CompiledBone`].
-pub const BONE_SIZE: usize = 584;
+pub(crate) const BONE_SIZE: usize = 584;

@@ -73,7 +73,7 @@ pub struct Table<K> {
 
 impl<K> Table<K> {
     /// The format of track `i`.
-    pub fn format_of(&self, i: usize) -> Option<u8> {
+    pub(crate) fn format_of(&self, i: usize) -> Option<u8> {
         let mut end = 0usize;
         for (f, &n) in self.per_format.iter().enumerate() {
             end = end.saturating_add(n as usize);
@@ -124,7 +124,7 @@ fn table_head<K>(c: &mut Cursor, n: u32, formats: usize, what: &str) -> Result<T
 
 impl Dba {
     /// Whether the blob sits at the payload's end, offsets counting back from there.
-    pub fn in_place(&self) -> bool {
+    pub(crate) fn in_place(&self) -> bool {
         self.blob_size < 0
     }
 

@@ -216,7 +216,7 @@ pub enum KeyTimes {
 
 /// How the byte length of a StartStop or Bitset track is counted (§10 C12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LengthRule {
+pub(crate) enum LengthRule {
     /// `elementSize × numKeys` (CE5 loader).
     PerKey,
     /// The bytes actually used (Lumberyard writer; DBA tracks).

@@ -17,15 +17,16 @@ mod keys;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-pub use bones::{BonePhysics, CompiledBone, BONE_SIZE};
+pub(crate) use bones::BONE_SIZE;
+pub use bones::{BonePhysics, CompiledBone};
 pub use chunks::{
     EmbeddedHeader, FootPlants, GlobalAnimationHeaderCaf, IvoAnimInfo, MotionParams, PqLogKey, PqsKey, Quat4, QuatT,
     TimingRange, TimingSamples, Vec3f,
 };
 pub use compressed::{Channel, Compressed};
 pub use dba::{Animation as DbaAnimation, ControllerInfo, Dba, Table};
-pub(crate) use keys::{pad4, records, words};
-pub use keys::{KeyTimes, LengthRule, RotationKeys, VectorKeys};
+pub(crate) use keys::{pad4, records, words, LengthRule};
+pub use keys::{KeyTimes, RotationKeys, VectorKeys};
 
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
