@@ -24,12 +24,13 @@ use glam::{Quat, Vec3};
 use super::chunkfile::{kind, ChunkFile, Container};
 use super::controller::{log_quat, KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE, TICKS_PER_FRAME};
 use super::dba;
-use super::quat_codecs::{controller_id, encode_position, encode_rotation, format};
+use super::quat_codecs::{controller_id, encode_keys, format};
 use super::raw::{
-    Body, FootPlants, GlobalAnimationHeaderCaf, IvoAnimInfo, MotionParams, PqLogKey, Quat4, QuatT, TimingSamples, Vec3f,
+    pad4, Body, Channel, Compressed, FootPlants, GlobalAnimationHeaderCaf, IvoAnimInfo, KeyTimes, MotionParams,
+    PqLogKey, QuatT, RotationKeys, TimingSamples, Vec3f, VectorKeys,
 };
 use super::time_formats;
-use crate::bytes::round_up;
+use crate::bytes::{Endian, Writer};
 use crate::error::{Error, Result};
 use crate::format::WriteOptions;
 use crate::model::rekey::{rekey, Rekeyed, Tolerance};
@@ -106,96 +107,80 @@ fn time_format(options: &WriteOptions) -> Result<Option<u8>> {
     })
 }
 
-fn time_track(frames: &[f32], forced: Option<u8>) -> Result<(u8, Vec<u8>)> {
-    if let Some(f) = forced {
-        return Ok((f, time_formats::encode(f, frames)?));
-    }
-    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
-    let f = if whole && frames.iter().all(|&f| f < 256.0) {
-        time_formats::BYTE
-    } else if whole && frames.iter().all(|&f| f < 65536.0) {
-        time_formats::UINT16
-    } else {
-        time_formats::F32
+/// A channel of `n` keys whose values `keys` holds, with its own key times `frames` (in the
+/// forced format, else the smallest that holds them), or sharing another's (`own: None`, the
+/// time format `shared` then).
+fn channel<K>(
+    format: u8,
+    keys_info: Option<u8>,
+    keys: K,
+    own: Option<&[f32]>,
+    shared: u8,
+    forced: Option<u8>,
+) -> Result<Channel<K>> {
+    let times =
+        own.map(|f| time_formats::encode(forced.unwrap_or_else(|| time_formats::smallest(f)), f)).transpose()?;
+    let time_format = times.as_ref().map_or(shared, KeyTimes::format);
+    Ok(Channel { format, keys_info, time_format, keys, times })
+}
+
+/// A channel's frames and values when it has keys.
+fn keyed<T>(channel: &Option<(Vec<f32>, Vec<T>)>) -> Option<&(Vec<f32>, Vec<T>)> {
+    channel.as_ref().filter(|(frames, _)| !frames.is_empty())
+}
+
+/// A channel's keys as a key track.
+fn track<T: Clone>(channel: &Option<(Vec<f32>, Vec<T>)>) -> Option<KeyTrack<T>> {
+    channel.clone().map(|(frames, values)| KeyTrack { frames, values })
+}
+
+/// Stored vectors.
+fn vectors(values: &[Vec3]) -> VectorKeys {
+    values.iter().map(|v| v.to_array().map(F32)).collect()
+}
+
+/// A compressed controller 0x829, or 0x832 (with scale) when `with_scale`: rotations in
+/// `rot_format` with their own times; positions NoCompressVec3, sharing the rotation times
+/// when they are the same (keys info 0, else 1); scales likewise, sharing the rotation's or the
+/// position's (keys info 1) or their own (2). Arrays aligned to 4.
+fn controller(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, times: Option<u8>) -> Result<Compressed> {
+    let rotation = match keyed(&bone.rotation) {
+        Some((frames, values)) => channel(rot_format, None, encode_keys(rot_format, values)?, Some(frames), 0, times)?,
+        None => channel(0, None, RotationKeys::default(), None, 0, None)?,
     };
-    Ok((f, time_formats::encode(f, frames)?))
-}
-
-fn pad4(out: &mut Vec<u8>) {
-    out.resize(round_up(out.len(), 4), 0);
-}
-
-/// A controller 0x829 payload, or 0x832 (with scale) when `with_scale`.
-fn controller_payload(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, times: Option<u8>) -> Result<Vec<u8>> {
-    let (nr, np) = (bone.rotation.as_ref().map_or(0, |r| r.0.len()), bone.position.as_ref().map_or(0, |p| p.0.len()));
-    let ns = if with_scale { bone.scale.as_ref().map_or(0, |s| s.0.len()) } else { 0 };
-    if nr > 0xFFFF || np > 0xFFFF || ns > 0xFFFF {
-        return Err(Error::unrepresentable(format!("controller 0x{id:08X} has more than 65535 keys")));
-    }
-    let mut body = Vec::new();
-    let (mut rf, mut rtf) = (0u8, 0u8);
-    let mut rot_frames: &[f32] = &[];
-    if let Some((frames, values)) = bone.rotation.as_ref().filter(|r| !r.0.is_empty()) {
-        rf = rot_format;
-        for &q in values {
-            encode_rotation(rot_format, q, &mut body)?;
+    let rot_frames = bone.rotation.as_ref().map_or(&[][..], |r| r.0.as_slice());
+    let rtf = rotation.time_format;
+    let position = match keyed(&bone.position) {
+        Some((f, v)) if f == rot_frames => channel(format::NO_COMPRESS_VEC3, Some(0), vectors(v), None, rtf, None)?,
+        Some((f, v)) => channel(format::NO_COMPRESS_VEC3, Some(1), vectors(v), Some(f), 0, times)?,
+        None => channel(0, Some(0), Vec::new(), None, 0, None)?,
+    };
+    let ptf = position.time_format;
+    let pos_frames = bone.position.as_ref().map(|p| p.0.as_slice());
+    let scale = match keyed(&bone.scale).filter(|_| with_scale) {
+        Some((f, v)) if f == rot_frames => channel(format::NO_COMPRESS_VEC3, Some(0), vectors(v), None, rtf, None)?,
+        Some((f, v)) if Some(f.as_slice()) == pos_frames => {
+            channel(format::NO_COMPRESS_VEC3, Some(1), vectors(v), None, ptf, None)?
         }
-        pad4(&mut body);
-        let (tf, bytes) = time_track(frames, times)?;
-        rtf = tf;
-        body.extend_from_slice(&bytes);
-        pad4(&mut body);
-        rot_frames = frames;
-    }
-    let (mut pf, mut pki, mut ptf) = (0u8, 0u8, 0u8);
-    if let Some((frames, values)) = bone.position.as_ref().filter(|p| !p.0.is_empty()) {
-        pf = format::NO_COMPRESS_VEC3;
-        for &p in values {
-            encode_position(p, &mut body);
-        }
-        pad4(&mut body);
-        if frames.as_slice() != rot_frames {
-            pki = 1;
-            let (tf, bytes) = time_track(frames, times)?;
-            ptf = tf;
-            body.extend_from_slice(&bytes);
-            pad4(&mut body);
-        } else {
-            ptf = rtf;
+        Some((f, v)) => channel(format::NO_COMPRESS_VEC3, Some(2), vectors(v), Some(f), 0, times)?,
+        None => channel(0, Some(0), Vec::new(), None, 0, None)?,
+    };
+    let (scale, aligned) = if with_scale { (Some(scale), None) } else { (None, Some(1)) };
+    for n in [rotation.keys.len(), position.keys.len(), scale.as_ref().map_or(0, |s| s.keys.len())] {
+        if n > 0xFFFF {
+            return Err(Error::unrepresentable(format!("controller 0x{id:08X} has more than 65535 keys")));
         }
     }
-    let (mut sf, mut ski, mut stf) = (0u8, 0u8, 0u8);
-    if let Some((frames, values)) = bone.scale.as_ref().filter(|s| with_scale && !s.0.is_empty()) {
-        sf = format::NO_COMPRESS_VEC3;
-        for &p in values {
-            encode_position(p, &mut body);
-        }
-        pad4(&mut body);
-        if frames.as_slice() == rot_frames {
-            stf = rtf;
-        } else if bone.position.as_ref().is_some_and(|p| p.0 == *frames) {
-            ski = 1;
-            stf = ptf;
-        } else {
-            ski = 2;
-            let (tf, bytes) = time_track(frames, times)?;
-            stf = tf;
-            body.extend_from_slice(&bytes);
-            pad4(&mut body);
-        }
-    }
-    let mut out = Vec::with_capacity(20 + body.len());
-    out.extend_from_slice(&id.to_le_bytes());
-    out.extend_from_slice(&(nr as u16).to_le_bytes());
-    out.extend_from_slice(&(np as u16).to_le_bytes());
-    if with_scale {
-        out.extend_from_slice(&(ns as u16).to_le_bytes());
-        out.extend_from_slice(&[rf, rtf, pf, pki, ptf, sf, ski, stf, 0, 0]);
-    } else {
-        out.extend_from_slice(&[rf, rtf, pf, pki, ptf, 1, 0, 0]);
-    }
-    out.extend_from_slice(&body);
-    Ok(out)
+    Ok(Compressed {
+        controller_id: id,
+        flags: None,
+        rotation,
+        position,
+        scale,
+        aligned,
+        pad: [0; 2],
+        tail: Hex::default(),
+    })
 }
 
 /// The asset flags of a clip: additive 0x001, cycle 0x002.
@@ -208,31 +193,6 @@ fn motion_flags(clip: &Clip) -> u32 {
         flags |= FLAG_CYCLE;
     }
     flags
-}
-
-/// Three `f32` as stored.
-fn vec3f(v: Vec3) -> Vec3f {
-    Vec3f { x: F32(v.x), y: F32(v.y), z: F32(v.z) }
-}
-
-/// The identity `QuatT`.
-fn identity() -> QuatT {
-    QuatT { rotation: Quat4 { x: F32(0.0), y: F32(0.0), z: F32(0.0), w: F32(1.0) }, translation: vec3f(Vec3::ZERO) }
-}
-
-/// Foot plants all `value`.
-fn foot_plants(value: f32) -> FootPlants {
-    let v = F32(value);
-    FootPlants {
-        l_heel_start: v,
-        l_heel_end: v,
-        l_toe0_start: v,
-        l_toe0_end: v,
-        r_heel_start: v,
-        r_heel_end: v,
-        r_toe0_start: v,
-        r_toe0_end: v,
-    }
 }
 
 /// MotionParameters 0x925 (`MotionParams905`): the clip's flags, frames 0 to `end_frame`,
@@ -250,9 +210,9 @@ fn motion_parameters(clip: &Clip, end_frame: i32) -> MotionParams {
         asset_turn: F32(0.0),
         distance: F32(0.0),
         slope: F32(0.0),
-        start_location: identity(),
-        end_location: identity(),
-        foot_plants: foot_plants(0.0),
+        start_location: QuatT::IDENTITY,
+        end_location: QuatT::IDENTITY,
+        foot_plants: FootPlants::all(0.0),
     }
 }
 
@@ -277,14 +237,14 @@ fn global_animation_header(clip: &Clip, end_frame: i32, controllers: u32) -> Opt
         path: FixedName(buffer),
         path_crc: crc32fast::hash(&path),
         dba_path_crc: 0,
-        foot_plants: foot_plants(-10000.0),
+        foot_plants: FootPlants::all(-10000.0),
         start_sec: F32(0.0),
         end_sec: seconds,
         total_duration: seconds,
         controllers,
-        start_location: identity(),
-        last_locator_key: identity(),
-        velocity: vec3f(Vec3::ZERO),
+        start_location: QuatT::IDENTITY,
+        last_locator_key: QuatT::IDENTITY,
+        velocity: Vec3f::from_vec3(Vec3::ZERO),
         distance: F32(0.0),
         speed: F32(0.0),
         slope: F32(0.0),
@@ -397,8 +357,8 @@ fn pqlog_keys(rot: Option<&Track>, pos: Option<&Track>, rest: Option<Transform>,
             };
             PqLogKey {
                 time: f * TICKS_PER_FRAME as i32,
-                position: vec3f(p * 100.0),
-                rot_log: vec3f(log_quat(q.conjugate())),
+                position: Vec3f::from_vec3(p * 100.0),
+                rot_log: Vec3f::from_vec3(log_quat(q.conjugate())),
             }
         })
         .collect()
@@ -415,25 +375,27 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     let rot_format = rotation_format(options)?;
     let mut anims = Vec::with_capacity(package.clips.len());
     for clip in &package.clips {
-        let (bones, order) = gather(clip, &mut warnings)?;
-        if bones.values().any(|b| b.scale.is_some()) {
-            warnings.push(format!("{}: scale left out (DBA tracks have none)", clip.name));
-        }
-        let controllers = order
-            .iter()
-            .filter_map(|id| bones.get(id).map(|b| (id, b)))
-            .map(|(&id, b)| dba::DbaController {
-                id,
-                rotation: b.rotation.clone().map(|(frames, values)| KeyTrack { frames, values }),
-                position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
-            })
-            .collect();
+        let controllers = bone_tracks(clip, "DBA", &mut warnings)?;
         let path = clip_path(clip);
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, i32::MAX as f32) as i32;
         anims.push(dba::WriteAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
     }
     let payload = Body::Dba(Box::new(dba::to_raw(&anims, rot_format)?));
     Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)])?, warnings))
+}
+
+/// The bones of a clip with rotation and position keys, for the DBA and `#ivo` writers, whose
+/// tracks have no scale (`what` names the format in the warning when the clip has some).
+fn bone_tracks(clip: &Clip, what: &str, warnings: &mut Vec<String>) -> Result<Vec<dba::DbaController>> {
+    let (bones, order) = gather(clip, warnings)?;
+    if bones.values().any(|b| b.scale.is_some()) {
+        warnings.push(format!("{}: scale left out ({what} tracks have none)", clip.name));
+    }
+    Ok(order
+        .iter()
+        .filter_map(|id| bones.get(id).map(|b| (id, b)))
+        .map(|(&id, b)| dba::DbaController { id, rotation: track(&b.rotation), position: track(&b.position) })
+        .collect())
 }
 
 /// The bones of a clip by controller id, in first-appearance order.
@@ -517,19 +479,7 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     let mut blocks = Vec::with_capacity(clips.len());
     let mut meta = Vec::with_capacity(clips.len());
     for clip in &clips {
-        let (bones, order) = gather(clip, &mut warnings)?;
-        if bones.values().any(|b| b.scale.is_some()) {
-            warnings.push(format!("{}: scale left out (#ivo tracks have none)", clip.name));
-        }
-        let list: Vec<ivo::WriteBone> = order
-            .iter()
-            .filter_map(|id| bones.get(id).map(|b| (id, b)))
-            .map(|(&hash, b)| ivo::WriteBone {
-                hash,
-                rotation: b.rotation.clone().map(|(frames, values)| KeyTrack { frames, values }),
-                position: b.position.clone().map(|(frames, values)| KeyTrack { frames, values }),
-            })
-            .collect();
+        let list = bone_tracks(clip, "#ivo", &mut warnings)?;
         let path = clip_path(clip);
         meta.push((list.len() as u16, path));
         blocks.push(list);
@@ -550,15 +500,15 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         };
         let n = u16::try_from(bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bones"))?;
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, u32::MAX as f32) as u32;
-        let start = identity();
+        let QuatT { rotation: start_rotation, translation: start_position } = QuatT::IDENTITY;
         let info = IvoAnimInfo {
             flags: 0,
             fps: 30,
             num_bones: n,
             reserved: 0,
             end_frame,
-            start_rotation: start.rotation,
-            start_position: start.translation,
+            start_rotation,
+            start_position,
             pad: 0,
         };
         ChunkFile::build(
@@ -610,12 +560,11 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     let mut names = Vec::new();
     for id in &order {
         let Some(bone) = bones.get(id) else { continue };
-        payloads.push((
-            kind::CONTROLLER,
-            version,
-            next_id,
-            controller_payload(*id, bone, rot_format, with_scale, times)?.into(),
-        ));
+        // The payload's size includes its padding to 4, as the engine's compiler writes it.
+        let mut w = Writer::new(Endian::Little);
+        controller(*id, bone, rot_format, with_scale, times)?.write(&mut w)?;
+        pad4(&mut w);
+        payloads.push((kind::CONTROLLER, version, next_id, w.into_vec().into()));
         next_id += 1;
         names.push(bone.name.clone());
     }
@@ -635,95 +584,4 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
         payloads.push((kind::BONE_NAME_LIST, 0x745, next_id, bone_name_list(names)));
     }
     Ok((ChunkFile::build(container, 0xFFFF_0000, payloads)?, warnings))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::format::{Format, ReadOptions};
-    use crate::formats::cryengine::{model, CryEngine};
-    use crate::model::{BoneRef, Track};
-
-    fn clip() -> Package {
-        let bone = |name: &str| Target::Bone(BoneRef::named(name));
-        let q = |a: f32| Quat::from_rotation_z(a) * Quat::from_rotation_x(0.3 * a);
-        Package {
-            clips: vec![Clip {
-                name: "walk".into(),
-                duration: 1.0,
-                looping: Some(true),
-                additive: false,
-                frame_rate: Some(30.0),
-                tracks: vec![
-                    Track {
-                        target: bone("Bip01"),
-                        interpolation: Interpolation::Nlerp,
-                        times: (0..=30).map(|k| k as f32 / 30.0).collect(),
-                        values: Values::Rotation((0..=30).map(|k| q(k as f32 * 0.1)).collect()),
-                    },
-                    Track {
-                        target: bone("Bip01"),
-                        interpolation: Interpolation::Linear,
-                        times: vec![0.0, 0.5, 1.0],
-                        values: Values::Translation(vec![
-                            Vec3::ZERO,
-                            Vec3::new(0.0, 1.0, 0.0),
-                            Vec3::new(0.0, 2.0, 0.1),
-                        ]),
-                    },
-                    Track {
-                        target: bone("Bip01 Spine"),
-                        interpolation: Interpolation::Nlerp,
-                        times: vec![0.0, 0.25, 1.0 / 60.0 + 0.5],
-                        values: Values::Rotation(vec![q(0.0), q(-1.0), q(2.5)]),
-                    },
-                ],
-                ..Default::default()
-            }],
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn written_caf_reads_back_within_quantisation() {
-        for (variant, rot) in [(None, "st48"), (Some("crytek"), "st64ext"), (None, "dword"), (None, "f32")] {
-            let mut options = WriteOptions { variant: variant.map(String::from), ..Default::default() };
-            options.params.insert("rotation".into(), rot.into());
-            let src = clip();
-            let written = CryEngine.from_model(&src, &options).unwrap();
-            let bytes = written.document.write().unwrap();
-            let doc = CryEngine.read(bytes::Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
-            assert_eq!(doc.write().unwrap(), bytes);
-            let back = doc.to_model().unwrap();
-            let c = &back.clips[0];
-            assert_eq!(c.name, "walk");
-            assert_eq!(c.duration, 1.0);
-            assert_eq!(c.looping, Some(true));
-            assert_eq!(c.tracks.len(), 3);
-            let tol = if rot == "dword" { 6e-3 } else { 2e-4 };
-            for (a, b) in src.clips[0].tracks.iter().zip(&c.tracks) {
-                assert_eq!(b.target.bone().unwrap().name, a.target.bone().unwrap().name);
-                assert_eq!(
-                    b.target.bone().unwrap().hash,
-                    Some(controller_id(a.target.bone().unwrap().name.as_deref().unwrap()))
-                );
-                assert_eq!(a.times.len(), b.times.len());
-                for (ta, tb) in a.times.iter().zip(&b.times) {
-                    assert!((ta - tb).abs() < 1e-6, "{ta} {tb}");
-                }
-                match (&a.values, &b.values) {
-                    (Values::Rotation(x), Values::Rotation(y)) => {
-                        for (p, q) in x.iter().zip(y) {
-                            let e = super::super::quat_codecs::angle_between(*p, *q);
-                            assert!(e < tol, "{rot}: {e}");
-                        }
-                    }
-                    (Values::Translation(x), Values::Translation(y)) => assert_eq!(x, y),
-                    _ => panic!("channel changed"),
-                }
-            }
-            let c = model::contents(&doc.downcast_ref::<super::super::CryDocument>().unwrap().file).unwrap();
-            assert_eq!(c.bone_names.as_deref(), Some(&["Bip01".to_string(), "Bip01 Spine".to_string()][..]));
-        }
-    }
 }

@@ -242,7 +242,8 @@ pub(super) fn le_u32_at(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..)?.first_chunk().copied().map(u32::from_le_bytes)
 }
 
-fn magic_container(bytes: &[u8]) -> Option<Container> {
+/// The container the magic names (with a known version for CryTek), without parsing further.
+pub fn sniff(bytes: &[u8]) -> Option<Container> {
     if bytes.get(..6) == Some(b"CryTek") {
         let version = le_u32_at(bytes, 12);
         return match version {
@@ -256,11 +257,6 @@ fn magic_container(bytes: &[u8]) -> Option<Container> {
         Some(b"#ivo") => Some(Container::Ivo),
         _ => None,
     }
-}
-
-/// The container the magic names (with a known version for CryTek), without parsing further.
-pub fn sniff(bytes: &[u8]) -> Option<Container> {
-    magic_container(bytes)
 }
 
 /// Parses a chunk file.
@@ -360,7 +356,7 @@ fn extents(
 fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
     let bytes: &[u8] = data;
     let mut c = Cursor::new(bytes, Endian::Little);
-    let container = match magic_container(bytes) {
+    let container = match sniff(bytes) {
         Some(k) => k,
         None if bytes.get(..6) == Some(b"CryTek") => {
             let v = le_u32_at(bytes, 12).unwrap_or(0);
@@ -670,133 +666,5 @@ mod tests {
         assert_eq!(to_new_type(0xAAFC_0007), 0x3007);
         assert_eq!(to_old_type(0x3002), 0xAAFC_0002);
         assert_eq!(to_old_type(0x1005), 0xCCCC_0005);
-    }
-
-    #[test]
-    fn spec_header_vectors_parse() {
-        // §1.1: candycane_a.chr header (Geom, 0x745, table at 20, 32 chunks); we build a file with
-        // that header and 32 empty-size chunks pointing just past the table.
-        let mut f = hex_bytes("43 72 79 54 65 6B 00 00 00 00 FF FF 45 07 00 00 14 00 00 00 20 00 00 00");
-        let data_at = 24 + 32 * 20;
-        for i in 0..32u32 {
-            for w in [0xCCCC_0000u32, 0x800, data_at, i, 0] {
-                f.extend_from_slice(&w.to_le_bytes());
-            }
-        }
-        let file = read(&Bytes::from(f.clone())).unwrap();
-        assert_eq!(file.container, Container::CryTek745);
-        assert_eq!(file.file_type, 0xFFFF_0000);
-        assert_eq!(file.chunks.len(), 32);
-        assert_eq!(file.write().unwrap(), f);
-        // raquel_skeleton.chr: CrCh 0x746, 21 chunks, table at 16.
-        let mut f = hex_bytes("43 72 43 68 46 07 00 00 15 00 00 00 10 00 00 00");
-        for i in 0..21u32 {
-            f.extend_from_slice(&0x1000u16.to_le_bytes());
-            f.extend_from_slice(&0x1u16.to_le_bytes());
-            for w in [i, 0, 16 + 21 * 16] {
-                f.extend_from_slice(&w.to_le_bytes());
-            }
-        }
-        let file = read(&Bytes::from(f.clone())).unwrap();
-        assert_eq!((file.container, file.chunks.len(), file.table_offset), (Container::CrCh, 21, 16));
-        assert_eq!(file.write().unwrap(), f);
-    }
-
-    fn hex_bytes(s: &str) -> Vec<u8> {
-        s.split_whitespace().map(|h| u8::from_str_radix(h, 16).unwrap()).collect()
-    }
-
-    #[test]
-    fn build_then_read_round_trips_with_padding_gaps() {
-        for container in [Container::CryTek744, Container::CryTek745, Container::CrCh, Container::Ivo] {
-            let file = ChunkFile::build(
-                container,
-                0xFFFF_0000,
-                vec![
-                    (0x100D, 0x829, 2, vec![1, 2, 3, 4, 5]),
-                    (0x1005, 0x745, 3, vec![]),
-                    (0x3002, 0x925, 4, vec![9; 7]),
-                ],
-            )
-            .unwrap();
-            let bytes = file.write().unwrap();
-            let back = read(&Bytes::from(bytes.clone())).unwrap();
-            assert_eq!(back.write().unwrap(), bytes, "{container:?}");
-            assert_eq!(back.chunks.len(), 3);
-            if container != Container::Ivo {
-                assert_eq!(&back.chunks[0].payload(container).unwrap()[..5], &[1, 2, 3, 4, 5]);
-            }
-        }
-    }
-
-    #[test]
-    fn sizeless_chunks_end_at_next_offset() {
-        // #ivo with two chunks after the table (which ends at 0x30): 0x30..0x34 and 0x34..end.
-        let mut f = b"#ivo".to_vec();
-        for w in [0x900u32, 2, 16] {
-            f.extend_from_slice(&w.to_le_bytes());
-        }
-        f.extend_from_slice(&[0xED, 0xC6, 0x33, 0x47, 1, 9, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0]);
-        f.extend_from_slice(&[0xB5, 0x6C, 0x49, 0xA9, 0, 9, 0, 0, 0x34, 0, 0, 0, 0, 0, 0, 0]);
-        f.extend_from_slice(&[0xAA; 4 + 3]);
-        let file = read(&Bytes::from(f.clone())).unwrap();
-        assert_eq!(file.chunks[0].bytes(file.container).unwrap().len(), 4);
-        assert_eq!(file.chunks[1].bytes(file.container).unwrap().len(), 3);
-        assert!(file.gaps.is_empty());
-        assert_eq!(file.write().unwrap(), f);
-    }
-
-    #[test]
-    fn crytek_744_chunks_end_at_the_table_when_it_follows_the_data() {
-        // Header (table at 0x24), chunk A at 0x14 (8 bytes), chunk B at 0x1C (8 bytes), then the
-        // table: count 2 and two 16-byte entries (no size field).
-        let mut f = b"CryTek\0\0".to_vec();
-        for w in [0xFFFF_0001u32, 0x744, 0x24] {
-            f.extend_from_slice(&w.to_le_bytes());
-        }
-        f.extend_from_slice(&[1; 8]);
-        f.extend_from_slice(&[2; 8]);
-        f.extend_from_slice(&2u32.to_le_bytes());
-        for (off, id) in [(0x1Cu32, 2u32), (0x14, 1)] {
-            for w in [0xCCCC_000Du32, 0x827, off, id] {
-                f.extend_from_slice(&w.to_le_bytes());
-            }
-        }
-        let file = read(&Bytes::from(f.clone())).unwrap();
-        assert_eq!(file.container, Container::CryTek744);
-        assert_eq!(&file.chunks[0].bytes(file.container).unwrap()[..], &[2; 8]);
-        assert_eq!(&file.chunks[1].bytes(file.container).unwrap()[..], &[1; 8]);
-        assert!(file.gaps.is_empty());
-        assert_eq!(file.write().unwrap(), f);
-    }
-
-    #[test]
-    fn overlapping_chunks_are_rejected() {
-        let file = ChunkFile::build(
-            Container::CrCh,
-            0,
-            vec![(kind::TIMING, 0x918, 1, vec![1; 32]), (kind::CONTROLLER, 0x827, 2, vec![2; 32])],
-        )
-        .unwrap();
-        let bytes = file.write().unwrap();
-        assert!(read(&Bytes::from(bytes.clone())).is_ok());
-        // Entry 1's offset (the last field of a 16-byte CrCh entry) set to entry 0's.
-        let table = file.table_offset as usize;
-        let mut aliased = bytes.clone();
-        let first_offset = bytes[table + 12..table + 16].to_vec();
-        aliased[table + 28..table + 32].copy_from_slice(&first_offset);
-        for e in [read(&Bytes::from(aliased.clone())), read_lenient(&Bytes::from(aliased))] {
-            let e = e.unwrap_err();
-            assert!(e.message.contains("1 chunks share bytes with another (chunk 1 overlaps chunk 0)"), "{e}");
-        }
-    }
-
-    #[test]
-    fn truncation_never_panics() {
-        let file = ChunkFile::build(Container::CryTek745, 0xFFFF_0000, vec![(0x100D, 0x829, 2, vec![7; 40])]).unwrap();
-        let bytes = file.write().unwrap();
-        for cut in 0..bytes.len() {
-            assert!(read(&Bytes::from(bytes[..cut].to_vec())).is_err(), "cut {cut}");
-        }
     }
 }

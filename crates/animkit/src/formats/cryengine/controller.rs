@@ -226,92 +226,16 @@ pub const FLAG_ADDITIVE: u32 = 0x001;
 /// Asset flag: the clip loops.
 pub const FLAG_CYCLE: u32 = 0x002;
 
-/// Decodes a controller chunk's payload as the model does (for tests).
-#[cfg(test)]
-pub(crate) fn parse(version: u32, payload: &[u8], base: usize, endian: crate::bytes::Endian) -> Result<Controller> {
-    let mut c = crate::bytes::Cursor::with_base(payload, base, endian);
-    let body = Body::decode(super::raw::kind::CONTROLLER, version, &mut c)?
-        .ok_or_else(|| Error::unsupported(format!("controller version 0x{version:X}")))?;
-    from_body(version, &body, base).unwrap_or_else(|| Err(Error::invalid(base, "not a controller")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bytes::Endian;
 
     #[test]
-    fn pqlog_example_from_the_spec() {
+    fn log_quaternions_follow_the_spec() {
         const H: f32 = std::f32::consts::FRAC_1_SQRT_2;
-        // §5.6: rotLog (0, 0, π/4) → exp = (0, 0, H, H) → rotation (0, 0, −H, H).
+        // §5.6: rotLog (0, 0, π/4) → exp = (0, 0, H, H).
         let q = exp_log(Vec3::new(0.0, 0.0, std::f32::consts::FRAC_PI_4));
         assert!((q - Quat::from_xyzw(0.0, 0.0, H, H)).length() < 1e-4);
-        let mut chunk = Vec::new();
-        for w in [2u32, 0x7856_1A24] {
-            chunk.extend_from_slice(&w.to_le_bytes());
-        }
-        // Keys at ticks 0 and 320 (frame 2, §5.5), position 150 cm.
-        for (t, l) in [(0i32, 0.0f32), (320, std::f32::consts::FRAC_PI_4)] {
-            chunk.extend_from_slice(&t.to_le_bytes());
-            for v in [150.0f32, 0.0, 0.0, 0.0, 0.0, l] {
-                chunk.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        let ctrl = parse(0x827, &chunk, 0, Endian::Little).unwrap();
-        let rot = ctrl.rotation.unwrap();
-        assert_eq!(rot.frames, [0.0, 2.0]);
-        assert!((rot.values[1] - Quat::from_xyzw(0.0, 0.0, -H, H)).length() < 1e-4);
-        assert_eq!(ctrl.position.unwrap().values[0], Vec3::new(1.5, 0.0, 0.0));
-        assert!(parse(0x827, &chunk[..chunk.len() - 1], 0, Endian::Little).is_err());
         assert!((log_quat(exp_log(Vec3::new(0.1, -0.2, 0.3))) - Vec3::new(0.1, -0.2, 0.3)).length() < 1e-4);
-    }
-
-    #[test]
-    fn compressed_layouts_follow_the_descriptor_tables() {
-        // 0x831 (LY), tracks aligned: id, flags, 2 rot keys (ST48, Byte times), 3 pos keys (f32,
-        // own UINT16 times). Arrays: rot 12 B, times 2 B + 2 pad, pos 36 B, times 6 B + 2 pad.
-        let st48 = [0x86u8, 0x50, 0x86, 0xB0, 0x64, 0xDC];
-        let mut p = Vec::new();
-        p.extend(0x7856_1A24u32.to_le_bytes());
-        p.extend(0x55u32.to_le_bytes());
-        p.extend(2u16.to_le_bytes());
-        p.extend(3u16.to_le_bytes());
-        p.extend([5, 2, 2, 1, 1, 1, 0, 0]);
-        assert_eq!(p.len(), 20);
-        p.extend(st48);
-        p.extend(st48);
-        p.extend([0, 4, 0, 0]);
-        for v in [1f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] {
-            p.extend(v.to_le_bytes());
-        }
-        p.extend([0, 0, 2, 0, 4, 0]); // UINT16 0, 2, 4; the size leaves out the last 2 pad bytes
-        let c = parse(0x831, &p, 0, Endian::Little).unwrap();
-        assert_eq!(c.flags, Some(0x55));
-        assert!(c.aligned);
-        assert_eq!(c.rotation.as_ref().unwrap().frames, [0.0, 4.0]);
-        let pos = c.position.unwrap();
-        assert_eq!(pos.frames, [0.0, 2.0, 4.0]);
-        assert_eq!(pos.values[1], Vec3::new(4.0, 5.0, 6.0));
-        // The same controller as 0x829 without alignment: 16-byte descriptor, arrays packed.
-        let mut q = Vec::new();
-        q.extend(0x7856_1A24u32.to_le_bytes());
-        q.extend(2u16.to_le_bytes());
-        q.extend(3u16.to_le_bytes());
-        q.extend([5, 2, 2, 0, 0, 0, 0, 0]); // positions reuse the rotation times: need 3 = 2 → error
-        q.extend(st48);
-        q.extend(st48);
-        q.extend([0, 4]);
-        q.extend([0u8; 36]);
-        assert!(parse(0x829, &q, 0, Endian::Little).is_err());
-        q[6] = 2; // 2 position keys sharing the rotation times
-        q.truncate(16 + 12 + 2 + 24);
-        let c = parse(0x829, &q, 0, Endian::Little).unwrap();
-        assert!(!c.aligned);
-        assert_eq!(c.position.unwrap().frames, [0.0, 4.0]);
-        // A track with 0 keys and zero format bytes is absent (§13).
-        let mut r = q[..16].to_vec();
-        r[4..8].copy_from_slice(&[0, 0, 0, 0]);
-        let c = parse(0x829, &r, 0, Endian::Little).unwrap();
-        assert!(c.rotation.is_none() && c.position.is_none());
     }
 }

@@ -13,7 +13,7 @@ use super::controller::KeyTrack;
 use super::quat_codecs::{decode_keys, encode_position, encode_rotation};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
-use crate::bytes::{round_up, Cursor, Endian};
+use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 
 /// One clip of the database.
@@ -202,16 +202,12 @@ impl Pool {
     }
 }
 
-/// The key-time track of `frames`: Byte when every frame is a whole number below 256, UINT16
-/// below 65536, else F32.
+/// The key-time track of `frames` in the smallest format that holds them.
 fn time_track(frames: &[f32]) -> Result<T> {
-    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
-    let format = match frames.iter().copied().fold(0f32, f32::max) {
-        max if whole && max < 256.0 => time_formats::BYTE,
-        max if whole && max < 65536.0 => time_formats::UINT16,
-        _ => time_formats::F32,
-    };
-    Ok(T { format, keys: frames.len(), bytes: time_formats::encode(format, frames)? })
+    let format = time_formats::smallest(frames);
+    let mut w = Writer::new(Endian::Little);
+    time_formats::encode(format, frames)?.write(&mut w);
+    Ok(T { format, keys: frames.len(), bytes: w.into_vec() })
 }
 
 /// The pools of a database's tracks and every clip's controller infos (indices into the pools).
@@ -282,149 +278,4 @@ pub fn to_raw(anims: &[WriteAnimation], rot_format: u8) -> Result<raw::Dba> {
         .collect();
     let blob_size = i32::try_from(blob.len()).map_err(|_| Error::unrepresentable("a DBA blob larger than 2 GiB"))?;
     Ok(raw::Dba { times, positions, rotations, blob_size, padding: None, animations, tail: Default::default() })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::Record;
-
-    fn write(anims: &[WriteAnimation], rot_format: u8) -> Result<Vec<u8>> {
-        let mut w = crate::bytes::Writer::new(Endian::Little);
-        to_raw(anims, rot_format)?.write(&mut w)?;
-        Ok(w.into_vec())
-    }
-
-    /// A 0x905 payload decoded as the model does.
-    fn parse(payload: &[u8], base: usize, endian: Endian) -> Result<Dba> {
-        let raw = raw::Dba::read(&mut Cursor::with_base(payload, base, endian))?;
-        from_raw(&raw, base)
-    }
-
-    /// A hand-built 0x905 payload following §7 item by item: one clip, one bone with a position
-    /// track (f32, Byte times 0, 5, 10) and a rotation track (SmallTree48 `86 50 86 B0 64 DC`
-    /// = (1,2,3,4)/√30, Bitset times start 0, end 10, count 3, word 0x0421 = bits 0, 5, 10).
-    fn payload(in_place: bool) -> Vec<u8> {
-        let mut blob = vec![0u8, 5, 10, 0]; // Byte times, padded
-        for w in [0u16, 10, 3, 0x0421] {
-            blob.extend(w.to_le_bytes());
-        }
-        for v in [1f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] {
-            blob.extend(v.to_le_bytes());
-        }
-        for _ in 0..3 {
-            blob.extend([0x86, 0x50, 0x86, 0xB0, 0x64, 0xDC]);
-        }
-        assert_eq!(blob.len(), 66);
-        let rel = |o: i32| if in_place { o - 66 } else { o };
-        let mut p = Vec::new();
-        for w in [1u32, 1, 2, 1] {
-            p.extend(w.to_le_bytes());
-        }
-        for s in [3u16, 4] {
-            p.extend(s.to_le_bytes());
-        }
-        for n in [0u32, 0, 1, 0, 0, 0, 1] {
-            p.extend(n.to_le_bytes());
-        }
-        p.extend(3u16.to_le_bytes());
-        for n in [0u32, 0, 1, 0, 0, 0, 0, 0, 0] {
-            p.extend(n.to_le_bytes());
-        }
-        p.extend(3u16.to_le_bytes());
-        for n in [0u32, 0, 0, 0, 0, 1, 0, 0, 0] {
-            p.extend(n.to_le_bytes());
-        }
-        for o in [rel(0), rel(4), rel(12), rel(48), if in_place { -66 } else { 66 }] {
-            p.extend(o.to_le_bytes());
-        }
-        if in_place {
-            p.extend(0u32.to_le_bytes()); // paddingLen
-        }
-        p.resize(round_up(p.len(), 4), 0);
-        if !in_place {
-            p.extend(&blob);
-            p.extend([0, 0]);
-        }
-        let records = p.len();
-        p.extend(8u16.to_le_bytes());
-        p.extend(b"anim.caf");
-        let mut motion = Vec::new();
-        for w in [2u32, 0, 1] {
-            motion.extend(w.to_le_bytes());
-        }
-        motion.extend((1.0f32 / 30.0).to_le_bytes());
-        motion.extend(0i32.to_le_bytes());
-        motion.extend(10i32.to_le_bytes());
-        motion.resize(132, 0);
-        p.extend(motion);
-        p.extend(0u16.to_le_bytes());
-        p.extend(1u16.to_le_bytes());
-        let info: Vec<u8> = [0x7856_1A24u32, 0, 0, 1, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
-        if in_place {
-            let off = (p.len() + 4 - records) as i32;
-            p.extend(off.to_le_bytes());
-            p.extend(info);
-            p.extend(&blob);
-        } else {
-            p.extend(info);
-        }
-        p
-    }
-
-    /// Two clips with the same bone motion, whose rotation and position share their frames: one
-    /// time, one position and one rotation track in all (§7 item 1 counts), both clips decoding
-    /// to the same keys.
-    #[test]
-    fn identical_tracks_are_stored_once() {
-        let frames = vec![0.0, 4.0, 9.0];
-        let controller = || DbaController {
-            id: 0x7856_1A24,
-            rotation: Some(KeyTrack {
-                frames: frames.clone(),
-                values: vec![Quat::IDENTITY, Quat::from_rotation_z(0.5), Quat::from_rotation_x(1.0)],
-            }),
-            position: Some(KeyTrack { frames: frames.clone(), values: vec![Vec3::X, Vec3::Y, Vec3::Z] }),
-        };
-        let anims: Vec<WriteAnimation> = ["a.caf", "b.caf"]
-            .iter()
-            .map(|p| WriteAnimation {
-                path: p.to_string(),
-                motion: MotionParams::read(&mut Cursor::new(&[0; 132], Endian::Little)).unwrap(),
-                controllers: vec![controller()],
-            })
-            .collect();
-        let payload = write(&anims, 1).unwrap();
-        let counts: Vec<u32> =
-            payload.chunks_exact(4).take(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
-        assert_eq!(counts, [1, 1, 1, 2], "positions, rotations, times, animations");
-        let dba = parse(&payload, 0, Endian::Little).unwrap();
-        assert_eq!(dba.animations[0].controllers, dba.animations[1].controllers);
-        assert_eq!(dba.animations[1].controllers[0].position.as_ref().unwrap().values, [Vec3::X, Vec3::Y, Vec3::Z]);
-    }
-
-    #[test]
-    fn hand_built_database_decodes() {
-        for in_place in [false, true] {
-            let p = payload(in_place);
-            let dba = parse(&p, 0, Endian::Little).unwrap();
-            assert_eq!(dba.in_place, in_place);
-            assert_eq!(dba.time_formats, [2, 6]);
-            let a = &dba.animations[0];
-            assert_eq!(a.path, "anim.caf");
-            assert_eq!((a.motion.start, a.motion.end, a.motion.asset_flags), (0, 10, 2));
-            let c = &a.controllers[0];
-            assert_eq!(c.id, 0x7856_1A24);
-            let pos = c.position.as_ref().unwrap();
-            assert_eq!(pos.frames, [0.0, 5.0, 10.0]);
-            assert_eq!(pos.values[2], Vec3::new(7.0, 8.0, 9.0));
-            let rot = c.rotation.as_ref().unwrap();
-            assert_eq!(rot.frames, [0.0, 5.0, 10.0]);
-            assert!((rot.values[0].x - 0.182_578).abs() < 1e-5);
-            for cut in 0..p.len() {
-                let _ = parse(&p[..cut], 0, Endian::Little);
-            }
-            assert!(parse(&p[..p.len() - 1], 0, Endian::Little).is_err());
-        }
-    }
 }

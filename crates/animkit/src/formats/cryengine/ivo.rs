@@ -20,21 +20,35 @@ use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile};
 use super::controller::KeyTrack;
-use super::quat_codecs::decode_rotation;
-use super::raw::Body;
-use crate::bytes::{Cursor, Endian};
+use super::dba::DbaController;
+use super::quat_codecs::{decode_keys, encode_rotation};
+use super::raw::{pad4, words, Body, IvoAnimInfo, QuatT, RotationKeys};
+use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
-use crate::text::latin1_until_nul;
+use crate::raw_json::F32;
+use crate::record::Record;
+use crate::text::{latin1_until_nul, to_latin1};
 
-/// AnimInfo 0x901 (48 B).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct AnimInfo {
-    pub flags: u32,
-    pub fps: u16,
-    pub num_bones: u16,
-    pub end_frame: u32,
-    pub start_rotation: Quat,
-    pub start_position: Vec3,
+crate::record! {
+    /// A `#caf` / `#dba` block header (12 bytes): signature, bone count, magic (0xAA55) and
+    /// `dataSize` (header, hashes, entries and the block's own key data). The bone hashes
+    /// (`u32` each) and controller entries (two [`TrackEntry`] each) follow.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) struct BlockHeader { pub signature: [u8; 4], pub bones: u16, pub magic: u16, pub data_size: u32 }
+}
+
+crate::record! {
+    /// One track of a controller entry (12 bytes): key count, flags (low nibble the time
+    /// format, high byte the codec), time and data offsets from the start of the entry.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub(crate) struct TrackEntry { pub keys: u16, pub flags: u16, pub time_offset: u32, pub data_offset: u32 }
+}
+
+crate::record! {
+    /// The head of a DBAMeta entry (16 bytes); version 0x902 has a `u32` end frame after it,
+    /// then comes the start location (`QuatT`, 28 bytes).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub(crate) struct MetaHead { pub flags: u32, pub fps: u16, pub num_controllers: u16, pub reserved: [u8; 8] }
 }
 
 /// One bone's tracks in a block.
@@ -147,88 +161,78 @@ fn other(layout: C2Layout) -> C2Layout {
 
 /// A `#caf` or `#dba` block.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Block {
+pub(crate) struct Block {
+    /// The file offset of the header.
     pub offset: usize,
-    pub magic: u16,
-    pub data_size: u32,
+    /// The header as stored.
+    pub header: BlockHeader,
+    /// One per bone hash.
     pub controllers: Vec<IvoController>,
 }
 
 /// A DBAMeta entry.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct MetaEntry {
-    pub flags: u32,
-    pub fps: u16,
-    pub num_controllers: u16,
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MetaEntry {
+    /// Flags, frame rate and controller count.
+    pub head: MetaHead,
+    /// Version 0x902: the end frame.
     pub end_frame: Option<u32>,
-    pub start_rotation: Quat,
-    pub start_position: Vec3,
+    /// The start location.
+    pub start: QuatT,
+    /// The clip's path (Latin-1).
     pub path: String,
 }
 
 /// A decoded `#ivo` animation file.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct IvoAnimation {
-    pub info: Option<AnimInfo>,
+pub(crate) struct IvoAnimation {
+    /// AnimInfo (CAF files).
+    pub info: Option<IvoAnimInfo>,
+    /// The blocks, in file order.
     pub blocks: Vec<Block>,
+    /// DBAMeta entries (DBA files), one per block.
     pub meta: Vec<MetaEntry>,
     /// The C2 layout of the file's ambiguous tracks; `None` when it has none.
     pub c2: Option<C2Decision>,
 }
 
-fn times_at(buf: &[u8], at: usize, format: u16, n: usize, fallback: &mut bool) -> Result<Vec<f32>> {
-    let mut c = Cursor::new(buf, Endian::Little);
-    c.seek(at)?;
+/// The frames of a track's `n` keys in time format `format` (0 `u8`, 1 `u16`, 2 bitmap) at `c`.
+fn times(c: &mut Cursor, format: u16, n: usize, fallback: &mut bool) -> Result<Vec<f32>> {
     match format {
-        0 => {
-            let n = c.count(n as u64, 1, "key time")?;
-            (0..n).map(|_| c.u8().map(f32::from)).collect()
-        }
-        1 => {
-            let n = c.count(n as u64, 2, "key time")?;
-            (0..n).map(|_| c.u16().map(f32::from)).collect()
-        }
+        0 => Ok(words::<u8>(c, n, "key time")?.into_iter().map(f32::from).collect()),
+        1 => Ok(words::<u16>(c, n, "key time")?.into_iter().map(f32::from).collect()),
         2 => {
-            let start = c.u16()?;
-            let end = c.u16()?;
-            let span = usize::from(
-                end.checked_sub(start)
-                    .ok_or_else(|| Error::invalid(at, format!("time bitmap end {end} is before its start {start}")))?,
-            ) + 1;
+            let (start, end) = (c.u16()?, c.u16()?);
+            let span = end.checked_sub(start).ok_or_else(|| {
+                Error::invalid(c.offset(), format!("time bitmap end {end} is before its start {start}"))
+            })?;
+            let span = usize::from(span) + 1;
             let bytes = c.take(span.div_ceil(8))?;
-            let mut out = Vec::with_capacity(n.min(span));
-            for b in 0..span {
-                if bytes.get(b / 8).is_some_and(|&x| x & (1 << (b % 8)) != 0) {
-                    out.push(f32::from(start) + b as f32);
-                }
+            let set = |b: &usize| bytes.get(b / 8).is_some_and(|&x| x & (1 << (b % 8)) != 0);
+            let out: Vec<f32> = (0..span).filter(set).map(|b| f32::from(start) + b as f32).collect();
+            if out.len() == n {
+                return Ok(out);
             }
-            if out.len() != n {
-                // §9.5: fall back to even spacing over [start, end] and report it.
-                *fallback = true;
-                let (s, e) = (f32::from(start), f32::from(end));
-                out = (0..n).map(|i| if n > 1 { s + (e - s) * i as f32 / (n - 1) as f32 } else { s }).collect();
-            }
-            Ok(out)
+            // §9.5: fall back to even spacing over [start, end] and report it.
+            *fallback = true;
+            let (s, e) = (f32::from(start), f32::from(end));
+            Ok((0..n).map(|i| if n > 1 { s + (e - s) * i as f32 / (n - 1) as f32 } else { s }).collect())
         }
-        f => Err(Error::unsupported(format!("#ivo time format {f}")).within(format!("at {at}"))),
+        f => Err(Error::unsupported(format!("#ivo time format {f}")).within(format!("at {}", c.offset()))),
     }
 }
 
-fn f32_at(c: &mut Cursor) -> Result<f32> {
-    c.f32()
-}
-
-fn rotations_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<Vec<Quat>> {
-    let mut c = Cursor::new(buf, Endian::Little);
-    c.seek(at)?;
-    let size = match codec {
-        0x80 => 16,
-        0x82 => 6,
-        x => return Err(Error::unsupported(format!("#ivo rotation codec 0x{x:02X}")).within(format!("at {at}"))),
+/// `n` rotation keys of codec `codec` (0x80 f32, 0x82 SmallTree48) at `c`.
+fn rotations(c: &mut Cursor, codec: u16, n: usize) -> Result<Vec<Quat>> {
+    let format = match codec {
+        0x80 => 1,
+        0x82 => 5,
+        x => {
+            let e = Error::unsupported(format!("#ivo rotation codec 0x{x:02X}"));
+            return Err(e.within(format!("at {}", c.offset())));
+        }
     };
-    let n = c.count(n as u64, size, "rotation key")?;
-    let fmt = if codec == 0x80 { 1 } else { 5 };
-    (0..n).map(|_| decode_rotation(fmt, c.take(size)?)).collect()
+    Ok(decode_keys(&RotationKeys::read(c, format, n)?))
 }
 
 /// Sum of |second differences| of one axis read through `value(k)`: large for a sawtooth.
@@ -238,77 +242,60 @@ fn roughness(n: usize, value: impl Fn(usize) -> u16) -> u64 {
         .sum()
 }
 
-/// Position keys (C2 read planar), and both C2 readings when the layout is ambiguous.
-fn positions_at(buf: &[u8], at: usize, codec: u16, n: usize) -> Result<(Vec<Vec3>, Option<C2Readings>)> {
-    let mut c = Cursor::new(buf, Endian::Little);
-    c.seek(at)?;
-    match codec {
-        0xC0 => {
-            let n = c.count(n as u64, 12, "position key")?;
-            let keys = (0..n).map(|_| Ok(Vec3::new(f32_at(&mut c)?, f32_at(&mut c)?, f32_at(&mut c)?)));
-            Ok((keys.collect::<Result<_>>()?, None))
-        }
-        0xC1 | 0xC2 => {
-            let scale = [c.f32()?, c.f32()?, c.f32()?];
-            let offset = [c.f32()?, c.f32()?, c.f32()?];
-            let active = scale.map(|s| s.abs() < 3e38);
-            if codec == 0xC1 {
-                return Ok((c1_positions(&mut c, n, scale, offset, active)?, None));
-            }
-            // The active axes with their scale and offset.
-            let axes: Vec<(usize, f32, f32)> = (0..3)
-                .zip(active)
-                .zip(scale.iter().zip(offset))
-                .filter(|&((_, on), _)| on)
-                .map(|((axis, _), (&s, o))| (axis, s, o))
-                .collect();
-            let m = axes.len();
-            c.count((n * m) as u64, 2, "position value")?;
-            let raw: Vec<u16> = (0..n * m).map(|_| c.u16()).collect::<Result<_>>()?;
-            let planar = |a: usize, k: usize| raw.get(a * n + k).copied().unwrap_or(0);
-            let interleaved = |a: usize, k: usize| raw.get(k * m + a).copied().unwrap_or(0);
-            // n is a u16 key count: the allocations are bounded.
-            let decode = |read: &dyn Fn(usize, usize) -> u16| {
-                let mut out = vec![Vec3::from(offset); n];
-                for (a, &(axis, s, o)) in axes.iter().enumerate() {
-                    for (k, v) in out.iter_mut().enumerate() {
-                        // `axis` < 3: it enumerates the three components above.
-                        v[axis] = f32::from(read(a, k)) * s + o;
-                    }
-                }
-                out
-            };
-            let values = decode(&planar);
-            if m < 2 || n < 3 {
-                return Ok((values, None));
-            }
-            let rough = |read: &dyn Fn(usize, usize) -> u16| (0..m).map(|a| roughness(n, |k| read(a, k))).sum::<u64>();
-            let readings = C2Readings {
-                planar: values.clone(),
-                interleaved: decode(&interleaved),
-                roughness: [rough(&planar), rough(&interleaved)],
-            };
-            Ok((values, Some(readings)))
-        }
-        x => Err(Error::unsupported(format!("#ivo position codec 0x{x:02X}")).within(format!("at {at}"))),
+/// Position keys at `c` (C2 read planar), and both C2 readings when the layout is ambiguous.
+fn positions(c: &mut Cursor, codec: u16, n: usize) -> Result<(Vec<Vec3>, Option<C2Readings>)> {
+    if codec == 0xC0 {
+        let keys = words::<[F32; 3]>(c, n, "position key")?;
+        return Ok((keys.into_iter().map(|[x, y, z]| Vec3::new(x.0, y.0, z.0)).collect(), None));
     }
-}
-
-/// C1 keys: `u16 x, y, z` per key; an inactive axis keeps its offset.
-fn c1_positions(c: &mut Cursor, n: usize, scale: [f32; 3], offset: [f32; 3], active: [bool; 3]) -> Result<Vec<Vec3>> {
-    c.count(n as u64, 6, "position key")?;
-    let mut out = vec![Vec3::from(offset); n];
-    for v in out.iter_mut() {
-        let mut xyz = v.to_array();
-        for (((x, &on), &s), &o) in xyz.iter_mut().zip(&active).zip(&scale).zip(&offset) {
-            let raw = f32::from(c.u16()?);
-            if on {
-                *x = raw * s + o;
+    if !matches!(codec, 0xC1 | 0xC2) {
+        let e = Error::unsupported(format!("#ivo position codec 0x{codec:02X}"));
+        return Err(e.within(format!("at {}", c.offset())));
+    }
+    let [scale, offset] = [<[F32; 3]>::read(c)?, <[F32; 3]>::read(c)?].map(|v| v.map(|x| x.0));
+    // The active axes with their scale and offset.
+    let axes: Vec<(usize, f32, f32)> =
+        (0..3).zip(scale).zip(offset).filter(|((_, s), _)| s.abs() < 3e38).map(|((a, s), o)| (a, s, o)).collect();
+    let base = Vec3::from(offset);
+    if codec == 0xC1 {
+        // C1: `u16 x, y, z` per key; an inactive axis keeps its offset.
+        let raw = words::<[u16; 3]>(c, n, "position key")?;
+        let decode = |k: &[u16; 3]| {
+            let mut v = base;
+            for &(axis, s, o) in &axes {
+                // `axis` < 3: it enumerates the three components above.
+                v[axis] = f32::from(k.get(axis).copied().unwrap_or(0)) * s + o;
+            }
+            v
+        };
+        return Ok((raw.iter().map(decode).collect(), None));
+    }
+    let m = axes.len();
+    let raw: Vec<u16> = words(c, n * m, "position value")?;
+    let planar = |a: usize, k: usize| raw.get(a * n + k).copied().unwrap_or(0);
+    let interleaved = |a: usize, k: usize| raw.get(k * m + a).copied().unwrap_or(0);
+    // n is a u16 key count: the allocations are bounded.
+    let decode = |read: &dyn Fn(usize, usize) -> u16| {
+        let mut out = vec![base; n];
+        for (a, &(axis, s, o)) in axes.iter().enumerate() {
+            for (k, v) in out.iter_mut().enumerate() {
+                // `axis` < 3: it enumerates the three components above.
+                v[axis] = f32::from(read(a, k)) * s + o;
             }
         }
-        *v = Vec3::from_array(xyz);
+        out
+    };
+    let values = decode(&planar);
+    if m < 2 || n < 3 {
+        return Ok((values, None));
     }
-    Ok(out)
+    let rough = |read: &dyn Fn(usize, usize) -> u16| (0..m).map(|a| roughness(n, |k| read(a, k))).sum::<u64>();
+    let readings = C2Readings {
+        planar: values.clone(),
+        interleaved: decode(&interleaved),
+        roughness: [rough(&planar), rough(&interleaved)],
+    };
+    Ok((values, Some(readings)))
 }
 
 /// Chooses one C2 layout for every ambiguous track of the file (`forced`, else the layout whose
@@ -336,105 +323,87 @@ fn decide_c2(blocks: &mut [Block], forced: Option<C2Layout>) -> Option<C2Decisio
     Some(C2Decision { layout, forced: forced.is_some(), tracks: count, disagreeing })
 }
 
-/// A located track: frames, codec, absolute data offset, key count.
-type TrackRef = (Vec<f32>, u16, usize, usize);
-
-/// Reads the block at `at` of the whole-file buffer `buf`.
-fn block(buf: &[u8], at: usize, sig: &[u8; 4]) -> Result<Block> {
+/// A cursor at the absolute offset `at` of the whole-file buffer `buf`.
+fn at(buf: &[u8], at: usize) -> Result<Cursor<'_>> {
     let mut c = Cursor::new(buf, Endian::Little);
     c.seek(at)?;
-    if c.take(4)? != sig {
-        return Err(Error::invalid(at, format!("expected a {} block", String::from_utf8_lossy(sig))));
+    Ok(c)
+}
+
+/// The controller of the entry at `entry` (its two tracks read from `c`): offsets count from
+/// the entry, so the keys may lie anywhere in `buf`.
+fn controller(buf: &[u8], c: &mut Cursor, hash: u32) -> Result<IvoController> {
+    let entry = c.offset();
+    let [rot, pos] = [TrackEntry::read(c)?, TrackEntry::read(c)?];
+    let mut ctrl = IvoController { hash, rotation: None, position: None, bitmap_fallback: false, c2: None };
+    let mut frames = |t: &TrackEntry| -> Result<Vec<f32>> {
+        let n = usize::from(t.keys);
+        if t.time_offset == 0 {
+            return Ok((0..n).map(|k| k as f32).collect());
+        }
+        let mut c = at(buf, entry + t.time_offset as usize)?;
+        times(&mut c, t.flags & 0xF, n, &mut ctrl.bitmap_fallback).within(|| "key times")
+    };
+    let present = |t: &TrackEntry| t.flags != 0 && t.keys != 0;
+    let rot_frames = if present(&rot) { Some(frames(&rot)?) } else { None };
+    let pos_frames = if present(&pos) { Some(frames(&pos)?) } else { None };
+    let data = |t: &TrackEntry| at(buf, entry + t.data_offset as usize);
+    if let Some(frames) = rot_frames {
+        let values = data(&rot).and_then(|mut c| rotations(&mut c, rot.flags >> 8, frames.len()));
+        ctrl.rotation = Some(KeyTrack { frames, values: values.within(|| "rotation keys")? });
     }
-    let n = usize::from(c.u16()?);
-    let magic = c.u16()?;
-    let data_size = c.u32()?;
+    if let Some(frames) = pos_frames {
+        let read = data(&pos).and_then(|mut c| positions(&mut c, pos.flags >> 8, frames.len()));
+        let (values, readings) = read.within(|| "position keys")?;
+        (ctrl.c2, ctrl.position) = (readings, Some(KeyTrack { frames, values }));
+    }
+    Ok(ctrl)
+}
+
+/// Reads the block at `offset` of the whole-file buffer `buf`.
+fn block(buf: &[u8], offset: usize, signature: &[u8; 4]) -> Result<Block> {
+    let mut c = at(buf, offset)?;
+    let header = BlockHeader::read(&mut c)?;
+    if &header.signature != signature {
+        let expected = String::from_utf8_lossy(signature);
+        return Err(Error::invalid(offset, format!("expected a {expected} block")));
+    }
+    let n = usize::from(header.bones);
     c.count(n as u64, 28, "bone")?;
-    let hashes: Vec<u32> = (0..n).map(|_| c.u32()).collect::<Result<_>>()?;
+    let hashes: Vec<u32> = words(&mut c, n, "bone hash")?;
     let mut controllers = Vec::with_capacity(n);
     for (i, &hash) in hashes.iter().enumerate() {
-        let entry = c.offset();
-        let ctrl = (|| -> Result<IvoController> {
-            let mut fallback = false;
-            let mut tracks: [Option<TrackRef>; 2] = [None, None];
-            for slot in &mut tracks {
-                let n = usize::from(c.u16()?);
-                let flags = c.u16()?;
-                let time_off = c.u32()? as usize;
-                let data_off = c.u32()? as usize;
-                if flags == 0 || n == 0 {
-                    continue;
-                }
-                let times = if time_off == 0 {
-                    (0..n).map(|k| k as f32).collect()
-                } else {
-                    times_at(buf, entry + time_off, flags & 0xF, n, &mut fallback).within(|| "key times")?
-                };
-                *slot = Some((times, flags >> 8, entry + data_off, n));
-            }
-            let [rot, pos] = tracks;
-            let rotation = match rot {
-                Some((frames, codec, at, n)) => {
-                    Some(KeyTrack { frames, values: rotations_at(buf, at, codec, n).within(|| "rotation keys")? })
-                }
-                None => None,
-            };
-            let mut c2 = None;
-            let position = match pos {
-                Some((frames, codec, at, n)) => {
-                    let (values, readings) = positions_at(buf, at, codec, n).within(|| "position keys")?;
-                    c2 = readings;
-                    Some(KeyTrack { frames, values })
-                }
-                None => None,
-            };
-            Ok(IvoController { hash, rotation, position, bitmap_fallback: fallback, c2 })
-        })()
-        .within(|| format!("controller {i} (0x{hash:08X})"))?;
-        controllers.push(ctrl);
+        controllers.push(controller(buf, &mut c, hash).within(|| format!("controller {i} (0x{hash:08X})"))?);
     }
-    Ok(Block { offset: at, magic, data_size, controllers })
+    Ok(Block { offset, header, controllers })
 }
 
-fn quat(c: &mut Cursor) -> Result<Quat> {
-    Ok(Quat::from_xyzw(c.f32()?, c.f32()?, c.f32()?, c.f32()?))
-}
-
-fn vec3(c: &mut Cursor) -> Result<Vec3> {
-    Ok(Vec3::new(c.f32()?, c.f32()?, c.f32()?))
-}
-
+/// DBAMeta 0x901 (44-byte entries) or 0x902 (a `u32` after the count, 48-byte entries), then one
+/// NUL-terminated path per entry.
 fn meta(payload: &[u8], base: usize, version: u32) -> Result<Vec<MetaEntry>> {
     let mut c = Cursor::with_base(payload, base, Endian::Little);
     let count = c.u32()?;
-    if version == 0x902 {
+    let v902 = version == 0x902;
+    if v902 {
         c.skip(4)?;
     }
-    let size = if version == 0x902 { 48 } else { 44 };
-    let n = c.count(u64::from(count), size, "metadata entry")?;
+    let n = c.count(u64::from(count), if v902 { 48 } else { 44 }, "metadata entry")?;
     let mut entries = Vec::with_capacity(n);
     for _ in 0..n {
-        let mut e = MetaEntry { flags: c.u32()?, fps: c.u16()?, num_controllers: c.u16()?, ..Default::default() };
-        c.skip(8)?;
-        if version == 0x902 {
-            e.end_frame = Some(c.u32()?);
-        }
-        e.start_rotation = quat(&mut c)?;
-        e.start_position = vec3(&mut c)?;
-        entries.push(e);
+        let head = MetaHead::read(&mut c)?;
+        let end_frame = if v902 { Some(c.u32()?) } else { None };
+        entries.push(MetaEntry { head, end_frame, start: QuatT::read(&mut c)?, path: String::new() });
     }
-    let mut rest = c.rest();
+    let mut paths = c.rest().split(|&b| b == 0);
     for e in &mut entries {
-        let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
-        e.path = latin1_until_nul(rest.get(..end).unwrap_or_default());
-        rest = rest.get(end + 1..).unwrap_or_default();
+        e.path = latin1_until_nul(paths.next().unwrap_or_default());
     }
     Ok(entries)
 }
 
 /// Decodes the animation chunks of an `#ivo` file; the C2 layout is `c2_layout`, or decided
 /// once for the whole file when `None` (spec §10.1 C1).
-pub fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<IvoAnimation> {
+pub(crate) fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<IvoAnimation> {
     let buf = file.write()?;
     let mut out = IvoAnimation::default();
     for (i, ch) in file.chunks.iter().enumerate() {
@@ -443,16 +412,8 @@ pub fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<IvoAnimati
         let r: Result<()> = (|| {
             match ch.chunk_type {
                 kind::IVO_ANIM_INFO => {
-                    if let Body::IvoAnimInfo(i) = ch.structure(file.container)?.as_ref() {
-                        let (q, p) = (i.start_rotation, i.start_position);
-                        out.info = Some(AnimInfo {
-                            flags: i.flags,
-                            fps: i.fps,
-                            num_bones: i.num_bones,
-                            end_frame: i.end_frame,
-                            start_rotation: Quat::from_xyzw(q.x.0, q.y.0, q.z.0, q.w.0),
-                            start_position: Vec3::new(p.x.0, p.y.0, p.z.0),
-                        });
+                    if let Body::IvoAnimInfo(info) = ch.structure(file.container)?.as_ref() {
+                        out.info = Some(**info);
                     }
                 }
                 kind::IVO_CAF_DATA => out.blocks.push(block(&buf, base, b"#caf")?),
@@ -475,120 +436,105 @@ pub fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<IvoAnimati
     Ok(out)
 }
 
-/// One bone for [`write_blocks`]: hash and key tracks (frames).
-pub struct WriteBone {
-    pub hash: u32,
-    pub rotation: Option<KeyTrack<Quat>>,
-    pub position: Option<KeyTrack<Vec3>>,
-}
-
-fn ivo_times(frames: &[f32]) -> Result<(u16, Vec<u8>)> {
-    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
-    if !whole {
+/// The time format (0 `u8`, 1 `u16`) and bytes of whole `frames`.
+fn ivo_times(frames: &[f32], w: &mut Writer) -> Result<u16> {
+    if !frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0) {
         return Err(Error::unrepresentable("#ivo key times are whole frames"));
     }
     if frames.iter().all(|&f| f < 256.0) {
-        Ok((0, frames.iter().map(|&f| f as u8).collect()))
+        frames.iter().for_each(|&f| w.u8(f as u8));
+        Ok(0)
     } else if frames.iter().all(|&f| f < 65536.0) {
-        Ok((1, frames.iter().flat_map(|&f| (f as u16).to_le_bytes()).collect()))
+        frames.iter().for_each(|&f| w.u16(f as u16));
+        Ok(1)
     } else {
         Err(Error::unrepresentable("#ivo key frames above 65535"))
     }
 }
 
-fn pad4(v: &mut Vec<u8>) {
-    v.resize(crate::bytes::round_up(v.len(), 4), 0);
+/// Appends one track's times and values to `pool` (each padded to 4) and returns its entry;
+/// `entry` is the entry's offset in the same numbering as `pool_at` (the pool's start).
+fn write_track(
+    pool: &mut Writer,
+    pool_at: usize,
+    entry: usize,
+    codec: u16,
+    frames: &[f32],
+    values: impl FnOnce(&mut Writer) -> Result<()>,
+) -> Result<TrackEntry> {
+    let rel = |w: &Writer| {
+        u32::try_from(pool_at + w.len() - entry).map_err(|_| Error::unrepresentable("#ivo offsets above 4 GiB"))
+    };
+    let keys =
+        u16::try_from(frames.len()).map_err(|_| Error::unrepresentable("more than 65535 keys in an #ivo track"))?;
+    let time_offset = rel(pool)?;
+    let time_format = ivo_times(frames, pool)?;
+    pad4(pool);
+    let data_offset = rel(pool)?;
+    values(pool)?;
+    pad4(pool);
+    Ok(TrackEntry { keys, flags: codec << 8 | 0x40 | time_format, time_offset, data_offset })
 }
 
 /// Writes `#caf`/`#dba` blocks (§9.7): all block headers, hashes and entries first, then the
 /// key data pool; arrays padded to 4; flags keep bit 0x40; `dataSize` = header, hashes, entries
 /// and the block's own data; magic 0xAA55. Offsets are relative to each entry, so the bytes can
 /// go anywhere in the chunk.
-pub fn write_blocks(blocks: &[Vec<WriteBone>], sig: &[u8; 4], rot_codec: u16) -> Result<Vec<u8>> {
+pub(crate) fn write_blocks(blocks: &[Vec<DbaController>], signature: &[u8; 4], rot_codec: u16) -> Result<Vec<u8>> {
     let headers: usize = blocks.iter().map(|b| 12 + 28 * b.len()).sum();
-    let mut head = Vec::with_capacity(headers);
-    let mut pool = Vec::new();
+    let mut head = Writer::new(Endian::Little);
+    let mut pool = Writer::new(Endian::Little);
+    let rot_format = if rot_codec == 0x80 { 1 } else { 5 };
     for bones in blocks {
         let n = u16::try_from(bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bones in a block"))?;
-        let start = head.len();
-        head.extend_from_slice(sig);
-        head.extend_from_slice(&n.to_le_bytes());
-        head.extend_from_slice(&0xAA55u16.to_le_bytes());
-        head.extend_from_slice(&0u32.to_le_bytes());
-        for b in bones {
-            head.extend_from_slice(&b.hash.to_le_bytes());
-        }
         let pool_before = pool.len();
-        for b in bones {
-            let entry = head.len();
-            let mut track = |n: usize, flags: u16, times: Vec<u8>, data: Vec<u8>, head: &mut Vec<u8>| -> Result<()> {
-                let n =
-                    u16::try_from(n).map_err(|_| Error::unrepresentable("more than 65535 keys in an #ivo track"))?;
-                let rel = |abs: usize| {
-                    u32::try_from(abs - entry).map_err(|_| Error::unrepresentable("#ivo offsets above 4 GiB"))
-                };
-                let t = headers + pool.len();
-                pool.extend_from_slice(&times);
-                pad4(&mut pool);
-                let d = headers + pool.len();
-                pool.extend_from_slice(&data);
-                pad4(&mut pool);
-                head.extend_from_slice(&n.to_le_bytes());
-                head.extend_from_slice(&flags.to_le_bytes());
-                head.extend_from_slice(&rel(t)?.to_le_bytes());
-                head.extend_from_slice(&rel(d)?.to_le_bytes());
-                Ok(())
-            };
-            match b.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
-                Some(r) => {
-                    let (tf, times) = ivo_times(&r.frames)?;
-                    let mut data = Vec::new();
-                    for &q in &r.values {
-                        super::quat_codecs::encode_rotation(if rot_codec == 0x80 { 1 } else { 5 }, q, &mut data)?;
-                    }
-                    track(r.values.len(), rot_codec << 8 | 0x40 | tf, times, data, &mut head)?;
-                }
-                None => head.extend_from_slice(&[0; 12]),
-            }
-            match b.position.as_ref().filter(|p| !p.frames.is_empty()) {
-                Some(p) => {
-                    let (tf, times) = ivo_times(&p.frames)?;
-                    let data = p.values.iter().flat_map(|v| v.to_array()).flat_map(f32::to_le_bytes).collect();
-                    track(p.values.len(), 0xC0 << 8 | 0x40 | tf, times, data, &mut head)?;
-                }
-                None => head.extend_from_slice(&[0; 12]),
-            }
+        let first_entry = head.len() + 12 + 4 * bones.len();
+        let mut entries = Vec::with_capacity(2 * bones.len());
+        for (i, b) in bones.iter().enumerate() {
+            let entry = first_entry + 24 * i;
+            entries.push(match b.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
+                Some(r) => write_track(&mut pool, headers, entry, rot_codec, &r.frames, |w| {
+                    let mut data = Vec::with_capacity(16 * r.values.len());
+                    r.values.iter().try_for_each(|&q| encode_rotation(rot_format, q, &mut data))?;
+                    w.bytes(&data);
+                    Ok(())
+                })?,
+                None => TrackEntry::default(),
+            });
+            entries.push(match b.position.as_ref().filter(|p| !p.frames.is_empty()) {
+                Some(p) => write_track(&mut pool, headers, entry, 0xC0, &p.frames, |w| {
+                    p.values.iter().flat_map(|v| v.to_array()).for_each(|x| w.f32(x));
+                    Ok(())
+                })?,
+                None => TrackEntry::default(),
+            });
         }
-        let size = u32::try_from(12 + 28 * bones.len() + pool.len() - pool_before)
+        let data_size = u32::try_from(12 + 28 * bones.len() + pool.len() - pool_before)
             .map_err(|_| Error::unrepresentable("an #ivo block above 4 GiB"))?;
-        // The dataSize field written as 0 at `start + 8` above (as `Writer::patch_u32`).
-        if let Some(field) = head.get_mut(start + 8..start + 12) {
-            field.copy_from_slice(&size.to_le_bytes());
-        }
+        BlockHeader { signature: *signature, bones: n, magic: 0xAA55, data_size }.write(&mut head);
+        bones.iter().for_each(|b| head.u32(b.id));
+        entries.iter().for_each(|e| e.write(&mut head));
     }
-    head.extend_from_slice(&pool);
-    Ok(head)
+    let mut out = head.into_vec();
+    out.extend_from_slice(&pool.into_vec());
+    Ok(out)
 }
 
-/// DBAMeta 0x901 for the blocks: `count`, 44-byte entries, NUL-terminated paths, padding to 4.
-pub fn dba_meta(entries: &[(u16, String)]) -> Result<Vec<u8>> {
-    let mut v = (entries.len() as u32).to_le_bytes().to_vec();
-    for (n, _) in entries {
-        v.extend_from_slice(&0u32.to_le_bytes());
-        v.extend_from_slice(&30u16.to_le_bytes());
-        v.extend_from_slice(&n.to_le_bytes());
-        v.extend_from_slice(&[0; 8]);
-        for f in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
-            v.extend_from_slice(&f.to_le_bytes());
-        }
+/// DBAMeta 0x901 for the blocks: `count`, 44-byte entries (30 fps, identity start),
+/// NUL-terminated paths, padding to 4.
+pub(crate) fn dba_meta(entries: &[(u16, String)]) -> Result<Vec<u8>> {
+    let mut w = Writer::new(Endian::Little);
+    w.u32(entries.len() as u32);
+    for &(num_controllers, _) in entries {
+        MetaHead { fps: 30, num_controllers, ..Default::default() }.write(&mut w);
+        QuatT::IDENTITY.write(&mut w);
     }
     for (_, path) in entries {
-        let p = crate::text::to_latin1(path).ok_or_else(|| Error::unrepresentable(format!("path \"{path}\"")))?;
-        v.extend_from_slice(&p);
-        v.push(0);
+        w.bytes(&to_latin1(path).ok_or_else(|| Error::unrepresentable(format!("path \"{path}\"")))?);
+        w.u8(0);
     }
-    pad4(&mut v);
-    Ok(v)
+    pad4(&mut w);
+    Ok(w.into_vec())
 }
 
 #[cfg(test)]
@@ -597,7 +543,6 @@ mod tests {
     use crate::format::Limits;
     use crate::formats::cryengine::chunkfile;
     use crate::formats::cryengine::model::{to_model_with, Decoding};
-    use crate::model::Values;
     use bytes::Bytes;
 
     /// §9.8: `BEHR_LaserCannon_S2.dba` with every published byte; the unpublished ones (C2 header
@@ -653,10 +598,10 @@ mod tests {
             interleaved.extend_from_slice(&y.to_le_bytes());
         }
         let expect: Vec<Vec3> = xs.iter().zip(&ys).map(|(&x, &y)| Vec3::new(f32::from(x), f32::from(y), 7.0)).collect();
-        let (got, readings) = positions_at(&planar, 0, 0xC2, n as usize).unwrap();
+        let (got, readings) = positions(&mut Cursor::new(&planar, Endian::Little), 0xC2, n as usize).unwrap();
         let readings = readings.unwrap();
         assert_eq!((&got, &readings.planar, readings.guess()), (&expect, &expect, C2Layout::Planar));
-        let (_, readings) = positions_at(&interleaved, 0, 0xC2, n as usize).unwrap();
+        let (_, readings) = positions(&mut Cursor::new(&interleaved, Endian::Little), 0xC2, n as usize).unwrap();
         let readings = readings.unwrap();
         assert_eq!((&readings.interleaved, readings.guess()), (&expect, C2Layout::Interleaved));
     }
@@ -673,7 +618,7 @@ mod tests {
         let anim = parse(&file, None).unwrap();
         assert_eq!(anim.blocks.len(), 1);
         let b = &anim.blocks[0];
-        assert_eq!((b.magic, b.data_size, b.offset), (0xAA55, 76, 0x34));
+        assert_eq!((b.header.magic, b.header.data_size, b.offset), (0xAA55, 76, 0x34));
         let c = &b.controllers[0];
         assert_eq!(c.hash, 0x9A61_37B7);
         assert!(c.rotation.is_none());
@@ -683,7 +628,8 @@ mod tests {
         assert!((p.values[1] - Vec3::new(0.25, 0.0, 1.0)).length() < 1e-6);
         assert!((p.values[2] - Vec3::new(0.25, 0.5, 1.0)).length() < 1e-6);
         assert_eq!(anim.meta.len(), 1);
-        assert_eq!((anim.meta[0].flags, anim.meta[0].fps, anim.meta[0].num_controllers), (2, 30, 1));
+        let head = anim.meta[0].head;
+        assert_eq!((head.flags, head.fps, head.num_controllers), (2, 30, 1));
         assert_eq!(anim.meta[0].path.len(), 85);
         let pkg = to_model_with(&file, &Limits::default(), Decoding::default()).unwrap();
         assert_eq!(pkg.clips[0].name, "behr_lasercannon_s2_recoil");
@@ -703,70 +649,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn caf_with_bitmap_times_and_smalltree48() {
-        // AnimInfo (fps 30, 1 bone, endFrame 16) + CAFData: one bone with rotation 0x8242
-        // (bitmap `00 00 10 00 03 20 01` → frames 0, 1, 13, 16; §9.5) and position 0xC140.
-        let mut f = b"#ivo".to_vec();
-        for w in [0x900u32, 2, 16] {
-            f.extend(w.to_le_bytes());
-        }
-        f.extend([0xED, 0xC6, 0x33, 0x47, 0x01, 0x09, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0]);
-        f.extend([0xB5, 0x6C, 0x49, 0xA9, 0x00, 0x09, 0, 0, 0x60, 0, 0, 0, 0, 0, 0, 0]);
-        f.extend(0u32.to_le_bytes());
-        f.extend(30u16.to_le_bytes());
-        f.extend(1u16.to_le_bytes());
-        f.extend(0u32.to_le_bytes());
-        f.extend(16u32.to_le_bytes());
-        for v in [0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0] {
-            f.extend(v.to_le_bytes());
-        }
-        assert_eq!(f.len(), 0x60);
-        f.extend(b"#caf");
-        f.extend(1u16.to_le_bytes());
-        f.extend(0xFFFFu16.to_le_bytes());
-        f.extend(0u32.to_le_bytes());
-        f.extend(crate::formats::cryengine::quat_codecs::controller_id("Bip01").to_le_bytes());
-        let entry = f.len(); // 0x70
-                             // rotation: 4 keys, flags 0x8242, times at entry+24, data at entry+32
-        f.extend(4u16.to_le_bytes());
-        f.extend(0x8242u16.to_le_bytes());
-        f.extend(24u32.to_le_bytes());
-        f.extend(32u32.to_le_bytes());
-        // position: 2 keys, flags 0xC140, times 0 (0..n-1), data at entry+56
-        f.extend(2u16.to_le_bytes());
-        f.extend(0xC140u16.to_le_bytes());
-        f.extend(0u32.to_le_bytes());
-        f.extend(56u32.to_le_bytes());
-        assert_eq!(f.len(), entry + 24);
-        f.extend([0, 0, 0x10, 0, 0x03, 0x20, 0x01, 0]);
-        // (1,2,3,4)/√30 in SmallTree48 (§5.2 vector) four times.
-        for _ in 0..4 {
-            f.extend([0x86, 0x50, 0x86, 0xB0, 0x64, 0xDC]);
-        }
-        assert_eq!(f.len(), entry + 56);
-        for v in [1.0f32, f32::MAX, 2.0, 0.5, 7.0, -1.0] {
-            f.extend(v.to_le_bytes());
-        }
-        for xyz in [[0u16, 9, 0], [4, 9, 1]] {
-            for v in xyz {
-                f.extend(v.to_le_bytes());
-            }
-        }
-        let file = chunkfile::read(&Bytes::from(f.clone())).unwrap();
-        assert_eq!(file.write().unwrap(), f);
-        let pkg = to_model_with(&file, &Limits::default(), Decoding::default()).unwrap();
-        let clip = &pkg.clips[0];
-        assert!((clip.duration - 16.0 / 30.0).abs() < 1e-6);
-        assert_eq!(clip.tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);
-        let Values::Rotation(q) = &clip.tracks[0].values else { panic!() };
-        assert!((q[0].x - 0.182_578).abs() < 1e-5);
-        let Values::Translation(p) = &clip.tracks[1].values else { panic!() };
-        // x = u16 × 1 + 0.5; y inactive → offset 7; z = u16 × 2 − 1.
-        assert_eq!(p[0], Vec3::new(0.5, 7.0, -1.0));
-        assert_eq!(p[1], Vec3::new(4.5, 7.0, 1.0));
-        assert_eq!(clip.tracks[1].times, [0.0, 1.0 / 30.0]);
     }
 }

@@ -260,37 +260,3 @@ pub fn repair(file: &ChunkFile) -> Result<(ChunkFile, Vec<String>)> {
     }
     Ok((out, changes))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn repair_fixes_embedded_offsets_and_keeps_content() {
-        let file = ChunkFile::build(
-            Container::CryTek745,
-            0xFFFF_0000,
-            vec![
-                (0x100D, 0x827, 2, {
-                    let mut v = 1u32.to_le_bytes().to_vec();
-                    v.extend(7u32.to_le_bytes());
-                    v.extend([0u8; 28]);
-                    v
-                }),
-                (0x3002, 0x925, 1, vec![0; 132]),
-            ],
-        )
-        .unwrap();
-        let mut broken = file.clone();
-        // Corrupt the MotionParameters embedded offset field.
-        broken.chunks[1].header.as_mut().unwrap().offset ^= 0x40;
-        let findings = lint(&broken);
-        assert!(findings.iter().any(|f| f.code == "embedded-header-offset" && f.fixable), "{findings:?}");
-        let (fixed, changes) = repair(&broken).unwrap();
-        assert_eq!(changes.len(), 1);
-        assert_eq!(fixed.write().unwrap(), file.write().unwrap());
-        // What is left is the note that a PQLog 0x827 controller is intermediate content.
-        let left: Vec<_> = lint(&fixed).iter().map(|f| f.code).collect();
-        assert_eq!(left, ["uncompiled-controllers"]);
-    }
-}

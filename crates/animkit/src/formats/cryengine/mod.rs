@@ -48,6 +48,8 @@
 //! additive clip sampled alone is applied as `q_add · q_rest`, `t_add + t_rest`
 //! (`SampleAddAnimFull`; see `interchange::gltf::additive`).
 
+#![warn(missing_docs)]
+
 pub(crate) mod build;
 pub(crate) mod chunkfile;
 pub(crate) mod controller;
@@ -263,22 +265,5 @@ impl Document for CryDocument {
 
     fn notes(&self) -> Vec<String> {
         survey::notes_with(&self.file, self.decoding)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn registry_finds_the_format_and_its_variants() {
-        let (f, v) = crate::REGISTRY.by_extension("i_caf").unwrap();
-        assert_eq!((f.name(), v), ("cryengine", Some("i_caf")));
-        assert_eq!(crate::REGISTRY.by_extension("CAF").unwrap().1, Some("caf"));
-        assert_eq!(crate::REGISTRY.by_extension("dba").unwrap().1, Some("dba"));
-        assert_eq!(crate::REGISTRY.by_name("cryengine").unwrap().0.name(), "cryengine");
-        assert_eq!(CryEngine.probe(b"CAF\0\x1f\x03\0\0"), Confidence::No);
-        assert_eq!(CryEngine.probe(b"#ivo\0\x09\0\0\0\0\0\0"), Confidence::Certain);
-        assert!(CryEngine.explain_reject(b"CAF\0").unwrap().contains("Cal3D"));
     }
 }

@@ -221,43 +221,22 @@ fn ivo_to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<ivo::C2Layo
     let anim = ivo::parse(file, c2_layout)?;
     let mut package = Package { up_axis: UpAxis::Z, ..Default::default() };
     let mut keys = 0u64;
-    for (i, b) in anim.blocks.iter().enumerate() {
+    for (i, b) in anim.blocks.into_iter().enumerate() {
         let m = anim.meta.get(i);
         let fps = match (anim.info, m) {
             (Some(info), _) if info.fps > 0 => f32::from(info.fps),
-            (_, Some(m)) if m.fps > 0 => f32::from(m.fps),
+            (_, Some(m)) if m.head.fps > 0 => f32::from(m.head.fps),
             _ => 30.0,
         };
         let mut tracks = Vec::new();
-        for ctrl in &b.controllers {
-            let target = Target::Bone(BoneRef { hash: Some(ctrl.hash), ..Default::default() });
-            if let Some(r) = &ctrl.rotation {
-                keys += r.frames.len() as u64;
-                tracks.push(Track {
-                    target: target.clone(),
-                    interpolation: Interpolation::Nlerp,
-                    times: r.frames.iter().map(|f| f / fps).collect(),
-                    values: Values::Rotation(continuous(r.values.clone())),
-                });
-            }
-            if let Some(p) = &ctrl.position {
-                keys += p.frames.len() as u64;
-                tracks.push(Track {
-                    target,
-                    interpolation: Interpolation::Linear,
-                    times: p.frames.iter().map(|f| f / fps).collect(),
-                    values: Values::Translation(p.values.clone()),
-                });
-            }
-        }
-        if keys > limits.max_keys {
-            return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
+        for ctrl in b.controllers {
+            let controller =
+                Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.hash, 0x900) };
+            check_keys(&mut keys, key_count(&controller), limits)?;
+            push_tracks(&mut tracks, bone(ctrl.hash, None), controller, 0.0, fps);
         }
         let mut clip = Clip {
             name: m.map(|m| stem(&m.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
-            duration: 0.0,
-            looping: None,
-            additive: false,
             frame_rate: Some(fps),
             tracks,
             ..Default::default()

@@ -8,6 +8,7 @@
 use glam::{Quat, Vec3};
 
 use super::raw::RotationKeys;
+use crate::bytes::{Cursor, Endian};
 use crate::error::{Error, Result};
 
 /// `ECompressionFormat` values (§4).
@@ -200,6 +201,13 @@ pub fn encode_rotation(f: u8, q: Quat, out: &mut Vec<u8>) -> Result<()> {
         _ => return Err(unsupported_rotation(f)),
     }
     Ok(())
+}
+
+/// `values` as stored keys of format `f`.
+pub fn encode_keys(f: u8, values: &[Quat]) -> Result<RotationKeys> {
+    let mut bytes = Vec::with_capacity(16 * values.len());
+    values.iter().try_for_each(|&q| encode_rotation(f, q, &mut bytes))?;
+    RotationKeys::read(&mut Cursor::new(&bytes, Endian::Little), f, values.len())
 }
 
 fn unsupported_rotation(f: u8) -> Error {

@@ -127,8 +127,8 @@ pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
                 let bones: usize = a.blocks.iter().map(|b| b.controllers.len()).sum();
                 notes.push(format!("{} #ivo block(s), {bones} bone tracks", a.blocks.len()));
                 notes.extend(a.c2.map(|d| d.describe()));
-                if a.info.is_some_and(|i| i.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
-                    || a.meta.iter().any(|m| m.start_rotation.dot(glam::Quat::IDENTITY).abs() < 0.999_999)
+                if a.info.is_some_and(|i| i.start_rotation.to_quat().dot(glam::Quat::IDENTITY).abs() < 0.999_999)
+                    || a.meta.iter().any(|m| m.start.rotation.to_quat().dot(glam::Quat::IDENTITY).abs() < 0.999_999)
                 {
                     notes.push("non-identity start rotation (not composed into the keys)".into());
                 }

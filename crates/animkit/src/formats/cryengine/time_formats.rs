@@ -107,11 +107,21 @@ pub fn key_count(t: &KeyTimes, stored: u16) -> usize {
     }
 }
 
+/// The smallest format that holds `frames` exactly: Byte when every frame is a whole number
+/// below 256, UINT16 below 65536, else F32.
+pub fn smallest(frames: &[f32]) -> u8 {
+    let whole = frames.iter().all(|f| f.fract() == 0.0 && *f >= 0.0);
+    match frames.iter().copied().fold(0f32, f32::max) {
+        max if whole && max < 256.0 => BYTE,
+        max if whole && max < 65536.0 => UINT16,
+        _ => F32,
+    }
+}
+
 /// Encodes frames in format `f`. StartStop requires consecutive integer frames; Bitset and the
 /// integer formats integer frames in range. Bitset and StartStop are written with their raw
 /// length (Lumberyard).
-pub fn encode(f: u8, frames: &[f32]) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
+pub fn encode(f: u8, frames: &[f32]) -> Result<KeyTimes> {
     let int = |x: f32, max: f32| -> Result<u32> {
         if x.fract() == 0.0 && (0.0..=max).contains(&x) {
             Ok(x as u32)
@@ -119,56 +129,52 @@ pub fn encode(f: u8, frames: &[f32]) -> Result<Vec<u8>> {
             Err(Error::unrepresentable(format!("key frame {x} in time format {}", name(f))))
         }
     };
-    match f {
-        0 => frames.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        1 => {
-            for &x in frames {
-                out.extend_from_slice(&(int(x, 65535.0)? as u16).to_le_bytes());
-            }
-        }
-        2 => {
-            for &x in frames {
-                out.push(int(x, 255.0)? as u8);
-            }
-        }
-        3..=5 => {
-            let (Some(&a), Some(&b)) = (frames.first(), frames.last()) else { return Ok(out) };
-            if frames.iter().enumerate().any(|(i, &x)| x != a + i as f32) {
-                return Err(Error::unrepresentable("start/stop times need one key on every frame"));
-            }
-            for x in [a, b] {
-                match f {
-                    3 => out.extend_from_slice(&x.to_le_bytes()),
-                    4 => out.extend_from_slice(&(int(x, 65535.0)? as u16).to_le_bytes()),
-                    _ => out.push(int(x, 255.0)? as u8),
-                }
-            }
-        }
-        6 => {
-            let (Some(&a), Some(&b)) = (frames.first(), frames.last()) else { return Ok(out) };
-            let (start, end) = (int(a, 65535.0)?, int(b, 65535.0)?);
+    let u16s = |v: &[f32]| v.iter().map(|&x| int(x, 65535.0).map(|x| x as u16)).collect::<Result<Vec<u16>>>();
+    let u8s = |v: &[f32]| v.iter().map(|&x| int(x, 255.0).map(|x| x as u8)).collect::<Result<Vec<u8>>>();
+    let ends: Vec<f32> = match (frames.first(), frames.last()) {
+        (Some(&a), Some(&b)) => vec![a, b],
+        _ => Vec::new(),
+    };
+    if (3..=5).contains(&f) && frames.iter().enumerate().any(|(i, &x)| Some(x) != frames.first().map(|a| a + i as f32))
+    {
+        return Err(Error::unrepresentable("start/stop times need one key on every frame"));
+    }
+    Ok(match f {
+        F32 => KeyTimes::F32(frames.iter().map(|&x| crate::raw_json::F32(x)).collect()),
+        UINT16 => KeyTimes::Uint16(u16s(frames)?),
+        BYTE => KeyTimes::Byte(u8s(frames)?),
+        F32_START_STOP => KeyTimes::F32StartStop(ends.into_iter().map(crate::raw_json::F32).collect()),
+        UINT16_START_STOP => KeyTimes::Uint16StartStop(u16s(&ends)?),
+        BYTE_START_STOP => KeyTimes::ByteStartStop(u8s(&ends)?),
+        BITSET => {
+            let frames = u16s(frames)?;
+            let (start, end) = (frames.first().copied().unwrap_or(0), frames.last().copied().unwrap_or(0));
             let count = u16::try_from(frames.len()).map_err(|_| Error::unrepresentable("more than 65535 keys"))?;
-            let mut words = vec![0u16; (end.saturating_sub(start) as usize + 1).div_ceil(16)];
-            for &x in frames {
-                let bit = (int(x, 65535.0)? - start) as usize;
+            let mut words = vec![0u16; (usize::from(end.saturating_sub(start)) + 1).div_ceil(16)];
+            for x in frames {
+                let bit = usize::from(x.wrapping_sub(start));
                 if let Some(w) = words.get_mut(bit / 16) {
                     *w |= 1 << (bit % 16);
                 }
             }
-            for w in [start as u16, end as u16, count].into_iter().chain(words) {
-                out.extend_from_slice(&w.to_le_bytes());
-            }
+            KeyTimes::Bitset { start, end, count, words }
         }
         _ => return Err(Error::unsupported(format!("key-time format {f}"))),
-    }
-    Ok(out)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bytes::{Cursor, Endian};
+    use crate::bytes::{Cursor, Endian, Writer};
     use crate::formats::cryengine::raw::LengthRule;
+
+    /// The bytes of `frames` encoded in format `f`.
+    fn encode_bytes(f: u8, frames: &[f32]) -> Result<Vec<u8>> {
+        let mut w = Writer::new(Endian::Little);
+        encode(f, frames)?.write(&mut w);
+        Ok(w.into_vec())
+    }
 
     /// The frames of `n` keys of format `f` stored at the start of `data` (raw length).
     fn decode(f: u8, n: usize, data: &[u8], base: usize) -> Result<Vec<f32>> {
@@ -211,13 +217,13 @@ mod tests {
     fn encode_round_trips() {
         let frames = [2.0, 3.0, 15.0, 19.0];
         for f in [F32, UINT16, BYTE, BITSET] {
-            let b = encode(f, &frames).unwrap();
+            let b = encode_bytes(f, &frames).unwrap();
             assert_eq!(decode(f, 4, &b, 0).unwrap(), frames, "{f}");
         }
-        assert_eq!(encode(BITSET, &frames).unwrap(), [2, 0, 19, 0, 4, 0, 0x03, 0x20, 0x02, 0x00]);
+        assert_eq!(encode_bytes(BITSET, &frames).unwrap(), [2, 0, 19, 0, 4, 0, 0x03, 0x20, 0x02, 0x00]);
         let run = [4.0, 5.0, 6.0];
         for f in [F32_START_STOP, UINT16_START_STOP, BYTE_START_STOP] {
-            assert_eq!(decode(f, 3, &encode(f, &run).unwrap(), 0).unwrap(), run);
+            assert_eq!(decode(f, 3, &encode_bytes(f, &run).unwrap(), 0).unwrap(), run);
         }
         assert!(encode(BYTE, &[256.0]).is_err());
         assert!(encode(UINT16, &[1.5]).is_err());

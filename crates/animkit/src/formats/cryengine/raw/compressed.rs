@@ -66,7 +66,7 @@ type Entry = (usize, u8, Option<u8>, u8);
 
 impl Compressed {
     /// Whether the key arrays are aligned to 4 bytes.
-    pub fn is_aligned(&self) -> bool {
+    pub(crate) fn is_aligned(&self) -> bool {
         self.aligned.is_none_or(|a| a != 0)
     }
 

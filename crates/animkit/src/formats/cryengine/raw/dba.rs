@@ -26,10 +26,15 @@ crate::record! {
     /// One bone of a clip: its controller id and its tracks by index (0xFFFFFFFF: none).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
     pub struct ControllerInfo {
+        /// The CRC-32 of the bone name.
         pub controller_id: u32,
+        /// The position time track.
         pub position_times: u32,
+        /// The position track.
         pub positions: u32,
+        /// The rotation time track.
         pub rotation_times: u32,
+        /// The rotation track.
         pub rotations: u32,
     }
 }
@@ -68,7 +73,7 @@ pub struct Table<K> {
 
 impl<K> Table<K> {
     /// The format of track `i`.
-    pub fn format_of(&self, i: usize) -> Option<u8> {
+    pub(crate) fn format_of(&self, i: usize) -> Option<u8> {
         let mut end = 0usize;
         for (f, &n) in self.per_format.iter().enumerate() {
             end = end.saturating_add(n as usize);
@@ -119,7 +124,7 @@ fn table_head<K>(c: &mut Cursor, n: u32, formats: usize, what: &str) -> Result<T
 
 impl Dba {
     /// Whether the blob sits at the payload's end, offsets counting back from there.
-    pub fn in_place(&self) -> bool {
+    pub(crate) fn in_place(&self) -> bool {
         self.blob_size < 0
     }
 

@@ -96,6 +96,11 @@ pub(crate) fn words<T: Word>(c: &mut Cursor, n: usize, what: &str) -> Result<Vec
     })
 }
 
+/// Zero bytes up to the next multiple of 4 of the writer's length.
+pub(crate) fn pad4(w: &mut Writer) {
+    w.fill(0, crate::bytes::round_up(w.len(), 4) - w.len());
+}
+
 /// `n` records of type `T`, or `what` named in the error.
 pub(crate) fn records<T: Record>(c: &mut Cursor, n: usize, size: usize, what: &str) -> Result<Vec<T>> {
     let n = c.count(n as u64, size, what)?;
@@ -211,7 +216,7 @@ pub enum KeyTimes {
 
 /// How the byte length of a StartStop or Bitset track is counted (§10 C12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LengthRule {
+pub(crate) enum LengthRule {
     /// `elementSize × numKeys` (CE5 loader).
     PerKey,
     /// The bytes actually used (Lumberyard writer; DBA tracks).
