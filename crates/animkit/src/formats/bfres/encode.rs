@@ -17,11 +17,11 @@ use super::curve::quantise_cubic;
 /// A float curve's storage: flag bits (curve type and key type), scale, offset and the stored key
 /// elements (`stride` per key).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Encoded {
-    pub flags: u16,
-    pub scale: f32,
-    pub offset: f32,
-    pub keys: Vec<f64>,
+pub(crate) struct Encoded {
+    pub(crate) flags: u16,
+    pub(crate) scale: f32,
+    pub(crate) offset: f32,
+    pub(crate) keys: Vec<f64>,
 }
 
 /// Curve-type flag bits (§4.1).
@@ -39,7 +39,7 @@ fn is_linear(rows: &[[f32; 4]], tol: f32) -> bool {
 
 /// How far an encoding of `rows` may move the curve: one `s16` step of the key values' range,
 /// plus 4 `f32` ULPs of their magnitude (the rounding of `c0 = stored·scale + offset`).
-pub fn bound(rows: &[[f32; 4]]) -> f32 {
+pub(crate) fn bound(rows: &[[f32; 4]]) -> f32 {
     let (lo, hi) = rows.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), r| (l.min(r[0]), h.max(r[0])));
     if lo > hi {
         return 0.0;
@@ -54,7 +54,7 @@ fn worst_error(rows: &[[f32; 4]], decoded: &[[f32; 4]]) -> f32 {
 }
 
 /// The smallest encoding of `rows` (see the module documentation).
-pub fn encode(rows: &[[f32; 4]]) -> Encoded {
+pub(crate) fn encode(rows: &[[f32; 4]]) -> Encoded {
     let tol = bound(rows);
     let linear = is_linear(rows, tol);
     let (curve, stride) = if linear { (LINEAR, 2) } else { (CUBIC, 4) };

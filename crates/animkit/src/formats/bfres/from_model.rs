@@ -371,6 +371,7 @@ fn euler_reproduces<'a>(tracks: impl IntoIterator<Item = &'a Track>, fps: f32) -
     }
     Ok(true)
 }
+
 /// The quaternion keys with signs chosen so each key lies in the hemisphere of the one before
 /// (`q` and `-q` are the same rotation, but a curve fitted through both passes through zero: a
 /// 180° flip). For cubic tracks (`[in, value, out]` per key) a negated key's tangents are negated
@@ -430,6 +431,7 @@ fn tracks_by_bone(clip: &Clip) -> Vec<(String, Vec<&Track>)> {
     }
     bones
 }
+
 /// The FSKA frame count of a clip at `fps`.
 pub(crate) fn frame_count(clip: &Clip, fps: f32) -> i32 {
     (clip.duration * fps).round() as i32
@@ -852,7 +854,7 @@ pub(crate) fn check_tracks(clip: &Clip) -> Result<()> {
 }
 
 /// Builds a BFRES file from the model; returns the bytes and warnings.
-pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
+pub(crate) fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
     let rotation = rotation_setting(options)?;
     let mut warnings = Vec::new();
     if let Some(skeleton) = &package.skeleton {
