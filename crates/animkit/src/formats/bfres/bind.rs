@@ -68,11 +68,8 @@ pub(crate) fn choose(
         })?;
         (index, Reason::Forced)
     } else {
-        // The first model with the most matches (max_by_key would keep the last).
-        let best = matches.iter().enumerate().fold(None::<(usize, usize)>, |best, (i, &(_, n))| match best {
-            Some((_, b)) if b >= n => best,
-            _ => Some((i, n)),
-        });
+        // The first model with the most matches (max_by_key keeps the last: the list runs backwards).
+        let best = matches.iter().map(|m| m.1).enumerate().rev().max_by_key(|&(_, n)| n);
         match best {
             None => return Ok(None),
             Some((i, 0)) => (i, if targets.is_empty() { Reason::First } else { Reason::MostTargets }),

@@ -509,29 +509,25 @@ fn bone_anim(
     let mut curves: Vec<Curve> = Vec::new();
     let mut all_kept = true;
     for &t in tracks {
-        if let Some(kept) = stored.and_then(|s| s.channel(t, euler)) {
-            let slot = match t.channel() {
-                Channel::Scale => &mut scale,
-                Channel::Rotation => &mut rotate,
-                _ => &mut translate,
-            };
-            *slot = kept.base.map(<[f32]>::to_vec);
-            curves.extend_from_slice(kept.curves);
-            continue;
-        }
-        all_kept = false;
-        let (base, c) = encode_channel(t, fps, euler)?;
-        match &t.values {
-            Values::Scale(_) => scale = Some(base),
-            Values::Rotation(_) => rotate = Some(base),
-            _ => translate = Some(base),
-        }
+        let (base, c) = match stored.and_then(|s| s.channel(t, euler)) {
+            Some(kept) => (kept.base.map(<[f32]>::to_vec), kept.curves.to_vec()),
+            None => {
+                all_kept = false;
+                let (base, c) = encode_channel(t, fps, euler)?;
+                (Some(base), c)
+            }
+        };
+        let slot = match t.channel() {
+            Channel::Scale => &mut scale,
+            Channel::Rotation => &mut rotate,
+            _ => &mut translate,
+        };
+        *slot = base;
         curves.extend(c);
     }
     curves.sort_by_key(|c| flag_bit(c.target));
-    let mut flags = 0u32;
-    flags |= if scale.is_some() { 0x08 } else { 0 } | if rotate.is_some() { 0x10 } else { 0 };
-    flags |= if translate.is_some() { 0x20 } else { 0 };
+    let has = |base: &Option<Vec<f32>>, bit: u32| if base.is_some() { bit } else { 0 };
+    let mut flags = has(&scale, 0x08) | has(&rotate, 0x10) | has(&translate, 0x20);
     flags |= curves.iter().fold(0, |f, c| f | flag_bit(c.target));
     if all_kept {
         // Segment scale compensate, scale uniform / volume one, rotate / translate zero (§7.1).
