@@ -252,24 +252,11 @@ fn hermite_at(a: &HermiteKey, b: &HermiteKey, f: f32) -> f32 {
 fn fewer_keys(keys: &[HermiteKey]) -> Vec<HermiteKey> {
     let (lo, hi) = keys.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), k| (l.min(k.1), h.max(k.1)));
     let tolerance = ((hi - lo) / 4.0 / 65534.0).max(4.0 * f32::EPSILON * lo.abs().max(hi.abs()));
-    // Per original segment, `(frame, value)` at its quarters and its end key.
-    let samples: Vec<[(f32, f32); 4]> = keys
-        .windows(2)
-        .filter_map(|pair| {
-            let [p, q] = pair else { return None };
-            Some([0.25, 0.5, 0.75, 1.0].map(|u| {
-                let f = p.0 + u * (q.0 - p.0);
-                (f, if u == 1.0 { q.1 } else { hermite_at(p, q, f) })
-            }))
-        })
-        .collect();
     let mut out: Vec<HermiteKey> = Vec::with_capacity(keys.len());
     let mut kept = 0usize;
     for (i, key) in keys.iter().enumerate() {
-        // The segments from the last key kept to the next key.
-        if let (Some(a), Some(b), Some(run)) = (out.last(), keys.get(i + 1), samples.get(kept..=i)) {
-            let follows = || run.iter().flatten().all(|&(f, v)| (hermite_at(a, b, f) - v).abs() <= tolerance);
-            if a.0 < key.0 && key.0 < b.0 && follows() {
+        if let (Some(a), Some(b), Some(run)) = (out.last(), keys.get(i + 1), keys.get(kept..=i + 1)) {
+            if a.0 < key.0 && key.0 < b.0 && follows(a, b, run, tolerance) {
                 continue;
             }
         }
@@ -277,6 +264,19 @@ fn fewer_keys(keys: &[HermiteKey]) -> Vec<HermiteKey> {
         kept = i;
     }
     out
+}
+
+/// Whether the cubic from `a` to `b` stays within `tolerance` of the cubics through `run` (the
+/// original keys from `a` to `b`) at every key and at the quarters of every segment.
+fn follows(a: &HermiteKey, b: &HermiteKey, run: &[HermiteKey], tolerance: f32) -> bool {
+    run.windows(2).all(|pair| {
+        let [p, q] = pair else { return false };
+        [0.25, 0.5, 0.75, 1.0].iter().all(|&u| {
+            let f = p.0 + u * (q.0 - p.0);
+            let original = if u == 1.0 { q.1 } else { hermite_at(p, q, f) };
+            (hermite_at(a, b, f) - original).abs() <= tolerance
+        })
+    })
 }
 
 /// The Euler XYZ angles `[x, y, z]` of a unit quaternion (`q = qZ·qY·qX`), `y` in `-π/2..=π/2`.
