@@ -16,14 +16,14 @@ use crate::model::Skeleton;
 
 /// A model's name and skeleton.
 #[derive(Debug, Clone)]
-pub struct ModelSkeleton {
-    pub model: String,
-    pub skeleton: Skeleton,
+pub(crate) struct ModelSkeleton {
+    pub(crate) model: String,
+    pub(crate) skeleton: Skeleton,
 }
 
 /// Why a model was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reason {
+pub(crate) enum Reason {
     /// Named by the `model` read parameter.
     Forced,
     /// It holds the most of the animated bones.
@@ -34,22 +34,26 @@ pub enum Reason {
 
 /// The model chosen, and how well each model matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Binding {
+pub(crate) struct Binding {
     /// Index into the models passed to [`choose`].
-    pub index: usize,
-    pub model: String,
-    pub bones: usize,
-    pub reason: Reason,
+    pub(crate) index: usize,
+    pub(crate) model: String,
+    pub(crate) bones: usize,
+    pub(crate) reason: Reason,
     /// The distinct bone names the skeletal animations target.
-    pub targets: usize,
+    pub(crate) targets: usize,
     /// For every model (in order): its name and how many of the targets it holds.
-    pub matches: Vec<(String, usize)>,
+    pub(crate) matches: Vec<(String, usize)>,
 }
 
 /// Chooses the model whose skeleton `targets` (bone-animation names) bind to; `None` when no
 /// model has a skeleton. `forced` names the model to use; an unknown name is an error listing
 /// the models.
-pub fn choose(models: &[ModelSkeleton], targets: &BTreeSet<&str>, forced: Option<&str>) -> Result<Option<Binding>> {
+pub(crate) fn choose(
+    models: &[ModelSkeleton],
+    targets: &BTreeSet<&str>,
+    forced: Option<&str>,
+) -> Result<Option<Binding>> {
     let matches: Vec<(String, usize)> = models
         .iter()
         .map(|m| (m.model.clone(), m.skeleton.bones.iter().filter(|b| targets.contains(b.name.as_str())).count()))
@@ -64,11 +68,8 @@ pub fn choose(models: &[ModelSkeleton], targets: &BTreeSet<&str>, forced: Option
         })?;
         (index, Reason::Forced)
     } else {
-        // The first model with the most matches (max_by_key would keep the last).
-        let best = matches.iter().enumerate().fold(None::<(usize, usize)>, |best, (i, &(_, n))| match best {
-            Some((_, b)) if b >= n => best,
-            _ => Some((i, n)),
-        });
+        // The first model with the most matches (max_by_key keeps the last: the list runs backwards).
+        let best = matches.iter().map(|m| m.1).enumerate().rev().max_by_key(|&(_, n)| n);
         match best {
             None => return Ok(None),
             Some((i, 0)) => (i, if targets.is_empty() { Reason::First } else { Reason::MostTargets }),
@@ -88,7 +89,11 @@ pub fn choose(models: &[ModelSkeleton], targets: &BTreeSet<&str>, forced: Option
 
 /// The skeleton the bone animations of `anims` bind to among `models` ([`choose`]), with the
 /// binding that says which and why.
-pub fn bind(models: Vec<ModelSkeleton>, anims: &[Fska], forced: Option<&str>) -> Result<Option<(Binding, Skeleton)>> {
+pub(crate) fn bind(
+    models: Vec<ModelSkeleton>,
+    anims: &[Fska],
+    forced: Option<&str>,
+) -> Result<Option<(Binding, Skeleton)>> {
     let targets: BTreeSet<&str> = anims.iter().flat_map(|a| a.bones.iter().map(|b| b.name.as_str())).collect();
     let Some(binding) = choose(&models, &targets, forced)? else { return Ok(None) };
     let skeleton = models.into_iter().nth(binding.index).map(|m| m.skeleton);
@@ -96,7 +101,7 @@ pub fn bind(models: Vec<ModelSkeleton>, anims: &[Fska], forced: Option<&str>) ->
 }
 
 /// The `info` line of a file whose skeletal animations find no model with a skeleton in it.
-pub fn unbound_note(anims: usize) -> String {
+pub(crate) fn unbound_note(anims: usize) -> String {
     format!(
         "skeleton: none: the file holds no model with a skeleton for its {anims} skeletal animations \
          (bind them with --skeleton MODEL_FILE)"
@@ -105,7 +110,7 @@ pub fn unbound_note(anims: usize) -> String {
 
 impl Binding {
     /// One line for `info`: the skeleton, its bone count, the model and why.
-    pub fn note(&self) -> String {
+    pub(crate) fn note(&self) -> String {
         let matched = self.matches.get(self.index).map_or(0, |m| m.1);
         let why = match self.reason {
             Reason::Forced => {

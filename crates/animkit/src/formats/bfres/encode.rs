@@ -12,16 +12,18 @@
 //! the largest coefficient: they are stored `f32`. `s8` is chosen when it stays within the bound,
 //! which it does on data that was `s8` to begin with (Nintendo's quantiser is re-derivable, §5.7).
 
+use std::borrow::Cow;
+
 use super::curve::quantise_cubic;
 
 /// A float curve's storage: flag bits (curve type and key type), scale, offset and the stored key
 /// elements (`stride` per key).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Encoded {
-    pub flags: u16,
-    pub scale: f32,
-    pub offset: f32,
-    pub keys: Vec<f64>,
+pub(crate) struct Encoded {
+    pub(crate) flags: u16,
+    pub(crate) scale: f32,
+    pub(crate) offset: f32,
+    pub(crate) keys: Vec<f64>,
 }
 
 /// Curve-type flag bits (§4.1).
@@ -39,7 +41,7 @@ fn is_linear(rows: &[[f32; 4]], tol: f32) -> bool {
 
 /// How far an encoding of `rows` may move the curve: one `s16` step of the key values' range,
 /// plus 4 `f32` ULPs of their magnitude (the rounding of `c0 = stored·scale + offset`).
-pub fn bound(rows: &[[f32; 4]]) -> f32 {
+pub(crate) fn bound(rows: &[[f32; 4]]) -> f32 {
     let (lo, hi) = rows.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), r| (l.min(r[0]), h.max(r[0])));
     if lo > hi {
         return 0.0;
@@ -47,29 +49,27 @@ pub fn bound(rows: &[[f32; 4]]) -> f32 {
     (hi - lo) / 32767.0 + 4.0 * f32::EPSILON * lo.abs().max(hi.abs())
 }
 
-/// The largest error of `decoded` against `rows` over any segment: the sum of the coefficient
-/// errors, which bounds `|Σ (d_j - r_j)·t^j|` for `t` in `0..=1`.
-fn worst_error(rows: &[[f32; 4]], decoded: &[[f32; 4]]) -> f32 {
-    rows.iter().zip(decoded).map(|(r, d)| r.iter().zip(d).map(|(a, b)| (a - b).abs()).sum()).fold(0f32, f32::max)
+/// The largest error against `rows` over any segment of the rows `stored · scale` (plus `offset`
+/// in `c0`): the sum of the coefficient errors, which bounds `|Σ (d_j - r_j)·t^j|` for `t` in
+/// `0..=1`.
+fn worst_error(rows: &[[f32; 4]], stored: &[[i32; 4]], scale: f32, offset: f32) -> f32 {
+    let error = |(r, s): (&[f32; 4], &[i32; 4])| {
+        let c = s.map(|v| v as f32 * scale);
+        r.iter().zip([c[0] + offset, c[1], c[2], c[3]]).map(|(a, b)| (a - b).abs()).sum::<f32>()
+    };
+    rows.iter().zip(stored).map(error).fold(0f32, f32::max)
 }
 
 /// The smallest encoding of `rows` (see the module documentation).
-pub fn encode(rows: &[[f32; 4]]) -> Encoded {
+pub(crate) fn encode(rows: &[[f32; 4]]) -> Encoded {
     let tol = bound(rows);
     let linear = is_linear(rows, tol);
     let (curve, stride) = if linear { (LINEAR, 2) } else { (CUBIC, 4) };
-    let shaped: Vec<[f32; 4]> =
-        if linear { rows.iter().map(|r| [r[0], r[1], 0.0, 0.0]).collect() } else { rows.to_vec() };
+    let shaped: Cow<[[f32; 4]]> =
+        if linear { rows.iter().map(|r| [r[0], r[1], 0.0, 0.0]).collect() } else { Cow::Borrowed(rows) };
     for (limit, key_bits) in [(127.0, S8), (32767.0, S16)] {
         let (scale, offset, stored) = quantise_cubic(&shaped, limit);
-        let decoded: Vec<[f32; 4]> = stored
-            .iter()
-            .map(|s| {
-                let c = s.map(|v| v as f32 * scale);
-                [c[0] + offset, c[1], c[2], c[3]]
-            })
-            .collect();
-        if worst_error(rows, &decoded) <= tol {
+        if worst_error(rows, &stored, scale, offset) <= tol {
             let keys = stored.iter().flat_map(|s| s.iter().take(stride).map(|&v| f64::from(v))).collect();
             return Encoded { flags: curve | key_bits, scale, offset, keys };
         }

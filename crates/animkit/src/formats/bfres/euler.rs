@@ -28,12 +28,12 @@ use bound::Spans;
 /// key: about one `s16` step of an angle curve over ±π (`π / 32767 ≈ 9.6e-5`). A bone whose
 /// angle curves store coarser steps is held to those: the sum of one step of each, the most
 /// its stored keys can be off (see [`tolerance`]).
-pub const TOLERANCE: f32 = 1e-4;
+pub(crate) const TOLERANCE: f32 = 1e-4;
 
 /// The tolerance for a bone's angle curves: [`TOLERANCE`], or one quantisation step of each
 /// integer-keyed curve summed when that is more. Such steps are real: a segment may end up to a
 /// step away from the next key's value (a jump too small to hold), which no key can follow.
-pub fn tolerance(curves: [Option<&Curve>; 3]) -> f32 {
+pub(crate) fn tolerance(curves: [Option<&Curve>; 3]) -> f32 {
     let step = |c: &Curve| match c.key_type() {
         KeyType::S8 | KeyType::S16 => c.scale().abs(),
         KeyType::Bits32 => 0.0,
@@ -64,7 +64,7 @@ fn partials(half: [(f32, f32); 3]) -> [Vec4; 3] {
 /// The angle rates whose quaternion rate at `angles` is nearest to `rate` (least squares; the
 /// three partial derivatives are independent except at gimbal lock, `y = ±π/2`, where the
 /// smallest rates that do it are taken).
-pub fn angle_rates(angles: [f32; 3], rate: Vec4) -> [f32; 3] {
+pub(crate) fn angle_rates(angles: [f32; 3], rate: Vec4) -> [f32; 3] {
     let j = partials(angles.map(|a| (0.5 * a).sin_cos()));
     let normal = glam::Mat3::from_cols_array_2d(&j.map(|a| j.map(|b| a.dot(b))));
     let rhs = glam::Vec3::from_array(j.map(|a| a.dot(rate)));
@@ -223,7 +223,7 @@ fn cleared(start: Option<&Start>, d: f32, ends: &[Point; 3], tolerance: f32) -> 
 /// The cubic quaternion keys of Euler angle curves `curves` (`None` for a component held at its
 /// `base` angle): key times in frames, and per key `[in-tangent, value, out-tangent]` with
 /// tangents per second at `fps`. Hemisphere-continuous: each key's sign follows the one before.
-pub fn rotation_keys(
+pub(crate) fn rotation_keys(
     curves: [Option<&Curve>; 3],
     base: [f32; 3],
     fps: f32,

@@ -39,10 +39,10 @@ use std::collections::BTreeMap;
 use glam::{Quat, Vec4};
 
 use super::build::{write_file, Subfile};
-use super::curve::Curve;
+use super::curve::{Curve, CurveType, KeyType};
 use super::encode::encode;
 use super::euler::angle_rates;
-use super::fshu::Fshu;
+use super::fshu::{Fshu, MaterialAnim, ParamInfo};
 use super::fska::{euler_xyz, BoneAnim, Fska};
 use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
 use super::fvis::Fvis;
@@ -56,27 +56,18 @@ use crate::sample::{sample_track, Sampled};
 type HermiteKey = (f32, f32, f32, f32);
 
 /// The version written (BotW Wii U).
-pub const VERSION: u32 = 0x0405_0003;
+const VERSION: u32 = 0x0405_0003;
 
 /// Frame-type flag bits for a set of frames (§5.7): u8 when every frame is an integer in
-/// 0..=255, else 10.5 fixed point when it fits, else f32.
+/// 0..=255, else 10.5 fixed point when every frame is a 1/32 step within ±1024, else f32. Each
+/// stores the frames exactly.
 fn frame_type_bits(frames: &[f32]) -> u16 {
-    let ints = frames.iter().all(|f| f.fract() == 0.0 && (0.0..=255.0).contains(f));
-    if ints {
+    if frames.iter().all(|f| f.fract() == 0.0 && (0.0..=255.0).contains(f)) {
         2
     } else if frames.iter().all(|f| (-1024.0..1024.0).contains(f) && (f * 32.0).fract() == 0.0) {
         1
     } else {
         0
-    }
-}
-
-/// Rounds frames to what their storage keeps.
-fn stored_frames(frames: &[f32], bits: u16) -> Vec<f32> {
-    match bits {
-        2 => frames.iter().map(|f| f.round()).collect(),
-        1 => frames.iter().map(|f| (f * 32.0).round() / 32.0).collect(),
-        _ => frames.to_vec(),
     }
 }
 
@@ -94,53 +85,99 @@ fn snap(f: f32) -> f32 {
     }
 }
 
-/// A cubic float curve from keys `(frame, value, in-slope, out-slope)` (slopes per frame), or
-/// `None` when the channel is constant. With `hold`, each segment keeps its first value (step).
-pub(crate) fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Option<Curve> {
-    let [(_, v0, _, _), _, ..] = *keys else {
-        return None;
-    };
-    if keys.iter().all(|k| k.1 == v0 && k.2 == 0.0 && k.3 == 0.0) {
-        return None;
+/// The key frames of times in seconds at `fps`, snapped ([`snap`]).
+fn frames_at(times: &[f32], fps: f32) -> Vec<f32> {
+    times.iter().map(|&t| snap(t * fps)).collect()
+}
+
+/// The looping bit (4) of an animation subfile's flags.
+fn looping(clip: &Clip) -> u16 {
+    if clip.looping == Some(true) {
+        4
+    } else {
+        0
     }
-    let frames: Vec<f32> = keys.iter().map(|k| k.0).collect();
-    let bits = frame_type_bits(&frames);
-    let frames = stored_frames(&frames, bits);
-    let mut rows = Vec::with_capacity(keys.len());
-    let nexts = keys.iter().skip(1).map(Some).chain([None]);
-    for ((&(_, p0, _, s0), next), &f0) in keys.iter().zip(nexts).zip(&frames) {
-        match next {
-            Some(_) if hold => rows.push([p0, 0.0, 0.0, 0.0]),
-            Some(&(f1, p1, s1, _)) => {
-                let d = f1 - f0;
-                let (s0, s1) = (s0 * d, s1 * d);
-                rows.push([p0, s0, 3.0 * (p1 - p0) - 2.0 * s0 - s1, 2.0 * (p0 - p1) + s0 + s1]);
-            }
-            None => rows.push([p0, 0.0, 0.0, 0.0]),
-        }
-    }
-    let encoded = encode(&rows);
-    let value_of = |i: usize| {
-        let stride = if encoded.flags & 0x70 == 0 { 4 } else { 2 };
-        encoded.keys.get(i * stride).map_or(0.0, |&k| k as f32 * encoded.scale + encoded.offset)
-    };
-    let (first, last) = (value_of(0), value_of(keys.len() - 1));
-    Some(Curve {
+}
+
+/// A curve keyed at `frames` (their frame type chosen by [`frame_type_bits`]): `kinds` holds its
+/// curve- and key-type flag bits, then its scale and offset words, `delta` (the last value less
+/// the first) and the stored key elements.
+fn curve(frames: Vec<f32>, kinds: u16, target: u32, words: [u32; 2], delta: f32, keys: Vec<f64>) -> Result<Curve> {
+    Ok(Curve {
         at: 0,
-        flags: bits | encoded.flags,
-        key_count: keys.len() as u16,
+        flags: frame_type_bits(&frames) | kinds,
+        key_count: u16::try_from(frames.len()).map_err(|_| Error::unrepresentable("too many keys"))?,
         target,
         start: frames.first().copied().unwrap_or(0.0),
-        end: *frames.last().unwrap_or(&0.0),
-        scale_bits: encoded.scale.to_bits(),
-        offset_bits: encoded.offset.to_bits(),
-        delta: Some(last - first),
+        end: frames.last().copied().unwrap_or(0.0),
+        scale_bits: words[0],
+        offset_bits: words[1],
+        delta: Some(delta),
         frames,
-        keys: encoded.keys,
+        keys,
     })
 }
 
-/// Per-component keys `(frame, value, in, out)` of a vector track.
+/// The bytes `curves` take baked (one value per frame of `start..=end`): 4 a frame plus 20 for a
+/// float curve, the key width a frame plus 8 for a step-int curve, a bit a frame in words plus 8
+/// for a step-bool curve.
+fn baked_size<'a>(curves: impl IntoIterator<Item = &'a Curve>) -> u32 {
+    curves.into_iter().fold(0u32, |sum, c| {
+        let n = ((c.end - c.start).max(0.0) as u32).saturating_add(1);
+        let size = match (c.curve_type(), c.key_type()) {
+            (CurveType::StepBool, _) => n.div_ceil(32).saturating_mul(4).saturating_add(8),
+            (CurveType::StepInt, KeyType::S8) => n.saturating_add(8),
+            (CurveType::StepInt, KeyType::S16) => n.saturating_mul(2).saturating_add(8),
+            (CurveType::StepInt, KeyType::Bits32) => n.saturating_mul(4).saturating_add(8),
+            _ => n.saturating_mul(4).saturating_add(20),
+        };
+        sum.saturating_add(size)
+    })
+}
+
+/// A cubic float curve from keys `(frame, value, in-slope, out-slope)` (slopes per frame), or
+/// `None` when the channel is constant. With `hold`, each segment keeps its first value (step).
+fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Result<Option<Curve>> {
+    let [(_, v0, _, _), _, ..] = *keys else {
+        return Ok(None);
+    };
+    if keys.iter().all(|k| k.1 == v0 && k.2 == 0.0 && k.3 == 0.0) {
+        return Ok(None);
+    }
+    // Each segment as a cubic in t over 0..=1 (Hermite → cubic, §5.4); the last key holds.
+    let nexts = keys.iter().skip(1).map(Some).chain([None]);
+    let rows: Vec<[f32; 4]> = keys
+        .iter()
+        .zip(nexts)
+        .map(|(&(f0, p0, _, s0), next)| match next {
+            Some(&(f1, p1, s1, _)) if !hold => {
+                let d = f1 - f0;
+                let (s0, s1) = (s0 * d, s1 * d);
+                [p0, s0, 3.0 * (p1 - p0) - 2.0 * s0 - s1, 2.0 * (p0 - p1) + s0 + s1]
+            }
+            _ => [p0, 0.0, 0.0, 0.0],
+        })
+        .collect();
+    let e = encode(&rows);
+    let stride = if e.flags & 0x70 == 0 { 4 } else { 2 };
+    let value_of = |i: usize| e.keys.get(i * stride).map_or(0.0, |&k| k as f32 * e.scale + e.offset);
+    let delta = value_of(keys.len() - 1) - value_of(0);
+    let frames = keys.iter().map(|k| k.0).collect();
+    curve(frames, e.flags, target, [e.scale.to_bits(), e.offset.to_bits()], delta, e.keys).map(Some)
+}
+
+/// The keys of `N` components at frame `f` from their values and slopes on either side.
+fn keys_at<const N: usize>(f: f32, values: &[f32; N], ins: &[f32; N], outs: &[f32; N]) -> [HermiteKey; N] {
+    let mut keys = [(f, 0.0, 0.0, 0.0); N];
+    for (k, ((&v, &i), &o)) in keys.iter_mut().zip(values.iter().zip(ins).zip(outs)) {
+        *k = (f, v, i, o);
+    }
+    keys
+}
+
+/// Per-component keys `(frame, value, in, out)` of a vector track: a cubic track's tangents
+/// per frame, else the slopes of the segments either side (0 for a step track, before the first
+/// key, after the last and across a zero-length segment).
 fn component_keys<const N: usize>(track: &Track, values: &[[f32; N]], fps: f32) -> Result<Vec<[HermiteKey; N]>> {
     let n = track.times.len();
     let cubic = track.interpolation == Interpolation::CubicSpline;
@@ -150,22 +187,16 @@ fn component_keys<const N: usize>(track: &Track, values: &[[f32; N]], fps: f32) 
             track.target.label()
         )));
     }
-    let frames: Vec<f32> = track.times.iter().map(|t| snap(t * fps)).collect();
-    let mut out = Vec::with_capacity(n);
+    let frames = frames_at(&track.times, fps);
     if cubic {
         // (in-tangent, value, out-tangent) per key.
         let (triples, _) = values.as_chunks::<3>();
-        for (&f, [inn, value, outt]) in frames.iter().zip(triples) {
-            let mut key = [(0f32, 0f32, 0f32, 0f32); N];
-            for (k, ((&v, &i), &o)) in key.iter_mut().zip(value.iter().zip(inn).zip(outt)) {
-                *k = (f, v, i / fps, o / fps);
-            }
-            out.push(key);
-        }
-        return Ok(out);
+        let per_frame = |t: &[f32; N]| t.map(|x| x / fps);
+        let keys = frames.iter().zip(triples);
+        return Ok(keys.map(|(&f, [i, v, o])| keys_at(f, v, &per_frame(i), &per_frame(o))).collect());
     }
     let step = track.interpolation == Interpolation::Step;
-    // The per-component slopes from key a to key b (0 for a step track or a zero-length segment).
+    // The per-component slopes from key a to key b.
     let slopes = |(fa, va): (f32, &[f32; N]), (fb, vb): (f32, &[f32; N])| {
         let d = fb - fa;
         let mut s = [0f32; N];
@@ -179,35 +210,24 @@ fn component_keys<const N: usize>(track: &Track, values: &[[f32; N]], fps: f32) 
     let keys: Vec<(f32, &[f32; N])> = frames.iter().copied().zip(values).collect();
     let prevs = [None].into_iter().chain(keys.iter().copied().map(Some));
     let nexts = keys.iter().skip(1).copied().map(Some).chain([None]);
-    for ((&key, prev), next) in keys.iter().zip(prevs).zip(nexts) {
-        let (f, v) = key;
+    let all = keys.iter().zip(prevs).zip(nexts).map(|((&key, prev), next)| {
         let inn = prev.map_or([0.0; N], |p| slopes(p, key));
-        let outs = next.map_or([0.0; N], |n| slopes(key, n));
-        let mut k = [(0f32, 0f32, 0f32, 0f32); N];
-        for (k, ((&v, &i), &o)) in k.iter_mut().zip(v.iter().zip(&inn).zip(&outs)) {
-            *k = (f, v, i, o);
-        }
-        out.push(k);
-    }
-    Ok(out)
+        let out = next.map_or([0.0; N], |n| slopes(key, n));
+        keys_at(key.0, key.1, &inn, &out)
+    });
+    Ok(all.collect())
 }
 
 /// Builds the curves of one channel: `(base value, curves)`.
-fn channel<const N: usize>(keys: &[[HermiteKey; N]], targets: [u32; N], hold: bool) -> ([f32; N], Vec<Curve>) {
+fn channel<const N: usize>(keys: &[[HermiteKey; N]], targets: [u32; N], hold: bool) -> Result<([f32; N], Vec<Curve>)> {
     let base = keys.first().map_or([0.0; N], |k| k.map(|c| c.1));
-    // One column of keys per component.
-    let mut columns: [Vec<HermiteKey>; N] = std::array::from_fn(|_| Vec::with_capacity(keys.len()));
-    for key in keys {
-        for (column, &k) in columns.iter_mut().zip(key) {
-            column.push(k);
-        }
+    let mut curves = Vec::new();
+    for (c, target) in targets.into_iter().enumerate() {
+        let column: Vec<HermiteKey> = keys.iter().filter_map(|k| k.get(c).copied()).collect();
+        let column = if hold { column } else { fewer_keys(&column) };
+        curves.extend(float_curve(target, &column, hold)?);
     }
-    let curves = columns
-        .iter()
-        .zip(targets)
-        .filter_map(|(ks, target)| float_curve(target, &if hold { ks.clone() } else { fewer_keys(ks) }, hold))
-        .collect();
-    (base, curves)
+    Ok((base, curves))
 }
 
 /// The cubic Hermite from key `a` to key `b` at frame `f` (slopes per frame).
@@ -310,18 +330,14 @@ fn euler_keys(track: &Track, qs: &[Quat], fps: f32) -> Result<Vec<[HermiteKey; 3
         return component_keys(track, &angles, fps);
     }
     let (triples, _) = qs.as_chunks::<3>();
-    let mut out = Vec::with_capacity(angles.len());
-    for ((&t, a), [inn, value, outt]) in track.times.iter().zip(&angles).zip(triples) {
+    let keys = frames_at(&track.times, fps).into_iter().zip(&angles).zip(triples);
+    let all = keys.map(|((f, a), [inn, value, outt])| {
         // The key may be stored as −q; its tangents then belong to −q too.
         let sign = Vec4::from(euler_xyz(a[0], a[1], a[2])).dot(Vec4::from(*value)).signum();
         let rate = |tangent: &Quat| angle_rates(*a, Vec4::from(*tangent) * sign / fps);
-        let (ri, ro) = (rate(inn), rate(outt));
-        let f = snap(t * fps);
-        let [(x, rix, rox), (y, riy, roy), (z, riz, roz)] =
-            [(a[0], ri[0], ro[0]), (a[1], ri[1], ro[1]), (a[2], ri[2], ro[2])];
-        out.push([(f, x, rix, rox), (f, y, riy, roy), (f, z, riz, roz)]);
-    }
-    Ok(out)
+        keys_at(f, a, &rate(inn), &rate(outt))
+    });
+    Ok(all.collect())
 }
 
 /// The largest rotation (radians) by which Euler angle curves may part from a clip's rotation
@@ -341,19 +357,14 @@ fn euler_reproduces<'a>(tracks: impl IntoIterator<Item = &'a Track>, fps: f32) -
         }
         let keys = euler_keys(t, q, fps)?;
         for (k, pair) in keys.windows(2).enumerate() {
-            let [a, b] = pair else { continue };
-            let (fa, fb) = (a[0].0, b[0].0);
-            for (f, u) in [(fa, 0.0), (0.5 * (fa + fb), 0.5)] {
-                if fb <= fa && u > 0.0 {
-                    continue;
-                }
-                let angle = |a: &HermiteKey, b: &HermiteKey| if u == 0.0 { a.1 } else { hermite_at(a, b, f) };
-                let [(ax, bx), (ay, by), (az, bz)] = [(&a[0], &b[0]), (&a[1], &b[1]), (&a[2], &b[2])];
-                let angles = [angle(ax, bx), angle(ay, by), angle(az, bz)];
-                let euler = euler_xyz(angles[0], angles[1], angles[2]);
-                let time = if u == 0.0 { t.times.get(k).copied().unwrap_or(f / fps) } else { f / fps };
+            let [[ax, ay, az], [bx, by, bz]] = pair else { continue };
+            let (fa, fb) = (ax.0, bx.0);
+            let at_key = (t.times.get(k).copied().unwrap_or(fa / fps), [ax.1, ay.1, az.1]);
+            let m = 0.5 * (fa + fb);
+            let middle = (fb > fa).then(|| (m / fps, [(ax, bx), (ay, by), (az, bz)].map(|(a, b)| hermite_at(a, b, m))));
+            for (time, [x, y, z]) in [Some(at_key), middle].into_iter().flatten() {
                 let Some(Sampled::Rotation(want)) = sample_track(t, time) else { continue };
-                if euler.angle_between(want) > EULER_TOLERANCE {
+                if euler_xyz(x, y, z).angle_between(want) > EULER_TOLERANCE {
                     return Ok(false);
                 }
             }
@@ -382,10 +393,12 @@ fn hemisphere_continuous(qs: &[Quat], cubic: bool) -> Vec<Quat> {
     out
 }
 
+/// Target offsets of the channels (§7.1).
 const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
 const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
 const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
 
+/// The bone flag bit of a curve target (§7.1): bits 6–8 scale, 9–12 rotation, 13–15 translation.
 fn flag_bit(target: u32) -> u32 {
     let i = match target {
         0x04..=0x0C => (target - 0x04) / 4,
@@ -395,18 +408,26 @@ fn flag_bit(target: u32) -> u32 {
     1 << (6 + i)
 }
 
+/// The entry of `list` called `name`, added at the end when there is none (so entries keep the
+/// order of their first appearance).
+fn entry<'a, T: Default>(list: &'a mut Vec<(String, T)>, name: &str) -> Option<&'a mut T> {
+    let at = list.iter().position(|e| e.0 == name).unwrap_or(list.len());
+    if at == list.len() {
+        list.push((name.to_string(), T::default()));
+    }
+    list.get_mut(at).map(|e| &mut e.1)
+}
+
 /// The bone tracks of a clip grouped by bone, bones in order of first appearance.
 fn tracks_by_bone(clip: &Clip) -> Vec<(String, Vec<&Track>)> {
     let mut bones: Vec<(String, Vec<&Track>)> = Vec::new();
     for t in &clip.tracks {
-        let (Target::Bone(b), Values::Rotation(_) | Values::Translation(_) | Values::Scale(_)) = (&t.target, &t.values)
-        else {
-            continue;
-        };
-        let name = b.label();
-        match bones.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, list)) => list.push(t),
-            None => bones.push((name, vec![t])),
+        if let (Target::Bone(b), Values::Rotation(_) | Values::Translation(_) | Values::Scale(_)) =
+            (&t.target, &t.values)
+        {
+            if let Some(list) = entry(&mut bones, &b.label()) {
+                list.push(t);
+            }
         }
     }
     bones
@@ -432,13 +453,16 @@ pub(crate) fn rotation_mode(clip: &Clip, fps: f32, forced: Option<bool>) -> Resu
     }
 }
 
+/// The FSKA of `clip`'s bone tracks at `fps` (`None` without any), rotations as Euler angle
+/// curves when `euler`, else quaternion curves. A clip read from an FSKA keeps what did not change
+/// ([`StoredFska`]): the whole subfile when nothing did.
 pub(crate) fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Option<Fska>> {
     let frames = frame_count(clip, fps);
     let stored = StoredFska::of(clip, fps, frames);
-    let looping = if clip.looping == Some(true) { 4 } else { 0 };
+    let loop_bit = u32::from(looping(clip));
     if let Some(s) = stored.filter(|s| s.euler() == euler && s.whole(clip)) {
         // Nothing changed: the subfile as read (bones without channels and user data too).
-        let flags = s.fska.flags & !4 | looping;
+        let flags = s.fska.flags & !4 | loop_bit;
         return Ok(Some(Fska { name: clip.name.clone(), flags, ..s.fska.clone() }));
     }
     let by_bone = tracks_by_bone(clip);
@@ -452,11 +476,7 @@ pub(crate) fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Optio
         total_curves += bone.curves.len();
         bones.push(bone);
     }
-    let baked = bones.iter().flat_map(|b| &b.curves).fold(0u32, |sum, c| {
-        sum.saturating_add(
-            4u32.saturating_mul(((c.end - c.start).max(0.0) as u32).saturating_add(1)).saturating_add(20),
-        )
-    });
+    let baked = baked_size(bones.iter().flat_map(|b| &b.curves));
     let user_data = stored.map(|s| s.fska.user_data.clone()).unwrap_or_default();
     let mode = if euler { 0x1000 } else { 0 };
     // The scale mode (bits 8–9) of the FSKA read, else Maya's, as Breath of the Wild stores.
@@ -464,7 +484,7 @@ pub(crate) fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Optio
     Ok(Some(Fska {
         at: 0,
         name: clip.name.clone(),
-        flags: mode | scale_mode | looping,
+        flags: mode | scale_mode | loop_bit,
         frame_count: frames,
         user_data_count: user_data.len() as u16,
         curve_count: total_curves as i32,
@@ -489,29 +509,25 @@ fn bone_anim(
     let mut curves: Vec<Curve> = Vec::new();
     let mut all_kept = true;
     for &t in tracks {
-        if let Some(kept) = stored.and_then(|s| s.channel(t, euler)) {
-            let slot = match t.channel() {
-                Channel::Scale => &mut scale,
-                Channel::Rotation => &mut rotate,
-                _ => &mut translate,
-            };
-            *slot = kept.base.map(<[f32]>::to_vec);
-            curves.extend_from_slice(kept.curves);
-            continue;
-        }
-        all_kept = false;
-        let (base, c) = encode_channel(t, fps, euler)?;
-        match &t.values {
-            Values::Scale(_) => scale = Some(base),
-            Values::Rotation(_) => rotate = Some(base),
-            _ => translate = Some(base),
-        }
+        let (base, c) = match stored.and_then(|s| s.channel(t, euler)) {
+            Some(kept) => (kept.base.map(<[f32]>::to_vec), kept.curves.to_vec()),
+            None => {
+                all_kept = false;
+                let (base, c) = encode_channel(t, fps, euler)?;
+                (Some(base), c)
+            }
+        };
+        let slot = match t.channel() {
+            Channel::Scale => &mut scale,
+            Channel::Rotation => &mut rotate,
+            _ => &mut translate,
+        };
+        *slot = base;
         curves.extend(c);
     }
     curves.sort_by_key(|c| flag_bit(c.target));
-    let mut flags = 0u32;
-    flags |= if scale.is_some() { 0x08 } else { 0 } | if rotate.is_some() { 0x10 } else { 0 };
-    flags |= if translate.is_some() { 0x20 } else { 0 };
+    let has = |base: &Option<Vec<f32>>, bit: u32| if base.is_some() { bit } else { 0 };
+    let mut flags = has(&scale, 0x08) | has(&rotate, 0x10) | has(&translate, 0x20);
     flags |= curves.iter().fold(0, |f, c| f | flag_bit(c.target));
     if all_kept {
         // Segment scale compensate, scale uniform / volume one, rotate / translate zero (§7.1).
@@ -549,18 +565,18 @@ fn encode_channel(t: &Track, fps: f32, euler: bool) -> Result<(Vec<f32>, Vec<Cur
         Values::Scale(v) | Values::Translation(v) => {
             let targets = if matches!(t.values, Values::Scale(_)) { SCALE } else { TRANSLATE };
             let vals: Vec<[f32; 3]> = v.iter().map(|x| x.to_array()).collect();
-            let (b, c) = channel(&component_keys(t, &vals, fps)?, targets, hold);
+            let (b, c) = channel(&component_keys(t, &vals, fps)?, targets, hold)?;
             (b.to_vec(), c)
         }
         Values::Rotation(q) if euler => {
             let keys = euler_keys(t, q, fps)?;
-            let (b, c) = channel(&keys, [ROTATE[0], ROTATE[1], ROTATE[2]], hold);
+            let (b, c) = channel(&keys, [ROTATE[0], ROTATE[1], ROTATE[2]], hold)?;
             (vec![b[0], b[1], b[2], 1.0], c)
         }
         Values::Rotation(q) => {
             let cubic = t.interpolation == Interpolation::CubicSpline;
             let vals: Vec<[f32; 4]> = hemisphere_continuous(q, cubic).iter().map(|x| x.to_array()).collect();
-            let (b, c) = channel(&component_keys(t, &vals, fps)?, ROTATE, hold);
+            let (b, c) = channel(&component_keys(t, &vals, fps)?, ROTATE, hold)?;
             (b.to_vec(), c)
         }
         _ => (Vec::new(), Vec::new()),
@@ -570,38 +586,32 @@ fn encode_channel(t: &Track, fps: f32, euler: bool) -> Result<(Vec<f32>, Vec<Cur
 /// An FTXP from a clip's texture-index tracks (`None` without any). The texture list is every
 /// track's list in order, so a list read from a file (unused names included) is kept as it was.
 pub(crate) fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
-    let mut textures: Vec<String> = Vec::new();
-    for t in &clip.tracks {
-        if let (Target::Material { .. }, Values::TextureIndex { textures: names, .. }) = (&t.target, &t.values) {
-            for n in names.iter() {
-                if !textures.contains(n) {
-                    textures.push(n.clone());
-                }
+    let tracks: Vec<_> = clip
+        .tracks
+        .iter()
+        .filter_map(|t| match (&t.target, &t.values) {
+            (Target::Material { material, property }, Values::TextureIndex { indices, textures }) => {
+                Some((t, material, property, indices, textures))
             }
+            _ => None,
+        })
+        .collect();
+    let mut textures: Vec<String> = Vec::new();
+    for name in tracks.iter().flat_map(|t| t.4.iter()) {
+        if !textures.contains(name) {
+            textures.push(name.clone());
         }
     }
     let mut materials: Vec<MaterialPattern> = Vec::new();
-    let mut baked = 0u32;
-    for t in &clip.tracks {
-        let (Target::Material { material, property }, Values::TextureIndex { indices, textures: names }) =
-            (&t.target, &t.values)
-        else {
-            continue;
-        };
-        let mut remapped = Vec::with_capacity(indices.len());
-        for &i in indices {
-            let name = names.get(i as usize).ok_or_else(|| {
+    for (t, material, property, indices, names) in tracks {
+        // Each index into the file's list.
+        let remapped = indices.iter().map(|&i| {
+            let k = names.get(i as usize).and_then(|name| textures.iter().position(|n| n == name));
+            k.map(|k| k as i64).ok_or_else(|| {
                 Error::unrepresentable(format!("{}: texture index {i} outside its list", t.target.label()))
-            })?;
-            let k = match textures.iter().position(|n| n == name) {
-                Some(k) => k,
-                None => {
-                    textures.push(name.clone());
-                    textures.len() - 1
-                }
-            };
-            remapped.push(k as i64);
-        }
+            })
+        });
+        let remapped = remapped.collect::<Result<Vec<i64>>>()?;
         if materials.last().map(|m| m.name.as_str()) != Some(&**material) {
             materials.push(MaterialPattern {
                 name: material.to_string(),
@@ -615,53 +625,16 @@ pub(crate) fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
         let Some(m) = materials.last_mut() else {
             continue;
         };
-        let first = remapped.first().copied().unwrap_or(0);
-        let constant = remapped.iter().all(|&v| v == first);
-        let curve_index = if constant {
-            -1
-        } else {
-            let frames: Vec<f32> = t.times.iter().map(|s| snap(s * fps)).collect();
-            let bits = frame_type_bits(&frames);
-            let frames = stored_frames(&frames, bits);
-            let (min, max) = (remapped.iter().min().copied().unwrap_or(0), remapped.iter().max().copied().unwrap_or(0));
-            let offset = (min + max).div_euclid(2);
-            let fits8 = remapped.iter().all(|v| (-128..=127).contains(&(v - offset)));
-            let fits16 = remapped.iter().all(|v| (-32768..=32767).contains(&(v - offset)));
-            let key_bits = if fits8 {
-                2 << 2
-            } else if fits16 {
-                1 << 2
-            } else {
-                0
-            };
-            let last = remapped.last().copied().unwrap_or(0);
-            let (start, end) = (frames.first().copied().unwrap_or(0.0), frames.last().copied().unwrap_or(0.0));
-            let n = ((end - start).max(0.0) as u32).saturating_add(1);
-            let size = if fits8 {
-                1
-            } else if fits16 {
-                2
-            } else {
-                4
-            };
-            baked = baked.saturating_add(n.saturating_mul(size).saturating_add(8));
-            m.curves.push(Curve {
-                at: 0,
-                flags: bits | key_bits | (4 << 4),
-                key_count: u16::try_from(frames.len()).map_err(|_| Error::unrepresentable("too many keys"))?,
-                target: 0,
-                start,
-                end,
-                scale_bits: 0,
-                offset_bits: offset as i32 as u32,
-                delta: Some((last - first) as f32),
-                frames,
-                keys: remapped.iter().map(|v| (v - offset) as f64).collect(),
-            });
-            i8::try_from(m.curves.len() - 1)
-                .map_err(|_| Error::unrepresentable("more than 127 curves in a material"))?
+        let curve_index = match index_curve(t, &remapped, fps)? {
+            Some(c) => {
+                m.curves.push(c);
+                i8::try_from(m.curves.len() - 1)
+                    .map_err(|_| Error::unrepresentable("more than 127 curves in a material"))?
+            }
+            None => -1,
         };
         m.infos.push(PatternInfo { curve_index, sub_bind_index: -1, sampler: property.to_string() });
+        let first = remapped.first().copied().unwrap_or(0);
         m.base_values.push(u16::try_from(first).map_err(|_| Error::unrepresentable("texture index over 65535"))?);
     }
     if materials.is_empty() {
@@ -670,13 +643,36 @@ pub(crate) fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
     Ok(Some(Ftxp {
         at: 0,
         name: clip.name.clone(),
-        flags: if clip.looping == Some(true) { 4 } else { 0 },
+        flags: looping(clip),
         frame_count: frame_count(clip, fps),
-        baked_size: baked,
+        baked_size: baked_size(materials.iter().flat_map(|m| &m.curves)),
         textures,
         texture_ftex: Vec::new(),
         materials,
     }))
+}
+
+/// The step-int curve of texture indices keyed at `t`'s times (`None` when they never change):
+/// the indices less the offset `(min + max) / 2`, as `s8` keys when they fit, else `s16`, else
+/// `s32`; raw scale word 0.
+fn index_curve(t: &Track, indices: &[i64], fps: f32) -> Result<Option<Curve>> {
+    let (Some(&first), Some(&last)) = (indices.first(), indices.last()) else { return Ok(None) };
+    if indices.iter().all(|&v| v == first) {
+        return Ok(None);
+    }
+    let (min, max) = indices.iter().fold((first, first), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let offset = (min + max).div_euclid(2);
+    let fits = |limit: i64| indices.iter().all(|v| (-limit - 1..=limit).contains(&(v - offset)));
+    let key_bits = if fits(127) {
+        2 << 2
+    } else if fits(32767) {
+        1 << 2
+    } else {
+        0
+    };
+    let keys = indices.iter().map(|v| (v - offset) as f64).collect();
+    let words = [0, offset as i32 as u32];
+    curve(frames_at(&t.times, fps), key_bits | 4 << 4, 0, words, (last - first) as f32, keys).map(Some)
 }
 
 /// Bits packed into words, bit `i & 31` of word `i / 32`.
@@ -684,69 +680,44 @@ fn bit_words(bits: &[bool]) -> Vec<u32> {
     bits.chunks(32).map(|c| c.iter().enumerate().fold(0u32, |w, (i, &b)| w | u32::from(b) << i)).collect()
 }
 
-/// FVIS subfiles (bone and material) from a clip's visibility tracks.
+/// FVIS subfiles (bone and material) from a clip's visibility tracks: a step-bool curve (scale
+/// word 1) for each that changes, and every track's first value among the base bits.
 fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
     let mut out = Vec::new();
     for material in [false, true] {
-        let mut names = Vec::new();
-        let mut curves = Vec::new();
-        let mut bits = Vec::new();
-        let mut baked = 0u32;
+        let (mut names, mut curves, mut bits) = (Vec::new(), Vec::new(), Vec::new());
         for t in &clip.tracks {
-            let Values::Visibility(v) = &t.values else {
-                continue;
-            };
-            let name = match (&t.target, material) {
-                (Target::Bone(b), false) => b.label(),
-                (Target::Material { material: m, .. }, true) => m.to_string(),
+            let (name, v) = match (&t.target, &t.values, material) {
+                (Target::Bone(b), Values::Visibility(v), false) => (b.label(), v),
+                (Target::Material { material: m, .. }, Values::Visibility(v), true) => (m.to_string(), v),
                 _ => continue,
             };
-            let index = names.len();
-            names.push(name);
             let first = v.first().copied().unwrap_or(false);
             bits.push(first);
             if v.iter().any(|&x| x != first) {
-                let frames: Vec<f32> = t.times.iter().map(|s| snap(s * fps)).collect();
-                let fbits = frame_type_bits(&frames);
-                let frames = stored_frames(&frames, fbits);
-                let words = bit_words(v);
-                let (start, end) = (frames.first().copied().unwrap_or(0.0), frames.last().copied().unwrap_or(0.0));
-                let n = ((end - start).max(0.0) as u32).saturating_add(1);
-                baked = baked.saturating_add(4 * n.div_ceil(32) + 8);
                 let last = v.last().copied().unwrap_or(false);
-                curves.push(Curve {
-                    at: 0,
-                    flags: fbits | (6 << 4),
-                    key_count: u16::try_from(v.len()).map_err(|_| Error::unrepresentable("too many keys"))?,
-                    target: index as u32,
-                    start,
-                    end,
-                    scale_bits: 1,
-                    offset_bits: 0,
-                    delta: Some(f32::from(u8::from(last)) - f32::from(u8::from(first))),
-                    frames,
-                    keys: words.iter().map(|&w| f64::from(w)).collect(),
-                });
+                let delta = f32::from(u8::from(last)) - f32::from(u8::from(first));
+                let keys = bit_words(v).into_iter().map(f64::from).collect();
+                curves.push(curve(frames_at(&t.times, fps), 6 << 4, names.len() as u32, [1, 0], delta, keys)?);
             }
+            names.push(name);
         }
         if names.is_empty() {
             continue;
         }
-        let base = bit_words(&bits);
         out.push(Fvis {
             at: 0,
             name: clip.name.clone(),
-            flags: if material { 0x100 } else { 0 } | if clip.looping == Some(true) { 4 } else { 0 },
+            flags: if material { 0x100 } else { 0 } | looping(clip),
             frame_count: frame_count(clip, fps),
-            baked_size: baked,
+            baked_size: baked_size(&curves),
             names,
             curves,
-            base,
+            base: bit_words(&bits),
         });
     }
     Ok(out)
 }
-
 /// The FSHU kind and target offset of a scalar property's component name.
 fn shader_target(component: &str) -> Option<(usize, u32)> {
     Some(match component {
@@ -764,14 +735,16 @@ fn shader_target(component: &str) -> Option<(usize, u32)> {
     })
 }
 
+/// A material's shader params: per param, its components' `(target, track, values)`.
+type ShaderParams<'a> = Vec<(String, Vec<(u32, &'a Track, &'a [f32])>)>;
+
 /// FSHU subfiles (one per kind present) from a clip's scalar tracks on `param.component`
 /// material properties.
 pub(crate) fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<Vec<(usize, Fshu)>> {
-    // kind → material → param → [(target, track)]
-    type Params<'a> = Vec<(String, Vec<(u32, &'a Track)>)>;
-    let mut kinds: BTreeMap<usize, Vec<(String, Params)>> = BTreeMap::new();
+    // kind → material → param → components
+    let mut kinds: BTreeMap<usize, Vec<(String, ShaderParams)>> = BTreeMap::new();
     for t in &clip.tracks {
-        let (Target::Material { material, property }, Values::Scalar(_)) = (&t.target, &t.values) else {
+        let (Target::Material { material, property }, Values::Scalar(v)) = (&t.target, &t.values) else {
             continue;
         };
         let Some((param, (kind, target))) = property.rsplit_once('.').and_then(|(p, c)| Some((p, shader_target(c)?)))
@@ -779,99 +752,76 @@ pub(crate) fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) 
             warnings.push(format!("{}: scalar property {property:?} is not param.component; skipped", clip.name));
             continue;
         };
-        let mats = kinds.entry(kind).or_default();
-        if !mats.iter().any(|m| *m.0 == **material) {
-            mats.push((material.to_string(), Vec::new()));
-        }
-        let Some(mat) = mats.iter_mut().find(|m| *m.0 == **material) else {
-            continue;
-        };
-        if !mat.1.iter().any(|p| p.0 == param) {
-            mat.1.push((param.to_string(), Vec::new()));
-        }
-        if let Some(p) = mat.1.iter_mut().find(|p| p.0 == param) {
-            p.1.push((target, t));
+        let params = entry(kinds.entry(kind).or_default(), material);
+        if let Some(components) = params.and_then(|p| entry(p, param)) {
+            components.push((target, t, v));
         }
     }
     let mut out = Vec::new();
     for (kind, mats) in kinds {
-        let (mut total_curves, mut total_params, mut baked) = (0i32, 0i32, 0u32);
-        let mut materials = Vec::new();
+        let mut materials = Vec::with_capacity(mats.len());
         for (name, params) in mats {
-            let mut curves = Vec::new();
-            let mut constants = Vec::new();
-            let mut infos = Vec::new();
-            for (pname, mut comps) in params {
-                comps.sort_by_key(|c| c.0);
-                let (begin_curve, begin_constant) = (curves.len(), constants.len());
-                let mut float_curves = 0u16;
-                for &(target, t) in &comps {
-                    let Values::Scalar(v) = &t.values else {
-                        continue;
-                    };
-                    let vals: Vec<[f32; 1]> = v.iter().map(|&x| [x]).collect();
-                    let keys: Vec<HermiteKey> = component_keys(t, &vals, fps)?.into_iter().map(|k| k[0]).collect();
-                    let hold = t.interpolation == Interpolation::Step;
-                    match float_curve(target, &keys, hold) {
-                        Some(c) if !(kind == 5 && target == 0) => {
-                            baked = baked.saturating_add(
-                                4u32.saturating_mul(((c.end - c.start).max(0.0) as u32).saturating_add(1))
-                                    .saturating_add(20),
-                            );
-                            curves.push(c);
-                            float_curves += 1;
-                        }
-                        _ => {
-                            let first = keys.first().map_or(0.0, |k| k.1);
-                            if kind == 5 && target == 0 && keys.iter().any(|k| k.1 != first) {
-                                warnings.push(format!(
-                                    "{} {name}.{pname}: animated SRT mode written as its first value",
-                                    clip.name
-                                ));
-                            }
-                            let raw = if kind == 5 && target == 0 { first as i32 as u32 } else { first.to_bits() };
-                            constants.push((target, raw));
-                        }
-                    }
-                }
-                infos.push(super::fshu::ParamInfo {
-                    name: pname,
-                    begin_curve: begin_curve as u16,
-                    float_curves,
-                    int_curves: 0,
-                    begin_constant: begin_constant as u16,
-                    constant_count: (constants.len() - begin_constant) as u16,
-                    sub_bind_index: 0xFFFF,
-                });
-            }
-            total_curves += curves.len() as i32;
-            total_params += (curves.len() + constants.len()) as i32;
-            materials.push(super::fshu::MaterialAnim {
-                name,
-                begin_curve: 0,
-                begin_param_anim: 0,
-                params: infos,
-                curves,
-                constants,
-            });
+            materials.push(shader_material(kind, name, params, fps, &clip.name, warnings)?);
         }
-        out.push((
-            kind,
-            Fshu {
-                at: 0,
-                name: clip.name.clone(),
-                flags: if clip.looping == Some(true) { 4 } else { 0 },
-                frame_count: frame_count(clip, fps),
-                param_anim_count: total_params,
-                curve_count: total_curves,
-                baked_size: baked,
-                materials,
-            },
-        ));
+        let curve_count: usize = materials.iter().map(|m| m.curves.len()).sum();
+        let constant_count: usize = materials.iter().map(|m| m.constants.len()).sum();
+        let fshu = Fshu {
+            at: 0,
+            name: clip.name.clone(),
+            flags: u32::from(looping(clip)),
+            frame_count: frame_count(clip, fps),
+            param_anim_count: (curve_count + constant_count) as i32,
+            curve_count: curve_count as i32,
+            baked_size: baked_size(materials.iter().flat_map(|m| &m.curves)),
+            materials,
+        };
+        out.push((kind, fshu));
     }
     Ok(out)
 }
 
+/// One material's animation of FSHU `kind`: per param, a float curve for each animated
+/// component and a constant for the others. A texture SRT's mode (an integer) is always a
+/// constant, its first value (a warning says so when it changes).
+fn shader_material(
+    kind: usize,
+    name: String,
+    params: ShaderParams,
+    fps: f32,
+    clip: &str,
+    warnings: &mut Vec<String>,
+) -> Result<MaterialAnim> {
+    let (mut curves, mut constants, mut infos) = (Vec::new(), Vec::new(), Vec::new());
+    for (pname, mut components) in params {
+        components.sort_by_key(|c| c.0);
+        let (begin_curve, begin_constant) = (curves.len(), constants.len());
+        for (target, t, v) in components {
+            let vals: Vec<[f32; 1]> = v.iter().map(|&x| [x]).collect();
+            let keys: Vec<HermiteKey> = component_keys(t, &vals, fps)?.into_iter().map(|[k]| k).collect();
+            let mode = kind == 5 && target == 0;
+            match float_curve(target, &keys, t.interpolation == Interpolation::Step)? {
+                Some(c) if !mode => curves.push(c),
+                _ => {
+                    let first = keys.first().map_or(0.0, |k| k.1);
+                    if mode && keys.iter().any(|k| k.1 != first) {
+                        warnings.push(format!("{clip} {name}.{pname}: animated SRT mode written as its first value"));
+                    }
+                    constants.push((target, if mode { first as i32 as u32 } else { first.to_bits() }));
+                }
+            }
+        }
+        infos.push(ParamInfo {
+            name: pname,
+            begin_curve: begin_curve as u16,
+            float_curves: (curves.len() - begin_curve) as u16,
+            int_curves: 0,
+            begin_constant: begin_constant as u16,
+            constant_count: (constants.len() - begin_constant) as u16,
+            sub_bind_index: 0xFFFF,
+        });
+    }
+    Ok(MaterialAnim { name, begin_curve: 0, begin_param_anim: 0, params: infos, curves, constants })
+}
 /// The `rotation` write setting: `None` for `auto`, else whether rotations are written as Euler
 /// curves (`euler`) or quaternion curves (`quat`).
 pub(crate) fn rotation_setting(options: &WriteOptions) -> Result<Option<bool>> {
@@ -901,7 +851,7 @@ pub(crate) fn check_tracks(clip: &Clip) -> Result<()> {
 }
 
 /// Builds a BFRES file from the model; returns the bytes and warnings.
-pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
+pub(crate) fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
     let rotation = rotation_setting(options)?;
     let mut warnings = Vec::new();
     if let Some(skeleton) = &package.skeleton {

@@ -22,11 +22,11 @@ use crate::model::{Channel, Clip, Target, Track, Values};
 
 /// An FSKA as read, with what identifies the tracks its clip was given.
 #[derive(Debug)]
-pub struct StoredFska {
+pub(crate) struct StoredFska {
     /// The subfile as read.
-    pub fska: Fska,
+    pub(crate) fska: Fska,
     /// The frame rate the clip was read at.
-    pub fps: f32,
+    pub(crate) fps: f32,
     /// Per track of the clip as read, in order: bone name, channel, fingerprint.
     tracks: Vec<(String, Channel, u64)>,
 }
@@ -42,13 +42,17 @@ fn bone_channel(track: &Track) -> Option<(String, Channel)> {
 }
 
 /// A hash of a track's interpolation, times and values (their bits). FxHash adds each word and
-/// multiplies by an odd constant, so a change to any one value always changes the hash; it costs
-/// two instructions a word (SipHash took a quarter of reading a large file).
+/// multiplies by an odd constant, so a change to any one value always changes the hash; values go
+/// in two to a word, at two instructions a word (SipHash took a quarter of reading a large file).
 fn fingerprint(track: &Track) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     track.interpolation.hash(&mut h);
-    track.times.iter().for_each(|t| t.to_bits().hash(&mut h));
-    let mut floats = |v: &[f32]| v.iter().for_each(|x| x.to_bits().hash(&mut h));
+    let mut floats = |v: &[f32]| {
+        let (pairs, rest) = v.as_chunks::<2>();
+        pairs.iter().for_each(|[a, b]| h.write_u64(u64::from(a.to_bits()) | u64::from(b.to_bits()) << 32));
+        rest.iter().for_each(|x| h.write_u32(x.to_bits()));
+    };
+    floats(&track.times);
     match &track.values {
         Values::Rotation(q) => q.iter().for_each(|q| floats(&q.to_array())),
         Values::Translation(v) | Values::Scale(v) => v.iter().for_each(|v| floats(&v.to_array())),
@@ -65,7 +69,7 @@ fn identify(clip: &Clip) -> Vec<(String, Channel, u64)> {
 }
 
 /// Keeps `fska`, the subfile `clip` was read from at `fps`, in the clip.
-pub fn remember(clip: &mut Clip, fska: Fska, fps: f32) {
+pub(crate) fn remember(clip: &mut Clip, fska: Fska, fps: f32) {
     let tracks = identify(clip);
     clip.stored = crate::model::Stored::new(StoredFska { fska, fps, tracks });
 }
@@ -73,7 +77,7 @@ pub fn remember(clip: &mut Clip, fska: Fska, fps: f32) {
 /// An FSHU as read, with its index group (3 shader param, 4 colour, 5 texture SRT) and what
 /// identifies the tracks its clip was given: written again as it was when none of them changed.
 #[derive(Debug)]
-pub struct StoredFshu {
+pub(crate) struct StoredFshu {
     fshu: Fshu,
     group: usize,
     fps: f32,
@@ -81,7 +85,7 @@ pub struct StoredFshu {
 }
 
 /// Keeps `fshu`, the subfile of index group `group` that `clip` was read from at `fps`, in the clip.
-pub fn remember_fshu(clip: &mut Clip, fshu: Fshu, group: usize, fps: f32) {
+pub(crate) fn remember_fshu(clip: &mut Clip, fshu: Fshu, group: usize, fps: f32) {
     let tracks = identify(clip);
     clip.stored = crate::model::Stored::new(StoredFshu { fshu, group, fps, tracks });
 }
@@ -89,7 +93,7 @@ pub fn remember_fshu(clip: &mut Clip, fshu: Fshu, group: usize, fps: f32) {
 impl StoredFshu {
     /// The FSHU `clip` was read from and its index group, renamed as the clip, when every track
     /// of the clip is one read, unchanged, its frame count and looping too, written at `fps`.
-    pub fn unchanged(clip: &Clip, fps: f32, frame_count: i32) -> Option<(usize, Fshu)> {
+    pub(crate) fn unchanged(clip: &Clip, fps: f32, frame_count: i32) -> Option<(usize, Fshu)> {
         let s = clip.stored.get::<StoredFshu>()?;
         let looping = clip.looping == Some(s.fshu.flags & 4 != 0);
         let same = s.fps == fps && s.fshu.frame_count == frame_count && looping && identify(clip) == s.tracks;
@@ -98,42 +102,42 @@ impl StoredFshu {
 }
 
 /// One channel's storage: its base value (when the bone stores one) and its curves.
-pub struct KeptChannel<'a> {
-    pub base: Option<&'a [f32]>,
-    pub curves: &'a [super::curve::Curve],
+pub(crate) struct KeptChannel<'a> {
+    pub(crate) base: Option<&'a [f32]>,
+    pub(crate) curves: &'a [super::curve::Curve],
 }
 
 impl StoredFska {
     /// The record of `clip` when its curves can be written at `fps` for `frame_count` frames.
-    pub fn of(clip: &Clip, fps: f32, frame_count: i32) -> Option<&StoredFska> {
+    pub(crate) fn of(clip: &Clip, fps: f32, frame_count: i32) -> Option<&StoredFska> {
         clip.stored.get::<StoredFska>().filter(|s| s.fps == fps && s.fska.frame_count == frame_count)
     }
 
     /// Whether the clip's bone tracks are the ones read, all of them, in order.
-    pub fn whole(&self, clip: &Clip) -> bool {
+    pub(crate) fn whole(&self, clip: &Clip) -> bool {
         identify(clip) == self.tracks
     }
 
     /// The rotation mode of the FSKA read.
-    pub fn euler(&self) -> bool {
+    pub(crate) fn euler(&self) -> bool {
         self.fska.rotate_mode() == RotateMode::EulerXyz
     }
 
     /// Whether `track` is one the clip was read with, unchanged.
-    pub fn unchanged(&self, track: &Track) -> bool {
+    pub(crate) fn unchanged(&self, track: &Track) -> bool {
         let Some((bone, channel)) = bone_channel(track) else { return false };
         let print = fingerprint(track);
         self.tracks.iter().any(|(b, c, f)| *b == bone && *c == channel && *f == print)
     }
 
     /// The stored bone animation called `name`.
-    pub fn bone(&self, name: &str) -> Option<&BoneAnim> {
+    pub(crate) fn bone(&self, name: &str) -> Option<&BoneAnim> {
         self.fska.bones.iter().find(|b| b.name == name)
     }
 
     /// The stored base and curves of `track`'s channel when the track is unchanged (and, for a
     /// rotation, the FSKA being written stores rotations as the one read did: `euler`).
-    pub fn channel(&self, track: &Track, euler: bool) -> Option<KeptChannel<'_>> {
+    pub(crate) fn channel(&self, track: &Track, euler: bool) -> Option<KeptChannel<'_>> {
         let (bone, channel) = bone_channel(track)?;
         if !self.unchanged(track) || (channel == Channel::Rotation && euler != self.euler()) {
             return None;

@@ -15,17 +15,17 @@ use super::curve::{Curve, CurveType, Wrap};
 
 /// A curve's value at one frame with its one-sided slopes (per frame).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Point {
-    pub value: f32,
-    pub in_slope: f32,
-    pub out_slope: f32,
+pub(crate) struct Point {
+    pub(crate) value: f32,
+    pub(crate) in_slope: f32,
+    pub(crate) out_slope: f32,
     /// The value the curve approaches from the left where it jumps at this frame.
-    pub jump: Option<f32>,
+    pub(crate) jump: Option<f32>,
 }
 
 impl Point {
     /// A constant: `value`, flat on both sides.
-    pub fn constant(value: f32) -> Point {
+    pub(crate) fn constant(value: f32) -> Point {
         Point { value, in_slope: 0.0, out_slope: 0.0, jump: None }
     }
 }
@@ -33,7 +33,7 @@ impl Point {
 /// A cursor over one curve's segments for frames given in non-decreasing order (a smaller frame
 /// searches backwards, so any order is correct, only slower).
 #[derive(Debug, Clone, Copy)]
-pub struct Sweep<'a> {
+pub(crate) struct Sweep<'a> {
     curve: &'a Curve,
     frames: &'a [f32],
     /// The last key at or before the previous frame (0 before the first key).
@@ -74,7 +74,7 @@ impl Segment {
 }
 
 impl<'a> Sweep<'a> {
-    pub fn new(curve: &'a Curve) -> Sweep<'a> {
+    pub(crate) fn new(curve: &'a Curve) -> Sweep<'a> {
         let ct = curve.curve_type();
         let mut sweep = Sweep {
             curve,
@@ -92,7 +92,7 @@ impl<'a> Sweep<'a> {
     }
 
     /// The curve at frame `f`.
-    pub fn at(&mut self, f: f32) -> Point {
+    pub(crate) fn at(&mut self, f: f32) -> Point {
         if let Some(s) = self.segment.filter(|s| s.f0 < f && f < s.f1) {
             // Inside the current segment: the common case, one polynomial and its slope.
             let t = (f - s.f0) * s.per_frame;
@@ -117,7 +117,7 @@ impl<'a> Sweep<'a> {
     /// cubic in `s` (0 at `fa`, 1 at `fb`; final units, coefficients of `1, s, s², s³`): `None`
     /// where a key lies strictly between them, a wrap mode replays the curve there, or its type
     /// is not cubic or linear. Before the first key and after the last it is the held value.
-    pub fn piece(&self, fa: f32, fb: f32) -> Option<[f32; 4]> {
+    pub(crate) fn piece(&self, fa: f32, fb: f32) -> Option<[f32; 4]> {
         if !self.direct || self.wraps_at(fa) || self.wraps_at(fb) {
             return None;
         }

@@ -17,7 +17,7 @@ use super::curve::{Curve, CurveType, FrameType, Value, Wrap};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The most frames a curve may be expanded to across its wrap periods.
-pub const MAX_EXPANDED: usize = 1 << 20;
+const MAX_EXPANDED: usize = 1 << 20;
 
 /// Whether a wrap mode replays the curve (repeat or mirror) rather than holding its end value.
 fn replays(w: Wrap) -> bool {
@@ -84,7 +84,7 @@ impl Curve {
 
     /// The frames within `lo..=hi` (plus the curve's own key frames) at which the wrapped curve
     /// may change value, sorted.
-    pub fn breakpoints(&self, lo: f32, hi: f32) -> Result<Vec<f32>> {
+    fn breakpoints(&self, lo: f32, hi: f32) -> Result<Vec<f32>> {
         let mut out = self.frames.clone();
         let periods = self.replayed_periods(lo, hi)?;
         if let Some(len) = self.period().filter(|_| !periods.is_empty()) {
@@ -111,7 +111,7 @@ impl Curve {
     /// breakpoint, then one wherever the value differs from the one before.
     /// Baked and float curves change between keys too: they are also evaluated at every integer
     /// frame of the window (exact there for float curves, everywhere for baked ones).
-    pub fn step_keys(&self, lo: f32, hi: f32) -> Result<Vec<(f32, Value)>> {
+    pub(crate) fn step_keys(&self, lo: f32, hi: f32) -> Result<Vec<(f32, Value)>> {
         let mut frames = self.breakpoints(lo, hi)?;
         if !matches!(self.curve_type(), CurveType::StepInt | CurveType::StepBool) {
             let (a, b) = (f64::from(lo).ceil(), f64::from(hi).floor());
@@ -141,7 +141,7 @@ impl Curve {
     /// A clamped cubic or linear curve equal to this one within `lo..=hi` with its wrap modes
     /// applied (itself when no wrap mode replays it there). Repeated periods copy the segments;
     /// mirrored ones reverse them (`p(1 - t)`). Other curve types are returned as they are.
-    pub fn unrolled(&self, lo: f32, hi: f32) -> Result<Cow<'_, Curve>> {
+    pub(crate) fn unrolled(&self, lo: f32, hi: f32) -> Result<Cow<'_, Curve>> {
         let periods = self.replayed_periods(lo, hi)?;
         let (Some(len), false) = (self.period(), periods.is_empty()) else { return Ok(Cow::Borrowed(self)) };
         if !matches!(self.curve_type(), CurveType::Cubic | CurveType::Linear) {

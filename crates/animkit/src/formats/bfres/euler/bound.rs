@@ -25,7 +25,7 @@ use glam::{Mat4, Vec4};
 /// (radians, coefficients of `1, s, s², s³`), and the angles and slopes (radians per unit `s`)
 /// the keys at `s = 0` and `s = 1` were built from.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spans {
+pub(crate) struct Spans {
     c: [Vec4; 4],
     start: [Vec4; 2],
     end: [Vec4; 2],
@@ -33,7 +33,7 @@ pub struct Spans {
 
 impl Spans {
     /// Per angle: its piece, and `[angle, slope]` at the start key and at the end key.
-    pub fn new(pieces: [[f32; 4]; 3], start: [[f32; 2]; 3], end: [[f32; 2]; 3]) -> Spans {
+    pub(crate) fn new(pieces: [[f32; 4]; 3], start: [[f32; 2]; 3], end: [[f32; 2]; 3]) -> Spans {
         let [x, y, z] = pieces.map(Vec4::from_array);
         // Rows of coefficients become columns: lane i of column j is angle i's coefficient j.
         let rows = Mat4::from_cols(x, y, z, Vec4::ZERO).transpose();
@@ -91,7 +91,7 @@ fn product_fourth([d1, d2, d3, d4]: [Vec4; 4]) -> f32 {
 /// An upper bound on the distance between the cubic Hermite through the two keys and the
 /// rotation of the three angles `spans` at a third and at two thirds of the way, where
 /// [`super::Keys::refine`] samples it.
-pub fn distance(spans: &Spans) -> f32 {
+pub(crate) fn distance(spans: &Spans) -> f32 {
     // s²(1 - s)² / 24 at s = 1/3 and 2/3.
     let remainder = product_fourth(spans.factor_derivatives()) * (4.0 / 81.0 / 24.0);
     let ((va, ta), (vb, tb)) = (spans.off(0), spans.off(1));
