@@ -28,6 +28,7 @@ use crate::model::{Clip, Interpolation, Target, Track, Values};
 /// A sampled value of one track.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Sampled {
     /// A rotation (unit quaternion `x y z w`).
     Rotation(Quat),

@@ -84,6 +84,7 @@ fn channel(v: &Sampled) -> Channel {
         Sampled::Scalar(_) => Channel::Scalar,
         Sampled::TextureIndex(_) => Channel::TextureIndex,
         Sampled::Visibility(_) => Channel::Visibility,
+        _ => panic!("a sampled kind this test does not know: {v:?}"),
     }
 }
 
