@@ -78,7 +78,7 @@ mod hex_bytes {
 }
 
 /// The name hash: `h = h·key + byte` (bytes as signed chars, like oead).
-pub fn hash(name: &[u8], key: u32) -> u32 {
+pub(crate) fn hash(name: &[u8], key: u32) -> u32 {
     name.iter().fold(0u32, |h, &b| h.wrapping_mul(key).wrapping_add(b as i8 as i32 as u32))
 }
 
@@ -271,7 +271,7 @@ const MAX_KEPT_ALIGNMENT: usize = 0x2000;
 /// `MAX_KEPT_ALIGNMENT`) and at least what its data needs ([`member_alignment`]); bytes after
 /// the last member stay after it. Names, hashes and node order do not change; the file size is
 /// recomputed. Members that overlap (shared data) cannot be moved apart and are an error.
-pub fn replace_member(s: &Sarc, index: usize, data: &[u8]) -> Result<Sarc> {
+pub(crate) fn replace_member(s: &Sarc, index: usize, data: &[u8]) -> Result<Sarc> {
     let bad = |m: String| Error::new(ErrorKind::Invalid, None, m).within("SARC");
     let old = &s.data;
     let range = |i: usize| -> Result<(usize, usize)> {
@@ -322,10 +322,10 @@ fn skip_padding(c: &mut Cursor, n: usize, what: &str) -> Result<()> {
 
 /// The largest member alignment honoured: a BFRES claiming more (a damaged header) gets 4, so a
 /// rebuilt archive cannot be padded to gigabytes.
-pub const MAX_MEMBER_ALIGNMENT: usize = 1 << 16;
+pub(crate) const MAX_MEMBER_ALIGNMENT: usize = 1 << 16;
 
-/// The alignment a member needs: 4, or more for a BFRES (its `u32` at `0x10`, at most
-/// [`MAX_MEMBER_ALIGNMENT`]) or a nested SARC or Yaz0 (8).
+/// The alignment a member needs: 4, or more for a BFRES (its `u32` at `0x10`, at most 64 KiB)
+/// or a nested SARC or Yaz0 (8).
 pub fn member_alignment(data: &[u8]) -> usize {
     match data.get(..4) {
         Some(b"FRES") => data

@@ -45,8 +45,7 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 /// The package as GLB bytes, with the exporter's warnings.
 pub fn export_glb(package: &Package) -> (Vec<u8>, Vec<String>) {
     let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
-    let written =
-        gltf.from_model(package, &WriteOptions { variant: Some("glb".into()), ..Default::default() }).unwrap();
+    let written = gltf.from_model(package, &WriteOptions::default().with_variant("glb")).unwrap();
     (written.document.write().unwrap(), written.warnings)
 }
 

@@ -7,7 +7,7 @@
 //! `pack` makes a `.gltf` document from such JSON. For documents animkit writes, dump → pack →
 //! write of the `gltf` variant is byte-identical (the writer serialises the same JSON value).
 //!
-//! ## Export ([`export`])
+//! ## Export (`export`)
 //! - One glTF animation per clip; channels `rotation`, `translation`, `scale`; times in seconds.
 //! - `Slerp`/`Linear` → `LINEAR` (rotations normalised and made hemisphere-continuous first),
 //!   `Step` → `STEP`, `CubicSpline` → `CUBICSPLINE` (in-tangent, value, out-tangent per key, as
@@ -79,7 +79,7 @@
 
 pub(crate) mod additive;
 mod base64;
-pub mod export;
+pub(crate) mod export;
 pub(crate) mod import;
 pub(crate) mod json;
 mod keys;
@@ -386,8 +386,9 @@ fn embed_buffer0(json: &mut Value, bin: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// A GLB file from JSON text and a binary chunk (both padded to 4 bytes as the spec asks).
-pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
+/// A GLB file from JSON text and a binary chunk (the tests' way to make one).
+#[cfg(test)]
+fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
     let write_json = |out: &mut Vec<u8>| {
         out.extend_from_slice(json);
         Ok(())
@@ -395,8 +396,9 @@ pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
     Ok(glb_from(json.len(), write_json, bin)?.0)
 }
 
-/// [`glb_bytes`] with the JSON text (`json_len` bytes) appended by `write_json`, so that it is
-/// written into the file's buffer directly; also returns where the BIN chunk's data starts.
+/// A GLB file (both chunks padded to 4 bytes as the spec asks) whose JSON text (`json_len` bytes)
+/// `write_json` appends, so that it is written into the file's buffer directly; also returns where
+/// the BIN chunk's data starts.
 fn glb_from(
     json_len: usize,
     write_json: impl FnOnce(&mut Vec<u8>) -> Result<()>,
