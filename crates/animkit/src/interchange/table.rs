@@ -130,13 +130,6 @@ pub struct CsvDocument {
     text: String,
 }
 
-impl CsvDocument {
-    /// The CSV text.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-}
-
 impl Document for CsvDocument {
     fn format(&self) -> &'static dyn Format {
         &Csv
