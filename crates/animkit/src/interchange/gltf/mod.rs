@@ -99,8 +99,8 @@ use crate::format::{
 };
 use crate::lint::{Finding, Severity};
 use crate::model::Package;
+pub use base64::base64_encode;
 use base64::data_uri;
-pub use base64::{base64_decode, base64_encode};
 use json::GltfJson;
 
 const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -284,7 +284,7 @@ impl GltfDocument {
     /// Builds a document from export output: a GLB, or (`glb` false) a `.gltf` with the buffer
     /// embedded. The file is assembled once; the document keeps the exporter's elements as its
     /// JSON (they are the text the file holds) and the BIN chunk as a view of the file.
-    pub fn from_export(mut exported: export::Exported, glb: bool) -> Result<GltfDocument> {
+    pub(crate) fn from_export(mut exported: export::Exported, glb: bool) -> Result<GltfDocument> {
         if !glb {
             exported.embed_bin();
         }
@@ -316,11 +316,6 @@ impl GltfDocument {
         })
     }
 
-    /// The glTF JSON.
-    pub fn json(&self) -> &GltfJson {
-        &self.json
-    }
-
     /// The resolved buffers.
     pub fn buffers(&self) -> &[Option<Bytes>] {
         &self.buffers
@@ -332,7 +327,7 @@ impl GltfDocument {
     }
 
     /// The model, with what the import changed (`tidy`) or could not keep.
-    pub fn imported(&self) -> Result<import::Imported> {
+    pub(crate) fn imported(&self) -> Result<import::Imported> {
         import::import_with(&self.json, &self.buffers, &self.limits, &self.import)
     }
 }
