@@ -71,7 +71,8 @@ fn clip(i: u64, keys: usize) -> Package {
 
 fn caf_bytes(package: &Package) -> Vec<u8> {
     let (format, variant) = animkit::REGISTRY.by_name("caf").expect("the CryEngine writer");
-    let options = WriteOptions { variant: variant.map(str::to_string), ..Default::default() };
+    let mut options = WriteOptions::default();
+    options.variant = variant.map(str::to_string);
     format.from_model(package, &options).expect("writing a CAF").document.write().expect("CAF bytes")
 }
 

@@ -55,7 +55,7 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
 
 impl FormatOptions {
     pub fn read_options(&self, lenient: bool) -> ReadOptions {
-        ReadOptions { lenient, limits: self.limits(), params: self.params(), ..Default::default() }
+        ReadOptions::default().with_lenient(lenient).with_limits(self.limits()).with_params(self.params())
     }
 
     /// The `--limit` settings over the default limits.

@@ -68,14 +68,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let (format, _) = library::output_format(args.to.as_deref(), file.as_deref())?;
     args.format.check_for(&paths(&args.inputs, args.skeleton.as_ref()), Some(format))?;
     let skeleton = args.skeleton.as_deref().map(|p| load_skeleton(p, &args.format.read_options(false))).transpose()?;
-    let options = ConvertOptions {
-        read: ReadOptions { limits: args.format.limits(), ..Default::default() },
-        output: OutputOptions { format: args.to.clone(), ..Default::default() },
-        clips: args.clips.clone(),
-        skeleton,
-        rest_offsets: args.rest_offsets,
-        params: args.format.params(),
-    };
+    let options = ConvertOptions::default()
+        .with_read(ReadOptions::default().with_limits(args.format.limits()))
+        .with_output(args.to.clone().map(OutputOptions::to).unwrap_or_default())
+        .with_clips(args.clips.iter().cloned())
+        .with_skeleton(skeleton)
+        .with_rest_offsets(args.rest_offsets)
+        .with_params(args.format.params());
     let jobs = match file {
         Some(path) => {
             let destination = Destination::File(path.clone());

@@ -42,6 +42,7 @@ fn components(v: &Sampled) -> Vec<f64> {
         Sampled::Scalar(s) => vec![f64::from(s)],
         Sampled::TextureIndex(i) => vec![f64::from(i)],
         Sampled::Visibility(b) => vec![if b { 1.0 } else { 0.0 }],
+        _ => Vec::new(),
     }
 }
 
@@ -53,6 +54,7 @@ fn channel(v: &Sampled) -> &'static str {
         Sampled::Scalar(_) => "scalar",
         Sampled::TextureIndex(_) => "texture_index",
         Sampled::Visibility(_) => "visibility",
+        _ => "unknown",
     }
 }
 

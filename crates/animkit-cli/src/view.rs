@@ -86,7 +86,7 @@ fn prepare(path: &Path, args: &Args, skeleton: Option<&animkit::model::Skeleton>
     if let Some(s) = skeleton {
         package.skeleton = Some(s.clone());
     }
-    let written = Gltf.from_model(&package, &WriteOptions { variant: Some("glb".into()), ..Default::default() })?;
+    let written = Gltf.from_model(&package, &WriteOptions::default().with_variant("glb"))?;
     let glb = written.document.write()?;
     Ok(Shown { name, format, glb, warnings: written.warnings })
 }

@@ -102,7 +102,8 @@ fn repeated_ifp_animation_names_extract_and_replace_by_their_entry_names() {
     };
     let package = Package { clips: vec![clip("a", 0.1), clip("a_2", 0.2), clip("a", 0.3)], ..Default::default() };
     let (format, variant) = animkit::REGISTRY.by_name("anp3").unwrap();
-    let options = animkit::WriteOptions { variant: variant.map(str::to_string), ..Default::default() };
+    let mut options = animkit::WriteOptions::default();
+    options.variant = variant.map(str::to_string);
     let bytes = format.from_model(&package, &options).unwrap().document.write().unwrap();
     let ifp = dir.join("three.ifp");
     std::fs::write(&ifp, &bytes).unwrap();

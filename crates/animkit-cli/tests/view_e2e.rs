@@ -60,29 +60,27 @@ fn difference(got: &[f64], want: &[f64], rotation: bool) -> f64 {
     got.iter().zip(want).map(|(a, b)| (a * sign - b).abs()).fold(0.0, f64::max)
 }
 
-#[test]
-fn view_shows_the_vc_ped_file_in_chromium() {
-    let Some(ifp) = corpus("ifp", "vc_ped_anpk.ifp") else { return };
+/// Chromium and the page-driving tools (`tools/view-check`), when both are there.
+fn browser() -> Option<(PathBuf, PathBuf)> {
     let chromium =
         std::env::var_os("ANIMKIT_CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
     let tools = repo().join("tools/view-check");
     let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !require("chromium (apt-get install chromium)", chromium.is_file())
-        || !require("node", node_ok)
-        || !require(
+    let present = require("chromium (apt-get install chromium)", chromium.is_file())
+        && require("node", node_ok)
+        && require(
             "tools/view-check/node_modules (npm ci --prefix tools/view-check)",
             tools.join("node_modules/playwright-core").is_dir(),
-        )
-    {
-        return;
-    }
+        );
+    present.then_some((chromium, tools))
+}
 
-    // What the library computes.
-    let (clip_name, time) = ("WALK_civi", 0.37f32);
-    let package = animkit::open(&ifp).unwrap().to_model().unwrap();
-    assert_eq!(package.clips.len(), 234);
-    let clip = package.clip(clip_name).expect("clip in the VC ped file");
-    let mut expected: Vec<(String, &'static str, Vec<f64>)> = Vec::new();
+/// Bone name, `r` (rotation) or `t` (translation), and the components the library samples.
+type Expected = Vec<(String, &'static str, Vec<f64>)>;
+
+/// The bone rotations and translations of `clip` at `time`, as [`sample`] computes them.
+fn expected_pose(clip: &animkit::model::Clip, time: f32) -> Expected {
+    let mut expected = Vec::new();
     for e in sample(clip, time) {
         let Target::Bone(b) = &e.target else { continue };
         let name = b.name.as_deref().expect("IFP bones have names").to_string();
@@ -92,6 +90,55 @@ fn view_shows_the_vc_ped_file_in_chromium() {
             _ => {}
         }
     }
+    expected
+}
+
+/// The displayed transforms (panel text, 6 decimals) and the page's own numbers against the
+/// library's sampling.
+fn check_displayed(r: &Value, expected: &Expected) {
+    let mut worst: f64 = 0.0;
+    for (bone, key, want) in expected {
+        let shown = numbers(&r["displayed"][bone][key]);
+        let exact = numbers(&r["api"][bone][key]);
+        let (d1, d2) = (difference(&shown, want, *key == "r"), difference(&exact, want, *key == "r"));
+        assert!(d1 < 1e-4 && d2 < 1e-4, "{bone} {key}: page shows {shown:?} ({exact:?}), animkit samples {want:?}");
+        worst = worst.max(d2);
+    }
+    eprintln!("{} bone channels match animkit::sample::sample (largest difference {worst:.2e})", expected.len());
+}
+
+/// The self-contained `--html` file, offline: the clips, no network request, the root's
+/// rotation, playback, and the IFP and its GLB side by side agreeing on every bone.
+fn check_file(file: &Value, expected: &Expected, bones: &[String]) {
+    assert_eq!(file["clips"], 234);
+    assert_eq!(file["blocked_requests"], serde_json::json!([]), "the HTML file asked for the network");
+    let shown = numbers(&file["displayed"]["Root"]["r"]);
+    let want = &expected.iter().find(|e| e.0 == "Root" && e.1 == "r").unwrap().2;
+    assert!(difference(&shown, want, true) < 1e-4);
+    assert!(file["played"]["time"].as_f64().unwrap() > 0.1, "{file}");
+    assert!(file["played"]["frames_rendered"].as_u64().unwrap() >= 3, "{file}");
+    assert!(file["screenshot"]["variance"].as_f64().unwrap() > 100.0);
+    assert_eq!(file["files"].as_array().map(Vec::len), Some(2));
+    for bone in bones {
+        let [a, b] = [0, 1].map(|v| &file["side_by_side"][bone][v]);
+        for key in ["r", "t"] {
+            let (a, b) = (numbers(&a[key]), numbers(&b[key]));
+            assert!(!a.is_empty() && difference(&a, &b, key == "r") < 1e-4, "{bone} {key}: {a:?} beside {b:?}");
+        }
+    }
+}
+
+#[test]
+fn view_shows_the_vc_ped_file_in_chromium() {
+    let Some(ifp) = corpus("ifp", "vc_ped_anpk.ifp") else { return };
+    let Some((chromium, tools)) = browser() else { return };
+
+    // What the library computes.
+    let (clip_name, time) = ("WALK_civi", 0.37f32);
+    let package = animkit::open(&ifp).unwrap().to_model().unwrap();
+    assert_eq!(package.clips.len(), 234);
+    let clip = package.clip(clip_name).expect("clip in the VC ped file");
+    let expected = expected_pose(clip, time);
     let mut bones: Vec<String> = expected.iter().map(|e| e.0.clone()).collect();
     bones.dedup();
     assert!(bones.len() > 10, "{bones:?}");
@@ -144,17 +191,7 @@ fn view_shows_the_vc_ped_file_in_chromium() {
     assert!((r["state"]["time"].as_f64().unwrap() - f64::from(time)).abs() < 1e-9);
     assert_eq!(r["state"]["frame"], 11, "0.37 s at 30 fps");
 
-    // The displayed transforms (panel text, 6 decimals) and the page's own numbers against
-    // the library's sampling.
-    let mut worst: f64 = 0.0;
-    for (bone, key, want) in &expected {
-        let shown = numbers(&r["displayed"][bone][key]);
-        let exact = numbers(&r["api"][bone][key]);
-        let (d1, d2) = (difference(&shown, want, *key == "r"), difference(&exact, want, *key == "r"));
-        assert!(d1 < 1e-4 && d2 < 1e-4, "{bone} {key}: page shows {shown:?} ({exact:?}), animkit samples {want:?}");
-        worst = worst.max(d2);
-    }
-    eprintln!("{} bone channels match animkit::sample::sample (largest difference {worst:.2e})", expected.len());
+    check_displayed(&r, &expected);
 
     // Not blank: the screenshot's luminance varies.
     let shot = &r["screenshot"];
@@ -162,24 +199,8 @@ fn view_shows_the_vc_ped_file_in_chromium() {
     assert!(shot["variance"].as_f64().unwrap() > 100.0, "blank screenshot? {shot}");
     assert!(r["played_to"].as_f64().unwrap() > 0.1, "playing advances the time");
 
-    // The self-contained file, offline.
     let file = &r["file"];
-    assert_eq!(file["clips"], 234);
-    assert_eq!(file["blocked_requests"], serde_json::json!([]), "the HTML file asked for the network");
-    let shown = numbers(&file["displayed"]["Root"]["r"]);
-    let want = &expected.iter().find(|e| e.0 == "Root" && e.1 == "r").unwrap().2;
-    assert!(difference(&shown, want, true) < 1e-4);
-    assert!(file["played"]["time"].as_f64().unwrap() > 0.1, "{file}");
-    assert!(file["played"]["frames_rendered"].as_u64().unwrap() >= 3, "{file}");
-    assert!(file["screenshot"]["variance"].as_f64().unwrap() > 100.0);
-    assert_eq!(file["files"].as_array().map(Vec::len), Some(2));
-    for bone in &bones {
-        let [a, b] = [0, 1].map(|v| &file["side_by_side"][bone][v]);
-        for key in ["r", "t"] {
-            let (a, b) = (numbers(&a[key]), numbers(&b[key]));
-            assert!(!a.is_empty() && difference(&a, &b, key == "r") < 1e-4, "{bone} {key}: {a:?} beside {b:?}");
-        }
-    }
+    check_file(file, &expected, &bones);
 
     // Time to the first frame: starting `animkit view` until its URL, plus navigation until the
     // page has shown its first frame.
@@ -201,14 +222,7 @@ fn view_shows_the_vc_ped_file_in_chromium() {
 #[test]
 fn view_shows_bone_visibility_in_chromium() {
     let Some(szs) = corpus("nintendo", "smo_mariocap_bonevis.szs") else { return };
-    let chromium =
-        std::env::var_os("ANIMKIT_CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let tools = repo().join("tools/view-check");
-    if !require("chromium (apt-get install chromium)", chromium.is_file())
-        || !require("tools/view-check/node_modules", tools.join("node_modules/playwright-core").is_dir())
-    {
-        return;
-    }
+    let Some((chromium, tools)) = browser() else { return };
     let package = animkit::open(&szs).unwrap().to_model().unwrap();
     let clip = package.clips.iter().rev().find(|c| c.name == "TestDemoE3001").unwrap();
     assert_eq!(clip.tracks.len(), 3, "the visibility clip");

@@ -20,7 +20,8 @@ pub fn write_package(
     to: Option<&str>,
     params: BTreeMap<String, String>,
 ) -> animkit::Result<Vec<String>> {
-    let report = animkit::write(package, path, &OutputOptions { format: to.map(str::to_string), params })?;
+    let output = to.map(OutputOptions::to).unwrap_or_default().with_params(params);
+    let report = animkit::write(package, path, &output)?;
     Ok(file_warnings(&report, ""))
 }
 
@@ -37,15 +38,13 @@ pub struct ConvertRequest {
 
 /// Converts one file as `animkit convert` does and returns its warnings, as the CLI words them.
 pub fn convert_file(input: &Path, output: &Path, request: &ConvertRequest) -> animkit::Result<Vec<String>> {
-    let read = ReadOptions { params: request.params.clone(), ..Default::default() };
+    let read = ReadOptions::default().with_params(request.params.clone());
     let skeleton = request.skeleton.as_deref().map(|path| load_skeleton(path, &read)).transpose()?;
-    let options = ConvertOptions {
-        output: OutputOptions { format: request.to.clone(), ..Default::default() },
-        clips: request.clips.clone(),
-        skeleton,
-        params: request.params.clone(),
-        ..Default::default()
-    };
+    let options = ConvertOptions::default()
+        .with_output(request.to.clone().map(OutputOptions::to).unwrap_or_default())
+        .with_clips(request.clips.iter().cloned())
+        .with_skeleton(skeleton)
+        .with_params(request.params.clone());
     Ok(convert_warnings(&animkit::convert(input, output, &options)?))
 }
 

@@ -89,7 +89,7 @@ pub fn open(
     lenient: bool,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Document> {
-    let options = ReadOptions { lenient, params: crate::options::params(options)?, ..Default::default() };
+    let options = ReadOptions::default().with_lenient(lenient).with_params(crate::options::params(options)?);
     let input = Input::from(source);
     let inner = py.detach(|| read(input, format, &options)).map_err(LibError)?;
     Ok(Document { inner })

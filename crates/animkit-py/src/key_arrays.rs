@@ -13,7 +13,7 @@ use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PySlice, PyTuple};
 
-use crate::track::{channel_name, interpolation_name};
+use crate::track::{channel_name, interpolation_name, unknown_channel, CHANNELS};
 
 /// One channel's keys of many tracks (a snapshot: one copy of the keys, which the tracks do not
 /// share). `clips[i]` and `tracks[i]` say which track row `i` describes: `package.clips[clips[i]]
@@ -85,7 +85,7 @@ impl KeyArrays {
 /// channel present, by channel name in order of first appearance.
 pub fn key_arrays<'py>(py: Python<'py>, clips: &[&[model::Track]]) -> PyResult<Bound<'py, PyDict>> {
     let mut groups: Vec<Group> = Vec::new();
-    for sizes in count(clips) {
+    for sizes in count(clips)? {
         groups.push(Group::with_capacity(sizes));
     }
     for (c, tracks) in clips.iter().enumerate() {
@@ -110,10 +110,13 @@ struct Sizes {
     rows: usize,
 }
 
-fn count(clips: &[&[model::Track]]) -> Vec<Sizes> {
+fn count(clips: &[&[model::Track]]) -> PyResult<Vec<Sizes>> {
     let mut sizes: Vec<Sizes> = Vec::new();
     for track in clips.iter().flat_map(|tracks| tracks.iter()) {
         let channel = track.channel();
+        if !CHANNELS.contains(&channel) {
+            return Err(unknown_channel());
+        }
         let at = match sizes.iter().position(|s| s.channel == channel) {
             Some(at) => at,
             None => {
@@ -127,7 +130,7 @@ fn count(clips: &[&[model::Track]]) -> Vec<Sizes> {
             s.rows += track.values.len();
         }
     }
-    sizes
+    Ok(sizes)
 }
 
 /// One channel's keys as they are gathered, before they become numpy (without a further copy).
@@ -181,6 +184,8 @@ impl Group {
             Values::Scalar(v) => self.fill(v, |&x| [x]),
             Values::TextureIndex { indices, .. } => self.indices.extend_from_slice(indices),
             Values::Visibility(v) => self.flags.extend_from_slice(v),
+            // `count` refused the channels this package does not know.
+            _ => {}
         }
         self.rows += track.values.len();
         self.value_offsets.push(self.rows as i64);
@@ -206,6 +211,7 @@ impl Group {
                     .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
                 rows.into_pyarray(py).into_any().unbind()
             }
+            _ => return Err(unknown_channel()),
         };
         Ok(KeyArrays {
             channel: channel_name(self.channel),
@@ -226,5 +232,6 @@ fn width(channel: Channel) -> usize {
         Channel::Rotation => 4,
         Channel::Translation | Channel::Scale => 3,
         Channel::Scalar | Channel::TextureIndex | Channel::Visibility => 1,
+        _ => 1,
     }
 }

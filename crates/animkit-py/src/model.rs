@@ -223,6 +223,7 @@ impl Package {
         match self.up_axis {
             UpAxis::Y => "y",
             UpAxis::Z => "z",
+            _ => "unknown",
         }
     }
 

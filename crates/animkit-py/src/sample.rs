@@ -8,6 +8,7 @@ use pyo3::types::{PyList, PyTuple};
 
 use crate::model::Clip;
 use crate::target::Target;
+use crate::track::unknown_channel;
 
 /// One target's sampled channel: `value` is float32 (4 for rotations `x y z w`, 3 for
 /// translations and scales, 1 for scalars), uint32 (1, a texture index) or bool (1, visibility);
@@ -81,6 +82,7 @@ fn stack(
         Sampled::Scalar(_) => ("scalar", 1),
         Sampled::TextureIndex(_) => ("texture_index", 1),
         Sampled::Visibility(_) => ("visibility", 1),
+        _ => return Err(unknown_channel()),
     };
     let array = match first {
         Sampled::TextureIndex(_) => shaped(py, column.filter_map(texture_index).collect(), width, many)?,
@@ -96,6 +98,7 @@ fn floats(s: Sampled) -> Vec<f32> {
         Sampled::Translation(v) | Sampled::Scale(v) => v.to_array().to_vec(),
         Sampled::Scalar(x) => vec![x],
         Sampled::TextureIndex(_) | Sampled::Visibility(_) => Vec::new(),
+        _ => Vec::new(),
     }
 }
 

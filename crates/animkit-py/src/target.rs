@@ -53,6 +53,7 @@ impl Target {
         match self.0 {
             model::Target::Bone(_) => "bone",
             model::Target::Material { .. } => "material",
+            _ => "unknown",
         }
     }
 
@@ -92,6 +93,7 @@ impl Target {
         match &self.0 {
             model::Target::Material { material, .. } => Some(material),
             model::Target::Bone(_) => None,
+            _ => None,
         }
     }
 
@@ -101,6 +103,7 @@ impl Target {
         match &self.0 {
             model::Target::Material { property, .. } => Some(property),
             model::Target::Bone(_) => None,
+            _ => None,
         }
     }
 
@@ -131,6 +134,7 @@ impl Target {
             model::Target::Material { material, property } => {
                 format!("Target(material={:?}, property={:?})", material.as_ref(), property.as_ref())
             }
+            _ => "Target(?)".to_string(),
         }
     }
 }

@@ -236,6 +236,7 @@ fn values_to_numpy<'py>(py: Python<'py>, values: &Values) -> PyResult<Bound<'py,
         Values::Scalar(v) => PyArray1::from_slice(py, v).into_any(),
         Values::TextureIndex { indices, .. } => PyArray1::from_slice(py, indices).into_any(),
         Values::Visibility(v) => PyArray1::from_slice(py, v).into_any(),
+        _ => return Err(unknown_channel()),
     })
 }
 
@@ -268,6 +269,7 @@ fn values_from_numpy(array: &Bound<'_, PyAny>, channel: Channel, textures: Optio
             textures: textures.cloned().unwrap_or_else(|| Arc::from(Vec::new())),
         },
         Channel::Visibility => Values::Visibility(array.cast::<PyArray1<bool>>()?.readonly().as_slice()?.to_vec()),
+        _ => return Err(unknown_channel()),
     })
 }
 
@@ -325,6 +327,7 @@ fn coerce_values(py: Python<'_>, values: &Bound<'_, PyAny>, channel: Channel) ->
         Channel::Scalar => (Kind::F32, None),
         Channel::TextureIndex => (Kind::U32, None),
         Channel::Visibility => (Kind::Bool, None),
+        _ => return Err(unknown_channel()),
     };
     Ok(coerce(py, values, kind, width)?.unbind())
 }
@@ -334,6 +337,7 @@ fn default_interpolation(channel: Channel) -> Interpolation {
         Channel::Rotation => Interpolation::Slerp,
         Channel::TextureIndex | Channel::Visibility => Interpolation::Step,
         Channel::Translation | Channel::Scale | Channel::Scalar => Interpolation::Linear,
+        _ => Interpolation::Linear,
     }
 }
 
@@ -345,19 +349,27 @@ pub fn channel_name(channel: Channel) -> &'static str {
         Channel::Scalar => "scalar",
         Channel::TextureIndex => "texture_index",
         Channel::Visibility => "visibility",
+        _ => "unknown",
     }
 }
 
+/// The channels this package knows (the library's model may add more: `Channel` is non-exhaustive).
+pub const CHANNELS: [Channel; 6] = [
+    Channel::Rotation,
+    Channel::Translation,
+    Channel::Scale,
+    Channel::Scalar,
+    Channel::TextureIndex,
+    Channel::Visibility,
+];
+
+/// The error for a channel (or sampled value) of a newer library than this package knows.
+pub fn unknown_channel() -> PyErr {
+    PyValueError::new_err("a channel this version of the animkit package does not know")
+}
+
 fn parse_channel(name: &str) -> PyResult<Channel> {
-    const ALL: [Channel; 6] = [
-        Channel::Rotation,
-        Channel::Translation,
-        Channel::Scale,
-        Channel::Scalar,
-        Channel::TextureIndex,
-        Channel::Visibility,
-    ];
-    ALL.into_iter().find(|&c| channel_name(c) == name).ok_or_else(|| {
+    CHANNELS.into_iter().find(|&c| channel_name(c) == name).ok_or_else(|| {
         PyValueError::new_err(format!(
             "unknown channel \"{name}\" (rotation, translation, scale, scalar, texture_index, visibility)"
         ))
@@ -371,6 +383,7 @@ pub fn interpolation_name(interpolation: Interpolation) -> &'static str {
         Interpolation::Slerp => "slerp",
         Interpolation::Nlerp => "nlerp",
         Interpolation::CubicSpline => "cubic_spline",
+        _ => "unknown",
     }
 }
 

@@ -32,7 +32,10 @@ pub const DECODED_BYTES_PER_KEY: u64 = 16;
 /// Resource limits. Those that are `None` are derived from the size of the input (see
 /// [`Budget::for_input`]), so any input costs at most about 20× its size (at least 256 MiB) in
 /// memory and about a second of CPU per megabyte.
+///
+/// `Limits::default()`, then [`Limits::set`] or the fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// The most keys one model conversion may produce.
     pub max_keys: u64,

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 /// Byte order of multi-byte values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Endian {
     #[default]
     /// Least significant byte first (Switch, PC).

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde::Serialize;
 
-pub use crate::budget::{Budget, Limits};
+pub use crate::budget::{Budget, Limits, Resource, LIMIT_NAMES};
 use crate::error::{Error, Result};
 use crate::lint::Finding;
 use crate::model::{BoneRef, Channel, Interpolation, Package, Target};
@@ -47,8 +47,10 @@ pub struct Capabilities {
     pub skeleton: bool,
 }
 
-/// Options for reading.
+/// Options for reading: `ReadOptions::default()` and the `with_*` setters
+/// (`ReadOptions::default().with_lenient(true).with_param("skb_version", "1")`).
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ReadOptions {
     /// Read past damage where the format allows (drop truncated records) instead of failing;
     /// what was dropped is reported by [`Document::lint`].
@@ -86,10 +88,38 @@ impl ReadOptions {
     pub fn nested(&self, budget: &Arc<Budget>) -> ReadOptions {
         ReadOptions { budget: Some(Arc::clone(budget)), ..self.clone() }
     }
+
+    /// These options with [`ReadOptions::lenient`] set to `lenient`.
+    pub fn with_lenient(self, lenient: bool) -> ReadOptions {
+        ReadOptions { lenient, ..self }
+    }
+
+    /// These options with these [`ReadOptions::limits`].
+    pub fn with_limits(self, limits: Limits) -> ReadOptions {
+        ReadOptions { limits, ..self }
+    }
+
+    /// These options with the setting `key=value` added to [`ReadOptions::params`].
+    pub fn with_param(mut self, key: impl Into<String>, value: impl Into<String>) -> ReadOptions {
+        self.params.insert(key.into(), value.into());
+        self
+    }
+
+    /// These options with these settings in place of [`ReadOptions::params`].
+    pub fn with_params(self, params: BTreeMap<String, String>) -> ReadOptions {
+        ReadOptions { params, ..self }
+    }
+
+    /// These options with this [`ReadOptions::skeleton`].
+    pub fn with_skeleton(self, skeleton: Arc<crate::model::Skeleton>) -> ReadOptions {
+        ReadOptions { skeleton: Some(skeleton), ..self }
+    }
 }
 
-/// Options for writing from the model.
+/// Options for writing from the model: `WriteOptions::default()` and the `with_*` setters
+/// (`WriteOptions::default().with_variant("anpk")`).
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct WriteOptions {
     /// One of [`Format::variants`]; `None` for the format's default.
     pub variant: Option<String>,
@@ -101,6 +131,17 @@ impl WriteOptions {
     /// The value of the setting `key`, when given.
     pub fn param(&self, key: &str) -> Option<&str> {
         self.params.get(key).map(String::as_str)
+    }
+
+    /// These options with [`WriteOptions::variant`] set to `variant`.
+    pub fn with_variant(self, variant: impl Into<String>) -> WriteOptions {
+        WriteOptions { variant: Some(variant.into()), ..self }
+    }
+
+    /// These options with the setting `key=value` added to [`WriteOptions::params`].
+    pub fn with_param(mut self, key: impl Into<String>, value: impl Into<String>) -> WriteOptions {
+        self.params.insert(key.into(), value.into());
+        self
     }
 }
 

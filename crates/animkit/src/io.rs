@@ -14,7 +14,7 @@
 //! - Temporary files of writes in progress are registered; a signal handler calls
 //!   [`abandon_writes`] to remove them before the process exits. Those a crash (or `kill -9`) left
 //!   behind are removed by the next write into that directory once they are
-//!   [`STALE_AFTER`] old.
+//!   15 minutes old.
 //!
 //! ## When the content is synced (`fsync`)
 //! A single write is synced before its rename ([`Durability::Synced`]): once it returns, even a
@@ -48,7 +48,7 @@ const NAME_ATTEMPTS: usize = 16;
 const MAX_NAME_IN_TEMP: usize = 180;
 
 /// Age after which a temporary file of ours (nothing writes to one that long) is a crash's leftover.
-pub const STALE_AFTER: Duration = Duration::from_secs(15 * 60);
+pub(crate) const STALE_AFTER: Duration = Duration::from_secs(15 * 60);
 
 /// Temporary files of the writes in progress in this process.
 static LIVE_TEMPS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
@@ -85,7 +85,7 @@ pub fn write_atomic_with(path: &Path, data: &[u8], durability: Durability) -> io
 
 /// Forces what a batch wrote with [`Durability::Deferred`] to disk: the data of every file in
 /// `files`, then the entries of each of their directories (once each). The files are synced
-/// [`SYNC_THREADS`] at a time, so that the file system commits them together.
+/// 16 at a time, so that the file system commits them together.
 pub fn sync_written(files: &[PathBuf]) -> io::Result<()> {
     let share = files.len().div_ceil(SYNC_THREADS).max(1);
     std::thread::scope(|scope| {
@@ -106,7 +106,7 @@ pub fn sync_written(files: &[PathBuf]) -> io::Result<()> {
 /// How many files [`sync_written`] syncs at once. Each sync mostly waits for the disk; syncing
 /// many at once lets the file system write and commit them together (300 files of 180 KB on
 /// ext4: 1.6–1.9 s one after another, 0.15 s two at a time, 0.05–0.08 s sixteen at a time).
-pub const SYNC_THREADS: usize = 16;
+pub(crate) const SYNC_THREADS: usize = 16;
 
 /// [`write_atomic`] with the temporary names to try given by `names`.
 fn write_atomic_named(
@@ -231,7 +231,7 @@ fn is_temp_name(name: &str) -> bool {
 
 /// Removes from `dir` our temporary files (regular files with our naming pattern) last modified more than `older_than` ago, which a crashed or killed process left behind.
 /// Returns how many were removed.
-pub fn remove_stale_temps(dir: &Path, older_than: Duration) -> io::Result<usize> {
+pub(crate) fn remove_stale_temps(dir: &Path, older_than: Duration) -> io::Result<usize> {
     let now = SystemTime::now();
     let mut removed = 0;
     for entry in fs::read_dir(dir)? {

@@ -24,7 +24,7 @@
 //!     println!("{}: {} tracks, {} warnings", file.path.display(), file.input.tracks, file.warnings.len());
 //! }
 //! let package = animkit::open("ped.ifp")?.to_model()?;
-//! let options = OutputOptions { format: Some("anpk".into()), ..Default::default() };
+//! let options = OutputOptions::to("anpk");
 //! animkit::write(&package, "ped_vc.ifp", &options)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -34,13 +34,13 @@
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
-pub mod budget;
+mod budget;
 mod builtin;
 pub mod bytes;
 pub mod containers;
 pub mod convert;
 mod entry_path;
-pub mod error;
+mod error;
 pub mod extract;
 pub mod format;
 // Each format folder documents its public items as it moves to the shape of `DESIGN.md` (one raw
@@ -52,10 +52,13 @@ pub mod io;
 pub mod lint;
 pub mod model;
 pub mod raw_json;
-pub mod record;
+pub(crate) mod record;
 pub mod registry;
 pub mod sample;
 pub(crate) mod text;
+
+// `crate::record!` for the format folders (the macro is the crate's own).
+pub(crate) use record::record;
 
 use std::path::Path;
 

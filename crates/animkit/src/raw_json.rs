@@ -182,7 +182,7 @@ impl Hex {
 
 /// `#[serde(with = "raw_json::exact")]` on a plain `f32` field (or an `Option`, `Vec` or
 /// `[_; 3]`/`[_; 4]` of them): the field keeps its type and is written as [`F32`] is.
-pub mod exact {
+pub(crate) mod exact {
     use crate::raw_json::F32;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

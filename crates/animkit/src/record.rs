@@ -7,11 +7,11 @@
 //! struct's derives and the JSON dump is the same declaration. A field that fails to read names
 //! its record and field in the error's structure path, with the absolute byte offset.
 //!
-//! ```
-//! use animkit::bytes::{Cursor, Endian, Writer};
-//! use animkit::record::Record;
+//! ```ignore
+//! use crate::bytes::{Cursor, Endian, Writer};
+//! use crate::record::Record;
 //!
-//! animkit::record! {
+//! crate::record! {
 //!     /// A chunk header: four-character code and payload size.
 //!     #[derive(Debug, PartialEq)]
 //!     pub struct ChunkHeader {
@@ -26,7 +26,7 @@
 //! let mut w = Writer::new(Endian::Big);
 //! header.write(&mut w);
 //! assert_eq!(w.into_vec(), bytes);
-//! # Ok::<(), animkit::Error>(())
+//! # Ok::<(), crate::Error>(())
 //! ```
 
 use crate::bytes::{Cursor, Writer};
@@ -127,7 +127,6 @@ impl<const N: usize> Record for FixedName<N> {
 /// Declares a struct whose fields are laid out on disk in the order written, and implements
 /// [`Record`] for it. Every field type must itself be a [`Record`]. Attributes on the struct and
 /// on fields (derives, `serde` options, docs) are kept.
-#[macro_export]
 macro_rules! record {
     (
         $(#[$meta:meta])*
@@ -156,6 +155,7 @@ macro_rules! record {
         }
     };
 }
+pub(crate) use record;
 
 #[cfg(test)]
 mod tests {

@@ -28,6 +28,7 @@ use crate::model::{Clip, Interpolation, Target, Track, Values};
 /// A sampled value of one track.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Sampled {
     /// A rotation (unit quaternion `x y z w`).
     Rotation(Quat),
@@ -87,7 +88,7 @@ fn between(times: &[f32], i: usize) -> Option<(f32, f32, Segment)> {
 
 /// Like [`segment`], but for the value approached from the left of `t`: at a key time the
 /// segment that ends there (so a step track gives the previous key's value).
-pub fn segment_left(times: &[f32], t: f32) -> Option<Segment> {
+pub(crate) fn segment_left(times: &[f32], t: f32) -> Option<Segment> {
     let i = times.partition_point(|&x| x < t);
     let Some((ta, length, seg)) = between(times, i) else { return segment(times, t) };
     let u = if length > 0.0 { ((t - ta) / length).clamp(0.0, 1.0) } else { 1.0 };
@@ -95,7 +96,7 @@ pub fn segment_left(times: &[f32], t: f32) -> Option<Segment> {
 }
 
 /// Shortest-arc spherical interpolation (the GTA/RenderWare rule, see the module docs).
-pub fn slerp(a: Quat, b: Quat, u: f32) -> Quat {
+pub(crate) fn slerp(a: Quat, b: Quat, u: f32) -> Quat {
     let (a4, mut b4) = (Vec4::from(a), Vec4::from(b));
     let mut c = a4.dot(b4);
     if c < 0.0 {
@@ -116,7 +117,7 @@ pub fn hemisphere_dot(a: Quat, b: Quat) -> f32 {
 }
 
 /// Hemisphere-corrected normalised linear interpolation (the CryEngine rule: `Quat::SetNlerp`).
-pub fn nlerp(a: Quat, b: Quat, u: f32) -> Quat {
+pub(crate) fn nlerp(a: Quat, b: Quat, u: f32) -> Quat {
     let (a4, mut b4) = (Vec4::from(a), Vec4::from(b));
     if hemisphere_dot(a, b) < 0.0 {
         b4 = -b4;
@@ -167,11 +168,11 @@ pub fn sample_track(track: &Track, t: f32) -> Option<Sampled> {
 
 /// The value of a track approached from the left of `t` (differs from [`sample_track`] only at
 /// a step: a step key or two keys at the same time).
-pub fn sample_track_left(track: &Track, t: f32) -> Option<Sampled> {
+pub(crate) fn sample_track_left(track: &Track, t: f32) -> Option<Sampled> {
     sample_segment(track, segment_left(&track.times, t)?)
 }
 
-/// Samples one track at a segment found by [`segment`] or [`segment_left`].
+/// Samples one track at a segment found by [`segment`] (or `segment_left`).
 pub fn sample_segment(track: &Track, seg: Segment) -> Option<Sampled> {
     let interp = track.interpolation;
     let d = seg.length;
@@ -213,7 +214,7 @@ pub fn sample_segment(track: &Track, seg: Segment) -> Option<Sampled> {
 /// `[0, duration)`, except that the end of a loop (`t = k × duration`, `k ≥ 1`) is the clip's end,
 /// as every engine here plays it (the last frame shows the last key, not the first); unchanged
 /// otherwise (tracks clamp at their ends).
-pub fn clip_time(clip: &Clip, t: f32) -> f32 {
+pub(crate) fn clip_time(clip: &Clip, t: f32) -> f32 {
     if clip.looping == Some(true) && clip.duration > 0.0 {
         match t.rem_euclid(clip.duration) {
             0.0 if t > 0.0 => clip.duration,

@@ -99,7 +99,7 @@ enum Outcome {
 fn convert(package: &Package, target: &str) -> Outcome {
     let (format, _) = animkit::REGISTRY.by_name(target).unwrap();
     let path = format!("matrix.{}", format.extensions().first().unwrap());
-    let options = OutputOptions { format: Some(target.to_string()), ..Default::default() };
+    let options = OutputOptions::to(target);
     let file = match animkit::convert::encode(package, &path, &options) {
         Ok(file) => file,
         Err(e) => return Outcome::Refused(e.to_string()),

@@ -35,7 +35,7 @@ fn wave() -> Package {
 }
 
 fn to(format: &str) -> OutputOptions {
-    OutputOptions { format: Some(format.into()), ..Default::default() }
+    OutputOptions::to(format)
 }
 
 /// The times and values of the rotation (or else translation) track of `package`'s first clip.
@@ -184,14 +184,14 @@ fn convert_picks_clips_and_refuses_to_overwrite_its_input() {
     package.clips.push(walk);
     let input = dir.join("two.ifp");
     animkit::write(&package, &input, &OutputOptions::default()).unwrap();
-    let options = ConvertOptions { clips: vec!["WALK".into()], ..Default::default() };
+    let options = ConvertOptions::default().with_clips(["WALK"]);
     let report = animkit::convert(&input, dir.join("walk.glb"), &options).unwrap();
     assert_eq!(report.input_format, "ifp");
     assert_eq!(report.files.len(), 1);
     let back = animkit::open(dir.join("walk.glb")).unwrap().to_model().unwrap();
     assert_eq!(back.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["walk"]);
     // Into a directory: STEM.EXT, the format named.
-    let into = ConvertOptions { output: to("glb"), ..Default::default() };
+    let into = ConvertOptions::to("glb");
     let report = animkit::convert(&input, format!("{}/", dir.join("out").display()), &into).unwrap();
     assert_eq!(report.files[0].path, dir.join("out").join("two.glb"));
     let e = animkit::convert(&input, &input, &ConvertOptions::default()).unwrap_err();
@@ -205,7 +205,7 @@ fn weaponsprint_to_skb_without_a_skeleton_fails() {
     let Some(dir) = common::corpus_dir("ifp") else { return };
     let out = temp_dir("weaponsprint");
     let target = out.join("w.anm");
-    let options = ConvertOptions { output: to("skb-le"), ..Default::default() };
+    let options = ConvertOptions::to("skb-le");
     let e = animkit::convert(dir.join("weaponsprint_anp3.ifp"), &target, &options).unwrap_err();
     assert!(e.message.contains("none of the 36 tracks") && e.message.contains("36 of 36 tracks dropped"), "{e}");
     assert!(e.message.contains("--skeleton"), "{e}");
@@ -218,7 +218,7 @@ fn a_hip_with_several_characters_splits_into_a_directory() {
     let Some(dir) = common::corpus_dir("evilengine") else { return };
     let out = temp_dir("hip");
     let hip = dir.join("bfbb_gc_boot.HIP");
-    let options = ConvertOptions { output: to("glb"), ..Default::default() };
+    let options = ConvertOptions::to("glb");
     let planned = animkit::convert::plan(std::slice::from_ref(&hip), &out, &options).unwrap();
     assert_eq!(planned[0].destination, Destination::Prefix(out.join("bfbb_gc_boot")));
     let report = animkit::convert(&hip, format!("{}/", out.display()), &options).unwrap();
@@ -237,8 +237,7 @@ fn a_read_key_is_not_a_write_key() {
     let dir = temp_dir("split");
     let input = dir.join("in.ifp");
     animkit::write(&wave(), &input, &OutputOptions::default()).unwrap();
-    let mut options = ConvertOptions { read: ReadOptions::default(), ..Default::default() };
-    options.output.params.insert("timeline".into(), "engine".into());
+    let options = ConvertOptions::default().with_output(OutputOptions::default().with_param("timeline", "engine"));
     let e = animkit::convert(&input, dir.join("x.glb"), &options).unwrap_err();
     assert!(e.message.contains("unknown option \"timeline\" for writing gltf"), "{e}");
     let ifp: &dyn Format = animkit::REGISTRY.by_name("ifp").unwrap().0;
@@ -311,14 +310,14 @@ fn shared_settings_go_where_they_are_taken() {
     let out = dir.join("out.bfres");
     animkit::convert(&input, &out, &options).unwrap();
     let at = |fps: &str| {
-        let read = ReadOptions { params: [("fps".to_string(), fps.to_string())].into(), ..Default::default() };
+        let read = ReadOptions::default().with_params([("fps".to_string(), fps.to_string())].into());
         animkit::open_with(&out, &read).unwrap().to_model().unwrap().clips[0].duration
     };
     assert_eq!((at("60"), at("30")), (1.0, 2.0), "60 frames: 1 s at 60 fps, 2 s at 30");
     // And BFRES to BFRES: read and written at 60, the seconds stay.
     let again = dir.join("again.bfres");
     animkit::convert(&out, &again, &options).unwrap();
-    let read = ReadOptions { params: options.params.clone(), ..Default::default() };
+    let read = ReadOptions::default().with_params(options.params.clone());
     assert_eq!(animkit::open_with(&again, &read).unwrap().to_model().unwrap().clips[0].duration, 1.0);
     // A key neither side takes names both.
     options.params = [("fsp".to_string(), "60".to_string())].into();

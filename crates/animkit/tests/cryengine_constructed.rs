@@ -77,7 +77,7 @@ fn pose_difference(a: &Package, b: &Package) -> f32 {
 /// byte, and plays like the 0x745 file.
 #[test]
 fn a_crytek_0x744_animation_reads_and_plays_like_0x745() {
-    let options = WriteOptions { variant: Some("crytek".into()), ..Default::default() };
+    let options = WriteOptions::default().with_variant("crytek");
     let w745 = cry().from_model(&clip(), &options).unwrap();
     let bytes745 = w745.document.write().unwrap();
     let doc745 = animkit::read(Bytes::from(bytes745.clone()), None, &ReadOptions::default()).unwrap();
@@ -203,7 +203,7 @@ fn big_endian_dba_is_unsupported_with_an_offset() {
 fn every_rotation_codec_in_every_container() {
     for codec in ["st48", "st64", "st64ext", "dword", "shotint3", "f32"] {
         for variant in ["caf", "crytek", "crytek744"] {
-            let mut options = WriteOptions { variant: Some(variant.replace("744", "")), ..Default::default() };
+            let mut options = WriteOptions::default().with_variant(variant.replace("744", ""));
             options.params.insert("rotation".into(), codec.into());
             let mut bytes = cry().from_model(&clip(), &options).unwrap().document.write().unwrap();
             if variant == "crytek744" {
@@ -256,7 +256,7 @@ fn every_key_time_format_in_every_container() {
     };
     for tf in ["f32", "uint16", "byte", "f32_startstop", "uint16_startstop", "byte_startstop", "bitset"] {
         for variant in ["caf", "crytek"] {
-            let mut options = WriteOptions { variant: Some(variant.into()), ..Default::default() };
+            let mut options = WriteOptions::default().with_variant(variant);
             options.params.insert("times".into(), tf.into());
             let bytes = cry().from_model(&package, &options).unwrap().document.write().unwrap();
             let doc = animkit::read(Bytes::from(bytes.clone()), None, &ReadOptions::default())

@@ -165,7 +165,7 @@ fn every_controller_gets_a_name_from_the_matching_skeleton() {
         let (Some(bytes), Some(skel_pkg)) = (common::corpus_file(DIR, caf), model_of(chr)) else { return };
         let skeleton = skel_pkg.skeleton.expect("skeleton");
         assert!(skeleton.validate().is_ok());
-        let options = ReadOptions { skeleton: Some(std::sync::Arc::new(skeleton)), ..Default::default() };
+        let options = ReadOptions::default().with_skeleton(std::sync::Arc::new(skeleton));
         let clip_pkg = CryEngine.read(Bytes::from(bytes), &options).unwrap().to_model().unwrap();
         let clip = &clip_pkg.clips[0];
         let mut ids: Vec<u32> = clip.tracks.iter().filter_map(|t| t.target.bone().and_then(|b| b.hash)).collect();
@@ -332,7 +332,7 @@ fn caf_clip_name_survives_a_rewrite() {
     let Some(src) = model_of("ce5_run_fwd_3p_0832.caf") else { return };
     assert_eq!(src.clips[0].name, "run_fwd_3p");
     for variant in ["caf", "crytek"] {
-        let options = animkit::WriteOptions { variant: Some(variant.into()), ..Default::default() };
+        let options = animkit::WriteOptions::default().with_variant(variant);
         let out = CryEngine.from_model(&src, &options).unwrap().document.write().unwrap();
         let back = CryEngine.read(Bytes::from(out.clone()), &ReadOptions::default()).unwrap().to_model().unwrap();
         assert_eq!(back.clips[0].name, "run_fwd_3p", "{variant}");
@@ -438,7 +438,7 @@ fn skeleton_read_parameter_names_tracks() {
     // The reader itself opens no file: the library loads the skeleton and passes it in.
     let caf = Bytes::from(std::fs::read(dir.join("ly_enemy_ambient_idle1_0831.caf")).unwrap());
     let skeleton = animkit::convert::load_skeleton(dir.join("ly_jack_root.chr"), &ReadOptions::default()).unwrap();
-    let given = ReadOptions { skeleton: Some(std::sync::Arc::new(skeleton)), ..Default::default() };
+    let given = ReadOptions::default().with_skeleton(std::sync::Arc::new(skeleton));
     let p = CryEngine.read(caf.clone(), &given).unwrap().to_model().unwrap();
     assert!(p.clips[0].tracks.iter().all(|t| t.target.bone().unwrap().name.is_some()));
     let e = CryEngine.read(caf, &options).err().expect("a skeleton= setting the reader cannot load");
@@ -451,7 +451,7 @@ fn skeleton_read_parameter_names_tracks() {
 fn clips_rewritten_as_i_caf_keep_their_pose() {
     for name in ["ce5_run_fwd_3p_0832.caf", "ly_enemy_ambient_idle1_0831.caf", "ce3_barrel_cutscene_0829.caf"] {
         let Some(src) = model_of(name) else { return };
-        let options = animkit::WriteOptions { variant: Some("i_caf".into()), ..Default::default() };
+        let options = animkit::WriteOptions::default().with_variant("i_caf");
         let written = CryEngine.from_model(&src, &options).unwrap();
         let bytes = written.document.write().unwrap();
         let back = CryEngine.read(Bytes::from(bytes), &ReadOptions::default()).unwrap().to_model().unwrap();
@@ -481,7 +481,7 @@ fn clips_rewritten_as_i_caf_keep_their_pose() {
 fn dba_rewritten_keeps_every_clip() {
     for name in ["ce3_seagull_0905.dba", "ce3_scar_fp_0905.dba"] {
         let Some(src) = model_of(name) else { return };
-        let options = animkit::WriteOptions { variant: Some("dba".into()), ..Default::default() };
+        let options = animkit::WriteOptions::default().with_variant("dba");
         let written = CryEngine.from_model(&src, &options).unwrap();
         let bytes = written.document.write().unwrap();
         let back = CryEngine.read(Bytes::from(bytes), &ReadOptions::default()).unwrap().to_model().unwrap();
@@ -517,7 +517,7 @@ fn clips_rewritten_as_ivo_keep_their_keys() {
         ("ce3_scar_fp_0905.dba", "ivo_dba"),
     ] {
         let Some(src) = model_of(name) else { return };
-        let options = animkit::WriteOptions { variant: Some(variant.into()), ..Default::default() };
+        let options = animkit::WriteOptions::default().with_variant(variant);
         let written = CryEngine.from_model(&src, &options).unwrap();
         let bytes = written.document.write().unwrap();
         let doc = CryEngine.read(Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap();
@@ -556,7 +556,7 @@ fn lenient_read_salvages_truncated_files() {
     let Some(bytes) = common::corpus_file(DIR, "ce3_barrel_cutscene_0829.caf") else { return };
     let cut = &bytes[..bytes.len() / 2];
     assert!(CryEngine.read(Bytes::from(cut.to_vec()), &ReadOptions::default()).is_err());
-    let options = ReadOptions { lenient: true, ..Default::default() };
+    let options = ReadOptions::default().with_lenient(true);
     let doc = CryEngine.read(Bytes::from(cut.to_vec()), &options).unwrap();
     assert_eq!(doc.write().unwrap(), cut);
     let p = doc.to_model().unwrap();

@@ -364,7 +364,7 @@ fn rewritten_dbas_share_identical_tracks_and_sample_like_the_original() {
     for (name, bytes) in common::corpus_files("cryengine").into_iter().filter(|(n, _)| n.ends_with(".dba")) {
         let src = read(bytes.clone(), &ReadOptions::default());
         let model = src.to_model().unwrap();
-        let options = animkit::WriteOptions { variant: Some("dba".into()), ..Default::default() };
+        let options = animkit::WriteOptions::default().with_variant("dba");
         let written = animkit::formats::cryengine::CryEngine.from_model(&model, &options).unwrap();
         let out = written.document.write().unwrap();
         let back = read(out.clone(), &ReadOptions::default());
@@ -413,7 +413,7 @@ fn rewritten_dbas_share_identical_tracks_and_sample_like_the_original() {
 /// The glTF of a package, with the exporter's warnings.
 fn to_glb(package: &animkit::Package, params: &[(&str, &str)]) -> animkit::Result<(Vec<u8>, Vec<String>)> {
     let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
-    let mut options = animkit::WriteOptions { variant: Some("glb".into()), ..Default::default() };
+    let mut options = animkit::WriteOptions::default().with_variant("glb");
     options.params.extend(params.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let written = gltf.from_model(package, &options)?;
     Ok((written.document.write()?, written.warnings))

@@ -299,7 +299,7 @@ fn same_format_rewrite_through_the_model_keeps_every_stored_key() {
             let stored_bytes = with_endian(&raw(original.as_ref()), endian);
             let stored = animkit::read(Bytes::from(stored_bytes.clone()), None, &ReadOptions::default()).unwrap();
             let package = stored.to_model().unwrap();
-            let options = WriteOptions { variant: Some(variant.into()), ..Default::default() };
+            let options = WriteOptions::default().with_variant(variant);
             let written = format("skb").from_model(&package, &options).unwrap();
             assert!(written.warnings.is_empty(), "{name}: {:?}", written.warnings);
             assert_eq!(written.document.write().unwrap(), stored_bytes, "{name} {endian}: bytes");

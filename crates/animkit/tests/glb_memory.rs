@@ -4,7 +4,7 @@
 
 mod common;
 
-use animkit::convert::{ConvertOptions, OutputOptions};
+use animkit::convert::ConvertOptions;
 use common::counting_alloc::{peak_during, Counting};
 
 #[global_allocator]
@@ -17,10 +17,7 @@ fn glb_export_peak_heap_is_at_most_five_times_the_input_plus_16_mib() {
     let out = std::env::temp_dir().join(format!("animkit-glb-memory-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
     let glb = out.join("ped.glb");
-    let options = ConvertOptions {
-        output: OutputOptions { format: Some("glb".into()), ..Default::default() },
-        ..Default::default()
-    };
+    let options = ConvertOptions::to("glb");
     // What `animkit convert ped.ifp -o ped.glb` does: read, build the model, export, read the
     // result back to count what it kept, write. The input's bytes count.
     let (report, peak) = peak_during(|| animkit::convert::convert(&path, &glb, &options).unwrap());

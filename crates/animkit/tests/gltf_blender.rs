@@ -147,7 +147,8 @@ fn import(bytes: Vec<u8>, params: &[(&str, &str)]) -> (Package, Vec<String>) {
 /// `package` written as `name` (a format or variant) and its bytes read back.
 fn rewrite(package: &Package, name: &str) -> (Vec<u8>, Package, Vec<String>) {
     let (format, variant) = animkit::REGISTRY.by_name(name).unwrap();
-    let options = WriteOptions { variant: variant.map(str::to_string), ..Default::default() };
+    let mut options = WriteOptions::default();
+    options.variant = variant.map(str::to_string);
     let written = format.from_model(package, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
     let bytes = written.document.write().unwrap();
     let back = format.read(Bytes::from(bytes.clone()), &ReadOptions::default()).unwrap().to_model().unwrap();

@@ -19,10 +19,9 @@ fn gltf_loop(package: &Package) -> Package {
 /// `package` written as `variant` and read back.
 fn rewrite(package: &Package, variant: &str, params: &[(&str, &str)]) -> Package {
     let (format, variant) = animkit::REGISTRY.by_name(variant).unwrap();
-    let options = WriteOptions {
-        variant: variant.map(str::to_string),
-        params: params.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect(),
-    };
+    let mut options = WriteOptions::default();
+    options.variant = variant.map(str::to_string);
+    options.params = params.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect();
     let written = format.from_model(package, &options).unwrap_or_else(|e| panic!("{variant:?}: {e}"));
     let bytes = written.document.write().unwrap();
     format.read(Bytes::from(bytes), &ReadOptions::default()).unwrap().to_model().unwrap()

@@ -84,6 +84,7 @@ fn channel(v: &Sampled) -> Channel {
         Sampled::Scalar(_) => Channel::Scalar,
         Sampled::TextureIndex(_) => Channel::TextureIndex,
         Sampled::Visibility(_) => Channel::Visibility,
+        _ => panic!("a sampled kind this test does not know: {v:?}"),
     }
 }
 
@@ -122,7 +123,7 @@ fn hand_made_gltf_writes_anp3_and_anpk_that_sample_the_same_motion() {
 
     let (ifp, _) = animkit::REGISTRY.by_name("ifp").unwrap();
     for variant in ["anp3", "anpk"] {
-        let options = WriteOptions { variant: Some(variant.into()), ..Default::default() };
+        let options = WriteOptions::default().with_variant(variant);
         let written = ifp.from_model(&imported, &options).unwrap_or_else(|e| panic!("{variant}: {e}"));
         let bytes = written.document.write().unwrap();
         assert_eq!(&bytes[..4], variant.to_ascii_uppercase().as_bytes(), "{variant}: magic");

@@ -80,11 +80,10 @@ fn three_js_plays_sa_anp3_clips_like_sample() {
     check_playback("sa_ped_anp3.ifp", 11);
 }
 
-/// A model with a real skeleton, Z-up, cubic and step tracks: validates and plays back.
-#[test]
-fn skeleton_cubic_and_step_tracks_validate_and_play() {
+/// A Z-up rig of two bones (the knee named only by its id) with one clip: a cubic-spline knee
+/// rotation, a step and an nlerp hip track, and a texture-index track glTF cannot carry.
+fn rig() -> Package {
     use animkit::model::{Clip, Interpolation, Track, Transform, UpAxis, Values};
-    let Some(tools) = tools() else { return };
     let bones = vec![
         Bone {
             name: "hip".into(),
@@ -140,8 +139,14 @@ fn skeleton_cubic_and_step_tracks_validate_and_play() {
         ],
         ..Default::default()
     };
-    let package =
-        Package { name: "rig".into(), up_axis: UpAxis::Z, clips: vec![clip], skeleton: Some(Skeleton { bones }) };
+    Package { name: "rig".into(), up_axis: UpAxis::Z, clips: vec![clip], skeleton: Some(Skeleton { bones }) }
+}
+
+/// A model with a real skeleton, Z-up, cubic and step tracks: validates and plays back.
+#[test]
+fn skeleton_cubic_and_step_tracks_validate_and_play() {
+    let Some(tools) = tools() else { return };
+    let package = rig();
     let (glb, warnings) = export_glb(&package);
     assert!(warnings.iter().any(|w| w.contains("TextureIndex")), "{warnings:?}");
     let dir = temp_dir("rig");

@@ -15,7 +15,7 @@ fn gltf() -> &'static dyn animkit::Format {
 }
 
 fn export(package: &Package, variant: &str) -> Vec<u8> {
-    let w = gltf().from_model(package, &WriteOptions { variant: Some(variant.into()), ..Default::default() }).unwrap();
+    let w = gltf().from_model(package, &WriteOptions::default().with_variant(variant)).unwrap();
     w.document.write().unwrap()
 }
 
@@ -379,18 +379,6 @@ fn bench_export_sa_ped_to_one_glb() {
         best = best.min(start.elapsed().as_secs_f64());
         size = bytes.len();
     }
-    let start = std::time::Instant::now();
-    let exported = animkit::interchange::gltf::export::export(&package).unwrap();
-    let model_to_json = start.elapsed().as_secs_f64();
-    let start = std::time::Instant::now();
-    let mut text = Vec::new();
-    exported.write_json(&mut text).unwrap();
-    eprintln!(
-        "model → JSON members + buffer {:.1} ms, JSON text ({} bytes) {:.1} ms",
-        model_to_json * 1e3,
-        text.len(),
-        start.elapsed().as_secs_f64() * 1e3
-    );
     eprintln!("{} clips → one GLB of {size} bytes in {:.1} ms (best of 5)", package.clips.len(), best * 1e3);
 }
 

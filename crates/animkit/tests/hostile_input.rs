@@ -20,9 +20,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use animkit::budget::Resource;
 use animkit::bytes::Endian;
 use animkit::containers::{sarc, yaz0, zstd};
+use animkit::format::Resource;
 use animkit::format::{Format, ReadOptions, WriteOptions};
 use animkit::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Values};
 use animkit::{Bytes, ErrorKind};
@@ -313,7 +313,7 @@ fn members_sharing_bytes_are_decoded_once() {
     let payload = model_json(&package_with_keys(10));
     let archive = aliased_sarc(&yaz0::encode(&payload, 0), 32);
     let budget = animkit::format::Budget::for_input(archive.len(), &Default::default());
-    let options = ReadOptions { budget: Some(budget.clone()), ..Default::default() };
+    let options = ReadOptions::default().nested(&budget);
     let package = animkit::read(Bytes::from(archive), None, &options).unwrap().to_model().unwrap();
     assert_eq!(package.clips.len(), 32);
     assert_eq!(budget.used(Resource::Decoded), payload.len() as u64);

@@ -156,7 +156,7 @@ fn anpk_to_anp3_and_back_stays_within_quantisation() {
 
 /// Writes `p` as the IFP `variant` and returns the bytes.
 fn write_ifp(p: &Package, variant: &str) -> Vec<u8> {
-    let options = WriteOptions { variant: Some(variant.into()), ..Default::default() };
+    let options = WriteOptions::default().with_variant(variant);
     animkit::Format::from_model(&animkit::formats::ifp::Ifp, p, &options).unwrap().document.write().unwrap()
 }
 
@@ -254,7 +254,7 @@ fn huge_counts_are_rejected_without_allocating() {
 
 fn read_with(bytes: &[u8], params: &[(&str, &str)]) -> animkit::Result<Box<dyn Document>> {
     let params = params.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect();
-    animkit::read(Bytes::copy_from_slice(bytes), None, &ReadOptions { params, ..Default::default() })
+    animkit::read(Bytes::copy_from_slice(bytes), None, &ReadOptions::default().with_params(params))
 }
 
 #[test]

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 fn read_with(bytes: &[u8], params: &[(&str, &str)]) -> Box<dyn Document> {
     let params = params.iter().map(|&(k, v)| (k.to_string(), v.to_string())).collect();
-    animkit::read(Bytes::copy_from_slice(bytes), None, &ReadOptions { params, ..Default::default() }).expect("reads")
+    animkit::read(Bytes::copy_from_slice(bytes), None, &ReadOptions::default().with_params(params)).expect("reads")
 }
 
 /// The raw structure of a document: its lossless JSON dump.
@@ -22,7 +22,7 @@ fn raw(doc: &dyn Document) -> Value {
 
 /// Writes `p` as the IFP `variant`; returns the bytes and the warnings.
 fn write_ifp(p: &Package, variant: &str) -> (Vec<u8>, Vec<String>) {
-    let options = WriteOptions { variant: Some(variant.into()), ..Default::default() };
+    let options = WriteOptions::default().with_variant(variant);
     let written = animkit::formats::ifp::Ifp.from_model(p, &options).unwrap();
     (written.document.write().unwrap(), written.warnings)
 }
@@ -276,7 +276,7 @@ fn ifp_clips_reach_skb_bones_through_a_skeleton() {
     }
     package.clips = vec![clip.clone()];
     let skb = animkit::REGISTRY.by_name("skb").unwrap().0;
-    let options = WriteOptions { variant: Some("skb-le".into()), ..Default::default() };
+    let options = WriteOptions::default().with_variant("skb-le");
 
     let unbound = skb.from_model(&package, &options);
     let warnings = match &unbound {

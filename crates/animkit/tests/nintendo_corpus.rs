@@ -133,7 +133,7 @@ fn the_mk8_animations_bind_the_body_model() {
     let path = std::path::Path::new("mk8_bodyb_ysi_3404_multimodel.szs");
     let skeleton = |params: &[(&str, &str)]| {
         let params = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        let options = ReadOptions { params, ..Default::default() };
+        let options = ReadOptions::default().with_params(params);
         read(path, &data, &options).and_then(|doc| doc.to_model()).map(|p| p.skeleton.unwrap())
     };
     let body = skeleton(&[]).unwrap();

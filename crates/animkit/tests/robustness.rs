@@ -404,7 +404,8 @@ fn generated_files() -> Vec<(String, Vec<u8>)> {
             format.variants().iter().map(|&v| Some(v)).collect()
         };
         for variant in variants {
-            let options = WriteOptions { variant: variant.map(str::to_string), ..Default::default() };
+            let mut options = WriteOptions::default();
+            options.variant = variant.map(str::to_string);
             let name = format!("generated {}{}", format.name(), variant.map(|v| format!("/{v}")).unwrap_or_default());
             match format.from_model(&package, &options).and_then(|w| w.document.write()) {
                 Ok(bytes) => out.push((name, bytes)),
@@ -657,11 +658,8 @@ fn huge_key_counts_are_rejected_before_allocating() {
         for wide in [true, false] {
             for (at, endian) in fields_equal(data, KEYS as u32, wide) {
                 let mut buf = data.clone();
-                let bytes = match (wide, endian) {
-                    (true, Endian::Little) => u32::MAX.to_le_bytes().to_vec(),
-                    (true, Endian::Big) => u32::MAX.to_be_bytes().to_vec(),
-                    (false, _) => vec![0xFF, 0xFF],
-                };
+                // The largest count of the field's width: all ones, the same in either byte order.
+                let bytes = vec![0xFF; if wide { 4 } else { 2 }];
                 buf[at..at + bytes.len()].copy_from_slice(&bytes);
                 let (outcome, peak) = measured(|| {
                     std::panic::catch_unwind(|| {
@@ -696,8 +694,9 @@ fn huge_key_counts_are_rejected_before_allocating() {
 #[test]
 fn limits_are_honoured_by_every_format() {
     let _guard = serial();
-    let tight =
-        ReadOptions { limits: animkit::format::Limits { max_keys: 10, ..Default::default() }, ..Default::default() };
+    let mut ten_keys = animkit::format::Limits::default();
+    ten_keys.max_keys = 10;
+    let tight = ReadOptions::default().with_limits(ten_keys);
     let mut failures = Vec::new();
     for (name, data) in generated_files() {
         let normal = animkit::read(Bytes::from(data.clone()), None, &ReadOptions::default())
@@ -717,10 +716,9 @@ fn limits_are_honoured_by_every_format() {
 
     // Decompression stops at the decoded-bytes limit before allocating the declared size.
     let bfres = generated_files().into_iter().find(|(n, _)| n == "generated yaz0(bfres)").unwrap().1;
-    let small = ReadOptions {
-        limits: animkit::format::Limits { decoded_bytes: Some(100), ..Default::default() },
-        ..Default::default()
-    };
+    let mut hundred_bytes = animkit::format::Limits::default();
+    hundred_bytes.decoded_bytes = Some(100);
+    let small = ReadOptions::default().with_limits(hundred_bytes);
     let (result, peak) = measured(|| animkit::read(Bytes::from(bfres), None, &small).map(|_| ()));
     assert_eq!(result.unwrap_err().kind, animkit::ErrorKind::Limit);
     assert!(peak < 64 << 10, "peak {peak}");

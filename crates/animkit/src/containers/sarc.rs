@@ -78,8 +78,64 @@ mod hex_bytes {
 }
 
 /// The name hash: `h = h·key + byte` (bytes as signed chars, like oead).
-pub fn hash(name: &[u8], key: u32) -> u32 {
+pub(crate) fn hash(name: &[u8], key: u32) -> u32 {
     name.iter().fold(0u32, |h, &b| h.wrapping_mul(key).wrapping_add(b as i8 as i32 as u32))
+}
+
+/// The byte order the mark at 6 states (`FE FF` big, `FF FE` little).
+fn byte_order(data: &[u8]) -> Result<Endian> {
+    match data.get(6..8) {
+        Some([0xFE, 0xFF]) => Ok(Endian::Big),
+        Some([0xFF, 0xFE]) => Ok(Endian::Little),
+        Some(_) => Err(Error::invalid(6, "bad byte-order mark")),
+        None => Err(Error::truncated(6, 2, data.len().saturating_sub(6))),
+    }
+}
+
+/// The `count` SFAT nodes at the cursor (16 bytes each).
+fn read_nodes(c: &mut Cursor, count: u16) -> Result<Vec<Node>> {
+    let n = c.count(u64::from(count), 16, "SFAT node")?;
+    let mut nodes = Vec::with_capacity(n);
+    for i in 0..n {
+        nodes.push(
+            (|| Ok(Node { hash: c.u32()?, attr: c.u32()?, begin: c.u32()?, end: c.u32()? }))()
+                .within(|| format!("SFAT node {i}"))?,
+        );
+    }
+    Ok(nodes)
+}
+
+/// Where the regions of an archive of `len` bytes start, as its headers state them.
+#[derive(Clone, Copy)]
+struct Layout {
+    len: usize,
+    sfat_at: usize,
+    names_at: usize,
+    data_offset: u32,
+    file_size: u32,
+}
+
+/// Checks that member data starts after the names and within the file, that the file is as
+/// long as the header says, and that every member lies inside the data region.
+fn check_regions(layout: &Layout, nodes: &[Node]) -> Result<()> {
+    let Layout { len, sfat_at, names_at, data_offset, file_size } = *layout;
+    let data_at = data_offset as usize;
+    if data_at < names_at || data_at > len {
+        return Err(Error::invalid(12, format!("data offset {data_offset:#x} outside {names_at:#x}..{len:#x}")));
+    }
+    if (file_size as usize) > len {
+        return Err(Error::truncated(len, file_size as usize - len, 0).within("SARC"));
+    }
+    let region = len - data_at;
+    for (i, node) in nodes.iter().enumerate() {
+        if node.begin > node.end || node.end as usize > region {
+            return Err(Error::invalid(
+                sfat_at + 0x0C + 16 * i,
+                format!("member {i} spans {:#x}..{:#x}, outside the {region}-byte data region", node.begin, node.end),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Parses an archive. The data region is a slice of `data`.
@@ -87,12 +143,7 @@ pub fn read(data: &Bytes) -> Result<Sarc> {
     if data.get(..4) != Some(b"SARC") {
         return Err(Error::invalid(0, "not a SARC archive"));
     }
-    let endian = match data.get(6..8) {
-        Some([0xFE, 0xFF]) => Endian::Big,
-        Some([0xFF, 0xFE]) => Endian::Little,
-        Some(_) => return Err(Error::invalid(6, "bad byte-order mark")),
-        None => return Err(Error::truncated(6, 2, data.len().saturating_sub(6))),
-    };
+    let endian = byte_order(data)?;
     let mut c = Cursor::new(data, endian);
     c.skip(4)?;
     let header_size = c.u16()?;
@@ -113,14 +164,7 @@ pub fn read(data: &Bytes) -> Result<Sarc> {
     let count = c.u16()?;
     let hash_key = c.u32()?;
     skip_padding(&mut c, usize::from(sfat_header_size).saturating_sub(0x0C), "SFAT header")?;
-    let n = c.count(u64::from(count), 16, "SFAT node")?;
-    let mut nodes = Vec::with_capacity(n);
-    for i in 0..n {
-        nodes.push(
-            (|| Ok(Node { hash: c.u32()?, attr: c.u32()?, begin: c.u32()?, end: c.u32()? }))()
-                .within(|| format!("SFAT node {i}"))?,
-        );
-    }
+    let nodes = read_nodes(&mut c, count)?;
     let sfnt_at = c.offset();
     if c.array::<4>()? != *b"SFNT" {
         return Err(Error::invalid(sfnt_at, "missing SFNT"));
@@ -129,25 +173,8 @@ pub fn read(data: &Bytes) -> Result<Sarc> {
     let sfnt_reserved = c.u16()?;
     skip_padding(&mut c, usize::from(sfnt_header_size).saturating_sub(8), "SFNT header")?;
     let names_at = c.offset();
+    check_regions(&Layout { len: data.len(), sfat_at, names_at, data_offset, file_size }, &nodes)?;
     let data_at = data_offset as usize;
-    if data_at < names_at || data_at > data.len() {
-        return Err(Error::invalid(
-            12,
-            format!("data offset {data_offset:#x} outside {names_at:#x}..{:#x}", data.len()),
-        ));
-    }
-    if (file_size as usize) > data.len() {
-        return Err(Error::truncated(data.len(), file_size as usize - data.len(), 0).within("SARC"));
-    }
-    let region = data.len() - data_at;
-    for (i, node) in nodes.iter().enumerate() {
-        if node.begin > node.end || node.end as usize > region {
-            return Err(Error::invalid(
-                sfat_at + 0x0C + 16 * i,
-                format!("member {i} spans {:#x}..{:#x}, outside the {region}-byte data region", node.begin, node.end),
-            ));
-        }
-    }
     Ok(Sarc {
         endian,
         header_size,
@@ -271,7 +298,7 @@ const MAX_KEPT_ALIGNMENT: usize = 0x2000;
 /// `MAX_KEPT_ALIGNMENT`) and at least what its data needs ([`member_alignment`]); bytes after
 /// the last member stay after it. Names, hashes and node order do not change; the file size is
 /// recomputed. Members that overlap (shared data) cannot be moved apart and are an error.
-pub fn replace_member(s: &Sarc, index: usize, data: &[u8]) -> Result<Sarc> {
+pub(crate) fn replace_member(s: &Sarc, index: usize, data: &[u8]) -> Result<Sarc> {
     let bad = |m: String| Error::new(ErrorKind::Invalid, None, m).within("SARC");
     let old = &s.data;
     let range = |i: usize| -> Result<(usize, usize)> {
@@ -322,10 +349,10 @@ fn skip_padding(c: &mut Cursor, n: usize, what: &str) -> Result<()> {
 
 /// The largest member alignment honoured: a BFRES claiming more (a damaged header) gets 4, so a
 /// rebuilt archive cannot be padded to gigabytes.
-pub const MAX_MEMBER_ALIGNMENT: usize = 1 << 16;
+pub(crate) const MAX_MEMBER_ALIGNMENT: usize = 1 << 16;
 
-/// The alignment a member needs: 4, or more for a BFRES (its `u32` at `0x10`, at most
-/// [`MAX_MEMBER_ALIGNMENT`]) or a nested SARC or Yaz0 (8).
+/// The alignment a member needs: 4, or more for a BFRES (its `u32` at `0x10`, at most 64 KiB)
+/// or a nested SARC or Yaz0 (8).
 pub fn member_alignment(data: &[u8]) -> usize {
     match data.get(..4) {
         Some(b"FRES") => data

@@ -77,7 +77,7 @@ pub fn decode(data: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize)> {
 /// Decodes a whole Yaz0 file (header included), charging `budget` for the declared size before
 /// anything is allocated. A declared size the stream cannot encode ([`max_decoded_len`]) is an
 /// error before decoding too.
-pub fn decode_within(data: &[u8], budget: &Budget) -> Result<(Vec<u8>, usize)> {
+pub(crate) fn decode_within(data: &[u8], budget: &Budget) -> Result<(Vec<u8>, usize)> {
     let h = header(data).map_err(|e| e.within("Yaz0 header"))?;
     let size = u64::from(h.decoded_size);
     let stream_len = data.len().saturating_sub(16);
@@ -163,46 +163,56 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     l + a.iter().skip(l).zip(b.iter().skip(l)).take_while(|(x, y)| x == y).count()
 }
 
-/// Encodes `payload` as a Yaz0 file with the given alignment hint.
-pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
-    const WINDOW: usize = 0x1000;
-    const MAX_LEN: usize = 0x111;
-    const CHAIN: usize = 64;
-    let n = payload.len();
-    let mut out = Vec::with_capacity(16 + n + n / 8 + 8);
-    out.extend_from_slice(b"Yaz0");
-    out.extend_from_slice(&(n as u32).to_be_bytes());
-    out.extend_from_slice(&alignment.to_be_bytes());
-    out.extend_from_slice(&[0; 4]);
+/// The farthest back a match may start.
+const WINDOW: usize = 0x1000;
+/// The longest match (the three-byte form's `0x12 + 0xFF`).
+const MAX_LEN: usize = 0x111;
+/// How many earlier positions with the same hash a search tries.
+const CHAIN: usize = 64;
+/// Bits of the hash of a 3-byte prefix.
+const HBITS: u32 = 15;
 
-    // Hash chains over 3-byte prefixes: `head[h]` is the last position with hash `h`, `prev[i]`
-    // the position before `i` with the same hash (`usize::MAX`: none).
-    const HBITS: u32 = 15;
-    let mut head = vec![usize::MAX; 1 << HBITS];
-    let mut prev = Vec::with_capacity(n);
-    // The hash of the 3 bytes at `i`; `None` when fewer than 3 remain.
-    let hash = |i: usize| -> Option<usize> {
-        let &[a, b, c] = payload.get(i..i + 3)? else { return None };
+/// Hash chains over the 3-byte prefixes of a payload: `head[h]` is the last position with hash
+/// `h`, `prev[i]` the position before `i` with the same hash (`usize::MAX`: none). Positions
+/// below `prev.len()` are in the chains.
+struct Chains<'a> {
+    payload: &'a [u8],
+    head: Vec<usize>,
+    prev: Vec<usize>,
+}
+
+impl<'a> Chains<'a> {
+    fn new(payload: &'a [u8]) -> Self {
+        Chains { payload, head: vec![usize::MAX; 1 << HBITS], prev: Vec::with_capacity(payload.len()) }
+    }
+
+    /// The hash of the 3 bytes at `i`; `None` when fewer than 3 remain.
+    fn hash(&self, i: usize) -> Option<usize> {
+        let &[a, b, c] = self.payload.get(i..i + 3)? else { return None };
         let v = (u32::from(a) << 16) | (u32::from(b) << 8) | u32::from(c);
         Some((v.wrapping_mul(2_654_435_761) >> (32 - HBITS)) as usize)
-    };
-    // Positions below `prev.len()` are in the chains.
-    let insert_upto = |to: usize, head: &mut Vec<usize>, prev: &mut Vec<usize>| {
-        while prev.len() < to {
-            let i = prev.len();
-            let slot = hash(i).and_then(|h| head.get_mut(h));
-            prev.push(slot.map_or(usize::MAX, |slot| std::mem::replace(slot, i)));
+    }
+
+    /// Puts every position below `to` in the chains.
+    fn insert_upto(&mut self, to: usize) {
+        while self.prev.len() < to {
+            let i = self.prev.len();
+            let slot = self.hash(i).and_then(|h| self.head.get_mut(h));
+            let before = slot.map_or(usize::MAX, |slot| std::mem::replace(slot, i));
+            self.prev.push(before);
         }
-    };
-    let find = |i: usize, head: &Vec<usize>, prev: &Vec<usize>| -> (usize, usize) {
-        let Some(mut cand) = hash(i).and_then(|h| head.get(h).copied()) else { return (0, 0) };
-        let max = MAX_LEN.min(n - i);
-        let here = payload.get(i..i + max).unwrap_or_default();
+    }
+
+    /// The longest earlier match of the bytes at `i` within the window: `(length, distance)`.
+    fn find(&self, i: usize) -> (usize, usize) {
+        let Some(mut cand) = self.hash(i).and_then(|h| self.head.get(h).copied()) else { return (0, 0) };
+        let max = MAX_LEN.min(self.payload.len() - i);
+        let here = self.payload.get(i..i + max).unwrap_or_default();
         let (mut best_len, mut best_dist) = (0, 0);
         let mut steps = 0;
         while cand != usize::MAX && i - cand <= WINDOW && steps < CHAIN {
             // `cand < i`, so `there` is at least as long as `here`.
-            let there = payload.get(cand..).unwrap_or_default();
+            let there = self.payload.get(cand..).unwrap_or_default();
             let l = common_prefix(here, there);
             if l > best_len {
                 best_len = l;
@@ -211,40 +221,61 @@ pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
                     break;
                 }
             }
-            cand = prev.get(cand).copied().unwrap_or(usize::MAX);
+            cand = self.prev.get(cand).copied().unwrap_or(usize::MAX);
             steps += 1;
         }
         (best_len, best_dist)
-    };
+    }
 
+    /// Whether to code the match of `len` bytes at `i` (else a literal): it is at least 3 bytes
+    /// long, and the next position has no match longer by more than a byte (a lazy step).
+    fn take_match(&mut self, i: usize, len: usize) -> bool {
+        if len < 3 {
+            return false;
+        }
+        if len < MAX_LEN && i + 1 < self.payload.len() {
+            self.insert_upto(i + 1);
+            let (next_len, _) = self.find(i + 1);
+            return next_len <= len + 1;
+        }
+        true
+    }
+}
+
+/// Appends the back-reference of `len` bytes `dist` back: two bytes (`len` 3..=0x11) or three.
+fn push_match(out: &mut Vec<u8>, len: usize, dist: usize) {
+    let d = dist - 1;
+    if len >= 0x12 {
+        out.push((d >> 8) as u8);
+        out.push(d as u8);
+        out.push((len - 0x12) as u8);
+    } else {
+        out.push((((len - 2) << 4) | (d >> 8)) as u8);
+        out.push(d as u8);
+    }
+}
+
+/// Encodes `payload` as a Yaz0 file with the given alignment hint.
+pub fn encode(payload: &[u8], alignment: u32) -> Vec<u8> {
+    let n = payload.len();
+    let mut out = Vec::with_capacity(16 + n + n / 8 + 8);
+    out.extend_from_slice(b"Yaz0");
+    out.extend_from_slice(&(n as u32).to_be_bytes());
+    out.extend_from_slice(&alignment.to_be_bytes());
+    out.extend_from_slice(&[0; 4]);
+    let mut chains = Chains::new(payload);
     let mut i = 0;
     while i < n {
+        // A group: one byte whose bits (high first) say literal (1) or match (0) for up to 8 items.
         let group_at = out.len();
         out.push(0);
         let mut group = 0u8;
         for bit in (0..8).rev() {
             let Some(&literal) = payload.get(i) else { break };
-            insert_upto(i, &mut head, &mut prev);
-            let (len, dist) = find(i, &head, &prev);
-            let mut take_match = len >= 3;
-            if take_match && len < MAX_LEN && i + 1 < n {
-                // Lazy step: prefer a literal when the next position has a longer match.
-                insert_upto(i + 1, &mut head, &mut prev);
-                let (next_len, _) = find(i + 1, &head, &prev);
-                if next_len > len + 1 {
-                    take_match = false;
-                }
-            }
-            if take_match {
-                let d = dist - 1;
-                if len >= 0x12 {
-                    out.push((d >> 8) as u8);
-                    out.push(d as u8);
-                    out.push((len - 0x12) as u8);
-                } else {
-                    out.push((((len - 2) << 4) | (d >> 8)) as u8);
-                    out.push(d as u8);
-                }
+            chains.insert_upto(i);
+            let (len, dist) = chains.find(i);
+            if chains.take_match(i, len) {
+                push_match(&mut out, len, dist);
                 i += len;
             } else {
                 group |= 1 << bit;

@@ -37,9 +37,9 @@ use crate::registry::Registry;
 /// The magic of a Zstandard frame (little-endian).
 pub const FRAME_MAGIC: u32 = 0xFD2F_B528;
 /// The magics of skippable frames (little-endian).
-pub const SKIPPABLE_MAGIC: RangeInclusive<u32> = 0x184D_2A50..=0x184D_2A5F;
+pub(crate) const SKIPPABLE_MAGIC: RangeInclusive<u32> = 0x184D_2A50..=0x184D_2A5F;
 /// The largest window a frame may declare whatever the budget (the decoder's own default).
-pub const MAX_WINDOW: u64 = ruzstd::decoding::DEFAULT_MAX_WINDOW_SIZE;
+pub(crate) const MAX_WINDOW: u64 = ruzstd::decoding::DEFAULT_MAX_WINDOW_SIZE;
 
 /// The little-endian `u32` at `at`.
 fn u32_at(data: &[u8], at: usize) -> Option<u32> {
@@ -68,7 +68,7 @@ pub fn decode(data: &[u8], limits: &Limits) -> Result<Decoded> {
 /// Decodes every frame of a Zstandard file, charging `budget` for each block's output before
 /// keeping it; `dicts` are the dictionaries frames may name (`zstd_dict`). Decoding stops at
 /// the first bytes that are not a frame (trailing data).
-pub fn decode_within(data: &[u8], budget: &Budget, dicts: &[Bytes]) -> Result<Decoded> {
+pub(crate) fn decode_within(data: &[u8], budget: &Budget, dicts: &[Bytes]) -> Result<Decoded> {
     let mut d = Decoded { payload: Vec::new(), consumed: 0, frames: 0, skippable: 0 };
     while let Some(magic) = u32_at(data, d.consumed) {
         let at = d.consumed;

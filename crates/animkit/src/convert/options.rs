@@ -17,6 +17,24 @@ pub struct OutputOptions {
     pub params: BTreeMap<String, String>,
 }
 
+impl OutputOptions {
+    /// Writing as `format`, a format or variant name (`OutputOptions::to("anpk")`).
+    pub fn to(format: impl Into<String>) -> OutputOptions {
+        OutputOptions { format: Some(format.into()), ..OutputOptions::default() }
+    }
+
+    /// These options with the setting `key=value` added to [`OutputOptions::params`].
+    pub fn with_param(mut self, key: impl Into<String>, value: impl Into<String>) -> OutputOptions {
+        self.params.insert(key.into(), value.into());
+        self
+    }
+
+    /// These options with these settings in place of [`OutputOptions::params`].
+    pub fn with_params(self, params: BTreeMap<String, String>) -> OutputOptions {
+        OutputOptions { params, ..self }
+    }
+}
+
 /// How to convert a file.
 #[derive(Debug, Clone, Default)]
 pub struct ConvertOptions {
@@ -36,6 +54,50 @@ pub struct ConvertOptions {
     /// the input's format reads it and to writing when the output format writes it (to both
     /// when both do); a key neither takes is an error.
     pub params: BTreeMap<String, String>,
+}
+
+impl ConvertOptions {
+    /// Converting to `format`, a format or variant name, with the other options at their
+    /// defaults (`ConvertOptions::to("glb").with_clips(["walk"])`).
+    pub fn to(format: impl Into<String>) -> ConvertOptions {
+        ConvertOptions::default().with_output(OutputOptions::to(format))
+    }
+
+    /// These options with this [`ConvertOptions::output`].
+    pub fn with_output(self, output: OutputOptions) -> ConvertOptions {
+        ConvertOptions { output, ..self }
+    }
+
+    /// These options with this [`ConvertOptions::read`].
+    pub fn with_read(self, read: ReadOptions) -> ConvertOptions {
+        ConvertOptions { read, ..self }
+    }
+
+    /// These options converting only these [`ConvertOptions::clips`].
+    pub fn with_clips<S: Into<String>>(self, clips: impl IntoIterator<Item = S>) -> ConvertOptions {
+        ConvertOptions { clips: clips.into_iter().map(Into::into).collect(), ..self }
+    }
+
+    /// These options with this [`ConvertOptions::skeleton`] (or none).
+    pub fn with_skeleton(self, skeleton: Option<Skeleton>) -> ConvertOptions {
+        ConvertOptions { skeleton, ..self }
+    }
+
+    /// These options with [`ConvertOptions::rest_offsets`] set to `rest_offsets`.
+    pub fn with_rest_offsets(self, rest_offsets: bool) -> ConvertOptions {
+        ConvertOptions { rest_offsets, ..self }
+    }
+
+    /// These options with the setting `key=value` added to [`ConvertOptions::params`].
+    pub fn with_param(mut self, key: impl Into<String>, value: impl Into<String>) -> ConvertOptions {
+        self.params.insert(key.into(), value.into());
+        self
+    }
+
+    /// These options with these settings in place of [`ConvertOptions::params`].
+    pub fn with_params(self, params: BTreeMap<String, String>) -> ConvertOptions {
+        ConvertOptions { params, ..self }
+    }
 }
 
 /// Where a conversion writes.

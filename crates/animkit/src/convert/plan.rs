@@ -181,10 +181,7 @@ mod tests {
 
     #[test]
     fn same_named_inputs_are_mirrored_and_a_duplicate_is_refused() {
-        let options = ConvertOptions {
-            output: super::super::OutputOptions { format: Some("glb".into()), ..Default::default() },
-            ..Default::default()
-        };
+        let options = ConvertOptions::to("glb");
         let inputs = [PathBuf::from("/no/such/a/x.ifp"), PathBuf::from("/no/such/b/x.ifp")];
         let jobs = plan(&inputs, Path::new("out"), &options).unwrap();
         let files: Vec<&PathBuf> = jobs.iter().flat_map(|j| &j.files).collect();

@@ -7,4 +7,4 @@
 
 pub mod gltf;
 pub mod model_json;
-pub mod table;
+pub(crate) mod table;

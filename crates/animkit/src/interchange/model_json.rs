@@ -15,7 +15,7 @@ use crate::lint::Finding;
 use crate::model::Package;
 
 /// The schema version in the envelope.
-pub const MODEL_JSON_VERSION: u64 = 1;
+pub(crate) const MODEL_JSON_VERSION: u64 = 1;
 const KEY: &str = "animkit_model";
 
 /// The model as JSON.
@@ -26,7 +26,7 @@ fn invalid(message: impl Into<String>) -> Error {
 }
 
 /// The package in a model-JSON value (enveloped or bare), after checking every track.
-pub fn package_from_value(value: Value) -> Result<Package> {
+pub(crate) fn package_from_value(value: Value) -> Result<Package> {
     let package = match value {
         Value::Object(mut map) if map.contains_key(KEY) => {
             match map.get(KEY).and_then(Value::as_u64) {
@@ -92,7 +92,7 @@ fn validate(package: &Package) -> Result<()> {
 }
 
 /// The enveloped JSON value of a package.
-pub fn package_to_value(package: &Package) -> Result<Value> {
+pub(crate) fn package_to_value(package: &Package) -> Result<Value> {
     let p = serde_json::to_value(package).map_err(|e| invalid(e.to_string()))?;
     Ok(serde_json::json!({ KEY: MODEL_JSON_VERSION, "package": p }))
 }

@@ -30,7 +30,7 @@ const MAX_ROWS: usize = 10_000_000;
 pub struct Csv;
 
 /// One field, quoted when needed (RFC 4180).
-pub fn field(s: &str) -> String {
+pub(crate) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -39,7 +39,7 @@ pub fn field(s: &str) -> String {
 }
 
 /// The table of every texture-index track in `package`, and warnings for what it leaves out.
-pub fn texture_table(package: &Package) -> Result<(String, Vec<String>)> {
+pub(crate) fn texture_table(package: &Package) -> Result<(String, Vec<String>)> {
     let mut out = String::from("clip,material,sampler,frame,time,texture_index,texture\n");
     let mut rows = 0usize;
     let mut skipped = 0usize;
@@ -128,13 +128,6 @@ impl Format for Csv {
 /// A written table.
 pub struct CsvDocument {
     text: String,
-}
-
-impl CsvDocument {
-    /// The CSV text.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
 }
 
 impl Document for CsvDocument {

@@ -45,6 +45,7 @@ pub struct Package {
 
 /// The up axis of a source coordinate system. glTF is Y-up; exporters add one correcting node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum UpAxis {
     #[default]
     /// Y up (glTF).
@@ -94,6 +95,7 @@ pub struct Track {
 /// What a track animates.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Target {
     /// A bone or node of a hierarchy.
     Bone(BoneRef),
@@ -111,6 +113,7 @@ pub enum Target {
 /// The key values of a track, one variant per channel kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Values {
     /// Unit quaternions `x y z w`, glTF convention.
     Rotation(Vec<Quat>),
@@ -135,6 +138,7 @@ pub enum Values {
 /// The channel kind of a track, without its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Channel {
     /// A rotation.
     Rotation,
@@ -153,6 +157,7 @@ pub enum Channel {
 /// How values between keys are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Interpolation {
     /// Hold each key until the next.
     Step,

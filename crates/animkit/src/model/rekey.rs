@@ -18,6 +18,7 @@ use crate::sample::{sample_segment, sample_track, Sampled, Segment};
 
 /// How closely re-keyed tracks follow the source.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct Tolerance {
     /// The largest rotation between source and target, in radians.
     pub rotation: f32,
@@ -25,6 +26,13 @@ pub struct Tolerance {
     pub vector: f32,
     /// The target's key spacing in seconds (its frame length); 0 where times are floats.
     pub frame: f32,
+}
+
+impl Tolerance {
+    /// A tolerance of `rotation` radians, `vector` source units, on keys `frame` seconds apart.
+    pub fn new(rotation: f32, vector: f32, frame: f32) -> Tolerance {
+        Tolerance { rotation, vector, frame }
+    }
 }
 
 /// A re-keyed track and what it took.

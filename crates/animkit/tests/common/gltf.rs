@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use animkit::model::{Bone, BoneRef, Channel, Interpolation, Package, Skeleton, Target};
+use animkit::model::{Bone, BoneRef, Channel, Clip, Interpolation, Package, Skeleton, Target};
 use animkit::sample::{sample, Sampled};
 use animkit::WriteOptions;
 use glam::{Vec3, Vec4};
@@ -45,8 +45,7 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 /// The package as GLB bytes, with the exporter's warnings.
 pub fn export_glb(package: &Package) -> (Vec<u8>, Vec<String>) {
     let gltf = animkit::REGISTRY.by_name("gltf").unwrap().0;
-    let written =
-        gltf.from_model(package, &WriteOptions { variant: Some("glb".into()), ..Default::default() }).unwrap();
+    let written = gltf.from_model(package, &WriteOptions::default().with_variant("glb")).unwrap();
     (written.document.write().unwrap(), written.warnings)
 }
 
@@ -193,20 +192,7 @@ pub fn playback(tools: &Path, name: &str, package: &Package, options: Playback) 
     let mut chosen = Vec::new();
     for (ai, a) in anims.iter().enumerate().step_by(every) {
         let ci = a.pointer("/extras/animkit/clip_index").and_then(Value::as_u64).unwrap() as usize;
-        let clip = &package.clips[ci];
-        // Times off the keys, away from repeated key times (moved by 1e-4 s in glTF).
-        let repeated: Vec<f32> = clip
-            .tracks
-            .iter()
-            .flat_map(|t| t.times.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect::<Vec<_>>())
-            .collect();
-        let d = clip.last_key_time();
-        let mut times: Vec<f32> = [0.0, 0.13, 0.37, 0.5, 0.71, 0.93, options.last].iter().map(|f| f * d).collect();
-        for t in &mut times {
-            if repeated.iter().any(|r| (*t - r).abs() < 3e-4) {
-                *t += 5e-4;
-            }
-        }
+        let times = play_times(&package.clips[ci], options.last);
         requests.push(serde_json::json!({"animation": ai, "times": times}));
         chosen.push((ai, ci, times));
     }
@@ -219,54 +205,86 @@ pub fn playback(tools: &Path, name: &str, package: &Package, options: Playback) 
     for ((ai, ci, times), res) in chosen.iter().zip(result.as_array().unwrap()) {
         assert_eq!(res["animation"].as_u64().unwrap() as usize, *ai);
         let clip = &package.clips[*ci];
-        let interp: HashMap<(&Target, Channel), Interpolation> =
-            clip.tracks.iter().map(|t| ((&t.target, t.channel()), t.interpolation)).collect();
         for (k, &t) in times.iter().enumerate() {
-            let nodes = &res["samples"][k]["nodes"];
-            let mut seen = HashSet::new();
-            for entry in sample(clip, t) {
-                let Target::Bone(r) = &entry.target else { continue };
-                let channel = match entry.value {
-                    Sampled::Rotation(_) => Channel::Rotation,
-                    Sampled::Translation(_) => Channel::Translation,
-                    Sampled::Scale(_) => Channel::Scale,
-                    _ => continue,
-                };
-                let node = match options.nodes {
-                    Nodes::Exact => skeleton.find(r),
-                    Nodes::Lenient => skeleton
-                        .find(&BoneRef { index: None, ..r.clone() })
-                        .or_else(|| skeleton.bones.iter().position(|b| b.name == r.label())),
-                }
-                .unwrap_or_else(|| panic!("{name}: no node for {r:?}"));
-                if !seen.insert((node, channel)) {
-                    continue; // a second track for the same node and channel is kept in extras
-                }
-                let got = &nodes[node.to_string()];
-                if got.is_null() {
-                    match options.nodes {
-                        Nodes::Exact => panic!("{name}: clip {} node {node} not in playback", clip.name),
-                        Nodes::Lenient => continue,
-                    }
-                }
-                let err = playback_difference(got, entry.value);
-                let kind =
-                    format!("{:?}", interp.get(&(&entry.target, channel)).copied().unwrap_or(Interpolation::Linear));
-                let w = report.worst_by.entry(kind).or_default();
-                *w = w.max(err);
-                report.worst = report.worst.max(err);
-                assert!(
-                    err <= 1e-4,
-                    "{name}: clip \"{}\" t={t} {} {channel:?}: three.js differs by {err}: {got} vs {:?}",
-                    clip.name,
-                    r.label(),
-                    entry.value
-                );
-                report.compared += 1;
-            }
+            let played = Played { name, clip, t, nodes: &res["samples"][k]["nodes"] };
+            compare_pose(&played, &skeleton, options.nodes, &mut report);
         }
     }
     report.clips = chosen.len();
     let _ = std::fs::remove_dir_all(&dir);
     report
+}
+
+/// The fractions 0, .13, .37, .5, .71, .93 and `last` of `clip`'s last key time, each moved off
+/// repeated key times (which glTF moves by 1e-4 s).
+fn play_times(clip: &Clip, last: f32) -> Vec<f32> {
+    let repeated: Vec<f32> = clip
+        .tracks
+        .iter()
+        .flat_map(|t| t.times.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect::<Vec<_>>())
+        .collect();
+    let d = clip.last_key_time();
+    let mut times: Vec<f32> = [0.0, 0.13, 0.37, 0.5, 0.71, 0.93, last].iter().map(|f| f * d).collect();
+    for t in &mut times {
+        if repeated.iter().any(|r| (*t - r).abs() < 3e-4) {
+            *t += 5e-4;
+        }
+    }
+    times
+}
+
+/// One pose three.js played: the file's name, the clip, the time and the node values.
+struct Played<'a> {
+    name: &'a str,
+    clip: &'a Clip,
+    t: f32,
+    nodes: &'a Value,
+}
+
+/// Asserts every bone rotation/translation/scale of the played pose within 1e-4 of [`sample`],
+/// recording the differences in `report`.
+fn compare_pose(played: &Played, skeleton: &Skeleton, nodes: Nodes, report: &mut PlaybackReport) {
+    let Played { name, clip, t, .. } = *played;
+    let interp: HashMap<(&Target, Channel), Interpolation> =
+        clip.tracks.iter().map(|t| ((&t.target, t.channel()), t.interpolation)).collect();
+    let mut seen = HashSet::new();
+    for entry in sample(clip, t) {
+        let Target::Bone(r) = &entry.target else { continue };
+        let channel = match entry.value {
+            Sampled::Rotation(_) => Channel::Rotation,
+            Sampled::Translation(_) => Channel::Translation,
+            Sampled::Scale(_) => Channel::Scale,
+            _ => continue,
+        };
+        let node = match nodes {
+            Nodes::Exact => skeleton.find(r),
+            Nodes::Lenient => skeleton
+                .find(&BoneRef { index: None, ..r.clone() })
+                .or_else(|| skeleton.bones.iter().position(|b| b.name == r.label())),
+        }
+        .unwrap_or_else(|| panic!("{name}: no node for {r:?}"));
+        if !seen.insert((node, channel)) {
+            continue; // a second track for the same node and channel is kept in extras
+        }
+        let got = &played.nodes[node.to_string()];
+        if got.is_null() {
+            match nodes {
+                Nodes::Exact => panic!("{name}: clip {} node {node} not in playback", clip.name),
+                Nodes::Lenient => continue,
+            }
+        }
+        let err = playback_difference(got, entry.value);
+        let kind = format!("{:?}", interp.get(&(&entry.target, channel)).copied().unwrap_or(Interpolation::Linear));
+        let w = report.worst_by.entry(kind).or_default();
+        *w = w.max(err);
+        report.worst = report.worst.max(err);
+        assert!(
+            err <= 1e-4,
+            "{name}: clip \"{}\" t={t} {} {channel:?}: three.js differs by {err}: {got} vs {:?}",
+            clip.name,
+            r.label(),
+            entry.value
+        );
+        report.compared += 1;
+    }
 }

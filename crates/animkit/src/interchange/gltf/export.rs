@@ -30,7 +30,6 @@ use glam::{Affine3A, Quat, Vec3};
 
 use super::json::GltfJson;
 use super::keys::{prepare, Prepared};
-pub use super::keys::{NLERP_TOLERANCE, REPEAT_OFFSET};
 use super::schema::{
     nums, Accessor, Animation, AnimationPointer, Asset, Attributes, Buffer, BufferView, Channel as GltfChannel,
     ChannelExtras, ChannelTarget, ClipExtras, ExtraTrack, Mesh, Node, NodeExtensions, NodeExtras, NodeVisibility, Num,

@@ -7,7 +7,7 @@
 //! `pack` makes a `.gltf` document from such JSON. For documents animkit writes, dump → pack →
 //! write of the `gltf` variant is byte-identical (the writer serialises the same JSON value).
 //!
-//! ## Export ([`export`])
+//! ## Export (`export`)
 //! - One glTF animation per clip; channels `rotation`, `translation`, `scale`; times in seconds.
 //! - `Slerp`/`Linear` → `LINEAR` (rotations normalised and made hemisphere-continuous first),
 //!   `Step` → `STEP`, `CubicSpline` → `CUBICSPLINE` (in-tangent, value, out-tangent per key, as
@@ -79,7 +79,7 @@
 
 pub(crate) mod additive;
 mod base64;
-pub mod export;
+pub(crate) mod export;
 pub(crate) mod import;
 pub(crate) mod json;
 mod keys;
@@ -99,8 +99,8 @@ use crate::format::{
 };
 use crate::lint::{Finding, Severity};
 use crate::model::Package;
+pub use base64::base64_encode;
 use base64::data_uri;
-pub use base64::{base64_decode, base64_encode};
 use json::GltfJson;
 
 const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -284,7 +284,7 @@ impl GltfDocument {
     /// Builds a document from export output: a GLB, or (`glb` false) a `.gltf` with the buffer
     /// embedded. The file is assembled once; the document keeps the exporter's elements as its
     /// JSON (they are the text the file holds) and the BIN chunk as a view of the file.
-    pub fn from_export(mut exported: export::Exported, glb: bool) -> Result<GltfDocument> {
+    pub(crate) fn from_export(mut exported: export::Exported, glb: bool) -> Result<GltfDocument> {
         if !glb {
             exported.embed_bin();
         }
@@ -316,11 +316,6 @@ impl GltfDocument {
         })
     }
 
-    /// The glTF JSON.
-    pub fn json(&self) -> &GltfJson {
-        &self.json
-    }
-
     /// The resolved buffers.
     pub fn buffers(&self) -> &[Option<Bytes>] {
         &self.buffers
@@ -332,7 +327,7 @@ impl GltfDocument {
     }
 
     /// The model, with what the import changed (`tidy`) or could not keep.
-    pub fn imported(&self) -> Result<import::Imported> {
+    pub(crate) fn imported(&self) -> Result<import::Imported> {
         import::import_with(&self.json, &self.buffers, &self.limits, &self.import)
     }
 }
@@ -386,8 +381,9 @@ fn embed_buffer0(json: &mut Value, bin: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// A GLB file from JSON text and a binary chunk (both padded to 4 bytes as the spec asks).
-pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
+/// A GLB file from JSON text and a binary chunk (the tests' way to make one).
+#[cfg(test)]
+fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
     let write_json = |out: &mut Vec<u8>| {
         out.extend_from_slice(json);
         Ok(())
@@ -395,8 +391,9 @@ pub fn glb_bytes(json: &[u8], bin: &[u8]) -> Result<Vec<u8>> {
     Ok(glb_from(json.len(), write_json, bin)?.0)
 }
 
-/// [`glb_bytes`] with the JSON text (`json_len` bytes) appended by `write_json`, so that it is
-/// written into the file's buffer directly; also returns where the BIN chunk's data starts.
+/// A GLB file (both chunks padded to 4 bytes as the spec asks) whose JSON text (`json_len` bytes)
+/// `write_json` appends, so that it is written into the file's buffer directly; also returns where
+/// the BIN chunk's data starts.
 fn glb_from(
     json_len: usize,
     write_json: impl FnOnce(&mut Vec<u8>) -> Result<()>,
