@@ -45,7 +45,6 @@ pub mod extract;
 pub mod format;
 // Each format folder documents its public items as it moves to the shape of `DESIGN.md` (one raw
 // layer per structure); the lint is on everywhere else.
-#[allow(missing_docs)]
 pub mod formats;
 pub mod interchange;
 pub mod io;

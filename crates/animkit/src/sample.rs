@@ -424,4 +424,14 @@ mod tests {
         let once = Clip { duration: 2.0, ..Default::default() };
         assert_eq!(clip_time(&once, 5.0), 5.0);
     }
+
+    /// A negative dot product between consecutive keys takes the short way (SKB spec §3.3 hemisphere
+    /// flip): keys (0,0,0,1) → (0,0,−0.7071,−0.7071), which is +90° about Z stored in the other
+    /// hemisphere. Halfway is +45°: z = sin 22.5° = 0.3826834, w = cos 22.5° = 0.9238795.
+    #[test]
+    fn hemisphere_flip_takes_the_short_arc() {
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let m = slerp(Quat::IDENTITY, Quat::from_xyzw(0.0, 0.0, -h, -h), 0.5);
+        assert!((m.z - 0.382_683_4).abs() < 1e-5 && (m.w - 0.923_879_5).abs() < 1e-5, "{m:?}");
+    }
 }

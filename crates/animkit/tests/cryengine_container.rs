@@ -11,7 +11,7 @@ use glam::{Quat, Vec3};
 
 /// The chunk file of `bytes` as the CryEngine reader reads it (`lenient` as the read option).
 fn read_with(bytes: &[u8], lenient: bool) -> animkit::Result<ChunkFile> {
-    let options = ReadOptions { lenient, ..Default::default() };
+    let options = ReadOptions::default().with_lenient(lenient);
     let doc = CryEngine.read(Bytes::from(bytes.to_vec()), &options)?;
     Ok(doc.downcast_ref::<CryDocument>().unwrap().file.clone())
 }
@@ -254,8 +254,10 @@ fn angle_between(a: Quat, b: Quat) -> f32 {
 #[test]
 fn written_caf_reads_back_within_quantisation() {
     for (variant, rot) in [(None, "st48"), (Some("crytek"), "st64ext"), (None, "dword"), (None, "f32")] {
-        let mut options = WriteOptions { variant: variant.map(String::from), ..Default::default() };
-        options.params.insert("rotation".into(), rot.into());
+        let mut options = WriteOptions::default().with_param("rotation", rot);
+        if let Some(variant) = variant {
+            options = options.with_variant(variant);
+        }
         let src = walk();
         let written = CryEngine.from_model(&src, &options).unwrap();
         let bytes = written.document.write().unwrap();
@@ -508,8 +510,7 @@ fn identical_dba_tracks_are_stored_once() {
         ..Default::default()
     };
     let package = Package { clips: vec![clip("a"), clip("b")], ..Default::default() };
-    let mut options = WriteOptions { variant: Some("dba".into()), ..Default::default() };
-    options.params.insert("rotation".into(), "f32".into());
+    let options = WriteOptions::default().with_variant("dba").with_param("rotation", "f32");
     let doc = CryEngine.from_model(&package, &options).unwrap().document;
     let dba = dba_dump(doc.as_ref());
     let counts = ["positions", "rotations", "times"].map(|t| dba[t]["key_counts"].as_array().unwrap().len());

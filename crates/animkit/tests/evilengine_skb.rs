@@ -7,7 +7,7 @@ use animkit::bytes::{Endian, Writer};
 use animkit::format::{Document, Format, ReadOptions, WriteOptions};
 use animkit::formats::evilengine::{HipFormat, SkbFormat};
 use animkit::model::{Bone, BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Values};
-use animkit::sample::{sample, slerp, Sampled};
+use animkit::sample::{sample, Sampled};
 use animkit::Bytes;
 use glam::{Quat, Vec3, Vec4};
 use serde_json::{json, Value};
@@ -335,16 +335,6 @@ fn model_sampling_matches_hand_computed_game_values() {
     assert!((p - Vec3::new(-13.1068, 45.8744, 0.0)).abs().max_element() < 1e-3, "{p:?}");
 }
 
-/// A negative dot product between consecutive keys takes the short way (§3.3 hemisphere
-/// flip): keys (0,0,0,1) → (0,0,−0.7071,−0.7071), which is +90° about Z stored in the other
-/// hemisphere. Halfway is +45°: z = sin 22.5° = 0.3826834, w = cos 22.5° = 0.9238795.
-#[test]
-fn hemisphere_flip_takes_the_short_arc() {
-    let h = std::f32::consts::FRAC_1_SQRT_2;
-    let m = slerp(Quat::IDENTITY, Quat::from_xyzw(0.0, 0.0, -h, -h), 0.5);
-    assert!((m.z - 0.382_683_4).abs() < 1e-5 && (m.w - 0.923_879_5).abs() < 1e-5, "{m:?}");
-}
-
 /// The sample with T = 1 and only its first `keys` keys (no offsets rows), key `edit` given the
 /// translation `tran`.
 fn static_pose(keys: usize, edit: Option<(usize, [i16; 3])>) -> Box<dyn Document> {
@@ -402,7 +392,7 @@ fn three_bone_clip() -> Clip {
 /// Writes `clip` (with `skeleton`) as the SKB `variant`.
 fn write_skb(clip: &Clip, skeleton: Option<&Skeleton>, variant: &str) -> animkit::Result<animkit::Written> {
     let package = Package { clips: vec![clip.clone()], skeleton: skeleton.cloned(), ..Default::default() };
-    SkbFormat.from_model(&package, &WriteOptions { variant: Some(variant.into()), ..Default::default() })
+    SkbFormat.from_model(&package, &WriteOptions::default().with_variant(variant))
 }
 
 #[test]

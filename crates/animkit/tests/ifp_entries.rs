@@ -23,9 +23,9 @@ fn package(names: &[&str], anpk: bool) -> Vec<u8> {
     };
     let package =
         Package { name: "test".into(), clips: names.iter().enumerate().map(clip).collect(), ..Default::default() };
-    let variant = Some(if anpk { "anpk" } else { "anp3" }.to_string());
-    let params = [("overflow".to_string(), "error".to_string())].into();
-    Ifp.from_model(&package, &WriteOptions { variant, params }).unwrap().document.write().unwrap()
+    let options =
+        WriteOptions::default().with_variant(if anpk { "anpk" } else { "anp3" }).with_param("overflow", "error");
+    Ifp.from_model(&package, &options).unwrap().document.write().unwrap()
 }
 
 fn open(bytes: &[u8]) -> Box<dyn Document> {
