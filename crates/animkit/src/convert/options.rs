@@ -9,6 +9,7 @@ use crate::model::Skeleton;
 
 /// How to write a package: the format and its settings.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct OutputOptions {
     /// A format or variant name (`ifp`, `anpk`, `glb`, `skb-le`); `None`: from the output path's
     /// extension (a directory output needs one).
@@ -37,6 +38,7 @@ impl OutputOptions {
 
 /// How to convert a file.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ConvertOptions {
     /// Reading the input; its `params` are checked against the input format's
     /// [`crate::Format::read_params`].

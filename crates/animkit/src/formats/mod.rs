@@ -1,7 +1,6 @@
 //! The game formats, one folder each. They are listed in [`crate::REGISTRY`], implement the
 //! traits of [`crate::format`], and never import one another: conversion goes through the model.
 
-#[warn(missing_docs)]
 pub mod bfres;
 pub mod cryengine;
 pub mod evilengine;

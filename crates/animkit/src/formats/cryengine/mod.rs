@@ -48,8 +48,6 @@
 //! additive clip sampled alone is applied as `q_add · q_rest`, `t_add + t_rest`
 //! (`SampleAddAnimFull`; see `interchange::gltf::additive`).
 
-#![warn(missing_docs)]
-
 pub(crate) mod build;
 pub(crate) mod chunkfile;
 pub(crate) mod controller;

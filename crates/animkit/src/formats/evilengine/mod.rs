@@ -33,8 +33,6 @@
 //! `numFrames = numNodes + 1` and PUSH/POP parents equal the FrameList parents; at t = 0,
 //! 2,635 of 4,545 SpongeBob non-root bone translations lie within 1e-3 of the bind pose.
 
-#![warn(missing_docs)]
-
 pub(crate) mod dff;
 mod from_model;
 mod hip;
