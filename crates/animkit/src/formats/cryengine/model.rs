@@ -195,7 +195,7 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
     let mut keys = 0u64;
     for a in c.dba.as_mut().map(|d| std::mem::take(&mut d.animations)).unwrap_or_default() {
         let m = &a.motion;
-        let mut tracks = Vec::new();
+        let mut tracks = Vec::with_capacity(2 * a.controllers.len());
         for ctrl in a.controllers {
             let controller =
                 Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.id, 0x905) };
@@ -236,7 +236,7 @@ fn ivo_to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<ivo::C2Layo
             (_, Some(m)) if m.head.fps > 0 => f32::from(m.head.fps),
             _ => 30.0,
         };
-        let mut tracks = Vec::new();
+        let mut tracks = Vec::with_capacity(2 * b.controllers.len());
         for ctrl in b.controllers {
             let controller =
                 Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.hash, 0x900) };
