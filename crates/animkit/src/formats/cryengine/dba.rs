@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
+use super::model::continuous;
 use super::quat_codecs::{decode_keys, encode_position, encode_rotation};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
@@ -24,7 +25,8 @@ pub struct DbaAnimation {
     pub controllers: Vec<DbaController>,
 }
 
-/// One bone's channels in a clip.
+/// One bone's channels in a clip. Read from a database, its rotations are sign-continuous as the
+/// model holds them ([`super::model::continuous`]), made so once per shared track.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DbaController {
     pub id: u32,
@@ -42,7 +44,8 @@ pub struct Dba {
 
 const NONE: u32 = 0xFFFF_FFFF;
 
-/// The decoded tracks of a database, each decoded once on first use (clips share them).
+/// The decoded tracks of a database, each decoded once on first use (clips share them);
+/// rotations made [`continuous`] as they are decoded.
 struct Tracks<'a> {
     raw: &'a raw::Dba,
     at: usize,
@@ -92,7 +95,8 @@ impl Tracks<'_> {
         if info.rotation_times != NONE && info.rotations != NONE {
             let frames = self.times(info.rotation_times)?;
             let values = cached(&mut self.rotations, info.rotations, "rotation", at, |i| {
-                Ok(decode_keys(raw.rotations.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?))
+                let track = raw.rotations.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
+                Ok(continuous(decode_keys(track)))
             })?;
             keys(&frames, values.len(), "rotation")?;
             rotation = Some(KeyTrack { frames, values: values.clone() });

@@ -89,14 +89,14 @@ fn check_keys(count: &mut u64, n: usize, limits: &Limits) -> Result<()> {
 }
 
 /// Appends the tracks of one controller, its key arrays moved into them: frames become
-/// seconds `(frame − start)/fps` in place.
+/// seconds `(frame − start)/fps` in place. Its rotations are already [`continuous`].
 fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start: f32, fps: f32) {
     let times = |mut f: Vec<f32>| {
         f.iter_mut().for_each(|x| *x = (*x - start) / fps);
         f
     };
     if let Some(r) = ctrl.rotation.filter(|r| !r.frames.is_empty()) {
-        let values = Values::Rotation(continuous(r.values));
+        let values = Values::Rotation(r.values);
         tracks.push(Track {
             target: target.clone(),
             interpolation: Interpolation::Nlerp,
@@ -117,6 +117,14 @@ fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start:
         let values = Values::Scale(s.values);
         tracks.push(Track { target, interpolation: Interpolation::Linear, times: times(s.frames), values });
     }
+}
+
+/// `ctrl` with its rotation keys made [`continuous`].
+fn with_continuous_rotation(mut ctrl: Controller) -> Controller {
+    if let Some(r) = ctrl.rotation.as_mut() {
+        r.values = continuous(std::mem::take(&mut r.values));
+    }
+    ctrl
 }
 
 /// The key count of a controller.
@@ -187,7 +195,7 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
     let mut keys = 0u64;
     for a in c.dba.as_mut().map(|d| std::mem::take(&mut d.animations)).unwrap_or_default() {
         let m = &a.motion;
-        let mut tracks = Vec::new();
+        let mut tracks = Vec::with_capacity(2 * a.controllers.len());
         for ctrl in a.controllers {
             let controller =
                 Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.id, 0x905) };
@@ -228,12 +236,12 @@ fn ivo_to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<ivo::C2Layo
             (_, Some(m)) if m.head.fps > 0 => f32::from(m.head.fps),
             _ => 30.0,
         };
-        let mut tracks = Vec::new();
+        let mut tracks = Vec::with_capacity(2 * b.controllers.len());
         for ctrl in b.controllers {
             let controller =
                 Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.hash, 0x900) };
             check_keys(&mut keys, key_count(&controller), limits)?;
-            push_tracks(&mut tracks, bone(ctrl.hash, None), controller, 0.0, fps);
+            push_tracks(&mut tracks, bone(ctrl.hash, None), with_continuous_rotation(controller), 0.0, fps);
         }
         let mut clip = Clip {
             name: m.map(|m| stem(&m.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
@@ -303,7 +311,7 @@ fn caf_clip(c: &Contents, controllers: Vec<Controller>, limits: &Limits, keys: &
     for (i, ctrl) in controllers.into_iter().enumerate() {
         check_keys(keys, key_count(&ctrl), limits)?;
         let target = bone(ctrl.id, c.bone_names.as_ref().and_then(|names| names.get(i)));
-        push_tracks(&mut tracks, target, ctrl, start, fps);
+        push_tracks(&mut tracks, target, with_continuous_rotation(ctrl), start, fps);
     }
     let gah = c.gahs.first();
     let flags = c.motion.map(|m| m.asset_flags).or(gah.map(|g| g.flags));
