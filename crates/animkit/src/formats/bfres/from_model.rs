@@ -43,7 +43,7 @@ use super::curve::{Curve, CurveType, KeyType};
 use super::encode::encode;
 use super::euler::angle_rates;
 use super::fshu::{Fshu, MaterialAnim, ParamInfo};
-use super::fska::{euler_xyz, BoneAnim, Fska};
+use super::fska::{euler_xyz, BoneAnim, Fska, ROTATE, SCALE, TRANSLATE};
 use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
 use super::fvis::Fvis;
 use super::stored::{StoredFshu, StoredFska};
@@ -392,11 +392,6 @@ fn hemisphere_continuous(qs: &[Quat], cubic: bool) -> Vec<Quat> {
     }
     out
 }
-
-/// Target offsets of the channels (§7.1).
-const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
-const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
-const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
 
 /// The bone flag bit of a curve target (§7.1): bits 6–8 scale, 9–12 rotation, 13–15 translation.
 fn flag_bit(target: u32) -> u32 {
