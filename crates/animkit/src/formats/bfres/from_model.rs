@@ -457,8 +457,8 @@ pub(crate) fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Optio
     let loop_bit = u32::from(looping(clip));
     if let Some(s) = stored.filter(|s| s.euler() == euler && s.whole(clip)) {
         // Nothing changed: the subfile as read (bones without channels and user data too).
-        let flags = s.fska.flags & !4 | loop_bit;
-        return Ok(Some(Fska { name: clip.name.clone(), flags, ..s.fska.clone() }));
+        let flags = s.subfile.flags & !4 | loop_bit;
+        return Ok(Some(Fska { name: clip.name.clone(), flags, ..s.subfile.clone() }));
     }
     let by_bone = tracks_by_bone(clip);
     if by_bone.is_empty() {
@@ -472,10 +472,10 @@ pub(crate) fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Optio
         bones.push(bone);
     }
     let baked = baked_size(bones.iter().flat_map(|b| &b.curves));
-    let user_data = stored.map(|s| s.fska.user_data.clone()).unwrap_or_default();
+    let user_data = stored.map(|s| s.subfile.user_data.clone()).unwrap_or_default();
     let mode = if euler { 0x1000 } else { 0 };
     // The scale mode (bits 8–9) of the FSKA read, else Maya's, as Breath of the Wild stores.
-    let scale_mode = stored.map_or(0x0200, |s| s.fska.flags & 0x0300);
+    let scale_mode = stored.map_or(0x0200, |s| s.subfile.flags & 0x0300);
     Ok(Some(Fska {
         at: 0,
         name: clip.name.clone(),
