@@ -133,11 +133,7 @@ pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) ->
             s.pos += bytes.len() as u32;
         }
     }
-    let mut out = work.get(..at).unwrap_or_default().to_vec();
-    out.extend_from_slice(&bytes);
-    out.resize(shift.map_or_err(tail_start, "the later sections")?, 0);
-    out.extend_from_slice(work.get(tail_start..rlt_at).unwrap_or_default());
-    with_relocation(out, &relocation)
+    assemble(&work, &shift, &bytes, rlt_at, &relocation)
 }
 
 /// Replaces skeletal animation `index` of a Switch file by `anim`: its data is written where the
