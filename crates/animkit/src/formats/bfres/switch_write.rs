@@ -401,7 +401,7 @@ pub(crate) fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<(usize, Fma
     Ok(fmaas)
 }
 
-/// Writes an unchanged Switch file from its parts ([`write_parts`]); the rest (models,
+/// Writes an unchanged Switch file from its parts (`write_parts`); the rest (models,
 /// visibility animations, buffers, embedded files) is kept as read.
 pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     let p = parts(data)?;
