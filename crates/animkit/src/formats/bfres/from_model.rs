@@ -43,7 +43,7 @@ use super::curve::{Curve, CurveType, KeyType};
 use super::encode::encode;
 use super::euler::angle_rates;
 use super::fshu::{Fshu, MaterialAnim, ParamInfo};
-use super::fska::{euler_xyz, BoneAnim, Fska};
+use super::fska::{euler_xyz, BoneAnim, Fska, ROTATE, SCALE, TRANSLATE};
 use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
 use super::fvis::Fvis;
 use super::stored::{StoredFshu, StoredFska};
@@ -393,11 +393,6 @@ fn hemisphere_continuous(qs: &[Quat], cubic: bool) -> Vec<Quat> {
     out
 }
 
-/// Target offsets of the channels (§7.1).
-const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
-const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
-const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
-
 /// The bone flag bit of a curve target (§7.1): bits 6–8 scale, 9–12 rotation, 13–15 translation.
 fn flag_bit(target: u32) -> u32 {
     let i = match target {
@@ -462,8 +457,8 @@ pub(crate) fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Optio
     let loop_bit = u32::from(looping(clip));
     if let Some(s) = stored.filter(|s| s.euler() == euler && s.whole(clip)) {
         // Nothing changed: the subfile as read (bones without channels and user data too).
-        let flags = s.fska.flags & !4 | loop_bit;
-        return Ok(Some(Fska { name: clip.name.clone(), flags, ..s.fska.clone() }));
+        let flags = s.subfile.flags & !4 | loop_bit;
+        return Ok(Some(Fska { name: clip.name.clone(), flags, ..s.subfile.clone() }));
     }
     let by_bone = tracks_by_bone(clip);
     if by_bone.is_empty() {
@@ -477,10 +472,10 @@ pub(crate) fn fska_from_clip(clip: &Clip, fps: f32, euler: bool) -> Result<Optio
         bones.push(bone);
     }
     let baked = baked_size(bones.iter().flat_map(|b| &b.curves));
-    let user_data = stored.map(|s| s.fska.user_data.clone()).unwrap_or_default();
+    let user_data = stored.map(|s| s.subfile.user_data.clone()).unwrap_or_default();
     let mode = if euler { 0x1000 } else { 0 };
     // The scale mode (bits 8–9) of the FSKA read, else Maya's, as Breath of the Wild stores.
-    let scale_mode = stored.map_or(0x0200, |s| s.fska.flags & 0x0300);
+    let scale_mode = stored.map_or(0x0200, |s| s.subfile.flags & 0x0300);
     Ok(Some(Fska {
         at: 0,
         name: clip.name.clone(),

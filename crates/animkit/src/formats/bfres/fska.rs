@@ -311,10 +311,12 @@ fn read_bone(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<BoneAnim
     Ok(bone)
 }
 
-/// Target offsets of the channels (§7.1).
-const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
-const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
-const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
+/// Target offsets of the scale channels (§7.1).
+pub(crate) const SCALE: [u32; 3] = [0x04, 0x08, 0x0C];
+/// Target offsets of the translation channels (§7.1).
+pub(crate) const TRANSLATE: [u32; 3] = [0x10, 0x14, 0x18];
+/// Target offsets of the rotation channels (§7.1).
+pub(crate) const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
 
 /// Converts one FSKA to a clip.
 pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {

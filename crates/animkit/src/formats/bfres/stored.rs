@@ -20,16 +20,23 @@ use super::fshu::Fshu;
 use super::fska::{BoneAnim, Fska, RotateMode};
 use crate::model::{Channel, Clip, Target, Track, Values};
 
-/// An FSKA as read, with what identifies the tracks its clip was given.
+/// A subfile as read, with what identifies the tracks its clip was given.
 #[derive(Debug)]
-pub(crate) struct StoredFska {
+pub(crate) struct StoredSubfile<T> {
     /// The subfile as read.
-    pub(crate) fska: Fska,
+    pub(crate) subfile: T,
     /// The frame rate the clip was read at.
     pub(crate) fps: f32,
-    /// Per track of the clip as read, in order: bone name, channel, fingerprint.
+    /// Per track of the clip as read, in order: target, channel, fingerprint.
     tracks: Vec<(String, Channel, u64)>,
 }
+
+/// An FSKA as read.
+pub(crate) type StoredFska = StoredSubfile<Fska>;
+
+/// An FSHU as read, with its index group (3 shader param, 4 colour, 5 texture SRT): written
+/// again as it was when none of its clip's tracks changed.
+pub(crate) type StoredFshu = StoredSubfile<(usize, Fshu)>;
 
 /// The channels an FSKA stores: bone rotation, translation and scale.
 fn bone_channel(track: &Track) -> Option<(String, Channel)> {
@@ -68,26 +75,10 @@ fn identify(clip: &Clip) -> Vec<(String, Channel, u64)> {
     clip.tracks.iter().map(|t| (t.target.label(), t.channel(), fingerprint(t))).collect()
 }
 
-/// Keeps `fska`, the subfile `clip` was read from at `fps`, in the clip.
-pub(crate) fn remember(clip: &mut Clip, fska: Fska, fps: f32) {
+/// Keeps `subfile`, what `clip` was read from at `fps` ([`StoredFska`], [`StoredFshu`]), in the clip.
+pub(crate) fn remember<T: std::fmt::Debug + Send + Sync + 'static>(clip: &mut Clip, subfile: T, fps: f32) {
     let tracks = identify(clip);
-    clip.stored = crate::model::Stored::new(StoredFska { fska, fps, tracks });
-}
-
-/// An FSHU as read, with its index group (3 shader param, 4 colour, 5 texture SRT) and what
-/// identifies the tracks its clip was given: written again as it was when none of them changed.
-#[derive(Debug)]
-pub(crate) struct StoredFshu {
-    fshu: Fshu,
-    group: usize,
-    fps: f32,
-    tracks: Vec<(String, Channel, u64)>,
-}
-
-/// Keeps `fshu`, the subfile of index group `group` that `clip` was read from at `fps`, in the clip.
-pub(crate) fn remember_fshu(clip: &mut Clip, fshu: Fshu, group: usize, fps: f32) {
-    let tracks = identify(clip);
-    clip.stored = crate::model::Stored::new(StoredFshu { fshu, group, fps, tracks });
+    clip.stored = crate::model::Stored::new(StoredSubfile { subfile, fps, tracks });
 }
 
 impl StoredFshu {
@@ -95,9 +86,10 @@ impl StoredFshu {
     /// of the clip is one read, unchanged, its frame count and looping too, written at `fps`.
     pub(crate) fn unchanged(clip: &Clip, fps: f32, frame_count: i32) -> Option<(usize, Fshu)> {
         let s = clip.stored.get::<StoredFshu>()?;
-        let looping = clip.looping == Some(s.fshu.flags & 4 != 0);
-        let same = s.fps == fps && s.fshu.frame_count == frame_count && looping && identify(clip) == s.tracks;
-        same.then(|| (s.group, Fshu { name: clip.name.clone(), ..s.fshu.clone() }))
+        let (group, fshu) = &s.subfile;
+        let looping = clip.looping == Some(fshu.flags & 4 != 0);
+        let same = s.fps == fps && fshu.frame_count == frame_count && looping && identify(clip) == s.tracks;
+        same.then(|| (*group, Fshu { name: clip.name.clone(), ..fshu.clone() }))
     }
 }
 
@@ -110,7 +102,7 @@ pub(crate) struct KeptChannel<'a> {
 impl StoredFska {
     /// The record of `clip` when its curves can be written at `fps` for `frame_count` frames.
     pub(crate) fn of(clip: &Clip, fps: f32, frame_count: i32) -> Option<&StoredFska> {
-        clip.stored.get::<StoredFska>().filter(|s| s.fps == fps && s.fska.frame_count == frame_count)
+        clip.stored.get::<StoredFska>().filter(|s| s.fps == fps && s.subfile.frame_count == frame_count)
     }
 
     /// Whether the clip's bone tracks are the ones read, all of them, in order.
@@ -120,7 +112,7 @@ impl StoredFska {
 
     /// The rotation mode of the FSKA read.
     pub(crate) fn euler(&self) -> bool {
-        self.fska.rotate_mode() == RotateMode::EulerXyz
+        self.subfile.rotate_mode() == RotateMode::EulerXyz
     }
 
     /// Whether `track` is one the clip was read with, unchanged.
@@ -132,7 +124,7 @@ impl StoredFska {
 
     /// The stored bone animation called `name`.
     pub(crate) fn bone(&self, name: &str) -> Option<&BoneAnim> {
-        self.fska.bones.iter().find(|b| b.name == name)
+        self.subfile.bones.iter().find(|b| b.name == name)
     }
 
     /// The stored base and curves of `track`'s channel when the track is unchanged (and, for a

@@ -18,6 +18,7 @@
 //! of `{u32 ref; u16 left; u16 right; u64 name}`, the first the root (no name).
 
 use super::bind::{self, ModelSkeleton};
+use super::dict;
 use super::fmaa;
 use super::fmdl::model_skeleton;
 use super::fres::SwitchHeader as Header;
@@ -155,29 +156,23 @@ pub fn to_model(data: &[u8], header: &Header, fps: f32, limits: &Limits, model: 
     Ok(package)
 }
 
-/// The names of the animations of `kind`, from their dict (`u32` magic, `s32` count, then
-/// `count + 1` nodes of `{u32 ref; u16 left; u16 right; u64 name}`, the first the root).
+/// The names of the animations of `kind`, from their dict ([`dict::read_switch`]).
 pub fn names(data: &[u8], header: &Header, kind: Kind) -> Result<Vec<String>> {
     let count = usize::from(kind.count(header));
     if count == 0 {
         return Ok(Vec::new());
     }
-    let p = platform(header);
     let (field, [_, dict]) = kind.header_field(header);
     let dict = usize::try_from(dict)
         .ok()
         .filter(|&d| d != 0 && d < data.len())
         .ok_or_else(|| Error::invalid(field + 8, format!("dict offset {dict:#x} is null or outside the file")))?;
-    let mut c = p.cursor(data, dict + 4)?;
-    let stored = c.i32()?;
-    if usize::try_from(stored).ok() != Some(count) {
+    let (_, names) = dict::read_switch(data, dict).within(|| format!("{} dict", kind.plural()))?;
+    if names.len() != count {
+        let stored = names.len();
         return Err(Error::invalid(dict + 4, format!("dict holds {stored} entries, the header counts {count}")));
     }
-    c.count(count as u64 + 1, 16, "dict node")?;
-    (1..=count)
-        .map(|i| p.name(data, &mut p.cursor(data, dict + 8 + 16 * i + 8)?))
-        .collect::<Result<_>>()
-        .within(|| format!("{} dict", kind.plural()))
+    Ok(names)
 }
 
 /// The shape and scene animations, by name: one line per kind with its count, for the

@@ -11,42 +11,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::fmaa::Fmaa;
 use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SWITCH_MAGIC as MAGIC};
-use super::fska::{self, Fska};
-use super::platform::Platform;
-use super::switch_write::{self, fska_data, write_fska_data, write_fska_header, Relocation, StringTable};
-use super::{switch_anims, switch_fmaa};
+use super::switch_write::{self, FmaaEntry, FskaEntry, Relocation, StringTable};
 use crate::bytes::{Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
 use crate::record::Record;
-
-/// One skeletal animation: where its header and data lie, its bind indices and its contents.
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FskaEntry {
-    /// Position of the FSKA header (its offsets are in the hex runs).
-    pub header_at: usize,
-    /// Position of the data (bind indices first).
-    pub data_at: usize,
-    /// Bind indices (`0xFFFF` = unbound).
-    pub bind: Vec<u16>,
-    /// The animation.
-    pub animation: Fska,
-}
-
-/// One material animation: where its header and data lie, and its contents.
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FmaaEntry {
-    /// Position of the FMAA header.
-    pub header_at: usize,
-    /// Position of the data (bind indices first).
-    pub data_at: usize,
-    /// The animation.
-    pub animation: Fmaa,
-}
 
 /// Bytes at a position.
 #[derive(Serialize, Deserialize)]
@@ -100,24 +70,10 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
     let str_at = switch_write::blocks(data).ok().and_then(|b| b.into_iter().find(|(_, m)| m == b"_STR"));
     let Some((str_at, _)) = str_at else { return Ok(dump) };
     dump.string_table = Some(switch_write::read_strings(data, str_at)?);
-    for (i, at) in switch_anims::fska_offsets(data, &header)?.into_iter().enumerate() {
-        let anim =
-            fska::read(data, at, switch_anims::platform(&header)).within(|| format!("skeletal animation {i}"))?;
-        let place = fska_data(data, at, &anim).within(|| format!("skeletal animation \"{}\"", anim.name))?;
-        dump.skeletal_animations.push(FskaEntry {
-            header_at: at,
-            data_at: place.start,
-            bind: place.bind,
-            animation: anim,
-        });
-    }
-    let (array, _, count) = header.fmaa;
-    for i in 0..usize::from(count) {
-        let at = array as usize + switch_fmaa::HEADER_SIZE * i;
-        let anim = super::fmaa::read(data, at, Platform::Switch { major: header.major() })
-            .within(|| format!("material animation {i}"))?;
-        let data_at = switch_write::fmaa_start(data, at).within(|| format!("material animation {i}"))?;
-        dump.material_animations.push(FmaaEntry { header_at: at, data_at, animation: anim });
+    dump.skeletal_animations = switch_write::read_fskas(data, &header)?;
+    for (i, (header_at, animation)) in switch_write::read_fmaas(data, &header)?.into_iter().enumerate() {
+        let data_at = switch_write::fmaa_start(data, header_at).within(|| format!("material animation {i}"))?;
+        dump.material_animations.push(FmaaEntry { header_at, data_at, animation });
     }
     Ok(dump)
 }
@@ -142,8 +98,8 @@ pub(crate) fn to_dump(data: &[u8]) -> Result<SwitchDump> {
 }
 
 /// The bytes the named parts give, over `out` (the runs already placed): the header, the
-/// string table with the animations' data, the relocation table, then the FSKA and FMAA
-/// headers' own fields.
+/// `_STR` block's head, the relocation table, then the parts [`switch_write::write_parts`]
+/// writes.
 fn pack_parts(d: &SwitchDump, mut out: Vec<u8>) -> Result<Vec<u8>> {
     let mut put = |at: usize, b: &[u8]| {
         if out.len() < at + b.len() {
@@ -159,37 +115,18 @@ fn pack_parts(d: &SwitchDump, mut out: Vec<u8>) -> Result<Vec<u8>> {
         put(0, &w.into_vec());
     }
     if let Some(table) = &d.string_table {
-        let body = table.body();
         let rlt = d.relocation_table.as_ref().map_or(d.size, |r| r.0);
         let mut head = b"_STR".to_vec();
         for v in [0, rlt.saturating_sub(table.at) as u32, 0] {
             head.extend_from_slice(&v.to_le_bytes());
         }
         put(table.at, &head);
-        put(table.at + 0x10, &body);
-        let names = table.positions();
-        for (i, e) in d.skeletal_animations.iter().enumerate() {
-            let (img, _) = write_fska_data(&e.animation, &e.bind, e.data_at, &names)
-                .within(|| format!("skeletal animation {i}"))?;
-            put(e.data_at, &img.bytes);
-        }
-        for (i, e) in d.material_animations.iter().enumerate() {
-            let (img, _) = switch_fmaa::write_data(&e.animation, e.data_at, &names)
-                .within(|| format!("material animation {i}"))?;
-            put(e.data_at, &img.bytes);
-        }
     }
     if let Some((at, r)) = &d.relocation_table {
         put(*at, &r.to_bytes(*at));
     }
-    for e in &d.skeletal_animations {
-        write_fska_header(&mut out, e.header_at, &e.animation)?;
-    }
     if let Some(table) = &d.string_table {
-        let names = table.positions();
-        for (i, e) in d.material_animations.iter().enumerate() {
-            write_fmaa_header(&mut out, e, &names).within(|| format!("material animation {i}"))?;
-        }
+        switch_write::write_parts(&mut out, table, &d.skeletal_animations, &d.material_animations)?;
     }
     Ok(out)
 }
@@ -211,20 +148,4 @@ pub(crate) fn from_dump(d: &SwitchDump) -> Result<Vec<u8>> {
         return Err(Error::invalid(0, format!("the parts give {} bytes where the dump says {}", out.len(), d.size)));
     }
     Ok(out)
-}
-
-/// Writes an FMAA header from its animation, keeping the user-data offset the runs hold (files
-/// point it past an empty array or leave it null: `switch_write::rewrite`).
-fn write_fmaa_header(out: &mut [u8], e: &FmaaEntry, names: &std::collections::HashMap<&str, usize>) -> Result<()> {
-    let layout = switch_fmaa::lay_out(&e.animation, e.data_at)?;
-    let mut header = switch_fmaa::write_header(&e.animation, e.header_at, &layout, names)?;
-    let user_data = e.header_at + 0x48..e.header_at + 0x50;
-    if let (Some(kept), Some(slot)) = (out.get(user_data.clone()), header.bytes.get_mut(0x48..0x50)) {
-        slot.copy_from_slice(kept);
-    }
-    let slot = out
-        .get_mut(e.header_at..e.header_at + header.bytes.len())
-        .ok_or_else(|| Error::invalid(e.header_at, "FMAA header beyond the file"))?;
-    slot.copy_from_slice(&header.bytes);
-    Ok(())
 }

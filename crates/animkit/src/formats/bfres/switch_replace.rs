@@ -133,11 +133,7 @@ pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) ->
             s.pos += bytes.len() as u32;
         }
     }
-    let mut out = work.get(..at).unwrap_or_default().to_vec();
-    out.extend_from_slice(&bytes);
-    out.resize(shift.map_or_err(tail_start, "the later sections")?, 0);
-    out.extend_from_slice(work.get(tail_start..rlt_at).unwrap_or_default());
-    with_relocation(out, &relocation)
+    assemble(&work, &shift, &bytes, rlt_at, &relocation)
 }
 
 /// Replaces skeletal animation `index` of a Switch file by `anim`: its data is written where the
@@ -149,22 +145,22 @@ pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
     let names = std::iter::once(anim.name.as_str()).chain(anim.bones.iter().map(|b| b.name.as_str()));
     let grown = add_strings(data, names)?;
     let p = parts(&grown)?;
-    let (header_at, old, place) =
-        p.fskas.get(index).ok_or_else(|| Error::invalid(0x38, format!("no skeletal animation {index}")))?;
+    let entry = p.fskas.get(index).ok_or_else(|| Error::invalid(0x38, format!("no skeletal animation {index}")))?;
+    let (old, start) = (&entry.animation, entry.data_at);
     let bind: Vec<u16> = anim
         .bones
         .iter()
         .map(|b| {
-            old.bones.iter().position(|o| o.name == b.name).and_then(|i| place.bind.get(i)).copied().unwrap_or(0xFFFF)
+            old.bones.iter().position(|o| o.name == b.name).and_then(|i| entry.bind.get(i)).copied().unwrap_or(0xFFFF)
         })
         .collect();
-    let new_len = fska_data_end(anim, place.start)? - place.start;
-    let shift = Shift::new(&p, place.start, fska_data_end(old, place.start)?, new_len)?;
-    let (img, bones_at) = write_fska_data(anim, &bind, place.start, &moved_strings(&p, &shift)?)?;
+    let new_len = fska_data_end(anim, start)? - start;
+    let shift = Shift::new(&p, start, fska_data_end(old, start)?, new_len)?;
+    let (img, bones_at) = write_fska_data(anim, &bind, start, &moved_strings(&p, &shift)?)?;
     // The header's bind, bone and user-data offsets point into the new data.
-    let h = *header_at;
+    let h = entry.header_at;
     finish(&grown, &p, &shift, img, h + 0x28..h + 0x40, |work| {
-        put_u64(work, h + 0x28, place.start as u64)?;
+        put_u64(work, h + 0x28, start as u64)?;
         put_u64(work, h + 0x30, bones_at as u64)?;
         if get_u64(work, h + 0x38)? != 0 {
             put_u64(work, h + 0x38, (bones_at + 0x28 * anim.bones.len()) as u64)?;
@@ -323,7 +319,7 @@ fn with_relocation(mut out: Vec<u8>, relocation: &Relocation) -> Result<Vec<u8>>
 pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
     super::from_model::check_tracks(clip)?;
     let p = parts(data)?;
-    let skeletal = p.fskas.iter().position(|(_, a, _)| a.name == clip.name);
+    let skeletal = p.fskas.iter().position(|e| e.animation.name == clip.name);
     let material = p.fmaas.iter().position(|(_, a)| a.name == clip.name);
     let has_bones = clip.tracks.iter().any(|t| matches!(t.target, crate::model::Target::Bone(_)));
     refuse_unwritten(clip, skeletal.is_some(), material.is_some())?;
@@ -382,7 +378,7 @@ fn refuse_unwritten(clip: &Clip, skeletal: bool, material: bool) -> Result<()> {
 
 /// The skeletal part of [`replace_clip`]: FSKA `index` replaced by the clip's bone tracks.
 fn replace_skeletal(data: &[u8], p: &Parts, index: usize, clip: &Clip, fps: f32) -> Result<Vec<u8>> {
-    let Some((_, old, _)) = p.fskas.get(index) else {
+    let Some(old) = p.fskas.get(index).map(|e| &e.animation) else {
         return Err(Error::invalid(0x38, format!("no skeletal animation {index}")));
     };
     let euler = old.rotate_mode() == RotateMode::EulerXyz;

@@ -26,6 +26,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::build::{self, Image, Out};
+use super::fmaa::Fmaa;
 use super::fres::{read_switch_header, SwitchHeader as Header};
 use super::fska::Fska;
 use super::platform::Platform;
@@ -271,17 +272,9 @@ pub fn blocks(data: &[u8]) -> Result<Vec<(usize, [u8; 4])>> {
     }
 }
 
-/// Where an FSKA's data lies and what the header says about it.
-pub(crate) struct FskaData {
-    /// Where the data starts (its bind indices).
-    pub start: usize,
-    /// The bind indices (bone index in the bound skeleton, `0xFFFF` unbound).
-    pub bind: Vec<u16>,
-}
-
-/// Where the data of the FSKA whose header is at `at` lies, and its bind indices; FSKAs with
-/// user data are refused (their user data is not read on Switch).
-pub(crate) fn fska_data(data: &[u8], header: usize, anim: &Fska) -> Result<FskaData> {
+/// The FSKA whose header is at `header` with where its data lies and its bind indices; FSKAs
+/// with user data are refused (their user data is not read on Switch).
+fn fska_entry(data: &[u8], header: usize, anim: Fska) -> Result<FskaEntry> {
     let mut c = Cursor::new(data, Endian::Little);
     c.seek(header + 0x28)?;
     let bind_at = SWITCH.offset(&mut c, "bind indices")?;
@@ -296,7 +289,7 @@ pub(crate) fn fska_data(data: &[u8], header: usize, anim: &Fska) -> Result<FskaD
     let mut b = Cursor::new(data, Endian::Little);
     b.seek(bind_at)?;
     let bind = (0..anim.bones.len()).map(|_| b.u16()).collect::<Result<Vec<_>>>()?;
-    Ok(FskaData { start: bind_at, bind })
+    Ok(FskaEntry { header_at: header, data_at: bind_at, bind, animation: anim })
 }
 
 /// Where the data of `anim` ends when written from `start` (nothing pads its end).
@@ -323,6 +316,32 @@ pub(crate) fn write_fska_data(
     Ok((o.into_image(), parts.bones))
 }
 
+/// One skeletal animation: where its header and data lie, its bind indices and its contents.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FskaEntry {
+    /// Position of the FSKA header (its offsets are left as read).
+    pub header_at: usize,
+    /// Position of the data (bind indices first).
+    pub data_at: usize,
+    /// Bind indices (`0xFFFF` = unbound).
+    pub bind: Vec<u16>,
+    /// The animation.
+    pub animation: Fska,
+}
+
+/// One material animation: where its header and data lie, and its contents.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FmaaEntry {
+    /// Position of the FMAA header.
+    pub header_at: usize,
+    /// Position of the data (bind indices first).
+    pub data_at: usize,
+    /// The animation.
+    pub animation: Fmaa,
+}
+
 /// A Switch file taken apart for writing: header, relocation table, string table, FSKA data.
 pub(crate) struct Parts {
     /// The file header.
@@ -331,10 +350,10 @@ pub(crate) struct Parts {
     pub relocation: Relocation,
     /// The `_STR`.
     pub strings: StringTable,
-    /// Per FSKA: header position, contents, where its data lies.
-    pub fskas: Vec<(usize, Fska, FskaData)>,
+    /// The skeletal animations.
+    pub fskas: Vec<FskaEntry>,
     /// Per FMAA: header position and contents.
-    pub fmaas: Vec<(usize, super::fmaa::Fmaa)>,
+    pub fmaas: Vec<(usize, Fmaa)>,
 }
 
 /// Takes a Switch file (0.5 to 0.8) apart for writing.
@@ -353,13 +372,24 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
         .ok_or_else(|| Error::invalid(0x16, "no _STR block in the block chain"))?
         .0;
     let strings = read_strings(data, str_at).within(|| "_STR")?;
+    let fskas = read_fskas(data, &header)?;
+    let fmaas = read_fmaas(data, &header)?;
+    Ok(Parts { header, relocation, strings, fskas, fmaas })
+}
+
+/// Every skeletal animation of the file, with where its data lies.
+pub(crate) fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<FskaEntry>> {
     let mut fskas = Vec::new();
-    for (i, at) in switch_anims::fska_offsets(data, &header)?.into_iter().enumerate() {
-        let anim =
-            fska::read(data, at, switch_anims::platform(&header)).within(|| format!("skeletal animation {i}"))?;
-        let place = fska_data(data, at, &anim).within(|| format!("skeletal animation \"{}\"", anim.name))?;
-        fskas.push((at, anim, place));
+    for (i, at) in switch_anims::fska_offsets(data, header)?.into_iter().enumerate() {
+        let anim = fska::read(data, at, switch_anims::platform(header)).within(|| format!("skeletal animation {i}"))?;
+        let name = anim.name.clone();
+        fskas.push(fska_entry(data, at, anim).within(|| format!("skeletal animation \"{name}\""))?);
     }
+    Ok(fskas)
+}
+
+/// Every material animation of the file: header position and contents.
+pub(crate) fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<(usize, Fmaa)>> {
     let (array, _, count) = header.fmaa;
     let mut fmaas = Vec::with_capacity(usize::from(count));
     for i in 0..usize::from(count) {
@@ -368,41 +398,59 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
             .within(|| format!("material animation {i}"))?;
         fmaas.push((at, anim));
     }
-    Ok(Parts { header, relocation, strings, fskas, fmaas })
+    Ok(fmaas)
 }
 
-/// Writes an unchanged Switch file from its parts: the FSKA data, the FMAA headers and data
-/// (but for the user-data offset, which Splatoon 2 points past an FMAA's material array with no
-/// entries and Super Mario Odyssey leaves null), the string table and the relocation table are
-/// cleared and written again from their structures; the rest (models, visibility animations,
-/// buffers, embedded files) is kept as read.
+/// Writes an unchanged Switch file from its parts (`write_parts`); the rest (models,
+/// visibility animations, buffers, embedded files) is kept as read.
 pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     let p = parts(data)?;
     let rlt_at = p.header.relocation_table as usize;
     let mut out = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
-    let positions = p.strings.positions();
-    for (_, anim, place) in &p.fskas {
-        let (img, _) = write_fska_data(anim, &place.bind, place.start, &positions)?;
-        overwrite(&mut out, &img, "FSKA data")?;
+    let mut fmaas = Vec::with_capacity(p.fmaas.len());
+    for (header_at, animation) in p.fmaas {
+        fmaas.push(FmaaEntry { header_at, data_at: fmaa_start(data, header_at)?, animation });
     }
-    for (at, anim) in &p.fmaas {
-        let start = fmaa_start(data, *at)?;
-        let (img, layout) = super::switch_fmaa::write_data(anim, start, &positions)?;
-        let mut header = super::switch_fmaa::write_header(anim, *at, &layout, &positions)?;
-        if let (Some(kept), Some(slot)) = (data.get(at + 0x48..at + 0x50), header.bytes.get_mut(0x48..0x50)) {
-            slot.copy_from_slice(kept);
-        }
-        overwrite(&mut out, &img, "FMAA data")?;
-        overwrite(&mut out, &header, "FMAA header")?;
-    }
-    let body = p.strings.body();
-    let str_body = p.strings.at + 0x10;
-    let slot = out
-        .get_mut(str_body..str_body + body.len())
-        .ok_or_else(|| Error::invalid(p.strings.at, "_STR beyond the _RLT"))?;
-    slot.copy_from_slice(&body);
+    write_parts(&mut out, &p.strings, &p.fskas, &fmaas)?;
     out.extend_from_slice(&p.relocation.to_bytes(rlt_at));
     Ok(out)
+}
+
+/// Writes over `out` the parts written again from their structures: the string table's
+/// entries, each FSKA's data and header fields ([`write_fska_header`]), and each FMAA's data and
+/// header but for the user-data offset, kept as `out` holds it (Splatoon 2 points it past an
+/// FMAA's material array with no entries, Super Mario Odyssey leaves it null).
+pub(crate) fn write_parts(
+    out: &mut [u8],
+    strings: &StringTable,
+    fskas: &[FskaEntry],
+    fmaas: &[FmaaEntry],
+) -> Result<()> {
+    let body = strings.body();
+    let str_body = strings.at + 0x10;
+    let slot = out
+        .get_mut(str_body..str_body + body.len())
+        .ok_or_else(|| Error::invalid(strings.at, "_STR beyond the _RLT"))?;
+    slot.copy_from_slice(&body);
+    let names = strings.positions();
+    for (i, e) in fskas.iter().enumerate() {
+        let (img, _) =
+            write_fska_data(&e.animation, &e.bind, e.data_at, &names).within(|| format!("skeletal animation {i}"))?;
+        overwrite(out, &img, "FSKA data")?;
+        write_fska_header(out, e.header_at, &e.animation)?;
+    }
+    for (i, e) in fmaas.iter().enumerate() {
+        let (img, layout) = super::switch_fmaa::write_data(&e.animation, e.data_at, &names)
+            .within(|| format!("material animation {i}"))?;
+        let mut header = super::switch_fmaa::write_header(&e.animation, e.header_at, &layout, &names)?;
+        let user_data = e.header_at + 0x48..e.header_at + 0x50;
+        if let (Some(kept), Some(slot)) = (out.get(user_data), header.bytes.get_mut(0x48..0x50)) {
+            slot.copy_from_slice(kept);
+        }
+        overwrite(out, &img, "FMAA data")?;
+        overwrite(out, &header, "FMAA header")?;
+    }
+    Ok(())
 }
 
 /// Clears the image's range of `out` and writes the image there.

@@ -41,7 +41,7 @@ pub fn to_model(data: &[u8], header: &Header, fps: f32, limits: &Limits, model: 
             let anim = fshu::read(data, at, wiiu).within(|| label(g, &name))?;
             let mut clip = fshu::to_clip(&anim, kind, fps, limits).within(|| label(g, &name))?;
             if remember {
-                stored::remember_fshu(&mut clip, anim, g, fps);
+                stored::remember(&mut clip, (g, anim), fps);
             }
             package.clips.push(clip);
         }
