@@ -10,8 +10,7 @@ use std::collections::HashMap;
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
-use super::model::continuous;
-use super::quat_codecs::{decode_keys, encode_position, encode_rotation};
+use super::quat_codecs::{continuous, decode_keys, encode_position, encode_rotation};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
@@ -26,7 +25,7 @@ pub struct DbaAnimation {
 }
 
 /// One bone's channels in a clip. Read from a database, its rotations are sign-continuous as the
-/// model holds them ([`super::model::continuous`]), made so once per shared track.
+/// model holds them ([`super::quat_codecs::continuous`]), made so once per shared track.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DbaController {
     pub id: u32,

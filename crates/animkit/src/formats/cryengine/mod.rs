@@ -44,7 +44,7 @@
 //! Engine behaviour the spec leaves implicit (CE5 source): the CAF loader (`ParseChunkHeaders`)
 //! reads uncompiled controllers (0x827, 0x828, 0x833) only when a file has no compiled one, and
 //! aborts on any other controller version; rotations are interpolated by `Quat::SetNlerp`, which
-//! tests `(p|q) < 0` on the two stored keys, summed x, y, z, w (`model::continuous`); an
+//! tests `(p|q) < 0` on the two stored keys, summed x, y, z, w (`quat_codecs::continuous`); an
 //! additive clip sampled alone is applied as `q_add · q_rest`, `t_add + t_rest`
 //! (`SampleAddAnimFull`; see `interchange::gltf::additive`).
 

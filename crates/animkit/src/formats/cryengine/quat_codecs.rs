@@ -238,6 +238,37 @@ pub fn controller_id(name: &str) -> u32 {
 }
 
 /// The largest error (radians of rotation) the codec `f` may introduce.
+/// How far `|q|²` may be from 1 for a decoded key to be kept as stored (the engine interpolates
+/// the stored keys; normalising them would move a dot product of exactly 0 off 0).
+const UNIT_TOLERANCE: f32 = 1e-5;
+
+/// Rotation keys that sample as the engine interpolates them (§6).
+///
+/// Between two keys `a`, `b` the engine's nlerp negates `b` when `(a|b) < 0`, comparing the keys
+/// as stored: the hemisphere is chosen at sampling time, pair by pair. Here each key is multiplied
+/// by the product of those negations up to it, so no two consecutive keys have a negative dot
+/// product (glTF slerp samplers need that) and [`crate::sample::nlerp`] never negates again:
+/// every segment is the engine's, or its negation, which is the same rotation. A dot product of
+/// exactly 0 negates nothing, in the engine as here. Keys within [`UNIT_TOLERANCE`] of unit length
+/// are kept as decoded; others are normalised, and zero or non-finite ones become the identity.
+pub(crate) fn continuous(mut values: Vec<glam::Quat>) -> Vec<glam::Quat> {
+    let (mut previous, mut sign) = (None, 1.0f32);
+    for v in &mut values {
+        let q = *v;
+        let q = match q.length_squared() {
+            l if (l - 1.0).abs() <= UNIT_TOLERANCE => q,
+            l if l > 0.0 && q.is_finite() => q.normalize(),
+            _ => glam::Quat::IDENTITY,
+        };
+        if previous.is_some_and(|p| crate::sample::hemisphere_dot(p, q) < 0.0) {
+            sign = -sign;
+        }
+        previous = Some(q);
+        *v = q * sign;
+    }
+    values
+}
+
 #[cfg(test)]
 pub(crate) fn max_error(f: u8) -> f32 {
     match f {
