@@ -25,6 +25,10 @@ pub enum Platform {
 }
 
 impl Platform {
+    /// Switch 0.8, the version written. Offsets, names and the FSKA/FMAA layouts are the same
+    /// from 0.5 to 0.8, so files of those versions are read for rewriting with it too.
+    pub(crate) const SWITCH_0_8: Platform = Platform::Switch { major: 8 };
+
     /// The byte order.
     pub fn endian(self) -> Endian {
         match self {

@@ -31,8 +31,6 @@ use crate::record::Record;
 /// The version written: 0.8.0.0, as in Splatoon 2 and Super Mario Odyssey.
 pub const VERSION: u32 = 0x0008_0000;
 
-const SWITCH: Platform = Platform::Switch { major: 8 };
-
 /// The size of the file header.
 const HEADER_SIZE: usize = 0xD0;
 
@@ -106,7 +104,7 @@ pub fn build(name: &str, fskas: &[Fska], fmaas: &[Fmaa]) -> Result<Vec<u8>> {
     if fskas.len() > usize::from(u16::MAX) || fmaas.len() > usize::from(u16::MAX) {
         return Err(Error::unrepresentable("more than 65535 animations of one kind"));
     }
-    let mut o = Out::new(0, SWITCH);
+    let mut o = Out::new(0, Platform::SWITCH_0_8);
     o.w.fill(0, HEADER_SIZE);
     let mut fska_slots = Vec::with_capacity(fskas.len());
     for f in fskas {

@@ -45,9 +45,6 @@ use crate::bytes::round_up;
 use crate::error::{Error, Result};
 use crate::model::Clip;
 
-/// The platform FMAAs are written for (the same layout from 0.5 to 0.8).
-const SWITCH: Platform = Platform::Switch { major: 8 };
-
 /// The size of an FMAA header (0.5 to 0.8).
 pub(crate) const HEADER_SIZE: usize = 0x78;
 
@@ -253,13 +250,13 @@ fn material_record(o: &mut Out, m: &MaterialAnim, curve: usize, param: usize) ->
 
 /// Where the data of `anim` lies when written from `start`.
 pub(crate) fn lay_out(anim: &Fmaa, start: usize) -> Result<Layout> {
-    fmaa_data(&mut Out::new(start, SWITCH), anim)
+    fmaa_data(&mut Out::new(start, Platform::SWITCH_0_8), anim)
 }
 
 /// Writes an FMAA's data from `start` (see the module notes); names are offsets into
 /// `strings`. Returns the image and the layout.
 pub(crate) fn write_data(anim: &Fmaa, start: usize, strings: &HashMap<&str, usize>) -> Result<(Image, Layout)> {
-    let mut o = Out::new(start, SWITCH);
+    let mut o = Out::new(start, Platform::SWITCH_0_8);
     let layout = fmaa_data(&mut o, anim)?;
     o.resolve(|s| strings.get(s).copied())?;
     Ok((o.into_image(), layout))
@@ -327,7 +324,7 @@ pub(crate) fn fmaa_header(o: &mut Out, anim: &Fmaa) -> Result<HeaderSlots> {
 
 /// Writes the FMAA header at `at` for data laid out as `layout`.
 pub(crate) fn write_header(anim: &Fmaa, at: usize, layout: &Layout, strings: &HashMap<&str, usize>) -> Result<Image> {
-    let mut o = Out::new(at, SWITCH);
+    let mut o = Out::new(at, Platform::SWITCH_0_8);
     fmaa_header(&mut o, anim)?.link(&mut o, layout);
     o.resolve(|s| strings.get(s).copied())?;
     Ok(o.into_image())

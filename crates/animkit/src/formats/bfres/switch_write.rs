@@ -35,9 +35,6 @@ use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::record::Record;
 
-/// The platform offsets and names are read with (the same in every Switch version).
-const SWITCH: Platform = Platform::Switch { major: 8 };
-
 crate::record! {
     /// One `_RLT` entry: `struct_count` runs of `offset_count` consecutive `u64` offsets starting
     /// at `pos`, the runs `offset_count + padding_words` 8-byte words apart.
@@ -277,9 +274,9 @@ pub fn blocks(data: &[u8]) -> Result<Vec<(usize, [u8; 4])>> {
 fn fska_entry(data: &[u8], header: usize, anim: Fska) -> Result<FskaEntry> {
     let mut c = Cursor::new(data, Endian::Little);
     c.seek(header + 0x28)?;
-    let bind_at = SWITCH.offset(&mut c, "bind indices")?;
-    let bones_at = SWITCH.offset(&mut c, "bone animations")?;
-    let user_at = SWITCH.offset(&mut c, "user data")?;
+    let bind_at = Platform::SWITCH_0_8.offset(&mut c, "bind indices")?;
+    let bones_at = Platform::SWITCH_0_8.offset(&mut c, "bone animations")?;
+    let user_at = Platform::SWITCH_0_8.offset(&mut c, "user data")?;
     let (Some(bind_at), Some(bones_at)) = (bind_at, bones_at) else {
         return Err(Error::unsupported("replacing an FSKA without bind indices or bone animations"));
     };
@@ -294,7 +291,7 @@ fn fska_entry(data: &[u8], header: usize, anim: Fska) -> Result<FskaEntry> {
 
 /// Where the data of `anim` ends when written from `start` (nothing pads its end).
 pub(crate) fn fska_data_end(anim: &Fska, start: usize) -> Result<usize> {
-    let mut o = Out::new(start, SWITCH);
+    let mut o = Out::new(start, Platform::SWITCH_0_8);
     build::fska_data(&mut o, anim, &vec![0xFFFF; anim.bones.len()])?;
     if o.pos() > u32::MAX as usize {
         return Err(Error::unrepresentable("Switch FSKA data beyond 4 GiB"));
@@ -310,7 +307,7 @@ pub(crate) fn write_fska_data(
     start: usize,
     strings: &HashMap<&str, usize>,
 ) -> Result<(Image, usize)> {
-    let mut o = Out::new(start, SWITCH);
+    let mut o = Out::new(start, Platform::SWITCH_0_8);
     let parts = build::fska_data(&mut o, anim, bind)?;
     o.resolve(|s| strings.get(s).copied())?;
     Ok((o.into_image(), parts.bones))
@@ -466,7 +463,9 @@ fn overwrite(out: &mut [u8], img: &Image, what: &str) -> Result<()> {
 pub(crate) fn fmaa_start(data: &[u8], at: usize) -> Result<usize> {
     let mut c = Cursor::new(data, Endian::Little);
     c.seek(at + 0x28)?;
-    SWITCH.offset(&mut c, "bind indices")?.ok_or_else(|| Error::unsupported("writing an FMAA without bind indices"))
+    Platform::SWITCH_0_8
+        .offset(&mut c, "bind indices")?
+        .ok_or_else(|| Error::unsupported("writing an FMAA without bind indices"))
 }
 
 /// Overwrites the little-endian `u32` at `at`.
@@ -480,7 +479,7 @@ pub(crate) fn put_u32(buf: &mut [u8], at: usize, v: u32) -> Result<()> {
 /// bone and user-data counts) written over the header at `at`, as [`build::fska_header`] writes
 /// them; its offsets are left as they are.
 pub(crate) fn write_fska_header(work: &mut [u8], at: usize, anim: &Fska) -> Result<()> {
-    let mut o = Out::new(at, SWITCH);
+    let mut o = Out::new(at, Platform::SWITCH_0_8);
     build::fska_header(&mut o, anim)?;
     let header = o.into_vec();
     match (header.get(0x48..0x5C), work.get_mut(at + 0x48..at + 0x5C)) {
