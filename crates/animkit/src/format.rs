@@ -303,6 +303,7 @@ impl dyn Document {
 
 /// What `info` reports of a document: equal to [`Summary::of`] its model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Summary {
     /// Every clip, in file order.
     pub clips: Vec<ClipSummary>,
@@ -313,6 +314,7 @@ pub struct Summary {
 
 /// One clip of a [`Summary`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ClipSummary {
     /// The clip's name.
     pub name: String,
@@ -324,6 +326,7 @@ pub struct ClipSummary {
 
 /// One track of a [`ClipSummary`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct TrackSummary {
     /// A readable label of the target ([`Target::label`]).
     pub target: String,

@@ -13,6 +13,7 @@ const MAX_GROUPS: usize = 8;
 
 /// How much animation a package or a written file holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Counts {
     /// Clips.
     pub clips: usize,

@@ -48,6 +48,7 @@ pub struct FileReport {
 }
 
 /// A file built in memory, not yet written.
+#[non_exhaustive]
 pub struct PreparedFile {
     /// What the file holds and lost.
     pub report: FileReport,
@@ -56,6 +57,7 @@ pub struct PreparedFile {
 }
 
 /// A conversion built in memory: every file of one input, not yet written.
+#[non_exhaustive]
 pub struct Prepared {
     /// The input file.
     pub input: PathBuf,

@@ -37,6 +37,7 @@ impl Tolerance {
 
 /// A re-keyed track and what it took.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Rekeyed {
     /// The track with its new keys.
     pub track: Track,

@@ -19,6 +19,7 @@ pub const VECTOR_TOLERANCE: f32 = 1e-5;
 
 /// How many tracks [`drop_constant_rest_tracks`] removed, per channel.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DroppedRest {
     pub rotation: usize,
     pub translation: usize,

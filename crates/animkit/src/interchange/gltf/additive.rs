@@ -26,6 +26,7 @@ pub const ADDITIVE_PARAM: &str = "additive";
 
 /// What to do with additive clips.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum AdditiveMode {
     /// Export the deltas as they are (with a warning).
     #[default]
