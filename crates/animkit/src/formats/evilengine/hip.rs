@@ -12,7 +12,7 @@
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use super::skb::{Decided, Skb, SkbVersion};
+use super::skb::SkbVersion;
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::raw_json::FourCc;
@@ -393,12 +393,14 @@ pub(crate) struct Meta {
     pub platform: Option<String>,
 }
 
-/// One ANIM asset parsed from an archive.
+/// One ANIM asset of an archive, not yet parsed: a converter parses each when it converts it,
+/// so that one animation's raw keys are held at a time.
 pub(crate) struct AnimAsset {
     pub asset_id: u32,
     /// The clip name ([`Ahdr::clip_name`]).
     pub name: String,
-    pub result: Result<(Skb, Decided)>,
+    /// The asset's bytes ([`Hip::asset_data`]).
+    pub data: Result<Bytes>,
 }
 
 /// The children of a container block with id `id`.
