@@ -195,24 +195,21 @@ fn bound_clip(skb: &Skb, name: &str, bones: &BoneTargets, limits: &Limits) -> Re
     let static_pose = times.len() == 1;
     let out_of_range =
         |k: usize, b: usize| Error::new(ErrorKind::Invalid, None, format!("key {k} of bone {b} is out of range"));
-    // Both tracks' targets before any key array: taking a reference count (an atomic add)
-    // waits for every store before it, so it is cheapest while nothing has been written.
-    let targets: Vec<(Target, Target)> = (0..ranges.len()).map(|b| (bones.target(b), bones.target(b))).collect();
     let mut tracks = Vec::with_capacity(2 * ranges.len());
-    for (b, (&(start, end), (rotation, translation))) in ranges.iter().zip(targets).enumerate() {
+    for (b, &(start, end)) in ranges.iter().enumerate() {
         let keys = bone_keys(skb, start, end, &times, static_pose).map_err(|k| out_of_range(k, b))?;
         if let Err(e) = check_bone_times(b, start, &keys.times) {
             let first = first_key_out_of_range(skb, start, end, times.len(), static_pose);
             return Err(first.map_or(e, |k| out_of_range(k, b)));
         }
         tracks.push(Track {
-            target: rotation,
+            target: bones.target(b),
             interpolation: Interpolation::Slerp,
             times: keys.times.clone(),
             values: Values::Rotation(keys.rotations),
         });
         tracks.push(Track {
-            target: translation,
+            target: bones.target(b),
             interpolation: Interpolation::Linear,
             times: keys.times,
             values: Values::Translation(keys.translations),
