@@ -403,7 +403,7 @@ impl HipDocument {
         let (anims, parse) = (self.anim_assets(), self.anim_parser());
         for m in &models {
             let nodes = m.skeleton.bones.len();
-            let bound: Vec<_> = anims.iter().filter(|a| binds_to(a, m, &models)).collect();
+            let bound: Vec<_> = anims.iter().filter(|a| model::binds(&a.name, &m.prefix, &models)).collect();
             let bones: Vec<usize> =
                 bound.iter().filter_map(|a| parse(a).ok()).map(|s| usize::from(s.bone_count)).collect();
             let count = |order| bones.iter().filter(|n| n.cmp(&&nodes) == order).count();
@@ -417,10 +417,6 @@ impl HipDocument {
             }
         }
     }
-}
-
-fn binds_to(a: &AnimAsset, m: &model::SkinnedModel, models: &[model::SkinnedModel]) -> bool {
-    model::binds(&a.name, &m.prefix, models)
 }
 
 impl Document for HipDocument {
