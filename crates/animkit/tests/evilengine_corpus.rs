@@ -282,6 +282,75 @@ fn model_sampling_matches_the_game_evaluator() {
     );
 }
 
+/// One bone's key times, rotations and translations, as f32 bits.
+type BoneBits = (Vec<u32>, Vec<[u32; 4]>, Vec<[u32; 3]>);
+
+/// The key bits of each bone of a V1 dump, computed here as §3 defines them: keys grouped by
+/// bone through the offsets table (bone b: `offsets[0][b]` to `offsets[T−2][b] + 1`); times
+/// `times[TimeIndex]`, rotations `Quat / 32767`, translations `Tran × Scale`, each in f32.
+fn expected_bits(r: &Value) -> Vec<BoneBits> {
+    let f = |v: &Value| v.as_f64().unwrap() as f32;
+    let times: Vec<f32> = r["body"]["times"].as_array().unwrap().iter().map(f).collect();
+    let keys = r["body"]["keys"].as_array().unwrap();
+    let offsets: Vec<usize> = r["offsets"].as_array().unwrap().iter().map(u).collect();
+    let scale = [0, 1, 2].map(|i| f(&r["scale"][i]));
+    let (bones, rows) = (u(&r["bone_count"]), times.len() - 1);
+    let ints = |k: &Value, field: &str| -> Vec<f32> {
+        k[field].as_array().unwrap().iter().map(|v| f32::from(v.as_i64().unwrap() as i16)).collect()
+    };
+    (0..bones)
+        .map(|b| {
+            let bone = &keys[offsets[b]..=offsets[(rows - 1) * bones + b] + 1];
+            let times = bone.iter().map(|k| times[u(&k["time_index"])].to_bits()).collect();
+            let quats = bone.iter().map(|k| ints(k, "quat")).map(|q| [0, 1, 2, 3].map(|i| (q[i] / 32767.0).to_bits()));
+            let trans = bone.iter().map(|k| ints(k, "tran")).map(|t| [0, 1, 2].map(|i| (t[i] * scale[i]).to_bits()));
+            (times, quats.collect(), trans.collect())
+        })
+        .collect()
+}
+
+/// Every key of every clip, read from the archive (clips bound to their skeletons) and from the
+/// asset alone, has the bits [`expected_bits`] computes from the raw keys.
+#[test]
+fn every_key_has_the_bits_the_spec_gives() {
+    let Some(bytes) = common::corpus_file("evilengine", "bfbb_gc_boot.HIP") else {
+        return;
+    };
+    let clips: Vec<_> = open(&bytes).packages().unwrap().into_iter().flat_map(|p| p.clips).collect();
+    let anims = assets(&bytes, "ANIM");
+    assert_eq!((clips.len(), anims.len()), (127, 127));
+    let mut keys = 0;
+    for (name, data) in &anims {
+        let doc = animkit::read(data.clone(), None, &ReadOptions::default()).unwrap();
+        let expected = expected_bits(&raw(doc.as_ref()));
+        let in_archive = clips.iter().find(|c| format!("{}.anm", c.name) == *name).unwrap();
+        for clip in [in_archive, &doc.to_model().unwrap().clips[0]] {
+            assert_eq!(clip.tracks.len(), 2 * expected.len(), "{name}");
+            for (b, (times, quats, trans)) in expected.iter().enumerate() {
+                let (rotation, translation) = (&clip.tracks[2 * b], &clip.tracks[2 * b + 1]);
+                for track in [rotation, translation] {
+                    assert_eq!(track.times.iter().map(|t| t.to_bits()).collect::<Vec<_>>(), *times, "{name} bone {b}");
+                }
+                let (Values::Rotation(q), Values::Translation(t)) = (&rotation.values, &translation.values) else {
+                    panic!("{name} bone {b}: a rotation and a translation track");
+                };
+                assert_eq!(
+                    q.iter().map(|q| q.to_array().map(f32::to_bits)).collect::<Vec<_>>(),
+                    *quats,
+                    "{name} bone {b}"
+                );
+                assert_eq!(
+                    t.iter().map(|t| t.to_array().map(f32::to_bits)).collect::<Vec<_>>(),
+                    *trans,
+                    "{name} bone {b}"
+                );
+                keys += times.len();
+            }
+        }
+    }
+    assert!(keys > 2 * 100_000, "{keys} keys checked");
+}
+
 /// Raw → model → SKB of an unchanged clip gives back the stored bytes (every retail asset is in
 /// canonical form, §4), in both byte orders: the model keeps the stored quaternions (no
 /// renormalisation, no sign flip) and the writer finds the stored scale again (111 axes peak at

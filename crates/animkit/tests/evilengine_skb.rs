@@ -309,6 +309,25 @@ fn converts_keys_scales_and_times() {
     assert_eq!(clip.tracks[3].target.bone().unwrap().index, Some(1));
 }
 
+/// A key whose TimeIndex is past the times, and times that do not increase within a bone, are
+/// errors that name the key (§6.3: the game interpolates between a bone's consecutive keys).
+#[test]
+fn keys_out_of_range_or_out_of_order_are_named() {
+    let error = |bytes: &[u8]| skb(bytes, "1").to_model().unwrap_err().message;
+    // Key 3 (bone 1's second) at TimeIndex 7 of 3 times: bytes 28 + 16·3.
+    let mut bytes = v1_sample(Endian::Big);
+    bytes[76..78].copy_from_slice(&7u16.to_be_bytes());
+    assert_eq!(error(&bytes), "key 3 of bone 1 is out of range");
+    // times[2] = 0.5 (bytes 28 + 80 + 8): bone 1's keys 3 and 4 are both at 0.5.
+    let mut bytes = v1_sample(Endian::Big);
+    bytes[116..120].copy_from_slice(&0.5f32.to_be_bytes());
+    assert_eq!(error(&bytes), "bone 1: key 4 is not later than key 3");
+    // times[1] = NaN: bone 1's key 3.
+    let mut bytes = v1_sample(Endian::Big);
+    bytes[112..116].copy_from_slice(&f32::NAN.to_be_bytes());
+    assert_eq!(error(&bytes), "bone 1: key time NaN is not finite");
+}
+
 /// Expected poses of bone 1 computed independently in Python from the raw keys (§3.3):
 /// ```text
 /// import math

@@ -82,6 +82,7 @@ struct DffDump {
 }
 
 /// A parsed clump: its bytes and skeleton.
+#[derive(Clone)]
 struct DffDocument {
     bytes: Bytes,
     frames: usize,
@@ -124,14 +125,7 @@ impl Document for DffDocument {
     }
 
     fn repair(&self) -> Result<Repaired> {
-        Ok(Repaired {
-            document: Box::new(DffDocument {
-                bytes: self.bytes.clone(),
-                frames: self.frames,
-                skeleton: self.skeleton.clone(),
-            }),
-            changes: Vec::new(),
-        })
+        Ok(Repaired { document: Box::new(self.clone()), changes: Vec::new() })
     }
 
     fn notes(&self) -> Vec<String> {

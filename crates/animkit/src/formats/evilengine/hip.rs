@@ -12,7 +12,7 @@
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use super::skb::{Decided, Skb, SkbVersion};
+use super::skb::SkbVersion;
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::raw_json::FourCc;
@@ -393,12 +393,14 @@ pub(crate) struct Meta {
     pub platform: Option<String>,
 }
 
-/// One ANIM asset parsed from an archive.
+/// One ANIM asset of an archive, not yet parsed: a converter parses each when it converts it,
+/// so that one animation's raw keys are held at a time.
 pub(crate) struct AnimAsset {
     pub asset_id: u32,
     /// The clip name ([`Ahdr::clip_name`]).
     pub name: String,
-    pub result: Result<(Skb, Decided)>,
+    /// The asset's bytes ([`Hip::asset_data`]).
+    pub data: Result<Bytes>,
 }
 
 /// The children of a container block with id `id`.
@@ -499,22 +501,23 @@ impl Hip {
         }
     }
 
+    /// The bodies of the header blocks `DICT/<toc>/<id>`, in table order.
+    fn headers<'a>(&'a self, toc: &'a [u8; 4], id: &'a [u8; 4]) -> impl Iterator<Item = &'a BlockBody> {
+        let tables = self.top(b"DICT").into_iter().flat_map(move |dict| children_of(dict, toc));
+        tables.flat_map(move |table| children_of(table, id)).map(|b| &b.body)
+    }
+
     /// Every asset header, in ATOC order.
-    pub(crate) fn assets(&self) -> Vec<(&Ahdr, Option<&Adbg>)> {
-        let mut out = Vec::new();
-        let Some(dict) = self.top(b"DICT") else {
-            return out;
+    pub(crate) fn assets<'a>(&'a self) -> Vec<(&'a Ahdr, Option<&'a Adbg>)> {
+        let ahdrs = self.headers(b"ATOC", b"AHDR").filter_map(|b| match b {
+            BlockBody::Ahdr(a) => Some(a),
+            _ => None,
+        });
+        let adbg = |c: &'a Block| match &c.body {
+            BlockBody::Adbg(d) => Some(d),
+            _ => None,
         };
-        for ahdr in children_of(dict, b"ATOC").flat_map(|atoc| children_of(atoc, b"AHDR")) {
-            if let BlockBody::Ahdr(a) = &ahdr.body {
-                let adbg = a.children.iter().find_map(|c| match &c.body {
-                    BlockBody::Adbg(d) => Some(d),
-                    _ => None,
-                });
-                out.push((&a.header, adbg));
-            }
-        }
-        out
+        ahdrs.map(|a| (&a.header, a.children.iter().find_map(adbg))).collect()
     }
 
     /// The ANIM and MODL assets with the file names `extract` gives them: the clip or model name
@@ -535,16 +538,11 @@ impl Hip {
 
     /// Every layer header, in LTOC order.
     pub(crate) fn layers(&self) -> Vec<&Lhdr> {
-        let Some(dict) = self.top(b"DICT") else {
-            return Vec::new();
-        };
-        children_of(dict, b"LTOC")
-            .flat_map(|l| children_of(l, b"LHDR"))
-            .filter_map(|b| match &b.body {
-                BlockBody::Lhdr(l) => Some(&l.header),
-                _ => None,
-            })
-            .collect()
+        let lhdrs = self.headers(b"LTOC", b"LHDR").filter_map(|b| match b {
+            BlockBody::Lhdr(l) => Some(&l.header),
+            _ => None,
+        });
+        lhdrs.collect()
     }
 
     /// The data of an asset, from the written file `file` (see [`write`]).

@@ -226,7 +226,12 @@ pub(crate) fn repair_skb(skb: &Skb) -> (Skb, Vec<String>) {
 
 /// Every finding for an archive (`file` its written bytes): structure (§5) and each ANIM
 /// asset's invariants.
-pub(crate) fn lint_hip(hip: &Hip, file: &bytes::Bytes, anims: Vec<AnimAsset>) -> Vec<Finding> {
+pub(crate) fn lint_hip(
+    hip: &Hip,
+    file: &bytes::Bytes,
+    anims: &[AnimAsset],
+    parse: impl Fn(&AnimAsset) -> crate::error::Result<Skb>,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     let assets = hip.assets();
     if assets.windows(2).any(|w| matches!(w, [a, b] if b.0.asset_id < a.0.asset_id)) {
@@ -247,8 +252,8 @@ pub(crate) fn lint_hip(hip: &Hip, file: &bytes::Bytes, anims: Vec<AnimAsset>) ->
     }
     for asset in anims {
         let path = format!("ANIM 0x{:08X} \"{}\"", asset.asset_id, asset.name);
-        match asset.result {
-            Ok((skb, _)) => findings.extend(lint_skb(&skb).into_iter().map(|mut f| {
+        match parse(asset) {
+            Ok(skb) => findings.extend(lint_skb(&skb).into_iter().map(|mut f| {
                 f.path = if f.path.is_empty() { path.clone() } else { format!("{path} / {}", f.path) };
                 f
             })),

@@ -52,7 +52,7 @@ use crate::format::{
 };
 use crate::lint::Finding;
 use crate::model::Package;
-use hip::{AnimAsset, Hip};
+use hip::{AnimAsset, Game, Hip};
 use skb::{Decided, Skb, SkbVersion};
 
 /// Parses the `skb_version` parameter (`1`, `2`, `v1`, `v2`).
@@ -258,7 +258,6 @@ impl Document for SkbDocument {
         let s = &self.skb;
         let how = match &self.decided {
             Decided::Option => "set by the skb_version option".to_string(),
-            Decided::Archive(game) => format!("decided by the archive's game ({game})"),
             Decided::Validation => {
                 "decided by size and validation (only this layout fits and passes C4–C9)".to_string()
             }
@@ -366,23 +365,26 @@ impl HipDocument {
         HipDocument { hip, bytes, version: None, model: None, limits: Limits::default() }
     }
 
-    /// Every non-empty ANIM asset, parsed with the version the archive's game implies.
+    /// Every non-empty ANIM asset, unparsed.
     fn anim_assets(&self) -> Vec<AnimAsset> {
-        let game = self.hip.game();
-        let mut out = Vec::new();
-        for (a, dbg) in self.hip.assets() {
-            if &a.kind.0 != b"ANIM" || a.size == 0 {
-                continue;
-            }
-            let name = a.clip_name(dbg);
-            let result = Hip::asset_data(&self.bytes, a).and_then(|data| match (self.version, game) {
-                (None, Some(g)) => Ok((skb::read(&data, g.skb_version())?, Decided::Archive(g.label().to_string()))),
-                (version, _) => read_skb(&data, version),
-            });
-            let result = result.map_err(|e| e.within(format!("ANIM 0x{:08X} \"{name}\"", a.asset_id)));
-            out.push(AnimAsset { asset_id: a.asset_id, name, result });
+        let anims = self.hip.assets().into_iter().filter(|(a, _)| &a.kind.0 == b"ANIM" && a.size != 0);
+        anims
+            .map(|(a, dbg)| AnimAsset {
+                asset_id: a.asset_id,
+                name: a.clip_name(dbg),
+                data: Hip::asset_data(&self.bytes, a),
+            })
+            .collect()
+    }
+
+    /// The parser of this archive's ANIM assets: the version the `skb_version` option names,
+    /// else the one the archive's game implies, else decided by size and validation.
+    fn anim_parser(&self) -> impl Fn(&AnimAsset) -> Result<Skb> {
+        let version = self.version.or(self.hip.game().map(Game::skb_version));
+        move |a: &AnimAsset| {
+            let skb = a.data.as_ref().map_err(Clone::clone).and_then(|data| read_skb(data, version));
+            skb.map(|(skb, _)| skb).map_err(|e| e.within(format!("ANIM 0x{:08X} \"{}\"", a.asset_id, a.name)))
         }
-        out
     }
 
     /// The notes on the ANIM version and on how each skinned MODL binds clips.
@@ -398,12 +400,13 @@ impl HipDocument {
         }
         notes.push("looping is not stored in ANIM assets (ATBL/entity code decides)".into());
         let models = model::skinned_models(&self.hip, &self.bytes);
-        let anims = self.anim_assets();
+        let (anims, parse) = (self.anim_assets(), self.anim_parser());
         for m in &models {
             let nodes = m.skeleton.bones.len();
-            let bound: Vec<_> = anims.iter().filter(|a| binds_to(a, m, &models)).collect();
-            let bones = bound.iter().filter_map(|a| a.result.as_ref().ok()).map(|(s, _)| usize::from(s.bone_count));
-            let count = |order| bones.clone().filter(|n| n.cmp(&nodes) == order).count();
+            let bound: Vec<_> = anims.iter().filter(|a| model::binds(&a.name, &m.prefix, &models)).collect();
+            let bones: Vec<usize> =
+                bound.iter().filter_map(|a| parse(a).ok()).map(|s| usize::from(s.bone_count)).collect();
+            let count = |order| bones.iter().filter(|n| n.cmp(&&nodes) == order).count();
             let (equal, fewer, more) = (count(Ordering::Equal), count(Ordering::Less), count(Ordering::Greater));
             if !bound.is_empty() {
                 notes.push(format!(
@@ -414,10 +417,6 @@ impl HipDocument {
             }
         }
     }
-}
-
-fn binds_to(a: &AnimAsset, m: &model::SkinnedModel, models: &[model::SkinnedModel]) -> bool {
-    model::binds(&a.name, &m.prefix, models)
 }
 
 impl Document for HipDocument {
@@ -438,7 +437,7 @@ impl Document for HipDocument {
 
     fn to_model(&self) -> Result<Package> {
         let models = model::skinned_models(&self.hip, &self.bytes);
-        model::package(self.anim_assets(), &models, self.model.as_deref(), &self.limits)
+        model::package(&self.anim_assets(), self.anim_parser(), &models, self.model.as_deref(), &self.limits)
     }
 
     /// One package per skinned MODL that binds clips, plus `unbound` for the rest; with the
@@ -448,7 +447,7 @@ impl Document for HipDocument {
             return Ok(vec![self.to_model()?]);
         }
         let models = model::skinned_models(&self.hip, &self.bytes);
-        model::packages(self.anim_assets(), &models, &self.limits)
+        model::packages(&self.anim_assets(), self.anim_parser(), &models, &self.limits)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -456,14 +455,15 @@ impl Document for HipDocument {
     }
 
     fn lint(&self) -> Vec<Finding> {
-        lint::lint_hip(&self.hip, &self.bytes, self.anim_assets())
+        lint::lint_hip(&self.hip, &self.bytes, &self.anim_assets(), self.anim_parser())
     }
 
     fn repair(&self) -> Result<Repaired> {
         let mut hip = self.hip.clone();
         let mut changes = Vec::new();
+        let parse = self.anim_parser();
         for asset in self.anim_assets() {
-            let Ok((skb, _)) = asset.result else { continue };
+            let Ok(skb) = parse(&asset) else { continue };
             let (fixed, c) = lint::repair_skb(&skb);
             if !c.is_empty() {
                 hip.replace_asset(asset.asset_id, Bytes::from(skb::write(&fixed)), self.hip.layer_align())?;

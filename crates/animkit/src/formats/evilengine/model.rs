@@ -84,47 +84,56 @@ struct BoneKeys {
 const Q: f32 = 32767.0;
 
 /// Decodes keys `start..=end` (one bone's): times from `times` by TimeIndex (all 0 for a static
-/// pose), rotations as stored, translations × Scale. The indices are checked in one pass first,
-/// so that each array is then filled by one loop over the key slice that does the arithmetic
-/// alone. The error is the first key out of range.
+/// pose), rotations as stored, translations × Scale, each array filled by one loop that does the
+/// arithmetic alone. A V1 TimeIndex out of range gives a NaN time, which the bone's time check
+/// then rejects ([`first_key_out_of_range`] names the key); V2 keys are checked first. The error
+/// is the first key out of range.
 fn bone_keys(skb: &Skb, start: usize, end: usize, times: &[f32], static_pose: bool) -> Result<BoneKeys, usize> {
-    let scale = Vec3::from_array(skb.scale.map(|s| s.0));
-    // With a static pose every key is at time 0, whatever its index says.
-    let time_ok = |ti: u16| static_pose || usize::from(ti) < times.len();
+    let scale = Vec3::from_array(skb.scale.map(|s| s.0)).extend(0.0);
+    let scaled = |[x, y, z]: [i16; 3]| (Vec4::new(f32::from(x), f32::from(y), f32::from(z), 0.0) * scale).truncate();
     match &skb.body {
         Body::V1 { keys, .. } => {
             let keys = keys.get(start..=end).ok_or(keys.len())?;
-            if let Some(k) = keys.iter().position(|key| !time_ok(key.time_index)) {
-                return Err(start + k);
-            }
             Ok(BoneKeys {
                 times: key_times(keys.iter().map(|key| key.time_index), times, static_pose),
                 rotations: keys.iter().map(|key| Quat::from_vec4(Vec4::from(key.quat.map(f32::from)) / Q)).collect(),
-                translations: keys.iter().map(|key| Vec3::from(key.tran.map(f32::from)) * scale).collect(),
+                translations: keys.iter().map(|key| scaled(key.tran)).collect(),
             })
         }
         Body::V2 { keys, tran, .. } => {
             let keys = keys.get(start..=end).ok_or(keys.len())?;
-            let in_range = |key: &KeyV2| time_ok(key.time_index()) && usize::from(key.tran_index) < tran.len();
-            if let Some(k) = keys.iter().position(|key| !in_range(key)) {
-                return Err(start + k);
+            if let Some(k) = first_key_out_of_range(skb, start, end, times.len(), static_pose) {
+                return Err(k);
             }
             let translation = |key: &KeyV2| tran.get(usize::from(key.tran_index)).copied().unwrap_or_default();
             Ok(BoneKeys {
                 times: key_times(keys.iter().map(KeyV2::time_index), times, static_pose),
                 rotations: keys.iter().map(|key| Quat::from_array(key.rotation())).collect(),
-                translations: keys.iter().map(|key| Vec3::from(translation(key).map(f32::from)) * scale).collect(),
+                translations: keys.iter().map(|key| scaled(translation(key))).collect(),
             })
         }
     }
 }
 
-/// The times of keys with these time indices, all checked to be in range (0 for a static pose).
+/// The times of keys with these time indices: NaN for an index out of range, 0 for a static pose.
 fn key_times(indices: impl ExactSizeIterator<Item = u16>, times: &[f32], static_pose: bool) -> Vec<f32> {
     match static_pose {
         true => vec![0.0; indices.len()],
-        false => indices.map(|ti| times.get(usize::from(ti)).copied().unwrap_or_default()).collect(),
+        false => indices.map(|ti| *times.get(usize::from(ti)).unwrap_or(&f32::NAN)).collect(),
     }
+}
+
+/// The first of keys `start..=end` whose TimeIndex (or V2 TranIndex) is out of range.
+fn first_key_out_of_range(skb: &Skb, start: usize, end: usize, time_count: usize, static_pose: bool) -> Option<usize> {
+    let time_ok = |ti: u16| static_pose || usize::from(ti) < time_count;
+    let k = match &skb.body {
+        Body::V1 { keys, .. } => keys.get(start..=end)?.iter().position(|key| !time_ok(key.time_index)),
+        Body::V2 { keys, tran, .. } => keys
+            .get(start..=end)?
+            .iter()
+            .position(|key| !time_ok(key.time_index()) || usize::from(key.tran_index) >= tran.len()),
+    };
+    k.map(|k| start + k)
 }
 
 /// Checks that one bone's key times are finite and strictly increasing (the game interpolates
@@ -184,20 +193,23 @@ fn bound_clip(skb: &Skb, name: &str, bones: &BoneTargets, limits: &Limits) -> Re
     let ranges = bone_ranges(skb)?;
     let times = skb.times_seconds();
     let static_pose = times.len() == 1;
+    let out_of_range =
+        |k: usize, b: usize| Error::new(ErrorKind::Invalid, None, format!("key {k} of bone {b} is out of range"));
     let mut tracks = Vec::with_capacity(2 * ranges.len());
     for (b, &(start, end)) in ranges.iter().enumerate() {
-        let keys = bone_keys(skb, start, end, &times, static_pose)
-            .map_err(|k| Error::new(ErrorKind::Invalid, None, format!("key {k} of bone {b} is out of range")))?;
-        check_bone_times(b, start, &keys.times)?;
-        let target = bones.target(b);
+        let keys = bone_keys(skb, start, end, &times, static_pose).map_err(|k| out_of_range(k, b))?;
+        if let Err(e) = check_bone_times(b, start, &keys.times) {
+            let first = first_key_out_of_range(skb, start, end, times.len(), static_pose);
+            return Err(first.map_or(e, |k| out_of_range(k, b)));
+        }
         tracks.push(Track {
-            target: target.clone(),
+            target: bones.target(b),
             interpolation: Interpolation::Slerp,
             times: keys.times.clone(),
             values: Values::Rotation(keys.rotations),
         });
         tracks.push(Track {
-            target,
+            target: bones.target(b),
             interpolation: Interpolation::Linear,
             times: keys.times,
             values: Values::Translation(keys.translations),
@@ -245,7 +257,8 @@ pub(crate) fn binds(clip: &str, prefix: &str, models: &[SkinnedModel]) -> bool {
 /// The package of an archive: the clips bound to the model `model` names (`none` for no
 /// skeleton; only that model's clips are kept), else to the model that binds the most clips.
 pub(crate) fn package(
-    anims: Vec<AnimAsset>,
+    anims: &[AnimAsset],
+    parse: impl Fn(&AnimAsset) -> Result<Skb>,
     models: &[SkinnedModel],
     model: Option<&str>,
     limits: &Limits,
@@ -272,7 +285,7 @@ pub(crate) fn package(
         if model.is_some_and(|m| m != "none") && bound.is_none() {
             continue;
         }
-        let (skb, _) = asset.result?;
+        let skb = parse(asset)?;
         clips.push(bound_clip(&skb, &asset.name, if bound.is_some() { &targets } else { &unbound }, limits)?);
     }
     Ok(Package { clips, skeleton: chosen.map(|m| m.skeleton.clone()), ..Default::default() })
@@ -281,12 +294,17 @@ pub(crate) fn package(
 /// One package per skinned MODL that binds clips (named after its prefix, `spongebob`), with
 /// that model's skeleton and only its clips; clips no model binds go into a last package
 /// `unbound` without a skeleton (index-only bone references).
-pub(crate) fn packages(anims: Vec<AnimAsset>, models: &[SkinnedModel], limits: &Limits) -> Result<Vec<Package>> {
+pub(crate) fn packages(
+    anims: &[AnimAsset],
+    parse: impl Fn(&AnimAsset) -> Result<Skb>,
+    models: &[SkinnedModel],
+    limits: &Limits,
+) -> Result<Vec<Package>> {
     let mut per_model: Vec<Vec<Clip>> = vec![Vec::new(); models.len()];
     let targets: Vec<BoneTargets> = models.iter().map(|m| BoneTargets::of(Some(&m.skeleton))).collect();
     let mut unbound = Vec::new();
     for asset in anims {
-        let (skb, _) = asset.result?;
+        let skb = parse(asset)?;
         let mut bound = models.iter().zip(&targets).zip(per_model.iter_mut());
         match bound.find(|((m, _), _)| binds(&asset.name, &m.prefix, models)) {
             Some(((_, targets), clips)) => clips.push(bound_clip(&skb, &asset.name, targets, limits)?),

@@ -61,8 +61,9 @@ crate::record! {
 }
 
 crate::record! {
-    /// A V1 key (16 bytes).
+    /// A V1 key (16 bytes), laid out in memory as on disk so that decoding it is a byte swap.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[repr(C)]
     #[serde(deny_unknown_fields)]
     pub(crate) struct KeyV1 {
         pub time_index: u16,
@@ -74,8 +75,9 @@ crate::record! {
 }
 
 crate::record! {
-    /// A V2 key (10 bytes).
+    /// A V2 key (10 bytes), laid out in memory as on disk.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[repr(C)]
     #[serde(deny_unknown_fields)]
     pub(crate) struct KeyV2 {
         /// Bits 0–14: time index; bit 15: w is negative.
@@ -316,8 +318,6 @@ impl Skb {
 pub(crate) enum Decided {
     /// By an explicit option (`skb_version`).
     Option,
-    /// By the archive's metadata (game detection).
-    Archive(String),
     /// By size and validation: only this layout matched.
     Validation,
 }
