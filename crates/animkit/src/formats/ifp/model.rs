@@ -182,7 +182,7 @@ fn ticks_to_seconds(ticks: f32) -> f32 {
 /// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
 /// loops are branch-free and need no bounds checks.
 #[inline]
-pub(crate) fn decode_v2(frames: &Frames<FrameType>) -> Keys {
+pub(crate) fn decode_v2(kind: FrameType, bytes: &[u8]) -> Keys {
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
         if float {
@@ -211,18 +211,18 @@ pub(crate) fn decode_v2(frames: &Frames<FrameType>) -> Keys {
             }
         }
     }
-    let mut keys = Keys::with_capacity(frames.count(), frames.kind.has_translation(), false);
-    match frames.kind {
-        FrameType::Rot => decode::<20>(&frames.bytes, &mut keys, true),
-        FrameType::RotTrans => decode::<32>(&frames.bytes, &mut keys, true),
-        FrameType::RotCompressed => decode::<10>(&frames.bytes, &mut keys, false),
-        FrameType::RotTransCompressed => decode::<16>(&frames.bytes, &mut keys, false),
+    let mut keys = Keys::with_capacity(bytes.len() / kind.size(), kind.has_translation(), false);
+    match kind {
+        FrameType::Rot => decode::<20>(bytes, &mut keys, true),
+        FrameType::RotTrans => decode::<32>(bytes, &mut keys, true),
+        FrameType::RotCompressed => decode::<10>(bytes, &mut keys, false),
+        FrameType::RotTransCompressed => decode::<16>(bytes, &mut keys, false),
     }
     keys
 }
 
 /// Decodes an ANPK key chunk, conjugating the stored quaternions; KRTS scales only if `keep_scale`.
-pub(crate) fn decode_anpk(frames: &Frames<KeyKind>, keep_scale: bool) -> Keys {
+pub(crate) fn decode_anpk(kind: KeyKind, bytes: &[u8], keep_scale: bool) -> Keys {
     /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32.
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys) {
         for f in frames.as_chunks::<N>().0 {
@@ -238,12 +238,12 @@ pub(crate) fn decode_anpk(frames: &Frames<KeyKind>, keep_scale: bool) -> Keys {
             }
         }
     }
-    let kind = frames.kind;
-    let mut keys = Keys::with_capacity(frames.count(), kind != KeyKind::R, kind == KeyKind::Rts && keep_scale);
+    let n = bytes.len() / kind.size();
+    let mut keys = Keys::with_capacity(n, kind != KeyKind::R, kind == KeyKind::Rts && keep_scale);
     match kind {
-        KeyKind::R => decode::<20>(&frames.bytes, &mut keys),
-        KeyKind::Rt => decode::<32>(&frames.bytes, &mut keys),
-        KeyKind::Rts => decode::<44>(&frames.bytes, &mut keys),
+        KeyKind::R => decode::<20>(bytes, &mut keys),
+        KeyKind::Rt => decode::<32>(bytes, &mut keys),
+        KeyKind::Rts => decode::<44>(bytes, &mut keys),
     }
     keys
 }
@@ -317,9 +317,9 @@ trait Animation {
     /// A node's key count and whether it yields translation and scale tracks; `None` when it
     /// animates nothing.
     fn shape(node: &Self::Node, options: ModelOptions) -> Option<(usize, bool, bool)>;
-    fn keys(node: &Self::Node, options: ModelOptions) -> Keys;
+    fn keys(&self, node: &Self::Node, options: ModelOptions) -> Keys;
     /// The last key time on the chosen timeline, from the first and last frames alone.
-    fn last_time(node: &Self::Node, options: ModelOptions) -> Option<f32>;
+    fn last_time(&self, node: &Self::Node, options: ModelOptions) -> Option<f32>;
 }
 
 impl Animation for V2Animation {
@@ -339,16 +339,16 @@ impl Animation for V2Animation {
     }
     #[inline]
     fn shape(seq: &V2Sequence, _: ModelOptions) -> Option<(usize, bool, bool)> {
-        (!seq.frames.bytes.is_empty()).then(|| (seq.frames.count(), seq.frames.kind.has_translation(), false))
+        (seq.frames.len > 0).then(|| (seq.frames.count(), seq.frames.kind.has_translation(), false))
     }
     #[inline(always)]
-    fn keys(seq: &V2Sequence, _: ModelOptions) -> Keys {
-        decode_v2(&seq.frames)
+    fn keys(&self, seq: &V2Sequence, _: ModelOptions) -> Keys {
+        decode_v2(seq.frames.kind, self.sequences.of(seq))
     }
-    fn last_time(seq: &V2Sequence, options: ModelOptions) -> Option<f32> {
-        let (frames, size) = (&seq.frames, seq.frames.kind.size());
-        let first = v2_frame_time(frames, frames.bytes.get(..size)?)?;
-        let last = v2_frame_time(frames, frames.bytes.get(frames.bytes.len().checked_sub(size)?..)?)?;
+    fn last_time(&self, seq: &V2Sequence, options: ModelOptions) -> Option<f32> {
+        let (kind, bytes, size) = (seq.frames.kind, self.sequences.of(seq), seq.frames.kind.size());
+        let first = v2_frame_time(kind, bytes.get(..size)?)?;
+        let last = v2_frame_time(kind, bytes.get(bytes.len().checked_sub(size)?..)?)?;
         Some(options.last_time(first, last))
     }
 }
@@ -380,11 +380,12 @@ impl Animation for AnpkAnimation {
         Some((obj.frame_count(), kind != KeyKind::R, options.scale_of(kind)))
     }
     #[inline(always)]
-    fn keys(obj: &AnpkObject, options: ModelOptions) -> Keys {
-        obj.keys.as_ref().map_or_else(Keys::default, |k| decode_anpk(&k.frames, options.keep_scale))
+    fn keys(&self, obj: &AnpkObject, options: ModelOptions) -> Keys {
+        let bytes = self.objects.of(obj);
+        obj.keys.as_ref().map_or_else(Keys::default, |k| decode_anpk(k.frames.kind, bytes, options.keep_scale))
     }
-    fn last_time(obj: &AnpkObject, options: ModelOptions) -> Option<f32> {
-        let bytes = &obj.keys.as_ref()?.frames.bytes;
+    fn last_time(&self, obj: &AnpkObject, options: ModelOptions) -> Option<f32> {
+        let bytes = self.objects.of(obj);
         let time_at = |end: usize| Some(f32::from_le_bytes(bytes.get(end.checked_sub(4)?..end)?.try_into().ok()?));
         Some(options.last_time(time_at(obj.keys.as_ref()?.frames.kind.size())?, time_at(bytes.len())?))
     }
@@ -407,8 +408,8 @@ fn track_count<A: Animation>(anim: &A, options: ModelOptions) -> usize {
 }
 
 /// The time of one ANP2/ANP3 frame, decoded from that frame alone.
-fn v2_frame_time(frames: &Frames<FrameType>, frame: &[u8]) -> Option<f32> {
-    Some(if frames.kind.compressed() {
+fn v2_frame_time(kind: FrameType, frame: &[u8]) -> Option<f32> {
+    Some(if kind.compressed() {
         ticks_to_seconds(f32::from(i16::from_le_bytes([*frame.get(8)?, *frame.get(9)?])))
     } else {
         f32::from_le_bytes(frame.get(16..20)?.try_into().ok()?)
@@ -439,7 +440,7 @@ fn clip_summaries<A: Animation>(animations: &[A], options: ModelOptions) -> Vec<
             let target = Target::Bone(A::bone(node, &mut names));
             tracks.extend(channels(t, s).map(|(c, i)| TrackSummary::new(&target, c, i, keys)));
         }
-        let duration_s = duration(anim.nodes().iter().filter_map(|n| A::last_time(n, options)));
+        let duration_s = duration(anim.nodes().iter().filter_map(|n| anim.last_time(n, options)));
         ClipSummary { name: latin1_until_nul(anim.name()), duration_s, tracks }
     };
     animations.iter().map(summary).collect()
@@ -469,7 +470,7 @@ fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions)
         let mut tracks = Vec::with_capacity(track_count(anim, options));
         for (ni, node) in anim.nodes().iter().enumerate().filter(|(_, n)| A::shape(n, options).is_some()) {
             let bone = A::bone(node, &mut names);
-            let mut keys = A::keys(node, options);
+            let mut keys = anim.keys(node, options);
             options.apply(&bone, &mut keys);
             check_times(&keys.times).map_err(|m| {
                 let at = format!("animation {ai} \"{name}\"");
@@ -501,7 +502,7 @@ mod tests {
         for v in [4096i16, 0, 0, 4096, 6] {
             frame.extend_from_slice(&v.to_le_bytes());
         }
-        let keys = decode_v2(&Frames { kind: FrameType::RotCompressed, bytes: frame.into() });
+        let keys = decode_v2(FrameType::RotCompressed, &frame);
         assert_eq!(keys.rotations, vec![Quat::from_xyzw(1.0, 0.0, 0.0, 1.0)]);
         assert_eq!(keys.times, vec![0.1]);
         let mut unit_keys = keys.clone();
