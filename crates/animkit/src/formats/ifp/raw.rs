@@ -274,8 +274,9 @@ impl Anpk {
         let declared = signed_count(&mut p, "animation")?;
         let block_name = PaddedName(p.rest().to_vec());
         let count = c.count(declared, MIN_ANPK_ANIMATION, "animation")?;
-        let (animations, salvage) =
-            read_animations(c, count, lenient, |c, i| AnpkAnimation::read(data, c).within(|| format!("animation {i}")))?;
+        let (animations, salvage) = read_animations(c, count, lenient, |c, i| {
+            AnpkAnimation::read(data, c).within(|| format!("animation {i}"))
+        })?;
         Ok((Body::Anpk(Anpk { size, info, block_name, animations }), salvage))
     }
 
@@ -312,9 +313,8 @@ impl AnpkAnimation {
             let declared = signed_count(&mut p, "object")?;
             let info_extra = Hex(p.rest().to_vec());
             let count = c.count(declared, MIN_ANPK_OBJECT, "object")?;
-            let objects = Nodes::read(data, c, count, |c, base, i| {
-                AnpkObject::read(c, base).within(|| format!("object {i}"))
-            })?;
+            let objects =
+                Nodes::read(data, c, count, |c, base, i| AnpkObject::read(c, base).within(|| format!("object {i}")))?;
             Ok((dgan, info, info_extra, objects))
         })()
         .within(|| format!("\"{}\"", latin1_until_nul(&name.0)))?;
