@@ -64,6 +64,11 @@ impl ModelOptions {
         })
     }
 
+    /// Whether [`ModelOptions::apply`] changes keys.
+    fn reshapes(self) -> bool {
+        self.unit_rotations || self.engine_timeline || self.in_place_root
+    }
+
     /// Re-times, flattens and normalises one sequence's keys as asked.
     fn apply(self, bone: &BoneRef, keys: &mut Keys) {
         if self.unit_rotations {
@@ -223,19 +228,17 @@ pub(crate) fn decode_v2(kind: FrameType, bytes: &[u8]) -> Keys {
 
 /// Decodes an ANPK key chunk, conjugating the stored quaternions; KRTS scales only if `keep_scale`.
 pub(crate) fn decode_anpk(kind: KeyKind, bytes: &[u8], keep_scale: bool) -> Keys {
-    /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32.
+    /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32. One pass per array
+    /// over fixed-size frames, so each loop is branch-free.
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys) {
-        for f in frames.as_chunks::<N>().0 {
-            let v = f32_fields(f);
-            let [x, y, z, w, tx, ty, tz, sx, sy, sz, _] = v;
-            keys.rotations.push(Quat::from_xyzw(-x, -y, -z, w));
-            keys.times.push(v.get(N / 4 - 1).copied().unwrap_or_default());
-            if let Some(t) = &mut keys.translations {
-                t.push(Vec3::new(tx, ty, tz));
-            }
-            if let Some(s) = &mut keys.scales {
-                s.push(Vec3::new(sx, sy, sz));
-            }
+        let fields = || frames.as_chunks::<N>().0.iter().map(|f| f32_fields(f));
+        keys.rotations.extend(fields().map(|[x, y, z, w, ..]| Quat::from_xyzw(-x, -y, -z, w)));
+        keys.times.extend(fields().map(|v| v.get(N / 4 - 1).copied().unwrap_or_default()));
+        if let Some(t) = &mut keys.translations {
+            t.extend(fields().map(|[_, _, _, _, x, y, z, ..]| Vec3::new(x, y, z)));
+        }
+        if let Some(s) = &mut keys.scales {
+            s.extend(fields().map(|[.., x, y, z, _]| Vec3::new(x, y, z)));
         }
     }
     let n = bytes.len() / kind.size();
@@ -471,7 +474,9 @@ fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions)
         for (ni, node) in anim.nodes().iter().enumerate().filter(|(_, n)| A::shape(n, options).is_some()) {
             let bone = A::bone(node, &mut names);
             let mut keys = anim.keys(node, options);
-            options.apply(&bone, &mut keys);
+            if options.reshapes() {
+                options.apply(&bone, &mut keys);
+            }
             check_times(&keys.times).map_err(|m| {
                 let at = format!("animation {ai} \"{name}\"");
                 Error::new(crate::ErrorKind::Invalid, None, m).within(format!("{} {ni}", A::NODE)).within(at)

@@ -328,7 +328,7 @@ impl AnpkAnimation {
         self.info.write(w);
         w.u32(self.objects.len() as u32);
         w.bytes(&self.info_extra.0);
-        self.objects.iter().for_each(|o| o.write(w, self.objects.bytes(o.keys.as_ref().map(|k| &k.frames))));
+        self.objects.iter().for_each(|o| o.write(w, self.objects.of(o)));
     }
 }
 
@@ -644,7 +644,7 @@ impl V2Animation {
             w.u32(self.frame_data_size);
             w.u32(self.flags);
         }
-        self.sequences.iter().for_each(|s| s.write(w, self.sequences.bytes(Some(&s.frames))));
+        self.sequences.iter().for_each(|s| s.write(w, self.sequences.of(s)));
     }
 }
 
@@ -810,16 +810,10 @@ impl<N: Node> Nodes<N> {
         Ok(Nodes { list, data: data.slice_ref(bytes) })
     }
 
-    /// The bytes of `frames` (none without).
-    #[inline]
-    pub(crate) fn bytes(&self, frames: Option<&Frames<N::Kind>>) -> &[u8] {
-        frames.and_then(|f| self.data.get(f.start..f.start + f.len)).unwrap_or_default()
-    }
-
-    /// The frame bytes of `node`.
+    /// The frame bytes of `node` (none without frames).
     #[inline]
     pub(crate) fn of(&self, node: &N) -> &[u8] {
-        self.bytes(node.frames())
+        node.frames().and_then(|f| self.data.get(f.start..f.start + f.len)).unwrap_or_default()
     }
 }
 
