@@ -471,6 +471,9 @@ fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions)
     for (ai, anim) in animations.iter().enumerate() {
         let name = latin1_until_nul(anim.name());
         let mut tracks = Vec::with_capacity(track_count(anim, options));
+        // The clip's length, `max(0, last key times)`, taken from the keys before they move into
+        // their tracks (a pass over the tracks afterwards would load each time array again).
+        let mut duration = 0.0f32;
         for (ni, node) in anim.nodes().iter().enumerate().filter(|(_, n)| A::shape(n, options).is_some()) {
             let bone = A::bone(node, &mut names);
             let mut keys = anim.keys(node, options);
@@ -481,9 +484,9 @@ fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions)
                 let at = format!("animation {ai} \"{name}\"");
                 Error::new(crate::ErrorKind::Invalid, None, m).within(format!("{} {ni}", A::NODE)).within(at)
             })?;
+            duration = keys.times.last().map_or(duration, |&t| duration.max(t));
             push_tracks(&mut tracks, bone, keys);
         }
-        let duration = duration(tracks.iter().filter_map(|t| t.times.last().copied()));
         clips.push(Clip { name, duration, tracks, ..Default::default() });
     }
     Ok(clips)
