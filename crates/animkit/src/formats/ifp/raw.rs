@@ -373,9 +373,7 @@ impl AnpkObject {
         } else {
             let key_offset = c.offset();
             let header = ChunkHeader::read(c)?;
-            let kind = KeyKind::from_id(header.id).ok_or_else(|| {
-                Error::invalid(key_offset, format!("unknown key chunk id {:?}", magic_text(header.id.0)))
-            })?;
+            let kind = KeyKind::try_from(header.id).map_err(|m| Error::invalid(key_offset, m))?;
             Some(KeyChunk { size: header.size, frames: Frames::read(c, base, kind, num_frames)? })
         };
         Ok(AnpkObject { cpan, anim_id: anim.id, name, unknown, last_frame, link, keys })
@@ -510,17 +508,14 @@ impl From<KeyKind> for FourCc {
     }
 }
 
-impl KeyKind {
-    #[inline]
-    fn from_id(id: FourCc) -> Option<Self> {
-        [KeyKind::R, KeyKind::Rt, KeyKind::Rts].into_iter().find(|&kind| FourCc::from(kind) == id)
-    }
-}
-
 impl TryFrom<FourCc> for KeyKind {
     type Error = String;
+    #[inline]
     fn try_from(id: FourCc) -> Result<Self, String> {
-        KeyKind::from_id(id).ok_or_else(|| format!("unknown key chunk id {:?}", magic_text(id.0)))
+        let all = [KeyKind::R, KeyKind::Rt, KeyKind::Rts];
+        all.into_iter()
+            .find(|&kind| FourCc::from(kind) == id)
+            .ok_or_else(|| format!("unknown key chunk id {:?}", magic_text(id.0)))
     }
 }
 
