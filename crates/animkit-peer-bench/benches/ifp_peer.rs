@@ -27,6 +27,9 @@
 //! `valgrind --tool=callgrind --toggle-collect='*animkit_read*' target/release/deps/ifp_peer-* --bench --once sa_ped_anp3.ifp`
 //! (file names choose among the files).
 //!
+//! With `--profile`, animkit alone reads and converts each chosen file for about five seconds,
+//! untimed: for a sampling profiler, e.g. `perf record -g target/release/deps/ifp_peer-* --bench --profile sa_ped_anp3.ifp`.
+//!
 //! Reads `$ANIMKIT_CORPUS` (default `../shared/corpus`): `ifp/sa_ped_anp3.ifp` (San Andreas ANP3)
 //! and `ifp/vc_ped_anpk.ifp` (Vice City ANPK).
 
@@ -191,6 +194,13 @@ fn main() {
         let prototype = || proto_read(&bytes);
         let raw_only = || raw_read(&bytes);
         let proto_only = || proto::to_proto(&bytes).clips.len();
+        if std::env::args().any(|a| a == "--profile") {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(5) {
+                black_box(ours());
+            }
+            continue;
+        }
         if once {
             let p = if proto { black_box(prototype()) } else { 0 };
             if proto {

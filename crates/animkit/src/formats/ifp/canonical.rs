@@ -34,7 +34,7 @@ pub(crate) fn zero_after_nul<const N: usize>(buf: FixedName<N>) -> FixedName<N> 
 
 /// The canonical size of an object's `CPAN` chunk.
 pub(crate) fn cpan_size(obj: &AnpkObject) -> u32 {
-    8 + obj.link.anim_size() + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.bytes.len() as u32)
+    8 + obj.link.anim_size() + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.len as u32)
 }
 
 /// The canonical `DGAN` size: everything after the DGAN header to the end of the animation.
@@ -58,11 +58,11 @@ pub(crate) fn canonicalize_anpk(anpk: &mut Anpk) {
         anim.name = padded_name(&name);
         anim.info = ChunkHeader::new(b"INFO", 8);
         anim.info_extra = Hex(vec![0; 4]);
-        for obj in &mut anim.objects {
+        for obj in anim.objects.iter_mut() {
             obj.anim_id = FourCc(*b"ANIM");
             obj.name = zero_after_nul(obj.name);
             if let Some(keys) = &mut obj.keys {
-                keys.size = keys.frames.bytes.len() as u32;
+                keys.size = keys.frames.len as u32;
             }
             obj.cpan = ChunkHeader::new(b"CPAN", cpan_size(obj));
         }
@@ -78,7 +78,7 @@ pub(crate) fn canonicalize_v2(v2: &mut V2) {
     let mut size = 28u32;
     for anim in &mut v2.animations {
         anim.name = zero_after_nul(anim.name);
-        let frames: u32 = anim.sequences.iter().map(|s| s.frames.bytes.len() as u32).sum();
+        let frames: u32 = anim.sequences.iter().map(|s| s.frames.len as u32).sum();
         if v2.version == V2Version::Anp3 {
             anim.frame_data_size = frames;
             anim.flags = match anim.sequences.first() {
@@ -86,7 +86,7 @@ pub(crate) fn canonicalize_v2(v2: &mut V2) {
                 _ => 0,
             };
         }
-        for seq in &mut anim.sequences {
+        for seq in anim.sequences.iter_mut() {
             seq.name = zero_after_nul(seq.name);
         }
         size += v2.version.animation_header_size() as u32 + 36 * anim.sequences.len() as u32 + frames;

@@ -399,7 +399,7 @@ fn anp3_animation(
     if !compressed {
         encoded = bones.iter().map(|b| encode_float(&b.frames, translation(b))).collect();
     }
-    let mut sequences = Vec::with_capacity(bones.len());
+    let (mut sequences, mut data) = (Vec::with_capacity(bones.len()), Vec::new());
     for (b, bytes) in bones.iter().zip(encoded) {
         let kind = match (compressed, translation(b)) {
             (true, false) => FrameType::RotCompressed,
@@ -408,17 +408,18 @@ fn anp3_animation(
             (false, true) => FrameType::RotTrans,
         };
         let name = FixedName(short_name(&bone_name(&b.bone), "bone").map_err(within)?);
-        sequences.push(V2Sequence { name, bone_tag: bone_tag(&b.bone), frames: Frames { kind, bytes: bytes.into() } });
+        let frames = Frames::push(kind, &bytes, &mut data);
+        sequences.push(V2Sequence { name, bone_tag: bone_tag(&b.bone), frames });
     }
     let name = FixedName(short_name(&clip.name, "animation")?);
-    Ok(V2Animation { name, frame_data_size: 0, flags: 0, sequences })
+    Ok(V2Animation { name, frame_data_size: 0, flags: 0, sequences: Nodes::new(sequences, data) })
 }
 
 fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> {
     let mut animations = Vec::with_capacity(clips.len());
     for (clip, bones) in clips {
         let name = short_name(&clip.name, "animation")?;
-        let mut objects = Vec::with_capacity(bones.len());
+        let (mut objects, mut data) = (Vec::with_capacity(bones.len()), Vec::new());
         for b in bones {
             let obj_name = name_bytes::<28>(&bone_name(&b.bone), "bone")
                 .and_then(|n| short_name(&bone_name(&b.bone), "bone").map(|_| n))
@@ -433,7 +434,7 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
             let bytes: Vec<u8> =
                 b.frames.iter().flat_map(|f| anpk_fields(f, kind)).flat_map(f32::to_le_bytes).collect();
             let n = b.frames.len() as i32;
-            let keys = (n > 0).then(|| KeyChunk { size: 0, frames: Frames { kind, bytes: bytes.into() } });
+            let keys = (n > 0).then(|| KeyChunk { size: 0, frames: Frames::push(kind, &bytes, &mut data) });
             objects.push(AnpkObject {
                 cpan: ChunkHeader::new(b"CPAN", 0),
                 anim_id: FourCc(*b"ANIM"),
@@ -450,7 +451,7 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
             dgan: ChunkHeader::new(b"DGAN", 0),
             info: ChunkHeader::new(b"INFO", 8),
             info_extra: Hex(vec![0; 4]),
-            objects,
+            objects: Nodes::new(objects, data),
         });
     }
     let mut anpk = Anpk { size: 0, info: ChunkHeader::new(b"INFO", 0), block_name: padded_name(block), animations };

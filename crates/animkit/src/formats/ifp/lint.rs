@@ -77,10 +77,10 @@ impl Linter {
     }
 
     /// Checks the stored quaternions (which lead each frame: 4 × i16 (1/4096) or 4 × f32) for unit length.
-    fn norms<K: Layout>(&mut self, frames: &Frames<K>, offset: usize, path: &str) {
+    fn norms<K: Layout>(&mut self, kind: K, frames: &[u8], offset: usize, path: &str) {
         let norm = |f: &[u8]| {
             let mut q = [0f32; 4];
-            if frames.kind.compressed() {
+            if kind.compressed() {
                 for (c, w) in q.iter_mut().zip(f.as_chunks::<2>().0) {
                     *c = f32::from(i16::from_le_bytes(*w)) / 4096.0;
                 }
@@ -91,7 +91,7 @@ impl Linter {
             }
             q.iter().map(|c| c * c).sum::<f32>().sqrt()
         };
-        let mut norms = frames.bytes.chunks_exact(frames.kind.size()).map(norm).enumerate();
+        let mut norms = frames.chunks_exact(kind.size()).map(norm).enumerate();
         if let Some((k, n)) = norms.find(|(_, n)| (n - 1.0).abs() > 0.01) {
             self.at(Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}"), offset, path);
         }
@@ -191,14 +191,15 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
             let msg = format!("{n} frames: San Andreas stores the count in 16 bits");
             l.at(Error, "too-many-frames", msg, pos + 28, spath);
         }
-        if let Some(t0) = l.keys(&decode_v2(&seq.frames), pos + 36, spath).filter(|&t| t != 0.0) {
+        let bytes = anim.sequences.of(seq);
+        if let Some(t0) = l.keys(&decode_v2(seq.frames.kind, bytes), pos + 36, spath).filter(|&t| t != 0.0) {
             late.push((pos + 36, t0));
         }
-        l.norms(&seq.frames, pos + 36, spath);
+        l.norms(seq.frames.kind, bytes, pos + 36, spath);
         if seq.frames.kind.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
             translated.push((pos + 24, seq.bone_tag));
         }
-        pos += 36 + seq.frames.bytes.len();
+        pos += 36 + seq.frames.len;
     }
     l.late_starts(&late, anim.sequences.len(), path);
     if let Some(&(offset, _)) = translated.first() {
@@ -211,7 +212,7 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
 /// Checks an animation header's frameDataSize (ANP3) and its frame types against each other
 /// and the flags (ANP3).
 fn lint_v2_header(l: &mut Linter, version: V2Version, anim: &V2Animation, anim_at: usize, path: &str) {
-    let (fds, frames) = (anim.frame_data_size as usize, anim.sequences.iter().map(|s| s.frames.bytes.len()).sum());
+    let (fds, frames) = (anim.frame_data_size as usize, anim.sequences.iter().map(|s| s.frames.len).sum());
     let sa = version == V2Version::Anp3;
     if sa && fds < frames {
         let msg = format!("frameDataSize {fds} < {frames} bytes of frames: San Andreas overflows its buffer");
@@ -307,8 +308,8 @@ fn lint_anpk_animation(l: &mut Linter, anim: &AnpkAnimation, ai: usize, mut pos:
         let opath = &format!("{path} / object {oi} \"{}\"", latin1_until_nul(&obj.name.0));
         pos = lint_anpk_object(l, obj, (oi, anim.objects.len()), pos, opath);
         if let Some(k) = &obj.keys {
-            if let Some(t0) = lint_anpk_keys(l, k, pos - k.frames.bytes.len() - 8, opath) {
-                late.push((pos - k.frames.bytes.len(), t0));
+            if let Some(t0) = lint_anpk_keys(l, k, anim.objects.of(obj), pos - k.frames.len - 8, opath) {
+                late.push((pos - k.frames.len, t0));
             }
         }
     }
@@ -345,18 +346,18 @@ fn lint_anpk_object(
             l.at(Warning, "bad-tree-index", msg, pos + 8 + 40, path);
         }
     }
-    pos + 8 + obj.link.anim_size() as usize + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.bytes.len())
+    pos + 8 + obj.link.anim_size() as usize + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.len)
 }
 
-/// Checks an ANPK key chunk at `pos`; returns its first key time when it is not 0.
-fn lint_anpk_keys(l: &mut Linter, k: &KeyChunk, pos: usize, path: &str) -> Option<f32> {
-    if k.size as usize != k.frames.bytes.len() {
-        let msg = format!("key chunk size {} ≠ {}", k.size, k.frames.bytes.len());
+/// Checks an ANPK key chunk at `pos` whose frames are `bytes`; returns its first key time when it is not 0.
+fn lint_anpk_keys(l: &mut Linter, k: &KeyChunk, bytes: &[u8], pos: usize, path: &str) -> Option<f32> {
+    if k.size as usize != k.frames.len {
+        let msg = format!("key chunk size {} ≠ {}", k.size, k.frames.len);
         l.fixable(Warning, "inconsistent-size", msg, pos + 4, path);
     }
-    let keys = decode_anpk(&k.frames, true);
+    let keys = decode_anpk(k.frames.kind, bytes, true);
     let late = l.keys(&keys, pos + 8, path).filter(|&t| t != 0.0);
-    l.norms(&k.frames, pos + 8, path);
+    l.norms(k.frames.kind, bytes, pos + 8, path);
     let off = |s: &glam::Vec3| (*s - glam::Vec3::ONE).abs().max_element();
     let worst = keys.scales.iter().flatten().copied().max_by(|a, b| off(a).total_cmp(&off(b)));
     if let Some(worst) = worst.filter(|s| off(s) > 1e-4) {
@@ -388,7 +389,7 @@ pub(crate) fn repair(file: &IfpFile) -> (IfpFile, Vec<String>) {
         Body::V2(v2) => {
             for anim in &mut v2.animations {
                 let before = anim.sequences.len();
-                anim.sequences.retain(|s| !s.frames.bytes.is_empty());
+                anim.sequences.retain(|s| s.frames.len > 0);
                 if anim.sequences.len() != before {
                     changes.push(format!(
                         "animation \"{}\": removed {} sequence(s) with zero frames",

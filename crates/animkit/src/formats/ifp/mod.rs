@@ -211,8 +211,12 @@ impl Document for IfpDocument {
         match &f.body {
             Body::V2(v2) => {
                 let flags0 = v2.animations.iter().filter(|a| a.flags & 1 == 0).count();
-                let float =
-                    v2.animations.iter().flat_map(|a| &a.sequences).filter(|s| !s.frames.kind.compressed()).count();
+                let float = v2
+                    .animations
+                    .iter()
+                    .flat_map(|a| a.sequences.iter())
+                    .filter(|s| !s.frames.kind.compressed())
+                    .count();
                 notes.push(format!("block \"{}\"", latin1_until_nul(&v2.block_name.0)));
                 if flags0 > 0 {
                     notes.push(format!("{flags0} animation(s) with flags 0"));

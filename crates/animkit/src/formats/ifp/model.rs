@@ -64,6 +64,11 @@ impl ModelOptions {
         })
     }
 
+    /// Whether [`ModelOptions::apply`] changes keys.
+    fn reshapes(self) -> bool {
+        self.unit_rotations || self.engine_timeline || self.in_place_root
+    }
+
     /// Re-times, flattens and normalises one sequence's keys as asked.
     fn apply(self, bone: &BoneRef, keys: &mut Keys) {
         if self.unit_rotations {
@@ -182,7 +187,7 @@ fn ticks_to_seconds(ticks: f32) -> f32 {
 /// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
 /// loops are branch-free and need no bounds checks.
 #[inline]
-pub(crate) fn decode_v2(frames: &Frames<FrameType>) -> Keys {
+pub(crate) fn decode_v2(kind: FrameType, bytes: &[u8]) -> Keys {
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
         if float {
@@ -211,39 +216,37 @@ pub(crate) fn decode_v2(frames: &Frames<FrameType>) -> Keys {
             }
         }
     }
-    let mut keys = Keys::with_capacity(frames.count(), frames.kind.has_translation(), false);
-    match frames.kind {
-        FrameType::Rot => decode::<20>(&frames.bytes, &mut keys, true),
-        FrameType::RotTrans => decode::<32>(&frames.bytes, &mut keys, true),
-        FrameType::RotCompressed => decode::<10>(&frames.bytes, &mut keys, false),
-        FrameType::RotTransCompressed => decode::<16>(&frames.bytes, &mut keys, false),
+    let mut keys = Keys::with_capacity(bytes.len() / kind.size(), kind.has_translation(), false);
+    match kind {
+        FrameType::Rot => decode::<20>(bytes, &mut keys, true),
+        FrameType::RotTrans => decode::<32>(bytes, &mut keys, true),
+        FrameType::RotCompressed => decode::<10>(bytes, &mut keys, false),
+        FrameType::RotTransCompressed => decode::<16>(bytes, &mut keys, false),
     }
     keys
 }
 
 /// Decodes an ANPK key chunk, conjugating the stored quaternions; KRTS scales only if `keep_scale`.
-pub(crate) fn decode_anpk(frames: &Frames<KeyKind>, keep_scale: bool) -> Keys {
-    /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32.
+pub(crate) fn decode_anpk(kind: KeyKind, bytes: &[u8], keep_scale: bool) -> Keys {
+    /// Frames of `N` bytes: x y z w [tx ty tz [sx sy sz]] time, all f32. One pass per array
+    /// over fixed-size frames, so each loop is branch-free.
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys) {
-        for f in frames.as_chunks::<N>().0 {
-            let v = f32_fields(f);
-            let [x, y, z, w, tx, ty, tz, sx, sy, sz, _] = v;
-            keys.rotations.push(Quat::from_xyzw(-x, -y, -z, w));
-            keys.times.push(v.get(N / 4 - 1).copied().unwrap_or_default());
-            if let Some(t) = &mut keys.translations {
-                t.push(Vec3::new(tx, ty, tz));
-            }
-            if let Some(s) = &mut keys.scales {
-                s.push(Vec3::new(sx, sy, sz));
-            }
+        let fields = || frames.as_chunks::<N>().0.iter().map(|f| f32_fields(f));
+        keys.rotations.extend(fields().map(|[x, y, z, w, ..]| Quat::from_xyzw(-x, -y, -z, w)));
+        keys.times.extend(fields().map(|v| v.get(N / 4 - 1).copied().unwrap_or_default()));
+        if let Some(t) = &mut keys.translations {
+            t.extend(fields().map(|[_, _, _, _, x, y, z, ..]| Vec3::new(x, y, z)));
+        }
+        if let Some(s) = &mut keys.scales {
+            s.extend(fields().map(|[.., x, y, z, _]| Vec3::new(x, y, z)));
         }
     }
-    let kind = frames.kind;
-    let mut keys = Keys::with_capacity(frames.count(), kind != KeyKind::R, kind == KeyKind::Rts && keep_scale);
+    let n = bytes.len() / kind.size();
+    let mut keys = Keys::with_capacity(n, kind != KeyKind::R, kind == KeyKind::Rts && keep_scale);
     match kind {
-        KeyKind::R => decode::<20>(&frames.bytes, &mut keys),
-        KeyKind::Rt => decode::<32>(&frames.bytes, &mut keys),
-        KeyKind::Rts => decode::<44>(&frames.bytes, &mut keys),
+        KeyKind::R => decode::<20>(bytes, &mut keys),
+        KeyKind::Rt => decode::<32>(bytes, &mut keys),
+        KeyKind::Rts => decode::<44>(bytes, &mut keys),
     }
     keys
 }
@@ -317,9 +320,9 @@ trait Animation {
     /// A node's key count and whether it yields translation and scale tracks; `None` when it
     /// animates nothing.
     fn shape(node: &Self::Node, options: ModelOptions) -> Option<(usize, bool, bool)>;
-    fn keys(node: &Self::Node, options: ModelOptions) -> Keys;
+    fn keys(&self, node: &Self::Node, options: ModelOptions) -> Keys;
     /// The last key time on the chosen timeline, from the first and last frames alone.
-    fn last_time(node: &Self::Node, options: ModelOptions) -> Option<f32>;
+    fn last_time(&self, node: &Self::Node, options: ModelOptions) -> Option<f32>;
 }
 
 impl Animation for V2Animation {
@@ -339,16 +342,16 @@ impl Animation for V2Animation {
     }
     #[inline]
     fn shape(seq: &V2Sequence, _: ModelOptions) -> Option<(usize, bool, bool)> {
-        (!seq.frames.bytes.is_empty()).then(|| (seq.frames.count(), seq.frames.kind.has_translation(), false))
+        (seq.frames.len > 0).then(|| (seq.frames.count(), seq.frames.kind.has_translation(), false))
     }
     #[inline(always)]
-    fn keys(seq: &V2Sequence, _: ModelOptions) -> Keys {
-        decode_v2(&seq.frames)
+    fn keys(&self, seq: &V2Sequence, _: ModelOptions) -> Keys {
+        decode_v2(seq.frames.kind, self.sequences.of(seq))
     }
-    fn last_time(seq: &V2Sequence, options: ModelOptions) -> Option<f32> {
-        let (frames, size) = (&seq.frames, seq.frames.kind.size());
-        let first = v2_frame_time(frames, frames.bytes.get(..size)?)?;
-        let last = v2_frame_time(frames, frames.bytes.get(frames.bytes.len().checked_sub(size)?..)?)?;
+    fn last_time(&self, seq: &V2Sequence, options: ModelOptions) -> Option<f32> {
+        let (kind, bytes, size) = (seq.frames.kind, self.sequences.of(seq), seq.frames.kind.size());
+        let first = v2_frame_time(kind, bytes.get(..size)?)?;
+        let last = v2_frame_time(kind, bytes.get(bytes.len().checked_sub(size)?..)?)?;
         Some(options.last_time(first, last))
     }
 }
@@ -380,11 +383,12 @@ impl Animation for AnpkAnimation {
         Some((obj.frame_count(), kind != KeyKind::R, options.scale_of(kind)))
     }
     #[inline(always)]
-    fn keys(obj: &AnpkObject, options: ModelOptions) -> Keys {
-        obj.keys.as_ref().map_or_else(Keys::default, |k| decode_anpk(&k.frames, options.keep_scale))
+    fn keys(&self, obj: &AnpkObject, options: ModelOptions) -> Keys {
+        let bytes = self.objects.of(obj);
+        obj.keys.as_ref().map_or_else(Keys::default, |k| decode_anpk(k.frames.kind, bytes, options.keep_scale))
     }
-    fn last_time(obj: &AnpkObject, options: ModelOptions) -> Option<f32> {
-        let bytes = &obj.keys.as_ref()?.frames.bytes;
+    fn last_time(&self, obj: &AnpkObject, options: ModelOptions) -> Option<f32> {
+        let bytes = self.objects.of(obj);
         let time_at = |end: usize| Some(f32::from_le_bytes(bytes.get(end.checked_sub(4)?..end)?.try_into().ok()?));
         Some(options.last_time(time_at(obj.keys.as_ref()?.frames.kind.size())?, time_at(bytes.len())?))
     }
@@ -407,8 +411,8 @@ fn track_count<A: Animation>(anim: &A, options: ModelOptions) -> usize {
 }
 
 /// The time of one ANP2/ANP3 frame, decoded from that frame alone.
-fn v2_frame_time(frames: &Frames<FrameType>, frame: &[u8]) -> Option<f32> {
-    Some(if frames.kind.compressed() {
+fn v2_frame_time(kind: FrameType, frame: &[u8]) -> Option<f32> {
+    Some(if kind.compressed() {
         ticks_to_seconds(f32::from(i16::from_le_bytes([*frame.get(8)?, *frame.get(9)?])))
     } else {
         f32::from_le_bytes(frame.get(16..20)?.try_into().ok()?)
@@ -439,7 +443,7 @@ fn clip_summaries<A: Animation>(animations: &[A], options: ModelOptions) -> Vec<
             let target = Target::Bone(A::bone(node, &mut names));
             tracks.extend(channels(t, s).map(|(c, i)| TrackSummary::new(&target, c, i, keys)));
         }
-        let duration_s = duration(anim.nodes().iter().filter_map(|n| A::last_time(n, options)));
+        let duration_s = duration(anim.nodes().iter().filter_map(|n| anim.last_time(n, options)));
         ClipSummary { name: latin1_until_nul(anim.name()), duration_s, tracks }
     };
     animations.iter().map(summary).collect()
@@ -467,17 +471,22 @@ fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions)
     for (ai, anim) in animations.iter().enumerate() {
         let name = latin1_until_nul(anim.name());
         let mut tracks = Vec::with_capacity(track_count(anim, options));
+        // The clip's length, `max(0, last key times)`, taken from the keys before they move into
+        // their tracks (a pass over the tracks afterwards would load each time array again).
+        let mut duration = 0.0f32;
         for (ni, node) in anim.nodes().iter().enumerate().filter(|(_, n)| A::shape(n, options).is_some()) {
             let bone = A::bone(node, &mut names);
-            let mut keys = A::keys(node, options);
-            options.apply(&bone, &mut keys);
+            let mut keys = anim.keys(node, options);
+            if options.reshapes() {
+                options.apply(&bone, &mut keys);
+            }
             check_times(&keys.times).map_err(|m| {
                 let at = format!("animation {ai} \"{name}\"");
                 Error::new(crate::ErrorKind::Invalid, None, m).within(format!("{} {ni}", A::NODE)).within(at)
             })?;
+            duration = keys.times.last().map_or(duration, |&t| duration.max(t));
             push_tracks(&mut tracks, bone, keys);
         }
-        let duration = duration(tracks.iter().filter_map(|t| t.times.last().copied()));
         clips.push(Clip { name, duration, tracks, ..Default::default() });
     }
     Ok(clips)
@@ -501,7 +510,7 @@ mod tests {
         for v in [4096i16, 0, 0, 4096, 6] {
             frame.extend_from_slice(&v.to_le_bytes());
         }
-        let keys = decode_v2(&Frames { kind: FrameType::RotCompressed, bytes: frame.into() });
+        let keys = decode_v2(FrameType::RotCompressed, &frame);
         assert_eq!(keys.rotations, vec![Quat::from_xyzw(1.0, 0.0, 0.0, 1.0)]);
         assert_eq!(keys.times, vec![0.1]);
         let mut unit_keys = keys.clone();

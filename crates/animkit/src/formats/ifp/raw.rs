@@ -13,9 +13,16 @@
 //! ANP3 header size fields and `frameDataSize` are kept but never followed. Every count is
 //! checked against the bytes that remain before anything is allocated for it.
 //!
+//! Frames stay in the bytes they were read from: each animation keeps one buffer (a shared slice
+//! of the input) and its sequences or objects hold ranges of it ([`Nodes`]), so reading a file
+//! and dropping it count no reference per sequence.
+//!
 //! In JSON, frames are arrays of the stored fields in file order: ANP3 types 3/4 as integers
 //! `[qx, qy, qz, qw, ticks(, tx, ty, tz)]`, types 1/2 as floats `[qx, qy, qz, qw, time(, tx, ty, tz)]`,
 //! ANPK keys as floats `[qx, qy, qz, qw(, tx, ty, tz(, sx, sy, sz)), time]` (conjugated, as stored).
+
+use std::borrow::Cow;
+use std::ops::{Deref, DerefMut};
 
 use bytes::Bytes;
 use serde::de::{self, DeserializeOwned};
@@ -153,8 +160,8 @@ impl IfpFile {
 
     fn estimated_size(&self) -> usize {
         let body: usize = match &self.body {
-            Body::Anpk(a) => a.animations.iter().flat_map(|a| &a.objects).map(|o| 68 + o.key_bytes().len()).sum(),
-            Body::V2(v) => v.animations.iter().flat_map(|a| &a.sequences).map(|s| 36 + s.frames.bytes.len()).sum(),
+            Body::Anpk(a) => a.animations.iter().flat_map(|a| a.objects.iter()).map(|o| 68 + o.key_len()).sum(),
+            Body::V2(v) => v.animations.iter().flat_map(|a| a.sequences.iter()).map(|s| 36 + s.frames.len).sum(),
         };
         body + self.tail.0.len() + 4096
     }
@@ -293,7 +300,7 @@ pub(crate) struct AnpkAnimation {
     pub info: ChunkHeader,
     /// The DGAN `INFO` payload after `numObjects` (4 "extra" bytes, often non-zero).
     pub info_extra: Hex,
-    pub objects: Vec<AnpkObject>,
+    pub objects: Nodes<AnpkObject>,
 }
 
 impl AnpkAnimation {
@@ -306,10 +313,8 @@ impl AnpkAnimation {
             let declared = signed_count(&mut p, "object")?;
             let info_extra = Hex(p.rest().to_vec());
             let count = c.count(declared, MIN_ANPK_OBJECT, "object")?;
-            let mut objects = Vec::with_capacity(count);
-            for i in 0..count {
-                objects.push(AnpkObject::read(data, c).within(|| format!("object {i}"))?);
-            }
+            let objects =
+                Nodes::read(data, c, count, |c, base, i| AnpkObject::read(c, base).within(|| format!("object {i}")))?;
             Ok((dgan, info, info_extra, objects))
         })()
         .within(|| format!("\"{}\"", latin1_until_nul(&name.0)))?;
@@ -323,14 +328,15 @@ impl AnpkAnimation {
         self.info.write(w);
         w.u32(self.objects.len() as u32);
         w.bytes(&self.info_extra.0);
-        self.objects.iter().for_each(|o| o.write(w));
+        self.objects.iter().for_each(|o| o.write(w, self.objects.of(o)));
     }
 }
 
 /// One animated object: `CPAN`, `ANIM` (name\[28\], numFrames, unknown, last frame, link), and a
 /// key chunk when it has frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct AnpkObject {
+#[serde(bound(deserialize = "F: Deserialize<'de>"))]
+pub(crate) struct AnpkObject<F = Frames<KeyKind>> {
     pub cpan: ChunkHeader,
     /// The `ANIM` chunk id. Its size field is 44 or 48, which [`AnimLink`] records.
     pub anim_id: FourCc,
@@ -343,12 +349,13 @@ pub(crate) struct AnpkObject {
     pub link: AnimLink,
     /// The key chunk; `None` exactly when ANIM numFrames is 0 (no key chunk follows then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keys: Option<KeyChunk>,
+    pub keys: Option<KeyChunk<F>>,
 }
 
 impl AnpkObject {
+    /// Reads an object; its frames become a range of the animation's bytes, which begin at `base`.
     #[inline]
-    fn read(data: &Bytes, c: &mut Cursor) -> Result<Self> {
+    fn read(c: &mut Cursor, base: usize) -> Result<Self> {
         let cpan = ChunkHeader::read(c)?;
         let anim = ChunkHeader::read(c)?;
         if anim.size != 44 && anim.size != 48 {
@@ -366,15 +373,14 @@ impl AnpkObject {
         } else {
             let key_offset = c.offset();
             let header = ChunkHeader::read(c)?;
-            let kind = KeyKind::from_id(header.id).ok_or_else(|| {
-                Error::invalid(key_offset, format!("unknown key chunk id {:?}", magic_text(header.id.0)))
-            })?;
-            Some(KeyChunk { size: header.size, frames: Frames::read(data, c, kind, num_frames)? })
+            let kind = KeyKind::try_from(header.id).map_err(|m| Error::invalid(key_offset, m))?;
+            Some(KeyChunk { size: header.size, frames: Frames::read(c, base, kind, num_frames)? })
         };
         Ok(AnpkObject { cpan, anim_id: anim.id, name, unknown, last_frame, link, keys })
     }
 
-    fn write(&self, w: &mut Writer) {
+    /// Writes the object, with `frames`, the bytes of its key chunk.
+    fn write(&self, w: &mut Writer, frames: &[u8]) {
         self.cpan.write(w);
         ChunkHeader { id: self.anim_id, size: self.link.anim_size() }.write(w);
         let frame_count = self.frame_count() as i32;
@@ -387,9 +393,9 @@ impl AnpkObject {
             }
         }
         // A key chunk without frames is no key chunk: numFrames 0 says none follows.
-        if let Some(keys) = self.keys.as_ref().filter(|k| !k.frames.bytes.is_empty()) {
+        if let Some(keys) = self.keys.as_ref().filter(|k| k.frames.len > 0) {
             ChunkHeader { id: keys.frames.kind.into(), size: keys.size }.write(w);
-            w.bytes(&keys.frames.bytes);
+            w.bytes(frames);
         }
     }
 
@@ -398,9 +404,33 @@ impl AnpkObject {
         self.keys.as_ref().map_or(0, |k| k.frames.count())
     }
 
-    /// The key chunk's frame bytes (none without one).
-    pub(crate) fn key_bytes(&self) -> &[u8] {
-        self.keys.as_ref().map_or(&[], |k| &k.frames.bytes)
+    /// The length of the key chunk's frames in bytes (0 without one).
+    pub(crate) fn key_len(&self) -> usize {
+        self.keys.as_ref().map_or(0, |k| k.frames.len)
+    }
+}
+
+impl<F> AnpkObject<F> {
+    /// The object with its frames (if any) turned into `G`.
+    fn map<G>(&self, f: impl FnOnce(&F) -> G) -> AnpkObject<G> {
+        let keys = self.keys.as_ref().map(|k| KeyChunk { size: k.size, frames: f(&k.frames) });
+        let (cpan, anim_id, name, unknown, last_frame, link) =
+            (self.cpan, self.anim_id, self.name, self.unknown, self.last_frame, self.link);
+        AnpkObject { cpan, anim_id, name, unknown, last_frame, link, keys }
+    }
+}
+
+impl Node for AnpkObject {
+    type Kind = KeyKind;
+    type Json<'a> = AnpkObject<FrameData<'a, KeyKind>>;
+    fn frames(&self) -> Option<&Frames<KeyKind>> {
+        self.keys.as_ref().map(|k| &k.frames)
+    }
+    fn to_json<'a>(&self, data: &'a [u8]) -> Self::Json<'a> {
+        self.map(|f| f.data(data))
+    }
+    fn from_json(json: &Self::Json<'static>, data: &mut Vec<u8>) -> Self {
+        json.map(|f| Frames::push(f.kind, &f.bytes, data))
     }
 }
 
@@ -438,12 +468,12 @@ impl AnimLink {
 
 /// The key chunk of an object with frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct KeyChunk {
+pub(crate) struct KeyChunk<F = Frames<KeyKind>> {
     /// The key chunk's size field (numFrames × frame size in a consistent file).
     pub size: u32,
     /// The frames; their layout is the chunk id (`"id"` in JSON).
     #[serde(flatten)]
-    pub frames: Frames<KeyKind>,
+    pub frames: F,
 }
 
 /// A frame layout: its size, its field type and its key in JSON.
@@ -478,17 +508,14 @@ impl From<KeyKind> for FourCc {
     }
 }
 
-impl KeyKind {
-    #[inline]
-    fn from_id(id: FourCc) -> Option<Self> {
-        [KeyKind::R, KeyKind::Rt, KeyKind::Rts].into_iter().find(|&kind| FourCc::from(kind) == id)
-    }
-}
-
 impl TryFrom<FourCc> for KeyKind {
     type Error = String;
+    #[inline]
     fn try_from(id: FourCc) -> Result<Self, String> {
-        KeyKind::from_id(id).ok_or_else(|| format!("unknown key chunk id {:?}", magic_text(id.0)))
+        let all = [KeyKind::R, KeyKind::Rt, KeyKind::Rts];
+        all.into_iter()
+            .find(|&kind| FourCc::from(kind) == id)
+            .ok_or_else(|| format!("unknown key chunk id {:?}", magic_text(id.0)))
     }
 }
 
@@ -588,7 +615,7 @@ pub(crate) struct V2Animation {
     /// Bit 0 = compressed (ANP3 only; 0 for ANP2).
     #[serde(default)]
     pub flags: u32,
-    pub sequences: Vec<V2Sequence>,
+    pub sequences: Nodes<V2Sequence>,
 }
 
 impl V2Animation {
@@ -600,10 +627,8 @@ impl V2Animation {
             V2Version::Anp2 => (0, 0),
         };
         let count = c.count(u64::from(num_sequences), V2_SEQUENCE_HEADER, "sequence")?;
-        let mut sequences = Vec::with_capacity(count);
-        for i in 0..count {
-            sequences.push(V2Sequence::read(data, c).within(|| format!("sequence {i}"))?);
-        }
+        let sequences =
+            Nodes::read(data, c, count, |c, base, i| V2Sequence::read(c, base).within(|| format!("sequence {i}")))?;
         Ok(V2Animation { name, frame_data_size, flags, sequences })
     }
 
@@ -614,20 +639,20 @@ impl V2Animation {
             w.u32(self.frame_data_size);
             w.u32(self.flags);
         }
-        self.sequences.iter().for_each(|s| s.write(w));
+        self.sequences.iter().for_each(|s| s.write(w, self.sequences.of(s)));
     }
 }
 
 /// One ANP2/ANP3 sequence: a 36-byte header (name\[24\], frame type, numFrames, bone tag), then
 /// its frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct V2Sequence {
+pub(crate) struct V2Sequence<F = Frames<FrameType>> {
     pub name: FixedName<24>,
     /// The HAnim bone id (−1 = match by name).
     pub bone_tag: i32,
     /// The frames; their layout is the frame type (`"frame_type"` in JSON).
     #[serde(flatten)]
-    pub frames: Frames<FrameType>,
+    pub frames: F,
 }
 
 crate::record! {
@@ -642,21 +667,43 @@ crate::record! {
 
 impl V2Sequence {
     /// Reads the header at once (over a fixed array, the record's bounds checks fold away), then
-    /// the frames.
+    /// the frames, a range of the animation's bytes, which begin at `base`.
     #[inline]
-    fn read(data: &Bytes, c: &mut Cursor) -> Result<Self> {
+    fn read(c: &mut Cursor, base: usize) -> Result<Self> {
         let at = c.offset();
         let header = c.array::<V2_SEQUENCE_HEADER>()?;
         let SequenceHeader { name, frame_type, frame_count, bone_tag } =
             SequenceHeader::read(&mut Cursor::with_base(&header, at, Endian::Little))?;
         let kind = FrameType::try_from(frame_type).map_err(|m| Error::invalid(at + 24, m))?;
-        Ok(V2Sequence { name, bone_tag, frames: Frames::read(data, c, kind, u64::from(frame_count))? })
+        Ok(V2Sequence { name, bone_tag, frames: Frames::read(c, base, kind, u64::from(frame_count))? })
     }
 
-    fn write(&self, w: &mut Writer) {
+    /// Writes the sequence, with `frames`, the bytes of its frames.
+    fn write(&self, w: &mut Writer, frames: &[u8]) {
         let (frame_type, frame_count) = (self.frames.kind as u32, self.frames.count() as u32);
         SequenceHeader { name: self.name, frame_type, frame_count, bone_tag: self.bone_tag }.write(w);
-        w.bytes(&self.frames.bytes);
+        w.bytes(frames);
+    }
+}
+
+impl<F> V2Sequence<F> {
+    /// The sequence with its frames turned into `G`.
+    fn map<G>(&self, f: impl FnOnce(&F) -> G) -> V2Sequence<G> {
+        V2Sequence { name: self.name, bone_tag: self.bone_tag, frames: f(&self.frames) }
+    }
+}
+
+impl Node for V2Sequence {
+    type Kind = FrameType;
+    type Json<'a> = V2Sequence<FrameData<'a, FrameType>>;
+    fn frames(&self) -> Option<&Frames<FrameType>> {
+        Some(&self.frames)
+    }
+    fn to_json<'a>(&self, data: &'a [u8]) -> Self::Json<'a> {
+        self.map(|f| f.data(data))
+    }
+    fn from_json(json: &Self::Json<'static>, data: &mut Vec<u8>) -> Self {
+        json.map(|f| Frames::push(f.kind, &f.bytes, data))
     }
 }
 
@@ -710,26 +757,153 @@ impl Layout for FrameType {
     }
 }
 
-/// Frames as stored (numFrames × frame size little-endian bytes, copied verbatim) and their
-/// layout. In JSON, the layout under [`Layout::KEY`] and `"frames"`: one array of numbers per frame.
-#[derive(Debug, Clone, PartialEq)]
+/// A node of an animation whose frames are a range of the animation's bytes: an ANP2/ANP3
+/// sequence or an ANPK object.
+pub(crate) trait Node {
+    /// Its frame layout.
+    type Kind: Layout;
+    /// The node in JSON: its frames inline.
+    type Json<'a>: Serialize;
+    /// Its frames; `None` for an ANPK object without a key chunk.
+    fn frames(&self) -> Option<&Frames<Self::Kind>>;
+    /// The JSON form, its frames taken from `data`, the animation's bytes.
+    fn to_json<'a>(&self, data: &'a [u8]) -> Self::Json<'a>;
+    /// The node of a JSON form, its frames appended to `data`, the animation's bytes.
+    fn from_json(json: &Self::Json<'static>, data: &mut Vec<u8>) -> Self;
+}
+
+/// The sequences or objects of one animation and the bytes their frames are ranges of: the
+/// input's slice from the first node to the end of the animation when read, the frames back to
+/// back when built. In JSON, the list of nodes with their frames inline.
+#[derive(Debug, Clone)]
+pub(crate) struct Nodes<N> {
+    list: Vec<N>,
+    data: Bytes,
+}
+
+impl<N: Node> Nodes<N> {
+    /// Nodes whose frames are ranges of `data`.
+    pub(crate) fn new(list: Vec<N>, data: Vec<u8>) -> Self {
+        Nodes { list, data: Bytes::from(data) }
+    }
+
+    /// Reads `count` nodes with `parse`, which gets the cursor, the offset where the animation's
+    /// bytes begin and the node index.
+    #[inline]
+    fn read(
+        data: &Bytes,
+        c: &mut Cursor,
+        count: usize,
+        mut parse: impl FnMut(&mut Cursor, usize, usize) -> Result<N>,
+    ) -> Result<Self> {
+        let base = c.offset();
+        let mut list = Vec::with_capacity(count);
+        for i in 0..count {
+            list.push(parse(c, base, i)?);
+        }
+        let bytes = data.get(base..c.offset()).unwrap_or_default();
+        Ok(Nodes { list, data: data.slice_ref(bytes) })
+    }
+
+    /// The frame bytes of `node` (none without frames).
+    #[inline]
+    pub(crate) fn of(&self, node: &N) -> &[u8] {
+        node.frames().and_then(|f| self.data.get(f.start..f.start + f.len)).unwrap_or_default()
+    }
+}
+
+impl<N> Deref for Nodes<N> {
+    type Target = Vec<N>;
+    fn deref(&self) -> &Vec<N> {
+        &self.list
+    }
+}
+
+impl<N> DerefMut for Nodes<N> {
+    fn deref_mut(&mut self) -> &mut Vec<N> {
+        &mut self.list
+    }
+}
+
+/// Equal nodes with equal frame bytes, wherever in their buffers the frames lie.
+impl<N: Node + PartialEq> PartialEq for Nodes<N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.list == other.list && self.list.iter().zip(&other.list).all(|(a, b)| self.of(a) == other.of(b))
+    }
+}
+
+impl<N: Node> Serialize for Nodes<N> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.list.iter().map(|n| n.to_json(&self.data)))
+    }
+}
+
+impl<'de, N: Node> Deserialize<'de> for Nodes<N>
+where
+    N::Json<'static>: DeserializeOwned,
+{
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let json = Vec::<N::Json<'static>>::deserialize(d)?;
+        let mut data = Vec::new();
+        let list = json.iter().map(|j| N::from_json(j, &mut data)).collect();
+        Ok(Nodes::new(list, data))
+    }
+}
+
+/// Frames as stored: numFrames × frame size little-endian bytes at `start` in the animation's
+/// bytes ([`Nodes`]), and their layout. Two are equal when their layout and length are; the
+/// bytes are compared by [`Nodes`].
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Frames<K> {
     pub kind: K,
-    pub bytes: Bytes,
+    /// Offset in the animation's bytes.
+    pub start: usize,
+    /// Length in bytes (numFrames × frame size).
+    pub len: usize,
+}
+
+impl<K: Layout + PartialEq> PartialEq for Frames<K> {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.len == other.len
+    }
 }
 
 impl<K: Layout> Frames<K> {
-    /// Reads `count` frames of `kind`, checked against the bytes that remain.
+    /// Reads `count` frames of `kind`, checked against the bytes that remain, as a range of the
+    /// animation's bytes, which begin at `base`.
     #[inline]
-    fn read(data: &Bytes, c: &mut Cursor, kind: K, count: u64) -> Result<Self> {
+    fn read(c: &mut Cursor, base: usize, kind: K, count: u64) -> Result<Self> {
         let n = c.count(count, kind.size(), "frame")?;
-        Ok(Frames { kind, bytes: data.slice_ref(c.take(n * kind.size())?) })
+        let start = c.offset() - base;
+        let len = c.take(n * kind.size())?.len();
+        Ok(Frames { kind, start, len })
+    }
+
+    /// Frames of `kind` holding `bytes`, appended to the animation's bytes `data`.
+    pub(crate) fn push(kind: K, bytes: &[u8], data: &mut Vec<u8>) -> Self {
+        let start = data.len();
+        data.extend_from_slice(bytes);
+        Frames { kind, start, len: bytes.len() }
     }
 
     /// numFrames.
     pub(crate) fn count(&self) -> usize {
-        self.bytes.len() / self.kind.size()
+        self.len / self.kind.size()
     }
+
+    /// The frames in JSON form, their bytes taken from `data`, the animation's bytes.
+    fn data<'a>(&self, data: &'a [u8]) -> FrameData<'a, K> {
+        let bytes = data.get(self.start..self.start + self.len).unwrap_or_default();
+        FrameData { kind: self.kind, bytes: Cow::Borrowed(bytes) }
+    }
+}
+
+/// Frames with their bytes, as JSON holds them: the layout under [`Layout::KEY`] and `"frames"`,
+/// one array of numbers per frame.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FrameData<'a, K> {
+    pub kind: K,
+    pub bytes: Cow<'a, [u8]>,
 }
 
 /// One frame's fields in JSON: i16 or f32 (bit-exact) numbers.
@@ -744,16 +918,16 @@ impl Serialize for Row<'_> {
     }
 }
 
-struct Rows<'a, K>(&'a Frames<K>);
+struct Rows<'a, K>(&'a FrameData<'a, K>);
 
 impl<K: Layout> Serialize for Rows<'_, K> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let Frames { kind, bytes } = self.0;
+        let FrameData { kind, bytes } = self.0;
         s.collect_seq(bytes.chunks_exact(kind.size()).map(|f| Row(f, kind.compressed())))
     }
 }
 
-impl<K: Layout> Serialize for Frames<K> {
+impl<K: Layout> Serialize for FrameData<'_, K> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(2))?;
         map.serialize_entry(K::KEY, &self.kind)?;
@@ -762,7 +936,7 @@ impl<K: Layout> Serialize for Frames<K> {
     }
 }
 
-impl<'de, K: Layout> Deserialize<'de> for Frames<K> {
+impl<'de, K: Layout> Deserialize<'de> for FrameData<'static, K> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut map = serde_json::Map::deserialize(d)?;
         let mut field = |k: &'static str| map.remove(k).ok_or_else(|| de::Error::missing_field(k));
@@ -785,6 +959,6 @@ impl<'de, K: Layout> Deserialize<'de> for Frames<K> {
                 }
             }
         }
-        Ok(Frames { kind, bytes: Bytes::from(bytes) })
+        Ok(FrameData { kind, bytes: Cow::Owned(bytes) })
     }
 }
