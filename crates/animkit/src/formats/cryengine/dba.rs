@@ -178,37 +178,33 @@ struct T {
 /// shares identical tracks between the clips of a database, which refer to them by index.
 #[derive(Default)]
 struct Pool {
-    tracks: Vec<T>,
+    /// Each track and its index (in the order of first use).
     index: HashMap<T, u32>,
 }
 
 impl Pool {
     /// The index of `track`, added unless an identical one is already there.
     fn add(&mut self, track: T) -> u32 {
-        if let Some(&i) = self.index.get(&track) {
-            return i;
-        }
-        let i = self.tracks.len() as u32;
-        self.tracks.push(T { format: track.format, keys: track.keys, bytes: track.bytes.clone() });
-        self.index.insert(track, i);
-        i
+        let next = self.index.len() as u32;
+        *self.index.entry(track).or_insert(next)
     }
 
-    /// The table of the pooled tracks grouped by format (stable), each read back into its
-    /// stored form at its offset in `blob` (aligned to 4); and the new index of every old one.
+    /// The table of the pooled tracks grouped by format (then in the order of first use), each
+    /// read back into its stored form at its offset in `blob` (aligned to 4); and the new index
+    /// of every old one.
     fn table<K>(
         self,
         formats: usize,
         blob: &mut Vec<u8>,
         read: impl Fn(&mut Cursor, u8, usize) -> Result<K>,
     ) -> Result<(raw::Table<K>, Vec<u32>)> {
-        let mut sorted: Vec<(usize, T)> = self.tracks.into_iter().enumerate().collect();
-        sorted.sort_by_key(|(_, t)| t.format);
+        let mut sorted: Vec<(T, u32)> = self.index.into_iter().collect();
+        sorted.sort_unstable_by_key(|(t, old)| (t.format, *old));
         let mut table =
             raw::Table { key_counts: vec![], per_format: vec![0; formats], offsets: vec![], tracks: vec![] };
         let mut remap = vec![0u32; sorted.len()];
-        for (new, (old, t)) in sorted.into_iter().enumerate() {
-            if let Some(slot) = remap.get_mut(old) {
+        for (new, (t, old)) in sorted.into_iter().enumerate() {
+            if let Some(slot) = remap.get_mut(old as usize) {
                 *slot = new as u32;
             }
             if let Some(n) = table.per_format.get_mut(usize::from(t.format)) {
