@@ -349,7 +349,7 @@ mod tests {
                     frames: t.frames.clone(),
                     values: t.values.iter().map(|&(_, i)| q(i)).collect(),
                 }),
-                position: (id % 2 == 0).then(|| KeyTrack {
+                position: id.is_multiple_of(2).then(|| KeyTrack {
                     frames: t.frames,
                     values: t.values.iter().map(|&(x, _)| Vec3::splat(x)).collect(),
                 }),
