@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
-use super::quat_codecs::{continuous, decode_keys, encode_position, encode_rotation};
+use super::quat_codecs::{append_continuous, encode_position, encode_rotation};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
@@ -44,40 +44,61 @@ pub struct Dba {
 const NONE: u32 = 0xFFFF_FFFF;
 
 /// The decoded tracks of a database, each decoded once on first use (clips share them);
-/// rotations made [`continuous`] as they are decoded.
+/// rotations made [`continuous`](super::quat_codecs::continuous) as they are decoded.
 struct Tracks<'a> {
     raw: &'a raw::Dba,
     at: usize,
-    times: Vec<Option<Vec<f32>>>,
-    positions: Vec<Option<Vec<Vec3>>>,
-    rotations: Vec<Option<Vec<Quat>>>,
+    times: Decoded<f32>,
+    positions: Decoded<Vec3>,
+    rotations: Decoded<Quat>,
 }
 
-/// The cached entry `i` of `cache`, decoded by `decode` the first time.
-fn cached<'c, T>(
-    cache: &'c mut [Option<T>],
-    i: u32,
-    what: &str,
-    at: usize,
-    decode: impl FnOnce(usize) -> Result<T>,
-) -> Result<&'c T> {
-    let i = i as usize;
-    let slot = cache.get_mut(i).ok_or_else(|| Error::invalid(at, format!("{what} track {i} does not exist")))?;
-    if slot.is_none() {
-        *slot = Some(decode(i).within(|| format!("{what} track {i}"))?);
+/// The decoded tracks of one kind, all in one buffer: fewer allocations than one per track.
+struct Decoded<T> {
+    values: Vec<T>,
+    /// Where each track's values are in `values`, once decoded.
+    ranges: Vec<Option<std::ops::Range<usize>>>,
+}
+
+impl<T> Decoded<T> {
+    /// Room for the tracks of `table`, with its stored key counts.
+    fn new<K>(table: &raw::Table<K>) -> Self {
+        let keys = table.key_counts.iter().map(|&n| usize::from(n)).sum();
+        Decoded { values: Vec::with_capacity(keys), ranges: vec![None; table.key_counts.len()] }
     }
-    slot.as_ref().ok_or_else(|| Error::invalid(at, format!("{what} track {i} did not decode")))
+
+    /// The values of track `i`, appended by `decode` the first time.
+    fn get(
+        &mut self,
+        i: u32,
+        what: &str,
+        at: usize,
+        decode: impl FnOnce(usize, &mut Vec<T>) -> Result<()>,
+    ) -> Result<&[T]> {
+        let i = i as usize;
+        let slot =
+            self.ranges.get_mut(i).ok_or_else(|| Error::invalid(at, format!("{what} track {i} does not exist")))?;
+        let range = match slot {
+            Some(range) => range.clone(),
+            None => {
+                let start = self.values.len();
+                decode(i, &mut self.values).within(|| format!("{what} track {i}"))?;
+                slot.insert(start..self.values.len()).clone()
+            }
+        };
+        self.values.get(range).ok_or_else(|| Error::invalid(at, format!("{what} track {i} did not decode")))
+    }
 }
 
 impl Tracks<'_> {
     fn times(&mut self, i: u32) -> Result<Vec<f32>> {
         let (raw, at) = (self.raw, self.at);
-        let frames = cached(&mut self.times, i, "time", at, |i| {
+        let frames = self.times.get(i, "time", at, |i, out| {
             let t = raw.times.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
             let n = time_formats::key_count(t, raw.times.key_counts.get(i).copied().unwrap_or(0));
-            time_formats::frames(t, n, at)
+            time_formats::append_frames(t, n, at, out)
         })?;
-        Ok(frames.clone())
+        Ok(frames.to_vec())
     }
 
     /// One bone's channels from its controller info.
@@ -93,22 +114,24 @@ impl Tracks<'_> {
         let mut rotation = None;
         if info.rotation_times != NONE && info.rotations != NONE {
             let frames = self.times(info.rotation_times)?;
-            let values = cached(&mut self.rotations, info.rotations, "rotation", at, |i| {
+            let values = self.rotations.get(info.rotations, "rotation", at, |i, out| {
                 let track = raw.rotations.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
-                Ok(continuous(decode_keys(track)))
+                append_continuous(track, out);
+                Ok(())
             })?;
             keys(&frames, values.len(), "rotation")?;
-            rotation = Some(KeyTrack { frames, values: values.clone() });
+            rotation = Some(KeyTrack { frames, values: values.to_vec() });
         }
         let mut position = None;
         if info.position_times != NONE && info.positions != NONE {
             let frames = self.times(info.position_times)?;
-            let values = cached(&mut self.positions, info.positions, "position", at, |i| {
+            let values = self.positions.get(info.positions, "position", at, |i, out| {
                 let track = raw.positions.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
-                Ok(track.iter().map(|[x, y, z]| Vec3::new(x.0, y.0, z.0)).collect())
+                out.extend(track.iter().map(|[x, y, z]| Vec3::new(x.0, y.0, z.0)));
+                Ok(())
             })?;
             keys(&frames, values.len(), "position")?;
-            position = Some(KeyTrack { frames, values: values.clone() });
+            position = Some(KeyTrack { frames, values: values.to_vec() });
         }
         Ok(DbaController { id: info.controller_id, rotation, position })
     }
@@ -119,9 +142,9 @@ pub fn from_raw(raw: &raw::Dba, at: usize) -> Result<Dba> {
     let mut tracks = Tracks {
         raw,
         at,
-        times: vec![None; raw.times.tracks.len()],
-        positions: vec![None; raw.positions.tracks.len()],
-        rotations: vec![None; raw.rotations.tracks.len()],
+        times: Decoded::new(&raw.times),
+        positions: Decoded::new(&raw.positions),
+        rotations: Decoded::new(&raw.rotations),
     };
     let mut animations = Vec::with_capacity(raw.animations.len());
     for (a, anim) in raw.animations.iter().enumerate() {
@@ -155,37 +178,33 @@ struct T {
 /// shares identical tracks between the clips of a database, which refer to them by index.
 #[derive(Default)]
 struct Pool {
-    tracks: Vec<T>,
+    /// Each track and its index (in the order of first use).
     index: HashMap<T, u32>,
 }
 
 impl Pool {
     /// The index of `track`, added unless an identical one is already there.
     fn add(&mut self, track: T) -> u32 {
-        if let Some(&i) = self.index.get(&track) {
-            return i;
-        }
-        let i = self.tracks.len() as u32;
-        self.tracks.push(T { format: track.format, keys: track.keys, bytes: track.bytes.clone() });
-        self.index.insert(track, i);
-        i
+        let next = self.index.len() as u32;
+        *self.index.entry(track).or_insert(next)
     }
 
-    /// The table of the pooled tracks grouped by format (stable), each read back into its
-    /// stored form at its offset in `blob` (aligned to 4); and the new index of every old one.
+    /// The table of the pooled tracks grouped by format (then in the order of first use), each
+    /// read back into its stored form at its offset in `blob` (aligned to 4); and the new index
+    /// of every old one.
     fn table<K>(
         self,
         formats: usize,
         blob: &mut Vec<u8>,
         read: impl Fn(&mut Cursor, u8, usize) -> Result<K>,
     ) -> Result<(raw::Table<K>, Vec<u32>)> {
-        let mut sorted: Vec<(usize, T)> = self.tracks.into_iter().enumerate().collect();
-        sorted.sort_by_key(|(_, t)| t.format);
+        let mut sorted: Vec<(T, u32)> = self.index.into_iter().collect();
+        sorted.sort_unstable_by_key(|(t, old)| (t.format, *old));
         let mut table =
             raw::Table { key_counts: vec![], per_format: vec![0; formats], offsets: vec![], tracks: vec![] };
         let mut remap = vec![0u32; sorted.len()];
-        for (new, (old, t)) in sorted.into_iter().enumerate() {
-            if let Some(slot) = remap.get_mut(old) {
+        for (new, (t, old)) in sorted.into_iter().enumerate() {
+            if let Some(slot) = remap.get_mut(old as usize) {
                 *slot = new as u32;
             }
             if let Some(n) = table.per_format.get_mut(usize::from(t.format)) {
@@ -281,4 +300,87 @@ pub fn to_raw(anims: &[WriteAnimation], rot_format: u8) -> Result<raw::Dba> {
         .collect();
     let blob_size = i32::try_from(blob.len()).map_err(|_| Error::unrepresentable("a DBA blob larger than 2 GiB"))?;
     Ok(raw::Dba { times, positions, rotations, blob_size, padding: None, animations, tail: Default::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::cryengine::quat_codecs::{continuous, decode_keys};
+    use crate::record::Record;
+
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// The frames and values of a controller's rotation and position, each track decoded alone
+    /// (rotations made continuous), as bits.
+    fn alone(raw: &raw::Dba, info: &raw::ControllerInfo) -> [Option<(Vec<u32>, Vec<u32>)>; 2] {
+        let frames = |i: u32| {
+            let t = &raw.times.tracks[i as usize];
+            let n = time_formats::key_count(t, raw.times.key_counts[i as usize]);
+            bits(&time_formats::frames(t, n, 0).unwrap())
+        };
+        let rotation = (info.rotations != NONE).then(|| {
+            let q = continuous(decode_keys(&raw.rotations.tracks[info.rotations as usize]));
+            (frames(info.rotation_times), bits(&q.iter().flat_map(|q| q.to_array()).collect::<Vec<_>>()))
+        });
+        let position = (info.positions != NONE).then(|| {
+            let p: Vec<f32> =
+                raw.positions.tracks[info.positions as usize].iter().flat_map(|v| v.map(|c| c.0)).collect();
+            (frames(info.position_times), bits(&p))
+        });
+        [rotation, position]
+    }
+
+    /// Tracks decoded once and shared between clips give every clip the keys each track
+    /// decoded alone gives, bit for bit.
+    #[test]
+    fn shared_tracks_decode_as_each_alone() {
+        let q = |i: usize| Quat::from_euler(glam::EulerRot::XYZ, i as f32 * 0.7, 1.0 - i as f32 * 0.9, 0.2 * i as f32);
+        let track = |n: usize, step: f32| KeyTrack {
+            frames: (0..n).map(|f| f as f32 * step).collect::<Vec<f32>>(),
+            values: (0..n).map(|f| (f as f32 * step, f)).collect::<Vec<_>>(),
+        };
+        let controller = |id: u32, n: usize, step: f32| {
+            let t = track(n, step);
+            DbaController {
+                id,
+                rotation: Some(KeyTrack {
+                    frames: t.frames.clone(),
+                    values: t.values.iter().map(|&(_, i)| q(i)).collect(),
+                }),
+                position: id.is_multiple_of(2).then(|| KeyTrack {
+                    frames: t.frames,
+                    values: t.values.iter().map(|&(x, _)| Vec3::splat(x)).collect(),
+                }),
+            }
+        };
+        // Clips 0 and 2 share every track; clip 1 shares some; frames in Byte, UINT16 and F32.
+        let clips: Vec<WriteAnimation> =
+            [[(2, 1.0), (6, 1.0), (9, 300.0)], [(6, 1.0), (4, 2.5), (3, 1.0)], [(2, 1.0), (6, 1.0), (9, 300.0)]]
+                .iter()
+                .enumerate()
+                .map(|(a, keys)| WriteAnimation {
+                    path: format!("clip{a}.caf"),
+                    motion: MotionParams::read(&mut Cursor::new(&[0; 132], Endian::Little)).unwrap(),
+                    controllers: keys.iter().enumerate().map(|(k, &(n, step))| controller(k as u32, n, step)).collect(),
+                })
+                .collect();
+        for format in [5, 8, 1] {
+            let raw = to_raw(&clips, format).unwrap();
+            assert!(raw.rotations.tracks.len() < 9, "tracks are shared");
+            let dba = from_raw(&raw, 0).unwrap();
+            for (a, anim) in dba.animations.iter().enumerate() {
+                for (c, info) in anim.controllers.iter().zip(&raw.animations[a].controllers) {
+                    let rotation = c.rotation.as_ref().map(|r| {
+                        (bits(&r.frames), bits(&r.values.iter().flat_map(|q| q.to_array()).collect::<Vec<_>>()))
+                    });
+                    let position = c.position.as_ref().map(|p| {
+                        (bits(&p.frames), bits(&p.values.iter().flat_map(|v| v.to_array()).collect::<Vec<_>>()))
+                    });
+                    assert_eq!([rotation, position], alone(&raw, info), "format {format}, clip {a}");
+                }
+            }
+        }
+    }
 }

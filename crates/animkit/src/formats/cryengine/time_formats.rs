@@ -46,15 +46,26 @@ pub fn name(f: u8) -> &'static str {
 /// StartStop puts a key on every frame from start to stop; Bitset one on every set bit up to its
 /// (inclusive) end, and its count field must agree.
 pub fn frames(t: &KeyTimes, n: usize, at: usize) -> Result<Vec<f32>> {
-    let out: Vec<f32> = match t {
-        KeyTimes::F32(v) => v.iter().map(|x| x.0).collect(),
-        KeyTimes::Uint16(v) => v.iter().map(|&x| f32::from(x)).collect(),
-        KeyTimes::Byte(v) => v.iter().map(|&x| f32::from(x)).collect(),
-        KeyTimes::F32StartStop(v) => start_stop(v.first().map(|x| x.0), v.get(1).map(|x| x.0), n, at)?,
-        KeyTimes::Uint16StartStop(v) => start_stop(v.first().map(|&x| x.into()), v.get(1).map(|&x| x.into()), n, at)?,
-        KeyTimes::ByteStartStop(v) => start_stop(v.first().map(|&x| x.into()), v.get(1).map(|&x| x.into()), n, at)?,
+    let mut out = Vec::with_capacity(n);
+    append_frames(t, n, at, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the [`frames`] of `n` keys to `out` (on error, some may have been appended).
+pub(crate) fn append_frames(t: &KeyTimes, n: usize, at: usize, out: &mut Vec<f32>) -> Result<()> {
+    let first = out.len();
+    match t {
+        KeyTimes::F32(v) => out.extend(v.iter().map(|x| x.0)),
+        KeyTimes::Uint16(v) => out.extend(v.iter().map(|&x| f32::from(x))),
+        KeyTimes::Byte(v) => out.extend(v.iter().map(|&x| f32::from(x))),
+        KeyTimes::F32StartStop(v) => start_stop(v.first().map(|x| x.0), v.get(1).map(|x| x.0), n, at, out)?,
+        KeyTimes::Uint16StartStop(v) => {
+            start_stop(v.first().map(|&x| x.into()), v.get(1).map(|&x| x.into()), n, at, out)?
+        }
+        KeyTimes::ByteStartStop(v) => {
+            start_stop(v.first().map(|&x| x.into()), v.get(1).map(|&x| x.into()), n, at, out)?
+        }
         KeyTimes::Bitset { start, end, count, words } => {
-            let mut out = Vec::with_capacity(n.min(usize::from(*count)));
             for (i, &w) in words.iter().enumerate() {
                 let mut bits = w;
                 while bits != 0 {
@@ -65,23 +76,21 @@ pub fn frames(t: &KeyTimes, n: usize, at: usize) -> Result<Vec<f32>> {
                     }
                 }
             }
-            if usize::from(*count) != out.len() {
-                return Err(Error::invalid(
-                    at,
-                    format!("bitset holds {} keys, its count field says {count}", out.len()),
-                ));
+            let found = out.len() - first;
+            if usize::from(*count) != found {
+                return Err(Error::invalid(at, format!("bitset holds {found} keys, its count field says {count}")));
             }
-            out
         }
-    };
-    if out.len() != n {
-        return Err(Error::invalid(at, format!("{} key times for {n} keys", out.len())));
     }
-    Ok(out)
+    let found = out.len() - first;
+    if found != n {
+        return Err(Error::invalid(at, format!("{found} key times for {n} keys")));
+    }
+    Ok(())
 }
 
-/// The frames `start, start + 1, …` of a StartStop track of `n` keys ending at `stop`.
-fn start_stop(start: Option<f32>, stop: Option<f32>, n: usize, at: usize) -> Result<Vec<f32>> {
+/// Appends the frames `start, start + 1, …` of a StartStop track of `n` keys ending at `stop`.
+fn start_stop(start: Option<f32>, stop: Option<f32>, n: usize, at: usize, out: &mut Vec<f32>) -> Result<()> {
     let (Some(start), Some(stop)) = (start, stop) else {
         return Err(Error::invalid(at, "a start/stop track without its two frames"));
     };
@@ -89,7 +98,8 @@ fn start_stop(start: Option<f32>, stop: Option<f32>, n: usize, at: usize) -> Res
     if !(span.is_finite() && span >= 0.0 && (span + 1.0 - n as f32).abs() < 0.5) {
         return Err(Error::invalid(at, format!("start/stop {start}..{stop} does not hold {n} keys")));
     }
-    Ok((0..n).map(|i| start + i as f32).collect())
+    out.extend((0..n).map(|i| start + i as f32));
+    Ok(())
 }
 
 /// The number of keys of a DBA time track, which states it in its own data: StartStop

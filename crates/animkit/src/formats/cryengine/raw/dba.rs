@@ -15,8 +15,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::chunks::MotionParams;
-use super::keys::{read_vectors, records, words, KeyTimes, LengthRule, RotationKeys, VectorKeys};
-use crate::bytes::{round_up, Cursor, Writer};
+use super::keys::{read_vectors, words, KeyTimes, LengthRule, RotationKeys, VectorKeys, Word};
+use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
 use crate::record::Record;
@@ -36,6 +36,16 @@ crate::record! {
         pub rotation_times: u32,
         /// The rotation track.
         pub rotations: u32,
+    }
+}
+
+/// Controller infos are read in bulk, as one array.
+impl Word for ControllerInfo {
+    const SIZE: usize = 20;
+    #[inline(always)]
+    fn from_bytes(b: &[u8], endian: Endian) -> Self {
+        let [controller_id, position_times, positions, rotation_times, rotations] = <[u32; 5]>::from_bytes(b, endian);
+        ControllerInfo { controller_id, position_times, positions, rotation_times, rotations }
     }
 }
 
@@ -306,9 +316,9 @@ impl Animation {
             let at = usize::try_from(records_start as i64 + i64::from(off))
                 .map_err(|_| Error::invalid(c.offset(), "negative controller info offset"))?;
             infos.seek(at)?;
-            (records(&mut infos, usize::from(n), 20, "controller info")?, Some(off))
+            (words(&mut infos, usize::from(n), "controller info")?, Some(off))
         } else {
-            (records(c, usize::from(n), 20, "controller info")?, None)
+            (words(c, usize::from(n), "controller info")?, None)
         };
         Ok(Animation { path, motion, foot_plants, controllers, info_offset })
     }
