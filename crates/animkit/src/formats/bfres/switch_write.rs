@@ -25,12 +25,13 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use super::anims::{Kind, Listing};
 use super::build::{self, Image, Out};
 use super::fmaa::Fmaa;
 use super::fres::{read_switch_header, SwitchHeader as Header};
+use super::fska;
 use super::fska::Fska;
 use super::platform::Platform;
-use super::{fska, switch_anims};
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::record::Record;
@@ -376,9 +377,10 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
 
 /// Every skeletal animation of the file, with where its data lies.
 pub(crate) fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<FskaEntry>> {
+    let listing = Listing::Switch(header);
     let mut fskas = Vec::new();
-    for (i, at) in switch_anims::fska_offsets(data, header)?.into_iter().enumerate() {
-        let anim = fska::read(data, at, switch_anims::platform(header)).within(|| format!("skeletal animation {i}"))?;
+    for (label, at) in listing.subfiles(data, Kind::Skeletal)? {
+        let anim = fska::read(data, at, listing.platform()).within(|| label)?;
         let name = anim.name.clone();
         fskas.push(fska_entry(data, at, anim).within(|| format!("skeletal animation \"{name}\""))?);
     }
@@ -387,15 +389,9 @@ pub(crate) fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<FskaEntry>>
 
 /// Every material animation of the file: header position and contents.
 pub(crate) fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<(usize, Fmaa)>> {
-    let (array, _, count) = header.fmaa;
-    let mut fmaas = Vec::with_capacity(usize::from(count));
-    for i in 0..usize::from(count) {
-        let at = array as usize + super::switch_fmaa::HEADER_SIZE * i;
-        let anim = super::fmaa::read(data, at, Platform::Switch { major: header.major() })
-            .within(|| format!("material animation {i}"))?;
-        fmaas.push((at, anim));
-    }
-    Ok(fmaas)
+    let listing = Listing::Switch(header);
+    let list = listing.subfiles(data, Kind::Material)?.into_iter();
+    list.map(|(label, at)| Ok((at, super::fmaa::read(data, at, listing.platform()).within(|| label)?))).collect()
 }
 
 /// Writes an unchanged Switch file from its parts (`write_parts`); the rest (models,
