@@ -449,12 +449,13 @@ impl Document for SwitchDocument {
     fn notes(&self) -> Vec<String> {
         let h = &self.header;
         let mut notes = vec![fres::PLATFORM_NOTE.to_string()];
+        let [models, skeletal, material, bone_visibility, _, _, embedded] = h.stored.counts;
         for (n, what) in [
-            (h.fska.2, "skeletal animations"),
-            (h.fmaa.2, "material animations"),
-            (h.model_count, "models"),
-            (h.bone_visibility_count, "bone visibility animations"),
-            (h.embedded_count, "embedded files (not read)"),
+            (skeletal, "skeletal animations"),
+            (material, "material animations"),
+            (models, "models"),
+            (bone_visibility, "bone visibility animations"),
+            (embedded, "embedded files (not read)"),
         ] {
             if n > 0 {
                 notes.push(format!("{n} {what}"));

@@ -63,7 +63,7 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
         return Ok(dump);
     }
     dump.header = Some(header.stored.clone());
-    let rlt = header.relocation_table as usize;
+    let rlt = header.stored.relocation_table as usize;
     if data.get(rlt..rlt + 4) == Some(b"_RLT") {
         dump.relocation_table = Some((rlt, switch_write::read_relocation(data, rlt)?));
     }

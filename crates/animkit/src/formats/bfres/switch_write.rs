@@ -363,7 +363,7 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
             header.major()
         )));
     }
-    let relocation = read_relocation(data, header.relocation_table as usize).within(|| "_RLT")?;
+    let relocation = read_relocation(data, header.stored.relocation_table as usize).within(|| "_RLT")?;
     let str_at = blocks(data)?
         .into_iter()
         .find(|(_, m)| m == b"_STR")
@@ -398,7 +398,7 @@ pub(crate) fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<(usize, Fma
 /// visibility animations, buffers, embedded files) is kept as read.
 pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     let p = parts(data)?;
-    let rlt_at = p.header.relocation_table as usize;
+    let rlt_at = p.header.stored.relocation_table as usize;
     let mut out = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
     let mut fmaas = Vec::with_capacity(p.fmaas.len());
     for (header_at, animation) in p.fmaas {
