@@ -234,6 +234,11 @@ fn fps(options: &ReadOptions) -> Result<f32> {
     }
 }
 
+/// The model of a file of either platform, at the `fps` and for the `model` of `options`.
+fn to_model(data: &[u8], listing: Listing, options: &ReadOptions) -> Result<Package> {
+    anims::to_model(data, listing, fps(options)?, &options.limits, model_param(options))
+}
+
 /// A parsed BFRES file.
 pub struct BfresDocument {
     /// The file's raw layer.
@@ -254,9 +259,7 @@ impl BfresDocument {
     pub fn data(&self) -> &[u8] {
         &self.data
     }
-}
 
-impl BfresDocument {
     /// What the file lists.
     fn listing(&self) -> Listing<'_> {
         Listing::WiiU(&self.file.header)
@@ -277,8 +280,7 @@ impl Document for BfresDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let (fps, limits, model) = (fps(&self.options)?, &self.options.limits, model_param(&self.options));
-        anims::to_model(&self.data, self.listing(), fps, limits, model)
+        to_model(&self.data, self.listing(), &self.options)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -412,8 +414,7 @@ impl Document for SwitchDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let fps = fps(&self.options)?;
-        anims::to_model(&self.data, self.listing(), fps, &self.options.limits, model_param(&self.options))
+        to_model(&self.data, self.listing(), &self.options)
     }
 
     /// The structured dump of `switch_dump`.
