@@ -92,6 +92,24 @@ impl Kind {
     }
 }
 
+/// How errors name a subfile, formatted only when one is: `FSKA "name"` (Wii U: its kind and
+/// index-group name) or `skeletal animation 3` (Switch: its kind and place in the array).
+#[derive(Debug, Clone)]
+pub struct Label {
+    what: &'static str,
+    name: Option<String>,
+    index: usize,
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.name {
+            Some(name) => write!(f, "{} \"{name}\"", self.what),
+            None => write!(f, "{} {}", self.what, self.index),
+        }
+    }
+}
+
 /// The file header that lists a BFRES's subfiles.
 #[derive(Debug, Clone, Copy)]
 pub enum Listing<'a> {
@@ -135,11 +153,15 @@ impl Listing<'_> {
         }
     }
 
-    /// Where the Switch header keeps the (array, dict) pair of `kind` (32 bytes later from 0.9
-    /// for every pair after the models'), and the pair.
-    fn switch_pair(h: &SwitchHeader, slot: usize) -> (usize, [u64; 2]) {
+    /// The Switch array (`which` 0) or dict (1) of `kind`, and the count of its entries; `None`
+    /// when there are none. The header keeps (array, dict) pairs from `0x28` on, 16 bytes
+    /// apart, those after the models' 32 bytes later from 0.9; a null offset, or one outside
+    /// the file, is an error at its field.
+    fn switch_at(self, data: &[u8], kind: Kind, which: usize) -> Result<Option<(usize, usize)>> {
+        let (Listing::Switch(h), count) = (self, usize::from(self.count(kind))) else { return Ok(None) };
+        let Some((slot, _)) = kind.switch_slot(self.platform()).filter(|_| count > 0) else { return Ok(None) };
         let s = &h.stored;
-        let pair = [
+        let pairs = [
             s.models,
             s.skeletal_animations,
             s.material_animations,
@@ -148,57 +170,43 @@ impl Listing<'_> {
             s.scene_animations,
         ];
         let v9 = if h.major() >= 9 && slot > 0 { 0x20 } else { 0 };
-        (v9 + 0x28 + 0x10 * slot, pair.get(slot).copied().unwrap_or_default())
+        let field = v9 + 0x28 + 0x10 * slot + 8 * which;
+        let v = pairs.get(slot).and_then(|p| p.get(which)).copied().unwrap_or(0);
+        let what = if which == 0 { "array" } else { "dict" };
+        let at = usize::try_from(v).ok().filter(|&a| a != 0 && a < data.len()).ok_or_else(|| {
+            Error::invalid(field, format!("{} {what} offset {v:#x} is null or outside the file", kind.noun()))
+        })?;
+        Ok(Some((at, count)))
     }
 
     /// Every subfile of `kind` in storage order: a label for errors (Wii U `FSKA "name"`, from
     /// the index group; Switch `skeletal animation 3`) and its position.
-    pub fn subfiles(self, data: &[u8], kind: Kind) -> Result<Vec<(String, usize)>> {
-        match self {
-            Listing::WiiU(h) => {
-                let Some(g) = kind.wiiu_group() else { return Ok(Vec::new()) };
-                let group = GROUP_NAMES.get(g).unwrap_or(&"group");
-                let list = entries(data, h, g)?.into_iter();
-                Ok(list.map(|(name, at)| (format!("{group} \"{name}\""), at)).collect())
-            }
-            Listing::Switch(h) => {
-                let (count, p) = (self.count(kind), self.platform());
-                let Some((slot, size)) = kind.switch_slot(p).filter(|_| count > 0) else { return Ok(Vec::new()) };
-                let (field, [array, _]) = Self::switch_pair(h, slot);
-                let at = usize::try_from(array).ok().filter(|&a| a != 0 && a < data.len()).ok_or_else(|| {
-                    Error::invalid(
-                        field,
-                        format!("{} array offset {array:#x} is null or outside the file", kind.noun()),
-                    )
-                })?;
-                let list = p.records(data, (field, Some(at)), count.into(), size, kind.noun(), |c| Ok(c.offset()))?;
-                Ok(list.into_iter().enumerate().map(|(i, at)| (format!("{} {i}", kind.noun()), at)).collect())
-            }
+    pub fn subfiles(self, data: &[u8], kind: Kind) -> Result<Vec<(Label, usize)>> {
+        if let (Listing::WiiU(h), Some(g)) = (self, kind.wiiu_group()) {
+            let what = GROUP_NAMES.get(g).unwrap_or(&"group");
+            let list = entries(data, h, g)?.into_iter().enumerate();
+            return Ok(list.map(|(index, (name, at))| (Label { what, name: Some(name), index }, at)).collect());
         }
+        let (p, noun) = (self.platform(), kind.noun());
+        let (Some((array, count)), Some((_, size))) = (self.switch_at(data, kind, 0)?, kind.switch_slot(p)) else {
+            return Ok(Vec::new());
+        };
+        let list = p.records(data, (0, Some(array)), count, size, noun, |c| Ok(c.offset()))?;
+        Ok(list.into_iter().enumerate().map(|(index, at)| (Label { what: noun, name: None, index }, at)).collect())
     }
 
     /// The names of the subfiles of `kind` from their index group (Wii U) or dict (Switch).
     pub fn names(self, data: &[u8], kind: Kind) -> Result<Vec<String>> {
-        match (self, kind.wiiu_group(), kind.switch_slot(self.platform())) {
-            (Listing::WiiU(h), Some(g), _) => Ok(entries(data, h, g)?.into_iter().map(|e| e.0).collect()),
-            (Listing::Switch(h), _, Some((slot, _))) if self.count(kind) > 0 => {
-                let count = usize::from(self.count(kind));
-                let (field, [_, dict]) = Self::switch_pair(h, slot);
-                let dict = usize::try_from(dict).ok().filter(|&d| d != 0 && d < data.len()).ok_or_else(|| {
-                    Error::invalid(field + 8, format!("dict offset {dict:#x} is null or outside the file"))
-                })?;
-                let (_, names) = dict::read_switch(data, dict).within(|| format!("{} dict", kind.noun()))?;
-                if names.len() != count {
-                    let stored = names.len();
-                    return Err(Error::invalid(
-                        dict + 4,
-                        format!("dict holds {stored} entries, the header counts {count}"),
-                    ));
-                }
-                Ok(names)
-            }
-            _ => Ok(Vec::new()),
+        if let (Listing::WiiU(h), Some(g)) = (self, kind.wiiu_group()) {
+            return Ok(entries(data, h, g)?.into_iter().map(|e| e.0).collect());
         }
+        let Some((dict, count)) = self.switch_at(data, kind, 1)? else { return Ok(Vec::new()) };
+        let (_, names) = dict::read_switch(data, dict).within(|| format!("{} dict", kind.noun()))?;
+        if names.len() != count {
+            let stored = names.len();
+            return Err(Error::invalid(dict + 4, format!("dict holds {stored} entries, the header counts {count}")));
+        }
+        Ok(names)
     }
 
     /// The file's name.
@@ -214,7 +222,7 @@ impl Listing<'_> {
     pub fn fskas(self, data: &[u8]) -> Result<Vec<Fska>> {
         let p = self.platform();
         let list = self.subfiles(data, Kind::Skeletal)?.into_iter();
-        list.map(|(label, at)| fska::read(data, at, p).within(|| label)).collect()
+        list.map(|(label, at)| fska::read(data, at, p).within(|| label.to_string())).collect()
     }
 
     /// Every model with a skeleton of at least one bone, in storage order ([`super::fskl`]);
@@ -225,7 +233,7 @@ impl Listing<'_> {
         }
         let mut out = Vec::new();
         for (label, at) in self.subfiles(data, Kind::Model)? {
-            out.extend(model_skeleton(data, at, self.platform(), None).within(|| label)?);
+            out.extend(model_skeleton(data, at, self.platform(), None).within(|| label.to_string())?);
         }
         Ok(out)
     }
@@ -258,7 +266,7 @@ pub fn to_model(data: &[u8], listing: Listing, fps: f32, limits: &Limits, model:
     }
     for &kind in listing.clip_kinds() {
         for (label, at) in listing.subfiles(data, kind)? {
-            package.clips.push(clip(data, at, kind, p, fps, limits, remember).within(|| label)?);
+            package.clips.push(clip(data, at, kind, p, fps, limits, remember).within(|| label.to_string())?);
         }
     }
     Ok(package)

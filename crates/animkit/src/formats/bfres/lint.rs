@@ -345,7 +345,7 @@ pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
         }
     }
     for (label, at) in listing.subfiles(data, Kind::Model).unwrap_or_default() {
-        lint_model(&mut out, &label, data, at, platform);
+        lint_model(&mut out, &label.to_string(), data, at, platform);
     }
     for (_, at) in listing.subfiles(data, Kind::Material).unwrap_or_default() {
         let Ok(anim) = fmaa::read(data, at, platform) else { continue };

@@ -339,7 +339,7 @@ impl SwitchDocument {
         listing.fskas(&bytes)?;
         listing.skeletons(&bytes)?;
         for (label, at) in listing.subfiles(&bytes, anims::Kind::Material)? {
-            fmaa::read(&bytes, at, listing.platform()).within(|| label)?;
+            fmaa::read(&bytes, at, listing.platform()).within(|| label.to_string())?;
         }
         Ok(SwitchDocument { header, data: bytes, options: options.clone() })
     }

@@ -380,7 +380,7 @@ pub(crate) fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<FskaEntry>>
     let listing = Listing::Switch(header);
     let mut fskas = Vec::new();
     for (label, at) in listing.subfiles(data, Kind::Skeletal)? {
-        let anim = fska::read(data, at, listing.platform()).within(|| label)?;
+        let anim = fska::read(data, at, listing.platform()).within(|| label.to_string())?;
         let name = anim.name.clone();
         fskas.push(fska_entry(data, at, anim).within(|| format!("skeletal animation \"{name}\""))?);
     }
@@ -391,7 +391,8 @@ pub(crate) fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<FskaEntry>>
 pub(crate) fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<(usize, Fmaa)>> {
     let listing = Listing::Switch(header);
     let list = listing.subfiles(data, Kind::Material)?.into_iter();
-    list.map(|(label, at)| Ok((at, super::fmaa::read(data, at, listing.platform()).within(|| label)?))).collect()
+    list.map(|(label, at)| Ok((at, super::fmaa::read(data, at, listing.platform()).within(|| label.to_string())?)))
+        .collect()
 }
 
 /// Every material animation with where its data lies (for writing it again).
