@@ -405,7 +405,7 @@ pub(crate) fn fmaa_entries(data: &[u8], fmaas: Vec<(usize, Fmaa)>) -> Result<Vec
     .collect()
 }
 
-/// Writes an unchanged Switch file from its parts ([`write_over`]); the rest (models,
+/// Writes an unchanged Switch file from its parts (`write_over`); the rest (models,
 /// visibility animations, buffers, embedded files) is kept as read.
 pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     let p = parts(data)?;
