@@ -2,7 +2,7 @@
 //! in `smo_mariocap_bonevis.szs`): all 21 read, and every one's visible/hidden state at every
 //! frame equal to what this test decodes by hand from the raw bytes.
 //!
-//! The hand decoder follows the layouts written down in `formats/bfres/switch_anims.rs` and spec
+//! The hand decoder follows the layouts written down in `formats/bfres/anims.rs` and spec
 //! §4 (curve flags: bits 0–1 frame type f32 / s16 in 1/32 frames / u8, bits 4–6 curve type, 6 =
 //! step bool; bool keys one bit each, least significant first) and is independent of the
 //! library's curve code: it finds the last key at or before the frame (the first key before it),

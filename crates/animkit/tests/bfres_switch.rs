@@ -332,8 +332,8 @@ fn check(data: &[u8], version: &str, major: u8) {
 
     // Structure level.
     let header = fres::read_switch_header(&data).unwrap();
-    assert_eq!((header.name.as_str(), header.fska.2, header.fmaa.2), ("demo", 1, 1));
-    let fska = fska::read(&data, header.fska.0 as usize, Platform::Switch { major }).unwrap();
+    assert_eq!((header.name.as_str(), header.stored.counts[1], header.stored.counts[2]), ("demo", 1, 1));
+    let fska = fska::read(&data, header.stored.skeletal_animations[0] as usize, Platform::Switch { major }).unwrap();
     assert_eq!(fska.name, "Walk");
     assert_eq!((fska.frame_count, fska.curve_count, fska.bones.len()), (10, 3, 2));
     assert_eq!(fska.bones[0].translate, Some([1.0, 2.0, 3.0]));
@@ -477,7 +477,7 @@ fn switch_lint_checks_derived_counts() {
     let doc = animkit::read(Bytes::from(data.clone()), None, &ReadOptions::default()).unwrap();
     assert!(doc.lint().is_empty(), "{:?}", doc.lint());
     // FSKA curveCount (at FSKA + 0x50) 3 -> 4: one finding, at the FSKA header.
-    let fska = fres::read_switch_header(&data).unwrap().fska.0 as usize;
+    let fska = fres::read_switch_header(&data).unwrap().stored.skeletal_animations[0] as usize;
     let mut bad = data.clone();
     bad[fska + 0x50] = 4;
     let doc = animkit::read(Bytes::from(bad), None, &ReadOptions::default()).unwrap();

@@ -236,24 +236,3 @@ pub fn build_by(rule: Rule, names: &[&[u8]]) -> Result<Vec<TrieNode>> {
     }
     Ok(nodes)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn spec_test_vectors() {
-        // §2.2: texture refs Bass_Alb.0/.1/.2.
-        let t = build(&[b"Bass_Alb.0", b"Bass_Alb.1", b"Bass_Alb.2"]).unwrap();
-        assert_eq!(t[0].1, 1);
-        assert_eq!(&t[1..], &[(0x4D, 0, 3), (0x48, 1, 2), (0x49, 2, 3)]);
-        // §2.2: the FSKA group of Animal_Bass_Animation.bfres.
-        let names: [&[u8]; 7] = [b"Dead", b"Jump", b"Move", b"Peck", b"Put_Down", b"Wait", b"Wait_Ground"];
-        let t = build(&names).unwrap();
-        assert_eq!(t[0].1, 7);
-        assert_eq!(
-            &t[1..],
-            &[(0x1E, 0, 2), (0x1C, 4, 6), (0x18, 1, 3), (0x1B, 3, 4), (0x3E, 1, 5), (0x1A, 2, 6), (0x56, 5, 7)]
-        );
-    }
-}

@@ -344,41 +344,13 @@ pub fn is_switch(bytes: &[u8]) -> bool {
     bytes.get(..8) == Some(SWITCH_MAGIC) && bytes.get(0x0C..0x0E) == Some(&[0xFF, 0xFE])
 }
 
-/// The Switch FRES header fields the readers use, versions 0.5 to 0.9, with the header as stored
-/// ([`SwitchFileHeader`]; a 0.9 header, `0xF0` bytes, is read in the 0.8 layout without its 32
-/// reserved bytes after the model dict and two `u16` after the model count).
+/// A Switch FRES header, versions 0.5 to 0.9: the header as stored ([`SwitchFileHeader`]; a 0.9
+/// header, `0xF0` bytes, is read in the 0.8 layout without its 32 reserved bytes after the model
+/// dict and two `u16` after the model count) and the file name it points at.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchHeader {
-    /// `0.x.y.z`, a byte each from the top.
-    pub version: u32,
-    /// The file's alignment as a power of two.
-    pub alignment_log2: u8,
-    /// Target address size (0 on disk).
-    pub address_size: u8,
-    /// Header flags.
-    pub flags: u16,
-    /// The file's size.
-    pub file_size: u32,
-    /// Position of the `_RLT`.
-    pub relocation_table: u32,
     /// The file name.
     pub name: String,
-    /// The model (FMDL) array.
-    pub model_array: u64,
-    /// (array, dict, count) of skeletal animations.
-    pub fska: (u64, u64, u16),
-    /// (array, dict, count) of material animations.
-    pub fmaa: (u64, u64, u16),
-    /// The number of models.
-    pub model_count: u16,
-    /// The number of bone visibility animations.
-    pub bone_visibility_count: u16,
-    /// The number of shape animations.
-    pub shape_anim_count: u16,
-    /// The number of scene animations.
-    pub scene_anim_count: u16,
-    /// The number of embedded files.
-    pub embedded_count: u16,
     /// The header as stored (0.9: in the 0.8 layout).
     pub stored: SwitchFileHeader,
 }
@@ -386,12 +358,12 @@ pub struct SwitchHeader {
 impl SwitchHeader {
     /// The `x` of version `0.x.y.z`.
     pub fn major(&self) -> u8 {
-        (self.version >> 16) as u8
+        (self.stored.version >> 16) as u8
     }
 
     /// `0.x.y.z (Switch)`.
     pub fn version_string(&self) -> String {
-        let v = self.version;
+        let v = self.stored.version;
         format!("{}.{}.{}.{} (Switch)", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF)
     }
 }
@@ -435,26 +407,7 @@ pub fn read_switch_header(data: &[u8]) -> Result<SwitchHeader> {
     }
     c.seek(0x20)?;
     let name = SWITCH.name(data, &mut c).within(|| "Switch FRES header")?;
-    let [model_count, fska_count, fmaa_count, bone_visibility_count, shape_anim_count, scene_anim_count, embedded_count] =
-        h.counts;
-    Ok(SwitchHeader {
-        version: h.version,
-        alignment_log2: h.alignment_log2,
-        address_size: h.address_size,
-        flags: h.flags,
-        file_size: h.file_size,
-        relocation_table: h.relocation_table,
-        name,
-        model_array: h.models[0],
-        fska: (h.skeletal_animations[0], h.skeletal_animations[1], fska_count),
-        fmaa: (h.material_animations[0], h.material_animations[1], fmaa_count),
-        model_count,
-        bone_visibility_count,
-        shape_anim_count,
-        scene_anim_count,
-        embedded_count,
-        stored: h,
-    })
+    Ok(SwitchHeader { name, stored: h })
 }
 
 crate::record! {

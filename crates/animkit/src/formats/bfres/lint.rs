@@ -2,11 +2,12 @@
 //! subfiles the derived fields a writer must recompute (§8): curve totals, begin indices,
 //! bakedSize, key ranges, texture indices and the `delta` field.
 
+use super::anims::{Kind, Listing};
 use super::curve::{Curve, CurveType, Value};
 use super::fres::SwitchHeader;
 use super::fres::{self, FresFile, Part, GROUP_NAMES};
 use super::platform::Platform;
-use super::{dict, fmaa, fska, fskl, ftxp, switch_anims};
+use super::{dict, fmaa, fska, fskl, ftxp};
 use crate::lint::{Finding, Severity};
 
 /// A finding of `code` in the structure `path`, at byte `at` when there is one.
@@ -324,8 +325,9 @@ pub fn repair(file: &FresFile, data: &[u8]) -> (FresFile, Vec<String>) {
 /// findings name what a replacement through the model recomputes).
 pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
     let mut out = Vec::new();
-    let platform = switch_anims::platform(header);
-    for at in switch_anims::fska_offsets(data, header).unwrap_or_default() {
+    let listing = Listing::Switch(header);
+    let platform = listing.platform();
+    for (_, at) in listing.subfiles(data, Kind::Skeletal).unwrap_or_default() {
         let Ok(anim) = fska::read(data, at, platform) else { continue };
         let path = format!("FSKA \"{}\"", anim.name);
         let mut sum = 0usize;
@@ -342,10 +344,10 @@ pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
             out.push(warn("bfres-switch-curve-count", &path, at, msg));
         }
     }
-    for (i, at) in switch_anims::model_offsets(data, header).unwrap_or_default().into_iter().enumerate() {
-        lint_model(&mut out, &format!("model {i}"), data, at, platform);
+    for (label, at) in listing.subfiles(data, Kind::Model).unwrap_or_default() {
+        lint_model(&mut out, &label.to_string(), data, at, platform);
     }
-    for at in switch_anims::fmaa_offsets(data, header).unwrap_or_default() {
+    for (_, at) in listing.subfiles(data, Kind::Material).unwrap_or_default() {
         let Ok(anim) = fmaa::read(data, at, platform) else { continue };
         let sum: usize = anim.materials.iter().map(|m| m.curves.len()).sum();
         if usize::from(anim.curve_count) != sum {

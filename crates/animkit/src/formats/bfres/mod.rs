@@ -15,12 +15,15 @@
 //! the model, each curve in the smallest encoding `encode` finds, except that what a clip read
 //! from an FSKA or FSHU did not change is written as it was read (`stored`).
 //!
-//! Switch: `switch_anims` finds the subfiles and converts them to the model; [`switch_write`]
+//! Both: `anims` finds the subfiles of either platform and converts them to the model.
+//!
+//! Switch: [`switch_write`]
 //! reads the relocation and string tables into structures and writes them back, lays FSKA data
 //! out as Nintendo's tools do, and replaces one skeletal animation inside a file
 //! (`switch_replace`; [`SwitchDocument::with_clip`], `replace`); `switch_dump` is the structured
 //! JSON form; `switch_build` builds Switch files from the model (`platform=switch`, the default
-//! when converting a Switch file). Shape and scene animations are only named (`not_carried`).
+//! when converting a Switch file). Shape and scene animations, on either platform, are only
+//! named (`not_carried`).
 //!
 //! The conversion to the model: `unroll` applies a curve's wrap modes over a whole animation,
 //! `union` merges component curves' keys, `euler` turns Euler angle curves into quaternion keys.
@@ -56,6 +59,7 @@
 //!   record (`off data; u32 size`) right after the header; its data lies after the string pool
 //!   with the GPU data.
 
+pub(crate) mod anims;
 pub(crate) mod bind;
 pub mod build;
 pub mod curve;
@@ -79,7 +83,6 @@ pub(crate) mod stored;
 pub(crate) mod strings;
 pub(crate) mod subfile;
 pub(crate) mod sweep;
-pub(crate) mod switch_anims;
 pub(crate) mod switch_build;
 pub(crate) mod switch_dump;
 pub(crate) mod switch_fmaa;
@@ -87,16 +90,16 @@ pub(crate) mod switch_replace;
 pub mod switch_write;
 pub(crate) mod union;
 pub(crate) mod unroll;
-pub(crate) mod wiiu_anims;
 
 use bytes::Bytes;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Context, Error, ErrorKind, Result};
 use crate::format::Param;
 use crate::format::Repaired;
 use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::Finding;
 use crate::model::{Clip, Package, Target, Track, Values};
+use anims::Listing;
 use fres::FresFile;
 
 /// The `model` read parameter: the model whose skeleton the animations bind to ([`bind`]).
@@ -104,10 +107,11 @@ fn model_param(options: &ReadOptions) -> Option<&str> {
     options.params.get("model").map(String::as_str)
 }
 
-/// The note on which model's skeleton the `fskas` skeletal animations bind to (none without
+/// The note on which model's skeleton the skeletal animations bind to (none without
 /// animations), or why it could not be found.
-fn binding_note(binding: Result<Option<bind::Binding>>, fskas: u16) -> Option<String> {
-    match binding {
+fn binding_note(data: &[u8], listing: Listing, options: &ReadOptions) -> Option<String> {
+    let fskas = listing.count(anims::Kind::Skeletal);
+    match listing.binding(data, model_param(options)) {
         Ok(Some(binding)) => Some(binding.note()),
         Ok(None) if fskas > 0 => Some(bind::unbound_note(usize::from(fskas))),
         Ok(None) => None,
@@ -230,6 +234,11 @@ fn fps(options: &ReadOptions) -> Result<f32> {
     }
 }
 
+/// The model of a file of either platform, at the `fps` and for the `model` of `options`.
+fn to_model(data: &[u8], listing: Listing, options: &ReadOptions) -> Result<Package> {
+    anims::to_model(data, listing, fps(options)?, &options.limits, model_param(options))
+}
+
 /// A parsed BFRES file.
 pub struct BfresDocument {
     /// The file's raw layer.
@@ -250,14 +259,10 @@ impl BfresDocument {
     pub fn data(&self) -> &[u8] {
         &self.data
     }
-}
 
-impl BfresDocument {
-    /// Which model's skeleton the animations bind to, and why (`bind::bind`).
-    pub(crate) fn binding(&self) -> Result<Option<bind::Binding>> {
-        let fskas = wiiu_anims::read_fskas(&self.data, &self.file.header)?;
-        let models = fmdl::skeletons(&self.data, &self.file.header)?;
-        Ok(bind::bind(models, &fskas, model_param(&self.options))?.map(|b| b.0))
+    /// What the file lists.
+    fn listing(&self) -> Listing<'_> {
+        Listing::WiiU(&self.file.header)
     }
 }
 
@@ -275,8 +280,7 @@ impl Document for BfresDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let (fps, limits, model) = (fps(&self.options)?, &self.options.limits, model_param(&self.options));
-        wiiu_anims::to_model(&self.data, &self.file.header, fps, limits, model)
+        to_model(&self.data, self.listing(), &self.options)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -299,7 +303,7 @@ impl Document for BfresDocument {
             Ok(sentence) => sentence.into_iter().collect(),
             Err(e) => vec![format!("models: {e}")],
         };
-        lines.extend(not_carried::wiiu(&self.data, &self.file.header));
+        lines.extend(not_carried::lines(&self.data, self.listing()));
         lines
     }
 
@@ -311,9 +315,9 @@ impl Document for BfresDocument {
                 notes.push(format!("{count} {group_name}"));
             }
         }
-        notes.extend(binding_note(self.binding(), h.counts.get(fres::G_FSKA).copied().unwrap_or(0)));
+        notes.extend(binding_note(&self.data, self.listing(), &self.options));
         notes.extend(self.not_in_model());
-        notes.extend(wiiu_anims::texture_tables(&self.data, h));
+        notes.extend(anims::texture_tables(&self.data, self.listing()));
         notes
     }
 }
@@ -331,9 +335,12 @@ impl SwitchDocument {
     /// errors surface at read time).
     pub fn read(bytes: Bytes, options: &ReadOptions) -> Result<SwitchDocument> {
         let header = fres::read_switch_header(&bytes)?;
-        switch_anims::read_fskas(&bytes, &header)?;
-        switch_anims::skeletons(&bytes, &header)?;
-        switch_anims::read_fmaas(&bytes, &header)?;
+        let listing = Listing::Switch(&header);
+        listing.fskas(&bytes)?;
+        listing.skeletons(&bytes)?;
+        for (label, at) in listing.subfiles(&bytes, anims::Kind::Material)? {
+            fmaa::read(&bytes, at, listing.platform()).within(|| label.to_string())?;
+        }
         Ok(SwitchDocument { header, data: bytes, options: options.clone() })
     }
 
@@ -349,11 +356,9 @@ impl SwitchDocument {
         SwitchDocument::read(Bytes::from(bytes), &self.options)
     }
 
-    /// Which model's skeleton the animations bind to, and why (`bind::bind`).
-    pub(crate) fn binding(&self) -> Result<Option<bind::Binding>> {
-        let fskas = switch_anims::read_fskas(&self.data, &self.header)?;
-        let models = switch_anims::skeletons(&self.data, &self.header)?;
-        Ok(bind::bind(models, &fskas, model_param(&self.options))?.map(|b| b.0))
+    /// What the file lists.
+    fn listing(&self) -> Listing<'_> {
+        Listing::Switch(&self.header)
     }
 
     /// Rebuilds a Switch document from its dump (`switch_dump`); `None` when the dump is not
@@ -409,8 +414,7 @@ impl Document for SwitchDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let fps = fps(&self.options)?;
-        switch_anims::to_model(&self.data, &self.header, fps, &self.options.limits, model_param(&self.options))
+        to_model(&self.data, self.listing(), &self.options)
     }
 
     /// The structured dump of `switch_dump`.
@@ -446,23 +450,24 @@ impl Document for SwitchDocument {
     fn notes(&self) -> Vec<String> {
         let h = &self.header;
         let mut notes = vec![fres::PLATFORM_NOTE.to_string()];
+        let [models, skeletal, material, bone_visibility, _, _, embedded] = h.stored.counts;
         for (n, what) in [
-            (h.fska.2, "skeletal animations"),
-            (h.fmaa.2, "material animations"),
-            (h.model_count, "models"),
-            (h.bone_visibility_count, "bone visibility animations"),
-            (h.embedded_count, "embedded files (not read)"),
+            (skeletal, "skeletal animations"),
+            (material, "material animations"),
+            (models, "models"),
+            (bone_visibility, "bone visibility animations"),
+            (embedded, "embedded files (not read)"),
         ] {
             if n > 0 {
                 notes.push(format!("{n} {what}"));
             }
         }
-        notes.extend(binding_note(self.binding(), h.fska.2));
+        notes.extend(binding_note(&self.data, self.listing(), &self.options));
         notes.extend(self.not_in_model());
         notes
     }
 
     fn not_in_model(&self) -> Vec<String> {
-        switch_anims::not_in_model(&self.data, &self.header)
+        not_carried::lines(&self.data, self.listing())
     }
 }

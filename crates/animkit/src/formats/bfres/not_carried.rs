@@ -1,20 +1,17 @@
-//! Animations the model does not carry, named: Wii U shape (FSHA, index group 9) and scene
-//! (FSCN, group 10) animations, found by their index-group names without reading the subfiles
-//! (Switch: [`super::switch_anims::not_in_model`]).
+//! Animations the model does not carry, named: shape (FSHA; Wii U index group 9) and scene
+//! (FSCN, group 10) animations, found by their index-group (Wii U) or dict (Switch) names
+//! without reading the subfiles.
 
-use super::fres::{entries, Header};
-
-/// Index group, and what a modder calls its subfiles.
-const GROUPS: [(usize, &str); 2] = [(9, "shape animations"), (10, "scene animations")];
+use super::anims::{Kind, Listing};
 
 /// One line per kind present: its count and names.
-pub fn wiiu(data: &[u8], header: &Header) -> Vec<String> {
-    GROUPS
-        .iter()
-        .filter(|(g, _)| header.counts.get(*g).is_some_and(|&n| n > 0))
-        .map(|&(g, plural)| match entries(data, header, g) {
-            Ok(named) => named_line(plural, &named.into_iter().map(|(n, _)| n).collect::<Vec<_>>()),
-            Err(e) => format!("{plural}: the index group does not read ({e})"),
+pub fn lines(data: &[u8], listing: Listing) -> Vec<String> {
+    [(Kind::Shape, "shape animations"), (Kind::Scene, "scene animations")]
+        .into_iter()
+        .filter(|&(k, _)| listing.count(k) > 0)
+        .map(|(k, plural)| match listing.names(data, k) {
+            Ok(names) => named_line(plural, &names),
+            Err(e) => format!("{} {plural}: their names do not read ({e})", listing.count(k)),
         })
         .collect()
 }

@@ -13,10 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SWITCH_MAGIC as MAGIC};
 use super::switch_write::{self, FmaaEntry, FskaEntry, Relocation, StringTable};
-use crate::bytes::{Endian, Writer};
-use crate::error::{Context, Error, Result};
+use crate::error::{Error, Result};
 use crate::raw_json::Hex;
-use crate::record::Record;
 
 /// Bytes at a position.
 #[derive(Serialize, Deserialize)]
@@ -63,7 +61,7 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
         return Ok(dump);
     }
     dump.header = Some(header.stored.clone());
-    let rlt = header.relocation_table as usize;
+    let rlt = header.stored.relocation_table as usize;
     if data.get(rlt..rlt + 4) == Some(b"_RLT") {
         dump.relocation_table = Some((rlt, switch_write::read_relocation(data, rlt)?));
     }
@@ -71,10 +69,7 @@ fn structured(data: &[u8]) -> Result<SwitchDump> {
     let Some((str_at, _)) = str_at else { return Ok(dump) };
     dump.string_table = Some(switch_write::read_strings(data, str_at)?);
     dump.skeletal_animations = switch_write::read_fskas(data, &header)?;
-    for (i, (header_at, animation)) in switch_write::read_fmaas(data, &header)?.into_iter().enumerate() {
-        let data_at = switch_write::fmaa_start(data, header_at).within(|| format!("material animation {i}"))?;
-        dump.material_animations.push(FmaaEntry { header_at, data_at, animation });
-    }
+    dump.material_animations = switch_write::fmaa_entries(data, switch_write::read_fmaas(data, &header)?)?;
     Ok(dump)
 }
 
@@ -97,37 +92,12 @@ pub(crate) fn to_dump(data: &[u8]) -> Result<SwitchDump> {
     Ok(dump)
 }
 
-/// The bytes the named parts give, over `out` (the runs already placed): the header, the
-/// `_STR` block's head, the relocation table, then the parts [`switch_write::write_parts`]
-/// writes.
+/// The bytes the named parts give, over `out` (the runs already placed), written by
+/// [`switch_write::write_over`].
 fn pack_parts(d: &SwitchDump, mut out: Vec<u8>) -> Result<Vec<u8>> {
-    let mut put = |at: usize, b: &[u8]| {
-        if out.len() < at + b.len() {
-            out.resize(at + b.len(), 0);
-        }
-        if let Some(slot) = out.get_mut(at..at + b.len()) {
-            slot.copy_from_slice(b);
-        }
-    };
-    if let Some(h) = &d.header {
-        let mut w = Writer::new(Endian::Little);
-        h.write(&mut w);
-        put(0, &w.into_vec());
-    }
-    if let Some(table) = &d.string_table {
-        let rlt = d.relocation_table.as_ref().map_or(d.size, |r| r.0);
-        let mut head = b"_STR".to_vec();
-        for v in [0, rlt.saturating_sub(table.at) as u32, 0] {
-            head.extend_from_slice(&v.to_le_bytes());
-        }
-        put(table.at, &head);
-    }
-    if let Some((at, r)) = &d.relocation_table {
-        put(*at, &r.to_bytes(*at));
-    }
-    if let Some(table) = &d.string_table {
-        switch_write::write_parts(&mut out, table, &d.skeletal_animations, &d.material_animations)?;
-    }
+    let relocation = d.relocation_table.as_ref().map(|(at, r)| (*at, r));
+    let tables = (d.header.as_ref(), d.string_table.as_ref(), relocation);
+    switch_write::write_over(&mut out, tables, &d.skeletal_animations, &d.material_animations)?;
     Ok(out)
 }
 

@@ -68,7 +68,7 @@ impl Shift {
 /// Where the later sections start (the first non-empty one at or after `sec0_end`, else the
 /// `_RLT`) and the alignment they keep when they move: the file's, or 8 for the `_RLT`.
 fn tail(p: &Parts, sec0_end: usize) -> (usize, usize) {
-    let rlt_at = p.header.relocation_table as usize;
+    let rlt_at = p.header.stored.relocation_table as usize;
     let tail_start = p
         .relocation
         .sections
@@ -78,7 +78,7 @@ fn tail(p: &Parts, sec0_end: usize) -> (usize, usize) {
         .map(|s| s.pos as usize)
         .min()
         .unwrap_or(rlt_at);
-    let align = if tail_start == rlt_at { 8 } else { 1usize << p.header.alignment_log2.min(16) };
+    let align = if tail_start == rlt_at { 8 } else { 1usize << p.header.stored.alignment_log2.min(16) };
     (tail_start, align)
 }
 
@@ -118,7 +118,7 @@ pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) ->
     let reserve = if p.strings.strings.last().is_some_and(String::is_empty) { 4 } else { 0 };
     let d_tail = round_up((at + bytes.len() + reserve).saturating_sub(tail_start), align) as isize;
     let shift = Shift { start: at, old_end: at, sec0_end: at, tail_start, d0: 0, d_tail };
-    let rlt_at = p.header.relocation_table as usize;
+    let rlt_at = p.header.stored.relocation_table as usize;
     let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
     relocate_listed(&mut work, &p, &shift, &(0..0))?;
     put_u32(&mut work, p.strings.at + 0x10, (p.strings.strings.len() + missing.len()) as u32)?;
@@ -188,7 +188,7 @@ fn finish(
     fix: impl FnOnce(&mut [u8]) -> Result<Vec<usize>>,
 ) -> Result<Vec<u8>> {
     img.bytes.resize(((shift.old_end - shift.start) as isize + shift.d0) as usize, 0);
-    let rlt_at = p.header.relocation_table as usize;
+    let rlt_at = p.header.stored.relocation_table as usize;
     let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
     relocate_listed(&mut work, p, shift, &skip)?;
     let mut added: BTreeSet<usize> = img.offsets().collect();

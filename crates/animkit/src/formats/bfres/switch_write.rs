@@ -25,12 +25,13 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use super::anims::{Kind, Listing};
 use super::build::{self, Image, Out};
 use super::fmaa::Fmaa;
-use super::fres::{read_switch_header, SwitchHeader as Header};
+use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SwitchHeader as Header};
+use super::fska;
 use super::fska::Fska;
 use super::platform::Platform;
-use super::{fska, switch_anims};
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::record::Record;
@@ -362,7 +363,7 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
             header.major()
         )));
     }
-    let relocation = read_relocation(data, header.relocation_table as usize).within(|| "_RLT")?;
+    let relocation = read_relocation(data, header.stored.relocation_table as usize).within(|| "_RLT")?;
     let str_at = blocks(data)?
         .into_iter()
         .find(|(_, m)| m == b"_STR")
@@ -376,9 +377,10 @@ pub(crate) fn parts(data: &[u8]) -> Result<Parts> {
 
 /// Every skeletal animation of the file, with where its data lies.
 pub(crate) fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<FskaEntry>> {
+    let listing = Listing::Switch(header);
     let mut fskas = Vec::new();
-    for (i, at) in switch_anims::fska_offsets(data, header)?.into_iter().enumerate() {
-        let anim = fska::read(data, at, switch_anims::platform(header)).within(|| format!("skeletal animation {i}"))?;
+    for (label, at) in listing.subfiles(data, Kind::Skeletal)? {
+        let anim = fska::read(data, at, listing.platform()).within(|| label.to_string())?;
         let name = anim.name.clone();
         fskas.push(fska_entry(data, at, anim).within(|| format!("skeletal animation \"{name}\""))?);
     }
@@ -387,75 +389,106 @@ pub(crate) fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<FskaEntry>>
 
 /// Every material animation of the file: header position and contents.
 pub(crate) fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<(usize, Fmaa)>> {
-    let (array, _, count) = header.fmaa;
-    let mut fmaas = Vec::with_capacity(usize::from(count));
-    for i in 0..usize::from(count) {
-        let at = array as usize + super::switch_fmaa::HEADER_SIZE * i;
-        let anim = super::fmaa::read(data, at, Platform::Switch { major: header.major() })
-            .within(|| format!("material animation {i}"))?;
-        fmaas.push((at, anim));
-    }
-    Ok(fmaas)
+    let listing = Listing::Switch(header);
+    let list = listing.subfiles(data, Kind::Material)?.into_iter();
+    list.map(|(label, at)| Ok((at, super::fmaa::read(data, at, listing.platform()).within(|| label.to_string())?)))
+        .collect()
 }
 
-/// Writes an unchanged Switch file from its parts (`write_parts`); the rest (models,
+/// Every material animation with where its data lies (for writing it again).
+pub(crate) fn fmaa_entries(data: &[u8], fmaas: Vec<(usize, Fmaa)>) -> Result<Vec<FmaaEntry>> {
+    let list = fmaas.into_iter().enumerate();
+    list.map(|(i, (header_at, animation))| {
+        let data_at = fmaa_start(data, header_at).within(|| format!("material animation {i}"))?;
+        Ok(FmaaEntry { header_at, data_at, animation })
+    })
+    .collect()
+}
+
+/// Writes an unchanged Switch file from its parts (`write_over`); the rest (models,
 /// visibility animations, buffers, embedded files) is kept as read.
 pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     let p = parts(data)?;
-    let rlt_at = p.header.relocation_table as usize;
+    let rlt_at = p.header.stored.relocation_table as usize;
     let mut out = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
-    let mut fmaas = Vec::with_capacity(p.fmaas.len());
-    for (header_at, animation) in p.fmaas {
-        fmaas.push(FmaaEntry { header_at, data_at: fmaa_start(data, header_at)?, animation });
-    }
-    write_parts(&mut out, &p.strings, &p.fskas, &fmaas)?;
-    out.extend_from_slice(&p.relocation.to_bytes(rlt_at));
+    let fmaas = fmaa_entries(data, p.fmaas)?;
+    let tables = (Some(&p.header.stored), Some(&p.strings), Some((rlt_at, &p.relocation)));
+    write_over(&mut out, tables, &p.fskas, &fmaas)?;
     Ok(out)
 }
 
-/// Writes over `out` the parts written again from their structures: the string table's
-/// entries, each FSKA's data and header fields ([`write_fska_header`]), and each FMAA's data and
-/// header but for the user-data offset, kept as `out` holds it (Splatoon 2 points it past an
-/// FMAA's material array with no entries, Super Mario Odyssey leaves it null).
-pub(crate) fn write_parts(
-    out: &mut [u8],
-    strings: &StringTable,
+/// The tables of a Switch file, each absent where the file (or its dump) has none: the header,
+/// the `_STR` block, and the `_RLT` with its position.
+pub(crate) type Tables<'a> = (Option<&'a FileHeader>, Option<&'a StringTable>, Option<(usize, &'a Relocation)>);
+
+/// Writes over `out` the structures written again: the header; the `_STR` block's head (its
+/// size runs to the `_RLT`, or to `out`'s end without one) and entries, and with them the
+/// animations ([`write_animations`]); then the relocation table where it lies (`out` grows to
+/// hold it).
+pub(crate) fn write_over(
+    out: &mut Vec<u8>,
+    (header, strings, relocation): Tables,
     fskas: &[FskaEntry],
     fmaas: &[FmaaEntry],
 ) -> Result<()> {
-    let body = strings.body();
-    let str_body = strings.at + 0x10;
-    let slot = out
-        .get_mut(str_body..str_body + body.len())
-        .ok_or_else(|| Error::invalid(strings.at, "_STR beyond the _RLT"))?;
-    slot.copy_from_slice(&body);
-    let names = strings.positions();
-    for (i, e) in fskas.iter().enumerate() {
-        let (img, _) =
-            write_fska_data(&e.animation, &e.bind, e.data_at, &names).within(|| format!("skeletal animation {i}"))?;
-        overwrite(out, &img, "FSKA data")?;
-        write_fska_header(out, e.header_at, &e.animation)?;
+    if let Some(h) = header {
+        let mut w = Writer::new(Endian::Little);
+        h.write(&mut w);
+        overwrite(out, 0, &w.into_vec(), "FRES header")?;
     }
-    for (i, e) in fmaas.iter().enumerate() {
-        let (img, layout) = super::switch_fmaa::write_data(&e.animation, e.data_at, &names)
-            .within(|| format!("material animation {i}"))?;
-        let mut header = super::switch_fmaa::write_header(&e.animation, e.header_at, &layout, &names)?;
-        let user_data = e.header_at + 0x48..e.header_at + 0x50;
-        if let (Some(kept), Some(slot)) = (out.get(user_data), header.bytes.get_mut(0x48..0x50)) {
-            slot.copy_from_slice(kept);
+    if let Some(strings) = strings {
+        let rlt = relocation.map_or(out.len(), |r| r.0);
+        let mut table = b"_STR".to_vec();
+        for v in [0, rlt.saturating_sub(strings.at) as u32, 0] {
+            table.extend_from_slice(&v.to_le_bytes());
         }
-        overwrite(out, &img, "FMAA data")?;
-        overwrite(out, &header, "FMAA header")?;
+        table.extend_from_slice(&strings.body());
+        overwrite(out, strings.at, &table, "_STR")?;
+        write_animations(out, &strings.positions(), fskas, fmaas)?;
+    }
+    if let Some((at, r)) = relocation {
+        let bytes = r.to_bytes(at);
+        out.resize(out.len().max(at + bytes.len()), 0);
+        overwrite(out, at, &bytes, "_RLT")?;
     }
     Ok(())
 }
 
-/// Clears the image's range of `out` and writes the image there.
-fn overwrite(out: &mut [u8], img: &Image, what: &str) -> Result<()> {
-    let slot = out
-        .get_mut(img.start..img.start + img.bytes.len())
-        .ok_or_else(|| Error::invalid(img.start, format!("{what} beyond the file")))?;
-    slot.copy_from_slice(&img.bytes);
+/// Writes over `out` each FSKA's data and header fields ([`write_fska_header`]), and each
+/// FMAA's data and header but for the user-data offset, kept as `out` holds it (Splatoon 2
+/// points it past an FMAA's material array with no entries, Super Mario Odyssey leaves it
+/// null); names are the string table's positions.
+fn write_animations(
+    out: &mut [u8],
+    names: &HashMap<&str, usize>,
+    fskas: &[FskaEntry],
+    fmaas: &[FmaaEntry],
+) -> Result<()> {
+    for (i, e) in fskas.iter().enumerate() {
+        let (img, _) =
+            write_fska_data(&e.animation, &e.bind, e.data_at, names).within(|| format!("skeletal animation {i}"))?;
+        overwrite(out, img.start, &img.bytes, "FSKA data")?;
+        write_fska_header(out, e.header_at, &e.animation)?;
+    }
+    for (i, e) in fmaas.iter().enumerate() {
+        let (img, layout) = super::switch_fmaa::write_data(&e.animation, e.data_at, names)
+            .within(|| format!("material animation {i}"))?;
+        let mut header = super::switch_fmaa::write_header(&e.animation, e.header_at, &layout, names)?;
+        let user_data = e.header_at + 0x48..e.header_at + 0x50;
+        if let (Some(kept), Some(slot)) = (out.get(user_data), header.bytes.get_mut(0x48..0x50)) {
+            slot.copy_from_slice(kept);
+        }
+        overwrite(out, img.start, &img.bytes, "FMAA data")?;
+        overwrite(out, header.start, &header.bytes, "FMAA header")?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` over `out` at `at`.
+fn overwrite(out: &mut [u8], at: usize, bytes: &[u8], what: &str) -> Result<()> {
+    let slot =
+        out.get_mut(at..at + bytes.len()).ok_or_else(|| Error::invalid(at, format!("{what} beyond the file")))?;
+    slot.copy_from_slice(bytes);
     Ok(())
 }
 

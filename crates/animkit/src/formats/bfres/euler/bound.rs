@@ -90,7 +90,9 @@ fn product_fourth([d1, d2, d3, d4]: [Vec4; 4]) -> f32 {
 
 /// An upper bound on the distance between the cubic Hermite through the two keys and the
 /// rotation of the three angles `spans` at a third and at two thirds of the way, where
-/// [`super::Keys::refine`] samples it.
+/// [`super::Keys::refine`] samples it. Inlined where the key loop calls it (it runs once per
+/// candidate key).
+#[inline]
 pub(crate) fn distance(spans: &Spans) -> f32 {
     // s²(1 - s)² / 24 at s = 1/3 and 2/3.
     let remainder = product_fourth(spans.factor_derivatives()) * (4.0 / 81.0 / 24.0);
