@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::layout::{In, Io, Offset, Out};
 use super::platform::Platform;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
@@ -99,7 +100,7 @@ impl Value {
 
 /// One curve with its frames and keys, decoded. Its JSON form (the dump) is its fields, with
 /// `scale_bits` and `offset_bits` the stored words.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Curve {
     /// Absolute position of the curve header.
@@ -218,59 +219,91 @@ impl Curve {
         platform.records(data, (field, array), count, size, "curve", |c| Curve::read(data, c.offset(), platform))
     }
 
-    /// Reads the curve whose header is at `at` (absolute) in `data`. Wii U: `u16 flags, keyCount;
-    /// u32 target; f32 start, end; scale and offset words; f32 delta (from 3.4); off frames, keys`.
-    /// Switch: `u64 frames, keys` first, then the same fields with `delta` and a pad word.
+    /// The curve header (§5.2), read or written: Wii U `u16 flags, keyCount; u32 target; f32
+    /// start, end; scale and offset words; f32 delta (from 3.4); off frames, keys` (`0x20`, `0x24`
+    /// from 3.4); Switch (`0x30`) the `u64` frame and key offsets first, then the same fields with
+    /// `delta` and a pad word. Returns the frame and key offsets.
+    fn walk(&mut self, io: &mut impl Io) -> Result<[Offset; 2]> {
+        let switch = io.platform().is_switch();
+        let mut arrays = [Offset::default(); 2];
+        if switch {
+            arrays = [io.offset("frames")?, io.offset("keys")?];
+        }
+        io.value(&mut self.flags)?;
+        io.value(&mut self.key_count)?;
+        io.value(&mut self.target)?;
+        io.value(&mut self.start)?;
+        io.value(&mut self.end)?;
+        io.value(&mut self.scale_bits)?;
+        io.value(&mut self.offset_bits)?;
+        if io.platform().since_3_4() {
+            let mut delta = self.delta.unwrap_or(0.0);
+            io.value(&mut delta)?;
+            self.delta = Some(delta);
+        }
+        if switch {
+            io.pad(4)?;
+        } else {
+            arrays = [io.offset("frames")?, io.offset("keys")?];
+        }
+        Ok(arrays)
+    }
+
+    /// Reads the curve whose header is at `at` (absolute) in `data`, with its frames and keys.
     pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Curve> {
         let mut c = platform.cursor(data, at)?;
-        let switch = platform.is_switch();
-        let mut arrays = (at, None, at + 8, None);
-        if switch {
-            arrays = (at, platform.offset(&mut c, "frames")?, at + 8, platform.offset(&mut c, "keys")?);
-        }
-        let flags_at = c.offset();
-        let flags = c.u16()?;
+        let mut curve = Curve { at, ..Curve::default() };
+        let [frames, keys] = curve.walk(&mut In { c: &mut c, platform })?;
+        let flags = curve.flags;
+        let flags_at = at + if platform.is_switch() { 16 } else { 0 };
         let ct =
             curve_type(flags).ok_or_else(|| Error::invalid(flags_at, format!("curve type 3 in flags {flags:#06x}")))?;
-        let key_count = c.u16()?;
-        let target = c.u32()?;
-        let start = c.f32()?;
-        let end = c.f32()?;
-        let scale_bits = c.u32()?;
-        let offset_bits = c.u32()?;
-        let delta = if platform.since_3_4() { Some(c.f32()?) } else { None };
-        if !switch {
-            let frames_field = c.offset();
-            let frames = platform.offset(&mut c, "frames")?;
-            arrays = (frames_field, frames, c.offset(), platform.offset(&mut c, "keys")?);
-        }
-        let mut curve = Curve {
-            at,
-            flags,
-            key_count,
-            target,
-            start,
-            end,
-            scale_bits,
-            offset_bits,
-            delta,
-            frames: Vec::new(),
-            keys: Vec::new(),
-        };
-        let n = usize::from(key_count);
+        let n = usize::from(curve.key_count);
         let endian = platform.endian();
-        let (frames_field, frames_at, keys_field, keys_at) = arrays;
         if n > 0 {
-            let frames_at = frames_at.ok_or_else(|| Error::invalid(frames_field, "null frame array"))?;
+            let frames_at = frames.target.ok_or_else(|| Error::invalid(frames.field, "null frame array"))?;
             curve.frames = read_frames(curve.frame_type(), data, frames_at, n, endian).within(|| "frames")?;
         }
         let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
         let elements = if bool_curve { n.div_ceil(32) } else { n * curve.stride() };
         if elements > 0 {
-            let keys_at = keys_at.ok_or_else(|| Error::invalid(keys_field, "null key array"))?;
+            let keys_at = keys.target.ok_or_else(|| Error::invalid(keys.field, "null key array"))?;
             curve.keys = read_keys(&curve, data, keys_at, elements, bool_curve, endian).within(|| "keys")?;
         }
         Ok(curve)
+    }
+
+    /// Writes the curve header (see `walk`); returns the slots of the frame and key offsets.
+    pub(crate) fn write_header(&self, o: &mut Out) -> Result<[usize; 2]> {
+        let mut header = Curve { frames: Vec::new(), keys: Vec::new(), ..*self };
+        Ok(header.walk(o)?.map(|a| a.field))
+    }
+
+    /// Writes the curve's frames and keys (bool curves: one word per 32 keys, as read) and
+    /// points `slots` at them.
+    pub(crate) fn write_data(&self, o: &mut Out, [frames, keys]: [usize; 2]) {
+        o.align();
+        o.here(frames, !self.frames.is_empty());
+        for &f in &self.frames {
+            match self.frame_type() {
+                FrameType::F32 => o.w.f32(f),
+                FrameType::Fixed10x5 => o.w.i16((f * 32.0).round() as i16),
+                FrameType::U8 => o.w.u8(f as u8),
+            }
+        }
+        o.align();
+        o.here(keys, !self.keys.is_empty());
+        let bool_curve = matches!(self.curve_type(), CurveType::StepBool | CurveType::BakedBool);
+        for &k in &self.keys {
+            match self.key_type() {
+                _ if bool_curve => o.w.u32(k as u32),
+                KeyType::Bits32 if self.is_float() => o.w.f32(k as f32),
+                KeyType::Bits32 => o.w.i32(k as i32),
+                KeyType::S16 => o.w.i16(k as i16),
+                KeyType::S8 => o.w.u8(k as i8 as u8),
+            }
+        }
+        o.pad_after();
     }
 
     /// Key element `j` of key `i` as stored (unscaled).
@@ -431,6 +464,15 @@ impl Curve {
             }
         }
     }
+}
+
+/// A curve array: every header, then every curve's frames and keys.
+pub(crate) fn write_curves(o: &mut Out, curves: &[Curve]) -> Result<()> {
+    let slots = curves.iter().map(|c| c.write_header(o)).collect::<Result<Vec<_>>>()?;
+    for (c, s) in curves.iter().zip(slots) {
+        c.write_data(o, s);
+    }
+    Ok(())
 }
 
 /// Nintendo's cubic quantiser (§5.7): `rows` are per-key coefficients in final units
