@@ -140,36 +140,3 @@ fn grouped<'a>(subfiles: &'a [Subfile<'a>]) -> Result<BTreeMap<usize, Vec<(&'a s
     }
     Ok(groups)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fshu_in_a_group_past_the_header_is_an_error() {
-        // Index group 12 does not exist (a FRES header has 12 groups, 0..=11): this used to
-        // index the per-group arrays out of bounds.
-        let fshu = Fshu {
-            at: 0,
-            name: "a".into(),
-            flags: 0,
-            frame_count: 1,
-            param_anim_count: 0,
-            curve_count: 0,
-            baked_size: 0,
-            materials: Vec::new(),
-        };
-        let err = write_file("f", 0x0405_0003, &[Subfile::Fshu(&fshu, GROUPS)]).unwrap_err();
-        assert!(err.to_string().contains("index group 12"), "{err}");
-        // A valid group still writes.
-        assert!(write_file("f", 0x0405_0003, &[Subfile::Fshu(&fshu, 3)]).is_ok());
-    }
-
-    #[test]
-    fn index_group_names_and_targets_must_pair_up() {
-        let mut o = Out::new(0, Platform::WiiU { version: 0x0405_0003 });
-        assert!(write_dict(&mut o, &["a", "b"], &[0]).is_err());
-        let mut o = Out::new(0, Platform::WiiU { version: 0x0405_0003 });
-        assert!(write_dict(&mut o, &["a", "b"], &[0, 4]).is_ok());
-    }
-}

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::layout::{In, Io, Offset, Out};
+use super::layout::{values, In, Io, Offset, Out};
 use super::platform::Platform;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
@@ -229,13 +229,7 @@ impl Curve {
         if switch {
             arrays = [io.offset("frames")?, io.offset("keys")?];
         }
-        io.value(&mut self.flags)?;
-        io.value(&mut self.key_count)?;
-        io.value(&mut self.target)?;
-        io.value(&mut self.start)?;
-        io.value(&mut self.end)?;
-        io.value(&mut self.scale_bits)?;
-        io.value(&mut self.offset_bits)?;
+        values!(io, self.flags, self.key_count, self.target, self.start, self.end, self.scale_bits, self.offset_bits);
         if io.platform().since_3_4() {
             let mut delta = self.delta.unwrap_or(0.0);
             io.value(&mut delta)?;
@@ -637,69 +631,5 @@ mod tests {
         assert_eq!(c.poly_slope(0, 1.0), 1076.0);
         let (_, inn, out) = c.hermite(1.0);
         assert!((inn - out).abs() < 1e-9);
-    }
-
-    fn int_curve(flags: u16, keys: &[u8], frames: &[u8], offset: i32) -> Curve {
-        let mut d = Vec::new();
-        d.extend_from_slice(&flags.to_be_bytes());
-        d.extend_from_slice(&(frames.len() as u16).to_be_bytes());
-        d.extend_from_slice(&0u32.to_be_bytes());
-        d.extend_from_slice(&0f32.to_be_bytes());
-        d.extend_from_slice(&f32::from(*frames.last().unwrap()).to_be_bytes());
-        d.extend_from_slice(&0u32.to_be_bytes());
-        d.extend_from_slice(&offset.to_be_bytes());
-        d.extend_from_slice(&2f32.to_be_bytes());
-        d.extend_from_slice(&(0x24i32 - 0x1C).to_be_bytes());
-        d.extend_from_slice(&(0x24i32 + 4 - 0x20).to_be_bytes());
-        d.extend_from_slice(frames);
-        d.resize(0x28, 0);
-        d.extend_from_slice(keys);
-        d.resize(0x2C + 4, 0);
-        Curve::read(&d, 0, Platform::WiiU { version: 0x0405_0003 }).unwrap()
-    }
-
-    #[test]
-    fn ftxp_step_int_curve_from_spec_3_4() {
-        // §3.4: flags 0x004A, frames 00 01 02, keys FF 00 01, offset word 1 → values 0, 1, 2.
-        let c = int_curve(0x004A, &[0xFF, 0x00, 0x01], &[0, 1, 2], 1);
-        assert_eq!(c.curve_type(), CurveType::StepInt);
-        let vals: Vec<Value> = [0.0, 0.5, 1.0, 1.99, 2.0, 5.0].iter().map(|&f| c.eval(f)).collect();
-        use Value::Int;
-        assert_eq!(vals, vec![Int(0), Int(0), Int(1), Int(1), Int(2), Int(2)]);
-    }
-
-    #[test]
-    fn s32_int_keys_are_exact_beyond_f32() {
-        // Step int with s32 keys (key bits 0): offset 2^31 - 11, keys 1 - offset and 4 - offset,
-        // so values 1 and 4; any pass through f32 (24-bit mantissa) rounds the key away.
-        let offset = i32::MAX - 10;
-        let keys: Vec<u8> = [1 - offset, 4 - offset].iter().flat_map(|k| k.to_be_bytes()).collect();
-        let mut c = int_curve(0x0042, &keys[..4], &[0], offset);
-        c.key_count = 2;
-        c.frames = vec![0.0, 5.0];
-        c.keys = vec![f64::from(1 - offset), f64::from(4 - offset)];
-        assert_eq!((c.eval(0.0), c.eval(5.0)), (Value::Int(1), Value::Int(4)));
-        assert_ne!((c.keys[0] as f32) as i32 + offset, 1, "the test needs keys f32 cannot hold");
-    }
-
-    #[test]
-    fn bool_curves_pack_lsb_first() {
-        // Step bool (0x60), u8 frames (+2), 3 keys, one word 0b101: true, false, true.
-        let c = int_curve(0x0062, &[0, 0, 0, 5], &[0, 10, 20], 0);
-        assert_eq!(c.curve_type(), CurveType::StepBool);
-        assert_eq!(c.eval(0.0), Value::Bool(true));
-        assert_eq!(c.eval(15.0), Value::Bool(false));
-        assert_eq!(c.eval(25.0), Value::Bool(true));
-    }
-
-    #[test]
-    fn wrap_modes() {
-        let mut c = int_curve(0x004A, &[0, 1, 2], &[0, 5, 10], 0);
-        c.flags |= 0x1000; // post repeat
-        assert_eq!(c.wrap_frame(12.0), 2.0);
-        c.flags = (c.flags & !0x3000) | 0x2000; // post mirror
-        assert_eq!(c.wrap_frame(12.0), 8.0);
-        c.flags |= 0x0100; // pre repeat
-        assert_eq!(c.wrap_frame(-3.0), 7.0);
     }
 }

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::curve::Curve;
 use super::fshu::{self, read_constants, read_param_infos, ParamInfo};
 use super::ftxp;
-use super::layout::{opening, In, Io, Offset};
+use super::layout::{opening, values, In, Io, Offset};
 use super::platform::Platform;
 use crate::error::{Error, Result};
 use crate::format::Limits;
@@ -121,20 +121,16 @@ impl Fmaa {
         let binds = io.offset("texture binds")?;
         if v9 {
             self.flags = flags as u16;
-            io.value(&mut self.frame_count)?;
-            io.value(&mut self.baked_size)?;
+            values!(io, self.frame_count, self.baked_size);
         } else {
             io.value(&mut self.flags)?;
         }
         io.pad(2)?; // user-data count
-        io.value(&mut n[0])?;
-        io.value(&mut self.curve_count)?;
+        values!(io, n[0], self.curve_count);
         if !v9 {
-            io.value(&mut self.frame_count)?;
-            io.value(&mut self.baked_size)?;
+            values!(io, self.frame_count, self.baked_size);
         }
-        io.value(&mut n[1])?;
-        io.value(&mut n[2])?;
+        values!(io, n[1], n[2]);
         io.pad(2)?; // visibility animations
         io.value(&mut n[3])?;
         if v9 {
@@ -165,11 +161,14 @@ impl MaterialAnim {
         io.name(&mut self.name)?;
         let [params, patterns] = [io.offset("param infos")?, io.offset("pattern infos")?];
         let [curves, constants] = [io.offset("curves")?, io.offset("constants")?];
-        io.value(&mut self.begin_param_curve)?;
-        io.value(&mut self.begin_pattern_curve)?;
-        io.value(&mut self.begin_visibility_constant)?;
-        io.value(&mut self.visibility_curve)?;
-        io.value(&mut self.visibility_constant)?;
+        values!(
+            io,
+            self.begin_param_curve,
+            self.begin_pattern_curve,
+            self.begin_visibility_constant,
+            self.visibility_curve,
+            self.visibility_constant
+        );
         n.iter_mut().try_for_each(|n| io.value(n))?;
         io.pad(6)?;
         Ok([params, patterns, curves, constants])
@@ -197,9 +196,7 @@ impl PatternInfo {
     /// beginConstant; s8 subBindIndex`; 3 bytes of padding.
     pub(crate) fn walk(&mut self, io: &mut impl Io) -> Result<()> {
         io.name(&mut self.sampler)?;
-        io.value(&mut self.curve_index)?;
-        io.value(&mut self.begin_constant)?;
-        io.value(&mut self.sub_bind_index)?;
+        values!(io, self.curve_index, self.begin_constant, self.sub_bind_index);
         io.pad(3)
     }
 }

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::curve::{write_curves, Curve, Value};
-use super::layout::{count16, opening, In, Io, Offset, Out};
+use super::layout::{count16, opening, values, In, Io, Offset, Out};
 use super::platform::Platform;
 use super::subfile;
 use super::union::union_cubic;
@@ -105,13 +105,9 @@ impl Fshu {
     /// and material offsets.
     fn walk(&mut self, io: &mut impl Io, material_count: &mut u16) -> Result<[Offset; 2]> {
         opening(io, b"FSHU", &mut self.flags, &mut self.name)?;
-        io.value(&mut self.flags)?;
-        io.value(&mut self.frame_count)?;
-        io.value(material_count)?;
+        values!(io, self.flags, self.frame_count, *material_count);
         io.pad(2)?; // user-data count
-        io.value(&mut self.param_anim_count)?;
-        io.value(&mut self.curve_count)?;
-        io.value(&mut self.baked_size)?;
+        values!(io, self.param_anim_count, self.curve_count, self.baked_size);
         io.runtime()?; // bound model
         let arrays = [io.offset("bind indices")?, io.offset("material animations")?];
         io.runtime()?; // user data
@@ -176,8 +172,7 @@ impl MaterialAnim {
     fn walk(&mut self, io: &mut impl Io, counts: &mut [u16; 3]) -> Result<[Offset; 3]> {
         counts.iter_mut().try_for_each(|n| io.value(n))?;
         io.pad(2)?;
-        io.value(&mut self.begin_curve)?;
-        io.value(&mut self.begin_param_anim)?;
+        values!(io, self.begin_curve, self.begin_param_anim);
         io.name(&mut self.name)?;
         Ok([io.offset("param infos")?, io.offset("curves")?, io.offset("constants")?])
     }
@@ -203,12 +198,15 @@ impl ParamInfo {
         if switch {
             io.name(&mut self.name)?;
         }
-        io.value(&mut self.begin_curve)?;
-        io.value(&mut self.float_curves)?;
-        io.value(&mut self.int_curves)?;
-        io.value(&mut self.begin_constant)?;
-        io.value(&mut self.constant_count)?;
-        io.value(&mut self.sub_bind_index)?;
+        values!(
+            io,
+            self.begin_curve,
+            self.float_curves,
+            self.int_curves,
+            self.begin_constant,
+            self.constant_count,
+            self.sub_bind_index
+        );
         if switch {
             io.pad(4)
         } else {

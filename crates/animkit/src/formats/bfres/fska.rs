@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::curve::{write_curves, Curve};
 use super::euler::rotation_keys;
-use super::layout::{count16, narrow, opening, write_dict, In, Io, Offset, Out};
+use super::layout::{count16, narrow, opening, values, write_dict, In, Io, Offset, Out};
 use super::platform::Platform;
 use super::subfile;
 use super::union::union_cubic;
@@ -100,8 +100,7 @@ impl UserData {
     /// The entry's head, read or written: `off name; u16 count; u8 type; u8 pad`.
     fn walk(&mut self, io: &mut impl Io, count: &mut u16) -> Result<()> {
         io.name(&mut self.name)?;
-        io.value(count)?;
-        io.value(&mut self.kind)?;
+        values!(io, *count, self.kind);
         io.value(&mut self.pad)
     }
 }
@@ -295,11 +294,7 @@ impl Fska {
             if !p.switch_0_9() {
                 io.value(&mut self.flags)?;
             }
-            io.value(&mut self.frame_count)?;
-            io.value(&mut self.curve_count)?;
-            io.value(&mut self.baked_size)?;
-            io.value(&mut s.bone_count)?;
-            io.value(&mut self.user_data_count)?;
+            values!(io, self.frame_count, self.curve_count, self.baked_size, s.bone_count, self.user_data_count);
             if !p.switch_0_9() {
                 io.pad(4)?;
             }
@@ -307,15 +302,10 @@ impl Fska {
         }
         io.value(&mut self.flags)?;
         if p.since_3_4() {
-            io.value(&mut self.frame_count)?;
-            io.value(&mut s.bone_count)?;
-            io.value(&mut self.user_data_count)?;
-            io.value(&mut self.curve_count)?;
-            io.value(&mut self.baked_size)?;
+            values!(io, self.frame_count, s.bone_count, self.user_data_count, self.curve_count, self.baked_size);
         } else {
             narrow(io, &mut self.frame_count, "frameCount")?;
-            io.value(&mut s.bone_count)?;
-            io.value(&mut self.user_data_count)?;
+            values!(io, s.bone_count, self.user_data_count);
             narrow(io, &mut self.curve_count, "curveCount")?;
             io.value(&mut self.baked_size)?;
             io.pad(4)?;
@@ -420,10 +410,7 @@ impl BoneAnim {
         if !p.is_switch() {
             io.name(&mut self.name)?;
         }
-        io.value(&mut self.begin_rotate)?;
-        io.value(&mut self.begin_translate)?;
-        io.value(count)?;
-        io.value(&mut self.begin_base_translate)?;
+        values!(io, self.begin_rotate, self.begin_translate, *count, self.begin_base_translate);
         let begin_at = io.pos();
         let [lo, hi] = self.begin_curve.to_le_bytes();
         let mut begin = [lo, hi, 0, 0];
@@ -478,38 +465,29 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
     let window = anim.frame_count.max(0) as f32;
     for bone in &anim.bones {
         let target = Target::Bone(BoneRef::named(bone.name.clone()));
+        let cubic = |(times, values)| Track {
+            target: target.clone(),
+            interpolation: Interpolation::CubicSpline,
+            times,
+            values,
+        };
         // Each curve over the whole animation, its wrap modes applied.
         let unrolled = bone.curves.iter().map(|c| c.unrolled(0.0, window)).collect::<Result<Vec<_>>>()?;
         let curve_for = |target: u32| unrolled.iter().find(|c| c.target == target).map(|c| &**c);
         let scale = SCALE.map(curve_for);
         if scale.iter().any(Option::is_some) || bone.scale.is_some() {
             let (times, k) = union_cubic(scale, bone.scale.unwrap_or([1.0; 3]), fps, limits)?;
-            let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();
-            tracks.push(Track {
-                target: target.clone(),
-                interpolation: Interpolation::CubicSpline,
-                times,
-                values: Values::Scale(values),
-            });
+            tracks.push(cubic((times, Values::Scale(k.iter().flat_map(|k| k.map(Vec3::from_array)).collect()))));
         }
         let rot = ROTATE.map(curve_for);
         if rot.iter().any(Option::is_some) || bone.rotate.is_some() {
-            let base = bone.rotate.unwrap_or(match anim.rotate_mode() {
-                RotateMode::EulerXyz => [0.0, 0.0, 0.0, 1.0],
-                RotateMode::Quaternion => [0.0, 0.0, 0.0, 1.0],
-            });
-            tracks.push(rotation_track(anim, &target, rot, base, fps, limits)?);
+            let base = bone.rotate.unwrap_or([0.0, 0.0, 0.0, 1.0]);
+            tracks.push(cubic(rotation(anim.rotate_mode(), rot, base, fps, limits)?));
         }
         let tr = TRANSLATE.map(curve_for);
         if tr.iter().any(Option::is_some) || bone.translate.is_some() {
             let (times, k) = union_cubic(tr, bone.translate.unwrap_or([0.0; 3]), fps, limits)?;
-            let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();
-            tracks.push(Track {
-                target,
-                interpolation: Interpolation::CubicSpline,
-                times,
-                values: Values::Translation(values),
-            });
+            tracks.push(cubic((times, Values::Translation(k.iter().flat_map(|k| k.map(Vec3::from_array)).collect()))));
         }
         let keys = tracks.iter().map(|t| t.times.len() as u64).sum::<u64>();
         if keys > limits.max_keys {
@@ -524,52 +502,25 @@ pub fn euler_xyz(x: f32, y: f32, z: f32) -> Quat {
     Quat::from_euler(EulerRot::ZYX, z, y, x)
 }
 
-fn rotation_track(
-    anim: &Fska,
-    target: &Target,
+/// The times and cubic rotation keys of a bone's rotation curves stored in `mode`, `base` where
+/// a component has no curve.
+fn rotation(
+    mode: RotateMode,
     rot: [Option<&Curve>; 4],
     base: [f32; 4],
     fps: f32,
     limits: &Limits,
-) -> Result<Track> {
-    match anim.rotate_mode() {
+) -> Result<(Vec<f32>, Values)> {
+    let (times, values) = match mode {
         RotateMode::Quaternion => {
             let (times, k) = union_cubic(rot, base, fps, limits)?;
-            let values = k.iter().flat_map(|k| k.map(Quat::from_array)).collect();
-            Ok(Track {
-                target: target.clone(),
-                interpolation: Interpolation::CubicSpline,
-                times,
-                values: Values::Rotation(values),
-            })
+            (times, k.iter().flat_map(|k| k.map(Quat::from_array)).collect())
         }
         RotateMode::EulerXyz => {
             let [rx, ry, rz, _] = rot;
             let [bx, by, bz, _] = base;
-            let (times, values) = rotation_keys([rx, ry, rz], [bx, by, bz], fps, limits)?;
-            Ok(Track {
-                target: target.clone(),
-                interpolation: Interpolation::CubicSpline,
-                times,
-                values: Values::Rotation(values),
-            })
+            rotation_keys([rx, ry, rz], [bx, by, bz], fps, limits)?
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn euler_order_applies_x_first() {
-        // Rotating +Y by 90° about X gives +Z; then 90° about Z takes +Z to +Z (unchanged).
-        // Z-then-X order would instead give +X. Independent: R = Rz(90)·Rx(90), R·(0,1,0) = (0,0,1).
-        let q = euler_xyz(std::f32::consts::FRAC_PI_2, 0.0, std::f32::consts::FRAC_PI_2);
-        let v = q * Vec3::Y;
-        assert!((v - Vec3::Z).length() < 1e-6, "{v}");
-        // Rz(90)·Rx(90)·(1,0,0): Rx leaves X, Rz takes X to Y.
-        let v = q * Vec3::X;
-        assert!((v - Vec3::Y).length() < 1e-6, "{v}");
-    }
+    };
+    Ok((times, Values::Rotation(values)))
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::curve::{Curve, Value};
 use super::dict::entries_at;
-use super::layout::{count16, narrow, opening, write_dict, In, Io, Offset, Out};
+use super::layout::{count16, narrow, opening, values, write_dict, In, Io, Offset, Out};
 use super::platform::Platform;
 use super::subfile;
 use crate::bytes::Cursor;
@@ -104,21 +104,13 @@ impl Ftxp {
         io.value(&mut self.flags)?;
         if io.platform().since_3_4() {
             io.pad(2)?; // user-data count
-            io.value(&mut self.frame_count)?;
-            io.value(&mut n.textures)?;
-            io.value(&mut n.materials)?;
-            io.value(&mut n.infos)?;
-            io.value(&mut n.curves)?;
-            io.value(&mut self.baked_size)?;
+            values!(io, self.frame_count, n.textures, n.materials, n.infos, n.curves, self.baked_size);
         } else {
             narrow(io, &mut self.frame_count, "frameCount")?;
-            io.value(&mut n.textures)?;
-            io.value(&mut n.materials)?;
+            values!(io, n.textures, n.materials);
             io.pad(2)?; // user-data count
             let mut infos = u16::try_from(n.infos).map_err(|_| Error::unrepresentable("too many pattern infos"))?;
-            io.value(&mut infos)?;
-            io.value(&mut n.curves)?;
-            io.value(&mut self.baked_size)?;
+            values!(io, infos, n.curves, self.baked_size);
             io.pad(4)?;
         }
         io.runtime()?; // bound model
@@ -241,8 +233,7 @@ impl MaterialPattern {
     /// three array offsets.
     fn walk(&mut self, io: &mut impl Io, counts: &mut [u16; 2]) -> Result<[Offset; 3]> {
         counts.iter_mut().try_for_each(|n| io.value(n))?;
-        io.value(&mut self.begin_curve)?;
-        io.value(&mut self.begin_pat_anim)?;
+        values!(io, self.begin_curve, self.begin_pat_anim);
         io.name(&mut self.name)?;
         Ok([io.offset("pattern infos")?, io.offset("curves")?, io.offset("base values")?])
     }
@@ -270,8 +261,7 @@ impl PatternInfo {
     /// The pattern info (`8`), read or written: `s8 curveIndex, subBindIndex`; 2 bytes; off
     /// sampler name.
     fn walk(&mut self, io: &mut impl Io) -> Result<()> {
-        io.value(&mut self.curve_index)?;
-        io.value(&mut self.sub_bind_index)?;
+        values!(io, self.curve_index, self.sub_bind_index);
         io.pad(2)?;
         io.name(&mut self.sampler)
     }

@@ -62,6 +62,15 @@ pub(crate) trait Io {
     fn pad(&mut self, n: usize) -> Result<()>;
 }
 
+/// Reads or writes each place in order through [`Io::value`] (in a function returning
+/// `Result`): `values!(io, self.flags, self.frame_count)`.
+macro_rules! values {
+    ($io:expr, $($place:expr),+ $(,)?) => {
+        $( $io.value(&mut $place)?; )+
+    };
+}
+pub(crate) use values;
+
 /// Reads a structure's fields in `platform`'s layout from `c`.
 pub(crate) struct In<'a, 'b> {
     /// The cursor over the whole file.
