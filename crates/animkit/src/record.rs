@@ -89,7 +89,7 @@ macro_rules! array_record {
     )*};
 }
 
-array_record!(i16 = 0, u16 = 0, i32 = 0, u64 = 0, F32 = F32(0.0));
+array_record!(i16 = 0, u16 = 0, i32 = 0, u64 = 0, f32 = 0.0, F32 = F32(0.0));
 
 impl Record for F32 {
     #[inline]
@@ -192,7 +192,8 @@ mod tests {
         let be = [0xff, 0xfe, 0x00, 0x01, 0x3f, 0xc0, 0x00, 0x00];
         let mut c = Cursor::new(&be, Endian::Big);
         assert_eq!(<[i16; 2]>::read(&mut c).unwrap(), [-2, 1]);
-        assert_eq!(<[F32; 1]>::read(&mut c).unwrap(), [F32(1.5)]);
+        assert_eq!(<[F32; 1]>::read(&mut c.clone()).unwrap(), [F32(1.5)]);
+        assert_eq!(<[f32; 1]>::read(&mut c).unwrap(), [1.5]);
         let mut w = Writer::new(Endian::Big);
         [-2i16, 1].write(&mut w);
         [F32(1.5)].write(&mut w);
