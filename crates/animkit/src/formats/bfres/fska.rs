@@ -465,29 +465,35 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
     let window = anim.frame_count.max(0) as f32;
     for bone in &anim.bones {
         let target = Target::Bone(BoneRef::named(bone.name.clone()));
-        let cubic = |(times, values)| Track {
-            target: target.clone(),
-            interpolation: Interpolation::CubicSpline,
-            times,
-            values,
-        };
         // Each curve over the whole animation, its wrap modes applied.
         let unrolled = bone.curves.iter().map(|c| c.unrolled(0.0, window)).collect::<Result<Vec<_>>>()?;
         let curve_for = |target: u32| unrolled.iter().find(|c| c.target == target).map(|c| &**c);
         let scale = SCALE.map(curve_for);
         if scale.iter().any(Option::is_some) || bone.scale.is_some() {
             let (times, k) = union_cubic(scale, bone.scale.unwrap_or([1.0; 3]), fps, limits)?;
-            tracks.push(cubic((times, Values::Scale(k.iter().flat_map(|k| k.map(Vec3::from_array)).collect()))));
+            let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();
+            tracks.push(Track {
+                target: target.clone(),
+                interpolation: Interpolation::CubicSpline,
+                times,
+                values: Values::Scale(values),
+            });
         }
         let rot = ROTATE.map(curve_for);
         if rot.iter().any(Option::is_some) || bone.rotate.is_some() {
             let base = bone.rotate.unwrap_or([0.0, 0.0, 0.0, 1.0]);
-            tracks.push(cubic(rotation(anim.rotate_mode(), rot, base, fps, limits)?));
+            tracks.push(rotation_track(anim, &target, rot, base, fps, limits)?);
         }
         let tr = TRANSLATE.map(curve_for);
         if tr.iter().any(Option::is_some) || bone.translate.is_some() {
             let (times, k) = union_cubic(tr, bone.translate.unwrap_or([0.0; 3]), fps, limits)?;
-            tracks.push(cubic((times, Values::Translation(k.iter().flat_map(|k| k.map(Vec3::from_array)).collect()))));
+            let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();
+            tracks.push(Track {
+                target,
+                interpolation: Interpolation::CubicSpline,
+                times,
+                values: Values::Translation(values),
+            });
         }
         let keys = tracks.iter().map(|t| t.times.len() as u64).sum::<u64>();
         if keys > limits.max_keys {
@@ -502,25 +508,35 @@ pub fn euler_xyz(x: f32, y: f32, z: f32) -> Quat {
     Quat::from_euler(EulerRot::ZYX, z, y, x)
 }
 
-/// The times and cubic rotation keys of a bone's rotation curves stored in `mode`, `base` where
-/// a component has no curve.
-fn rotation(
-    mode: RotateMode,
+fn rotation_track(
+    anim: &Fska,
+    target: &Target,
     rot: [Option<&Curve>; 4],
     base: [f32; 4],
     fps: f32,
     limits: &Limits,
-) -> Result<(Vec<f32>, Values)> {
-    let (times, values) = match mode {
+) -> Result<Track> {
+    match anim.rotate_mode() {
         RotateMode::Quaternion => {
             let (times, k) = union_cubic(rot, base, fps, limits)?;
-            (times, k.iter().flat_map(|k| k.map(Quat::from_array)).collect())
+            let values = k.iter().flat_map(|k| k.map(Quat::from_array)).collect();
+            Ok(Track {
+                target: target.clone(),
+                interpolation: Interpolation::CubicSpline,
+                times,
+                values: Values::Rotation(values),
+            })
         }
         RotateMode::EulerXyz => {
             let [rx, ry, rz, _] = rot;
             let [bx, by, bz, _] = base;
-            rotation_keys([rx, ry, rz], [bx, by, bz], fps, limits)?
+            let (times, values) = rotation_keys([rx, ry, rz], [bx, by, bz], fps, limits)?;
+            Ok(Track {
+                target: target.clone(),
+                interpolation: Interpolation::CubicSpline,
+                times,
+                values: Values::Rotation(values),
+            })
         }
-    };
-    Ok((times, Values::Rotation(values)))
+    }
 }
