@@ -1,7 +1,7 @@
 //! Writing whole files (spec §2.4) and the writers of every subfile, for both platforms.
 //!
 //! Each structure is written by the file that reads it, from the same description
-//! ([`super::layout`]), in the storage order of the retail files: a parsed retail subfile written
+//! (`layout.rs`), in the storage order of the retail files: a parsed retail subfile written
 //! at its original position against the original strings gives the original bytes (checked on
 //! every corpus FSKA, FTXP, FSHU and FVIS, and on the FSKA and FMAA data of every Switch file).
 //! [`write_file`] builds a complete animation-only Wii U FRES (`switch_build` the Switch one).
