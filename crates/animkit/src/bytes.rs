@@ -244,6 +244,7 @@ impl Writer {
     }
 
     write_int!(u8, u8);
+    write_int!(i8, i8);
     write_int!(u16, u16);
     write_int!(i16, i16);
     write_int!(u32, u32);

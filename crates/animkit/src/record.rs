@@ -56,7 +56,7 @@ macro_rules! int_record {
     )*};
 }
 
-int_record!(u8, u16, i16, u32, i32, u64, f32);
+int_record!(u8, i8, u16, i16, u32, i32, u64, f32);
 
 impl<const N: usize> Record for [u8; N] {
     #[inline]
@@ -89,7 +89,7 @@ macro_rules! array_record {
     )*};
 }
 
-array_record!(i16 = 0, u16 = 0, i32 = 0, u64 = 0, F32 = F32(0.0));
+array_record!(i16 = 0, u16 = 0, i32 = 0, u64 = 0, f32 = 0.0, F32 = F32(0.0));
 
 impl Record for F32 {
     #[inline]
@@ -166,17 +166,18 @@ mod tests {
         #[derive(Debug, PartialEq)]
         struct Pair {
             id: i16,
-            pad: [u8; 2],
+            small: i8,
+            pad: [u8; 1],
             value: F32,
         }
     }
 
     #[test]
     fn one_declaration_reads_and_writes_both_byte_orders() {
-        // -2 as i16, two pad bytes, 1.5f32 (0x3fc00000), spelled out by hand in each order.
-        let le = [0xfe, 0xff, 0xaa, 0xbb, 0x00, 0x00, 0xc0, 0x3f];
-        let be = [0xff, 0xfe, 0xaa, 0xbb, 0x3f, 0xc0, 0x00, 0x00];
-        let want = Pair { id: -2, pad: [0xaa, 0xbb], value: F32(1.5) };
+        // -2 as i16, -3 as i8, a pad byte, 1.5f32 (0x3fc00000), spelled out by hand in each order.
+        let le = [0xfe, 0xff, 0xfd, 0xbb, 0x00, 0x00, 0xc0, 0x3f];
+        let be = [0xff, 0xfe, 0xfd, 0xbb, 0x3f, 0xc0, 0x00, 0x00];
+        let want = Pair { id: -2, small: -3, pad: [0xbb], value: F32(1.5) };
         for (bytes, endian) in [(le, Endian::Little), (be, Endian::Big)] {
             let got = Pair::read(&mut Cursor::new(&bytes, endian)).unwrap();
             assert_eq!(got, want);
@@ -191,7 +192,8 @@ mod tests {
         let be = [0xff, 0xfe, 0x00, 0x01, 0x3f, 0xc0, 0x00, 0x00];
         let mut c = Cursor::new(&be, Endian::Big);
         assert_eq!(<[i16; 2]>::read(&mut c).unwrap(), [-2, 1]);
-        assert_eq!(<[F32; 1]>::read(&mut c).unwrap(), [F32(1.5)]);
+        assert_eq!(<[F32; 1]>::read(&mut c.clone()).unwrap(), [F32(1.5)]);
+        assert_eq!(<[f32; 1]>::read(&mut c).unwrap(), [1.5]);
         let mut w = Writer::new(Endian::Big);
         [-2i16, 1].write(&mut w);
         [F32(1.5)].write(&mut w);

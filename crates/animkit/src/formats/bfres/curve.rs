@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::layout::{values, In, Io, Offset, Out};
 use super::platform::Platform;
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
@@ -99,7 +100,7 @@ impl Value {
 
 /// One curve with its frames and keys, decoded. Its JSON form (the dump) is its fields, with
 /// `scale_bits` and `offset_bits` the stored words.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Curve {
     /// Absolute position of the curve header.
@@ -218,59 +219,85 @@ impl Curve {
         platform.records(data, (field, array), count, size, "curve", |c| Curve::read(data, c.offset(), platform))
     }
 
-    /// Reads the curve whose header is at `at` (absolute) in `data`. Wii U: `u16 flags, keyCount;
-    /// u32 target; f32 start, end; scale and offset words; f32 delta (from 3.4); off frames, keys`.
-    /// Switch: `u64 frames, keys` first, then the same fields with `delta` and a pad word.
+    /// The curve header (§5.2), read or written: Wii U `u16 flags, keyCount; u32 target; f32
+    /// start, end; scale and offset words; f32 delta (from 3.4); off frames, keys` (`0x20`, `0x24`
+    /// from 3.4); Switch (`0x30`) the `u64` frame and key offsets first, then the same fields with
+    /// `delta` and a pad word. Returns the frame and key offsets.
+    fn walk(&mut self, io: &mut impl Io) -> Result<[Offset; 2]> {
+        let switch = io.platform().is_switch();
+        let mut arrays = [Offset::default(); 2];
+        if switch {
+            arrays = [io.offset("frames")?, io.offset("keys")?];
+        }
+        values!(io, self.flags, self.key_count, self.target, self.start, self.end, self.scale_bits, self.offset_bits);
+        if io.platform().since_3_4() {
+            let mut delta = self.delta.unwrap_or(0.0);
+            io.value(&mut delta)?;
+            self.delta = Some(delta);
+        }
+        if switch {
+            io.pad(4)?;
+        } else {
+            arrays = [io.offset("frames")?, io.offset("keys")?];
+        }
+        Ok(arrays)
+    }
+
+    /// Reads the curve whose header is at `at` (absolute) in `data`, with its frames and keys.
     pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Curve> {
         let mut c = platform.cursor(data, at)?;
-        let switch = platform.is_switch();
-        let mut arrays = (at, None, at + 8, None);
-        if switch {
-            arrays = (at, platform.offset(&mut c, "frames")?, at + 8, platform.offset(&mut c, "keys")?);
-        }
-        let flags_at = c.offset();
-        let flags = c.u16()?;
+        let mut curve = Curve { at, ..Curve::default() };
+        let [frames, keys] = curve.walk(&mut In { c: &mut c, platform })?;
+        let flags = curve.flags;
+        let flags_at = at + if platform.is_switch() { 16 } else { 0 };
         let ct =
             curve_type(flags).ok_or_else(|| Error::invalid(flags_at, format!("curve type 3 in flags {flags:#06x}")))?;
-        let key_count = c.u16()?;
-        let target = c.u32()?;
-        let start = c.f32()?;
-        let end = c.f32()?;
-        let scale_bits = c.u32()?;
-        let offset_bits = c.u32()?;
-        let delta = if platform.since_3_4() { Some(c.f32()?) } else { None };
-        if !switch {
-            let frames_field = c.offset();
-            let frames = platform.offset(&mut c, "frames")?;
-            arrays = (frames_field, frames, c.offset(), platform.offset(&mut c, "keys")?);
-        }
-        let mut curve = Curve {
-            at,
-            flags,
-            key_count,
-            target,
-            start,
-            end,
-            scale_bits,
-            offset_bits,
-            delta,
-            frames: Vec::new(),
-            keys: Vec::new(),
-        };
-        let n = usize::from(key_count);
+        let n = usize::from(curve.key_count);
         let endian = platform.endian();
-        let (frames_field, frames_at, keys_field, keys_at) = arrays;
         if n > 0 {
-            let frames_at = frames_at.ok_or_else(|| Error::invalid(frames_field, "null frame array"))?;
+            let frames_at = frames.target.ok_or_else(|| Error::invalid(frames.field, "null frame array"))?;
             curve.frames = read_frames(curve.frame_type(), data, frames_at, n, endian).within(|| "frames")?;
         }
         let bool_curve = matches!(ct, CurveType::StepBool | CurveType::BakedBool);
         let elements = if bool_curve { n.div_ceil(32) } else { n * curve.stride() };
         if elements > 0 {
-            let keys_at = keys_at.ok_or_else(|| Error::invalid(keys_field, "null key array"))?;
+            let keys_at = keys.target.ok_or_else(|| Error::invalid(keys.field, "null key array"))?;
             curve.keys = read_keys(&curve, data, keys_at, elements, bool_curve, endian).within(|| "keys")?;
         }
         Ok(curve)
+    }
+
+    /// Writes the curve header (see `walk`); returns the slots of the frame and key offsets.
+    pub(crate) fn write_header(&self, o: &mut Out) -> Result<[usize; 2]> {
+        let mut header = Curve { frames: Vec::new(), keys: Vec::new(), ..*self };
+        Ok(header.walk(o)?.map(|a| a.field))
+    }
+
+    /// Writes the curve's frames and keys (bool curves: one word per 32 keys, as read) and
+    /// points `slots` at them.
+    pub(crate) fn write_data(&self, o: &mut Out, [frames, keys]: [usize; 2]) {
+        o.align();
+        o.here(frames, !self.frames.is_empty());
+        for &f in &self.frames {
+            match self.frame_type() {
+                FrameType::F32 => o.w.f32(f),
+                FrameType::Fixed10x5 => o.w.i16((f * 32.0).round() as i16),
+                FrameType::U8 => o.w.u8(f as u8),
+            }
+        }
+        o.align();
+        o.here(keys, !self.keys.is_empty());
+        let bool_curve = matches!(self.curve_type(), CurveType::StepBool | CurveType::BakedBool);
+        for &k in &self.keys {
+            match self.key_type() {
+                _ if bool_curve => o.w.u32(k as u32),
+                KeyType::Bits32 if self.is_float() => o.w.f32(k as f32),
+                KeyType::Bits32 => o.w.i32(k as i32),
+                KeyType::S16 => o.w.i16(k as i16),
+                KeyType::S8 => o.w.u8(k as i8 as u8),
+            }
+        }
+        o.pad_after();
     }
 
     /// Key element `j` of key `i` as stored (unscaled).
@@ -431,6 +458,15 @@ impl Curve {
             }
         }
     }
+}
+
+/// A curve array: every header, then every curve's frames and keys.
+pub(crate) fn write_curves(o: &mut Out, curves: &[Curve]) -> Result<()> {
+    let slots = curves.iter().map(|c| c.write_header(o)).collect::<Result<Vec<_>>>()?;
+    for (c, s) in curves.iter().zip(slots) {
+        c.write_data(o, s);
+    }
+    Ok(())
 }
 
 /// Nintendo's cubic quantiser (§5.7): `rows` are per-key coefficients in final units
@@ -595,69 +631,5 @@ mod tests {
         assert_eq!(c.poly_slope(0, 1.0), 1076.0);
         let (_, inn, out) = c.hermite(1.0);
         assert!((inn - out).abs() < 1e-9);
-    }
-
-    fn int_curve(flags: u16, keys: &[u8], frames: &[u8], offset: i32) -> Curve {
-        let mut d = Vec::new();
-        d.extend_from_slice(&flags.to_be_bytes());
-        d.extend_from_slice(&(frames.len() as u16).to_be_bytes());
-        d.extend_from_slice(&0u32.to_be_bytes());
-        d.extend_from_slice(&0f32.to_be_bytes());
-        d.extend_from_slice(&f32::from(*frames.last().unwrap()).to_be_bytes());
-        d.extend_from_slice(&0u32.to_be_bytes());
-        d.extend_from_slice(&offset.to_be_bytes());
-        d.extend_from_slice(&2f32.to_be_bytes());
-        d.extend_from_slice(&(0x24i32 - 0x1C).to_be_bytes());
-        d.extend_from_slice(&(0x24i32 + 4 - 0x20).to_be_bytes());
-        d.extend_from_slice(frames);
-        d.resize(0x28, 0);
-        d.extend_from_slice(keys);
-        d.resize(0x2C + 4, 0);
-        Curve::read(&d, 0, Platform::WiiU { version: 0x0405_0003 }).unwrap()
-    }
-
-    #[test]
-    fn ftxp_step_int_curve_from_spec_3_4() {
-        // §3.4: flags 0x004A, frames 00 01 02, keys FF 00 01, offset word 1 → values 0, 1, 2.
-        let c = int_curve(0x004A, &[0xFF, 0x00, 0x01], &[0, 1, 2], 1);
-        assert_eq!(c.curve_type(), CurveType::StepInt);
-        let vals: Vec<Value> = [0.0, 0.5, 1.0, 1.99, 2.0, 5.0].iter().map(|&f| c.eval(f)).collect();
-        use Value::Int;
-        assert_eq!(vals, vec![Int(0), Int(0), Int(1), Int(1), Int(2), Int(2)]);
-    }
-
-    #[test]
-    fn s32_int_keys_are_exact_beyond_f32() {
-        // Step int with s32 keys (key bits 0): offset 2^31 - 11, keys 1 - offset and 4 - offset,
-        // so values 1 and 4; any pass through f32 (24-bit mantissa) rounds the key away.
-        let offset = i32::MAX - 10;
-        let keys: Vec<u8> = [1 - offset, 4 - offset].iter().flat_map(|k| k.to_be_bytes()).collect();
-        let mut c = int_curve(0x0042, &keys[..4], &[0], offset);
-        c.key_count = 2;
-        c.frames = vec![0.0, 5.0];
-        c.keys = vec![f64::from(1 - offset), f64::from(4 - offset)];
-        assert_eq!((c.eval(0.0), c.eval(5.0)), (Value::Int(1), Value::Int(4)));
-        assert_ne!((c.keys[0] as f32) as i32 + offset, 1, "the test needs keys f32 cannot hold");
-    }
-
-    #[test]
-    fn bool_curves_pack_lsb_first() {
-        // Step bool (0x60), u8 frames (+2), 3 keys, one word 0b101: true, false, true.
-        let c = int_curve(0x0062, &[0, 0, 0, 5], &[0, 10, 20], 0);
-        assert_eq!(c.curve_type(), CurveType::StepBool);
-        assert_eq!(c.eval(0.0), Value::Bool(true));
-        assert_eq!(c.eval(15.0), Value::Bool(false));
-        assert_eq!(c.eval(25.0), Value::Bool(true));
-    }
-
-    #[test]
-    fn wrap_modes() {
-        let mut c = int_curve(0x004A, &[0, 1, 2], &[0, 5, 10], 0);
-        c.flags |= 0x1000; // post repeat
-        assert_eq!(c.wrap_frame(12.0), 2.0);
-        c.flags = (c.flags & !0x3000) | 0x2000; // post mirror
-        assert_eq!(c.wrap_frame(12.0), 8.0);
-        c.flags |= 0x0100; // pre repeat
-        assert_eq!(c.wrap_frame(-3.0), 7.0);
     }
 }

@@ -20,14 +20,14 @@ use serde::{Deserialize, Serialize};
 use super::curve::Curve;
 use super::fshu::{self, read_constants, read_param_infos, ParamInfo};
 use super::ftxp;
+use super::layout::{opening, values, In, Io, Offset};
 use super::platform::Platform;
-use crate::bytes::Cursor;
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::model::Clip;
 
 /// A Switch material animation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fmaa {
     /// Position of the header.
@@ -57,7 +57,7 @@ impl Fmaa {
 }
 
 /// One material of an FMAA.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialAnim {
     /// The material's name.
@@ -83,7 +83,7 @@ pub struct MaterialAnim {
 }
 
 /// A texture-pattern info: a curve or a constant selects the texture index.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PatternInfo {
     /// The sampler.
@@ -105,67 +105,100 @@ pub fn header_size(platform: Platform) -> usize {
     }
 }
 
-/// Reads the FMAA at `at`.
-pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fmaa> {
-    let (mut c, name) = platform.open(data, at, b"FMAA")?;
-    let _model = c.u64()?;
-    let _bind = c.u64()?;
-    let mats_field = c.offset();
-    let mats_at = platform.offset(&mut c, "material animations")?;
-    let _unused = c.u64()?;
-    let tex_field = c.offset();
-    let tex_at = platform.offset(&mut c, "texture names")?;
-    let _user = (c.u64()?, c.u64()?);
-    let _tex_bind = c.u64()?;
-    let v9 = platform.switch_0_9();
-    let flags = if v9 { platform.cursor(data, at + 4)?.u16()? } else { c.u16()? };
-    let (frame_count, baked_size, mat_count, curve_count) = if v9 {
-        let (fc, bs, _ud, mc, cc) = (c.i32()?, c.u32()?, c.u16()?, c.u16()?, c.u16()?);
-        (fc, bs, mc, cc)
-    } else {
-        let (_ud, mc, cc) = (c.u16()?, c.u16()?, c.u16()?);
-        (c.i32()?, c.u32()?, mc, cc)
-    };
-    let _counts = (c.u16()?, c.u16()?, c.u16()?);
-    let tex_count = usize::from(c.u16()?);
-    let textures = platform.names(data, tex_at, tex_field, tex_count).map_err(|e| e.within("texture names"))?;
-    let materials =
-        platform.records(data, (mats_field, mats_at), mat_count.into(), 0x40, "material animation", |m| {
-            read_material(data, m, platform)
-        })?;
-    Ok(Fmaa { at, name, flags, frame_count, baked_size, curve_count, textures, materials })
+impl Fmaa {
+    /// The FMAA header, read or written (see the module notes): `n` holds the material,
+    /// shader-parameter animation, texture-pattern animation and texture counts. Returns the
+    /// bind-index, material, texture-slot, texture-name and texture-bind offsets.
+    pub(crate) fn walk(&mut self, io: &mut impl Io, n: &mut [u16; 4]) -> Result<[Offset; 5]> {
+        let v9 = io.platform().switch_0_9();
+        let mut flags = u32::from(self.flags);
+        opening(io, b"FMAA", &mut flags, &mut self.name)?;
+        io.runtime()?; // bound model
+        let [bind, materials] = [io.offset("bind indices")?, io.offset("material animations")?];
+        let [slots, names] = [io.offset("texture slots")?, io.offset("texture names")?];
+        io.runtime()?; // user data
+        io.runtime()?; // user-data dictionary
+        let binds = io.offset("texture binds")?;
+        if v9 {
+            self.flags = flags as u16;
+            values!(io, self.frame_count, self.baked_size);
+        } else {
+            io.value(&mut self.flags)?;
+        }
+        io.pad(2)?; // user-data count
+        values!(io, n[0], self.curve_count);
+        if !v9 {
+            values!(io, self.frame_count, self.baked_size);
+        }
+        values!(io, n[1], n[2]);
+        io.pad(2)?; // visibility animations
+        io.value(&mut n[3])?;
+        if v9 {
+            io.pad(2)?;
+        }
+        Ok([bind, materials, slots, names, binds])
+    }
 }
 
-fn read_material(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<MaterialAnim> {
-    let at = c.offset();
-    let name = platform.name(data, c)?;
-    let params_at = platform.offset(c, "param infos")?;
-    let patterns_at = platform.offset(c, "pattern infos")?;
-    let curves_at = platform.offset(c, "curves")?;
-    let constants_at = platform.offset(c, "constants")?;
-    let [begin_param_curve, begin_pattern_curve, begin_visibility_constant, visibility_curve, visibility_constant] =
-        [c.u16()?, c.u16()?, c.u16()?, c.u16()?, c.u16()?];
-    let [param_count, pattern_count, constant_count, curve_count] = [c.u16()?, c.u16()?, c.u16()?, c.u16()?];
-    let params = read_param_infos(data, params_at, at + 8, param_count.into(), platform)?;
-    let patterns =
-        platform.records(data, (at + 0x10, patterns_at), pattern_count.into(), 0x10, "pattern info", |p| {
-            let sampler = platform.name(data, p)?;
-            Ok(PatternInfo { sampler, curve_index: p.i16()?, begin_constant: p.u16()?, sub_bind_index: p.i8()? })
+/// Reads the FMAA at `at`.
+pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fmaa> {
+    let mut c = platform.cursor(data, at)?;
+    let (mut anim, mut n) = (Fmaa { at, ..Fmaa::default() }, [0u16; 4]);
+    let [_, materials, _, names, _] = anim.walk(&mut In { c: &mut c, platform }, &mut n)?;
+    anim.textures =
+        platform.names(data, names.target, names.field, n[3].into()).map_err(|e| e.within("texture names"))?;
+    anim.materials = platform.records(data, materials.pair(), n[0].into(), 0x40, "material animation", |c| {
+        MaterialAnim::read(data, &mut In { c, platform })
+    })?;
+    Ok(anim)
+}
+
+impl MaterialAnim {
+    /// The material animation (`0x40`), read or written (see the module notes): `n` holds the
+    /// parameter-info, pattern-info, constant and curve counts. Returns the parameter-info,
+    /// pattern-info, curve and constant offsets.
+    pub(crate) fn walk(&mut self, io: &mut impl Io, n: &mut [u16; 4]) -> Result<[Offset; 4]> {
+        io.name(&mut self.name)?;
+        let [params, patterns] = [io.offset("param infos")?, io.offset("pattern infos")?];
+        let [curves, constants] = [io.offset("curves")?, io.offset("constants")?];
+        values!(
+            io,
+            self.begin_param_curve,
+            self.begin_pattern_curve,
+            self.begin_visibility_constant,
+            self.visibility_curve,
+            self.visibility_constant
+        );
+        n.iter_mut().try_for_each(|n| io.value(n))?;
+        io.pad(6)?;
+        Ok([params, patterns, curves, constants])
+    }
+
+    fn read(data: &[u8], io: &mut In) -> Result<MaterialAnim> {
+        let (mut m, mut n) = (MaterialAnim::default(), [0; 4]);
+        let [params, patterns, curves, constants] = m.walk(io, &mut n)?;
+        let [param_count, pattern_count, constant_count, curve_count] = n.map(usize::from);
+        let platform = io.platform;
+        m.params = read_param_infos(data, params.target, params.field, param_count, platform)?;
+        m.patterns = platform.records(data, patterns.pair(), pattern_count, 0x10, "pattern info", |c| {
+            let mut info = PatternInfo::default();
+            info.walk(&mut In { c, platform })?;
+            Ok(info)
         })?;
-    let curves = Curve::read_array(data, curves_at, at + 0x18, curve_count.into(), platform)?;
-    let constants = read_constants(data, constants_at, at + 0x20, constant_count.into(), platform)?;
-    Ok(MaterialAnim {
-        name,
-        begin_param_curve,
-        begin_pattern_curve,
-        begin_visibility_constant,
-        visibility_curve,
-        visibility_constant,
-        params,
-        patterns,
-        curves,
-        constants,
-    })
+        m.curves = Curve::read_array(data, curves.target, curves.field, curve_count, platform)?;
+        m.constants = read_constants(data, constants.target, constants.field, constant_count, platform)?;
+        Ok(m)
+    }
+}
+
+impl PatternInfo {
+    /// The pattern info (`0x10`), read or written: off sampler name; `s16 curveIndex; u16
+    /// beginConstant; s8 subBindIndex`; 3 bytes of padding.
+    pub(crate) fn walk(&mut self, io: &mut impl Io) -> Result<()> {
+        io.name(&mut self.sampler)?;
+        values!(io, self.curve_index, self.begin_constant, self.sub_bind_index);
+        io.pad(3)
+    }
 }
 
 /// Converts an FMAA to one clip: shader-parameter tracks as for a Wii U FSHU (cubic scalar

@@ -8,11 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::curve::{Curve, Value};
+use super::curve::{write_curves, Curve, Value};
+use super::layout::{count16, opening, values, In, Io, Offset, Out};
 use super::platform::Platform;
 use super::subfile;
 use super::union::union_cubic;
-use crate::bytes::Cursor;
 use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::model::{Clip, Interpolation, Target, Track, Values};
@@ -29,7 +29,7 @@ pub enum Kind {
 }
 
 /// An FSHU with its material animations.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fshu {
     /// Position of the header.
@@ -52,7 +52,7 @@ pub struct Fshu {
 }
 
 /// One material of an FSHU.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialAnim {
     /// The material's name.
@@ -72,7 +72,7 @@ pub struct MaterialAnim {
 }
 
 /// A shader parameter's curves and constants.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParamInfo {
     /// The parameter's name.
@@ -98,50 +98,129 @@ impl Fshu {
     }
 }
 
+impl Fshu {
+    /// The FSHU header (3.4 and later), read or written: after the opening `u32 flags; s32
+    /// frameCount; u16 materialCount, userDataCount; s32 paramAnimCount, curveCount; u32
+    /// bakedSize`; off model, bind indices, material animations, user data. Returns the bind-index
+    /// and material offsets.
+    fn walk(&mut self, io: &mut impl Io, material_count: &mut u16) -> Result<[Offset; 2]> {
+        opening(io, b"FSHU", &mut self.flags, &mut self.name)?;
+        values!(io, self.flags, self.frame_count, *material_count);
+        io.pad(2)?; // user-data count
+        values!(io, self.param_anim_count, self.curve_count, self.baked_size);
+        io.runtime()?; // bound model
+        let arrays = [io.offset("bind indices")?, io.offset("material animations")?];
+        io.runtime()?; // user data
+        Ok(arrays)
+    }
+}
+
 /// Reads the FSHU at `at` (Wii U 3.4 and later).
 pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fshu> {
     if !platform.since_3_4() {
         return Err(Error::unsupported("FSHU before 3.4.0.0 is not supported"));
     }
-    let (mut c, name) = platform.open(data, at, b"FSHU")?;
-    let flags = c.u32()?;
-    let frame_count = c.i32()?;
-    let mat_count = c.u16()?;
-    let _ud = c.u16()?;
-    let param_anim_count = c.i32()?;
-    let curve_count = c.i32()?;
-    let baked_size = c.u32()?;
-    let _model = c.i32()?;
-    let _bind = c.i32()?;
-    let mats_at = platform.offset(&mut c, "material animations")?;
-    let materials =
-        platform.records(data, (at + 0x2C, mats_at), mat_count.into(), 0x20, "material animation", |m| {
-            read_material(data, m, platform)
-        })?;
-    Ok(Fshu { at, name, flags, frame_count, param_anim_count, curve_count, baked_size, materials })
+    let mut c = platform.cursor(data, at)?;
+    let (mut anim, mut count) = (Fshu { at, ..Fshu::default() }, 0);
+    let [_, materials] = anim.walk(&mut In { c: &mut c, platform }, &mut count)?;
+    anim.materials = platform.records(data, materials.pair(), count.into(), 0x20, "material animation", |c| {
+        MaterialAnim::read(data, &mut In { c, platform })
+    })?;
+    Ok(anim)
 }
 
-fn read_material(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<MaterialAnim> {
-    let at = c.offset();
-    let info_count = c.u16()?;
-    let curve_count = c.u16()?;
-    let constant_count = c.u16()?;
-    c.skip(2)?;
-    let begin_curve = c.i32()?;
-    let begin_param_anim = c.i32()?;
-    let name = platform.name(data, c)?;
-    let infos_at = platform.offset(c, "param infos")?;
-    let curves_at = platform.offset(c, "curves")?;
-    let consts_at = platform.offset(c, "constants")?;
-    let params = read_param_infos(data, infos_at, at + 0x14, info_count.into(), platform)?;
-    let curves = Curve::read_array(data, curves_at, at + 0x18, curve_count.into(), platform)?;
-    let constants = read_constants(data, consts_at, at + 0x1C, constant_count.into(), platform)?;
-    Ok(MaterialAnim { name, begin_curve, begin_param_anim, params, curves, constants })
+/// Writes an FSHU (v >= 3.4 layout, §7.3 storage order) at the output's position.
+pub fn write_fshu(o: &mut Out, a: &Fshu) -> Result<()> {
+    if !o.platform().since_3_4() {
+        return Err(Error::unsupported("writing FSHU before 3.4.0.0"));
+    }
+    let mut count = count16(a.materials.len(), "materials")?;
+    let mut header = Fshu { name: a.name.clone(), materials: Vec::new(), ..*a };
+    let [bind, materials] = header.walk(o, &mut count)?;
+    o.bind_indices(bind.field, count);
+    o.patch_here(materials.field);
+    let (mut begin_curve, mut begin_param_anim) = (0i32, 0i32);
+    let mut slots = Vec::new();
+    for m in &a.materials {
+        let mut record =
+            MaterialAnim { name: m.name.clone(), begin_curve, begin_param_anim, ..MaterialAnim::default() };
+        let mut counts = [m.params.len(), m.curves.len(), m.constants.len()].map(|n| n as u16);
+        slots.push(record.walk(o, &mut counts)?);
+        begin_curve += m.curves.len() as i32;
+        begin_param_anim += (m.curves.len() + m.constants.len()) as i32;
+    }
+    for (m, [infos, curves, constants]) in a.materials.iter().zip(slots) {
+        o.patch_here(infos.field);
+        for p in &m.params {
+            param_info(o, p)?;
+        }
+        o.patch_here(constants.field);
+        for &(t, v) in &m.constants {
+            o.w.u32(t);
+            o.w.u32(v);
+        }
+        o.patch_here(curves.field);
+        write_curves(o, &m.curves)?;
+    }
+    Ok(())
 }
 
-/// The `count` param infos at `array` (stored at `field`). Wii U (`0x10`): `u16 beginCurve,
-/// floatCurves, intCurves, beginConstant, constantCount, subBindIndex; off name`. Switch
-/// (`0x18`): the name offset first, then the six `u16` and 4 pad bytes.
+impl MaterialAnim {
+    /// The material animation (`0x20`), read or written: `u16 paramCount, curveCount,
+    /// constantCount` and 2 bytes; `s32 beginCurve, beginParamAnim`; off name, param infos,
+    /// curves, constants. Returns the three array offsets.
+    fn walk(&mut self, io: &mut impl Io, counts: &mut [u16; 3]) -> Result<[Offset; 3]> {
+        counts.iter_mut().try_for_each(|n| io.value(n))?;
+        io.pad(2)?;
+        values!(io, self.begin_curve, self.begin_param_anim);
+        io.name(&mut self.name)?;
+        Ok([io.offset("param infos")?, io.offset("curves")?, io.offset("constants")?])
+    }
+
+    fn read(data: &[u8], io: &mut In) -> Result<MaterialAnim> {
+        let (mut m, mut counts) = (MaterialAnim::default(), [0; 3]);
+        let [infos, curves, constants] = m.walk(io, &mut counts)?;
+        let [infos_n, curves_n, constants_n] = counts.map(usize::from);
+        let platform = io.platform;
+        m.params = read_param_infos(data, infos.target, infos.field, infos_n, platform)?;
+        m.curves = Curve::read_array(data, curves.target, curves.field, curves_n, platform)?;
+        m.constants = read_constants(data, constants.target, constants.field, constants_n, platform)?;
+        Ok(m)
+    }
+}
+
+impl ParamInfo {
+    /// The param info, read or written. Wii U (`0x10`): `u16 beginCurve, floatCurves,
+    /// intCurves, beginConstant, constantCount, subBindIndex; off name`. Switch (`0x18`): the
+    /// name offset first, then the six `u16` and 4 pad bytes.
+    fn walk(&mut self, io: &mut impl Io) -> Result<()> {
+        let switch = io.platform().is_switch();
+        if switch {
+            io.name(&mut self.name)?;
+        }
+        values!(
+            io,
+            self.begin_curve,
+            self.float_curves,
+            self.int_curves,
+            self.begin_constant,
+            self.constant_count,
+            self.sub_bind_index
+        );
+        if switch {
+            io.pad(4)
+        } else {
+            io.name(&mut self.name)
+        }
+    }
+}
+
+/// Writes a param info (see `ParamInfo::walk`).
+pub(crate) fn param_info(o: &mut Out, p: &ParamInfo) -> Result<()> {
+    p.clone().walk(o)
+}
+
+/// The `count` param infos at `array` (stored at `field`; see `ParamInfo::walk`).
 pub fn read_param_infos(
     data: &[u8],
     array: Option<usize>,
@@ -150,21 +229,9 @@ pub fn read_param_infos(
     platform: Platform,
 ) -> Result<Vec<ParamInfo>> {
     let size = if platform.is_switch() { 0x18 } else { 0x10 };
-    platform.records(data, (field, array), count, size, "param info", |p| {
-        let switch_name = if platform.is_switch() { Some(platform.name(data, p)?) } else { None };
-        let mut info = ParamInfo {
-            name: String::new(),
-            begin_curve: p.u16()?,
-            float_curves: p.u16()?,
-            int_curves: p.u16()?,
-            begin_constant: p.u16()?,
-            constant_count: p.u16()?,
-            sub_bind_index: p.u16()?,
-        };
-        info.name = match switch_name {
-            Some(name) => name,
-            None => platform.name(data, p)?,
-        };
+    platform.records(data, (field, array), count, size, "param info", |c| {
+        let mut info = ParamInfo::default();
+        info.walk(&mut In { c, platform })?;
         Ok(info)
     })
 }

@@ -10,12 +10,13 @@
 use glam::{EulerRot, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::curve::Curve;
+use super::curve::{write_curves, Curve};
 use super::euler::rotation_keys;
+use super::layout::{count16, narrow, opening, values, write_dict, In, Io, Offset, Out};
 use super::platform::Platform;
 use super::subfile;
 use super::union::union_cubic;
-use crate::bytes::Cursor;
+use crate::bytes::{round_up, Cursor};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::format::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Target, Track, Values};
@@ -79,38 +80,91 @@ pub enum UserValues {
     Bytes(Vec<u8>),
 }
 
-/// Reads the user-data index group at `at` and its entries.
+impl UserValues {
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            UserValues::Words(v) => v.len(),
+            UserValues::Strings(v) => v.len(),
+            UserValues::Bytes(v) => v.len(),
+        }
+    }
+
+    /// Whether there is no value.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl UserData {
+    /// The entry's head, read or written: `off name; u16 count; u8 type; u8 pad`.
+    fn walk(&mut self, io: &mut impl Io, count: &mut u16) -> Result<()> {
+        io.name(&mut self.name)?;
+        values!(io, *count, self.kind);
+        io.value(&mut self.pad)
+    }
+}
+
+/// Reads the user-data index group at `at` and its entries (named as in the index group).
 pub fn read_user_data(data: &[u8], at: usize) -> Result<Vec<UserData>> {
     let mut out = Vec::new();
     for (name, target) in super::dict::entries_at(data, at)? {
         let Some(e) = target else {
             return Err(Error::invalid(at, "user data entry without data"));
         };
-        let wiiu = Platform::WiiU { version: 0x0304_0000 };
-        let mut c = wiiu.cursor(data, e)?;
-        let _name = c.i32()?;
-        let count = c.u16()?;
-        let kind = c.u8()?;
-        let pad = c.u8()?;
-        let values = match kind {
+        let platform = Platform::WiiU { version: 0x0304_0000 };
+        let mut c = platform.cursor(data, e)?;
+        let mut entry = UserData { name: String::new(), kind: 0, pad: 0, values: UserValues::Words(Vec::new()) };
+        let mut count = 0;
+        entry.walk(&mut In { c: &mut c, platform }, &mut count)?;
+        entry.values = match entry.kind {
             0 | 1 => {
                 let n = c.count(u64::from(count), 4, "user data value")?;
                 UserValues::Words((0..n).map(|_| c.u32()).collect::<Result<_>>()?)
             }
             2 | 3 => {
                 let n = c.count(u64::from(count), 4, "user data string")?;
-                UserValues::Strings((0..n).map(|_| wiiu.name(data, &mut c)).collect::<Result<_>>()?)
+                UserValues::Strings((0..n).map(|_| platform.name(data, &mut c)).collect::<Result<_>>()?)
             }
             4 => UserValues::Bytes(c.take(usize::from(count))?.to_vec()),
             k => return Err(Error::invalid(e + 6, format!("unknown user data type {k}"))),
         };
-        out.push(UserData { name, kind, pad, values });
+        out.push(UserData { name, ..entry });
     }
     Ok(out)
 }
 
+/// Writes a user-data dictionary followed by its entries (see [`read_user_data`]), the values
+/// inline after each head.
+pub fn write_user_data(o: &mut Out, entries: &[UserData]) -> Result<()> {
+    let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+    let mut targets = Vec::with_capacity(entries.len());
+    let mut p = o.pos() + 8 + 16 * (entries.len() + 1);
+    for e in entries {
+        targets.push(p);
+        p += 8 + match &e.values {
+            UserValues::Bytes(v) => round_up(v.len(), 4),
+            v => 4 * v.len(),
+        };
+    }
+    write_dict(o, &names, &targets)?;
+    for e in entries {
+        let mut head = UserData { name: e.name.clone(), values: UserValues::Words(Vec::new()), ..*e };
+        head.walk(o, &mut (e.values.len() as u16))?;
+        match &e.values {
+            UserValues::Words(v) => v.iter().for_each(|&x| o.w.u32(x)),
+            UserValues::Strings(v) => v.iter().for_each(|x| o.string(x)),
+            UserValues::Bytes(v) => {
+                o.w.bytes(v);
+                o.align();
+            }
+        }
+    }
+    Ok(())
+}
+
 /// One bone's animation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoneAnim {
     /// Position of the bone animation.
@@ -188,127 +242,214 @@ impl Fska {
     }
 }
 
-/// Reads the FSKA at `at` (Switch: user data is not read).
-///
-/// Wii U after the opening: `u32 flags`; from 3.4 `s32 frameCount; u16 boneCount, userDataCount;
-/// s32 curveCount; u32 bakedSize`, before it the four counts as `u16` and 4 bytes after
-/// bakedSize; then off bone animations, skeleton, bind indices, user data. Switch (`0x60`; `0x50`
-/// in 0.9, whose flags follow the magic): off skeleton, bind indices, bone animations, user
-/// data, user dict; `u32 flags` (before 0.9); `s32 frameCount, curveCount; u32 bakedSize;
-/// u16 boneCount, userDataCount`.
+/// The FSKA header's links to its data: the bone count and the offsets (read: where they point;
+/// written: their slots).
+#[derive(Default)]
+pub(crate) struct FskaSlots {
+    bone_count: u16,
+    bind: Offset,
+    bones: Offset,
+    user: Offset,
+}
+
+/// Where an FSKA's data parts were written (absolute).
+pub(crate) struct FskaParts {
+    /// The bind indices.
+    pub bind: usize,
+    /// The BoneAnim array.
+    pub bones: usize,
+    /// The user-data dictionary, when there is user data.
+    pub user: Option<usize>,
+}
+
+impl FskaSlots {
+    /// Points the header's offsets at the data.
+    pub(crate) fn link(&self, o: &mut Out, parts: &FskaParts) {
+        o.patch(self.bind.field, parts.bind);
+        o.patch(self.bones.field, parts.bones);
+        if let Some(user) = parts.user {
+            o.patch(self.user.field, user);
+        }
+    }
+}
+
+impl Fska {
+    /// The FSKA header, read or written. Wii U after the opening: `u32 flags`; from 3.4 `s32
+    /// frameCount; u16 boneCount, userDataCount; s32 curveCount; u32 bakedSize`, before it the
+    /// four counts as `u16` and 4 bytes after bakedSize; then off bone animations, skeleton, bind
+    /// indices, user data. Switch (`0x60`; `0x50` in 0.9, whose flags follow the magic): off
+    /// skeleton, bind indices, bone animations, user data, user dict; `u32 flags` (before 0.9);
+    /// `s32 frameCount, curveCount; u32 bakedSize; u16 boneCount, userDataCount` and a pad word
+    /// (before 0.9).
+    fn walk(&mut self, io: &mut impl Io, bone_count: u16) -> Result<FskaSlots> {
+        let p = io.platform();
+        opening(io, b"FSKA", &mut self.flags, &mut self.name)?;
+        let mut s = FskaSlots { bone_count, ..FskaSlots::default() };
+        if p.is_switch() {
+            io.runtime()?; // bound skeleton
+            s.bind = io.offset("bind indices")?;
+            s.bones = io.offset("bone animations")?;
+            s.user = io.offset("user data")?;
+            io.runtime()?; // user-data dictionary
+            if !p.switch_0_9() {
+                io.value(&mut self.flags)?;
+            }
+            values!(io, self.frame_count, self.curve_count, self.baked_size, s.bone_count, self.user_data_count);
+            if !p.switch_0_9() {
+                io.pad(4)?;
+            }
+            return Ok(s);
+        }
+        io.value(&mut self.flags)?;
+        if p.since_3_4() {
+            values!(io, self.frame_count, s.bone_count, self.user_data_count, self.curve_count, self.baked_size);
+        } else {
+            narrow(io, &mut self.frame_count, "frameCount")?;
+            values!(io, s.bone_count, self.user_data_count);
+            narrow(io, &mut self.curve_count, "curveCount")?;
+            io.value(&mut self.baked_size)?;
+            io.pad(4)?;
+        }
+        s.bones = io.offset("bone animations")?;
+        io.runtime()?; // bound skeleton
+        s.bind = io.offset("bind indices")?;
+        s.user = io.offset("user data")?;
+        Ok(s)
+    }
+}
+
+/// Reads the FSKA at `at` (see `Fska::walk`; on Switch user data is not read).
 pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fska> {
-    let (mut c, name) = platform.open(data, at, b"FSKA")?;
-    let (mut anim, bone_count, bones_field, bones_at) = match platform {
-        Platform::WiiU { .. } => read_wiiu_fields(data, &mut c, platform)?,
-        Platform::Switch { .. } => read_switch_fields(&mut c, platform, at)?,
-    };
-    anim.at = at;
-    anim.name = name;
+    let mut c = platform.cursor(data, at)?;
+    let mut anim = Fska { at, ..Fska::default() };
+    let s = anim.walk(&mut In { c: &mut c, platform }, 0)?;
+    if let (false, Some(u), 1..) = (platform.is_switch(), s.user.target, anim.user_data_count) {
+        anim.user_data = read_user_data(data, u).within(|| "user data")?;
+    }
     let size = match platform {
         Platform::WiiU { .. } => 0x18,
         p if p.switch_0_9() => 0x38,
         _ => 0x28,
     };
-    anim.bones = platform
-        .records(data, (bones_field, bones_at), bone_count, size, "bone animation", |b| read_bone(data, b, platform))?;
+    anim.bones = platform.records(data, s.bones.pair(), s.bone_count.into(), size, "bone animation", |c| {
+        BoneAnim::read(data, &mut In { c, platform })
+    })?;
     Ok(anim)
 }
 
-/// An FSKA with only its header fields, its bone count, and where the bone array's offset lies
-/// and points.
-type Fields = (Fska, usize, usize, Option<usize>);
-
-fn read_wiiu_fields(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<Fields> {
-    let flags = c.u32()?;
-    let (frame_count, bone_count, user_data_count, curve_count, baked_size) = if platform.since_3_4() {
-        (c.i32()?, c.u16()?, c.u16()?, c.i32()?, c.u32()?)
-    } else {
-        let (fc, bc, ud, cc, bs) = (c.u16()?, c.u16()?, c.u16()?, c.u16()?, c.u32()?);
-        c.skip(4)?;
-        (i32::from(fc), bc, ud, i32::from(cc), bs)
-    };
-    let bones_field = c.offset();
-    let bones_at = platform.offset(c, "bone animations")?;
-    let _skeleton = c.i32()?;
-    let _bind = c.i32()?;
-    let user_data = match platform.offset(c, "user data")? {
-        Some(u) if user_data_count > 0 => read_user_data(data, u).within(|| "user data")?,
-        _ => Vec::new(),
-    };
-    let anim = Fska { flags, frame_count, user_data_count, curve_count, baked_size, user_data, ..Fska::default() };
-    Ok((anim, bone_count.into(), bones_field, bones_at))
+/// Writes an FSKA (Wii U 3.4 and later, or Switch): its header, then its data.
+pub fn write_fska(o: &mut Out, a: &Fska) -> Result<()> {
+    if !o.platform().since_3_4() {
+        return Err(Error::unsupported("writing FSKA before 3.4.0.0"));
+    }
+    let slots = fska_header(o, a)?;
+    let parts = fska_data(o, a, &vec![0xFFFF; a.bones.len()])?;
+    slots.link(o, &parts);
+    Ok(())
 }
 
-fn read_switch_fields(c: &mut Cursor, platform: Platform, at: usize) -> Result<Fields> {
-    let _skeleton = c.u64()?;
-    let _bind = c.u64()?;
-    let bones_field = c.offset();
-    let bones_at = platform.offset(c, "bone animations")?;
-    let _user = (c.u64()?, c.u64()?);
-    let flags = if platform.switch_0_9() { platform.cursor(c.data(), at + 4)?.u32()? } else { c.u32()? };
-    let frame_count = c.i32()?;
-    let curve_count = c.i32()?;
-    let baked_size = c.u32()?;
-    let bone_count = c.u16()?;
-    let user_data_count = c.u16()?;
-    let anim = Fska { flags, frame_count, user_data_count, curve_count, baked_size, ..Fska::default() };
-    Ok((anim, bone_count.into(), bones_field, bones_at))
+/// The FSKA header (see `Fska::walk`) with its data offsets left to patch; the user-data count
+/// is that of the entries written.
+pub(crate) fn fska_header(o: &mut Out, a: &Fska) -> Result<FskaSlots> {
+    let user_data_count = count16(a.user_data.len(), "user-data entries")?;
+    let mut header = Fska { name: a.name.clone(), bones: Vec::new(), user_data: Vec::new(), user_data_count, ..*a };
+    header.walk(o, count16(a.bones.len(), "bone animations")?)
 }
 
-/// Reads the bone animation at the cursor. Wii U (`0x18`): `u32 flags; off name; u8
-/// beginRotate, beginTranslate, curveCount, beginBaseTranslate; u16 beginCurve` (low byte
-/// first) and 2 bytes; off curves, base data. Switch (`0x28`; `0x38` from 0.9 with two more
-/// `u64` after the offsets): off name, curves, base data; `u32 flags`; the four `u8`; `s32
-/// beginCurve`.
-fn read_bone(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<BoneAnim> {
-    let at = c.offset();
-    let switch = platform.is_switch();
-    let wiiu_flags = if switch { None } else { Some(c.u32()?) };
-    let name = platform.name(data, c)?;
-    let (mut curves_at, mut base_at) = (None, None);
-    if switch {
-        curves_at = platform.offset(c, "curves")?;
-        base_at = platform.offset(c, "base data")?;
-        if platform.switch_0_9() {
-            c.skip(16)?;
+/// An FSKA's data from the output's position: the bind indices, the BoneAnim array, per bone
+/// its base values and curves, then the user data.
+pub(crate) fn fska_data(o: &mut Out, a: &Fska, bind: &[u16]) -> Result<FskaParts> {
+    let bind_at = o.pos();
+    bind.iter().for_each(|&b| o.w.u16(b));
+    o.align();
+    let bones = o.pos();
+    let slots = a.bones.iter().map(|b| b.write(o)).collect::<Result<Vec<_>>>()?;
+    for (b, &[curves_slot, base_slot]) in a.bones.iter().zip(&slots) {
+        let has_base = b.scale.is_some() || b.rotate.is_some() || b.translate.is_some();
+        if !has_base && b.curves.is_empty() {
+            continue;
         }
+        if has_base {
+            o.align();
+        }
+        o.here(base_slot, has_base);
+        for v in b.scale.iter().flatten().chain(b.rotate.iter().flatten()).chain(b.translate.iter().flatten()) {
+            o.w.f32(*v);
+        }
+        if !b.curves.is_empty() {
+            o.align();
+        }
+        o.here(curves_slot, !b.curves.is_empty());
+        write_curves(o, &b.curves)?;
     }
-    let flags = match wiiu_flags {
-        Some(flags) => flags,
-        None => c.u32()?,
-    };
-    let [begin_rotate, begin_translate, curve_count, begin_base_translate] = c.array::<4>()?;
-    let begin_at = c.offset();
-    let [lo, hi, high_lo, high_hi] = c.array::<4>()?;
-    if switch && (high_lo, high_hi) != (0, 0) {
-        let begin = i32::from_le_bytes([lo, hi, high_lo, high_hi]);
-        return Err(Error::invalid(begin_at, format!("beginCurve {begin} out of range")));
+    let user = (!a.user_data.is_empty()).then(|| o.pos());
+    if user.is_some() {
+        write_user_data(o, &a.user_data)?;
     }
-    if !switch {
-        curves_at = platform.offset(c, "curves")?;
-        base_at = platform.offset(c, "base data")?;
+    Ok(FskaParts { bind: bind_at, bones, user })
+}
+
+impl BoneAnim {
+    /// The bone animation, read or written. Wii U (`0x18`): `u32 flags; off name; u8
+    /// beginRotate, beginTranslate, curveCount, beginBaseTranslate; u16 beginCurve` (low byte
+    /// first) and 2 bytes; off curves, base data. Switch (`0x28`; `0x38` from 0.9 with two more
+    /// `u64` after the offsets, zeros when written): off name, curves, base data; `u32 flags`;
+    /// the four `u8`; `beginCurve` and 2 zero bytes; a pad word. Returns the curve and base
+    /// offsets.
+    fn walk(&mut self, io: &mut impl Io, count: &mut u8) -> Result<[Offset; 2]> {
+        let p = io.platform();
+        let mut arrays = [Offset::default(); 2];
+        if p.is_switch() {
+            io.name(&mut self.name)?;
+            arrays = [io.offset("curves")?, io.offset("base data")?];
+            if p.switch_0_9() {
+                io.pad(16)?;
+            }
+        }
+        io.value(&mut self.flags)?;
+        if !p.is_switch() {
+            io.name(&mut self.name)?;
+        }
+        values!(io, self.begin_rotate, self.begin_translate, *count, self.begin_base_translate);
+        let begin_at = io.pos();
+        let [lo, hi] = self.begin_curve.to_le_bytes();
+        let mut begin = [lo, hi, 0, 0];
+        io.value(&mut begin)?;
+        if p.is_switch() && begin[2..] != [0, 0] {
+            let begin = i32::from_le_bytes(begin);
+            return Err(Error::invalid(begin_at, format!("beginCurve {begin} out of range")));
+        }
+        self.begin_curve = u16::from_le_bytes([begin[0], begin[1]]);
+        if p.is_switch() {
+            io.pad(4)?;
+        } else {
+            arrays = [io.offset("curves")?, io.offset("base data")?];
+        }
+        Ok(arrays)
     }
-    let mut bone = BoneAnim {
-        at,
-        flags,
-        name,
-        begin_rotate,
-        begin_translate,
-        begin_base_translate,
-        begin_curve: u16::from_le_bytes([lo, hi]),
-        scale: None,
-        rotate: None,
-        translate: None,
-        curves: Vec::new(),
-    };
-    if flags & 0x38 != 0 {
-        let field = at + if platform.is_switch() { 0x10 } else { 0x14 };
-        let base_at = base_at.ok_or_else(|| Error::invalid(field, "base data flagged but its offset is null"))?;
-        bone.read_base(&mut platform.cursor(data, base_at)?)?;
+
+    /// Reads the bone animation at the cursor, with its base values and curves.
+    fn read(data: &[u8], io: &mut In) -> Result<BoneAnim> {
+        let (platform, at) = (io.platform, io.c.offset());
+        let mut bone = BoneAnim { at, ..BoneAnim::default() };
+        let mut count = 0;
+        let [curves, base] = bone.walk(io, &mut count)?;
+        if bone.flags & 0x38 != 0 {
+            let base_at =
+                base.target.ok_or_else(|| Error::invalid(base.field, "base data flagged but its offset is null"))?;
+            bone.read_base(&mut platform.cursor(data, base_at)?)?;
+        }
+        bone.curves = Curve::read_array(data, curves.target, curves.field, count.into(), platform)?;
+        Ok(bone)
     }
-    let curves_field = if platform.is_switch() { at + 8 } else { at + 0x10 };
-    bone.curves = Curve::read_array(data, curves_at, curves_field, curve_count.into(), platform)?;
-    Ok(bone)
+
+    /// Writes the bone animation (see `walk`); returns the slots of the curve and base offsets.
+    fn write(&self, o: &mut Out) -> Result<[usize; 2]> {
+        let mut count =
+            u8::try_from(self.curves.len()).map_err(|_| Error::unrepresentable("more than 255 curves in a bone"))?;
+        let mut record = BoneAnim { name: self.name.clone(), curves: Vec::new(), ..*self };
+        Ok(record.walk(o, &mut count)?.map(|a| a.field))
+    }
 }
 
 /// Target offsets of the scale channels (§7.1).
@@ -340,10 +481,7 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
         }
         let rot = ROTATE.map(curve_for);
         if rot.iter().any(Option::is_some) || bone.rotate.is_some() {
-            let base = bone.rotate.unwrap_or(match anim.rotate_mode() {
-                RotateMode::EulerXyz => [0.0, 0.0, 0.0, 1.0],
-                RotateMode::Quaternion => [0.0, 0.0, 0.0, 1.0],
-            });
+            let base = bone.rotate.unwrap_or([0.0, 0.0, 0.0, 1.0]);
             tracks.push(rotation_track(anim, &target, rot, base, fps, limits)?);
         }
         let tr = TRANSLATE.map(curve_for);
@@ -400,22 +538,5 @@ fn rotation_track(
                 values: Values::Rotation(values),
             })
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn euler_order_applies_x_first() {
-        // Rotating +Y by 90° about X gives +Z; then 90° about Z takes +Z to +Z (unchanged).
-        // Z-then-X order would instead give +X. Independent: R = Rz(90)·Rx(90), R·(0,1,0) = (0,0,1).
-        let q = euler_xyz(std::f32::consts::FRAC_PI_2, 0.0, std::f32::consts::FRAC_PI_2);
-        let v = q * Vec3::Y;
-        assert!((v - Vec3::Z).length() < 1e-6, "{v}");
-        // Rz(90)·Rx(90)·(1,0,0): Rx leaves X, Rz takes X to Y.
-        let v = q * Vec3::X;
-        assert!((v - Vec3::Y).length() < 1e-6, "{v}");
     }
 }

@@ -32,8 +32,8 @@
 use glam::{Quat, Vec3};
 
 use super::fska::euler_xyz;
+use super::layout::{values, In, Io, Offset};
 use super::platform::Platform;
-use crate::bytes::Cursor;
 use crate::error::{Context, Error, Result};
 use crate::model::{Bone, Skeleton, Transform};
 
@@ -50,7 +50,7 @@ pub struct Fskl {
 }
 
 /// One bone as stored.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BoneRecord {
     pub at: usize,
     pub name: String,
@@ -85,12 +85,10 @@ pub fn read_model(data: &[u8], at: usize, platform: Platform) -> Result<(String,
 /// Counts and table offsets of an FSKL header.
 struct Header {
     flags: u32,
-    count: u16,
-    smooth: u16,
-    rigid: u16,
-    array: Option<usize>,
-    array_field: usize,
-    matrices: Option<usize>,
+    /// Bones, smooth and rigid matrices.
+    counts: [u16; 3],
+    array: Offset,
+    matrices: Offset,
 }
 
 fn read_header(data: &[u8], at: usize, platform: Platform) -> Result<Header> {
@@ -98,38 +96,33 @@ fn read_header(data: &[u8], at: usize, platform: Platform) -> Result<Header> {
     if c.array::<4>()? != *b"FSKL" {
         return Err(Error::invalid(at, "not an FSKL"));
     }
-    match platform {
-        Platform::WiiU { .. } => {
-            let flags = c.u32()?;
-            let (count, smooth, rigid) = (c.u16()?, c.u16()?, c.u16()?);
-            c.skip(2)?;
-            let _dict = platform.offset(&mut c, "bone dict")?;
-            let array_field = c.offset();
-            let array = platform.offset(&mut c, "bone array")?;
-            let matrices = platform.offset(&mut c, "matrix-to-bone table")?;
-            Ok(Header { flags, count, smooth, rigid, array, array_field, matrices })
-        }
-        Platform::Switch { major } => {
-            let mut flags = if major >= 9 { c.u32()? } else { 0 };
-            c.seek(at + platform.fields_start())?;
-            let _dict = platform.offset(&mut c, "bone dict")?;
-            let array_field = c.offset();
-            let array = platform.offset(&mut c, "bone array")?;
-            let matrices = platform.offset(&mut c, "matrix-to-bone table")?;
-            let _inverse = c.u64()?;
-            let _user = c.u64()?;
-            match major {
-                8 => c.skip(16)?,
-                9.. => c.skip(8)?,
-                _ => {}
-            }
-            if major < 9 {
-                flags = c.u32()?;
-            }
-            let (count, smooth, rigid) = (c.u16()?, c.u16()?, c.u16()?);
-            Ok(Header { flags, count, smooth, rigid, array, array_field, matrices })
-        }
+    let switch = platform.is_switch();
+    let mut flags = if !switch || platform.switch_0_9() { c.u32()? } else { 0 };
+    let mut counts = [0; 3];
+    if switch {
+        c.seek(at + platform.fields_start())?;
+    } else {
+        counts = [c.u16()?, c.u16()?, c.u16()?];
+        c.skip(2)?;
     }
+    let io = &mut In { c: &mut c, platform };
+    let _dict = io.offset("bone dict")?;
+    let (array, matrices) = (io.offset("bone array")?, io.offset("matrix-to-bone table")?);
+    if let Platform::Switch { major } = platform {
+        // Inverse matrices and user pointer, then 16 reserved bytes (0.8) or a mirror table (0.9).
+        c.skip(
+            16 + match major {
+                8 => 16,
+                9.. => 8,
+                _ => 0,
+            },
+        )?;
+        if major < 9 {
+            flags = c.u32()?;
+        }
+        counts = [c.u16()?, c.u16()?, c.u16()?];
+    }
+    Ok(Header { flags, counts, array, matrices })
 }
 
 /// The size of one bone record.
@@ -144,61 +137,33 @@ fn bone_size(platform: Platform) -> usize {
 
 /// Reads the FSKL at `at`.
 pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fskl> {
-    let h = read_header(data, at, platform)?;
-    let size = bone_size(platform);
-    let mut bones = Vec::new();
-    if h.count > 0 {
-        let array = h.array.ok_or_else(|| Error::invalid(h.array_field, "null bone array"))?;
-        let c = platform.cursor(data, array)?;
-        c.count(u64::from(h.count), size, "bone")?;
-        for i in 0..usize::from(h.count) {
-            bones.push(read_bone(data, array + size * i, platform).within(|| format!("bone {i}"))?);
-        }
-    }
-    let n = u64::from(h.smooth) + u64::from(h.rigid);
+    let Header { flags, counts: [count, smooth_count, rigid_count], array, matrices } =
+        read_header(data, at, platform)?;
+    let bones = platform.records(data, array.pair(), count.into(), bone_size(platform), "bone", |c| {
+        read_bone(&mut In { c, platform })
+    })?;
+    let n = u64::from(smooth_count) + u64::from(rigid_count);
     let mut matrix_to_bone = Vec::new();
     if n > 0 {
-        let at = h.matrices.ok_or_else(|| Error::invalid(at, "null matrix-to-bone table"))?;
+        let at = matrices.target.ok_or_else(|| Error::invalid(at, "null matrix-to-bone table"))?;
         let mut c = platform.cursor(data, at)?;
         let n = c.count(n, 2, "matrix-to-bone entry")?;
         matrix_to_bone = (0..n).map(|_| c.u16()).collect::<Result<_>>()?;
     }
-    Ok(Fskl { at, flags: h.flags, bones, smooth_count: h.smooth, rigid_count: h.rigid, matrix_to_bone })
+    Ok(Fskl { at, flags, bones, smooth_count, rigid_count, matrix_to_bone })
 }
 
-fn read_bone(data: &[u8], at: usize, platform: Platform) -> Result<BoneRecord> {
-    let mut c = platform.cursor(data, at)?;
-    let name = platform.name(data, &mut c)?;
-    if let Platform::Switch { major } = platform {
-        c.skip(16)?; // user data array and dict offsets
-        if major >= 8 {
-            c.skip(16)?;
-        }
+/// A bone (see the module notes).
+fn read_bone(io: &mut In) -> Result<BoneRecord> {
+    let mut b = BoneRecord { at: io.pos(), ..BoneRecord::default() };
+    io.name(&mut b.name)?;
+    if let Platform::Switch { major } = io.platform {
+        io.pad(if major >= 8 { 32 } else { 16 })?; // user data and its dict, reserved from 0.8
     }
-    let (index, parent) = (c.u16()?, c.i16()?);
-    let (smooth_index, rigid_index, billboard_index) = (c.i16()?, c.i16()?, c.i16()?);
-    let _user_data_count = c.u16()?;
-    let flags = c.u32()?;
-    let scale = vec3(&mut c)?;
-    let rotation = [c.f32()?, c.f32()?, c.f32()?, c.f32()?];
-    let translation = vec3(&mut c)?;
-    Ok(BoneRecord {
-        at,
-        name,
-        index,
-        parent,
-        smooth_index,
-        rigid_index,
-        billboard_index,
-        flags,
-        scale,
-        rotation,
-        translation,
-    })
-}
-
-fn vec3(c: &mut Cursor) -> Result<[f32; 3]> {
-    Ok([c.f32()?, c.f32()?, c.f32()?])
+    let mut user_data_count = 0u16;
+    values!(io, b.index, b.parent, b.smooth_index, b.rigid_index, b.billboard_index, user_data_count, b.flags);
+    values!(io, b.scale, b.rotation, b.translation);
+    Ok(b)
 }
 
 impl BoneRecord {

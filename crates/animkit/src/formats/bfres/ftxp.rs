@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::curve::{Curve, Value};
 use super::dict::entries_at;
+use super::layout::{count16, narrow, opening, values, write_dict, In, Io, Offset, Out};
 use super::platform::Platform;
 use super::subfile;
 use crate::bytes::Cursor;
@@ -17,7 +18,7 @@ use std::sync::Arc;
 use crate::model::{Clip, Interpolation, Target, Track, Values};
 
 /// An FTXP with its material patterns.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ftxp {
     /// Position of the header.
@@ -43,7 +44,7 @@ pub struct Ftxp {
 }
 
 /// One material of an FTXP.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialPattern {
     /// The material's name.
@@ -63,7 +64,7 @@ pub struct MaterialPattern {
 }
 
 /// A sampler's curve (or base value).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PatternInfo {
     /// The curve of the sampler (material-local), negative for none.
@@ -81,41 +82,56 @@ impl Ftxp {
     }
 }
 
+/// The counts an FTXP header stores: textures, materials, pattern infos and curves.
+#[derive(Default)]
+struct Counts {
+    textures: u16,
+    materials: u16,
+    infos: u32,
+    curves: u32,
+}
+
+impl Ftxp {
+    /// The FTXP header, read or written (§3.1). After the opening `u16 flags`; from 3.4 `u16
+    /// userDataCount; s32 frameCount; u16 textureCount, materialCount; u32 infoCount, curveCount,
+    /// bakedSize`; before it `u16 frameCount, textureCount, materialCount, userDataCount,
+    /// infoCount; s32 curveCount; u32 bakedSize` and 4 bytes; then off model, bind indices,
+    /// material animations, texture refs, user data. Returns the bind-index, material and
+    /// texture-ref offsets.
+    fn walk(&mut self, io: &mut impl Io, n: &mut Counts) -> Result<[Offset; 3]> {
+        let mut flags = u32::from(self.flags);
+        opening(io, b"FTXP", &mut flags, &mut self.name)?;
+        io.value(&mut self.flags)?;
+        if io.platform().since_3_4() {
+            io.pad(2)?; // user-data count
+            values!(io, self.frame_count, n.textures, n.materials, n.infos, n.curves, self.baked_size);
+        } else {
+            narrow(io, &mut self.frame_count, "frameCount")?;
+            values!(io, n.textures, n.materials);
+            io.pad(2)?; // user-data count
+            let mut infos = u16::try_from(n.infos).map_err(|_| Error::unrepresentable("too many pattern infos"))?;
+            values!(io, infos, n.curves, self.baked_size);
+            io.pad(4)?;
+        }
+        io.runtime()?; // bound model
+        let arrays = [io.offset("bind indices")?, io.offset("material animations")?, io.offset("texture refs")?];
+        io.runtime()?; // user data
+        Ok(arrays)
+    }
+}
+
 /// Reads the FTXP at `at` (Wii U).
 pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Ftxp> {
-    let (mut c, name) = platform.open(data, at, b"FTXP")?;
-    let flags = c.u16()?;
-    let new = platform.since_3_4();
-    let (frame_count, tex_count, mat_count, baked_size) = if new {
-        let _ud = c.u16()?;
-        let fc = c.i32()?;
-        let tc = c.u16()?;
-        let mc = c.u16()?;
-        let _infos = c.u32()?;
-        let _curves = c.u32()?;
-        (fc, tc, mc, c.u32()?)
-    } else {
-        let fc = c.u16()?;
-        let tc = c.u16()?;
-        let mc = c.u16()?;
-        let _ud = c.u16()?;
-        let _infos = c.u16()?;
-        let _curves = c.i32()?;
-        let bs = c.u32()?;
-        c.skip(4)?;
-        (i32::from(fc), tc, mc, bs)
-    };
-    let _model = c.i32()?;
-    let _bind = c.i32()?;
-    let mats_at = platform.offset(&mut c, "material animations")?;
-    let refs_at = platform.offset(&mut c, "texture refs")?;
+    let mut c = platform.cursor(data, at)?;
+    let (mut anim, mut n) = (Ftxp { at, ..Ftxp::default() }, Counts::default());
+    let [_, materials, refs] = anim.walk(&mut In { c: &mut c, platform }, &mut n)?;
     // TextureRef records: (name offset, FTEX offset); from 3.4 reached through an index group.
     let texture_ref = |t: &mut Cursor| -> Result<(String, Option<usize>)> {
         Ok((platform.name(data, t)?, platform.offset(t, "FTEX")?))
     };
-    let refs: Vec<(String, Option<usize>)> = match refs_at {
+    let refs: Vec<(String, Option<usize>)> = match refs.target {
         None => Vec::new(),
-        Some(r) if new => entries_at(data, r)
+        Some(r) if platform.since_3_4() => entries_at(data, r)
             .within(|| "texture refs")?
             .into_iter()
             .map(|(name, record)| match record {
@@ -125,40 +141,130 @@ pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Ftxp> {
                 None => Ok((name, None)),
             })
             .collect::<Result<_>>()?,
-        r => platform.records(data, (at + 0x30, r), tex_count.into(), 8, "texture ref", texture_ref)?,
+        _ => platform.records(data, refs.pair(), n.textures.into(), 8, "texture ref", texture_ref)?,
     };
-    let texture_ftex = if refs.iter().all(|r| r.1.is_none()) { Vec::new() } else { refs.iter().map(|r| r.1).collect() };
-    let textures = refs.into_iter().map(|r| r.0).collect();
-    let materials =
-        platform.records(data, (at + 0x2C, mats_at), mat_count.into(), 0x1C, "material animation", |m| {
-            read_material(data, m, platform)
-        })?;
-    Ok(Ftxp { at, name, flags, frame_count, baked_size, textures, texture_ftex, materials })
+    if refs.iter().any(|r| r.1.is_some()) {
+        anim.texture_ftex = refs.iter().map(|r| r.1).collect();
+    }
+    anim.textures = refs.into_iter().map(|r| r.0).collect();
+    anim.materials = platform.records(data, materials.pair(), n.materials.into(), 0x1C, "material animation", |c| {
+        MaterialPattern::read(data, &mut In { c, platform })
+    })?;
+    Ok(anim)
 }
 
-fn read_material(data: &[u8], c: &mut Cursor, platform: Platform) -> Result<MaterialPattern> {
-    let at = c.offset();
-    let info_count = c.u16()?;
-    let curve_count = c.u16()?;
-    let begin_curve = c.i32()?;
-    let begin_pat_anim = c.i32()?;
-    let name = platform.name(data, c)?;
-    let infos_at = platform.offset(c, "pattern infos")?;
-    let curves_at = platform.offset(c, "curves")?;
-    let base_at = platform.offset(c, "base values")?;
-    let infos = platform.records(data, (at + 0x10, infos_at), info_count.into(), 8, "pattern info", |p| {
-        let curve_index = p.i8()?;
-        let sub_bind_index = p.i8()?;
-        p.skip(2)?;
-        Ok(PatternInfo { curve_index, sub_bind_index, sampler: platform.name(data, p)? })
-    })?;
-    // Optional: without it every sampler without a curve shows texture 0.
-    let base_values = match base_at {
-        Some(_) => platform.records(data, (at + 0x18, base_at), info_count.into(), 2, "base value", |b| b.u16())?,
-        None => Vec::new(),
+/// Writes an FTXP at the output's position (§3.4 storage order). Both header layouts (§3.1):
+/// before 3.4.0.0 the counts are narrower and the TextureRefs are a flat array with no index
+/// group after the data.
+pub fn write_ftxp(o: &mut Out, a: &Ftxp) -> Result<()> {
+    let mut n = Counts {
+        textures: count16(a.textures.len(), "textures")?,
+        materials: count16(a.materials.len(), "materials")?,
+        infos: a.materials.iter().map(|m| m.infos.len() as u32).sum(),
+        curves: a.materials.iter().map(|m| m.curves.len() as u32).sum(),
     };
-    let curves = Curve::read_array(data, curves_at, at + 0x14, curve_count.into(), platform)?;
-    Ok(MaterialPattern { name, begin_curve, begin_pat_anim, infos, curves, base_values })
+    let mut header =
+        Ftxp { name: a.name.clone(), textures: Vec::new(), texture_ftex: Vec::new(), materials: Vec::new(), ..*a };
+    let [bind, materials, refs] = header.walk(o, &mut n)?;
+    o.bind_indices(bind.field, n.materials);
+    o.patch_here(materials.field);
+    let (mut begin_curve, mut begin_pat_anim) = (0i32, 0i32);
+    let mut slots = Vec::new();
+    for m in &a.materials {
+        let mut record = MaterialPattern { name: m.name.clone(), begin_curve, begin_pat_anim, ..Default::default() };
+        slots.push(record.walk(o, &mut [m.infos.len() as u16, m.curves.len() as u16])?);
+        begin_curve += m.curves.len() as i32;
+        begin_pat_anim += m.infos.len() as i32;
+    }
+    // TextureRef structs: name, FTEX (before 3.4 the header points at them directly).
+    let new = o.platform().since_3_4();
+    if !new && !a.textures.is_empty() {
+        o.patch_here(refs.field);
+    }
+    let ref_positions = texture_refs(o, a)?;
+    // Per material: pattern infos, curve headers, base values, then its curves' frames and keys
+    // (Mario Kart 8's two-material FTXP; one material, as in Animal_Bass, gives §3.4's order).
+    for (m, [infos, curves, base]) in a.materials.iter().zip(slots) {
+        o.patch_here(infos.field);
+        for info in &m.infos {
+            info.clone().walk(o)?;
+        }
+        o.patch_here(curves.field);
+        let curve_slots = m.curves.iter().map(|c| c.write_header(o)).collect::<Result<Vec<_>>>()?;
+        o.patch_here(base.field);
+        for &v in &m.base_values {
+            o.w.u16(v);
+        }
+        o.align();
+        for (c, slot) in m.curves.iter().zip(curve_slots) {
+            c.write_data(o, slot);
+        }
+    }
+    if new {
+        o.patch_here(refs.field);
+        let names: Vec<&str> = a.textures.iter().map(String::as_str).collect();
+        write_dict(o, &names, &ref_positions)?;
+    }
+    Ok(())
+}
+
+/// The TextureRef records (name, FTEX offset); returns where each lies.
+fn texture_refs(o: &mut Out, a: &Ftxp) -> Result<Vec<usize>> {
+    let mut positions = Vec::new();
+    for (k, t) in a.textures.iter().enumerate() {
+        positions.push(o.pos());
+        o.string(t);
+        let field = o.pos();
+        match a.texture_ftex.get(k).copied().flatten() {
+            Some(target) => {
+                o.w.i32(i32::try_from(target as i64 - field as i64).map_err(|_| {
+                    Error::unrepresentable(format!("texture \"{t}\": FTEX at {target} is out of reach"))
+                })?)
+            }
+            None => o.w.i32(0),
+        }
+    }
+    Ok(positions)
+}
+
+impl MaterialPattern {
+    /// The material pattern (`0x1C`), read or written: `u16 infoCount, curveCount; s32
+    /// beginCurve, beginPatAnim`; off name, pattern infos, curves, base values. Returns the
+    /// three array offsets.
+    fn walk(&mut self, io: &mut impl Io, counts: &mut [u16; 2]) -> Result<[Offset; 3]> {
+        counts.iter_mut().try_for_each(|n| io.value(n))?;
+        values!(io, self.begin_curve, self.begin_pat_anim);
+        io.name(&mut self.name)?;
+        Ok([io.offset("pattern infos")?, io.offset("curves")?, io.offset("base values")?])
+    }
+
+    fn read(data: &[u8], io: &mut In) -> Result<MaterialPattern> {
+        let (mut m, mut counts) = (MaterialPattern::default(), [0; 2]);
+        let [infos, curves, base] = m.walk(io, &mut counts)?;
+        let [info_count, curve_count] = counts.map(usize::from);
+        let platform = io.platform;
+        m.infos = platform.records(data, infos.pair(), info_count, 8, "pattern info", |c| {
+            let mut info = PatternInfo::default();
+            info.walk(&mut In { c, platform })?;
+            Ok(info)
+        })?;
+        // Optional: without it every sampler without a curve shows texture 0.
+        if base.target.is_some() {
+            m.base_values = platform.records(data, base.pair(), info_count, 2, "base value", |b| b.u16())?;
+        }
+        m.curves = Curve::read_array(data, curves.target, curves.field, curve_count, platform)?;
+        Ok(m)
+    }
+}
+
+impl PatternInfo {
+    /// The pattern info (`8`), read or written: `s8 curveIndex, subBindIndex`; 2 bytes; off
+    /// sampler name.
+    fn walk(&mut self, io: &mut impl Io) -> Result<()> {
+        values!(io, self.curve_index, self.sub_bind_index);
+        io.pad(2)?;
+        io.name(&mut self.sampler)
+    }
 }
 
 /// The texture-index STEP track of a material's sampler: with a curve, keys over the

@@ -6,13 +6,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::curve::Curve;
+use super::layout::{count16, opening, In, Io, Offset, Out};
 use super::platform::Platform;
 use super::subfile;
 use crate::error::{Error, Result};
 use crate::model::{BoneRef, Clip, Interpolation, Target, Track, Values};
 
 /// An FVIS (Wii U) or FBVS (Switch) with its names, curves and base bits.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fvis {
     /// Position of the header.
@@ -46,52 +47,82 @@ impl Fvis {
     }
 }
 
-/// Reads the FVIS (Wii U, 3.4 and later) or FBVS (Switch) at `at`.
-///
-/// Wii U after the opening: `u16 flags, userDataCount; s32 frameCount; u16 animCount,
-/// curveCount; u32 bakedSize`; off model, bind indices, names, curves, base values (`u32`
-/// words). Switch FBVS (`0x68` bytes; `0x60` from 0.9, whose flags follow the magic): off model,
-/// bind indices, curves, base values (bytes), names, user data, user dict; `u16 flags` (unused
-/// from 0.9), `u16 userDataCount; s32 frameCount; u16 animCount, curveCount; u32 bakedSize`.
+impl Fvis {
+    /// The FVIS (Wii U, 3.4 and later) or FBVS (Switch) header, read or written. Wii U after
+    /// the opening: `u16 flags, userDataCount; s32 frameCount; u16 animCount, curveCount; u32
+    /// bakedSize`; off model, bind indices, names, curves, base values (`u32` words), user data.
+    /// Switch FBVS (`0x68` bytes; `0x60` from 0.9, whose flags follow the magic): off model, bind
+    /// indices, curves, base values (bytes), names, user data, user dict; `u16 flags` (unused
+    /// from 0.9), `u16 userDataCount; s32 frameCount; u16 animCount, curveCount; u32 bakedSize`.
+    /// Returns the bind-index, name, curve and base offsets.
+    fn walk(&mut self, io: &mut impl Io, counts: &mut [u16; 2]) -> Result<[Offset; 4]> {
+        let p = io.platform();
+        let mut flags = u32::from(self.flags);
+        opening(io, if p.is_switch() { b"FBVS" } else { b"FVIS" }, &mut flags, &mut self.name)?;
+        let mut arrays = [Offset::default(); 4];
+        if p.is_switch() {
+            io.runtime()?; // bound model
+            let bind = io.offset("bind indices")?;
+            let (curves, base) = (io.offset("curves")?, io.offset("base")?);
+            arrays = [bind, io.offset("names")?, curves, base];
+            io.runtime()?; // user data
+            io.runtime()?; // user-data dictionary
+        }
+        io.value(&mut self.flags)?;
+        if p.switch_0_9() {
+            self.flags = flags as u16;
+        }
+        io.pad(2)?; // user-data count
+        io.value(&mut self.frame_count)?;
+        counts.iter_mut().try_for_each(|n| io.value(n))?;
+        io.value(&mut self.baked_size)?;
+        if !p.is_switch() {
+            io.runtime()?; // bound model
+            arrays = [io.offset("bind indices")?, io.offset("names")?, io.offset("curves")?, io.offset("base")?];
+            io.runtime()?; // user data
+        }
+        Ok(arrays)
+    }
+}
+
+/// Reads the FVIS (Wii U, 3.4 and later) or FBVS (Switch) at `at` (see `Fvis::walk`).
 pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fvis> {
     if !platform.since_3_4() {
         return Err(Error::unsupported("FVIS before 3.4.0.0 is not supported (its layout is unverified)"));
     }
-    let magic = if platform.is_switch() { b"FBVS" } else { b"FVIS" };
-    let (mut c, name) = platform.open(data, at, magic)?;
-    let (mut arrays, mut names_at) = ([(0, None); 2], None);
-    let flags = if platform.is_switch() {
-        let _model = c.u64()?;
-        let _bind = c.u64()?;
-        arrays = [(c.offset(), platform.offset(&mut c, "curves")?), (c.offset(), platform.offset(&mut c, "base")?)];
-        names_at = Some((c.offset(), platform.offset(&mut c, "names")?));
-        let _user = (c.u64()?, c.u64()?);
-        let flags = c.u16()?;
-        if platform.switch_0_9() {
-            platform.cursor(data, at + 4)?.u16()?
-        } else {
-            flags
-        }
-    } else {
-        c.u16()?
-    };
-    let _user_data_count = c.u16()?;
-    let frame_count = c.i32()?;
-    let anim_count = usize::from(c.u16()?);
-    let curve_count = usize::from(c.u16()?);
-    let baked_size = c.u32()?;
-    if !platform.is_switch() {
-        let _model = c.i32()?;
-        let _bind = c.i32()?;
-        names_at = Some((c.offset(), platform.offset(&mut c, "names")?));
-        arrays = [(c.offset(), platform.offset(&mut c, "curves")?), (c.offset(), platform.offset(&mut c, "base")?)];
+    let mut c = platform.cursor(data, at)?;
+    let (mut anim, mut counts) = (Fvis { at, ..Fvis::default() }, [0; 2]);
+    let [_, names, curves, base] = anim.walk(&mut In { c: &mut c, platform }, &mut counts)?;
+    let [anim_count, curve_count] = counts.map(usize::from);
+    anim.names = platform.names(data, names.target, names.field, anim_count)?;
+    anim.base = read_base(data, base.target, base.field, anim_count, platform)?;
+    anim.curves = Curve::read_array(data, curves.target, curves.field, curve_count, platform)?;
+    Ok(anim)
+}
+
+/// Writes an FVIS (Wii U 3.4 and later, §7.2 storage order) at the output's position.
+pub fn write_fvis(o: &mut Out, a: &Fvis) -> Result<()> {
+    if !o.platform().since_3_4() || o.platform().is_switch() {
+        return Err(Error::unsupported("writing FVIS before 3.4.0.0 or an FBVS"));
     }
-    let (names_field, names_at) = names_at.unwrap_or_default();
-    let names = platform.names(data, names_at, names_field, anim_count)?;
-    let [(curves_field, curves_at), (base_field, base_at)] = arrays;
-    let base = read_base(data, base_at, base_field, anim_count, platform)?;
-    let curves = Curve::read_array(data, curves_at, curves_field, curve_count, platform)?;
-    Ok(Fvis { at, name, flags, frame_count, baked_size, names, curves, base })
+    let mut counts = [count16(a.names.len(), "entries")?, a.curves.len() as u16];
+    let mut header = Fvis { name: a.name.clone(), names: Vec::new(), curves: Vec::new(), base: Vec::new(), ..*a };
+    let [bind, names, curves, base] = header.walk(o, &mut counts)?;
+    o.bind_indices(bind.field, counts[0]);
+    o.patch_here(names.field);
+    for name in &a.names {
+        o.string(name);
+    }
+    o.patch_here(curves.field);
+    let slots = a.curves.iter().map(|c| c.write_header(o)).collect::<Result<Vec<_>>>()?;
+    o.patch_here(base.field);
+    for &w in &a.base {
+        o.w.u32(w);
+    }
+    for (c, s) in a.curves.iter().zip(slots) {
+        c.write_data(o, s);
+    }
+    Ok(())
 }
 
 /// The base visibility bits, one per entry, as `u32` words with entry `i` in bit `i % 32` of

@@ -76,6 +76,7 @@ pub mod fska;
 pub(crate) mod fskl;
 pub mod ftxp;
 pub mod fvis;
+pub(crate) mod layout;
 pub(crate) mod lint;
 pub(crate) mod not_carried;
 pub mod platform;

@@ -36,10 +36,10 @@
 
 use std::collections::HashMap;
 
-use super::build::{count16, param_info, write_curves, Image, Out};
-use super::curve::{Curve, CurveType, KeyType};
+use super::curve::{write_curves, Curve, CurveType, KeyType};
 use super::fmaa::{Fmaa, MaterialAnim, PatternInfo};
-use super::fshu::ParamInfo;
+use super::fshu::{param_info, ParamInfo};
+use super::layout::{count16, Image, Offset, Out};
 use super::platform::Platform;
 use crate::bytes::round_up;
 use crate::error::{Error, Result};
@@ -132,10 +132,7 @@ fn material<'a>(materials: &'a mut Vec<MaterialAnim>, name: &str) -> Result<&'a 
                 begin_visibility_constant: 0xFFFF,
                 visibility_curve: 0xFFFF,
                 visibility_constant: 0xFFFF,
-                params: Vec::new(),
-                patterns: Vec::new(),
-                curves: Vec::new(),
-                constants: Vec::new(),
+                ..MaterialAnim::default()
             });
             materials.len() - 1
         }
@@ -195,21 +192,16 @@ pub(crate) fn fmaa_data(o: &mut Out, anim: &Fmaa) -> Result<Layout> {
     }
     for (m, [params, patterns, curves, constants]) in anim.materials.iter().zip(slots) {
         array(o, Some(params), m.params.len());
-        m.params.iter().for_each(|p| param_info(o, p));
+        m.params.iter().try_for_each(|p| param_info(o, p))?;
         array(o, Some(patterns), m.patterns.len());
-        for p in &m.patterns {
-            o.string(&p.sampler);
-            o.w.i16(p.curve_index);
-            o.w.u16(p.begin_constant);
-            o.w.bytes(&[p.sub_bind_index as u8, 0, 0, 0]);
-        }
+        m.patterns.iter().try_for_each(|p| p.clone().walk(o))?;
         array(o, Some(constants), m.constants.len());
         for &(target, value) in &m.constants {
             o.w.u32(target);
             o.w.u32(value);
         }
         array(o, Some(curves), m.curves.len());
-        write_curves(o, &m.curves);
+        write_curves(o, &m.curves)?;
     }
     let n = anim.textures.len();
     let texture_slots = array(o, None, n);
@@ -224,28 +216,23 @@ pub(crate) fn fmaa_data(o: &mut Out, anim: &Fmaa) -> Result<Layout> {
     Ok(Layout { start, materials, textures: [texture_slots, names, binds], end: o.pos() })
 }
 
-/// A material record; returns the slots of its parameter-info, pattern-info, curve and constant
-/// offsets. `curve` and `param` are the FMAA-wide indices of its first curve and parameter.
+/// A material record (see `MaterialAnim::walk`); returns the slots of its parameter-info,
+/// pattern-info, curve and constant offsets. `curve` and `param` are the FMAA-wide indices of
+/// its first curve and parameter.
 fn material_record(o: &mut Out, m: &MaterialAnim, curve: usize, param: usize) -> Result<[usize; 4]> {
-    o.string(&m.name);
-    let slots = [o.slot(), o.slot(), o.slot(), o.slot()];
     let param_curves = m.params.iter().map(|p| usize::from(p.float_curves + p.int_curves)).sum::<usize>();
     let first = |present: bool, index: usize| if present { index as u16 } else { 0xFFFF };
-    for v in [
-        first(!m.params.is_empty(), curve),
-        first(!m.patterns.is_empty(), curve + param_curves),
-        first(!m.params.is_empty(), param),
-        0xFFFF,
-        0xFFFF,
-        count(m.params.len())?,
-        count(m.patterns.len())?,
-        count(m.constants.len())?,
-        count(m.curves.len())?,
-    ] {
-        o.w.u16(v);
-    }
-    o.w.fill(0, 6);
-    Ok(slots)
+    let mut record = MaterialAnim {
+        name: m.name.clone(),
+        begin_param_curve: first(!m.params.is_empty(), curve),
+        begin_pattern_curve: first(!m.patterns.is_empty(), curve + param_curves),
+        begin_visibility_constant: first(!m.params.is_empty(), param),
+        visibility_curve: 0xFFFF,
+        visibility_constant: 0xFFFF,
+        ..MaterialAnim::default()
+    };
+    let mut n = [count(m.params.len())?, count(m.patterns.len())?, count(m.constants.len())?, count(m.curves.len())?];
+    Ok(record.walk(o, &mut n)?.map(|s| s.field))
 }
 
 /// Where the data of `anim` lies when written from `start`.
@@ -267,29 +254,21 @@ fn count(n: usize) -> Result<u16> {
 }
 
 /// The slots of an FMAA header's offsets into its data.
-pub(crate) struct HeaderSlots([usize; 5]);
+pub(crate) struct HeaderSlots([Offset; 5]);
 
 impl HeaderSlots {
     /// Points the header's offsets at data laid out as `layout`.
     pub(crate) fn link(&self, o: &mut Out, layout: &Layout) {
         let [slots, names, binds] = layout.textures;
-        for (&slot, target) in self.0.iter().zip([layout.start, layout.materials, slots, names, binds]) {
-            o.patch(slot, target);
+        for (slot, target) in self.0.iter().zip([layout.start, layout.materials, slots, names, binds]) {
+            o.patch(slot.field, target);
         }
     }
 }
 
-/// The FMAA header (see the module notes; the path is the empty string, the bound model and
-/// user data null, the counts and the baked size computed from the materials). From 0.9
-/// (`0x70`) the flags follow the magic, and the frame count and baked size come before the
-/// user-data, material and curve counts.
+/// The FMAA header (see `Fmaa::walk`; the path is the empty string, the bound model and user
+/// data null, the counts and the baked size computed from the materials).
 pub(crate) fn fmaa_header(o: &mut Out, anim: &Fmaa) -> Result<HeaderSlots> {
-    o.subfile_header(b"FMAA", &anim.name, u32::from(anim.flags));
-    o.slot(); // bound model
-    let [bind, materials, slots, names] = [o.slot(), o.slot(), o.slot(), o.slot()];
-    o.slot(); // user data
-    o.slot(); // user-data dictionary
-    let binds = o.slot();
     let params: usize = anim
         .materials
         .iter()
@@ -299,27 +278,16 @@ pub(crate) fn fmaa_header(o: &mut Out, anim: &Fmaa) -> Result<HeaderSlots> {
     let patterns: usize =
         anim.materials.iter().map(|m| m.patterns.len() + m.patterns.iter().filter(|p| p.curve_index < 0).count()).sum();
     let curves: usize = anim.materials.iter().map(|m| m.curves.len()).sum();
-    let baked = anim.materials.iter().flat_map(|m| &m.curves).map(baked_size).fold(0u32, u32::saturating_add);
-    let (material_count, curves) = (count(anim.materials.len())?, count(curves)?);
-    let v9 = o.platform().switch_0_9();
-    if v9 {
-        o.w.i32(anim.frame_count);
-        o.w.u32(baked);
-    }
-    for v in if v9 { vec![0, material_count, curves] } else { vec![anim.flags, 0, material_count, curves] } {
-        o.w.u16(v);
-    }
-    if !v9 {
-        o.w.i32(anim.frame_count);
-        o.w.u32(baked);
-    }
-    for v in [count(params)?, count(patterns)?, 0, count(anim.textures.len())?] {
-        o.w.u16(v);
-    }
-    if v9 {
-        o.w.u16(0);
-    }
-    Ok(HeaderSlots([bind, materials, slots, names, binds]))
+    let mut header = Fmaa {
+        name: anim.name.clone(),
+        baked_size: anim.materials.iter().flat_map(|m| &m.curves).map(baked_size).fold(0u32, u32::saturating_add),
+        curve_count: count(curves)?,
+        textures: Vec::new(),
+        materials: Vec::new(),
+        ..*anim
+    };
+    let mut n = [count(anim.materials.len())?, count(params)?, count(patterns)?, count(anim.textures.len())?];
+    Ok(HeaderSlots(header.walk(o, &mut n)?))
 }
 
 /// Writes the FMAA header at `at` for data laid out as `layout`.
