@@ -13,13 +13,11 @@
 //! after the header; chunks aligned to 4 with zero padding; embedded headers with the chunk's
 //! own offset.
 
-use bytes::Bytes;
-
-use super::chunkfile::{kind, Chunk, ChunkFile, Container, Gap};
+use super::chunkfile::{kind, Chunk, ChunkFile, Container};
 use super::controller::{self, Controller};
 use super::ivo;
 use super::raw::Body;
-use crate::bytes::{round_up, Endian};
+use crate::bytes::Endian;
 use crate::error::Result;
 use crate::lint::{Finding, Severity::*};
 
@@ -211,48 +209,10 @@ fn ivo_findings(out: &mut Vec<Finding>, anim: &ivo::IvoAnimation) {
 /// in the engine's files), and what changed. `#ivo` files are left as they are (their track
 /// offsets may reach into the next chunk, which a new layout could break).
 pub fn repair(file: &ChunkFile) -> Result<(ChunkFile, Vec<String>)> {
-    let c = file.container;
-    if c == Container::Ivo || !lint(file).iter().any(|f| f.fixable) {
+    if file.container == Container::Ivo || !lint(file).iter().any(|f| f.fixable) {
         return Ok((file.clone(), Vec::new()));
     }
-    let header = c.header_len();
-    let table = file.chunks.len() * c.entry_len() + if c.embedded_headers() { 4 } else { 0 };
-    let mut pos = round_up(header + table, 4);
-    let mut out = ChunkFile {
-        container: c,
-        magic: file.magic.clone(),
-        file_type: file.file_type,
-        version: file.version,
-        table_offset: header as u32,
-        chunks: Vec::with_capacity(file.chunks.len()),
-        gaps: Vec::new(),
-    };
-    if pos > header + table {
-        out.gaps.push(Gap { offset: (header + table) as u64, data: Bytes::from(vec![0; pos - header - table]) });
-    }
-    let last = file.chunks.len().saturating_sub(1);
-    for (i, ch) in file.chunks.iter().enumerate() {
-        let mut chunk = ch.clone();
-        if let Some(h) = &mut chunk.header {
-            h.offset = pos as u32;
-        }
-        chunk.offset = pos as u64;
-        let len = ch.bytes(c)?.len();
-        let next = if len == 0 { pos + 4 } else { round_up(pos + len, 4) };
-        chunk.size = ch.size.map(|_| len as u32);
-        if next > pos + len && i != last {
-            if chunk.size.is_some() {
-                out.gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; next - pos - len]) });
-            } else {
-                // A sizeless chunk reaches the next one: the padding becomes part of its bytes.
-                let mut data = chunk.payload(c)?.to_vec();
-                data.resize(data.len() + next - pos - len, 0);
-                chunk.body = data.into();
-            }
-        }
-        out.chunks.push(chunk);
-        pos = next;
-    }
+    let out = file.canonical()?;
     let mut changes = Vec::new();
     let (before, after) = (file.write()?, out.write()?);
     if before != after {
