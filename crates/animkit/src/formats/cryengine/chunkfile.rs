@@ -480,7 +480,7 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
 /// Pairs of chunks (table indices) whose bytes overlap, up to `max` of them, and how many chunks
 /// overlap an earlier one (in offset order) in all. Empty chunks overlap nothing. Linear after a
 /// sort, so a table of a million entries pointing at one chunk is found at once.
-fn overlaps(extents: &[(u64, u64)], max: usize) -> (Vec<(usize, usize)>, usize) {
+pub(super) fn overlaps(extents: &[(u64, u64)], max: usize) -> (Vec<(usize, usize)>, usize) {
     let mut by_offset: Vec<(u64, u64, usize)> =
         extents.iter().enumerate().filter(|(_, (a, b))| b > a).map(|(i, &(a, b))| (a, b, i)).collect();
     by_offset.sort_unstable();

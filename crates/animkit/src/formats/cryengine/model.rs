@@ -25,11 +25,14 @@ use crate::format::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, UpAxis, Values};
 use crate::text::latin1_until_nul;
 
-/// Everything the model needs from a classic chunk file.
+/// Everything the model, `info` and `check` need from a classic chunk file, decoded in one walk.
 #[derive(Debug, Default)]
 pub struct Contents {
     pub controllers: Vec<Controller>,
-    pub bone_names: Option<Vec<String>>,
+    /// The chunk index of each controller.
+    pub controller_chunks: Vec<usize>,
+    /// The BoneNameList's chunk index and names.
+    pub bone_names: Option<(usize, Vec<String>)>,
     pub motion: Option<MotionParams>,
     /// GlobalAnimationHeaderCAF chunks: one in a CAF, one per clip in an `.img`.
     pub gahs: Vec<GlobalAnimationHeaderCaf>,
@@ -38,6 +41,8 @@ pub struct Contents {
     /// The skeleton of a CompiledBones chunk.
     pub bones: Option<Skeleton>,
     pub dba: Option<dba::Dba>,
+    /// Chunks that do not decode, with their index (lenient decoding only).
+    pub undecoded: Vec<(usize, Error)>,
 }
 
 /// Decodes the chunks the model uses; unknown chunks are skipped.
@@ -45,31 +50,34 @@ pub fn contents(file: &ChunkFile) -> Result<Contents> {
     contents_with(file, false)
 }
 
-/// Like [`contents`]; with `lenient`, chunks that do not decode are skipped too (lint reports
-/// them).
+/// Like [`contents`]; with `lenient`, chunks that do not decode are kept in `undecoded` instead
+/// of failing (lint reports them).
 pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
     let mut out = Contents::default();
     for (i, ch) in file.chunks.iter().enumerate() {
-        let r = add_chunk(&mut out, ch, file.container);
-        if !lenient {
-            r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?;
+        match add_chunk(&mut out, i, ch, file.container) {
+            Err(e) if lenient => out.undecoded.push((i, e)),
+            r => r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?,
         }
     }
     Ok(out)
 }
 
-fn add_chunk(out: &mut Contents, ch: &Chunk, container: Container) -> Result<()> {
+fn add_chunk(out: &mut Contents, i: usize, ch: &Chunk, container: Container) -> Result<()> {
     let (version, _) = ch.version_and_endian(container);
     let is_controller = ch.kind(container) == kind::CONTROLLER;
     match ch.structure(container)?.as_ref() {
         Body::MotionParameters(m) => out.motion = Some(**m),
         Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),
         Body::TimingSamples(t) => out.timing = Some(*t),
-        Body::BoneNameList { names, .. } => out.bone_names = Some(names.clone()),
+        Body::BoneNameList { names, .. } => out.bone_names = Some((i, names.clone())),
         Body::CompiledBones { bones, .. } => out.bones = Some(skeleton::to_skeleton(bones)?),
         Body::Dba(d) => out.dba = Some(dba::from_raw(d, ch.payload_offset())?),
         body => match controller::from_body(version, body, ch.payload_offset()) {
-            Some(c) => out.controllers.push(c?),
+            Some(c) => {
+                out.controllers.push(c?);
+                out.controller_chunks.push(i);
+            }
             None if is_controller => {
                 return Err(
                     Error::unsupported(format!("controller version 0x{version:X}")).within(format!("at {}", ch.offset))
@@ -280,7 +288,7 @@ fn caf_clip(c: &Contents, controllers: Vec<Controller>, limits: &Limits, keys: &
     let mut tracks = Vec::with_capacity(2 * controllers.len());
     for (i, ctrl) in controllers.into_iter().enumerate() {
         check_keys(keys, key_count(&ctrl), limits)?;
-        let target = bone(ctrl.id, c.bone_names.as_ref().and_then(|names| names.get(i)));
+        let target = bone(ctrl.id, c.bone_names.as_ref().and_then(|(_, names)| names.get(i)));
         push_tracks(&mut tracks, target, with_continuous_rotation(ctrl), start, fps);
     }
     let gah = c.gahs.first();
