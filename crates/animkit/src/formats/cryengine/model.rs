@@ -98,7 +98,7 @@ fn check_keys(count: &mut u64, n: usize, limits: &Limits) -> Result<()> {
 }
 
 /// Appends the tracks of one controller, its key arrays moved into them: frames become
-/// seconds `(frame − start)/fps` in place. Its rotations are already [`continuous`].
+/// seconds `(frame − start)/fps` in place.
 fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start: f32, fps: f32) {
     let times = |mut f: Vec<f32>| {
         f.iter_mut().for_each(|x| *x = (*x - start) / fps);
@@ -128,12 +128,26 @@ fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start:
     }
 }
 
-/// `ctrl` with its rotation keys made [`continuous`].
-fn with_continuous_rotation(mut ctrl: Controller) -> Controller {
-    if let Some(r) = ctrl.rotation.as_mut() {
-        r.values = continuous(std::mem::take(&mut r.values));
+/// The tracks of one clip's controllers (CAF, DBA animation or `#ivo` block), in order, their key
+/// arrays moved into them: frames become `(frame − start)/fps` seconds, rotations are made
+/// [`continuous`] (a DBA's, version 0x905, already are), controller *i* takes bone name *i*.
+/// The keys count against the limit.
+fn clip_tracks(
+    controllers: Vec<Controller>,
+    names: Option<&[String]>,
+    (start, fps): (f32, f32),
+    keys: &mut u64,
+    limits: &Limits,
+) -> Result<Vec<Track>> {
+    let mut tracks = Vec::with_capacity(2 * controllers.len());
+    for (i, mut ctrl) in controllers.into_iter().enumerate() {
+        check_keys(keys, key_count(&ctrl), limits)?;
+        if let Some(r) = ctrl.rotation.as_mut().filter(|_| ctrl.version != 0x905) {
+            r.values = continuous(std::mem::take(&mut r.values));
+        }
+        push_tracks(&mut tracks, bone(ctrl.id, names.and_then(|n| n.get(i))), ctrl, start, fps);
     }
-    ctrl
+    Ok(tracks)
 }
 
 /// The key count of a controller.
@@ -173,13 +187,8 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
     let mut keys = 0u64;
     for a in c.dba.as_mut().map(|d| std::mem::take(&mut d.animations)).unwrap_or_default() {
         let m = &a.motion;
-        let mut tracks = Vec::with_capacity(2 * a.controllers.len());
-        for ctrl in a.controllers {
-            let controller =
-                Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.id, 0x905) };
-            check_keys(&mut keys, key_count(&controller), limits)?;
-            push_tracks(&mut tracks, bone(ctrl.id, None), controller, m.start as f32, 30.0);
-        }
+        let controllers = a.controllers.into_iter().map(|k| Controller::keyed(k.id, 0x905, k.rotation, k.position));
+        let tracks = clip_tracks(controllers.collect(), None, (m.start as f32, 30.0), &mut keys, limits)?;
         package.clips.push(Clip {
             name: stem(&a.path),
             duration: ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0),
@@ -214,13 +223,8 @@ fn ivo_to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<ivo::C2Layo
             (_, Some(m)) if m.head.fps > 0 => f32::from(m.head.fps),
             _ => 30.0,
         };
-        let mut tracks = Vec::with_capacity(2 * b.controllers.len());
-        for ctrl in b.controllers {
-            let controller =
-                Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.hash, 0x900) };
-            check_keys(&mut keys, key_count(&controller), limits)?;
-            push_tracks(&mut tracks, bone(ctrl.hash, None), with_continuous_rotation(controller), 0.0, fps);
-        }
+        let controllers = b.controllers.into_iter().map(|k| Controller::keyed(k.hash, 0x900, k.rotation, k.position));
+        let tracks = clip_tracks(controllers.collect(), None, (0.0, fps), &mut keys, limits)?;
         let mut clip = Clip {
             name: m.map(|m| stem(&m.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
             frame_rate: Some(fps),
@@ -285,12 +289,8 @@ fn caf_timebase(c: &Contents, controllers: &[Controller]) -> (f32, f32) {
 
 fn caf_clip(c: &Contents, controllers: Vec<Controller>, limits: &Limits, keys: &mut u64) -> Result<Clip> {
     let (fps, start) = caf_timebase(c, &controllers);
-    let mut tracks = Vec::with_capacity(2 * controllers.len());
-    for (i, ctrl) in controllers.into_iter().enumerate() {
-        check_keys(keys, key_count(&ctrl), limits)?;
-        let target = bone(ctrl.id, c.bone_names.as_ref().and_then(|(_, names)| names.get(i)));
-        push_tracks(&mut tracks, target, with_continuous_rotation(ctrl), start, fps);
-    }
+    let names = c.bone_names.as_ref().map(|(_, names)| names.as_slice());
+    let tracks = clip_tracks(controllers, names, (start, fps), keys, limits)?;
     let gah = c.gahs.first();
     let flags = c.motion.map(|m| m.asset_flags).or(gah.map(|g| g.flags));
     let mut clip = Clip {
