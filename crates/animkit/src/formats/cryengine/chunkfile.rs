@@ -653,7 +653,8 @@ impl ChunkFile {
     pub(crate) fn canonical(&self) -> Result<ChunkFile> {
         let c = self.container;
         let table_offset = c.header_len();
-        let table_end = table_offset + self.chunks.len() * c.entry_len() + if c.count_in_table() { 4 } else { 0 };
+        // The table's length does not depend on where the chunks lie.
+        let table_end = table_offset + self.header_and_table()?.1.len();
         let mut pos = round_up(table_end, 4);
         let mut gaps = Vec::new();
         let pad = |gaps: &mut Vec<Gap>, from: usize, to: usize| {

@@ -110,15 +110,19 @@ pub struct C2Readings {
 }
 
 impl C2Readings {
-    /// The layout this track alone looks like: interleaved only when that reading is at least
-    /// four times smoother.
+    /// The layout this track alone looks like ([`smoother`]).
     pub fn guess(&self) -> C2Layout {
-        let [planar, interleaved] = self.roughness;
-        if interleaved.saturating_mul(4) < planar {
-            C2Layout::Interleaved
-        } else {
-            C2Layout::Planar
-        }
+        smoother(self.roughness)
+    }
+}
+
+/// The layout of the smoother reading, from the `[planar, interleaved]` roughness: interleaved
+/// only when that reading is at least four times smoother.
+fn smoother([planar, interleaved]: [u64; 2]) -> C2Layout {
+    if interleaved.saturating_mul(4) < planar {
+        C2Layout::Interleaved
+    } else {
+        C2Layout::Planar
     }
 }
 
@@ -307,10 +311,9 @@ fn decide_c2(blocks: &mut [Block], forced: Option<C2Layout>) -> Option<C2Decisio
     if count == 0 {
         return None;
     }
-    let [planar, interleaved] = tracks()
+    let total = tracks()
         .fold([0u64; 2], |acc, r| [acc[0].saturating_add(r.roughness[0]), acc[1].saturating_add(r.roughness[1])]);
-    let decided = if interleaved.saturating_mul(4) < planar { C2Layout::Interleaved } else { C2Layout::Planar };
-    let layout = forced.unwrap_or(decided);
+    let layout = forced.unwrap_or(smoother(total));
     let disagreeing = tracks().filter(|r| r.guess() != layout).count();
     for ctrl in blocks.iter_mut().flat_map(|b| b.controllers.iter_mut()) {
         if let (Some(r), Some(p)) = (&ctrl.c2, &mut ctrl.position) {
