@@ -485,7 +485,7 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     for clip in &clips {
         let list = bone_tracks(clip, "#ivo", &mut warnings)?;
         let path = clip_path(clip);
-        meta.push((list.len() as u16, path));
+        meta.push(ivo::MetaEntry::new(list.len() as u16, path));
         blocks.push(list);
     }
     let file = if dba {
@@ -496,7 +496,10 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         ChunkFile::build(
             Container::Ivo,
             0,
-            vec![(kind::IVO_DBA_DATA, 0x900, 0, data), (kind::IVO_DBA_META, 0x901, 0, ivo::dba_meta(&meta)?)],
+            vec![
+                (kind::IVO_DBA_DATA, 0x900, 0, data),
+                (kind::IVO_DBA_META, 0x901, 0, ivo::MetaEntry::write_all(&meta)?),
+            ],
         )?
     } else {
         let (Some(clip), Some(bones)) = (clips.first(), blocks.first()) else {
