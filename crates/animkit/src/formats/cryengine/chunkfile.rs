@@ -445,9 +445,11 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         None => c.u32().within(|| "chunk table")?,
     };
     let n = c.count(u64::from(count), container.entry_len(), "chunk").within(|| "chunk table")?;
-    let entries: Vec<Chunk> = (0..n)
-        .map(|i| Chunk::read_entry(&mut c, container).within(|| format!("chunk table entry {i}")))
-        .collect::<Result<_>>()?;
+    // Allocated once: collecting `Result`s would grow the vector entry by entry.
+    let mut entries = Vec::with_capacity(n);
+    for i in 0..n {
+        entries.push(Chunk::read_entry(&mut c, container).within(|| format!("chunk table entry {i}"))?);
+    }
     let table_end = c.pos();
     let file_len = bytes.len() as u64;
     let extents = extents(&entries, container, table_offset, file_len, lenient)?;

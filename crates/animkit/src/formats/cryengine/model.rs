@@ -54,6 +54,9 @@ pub fn contents(file: &ChunkFile) -> Result<Contents> {
 /// of failing (lint reports them).
 pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
     let mut out = Contents::default();
+    // Most chunks of an animation are controllers: reserved once rather than grown.
+    out.controllers.reserve(file.chunks.len());
+    out.controller_chunks.reserve(file.chunks.len());
     for (i, ch) in file.chunks.iter().enumerate() {
         match add_chunk(&mut out, i, ch, file.container) {
             Err(e) if lenient => out.undecoded.push((i, e)),
