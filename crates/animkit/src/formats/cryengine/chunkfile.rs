@@ -618,10 +618,11 @@ impl ChunkFile {
         Ok(out)
     }
 
-    /// A new file in the canonical layout ([`ChunkFile::canonical`]). `payloads` are `(type in
-    /// new numbering, version, id, payload)` (bytes become the chunk's declared structure where
-    /// it has one); 0x744/0x745 chunks get their embedded header unless their type/version is in
-    /// §1.3's list.
+    /// A new file in the canonical layout (CE5 `ChunkFileWriters.cpp`): header, table right after
+    /// it, chunk data in table order, each chunk aligned to 4 with zero padding that the size
+    /// leaves out, no padding after the last chunk. `payloads` are `(type in new numbering,
+    /// version, id, payload)` (bytes become the chunk's declared structure where it has one);
+    /// 0x744/0x745 chunks get their embedded header unless their type/version is in §1.3's list.
     pub fn build<P: Into<Body>>(
         container: Container,
         file_type: u32,
