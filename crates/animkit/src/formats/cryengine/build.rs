@@ -34,7 +34,7 @@ use crate::bytes::{Endian, Writer};
 use crate::error::{Error, Result};
 use crate::format::WriteOptions;
 use crate::model::rekey::{rekey, Rekeyed, Tolerance};
-use crate::model::{Clip, Interpolation, Package, Target, Track, Transform, Values};
+use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, Transform, Values};
 use crate::raw_json::{FixedName, Hex, F32};
 
 /// One bone's channels, gathered from the model.
@@ -283,10 +283,7 @@ fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, V
     let mut by_id: BTreeMap<u32, (Option<&Track>, Option<&Track>)> = BTreeMap::new();
     for track in &clip.tracks {
         let Target::Bone(b) = &track.target else { continue };
-        let Some(id) = b.hash.or_else(|| b.name.as_deref().map(controller_id)) else {
-            warnings.push(format!("track {} has neither a hash nor a name: left out", b.label()));
-            continue;
-        };
+        let Some(id) = track_id(b, &mut warnings) else { continue };
         if !order.iter().any(|(i, _)| *i == id) {
             order.push((id, b.name.as_deref().map(str::to_string)));
         }
@@ -398,6 +395,16 @@ fn bone_tracks(clip: &Clip, what: &str, warnings: &mut Vec<String>) -> Result<Ve
         .collect())
 }
 
+/// The controller id of a bone's track: its hash, else the CRC-32 of its name; `None`, and a
+/// warning, without either.
+fn track_id(b: &BoneRef, warnings: &mut Vec<String>) -> Option<u32> {
+    let id = b.hash.or_else(|| b.name.as_deref().map(controller_id));
+    if id.is_none() {
+        warnings.push(format!("track {} has neither a hash nor a name: left out", b.label()));
+    }
+    id
+}
+
 /// The bones of a clip by controller id, in first-appearance order.
 fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone>, Vec<u32>)> {
     let fps = 30.0;
@@ -410,10 +417,7 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone
             warnings.push(format!("material track {} left out", track.target.label()));
             continue;
         };
-        let Some(id) = b.hash.or_else(|| b.name.as_deref().map(controller_id)) else {
-            warnings.push(format!("track {} has neither a hash nor a name: left out", b.label()));
-            continue;
-        };
+        let Some(id) = track_id(b, warnings) else { continue };
         if !order.contains(&id) {
             order.push(id);
         }
@@ -481,7 +485,7 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     for clip in &clips {
         let list = bone_tracks(clip, "#ivo", &mut warnings)?;
         let path = clip_path(clip);
-        meta.push((list.len() as u16, path));
+        meta.push(ivo::MetaEntry::new(list.len() as u16, path));
         blocks.push(list);
     }
     let file = if dba {
@@ -492,7 +496,10 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         ChunkFile::build(
             Container::Ivo,
             0,
-            vec![(kind::IVO_DBA_DATA, 0x900, 0, data), (kind::IVO_DBA_META, 0x901, 0, ivo::dba_meta(&meta)?)],
+            vec![
+                (kind::IVO_DBA_DATA, 0x900, 0, data),
+                (kind::IVO_DBA_META, 0x901, 0, ivo::MetaEntry::write_all(&meta)?),
+            ],
         )?
     } else {
         let (Some(clip), Some(bones)) = (clips.first(), blocks.first()) else {

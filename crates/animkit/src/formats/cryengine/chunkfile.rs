@@ -23,15 +23,6 @@ use crate::error::{Context, Error, ErrorKind, Result};
 use crate::raw_json::Hex;
 use crate::record::Record;
 
-/// A chunk table entry as stored.
-struct Entry {
-    chunk_type: u32,
-    version: u32,
-    id: u32,
-    offset: u64,
-    size: Option<u32>,
-}
-
 /// The container flavour, from the file's magic and version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -225,18 +216,6 @@ impl Chunk {
     }
 }
 
-/// A chunk read from `data`: the embedded header split off when its type, version and id match
-/// the entry's (the robust rule of §1.3), the payload as bytes.
-fn chunk(container: Container, entry: Entry, data: Bytes) -> Chunk {
-    let Entry { chunk_type, version, id, offset, size } = entry;
-    let header = data.get(..16).filter(|_| container.embedded_headers()).and_then(|h| {
-        let h = EmbeddedHeader::read(&mut Cursor::new(h, Endian::Little)).ok()?;
-        (h.chunk_type == chunk_type && h.version == version && h.id == id).then_some(h)
-    });
-    let hex = if header.is_some() { data.slice(16..) } else { data };
-    Chunk { chunk_type, version, id, offset, size, header, body: Body::Bytes { hex } }
-}
-
 /// The little-endian `u32` at `at` in `b`, if all four bytes are there.
 pub(super) fn le_u32_at(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..)?.first_chunk().copied().map(u32::from_le_bytes)
@@ -270,17 +249,68 @@ pub fn read_lenient(data: &Bytes) -> Result<ChunkFile> {
     read_inner(data, true).within(|| "chunk file")
 }
 
+crate::record! {
+    /// The CryTek file header (20 bytes, 0x744/0x745); the chunk count starts the table.
+    struct CryTekHeader {
+        magic: [u8; 8],
+        file_type: u32,
+        version: u32,
+        table_offset: u32,
+    }
+}
+
+crate::record! {
+    /// The `CrCh` and `#ivo` file header (16 bytes).
+    struct ShortHeader {
+        magic: [u8; 4],
+        version: u32,
+        count: u32,
+        table_offset: u32,
+    }
+}
+
+crate::record! {
+    /// A 0x745 chunk table entry (20 bytes): a 0x744 entry (the layout of [`EmbeddedHeader`])
+    /// and the chunk's size.
+    struct CryTek745Entry {
+        entry: EmbeddedHeader,
+        size: u32,
+    }
+}
+
+crate::record! {
+    /// A `CrCh` 0x746 chunk table entry (16 bytes).
+    struct CrChEntry {
+        chunk_type: u16,
+        version: u16,
+        id: u32,
+        size: u32,
+        offset: u32,
+    }
+}
+
+crate::record! {
+    /// An `#ivo` chunk table entry (16 bytes): no id, no size.
+    struct IvoEntry {
+        chunk_type: u32,
+        version: u32,
+        offset: u64,
+    }
+}
+
 /// The file header: magic, CryTek file type (0 otherwise), version, the chunk count where the
 /// header holds it, and the table offset.
 type Header = (Vec<u8>, u32, u32, Option<u32>, u32);
 
 fn header(c: &mut Cursor, container: Container) -> Result<Header> {
     let header = match container {
-        Container::CryTek744 | Container::CryTek745 => (c.take(8)?.to_vec(), c.u32()?, c.u32()?, None, c.u32()?),
+        Container::CryTek744 | Container::CryTek745 => {
+            let h = CryTekHeader::read(c)?;
+            (h.magic.to_vec(), h.file_type, h.version, None, h.table_offset)
+        }
         Container::CrCh | Container::Ivo => {
-            let magic = c.take(4)?.to_vec();
-            let version = c.u32()?;
-            (magic, 0, version, Some(c.u32()?), c.u32()?)
+            let h = ShortHeader::read(c)?;
+            (h.magic.to_vec(), 0, h.version, Some(h.count), h.table_offset)
         }
     };
     let (known, name) = match container {
@@ -295,28 +325,63 @@ fn header(c: &mut Cursor, container: Container) -> Result<Header> {
     Ok(header)
 }
 
-/// One chunk table entry.
-fn entry(c: &mut Cursor, container: Container) -> Result<Entry> {
-    Ok(match container {
-        Container::CryTek744 | Container::CryTek745 => {
-            let (chunk_type, version, offset, id) = (c.u32()?, c.u32()?, u64::from(c.u32()?), c.u32()?);
-            let size = if container == Container::CryTek745 { Some(c.u32()?) } else { None };
-            Entry { chunk_type, version, id, offset, size }
+impl Chunk {
+    /// The chunk of the table entry at `c` in `container`'s layout, its bytes not yet read.
+    fn read_entry(c: &mut Cursor, container: Container) -> Result<Chunk> {
+        let (chunk_type, version, id, offset, size) = match container {
+            Container::CryTek744 => {
+                let e = EmbeddedHeader::read(c)?;
+                (e.chunk_type, e.version, e.id, u64::from(e.offset), None)
+            }
+            Container::CryTek745 => {
+                let CryTek745Entry { entry: e, size } = CryTek745Entry::read(c)?;
+                (e.chunk_type, e.version, e.id, u64::from(e.offset), Some(size))
+            }
+            Container::CrCh => {
+                let e = CrChEntry::read(c)?;
+                (u32::from(e.chunk_type), u32::from(e.version), e.id, u64::from(e.offset), Some(e.size))
+            }
+            Container::Ivo => {
+                let e = IvoEntry::read(c)?;
+                (e.chunk_type, e.version, 0, e.offset, None)
+            }
+        };
+        Ok(Chunk { chunk_type, version, id, offset, size, header: None, body: Body::Bytes { hex: Bytes::new() } })
+    }
+
+    /// Appends the chunk's table entry in `container`'s layout.
+    fn write_entry(&self, w: &mut Writer, container: Container) {
+        let (chunk_type, version, id, size) = (self.chunk_type, self.version, self.id, self.size.unwrap_or(0));
+        let entry = EmbeddedHeader { chunk_type, version, offset: self.offset as u32, id };
+        match container {
+            Container::CryTek744 => entry.write(w),
+            Container::CryTek745 => CryTek745Entry { entry, size }.write(w),
+            Container::CrCh => {
+                let (chunk_type, version, offset) = (chunk_type as u16, version as u16, self.offset as u32);
+                CrChEntry { chunk_type, version, id, size, offset }.write(w)
+            }
+            Container::Ivo => IvoEntry { chunk_type, version, offset: self.offset }.write(w),
         }
-        Container::CrCh => {
-            let (chunk_type, version) = (u32::from(c.u16()?), u32::from(c.u16()?));
-            let (id, size, offset) = (c.u32()?, Some(c.u32()?), u64::from(c.u32()?));
-            Entry { chunk_type, version, id, offset, size }
-        }
-        Container::Ivo => Entry { chunk_type: c.u32()?, version: c.u32()?, offset: c.u64()?, id: 0, size: None },
-    })
+    }
+
+    /// The chunk with its bytes `data`: the embedded header split off when its type, version
+    /// and id match the entry's (the robust rule of §1.3), the payload as bytes.
+    fn with_bytes(mut self, container: Container, data: Bytes) -> Chunk {
+        self.header = data.get(..16).filter(|_| container.embedded_headers()).and_then(|h| {
+            let h = EmbeddedHeader::read(&mut Cursor::new(h, Endian::Little)).ok()?;
+            (h.chunk_type == self.chunk_type && h.version == self.version && h.id == self.id).then_some(h)
+        });
+        let hex = if self.header.is_some() { data.slice(16..) } else { data };
+        self.body = Body::Bytes { hex };
+        self
+    }
 }
 
 /// Where each chunk's bytes start and end. Sizeless chunks (0x744, `#ivo`) end at the next
 /// greater offset, the last one at the table when it follows the data (0x744), else at the end
 /// of the file. A chunk past the end is an error, or cut at the end when `lenient`.
 fn extents(
-    entries: &[Entry],
+    entries: &[Chunk],
     container: Container,
     table_offset: u32,
     file_len: u64,
@@ -380,8 +445,11 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         None => c.u32().within(|| "chunk table")?,
     };
     let n = c.count(u64::from(count), container.entry_len(), "chunk").within(|| "chunk table")?;
-    let entries: Vec<Entry> =
-        (0..n).map(|i| entry(&mut c, container).within(|| format!("chunk table entry {i}"))).collect::<Result<_>>()?;
+    // Allocated once: collecting `Result`s would grow the vector entry by entry.
+    let mut entries = Vec::with_capacity(n);
+    for i in 0..n {
+        entries.push(Chunk::read_entry(&mut c, container).within(|| format!("chunk table entry {i}"))?);
+    }
     let table_end = c.pos();
     let file_len = bytes.len() as u64;
     let extents = extents(&entries, container, table_offset, file_len, lenient)?;
@@ -404,7 +472,7 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         .into_iter()
         .zip(extents)
         .map(|(e, (a, b))| {
-            chunk(container, e, if a >= file_len { Bytes::new() } else { data.slice(a as usize..b as usize) })
+            e.with_bytes(container, if a >= file_len { Bytes::new() } else { data.slice(a as usize..b as usize) })
         })
         .collect();
     let magic = Hex(magic);
@@ -414,7 +482,7 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
 /// Pairs of chunks (table indices) whose bytes overlap, up to `max` of them, and how many chunks
 /// overlap an earlier one (in offset order) in all. Empty chunks overlap nothing. Linear after a
 /// sort, so a table of a million entries pointing at one chunk is found at once.
-fn overlaps(extents: &[(u64, u64)], max: usize) -> (Vec<(usize, usize)>, usize) {
+pub(super) fn overlaps(extents: &[(u64, u64)], max: usize) -> (Vec<(usize, usize)>, usize) {
     let mut by_offset: Vec<(u64, u64, usize)> =
         extents.iter().enumerate().filter(|(_, (a, b))| b > a).map(|(i, &(a, b))| (a, b, i)).collect();
     by_offset.sort_unstable();
@@ -475,68 +543,47 @@ impl ChunkFile {
     /// The file with every payload that has a declared structure covering it exactly shown as
     /// that structure (the form of `animkit dump`).
     pub fn structured(&self) -> ChunkFile {
-        let mut file = self.clone();
-        for ch in &mut file.chunks {
+        self.clone().into_structured()
+    }
+
+    fn into_structured(mut self) -> ChunkFile {
+        for ch in &mut self.chunks {
             if let Body::Bytes { hex } = &ch.body {
                 let (version, endian) = ch.version_and_endian(self.container);
                 ch.body = Body::read(ch.kind(self.container), version, hex.clone(), ch.payload_offset(), endian);
             }
         }
-        file
+        self
     }
 
-    /// The bytes of the header and the chunk table.
-    fn header_and_table(&self) -> (Vec<u8>, Vec<u8>) {
+    /// The bytes of the header and the chunk table; fails when the magic has the wrong length.
+    fn header_and_table(&self) -> Result<(Vec<u8>, Vec<u8>)> {
+        let c = self.container;
+        let count = self.chunks.len() as u32;
+        let (version, table_offset) = (self.version, self.table_offset);
+        let wrong_magic = |_| Error::unrepresentable(format!("a {} magic of {} bytes", c.name(), self.magic.0.len()));
         let mut h = Writer::new(Endian::Little);
-        h.bytes(&self.magic.0);
-        match self.container {
+        match c {
             Container::CryTek744 | Container::CryTek745 => {
-                h.u32(self.file_type);
-                h.u32(self.version);
-                h.u32(self.table_offset);
+                let magic = self.magic.0.as_slice().try_into().map_err(wrong_magic)?;
+                CryTekHeader { magic, file_type: self.file_type, version, table_offset }.write(&mut h)
             }
             Container::CrCh | Container::Ivo => {
-                h.u32(self.version);
-                h.u32(self.chunks.len() as u32);
-                h.u32(self.table_offset);
+                let magic = self.magic.0.as_slice().try_into().map_err(wrong_magic)?;
+                ShortHeader { magic, version, count, table_offset }.write(&mut h)
             }
         }
         let mut t = Writer::new(Endian::Little);
-        if self.container.count_in_table() {
-            t.u32(self.chunks.len() as u32);
+        if c.count_in_table() {
+            t.u32(count);
         }
-        for ch in &self.chunks {
-            match self.container {
-                Container::CryTek744 | Container::CryTek745 => {
-                    t.u32(ch.chunk_type);
-                    t.u32(ch.version);
-                    t.u32(ch.offset as u32);
-                    t.u32(ch.id);
-                    if self.container == Container::CryTek745 {
-                        t.u32(ch.size.unwrap_or(0));
-                    }
-                }
-                Container::CrCh => {
-                    t.u16(ch.chunk_type as u16);
-                    t.u16(ch.version as u16);
-                    t.u32(ch.id);
-                    t.u32(ch.size.unwrap_or(0));
-                    t.u32(ch.offset as u32);
-                }
-                Container::Ivo => {
-                    t.u32(ch.chunk_type);
-                    t.u32(ch.version);
-                    t.u32(ch.offset as u32);
-                    t.u32((ch.offset >> 32) as u32);
-                }
-            }
-        }
-        (h.into_vec(), t.into_vec())
+        self.chunks.iter().for_each(|ch| ch.write_entry(&mut t, c));
+        Ok((h.into_vec(), t.into_vec()))
     }
 
     /// The file's bytes: every gap, chunk, the header and the table at their offsets.
     pub fn write(&self) -> Result<Vec<u8>> {
-        let (header, table) = self.header_and_table();
+        let (header, table) = self.header_and_table()?;
         let too_big = || Error::unrepresentable("a chunk file larger than 4 GiB (offsets are 32-bit)");
         let end = |offset: u64, len: usize| offset.checked_add(len as u64).filter(|&e| e <= u64::from(u32::MAX));
         let mut len = end(0, header.len()).ok_or_else(too_big)?;
@@ -587,58 +634,64 @@ impl ChunkFile {
             Container::CrCh => (b"CrCh", 0x746),
             Container::Ivo => (b"#ivo", 0x900),
         };
-        let table_offset = container.header_len() as u32;
-        let table_len = payloads.len() * container.entry_len() + if container.count_in_table() { 4 } else { 0 };
-        let mut pos = round_up(table_offset as usize + table_len, 4);
+        let chunks = payloads
+            .into_iter()
+            .map(|(kind, version, id, payload)| {
+                let chunk_type = if container.embedded_headers() { to_old_type(kind) } else { kind };
+                let header = (container.embedded_headers() && !no_embedded_header(kind, version))
+                    .then_some(EmbeddedHeader { chunk_type, version, offset: 0, id });
+                Chunk { chunk_type, version, id, offset: 0, size: None, header, body: payload.into() }
+            })
+            .collect();
+        let magic = Hex(magic.to_vec());
+        let file = ChunkFile { container, magic, file_type, version, table_offset: 0, chunks, gaps: Vec::new() };
+        Ok(file.canonical()?.into_structured())
+    }
+
+    /// The same chunks, order and ids in the canonical layout (CE5 `ChunkFileWriters.cpp`,
+    /// §1.6): the table right after the header, chunk data in table order, each chunk aligned to
+    /// 4 with zero padding that the size leaves out (a sizeless chunk reaches the next one, so
+    /// there the padding joins its bytes), no padding after the last chunk, embedded headers
+    /// with the chunk's own offset.
+    pub(crate) fn canonical(&self) -> Result<ChunkFile> {
+        let c = self.container;
+        let table_offset = c.header_len();
+        // The table's length does not depend on where the chunks lie.
+        let table_end = table_offset + self.header_and_table()?.1.len();
+        let mut pos = round_up(table_end, 4);
         let mut gaps = Vec::new();
-        if pos > table_offset as usize + table_len {
-            gaps.push(Gap {
-                offset: (table_offset as usize + table_len) as u64,
-                data: Bytes::from(vec![0; pos - table_offset as usize - table_len]),
-            });
-        }
-        let mut chunks = Vec::with_capacity(payloads.len());
-        let last = payloads.len().saturating_sub(1);
-        for (i, (kind, ver, id, payload)) in payloads.into_iter().enumerate() {
-            let stored_type = match container {
-                Container::CryTek744 | Container::CryTek745 => to_old_type(kind),
-                _ => kind,
-            };
-            let header = (container.embedded_headers() && !no_embedded_header(kind, ver)).then_some(EmbeddedHeader {
-                chunk_type: stored_type,
-                version: ver,
-                offset: pos as u32,
-                id,
-            });
-            let mut chunk = Chunk {
-                chunk_type: stored_type,
-                version: ver,
-                id,
-                offset: pos as u64,
-                size: None,
-                header,
-                body: payload.into(),
-            };
-            let mut data = chunk.payload(container)?.to_vec();
-            let len = data.len() + if chunk.header.is_some() { 16 } else { 0 };
+        let pad = |gaps: &mut Vec<Gap>, from: usize, to: usize| {
+            if to > from {
+                gaps.push(Gap { offset: from as u64, data: Bytes::from(vec![0; to - from]) });
+            }
+        };
+        pad(&mut gaps, table_end, pos);
+        let mut chunks = Vec::with_capacity(self.chunks.len());
+        let last = self.chunks.len().saturating_sub(1);
+        for (i, ch) in self.chunks.iter().enumerate() {
+            let mut chunk = ch.clone();
+            if let Some(h) = &mut chunk.header {
+                h.offset = pos as u32;
+            }
+            chunk.offset = pos as u64;
+            let len = ch.bytes(c)?.len();
             let next = if len == 0 { pos + 4 } else { round_up(pos + len, 4) };
             // The file ends right after the last chunk (as the engine's files do).
-            let pad = if i == last { 0 } else { next - pos - len };
-            if container.has_size() {
+            let end = if i == last { pos + len } else { next };
+            if c.has_size() {
                 chunk.size = Some(len as u32);
-                if pad > 0 {
-                    gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; pad]) });
-                }
-            } else {
-                // A sizeless chunk reaches the next one: the padding is part of its bytes.
-                data.resize(data.len() + pad, 0);
+                pad(&mut gaps, pos + len, end);
+            } else if end > pos + len {
+                let mut data = chunk.payload(c)?.to_vec();
+                data.resize(data.len() + end - pos - len, 0);
+                chunk.body = data.into();
             }
-            let (masked, endian) = chunk.version_and_endian(container);
-            chunk.body = Body::read(kind, masked, Bytes::from(data), chunk.payload_offset(), endian);
             chunks.push(chunk);
             pos = next;
         }
-        Ok(ChunkFile { container, magic: Hex(magic.to_vec()), file_type, version, table_offset, chunks, gaps })
+        let (magic, file_type, version, table_offset) =
+            (self.magic.clone(), self.file_type, self.version, table_offset as u32);
+        Ok(ChunkFile { container: c, magic, file_type, version, table_offset, chunks, gaps })
     }
 }
 

@@ -19,7 +19,7 @@
 use glam::{Quat, Vec3};
 
 use super::quat_codecs::decode_keys;
-use super::raw::{Body, Channel, Compressed, KeyTimes, Quat4, Vec3f};
+use super::raw::{Body, Channel, Compressed, KeyTimes, PqsKey};
 use super::time_formats;
 use crate::error::{Context, Error, Result};
 use crate::raw_json::F32;
@@ -59,25 +59,12 @@ pub struct Controller {
     pub scale: Option<KeyTrack<Vec3>>,
     /// Compressed controllers: rotation, position and scale formats.
     pub formats: Option<[ChannelFormat; 3]>,
-    /// Whether tracks are aligned to 4 bytes.
-    pub aligned: bool,
-    /// 0x831 (Lumberyard) flags word.
-    pub flags: Option<u32>,
 }
 
 impl Controller {
-    /// A controller without keys or formats.
-    pub fn bare(id: u32, version: u32) -> Controller {
-        Controller {
-            id,
-            version,
-            rotation: None,
-            position: None,
-            scale: None,
-            formats: None,
-            aligned: false,
-            flags: None,
-        }
+    /// An uncompressed controller with rotation and position keys.
+    pub fn keyed(id: u32, version: u32, rotation: Option<KeyTrack<Quat>>, position: Option<KeyTrack<Vec3>>) -> Self {
+        Controller { id, version, rotation, position, scale: None, formats: None }
     }
 }
 
@@ -118,8 +105,6 @@ pub fn from_body(version: u32, body: &Body, at: usize) -> Option<Result<Controll
 /// centimetres; tick times become `(t − t₀)/160` frames (§5.5; ticks off a frame keep their
 /// fraction); PQS key *i* is frame *i*.
 fn from_uncompiled(body: &Body) -> Option<Controller> {
-    let v = |v: &Vec3f| Vec3::new(v.x.0, v.y.0, v.z.0);
-    let bare = Controller::bare;
     Some(match body {
         Body::PqLog { controller_id, flags, keys, .. } => {
             let t0 = keys.first().map_or(0, |k| i64::from(k.time));
@@ -127,31 +112,24 @@ fn from_uncompiled(body: &Body) -> Option<Controller> {
                 (Vec::with_capacity(keys.len()), Vec::with_capacity(keys.len()), Vec::with_capacity(keys.len()));
             for k in keys {
                 frames.push(((i64::from(k.time) - t0) as f64 / TICKS_PER_FRAME as f64) as f32);
-                rotations.push(exp_log(v(&k.rot_log)).conjugate());
-                positions.push(v(&k.position) / 100.0);
+                rotations.push(exp_log(k.rot_log.to_vec3()).conjugate());
+                positions.push(k.position.to_vec3() / 100.0);
             }
-            Controller {
-                rotation: Some(KeyTrack { frames: frames.clone(), values: rotations }),
-                position: Some(KeyTrack { frames, values: positions }),
-                flags: *flags,
-                ..bare(*controller_id, if flags.is_some() { 0x830 } else { 0x827 })
-            }
+            let version = if flags.is_some() { 0x830 } else { 0x827 };
+            let rotation = KeyTrack { frames: frames.clone(), values: rotations };
+            Controller::keyed(*controller_id, version, Some(rotation), Some(KeyTrack { frames, values: positions }))
         }
         Body::Pqs { controller_id, keys, .. } => {
             let frames: Vec<f32> = (0..keys.len()).map(|i| i as f32).collect();
-            let q = |q: &Quat4| Quat::from_xyzw(q.x.0, q.y.0, q.z.0, q.w.0);
-            Controller {
-                rotation: Some(KeyTrack {
-                    frames: frames.clone(),
-                    values: keys.iter().map(|k| q(&k.rotation)).collect(),
-                }),
-                position: Some(KeyTrack {
-                    frames: frames.clone(),
-                    values: keys.iter().map(|k| v(&k.position) / 100.0).collect(),
-                }),
-                scale: Some(KeyTrack { frames, values: keys.iter().map(|k| v(&k.scale)).collect() }),
-                ..bare(*controller_id, 0x833)
-            }
+            let track = |value: &dyn Fn(&PqsKey) -> Vec3| KeyTrack {
+                frames: frames.clone(),
+                values: keys.iter().map(value).collect(),
+            };
+            let rotation =
+                KeyTrack { frames: frames.clone(), values: keys.iter().map(|k| k.rotation.to_quat()).collect() };
+            let position = track(&|k| k.position.to_vec3() / 100.0);
+            let scale = Some(track(&|k| k.scale.to_vec3()));
+            Controller { scale, ..Controller::keyed(*controller_id, 0x833, Some(rotation), Some(position)) }
         }
         _ => return None,
     })
@@ -162,16 +140,8 @@ fn from_uncompiled(body: &Body) -> Option<Controller> {
 pub fn from_compressed(version: u32, k: &Compressed, at: usize) -> Result<Controller> {
     let rot = &k.rotation;
     let scale_format = k.scale.as_ref().map(format);
-    let mut out = Controller {
-        id: k.controller_id,
-        version,
-        rotation: None,
-        position: None,
-        scale: None,
-        formats: Some([format(rot), format(&k.position), scale_format.unwrap_or_default()]),
-        aligned: k.is_aligned(),
-        flags: k.flags,
-    };
+    let formats = Some([format(rot), format(&k.position), scale_format.unwrap_or_default()]);
+    let mut out = Controller { formats, ..Controller::keyed(k.controller_id, version, None, None) };
     let times = |t: Option<&KeyTimes>, n: usize, what: &str| -> Result<Vec<f32>> {
         let t = t.ok_or_else(|| Error::invalid(at, format!("{what} keys have no key times")))?;
         time_formats::frames(t, n, at).within(|| format!("{what} times"))

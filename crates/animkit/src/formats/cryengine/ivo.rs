@@ -110,15 +110,19 @@ pub struct C2Readings {
 }
 
 impl C2Readings {
-    /// The layout this track alone looks like: interleaved only when that reading is at least
-    /// four times smoother.
+    /// The layout this track alone looks like ([`smoother`]).
     pub fn guess(&self) -> C2Layout {
-        let [planar, interleaved] = self.roughness;
-        if interleaved.saturating_mul(4) < planar {
-            C2Layout::Interleaved
-        } else {
-            C2Layout::Planar
-        }
+        smoother(self.roughness)
+    }
+}
+
+/// The layout of the smoother reading, from the `[planar, interleaved]` roughness: interleaved
+/// only when that reading is at least four times smoother.
+fn smoother([planar, interleaved]: [u64; 2]) -> C2Layout {
+    if interleaved.saturating_mul(4) < planar {
+        C2Layout::Interleaved
+    } else {
+        C2Layout::Planar
     }
 }
 
@@ -181,6 +185,58 @@ pub(crate) struct MetaEntry {
     pub start: QuatT,
     /// The clip's path (Latin-1).
     pub path: String,
+}
+
+impl MetaEntry {
+    /// The entry the writer gives a clip: 30 fps, identity start, no end frame.
+    pub(crate) fn new(num_controllers: u16, path: String) -> MetaEntry {
+        let head = MetaHead { fps: 30, num_controllers, ..Default::default() };
+        MetaEntry { head, end_frame: None, start: QuatT::IDENTITY, path }
+    }
+
+    /// DBAMeta 0x901 (44-byte entries) or 0x902 (a `u32` after the count, 48-byte entries), then
+    /// one NUL-terminated path per entry.
+    fn read_all(payload: &[u8], base: usize, version: u32) -> Result<Vec<MetaEntry>> {
+        let mut c = Cursor::with_base(payload, base, Endian::Little);
+        let count = c.u32()?;
+        let v902 = version == 0x902;
+        if v902 {
+            c.skip(4)?;
+        }
+        let n = c.count(u64::from(count), if v902 { 48 } else { 44 }, "metadata entry")?;
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            let head = MetaHead::read(&mut c)?;
+            let end_frame = if v902 { Some(c.u32()?) } else { None };
+            entries.push(MetaEntry { head, end_frame, start: QuatT::read(&mut c)?, path: String::new() });
+        }
+        let mut paths = c.rest().split(|&b| b == 0);
+        for e in &mut entries {
+            e.path = latin1_until_nul(paths.next().unwrap_or_default());
+        }
+        Ok(entries)
+    }
+
+    /// DBAMeta 0x901 of entries without an end frame (0x902 alone has them): `count`, 44-byte
+    /// entries, NUL-terminated paths, padding to 4.
+    pub(crate) fn write_all(entries: &[MetaEntry]) -> Result<Vec<u8>> {
+        if entries.iter().any(|e| e.end_frame.is_some()) {
+            return Err(Error::unrepresentable("an end frame in DBAMeta 0x901"));
+        }
+        let mut w = Writer::new(Endian::Little);
+        w.u32(entries.len() as u32);
+        for e in entries {
+            e.head.write(&mut w);
+            e.start.write(&mut w);
+        }
+        for e in entries {
+            let path = &e.path;
+            w.bytes(&to_latin1(path).ok_or_else(|| Error::unrepresentable(format!("path \"{path}\"")))?);
+            w.u8(0);
+        }
+        pad4(&mut w);
+        Ok(w.into_vec())
+    }
 }
 
 /// A decoded `#ivo` animation file.
@@ -307,10 +363,9 @@ fn decide_c2(blocks: &mut [Block], forced: Option<C2Layout>) -> Option<C2Decisio
     if count == 0 {
         return None;
     }
-    let [planar, interleaved] = tracks()
+    let total = tracks()
         .fold([0u64; 2], |acc, r| [acc[0].saturating_add(r.roughness[0]), acc[1].saturating_add(r.roughness[1])]);
-    let decided = if interleaved.saturating_mul(4) < planar { C2Layout::Interleaved } else { C2Layout::Planar };
-    let layout = forced.unwrap_or(decided);
+    let layout = forced.unwrap_or(smoother(total));
     let disagreeing = tracks().filter(|r| r.guess() != layout).count();
     for ctrl in blocks.iter_mut().flat_map(|b| b.controllers.iter_mut()) {
         if let (Some(r), Some(p)) = (&ctrl.c2, &mut ctrl.position) {
@@ -378,29 +433,6 @@ fn block(buf: &[u8], offset: usize, signature: &[u8; 4]) -> Result<Block> {
     Ok(Block { offset, header, controllers })
 }
 
-/// DBAMeta 0x901 (44-byte entries) or 0x902 (a `u32` after the count, 48-byte entries), then one
-/// NUL-terminated path per entry.
-fn meta(payload: &[u8], base: usize, version: u32) -> Result<Vec<MetaEntry>> {
-    let mut c = Cursor::with_base(payload, base, Endian::Little);
-    let count = c.u32()?;
-    let v902 = version == 0x902;
-    if v902 {
-        c.skip(4)?;
-    }
-    let n = c.count(u64::from(count), if v902 { 48 } else { 44 }, "metadata entry")?;
-    let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
-        let head = MetaHead::read(&mut c)?;
-        let end_frame = if v902 { Some(c.u32()?) } else { None };
-        entries.push(MetaEntry { head, end_frame, start: QuatT::read(&mut c)?, path: String::new() });
-    }
-    let mut paths = c.rest().split(|&b| b == 0);
-    for e in &mut entries {
-        e.path = latin1_until_nul(paths.next().unwrap_or_default());
-    }
-    Ok(entries)
-}
-
 /// Decodes the animation chunks of an `#ivo` file; the C2 layout is `c2_layout`, or decided
 /// once for the whole file when `None` (spec §10.1 C1).
 pub(crate) fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<IvoAnimation> {
@@ -425,7 +457,7 @@ pub(crate) fn parse(file: &ChunkFile, c2_layout: Option<C2Layout>) -> Result<Ivo
                         out.blocks.push(b);
                     }
                 }
-                kind::IVO_DBA_META => out.meta = meta(&ch.payload(file.container)?, base, version)?,
+                kind::IVO_DBA_META => out.meta = MetaEntry::read_all(&ch.payload(file.container)?, base, version)?,
                 _ => {}
             }
             Ok(())
@@ -518,23 +550,6 @@ pub(crate) fn write_blocks(blocks: &[Vec<DbaController>], signature: &[u8; 4], r
     let mut out = head.into_vec();
     out.extend_from_slice(&pool.into_vec());
     Ok(out)
-}
-
-/// DBAMeta 0x901 for the blocks: `count`, 44-byte entries (30 fps, identity start),
-/// NUL-terminated paths, padding to 4.
-pub(crate) fn dba_meta(entries: &[(u16, String)]) -> Result<Vec<u8>> {
-    let mut w = Writer::new(Endian::Little);
-    w.u32(entries.len() as u32);
-    for &(num_controllers, _) in entries {
-        MetaHead { fps: 30, num_controllers, ..Default::default() }.write(&mut w);
-        QuatT::IDENTITY.write(&mut w);
-    }
-    for (_, path) in entries {
-        w.bytes(&to_latin1(path).ok_or_else(|| Error::unrepresentable(format!("path \"{path}\"")))?);
-        w.u8(0);
-    }
-    pad4(&mut w);
-    Ok(w.into_vec())
 }
 
 #[cfg(test)]

@@ -13,13 +13,11 @@
 //! after the header; chunks aligned to 4 with zero padding; embedded headers with the chunk's
 //! own offset.
 
-use bytes::Bytes;
-
-use super::chunkfile::{kind, Chunk, ChunkFile, Container, Gap};
-use super::controller::{self, Controller};
+use super::chunkfile::{self, kind, Chunk, ChunkFile, Container};
+use super::controller::Controller;
 use super::ivo;
-use super::raw::Body;
-use crate::bytes::{round_up, Endian};
+use super::model::Contents;
+use crate::bytes::Endian;
 use crate::error::Result;
 use crate::lint::{Finding, Severity::*};
 
@@ -87,39 +85,27 @@ pub fn lint_with(file: &ChunkFile, c2_layout: Option<ivo::C2Layout>) -> Vec<Find
             Ok(anim) => ivo_findings(&mut out, &anim),
             Err(e) => out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string())),
         },
-        _ => match super::model::contents(file) {
-            Ok(contents) => out.extend(super::survey::findings(file, &contents)),
-            Err(e) => {
-                if !out.iter().any(|f| f.code == "chunk-does-not-decode") {
-                    out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()));
-                }
-            }
-        },
+        // Lenient decoding keeps what does not decode in `undecoded`: it does not fail.
+        _ => content_findings(&mut out, file, &super::model::contents_with(file, true).unwrap_or_default()),
     }
     out
 }
 
 /// Overlapping chunks, and bytes outside every chunk that are not zero padding.
 fn layout_findings(file: &ChunkFile) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut spans: Vec<(u64, u64, usize)> = file
+    let extents: Vec<(u64, u64)> = file
         .chunks
         .iter()
-        .enumerate()
-        .map(|(i, ch)| {
-            let len = ch.bytes(file.container).map_or(0, |b| b.len() as u64);
-            (ch.offset, ch.offset.saturating_add(len), i)
+        .map(|ch| (ch.offset, ch.offset.saturating_add(ch.bytes(file.container).map_or(0, |b| b.len() as u64))))
+        .collect();
+    let mut out: Vec<Finding> = chunkfile::overlaps(&extents, usize::MAX)
+        .0
+        .into_iter()
+        .map(|(a, b)| {
+            let at = extents.get(b).map_or(0, |e| e.0 as usize);
+            Finding::new(Warning, "overlapping-chunks", format!("chunks {a} and {b} overlap")).at(at)
         })
         .collect();
-    spans.sort_unstable();
-    for w in spans.windows(2) {
-        if let &[(a_start, a_end, a), (b_start, _, b)] = w {
-            if b_start < a_end && b_start != a_start {
-                let message = format!("chunks {a} and {b} overlap");
-                out.push(Finding::new(Warning, "overlapping-chunks", message).at(b_start as usize));
-            }
-        }
-    }
     for g in file.gaps.iter().filter(|g| g.data.iter().any(|&b| b != 0)) {
         let message = format!("{} bytes outside every chunk are not zero padding", g.data.len());
         out.push(Finding::new(Info, "unreferenced-bytes", message).at(g.offset as usize).fixable());
@@ -127,61 +113,42 @@ fn layout_findings(file: &ChunkFile) -> Vec<Finding> {
     out
 }
 
-/// Per chunk: embedded header offsets, big-endian data, controllers that do not decode or hold
-/// questionable keys, and a bone name list whose length is not the controller count.
+/// Per chunk: embedded header offsets and big-endian data.
 fn chunk_findings(out: &mut Vec<Finding>, file: &ChunkFile) {
-    let c = file.container;
-    let mut controllers = 0usize;
-    let mut names = None;
     for (i, ch) in file.chunks.iter().enumerate() {
-        let p = path(ch, i);
         let at = ch.offset as usize;
         if let Some(h) = ch.header.filter(|h| u64::from(h.offset) != ch.offset) {
             let message = format!("embedded header says offset {}, the table {}", h.offset, ch.offset);
-            out.push(Finding::new(Info, "embedded-header-offset", message).at(at).path(&p).fixable());
+            out.push(Finding::new(Info, "embedded-header-offset", message).at(at).path(path(ch, i)).fixable());
         }
-        let (version, endian) = ch.version_and_endian(c);
-        if endian == Endian::Big {
+        if ch.version_and_endian(file.container).1 == Endian::Big {
             let message = "the chunk's data is big-endian (console build)";
-            out.push(Finding::new(Info, "big-endian-chunk", message).at(at).path(&p));
+            out.push(Finding::new(Info, "big-endian-chunk", message).at(at).path(path(ch, i)));
         }
-        if c == Container::Ivo {
-            continue;
-        }
-        let undecoded = |e: crate::error::Error| Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at);
-        match ch.kind(c) {
-            kind::CONTROLLER if version != 0x905 => {
-                controllers += 1;
-                match controller_of(ch, c) {
-                    Ok(ctrl) => controller_findings(out, &ctrl, at, &p),
-                    Err(e) => out.push(undecoded(e).path(&p)),
-                }
-            }
-            kind::BONE_NAME_LIST if version == 0x745 => match ch.structure(c) {
-                Ok(body) => {
-                    if let Body::BoneNameList { names: n, .. } = body.as_ref() {
-                        names = Some((n.len(), at, p));
-                    }
-                }
-                Err(e) => out.push(undecoded(e).path(&p)),
-            },
-            _ => {}
-        }
-    }
-    if let Some((n, at, p)) = names.filter(|(n, ..)| controllers > 0 && *n != controllers) {
-        let message = format!("{n} bone names for {controllers} controllers");
-        out.push(Finding::new(Warning, "bone-name-count", message).at(at).path(p));
     }
 }
 
-/// The controller of a controller chunk.
-fn controller_of(ch: &Chunk, container: Container) -> Result<Controller> {
-    let (version, _) = ch.version_and_endian(container);
-    let structure = ch.structure(container)?;
-    controller::from_body(version, structure.as_ref(), ch.payload_offset()).unwrap_or_else(|| {
-        Err(crate::error::Error::unsupported(format!("controller version 0x{version:X}"))
-            .within(format!("at {}", ch.offset)))
-    })
+/// Chunks that do not decode, controllers holding questionable keys, a bone name list whose
+/// length is not the controller count, and what [`super::survey`] finds.
+fn content_findings(out: &mut Vec<Finding>, file: &ChunkFile, contents: &Contents) {
+    let c = file.container;
+    let chunk = |i: usize| file.chunks.get(i).map_or((0, String::new()), |ch| (ch.offset as usize, path(ch, i)));
+    for (i, e) in &contents.undecoded {
+        let (at, p) = chunk(*i);
+        out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at).path(p));
+    }
+    for (ctrl, &i) in contents.controllers.iter().zip(&contents.controller_chunks) {
+        let (at, p) = chunk(i);
+        controller_findings(out, ctrl, at, &p);
+    }
+    let controllers =
+        file.chunks.iter().filter(|ch| ch.kind(c) == kind::CONTROLLER && ch.version_and_endian(c).0 != 0x905).count();
+    if let Some((i, names)) = contents.bone_names.as_ref().filter(|(_, n)| controllers > 0 && n.len() != controllers) {
+        let (at, p) = chunk(*i);
+        let message = format!("{} bone names for {controllers} controllers", names.len());
+        out.push(Finding::new(Warning, "bone-name-count", message).at(at).path(p));
+    }
+    out.extend(super::survey::findings(file, contents));
 }
 
 fn ivo_findings(out: &mut Vec<Finding>, anim: &ivo::IvoAnimation) {
@@ -211,48 +178,10 @@ fn ivo_findings(out: &mut Vec<Finding>, anim: &ivo::IvoAnimation) {
 /// in the engine's files), and what changed. `#ivo` files are left as they are (their track
 /// offsets may reach into the next chunk, which a new layout could break).
 pub fn repair(file: &ChunkFile) -> Result<(ChunkFile, Vec<String>)> {
-    let c = file.container;
-    if c == Container::Ivo || !lint(file).iter().any(|f| f.fixable) {
+    if file.container == Container::Ivo || !lint(file).iter().any(|f| f.fixable) {
         return Ok((file.clone(), Vec::new()));
     }
-    let header = c.header_len();
-    let table = file.chunks.len() * c.entry_len() + if c.embedded_headers() { 4 } else { 0 };
-    let mut pos = round_up(header + table, 4);
-    let mut out = ChunkFile {
-        container: c,
-        magic: file.magic.clone(),
-        file_type: file.file_type,
-        version: file.version,
-        table_offset: header as u32,
-        chunks: Vec::with_capacity(file.chunks.len()),
-        gaps: Vec::new(),
-    };
-    if pos > header + table {
-        out.gaps.push(Gap { offset: (header + table) as u64, data: Bytes::from(vec![0; pos - header - table]) });
-    }
-    let last = file.chunks.len().saturating_sub(1);
-    for (i, ch) in file.chunks.iter().enumerate() {
-        let mut chunk = ch.clone();
-        if let Some(h) = &mut chunk.header {
-            h.offset = pos as u32;
-        }
-        chunk.offset = pos as u64;
-        let len = ch.bytes(c)?.len();
-        let next = if len == 0 { pos + 4 } else { round_up(pos + len, 4) };
-        chunk.size = ch.size.map(|_| len as u32);
-        if next > pos + len && i != last {
-            if chunk.size.is_some() {
-                out.gaps.push(Gap { offset: (pos + len) as u64, data: Bytes::from(vec![0; next - pos - len]) });
-            } else {
-                // A sizeless chunk reaches the next one: the padding becomes part of its bytes.
-                let mut data = chunk.payload(c)?.to_vec();
-                data.resize(data.len() + next - pos - len, 0);
-                chunk.body = data.into();
-            }
-        }
-        out.chunks.push(chunk);
-        pos = next;
-    }
+    let out = file.canonical()?;
     let mut changes = Vec::new();
     let (before, after) = (file.write()?, out.write()?);
     if before != after {

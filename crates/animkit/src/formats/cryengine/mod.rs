@@ -184,16 +184,8 @@ impl Format for CryEngine {
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
         let file: ChunkFile = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("CryEngine dump"))?;
-        let magic = match file.container {
-            Container::CryTek744 | Container::CryTek745 => 8,
-            Container::CrCh | Container::Ivo => 4,
-        };
-        if file.magic.0.len() != magic {
-            return Err(
-                Error::new(ErrorKind::Invalid, None, format!("magic must be {magic} bytes")).within("CryEngine dump")
-            );
-        }
-        // Every chunk must encode (a bone name that is not Latin-1 cannot).
+        // The magic must have its container's length, and every chunk must encode (a bone name
+        // that is not Latin-1 cannot).
         file.write().map_err(|e| e.within("CryEngine dump"))?;
         Ok(Box::new(CryDocument::new(file)))
     }

@@ -25,11 +25,14 @@ use crate::format::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, UpAxis, Values};
 use crate::text::latin1_until_nul;
 
-/// Everything the model needs from a classic chunk file.
+/// Everything the model, `info` and `check` need from a classic chunk file, decoded in one walk.
 #[derive(Debug, Default)]
 pub struct Contents {
     pub controllers: Vec<Controller>,
-    pub bone_names: Option<Vec<String>>,
+    /// The chunk index of each controller.
+    pub controller_chunks: Vec<usize>,
+    /// The BoneNameList's chunk index and names.
+    pub bone_names: Option<(usize, Vec<String>)>,
     pub motion: Option<MotionParams>,
     /// GlobalAnimationHeaderCAF chunks: one in a CAF, one per clip in an `.img`.
     pub gahs: Vec<GlobalAnimationHeaderCaf>,
@@ -38,6 +41,8 @@ pub struct Contents {
     /// The skeleton of a CompiledBones chunk.
     pub bones: Option<Skeleton>,
     pub dba: Option<dba::Dba>,
+    /// Chunks that do not decode, with their index (lenient decoding only).
+    pub undecoded: Vec<(usize, Error)>,
 }
 
 /// Decodes the chunks the model uses; unknown chunks are skipped.
@@ -45,31 +50,37 @@ pub fn contents(file: &ChunkFile) -> Result<Contents> {
     contents_with(file, false)
 }
 
-/// Like [`contents`]; with `lenient`, chunks that do not decode are skipped too (lint reports
-/// them).
+/// Like [`contents`]; with `lenient`, chunks that do not decode are kept in `undecoded` instead
+/// of failing (lint reports them).
 pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
     let mut out = Contents::default();
+    // Most chunks of an animation are controllers: reserved once rather than grown.
+    out.controllers.reserve(file.chunks.len());
+    out.controller_chunks.reserve(file.chunks.len());
     for (i, ch) in file.chunks.iter().enumerate() {
-        let r = add_chunk(&mut out, ch, file.container);
-        if !lenient {
-            r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?;
+        match add_chunk(&mut out, i, ch, file.container) {
+            Err(e) if lenient => out.undecoded.push((i, e)),
+            r => r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?,
         }
     }
     Ok(out)
 }
 
-fn add_chunk(out: &mut Contents, ch: &Chunk, container: Container) -> Result<()> {
+fn add_chunk(out: &mut Contents, i: usize, ch: &Chunk, container: Container) -> Result<()> {
     let (version, _) = ch.version_and_endian(container);
     let is_controller = ch.kind(container) == kind::CONTROLLER;
     match ch.structure(container)?.as_ref() {
         Body::MotionParameters(m) => out.motion = Some(**m),
         Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),
         Body::TimingSamples(t) => out.timing = Some(*t),
-        Body::BoneNameList { names, .. } => out.bone_names = Some(names.clone()),
+        Body::BoneNameList { names, .. } => out.bone_names = Some((i, names.clone())),
         Body::CompiledBones { bones, .. } => out.bones = Some(skeleton::to_skeleton(bones)?),
         Body::Dba(d) => out.dba = Some(dba::from_raw(d, ch.payload_offset())?),
         body => match controller::from_body(version, body, ch.payload_offset()) {
-            Some(c) => out.controllers.push(c?),
+            Some(c) => {
+                out.controllers.push(c?);
+                out.controller_chunks.push(i);
+            }
             None if is_controller => {
                 return Err(
                     Error::unsupported(format!("controller version 0x{version:X}")).within(format!("at {}", ch.offset))
@@ -90,7 +101,7 @@ fn check_keys(count: &mut u64, n: usize, limits: &Limits) -> Result<()> {
 }
 
 /// Appends the tracks of one controller, its key arrays moved into them: frames become
-/// seconds `(frame − start)/fps` in place. Its rotations are already [`continuous`].
+/// seconds `(frame − start)/fps` in place.
 fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start: f32, fps: f32) {
     let times = |mut f: Vec<f32>| {
         f.iter_mut().for_each(|x| *x = (*x - start) / fps);
@@ -120,12 +131,26 @@ fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start:
     }
 }
 
-/// `ctrl` with its rotation keys made [`continuous`].
-fn with_continuous_rotation(mut ctrl: Controller) -> Controller {
-    if let Some(r) = ctrl.rotation.as_mut() {
-        r.values = continuous(std::mem::take(&mut r.values));
+/// The tracks of one clip's controllers (CAF, DBA animation or `#ivo` block), in order, their key
+/// arrays moved into them: frames become `(frame − start)/fps` seconds, rotations are made
+/// [`continuous`] (a DBA's, version 0x905, already are), controller *i* takes bone name *i*.
+/// The keys count against the limit.
+fn clip_tracks(
+    controllers: Vec<Controller>,
+    names: Option<&[String]>,
+    (start, fps): (f32, f32),
+    keys: &mut u64,
+    limits: &Limits,
+) -> Result<Vec<Track>> {
+    let mut tracks = Vec::with_capacity(2 * controllers.len());
+    for (i, mut ctrl) in controllers.into_iter().enumerate() {
+        check_keys(keys, key_count(&ctrl), limits)?;
+        if let Some(r) = ctrl.rotation.as_mut().filter(|_| ctrl.version != 0x905) {
+            r.values = continuous(std::mem::take(&mut r.values));
+        }
+        push_tracks(&mut tracks, bone(ctrl.id, names.and_then(|n| n.get(i))), ctrl, start, fps);
     }
-    ctrl
+    Ok(tracks)
 }
 
 /// The key count of a controller.
@@ -165,13 +190,8 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
     let mut keys = 0u64;
     for a in c.dba.as_mut().map(|d| std::mem::take(&mut d.animations)).unwrap_or_default() {
         let m = &a.motion;
-        let mut tracks = Vec::with_capacity(2 * a.controllers.len());
-        for ctrl in a.controllers {
-            let controller =
-                Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.id, 0x905) };
-            check_keys(&mut keys, key_count(&controller), limits)?;
-            push_tracks(&mut tracks, bone(ctrl.id, None), controller, m.start as f32, 30.0);
-        }
+        let controllers = a.controllers.into_iter().map(|k| Controller::keyed(k.id, 0x905, k.rotation, k.position));
+        let tracks = clip_tracks(controllers.collect(), None, (m.start as f32, 30.0), &mut keys, limits)?;
         package.clips.push(Clip {
             name: stem(&a.path),
             duration: ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0),
@@ -206,13 +226,8 @@ fn ivo_to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<ivo::C2Layo
             (_, Some(m)) if m.head.fps > 0 => f32::from(m.head.fps),
             _ => 30.0,
         };
-        let mut tracks = Vec::with_capacity(2 * b.controllers.len());
-        for ctrl in b.controllers {
-            let controller =
-                Controller { rotation: ctrl.rotation, position: ctrl.position, ..Controller::bare(ctrl.hash, 0x900) };
-            check_keys(&mut keys, key_count(&controller), limits)?;
-            push_tracks(&mut tracks, bone(ctrl.hash, None), with_continuous_rotation(controller), 0.0, fps);
-        }
+        let controllers = b.controllers.into_iter().map(|k| Controller::keyed(k.hash, 0x900, k.rotation, k.position));
+        let tracks = clip_tracks(controllers.collect(), None, (0.0, fps), &mut keys, limits)?;
         let mut clip = Clip {
             name: m.map(|m| stem(&m.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
             frame_rate: Some(fps),
@@ -277,12 +292,8 @@ fn caf_timebase(c: &Contents, controllers: &[Controller]) -> (f32, f32) {
 
 fn caf_clip(c: &Contents, controllers: Vec<Controller>, limits: &Limits, keys: &mut u64) -> Result<Clip> {
     let (fps, start) = caf_timebase(c, &controllers);
-    let mut tracks = Vec::with_capacity(2 * controllers.len());
-    for (i, ctrl) in controllers.into_iter().enumerate() {
-        check_keys(keys, key_count(&ctrl), limits)?;
-        let target = bone(ctrl.id, c.bone_names.as_ref().and_then(|names| names.get(i)));
-        push_tracks(&mut tracks, target, with_continuous_rotation(ctrl), start, fps);
-    }
+    let names = c.bone_names.as_ref().map(|(_, names)| names.as_slice());
+    let tracks = clip_tracks(controllers, names, (start, fps), keys, limits)?;
     let gah = c.gahs.first();
     let flags = c.motion.map(|m| m.asset_flags).or(gah.map(|g| g.flags));
     let mut clip = Clip {

@@ -8,68 +8,31 @@ use crate::error::Result;
 use crate::raw_json::{FixedName, F32};
 use crate::record::Record;
 
-/// Three `f32`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Vec3f {
-    /// x.
-    pub x: F32,
-    /// y.
-    pub y: F32,
-    /// z.
-    pub z: F32,
-}
-
-/// A quaternion as stored: `x, y, z, w`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Quat4 {
-    /// x.
-    pub x: F32,
-    /// y.
-    pub y: F32,
-    /// z.
-    pub z: F32,
-    /// w.
-    pub w: F32,
-}
-
-/// An `f32` from its four bytes in byte order `endian`.
-#[inline]
-fn f32_of(bytes: [u8; 4], endian: Endian) -> F32 {
-    F32(match endian {
-        Endian::Little => f32::from_le_bytes(bytes),
-        Endian::Big => f32::from_be_bytes(bytes),
-    })
-}
-
-// Vectors and quaternions fill key arrays: each is read with one bounds check.
-impl Record for Vec3f {
-    #[inline]
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let e = c.endian();
-        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3] = c.array()?;
-        Ok(Vec3f { x: f32_of([x0, x1, x2, x3], e), y: f32_of([y0, y1, y2, y3], e), z: f32_of([z0, z1, z2, z3], e) })
-    }
-
-    fn write(&self, w: &mut Writer) {
-        [self.x, self.y, self.z].iter().for_each(|v| w.f32(v.0));
+crate::record! {
+    /// Three `f32`.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct Vec3f {
+        /// x.
+        pub x: F32,
+        /// y.
+        pub y: F32,
+        /// z.
+        pub z: F32,
     }
 }
 
-impl Record for Quat4 {
-    #[inline]
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let e = c.endian();
-        let [x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, w0, w1, w2, w3] = c.array()?;
-        Ok(Quat4 {
-            x: f32_of([x0, x1, x2, x3], e),
-            y: f32_of([y0, y1, y2, y3], e),
-            z: f32_of([z0, z1, z2, z3], e),
-            w: f32_of([w0, w1, w2, w3], e),
-        })
-    }
-
-    fn write(&self, w: &mut Writer) {
-        [self.x, self.y, self.z, self.w].iter().for_each(|v| w.f32(v.0));
+crate::record! {
+    /// A quaternion as stored: `x, y, z, w`.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct Quat4 {
+        /// x.
+        pub x: F32,
+        /// y.
+        pub y: F32,
+        /// z.
+        pub z: F32,
+        /// w.
+        pub w: F32,
     }
 }
 
@@ -288,7 +251,11 @@ pub struct PqsKey {
 fn words<const N: usize>(bytes: &[u8], endian: Endian) -> [F32; N] {
     let mut out = [F32(0.0); N];
     for (o, w) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-        *o = f32_of(w.try_into().unwrap_or_default(), endian);
+        let w = w.try_into().unwrap_or_default();
+        *o = F32(match endian {
+            Endian::Little => f32::from_le_bytes(w),
+            Endian::Big => f32::from_be_bytes(w),
+        });
     }
     out
 }
