@@ -136,14 +136,14 @@ fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start:
 /// [`continuous`] (a DBA's, version 0x905, already are), controller *i* takes bone name *i*.
 /// The keys count against the limit.
 fn clip_tracks(
-    controllers: Vec<Controller>,
+    controllers: impl ExactSizeIterator<Item = Controller>,
     names: Option<&[String]>,
     (start, fps): (f32, f32),
     keys: &mut u64,
     limits: &Limits,
 ) -> Result<Vec<Track>> {
     let mut tracks = Vec::with_capacity(2 * controllers.len());
-    for (i, mut ctrl) in controllers.into_iter().enumerate() {
+    for (i, mut ctrl) in controllers.enumerate() {
         check_keys(keys, key_count(&ctrl), limits)?;
         if let Some(r) = ctrl.rotation.as_mut().filter(|_| ctrl.version != 0x905) {
             r.values = continuous(std::mem::take(&mut r.values));
@@ -191,7 +191,7 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
     for a in c.dba.as_mut().map(|d| std::mem::take(&mut d.animations)).unwrap_or_default() {
         let m = &a.motion;
         let controllers = a.controllers.into_iter().map(|k| Controller::keyed(k.id, 0x905, k.rotation, k.position));
-        let tracks = clip_tracks(controllers.collect(), None, (m.start as f32, 30.0), &mut keys, limits)?;
+        let tracks = clip_tracks(controllers, None, (m.start as f32, 30.0), &mut keys, limits)?;
         package.clips.push(Clip {
             name: stem(&a.path),
             duration: ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0),
@@ -227,7 +227,7 @@ fn ivo_to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<ivo::C2Layo
             _ => 30.0,
         };
         let controllers = b.controllers.into_iter().map(|k| Controller::keyed(k.hash, 0x900, k.rotation, k.position));
-        let tracks = clip_tracks(controllers.collect(), None, (0.0, fps), &mut keys, limits)?;
+        let tracks = clip_tracks(controllers, None, (0.0, fps), &mut keys, limits)?;
         let mut clip = Clip {
             name: m.map(|m| stem(&m.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
             frame_rate: Some(fps),
@@ -293,7 +293,7 @@ fn caf_timebase(c: &Contents, controllers: &[Controller]) -> (f32, f32) {
 fn caf_clip(c: &Contents, controllers: Vec<Controller>, limits: &Limits, keys: &mut u64) -> Result<Clip> {
     let (fps, start) = caf_timebase(c, &controllers);
     let names = c.bone_names.as_ref().map(|(_, names)| names.as_slice());
-    let tracks = clip_tracks(controllers, names, (start, fps), keys, limits)?;
+    let tracks = clip_tracks(controllers.into_iter(), names, (start, fps), keys, limits)?;
     let gah = c.gahs.first();
     let flags = c.motion.map(|m| m.asset_flags).or(gah.map(|g| g.flags));
     let mut clip = Clip {
