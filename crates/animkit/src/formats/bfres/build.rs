@@ -33,6 +33,7 @@ fn group_slot<T>(slots: &mut [T; GROUPS], g: usize) -> Result<&mut T> {
 }
 
 /// A subfile to place in a new file.
+#[non_exhaustive]
 pub enum Subfile<'a> {
     /// An FSKA (group 2).
     Fska(&'a Fska),

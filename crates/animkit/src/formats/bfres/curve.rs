@@ -13,6 +13,7 @@ use crate::error::{Context, Error, Result};
 
 /// Frame storage (flags bits 0–1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub enum FrameType {
     /// `f32`.
     F32,
@@ -24,6 +25,7 @@ pub enum FrameType {
 
 /// Key storage (flags bits 2–3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub enum KeyType {
     /// `f32` for float curves, `s32`/`u32` for int and bool curves.
     Bits32,
@@ -35,6 +37,7 @@ pub enum KeyType {
 
 /// Curve type (flags bits 4–6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub enum CurveType {
     /// Cubic segments: four coefficients per key.
     Cubic,
@@ -54,6 +57,7 @@ pub enum CurveType {
 
 /// Pre/post wrap (flags bits 8–9 and 12–13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub enum Wrap {
     /// Hold the end value.
     Clamp,
@@ -78,6 +82,7 @@ impl Wrap {
 
 /// An evaluated value.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[non_exhaustive]
 pub enum Value {
     /// A float curve's value.
     Float(f32),

@@ -137,6 +137,7 @@ pub fn read_switch(data: &[u8], at: usize) -> Result<(Vec<TrieNode>, Vec<String>
 
 /// The trie rule of a platform (spec §2.2 and §11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Rule {
     /// Wii U: bytes counted from the start of the name; `ref` decreases down the tree and
     /// insertion uses the highest differing bit.

@@ -104,6 +104,7 @@ impl Header {
 
 /// A contiguous piece of the file after the header.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Part {
     /// Index group `group`.
     Dict {

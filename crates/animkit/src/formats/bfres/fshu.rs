@@ -19,6 +19,7 @@ use crate::model::{Clip, Interpolation, Target, Track, Values};
 
 /// Which index group the FSHU came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Kind {
     /// The shader-parameter group.
     ShaderParam,

@@ -71,6 +71,7 @@ fn is_zero(v: &u8) -> bool {
 /// The values of a user-data entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum UserValues {
     /// `i32` or `f32` values as raw words.
     Words(Vec<u32>),
@@ -214,6 +215,7 @@ impl BoneAnim {
 
 /// Rotation storage (flags bits 12–13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RotateMode {
     /// Quaternion curves.
     Quaternion,

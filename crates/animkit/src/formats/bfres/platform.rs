@@ -11,6 +11,7 @@ use crate::error::{Context, Error, Result};
 
 /// The platform and version a structure is laid out for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Platform {
     /// Wii U (big-endian); `version` is the whole FRES version word (`0x04050003`).
     WiiU {

@@ -17,6 +17,7 @@ use crate::record::Record;
 /// Rotation keys as stored, one variant per `ECompressionFormat` that has a codec.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "codec", content = "keys", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RotationKeys {
     /// Format 0 (NoCompress): `x, y, z, w`.
     NoCompress(Vec<[F32; 4]>),
@@ -186,6 +187,7 @@ pub(crate) fn read_vectors(c: &mut Cursor, format: u8, n: usize, what: &str) -> 
 /// Key times as stored, one variant per `EKeyTimesFormat`; values are frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "format", content = "values", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum KeyTimes {
     /// Format 0: one `f32` per key.
     F32(Vec<F32>),

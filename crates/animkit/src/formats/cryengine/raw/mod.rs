@@ -73,6 +73,7 @@ pub mod kind {
 /// A chunk's payload: a declared structure, or its bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[non_exhaustive]
 pub enum Body {
     /// MotionParameters 0x925.
     MotionParameters(Box<MotionParams>),
