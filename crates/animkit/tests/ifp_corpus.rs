@@ -374,3 +374,26 @@ fn in_place_root_holds_the_horizontal_position() {
         assert!(roots > 100 && moved > 50, "{file}: {roots} root tracks, {moved} moving");
     }
 }
+
+/// The first JSON object holding frames (an ANP2/ANP3 sequence or an ANPK key chunk).
+fn first_with_frames(v: &mut serde_json::Value) -> Option<&mut serde_json::Map<String, serde_json::Value>> {
+    if v.get("frames").is_some() {
+        return v.as_object_mut();
+    }
+    match v {
+        serde_json::Value::Object(m) => m.values_mut().find_map(first_with_frames),
+        serde_json::Value::Array(a) => a.iter_mut().find_map(first_with_frames),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_misspelt_field_beside_the_frames_is_refused_not_ignored() {
+    for (name, bytes) in common::corpus_files("ifp") {
+        let mut json = animkit::dump(read(&bytes).as_ref()).unwrap();
+        let Some(node) = first_with_frames(&mut json) else { continue };
+        node.insert("bone_tagg".into(), serde_json::json!(3));
+        let err = animkit::pack(json).err().unwrap_or_else(|| panic!("{name}: packed with an unknown field"));
+        assert!(err.to_string().contains("bone_tagg"), "{name}: {err}");
+    }
+}

@@ -942,6 +942,9 @@ impl<'de, K: Layout> Deserialize<'de> for FrameData<'static, K> {
         let mut field = |k: &'static str| map.remove(k).ok_or_else(|| de::Error::missing_field(k));
         let kind = K::deserialize(field(K::KEY)?).map_err(de::Error::custom)?;
         let rows = Vec::<Vec<serde_json::Value>>::deserialize(field("frames")?).map_err(de::Error::custom)?;
+        if let Some(unknown) = map.keys().next() {
+            return Err(de::Error::custom(format!("unknown field `{unknown}` beside the frames")));
+        }
         let per_frame = kind.size() / if kind.compressed() { 2 } else { 4 };
         let mut bytes = Vec::with_capacity(rows.len() * kind.size());
         for (k, row) in rows.iter().enumerate() {
