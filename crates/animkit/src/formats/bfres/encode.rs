@@ -1,4 +1,5 @@
-//! Choosing the smallest encoding of a float curve (spec §4.1, §5.3, §5.7).
+//! Choosing the smallest encoding of a float curve (spec §4.1, §5.3, §5.7); the baked size (§8)
+//! and FSKA flag bits (§7.1) a writer computes for curves.
 //!
 //! The curve's segments arrive as cubic rows in final units (`c0` includes the offset). A curve
 //! whose rows all have `c2 = c3 = 0` is stored linear (2 elements per key instead of 4). The key
@@ -14,7 +15,7 @@
 
 use std::borrow::Cow;
 
-use super::curve::quantise_cubic;
+use super::curve::{quantise_cubic, Curve, CurveType, KeyType};
 
 /// A float curve's storage: flag bits (curve type and key type), scale, offset and the stored key
 /// elements (`stride` per key).
@@ -76,6 +77,39 @@ pub(crate) fn encode(rows: &[[f32; 4]]) -> Encoded {
     }
     let keys = shaped.iter().flat_map(|r| r.iter().take(stride).map(|&v| f64::from(v))).collect();
     Encoded { flags: curve | F32, scale: 1.0, offset: 0.0, keys }
+}
+
+/// The bytes `curves` take baked (§8), one value per frame of `start..=end`: 4 a frame plus 20
+/// for a float curve, the key width a frame plus 8 for an int curve, a bit a frame in words plus 8
+/// for a bool curve.
+pub(crate) fn baked_size<'a>(curves: impl IntoIterator<Item = &'a Curve>) -> u32 {
+    curves.into_iter().fold(0u32, |sum, c| {
+        let n = ((c.end - c.start).max(0.0) as u32).saturating_add(1);
+        let size = match (c.curve_type(), c.key_type()) {
+            (CurveType::StepBool | CurveType::BakedBool, _) => n.div_ceil(32).saturating_mul(4).saturating_add(8),
+            (CurveType::StepInt | CurveType::BakedInt, KeyType::S8) => n.saturating_add(8),
+            (CurveType::StepInt | CurveType::BakedInt, KeyType::S16) => n.saturating_mul(2).saturating_add(8),
+            (CurveType::StepInt | CurveType::BakedInt, KeyType::Bits32) => n.saturating_mul(4).saturating_add(8),
+            _ => n.saturating_mul(4).saturating_add(20),
+        };
+        sum.saturating_add(size)
+    })
+}
+
+/// The bone flag bit index (§7.1) of an FSKA curve target: 0–2 scale X–Z (`0x04`–`0x0C`), 3–6
+/// rotation X–W (`0x20`–`0x2C`), 7–9 translation X–Z (`0x10`–`0x18`); `None` for another target.
+pub(crate) fn flag_index(target: u32) -> Option<u32> {
+    match target {
+        0x04..=0x0C => Some((target - 4) / 4),
+        0x20..=0x2C => Some(3 + (target - 0x20) / 4),
+        0x10..=0x18 => Some(7 + (target - 0x10) / 4),
+        _ => None,
+    }
+}
+
+/// The bone flag bit (§7.1) of an FSKA curve target (bits 6–15), 0 for an unknown target.
+pub(crate) fn flag_bit(target: u32) -> u32 {
+    flag_index(target).map_or(0, |i| 1 << (6 + i))
 }
 
 #[cfg(test)]

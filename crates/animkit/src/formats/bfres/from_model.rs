@@ -1,34 +1,29 @@
-//! Building BFRES animations from the model (FSKA and FTXP), canonical per spec §5.7 and §8.
+//! Building BFRES animations from the model, canonical per spec §5.7 and §8.
 //!
-//! - **FSKA.** One BoneAnim per bone that has rotation, translation or scale tracks, in order of
-//!   first appearance. Every channel stores its value at the first key as base data; a component
-//!   that changes gets a cubic curve, quantised as §5.7 describes when that stays within the
-//!   encoder's bound ([`super::encode`]). Cubic tracks keep their
-//!   tangents (Hermite → cubic, §5.4); linear tracks become segments with `c2 = c3 = 0`; step
-//!   tracks hold. Rotations are written as Euler XYZ, as every Breath of the Wild FSKA stores them,
-//!   where angle curves follow every rotation track of the clip within 0.035° (`rotation=auto`,
-//!   the default), else in quaternion mode (keys made hemisphere-continuous); `rotation=euler` and
-//!   `rotation=quat` force one. Cubic tracks keep their tangents as angle slopes
-//!   ([`super::euler::angle_rates`]); keys the cubic through their neighbours passes through are
-//!   left out of each curve. Euler is not forced by default: between keys the engine
-//!   interpolates the three angles, which near gimbal lock (a pitch of ±90°, common on GTA pelvis
-//!   bones) turns up to 180° away from the source's slerp; quaternion curves stay within it. Each curve is stored in the smallest encoding that
-//!   reproduces it (see [`super::encode`]).
-//! - **FTXP.** Texture-index tracks on material targets become step-int curves (`s8` keys when
-//!   they fit, offset `(min+max)/2`, raw scale word 0); a constant sampler stores only its base
-//!   value. The texture list is the union of the tracks' lists.
+//! - **FSKA.** One BoneAnim per bone with rotation, translation or scale tracks, in order of first
+//!   appearance. Each channel stores its first key as base data; a changing component gets a
+//!   cubic curve (Hermite → cubic, §5.4: cubic tracks keep their tangents, linear ones give
+//!   `c2 = c3 = 0`, step ones hold) in the smallest encoding within the bound of
+//!   [`super::encode`]. Rotations are Euler XYZ, as every Breath of the Wild FSKA stores them,
+//!   where angle curves follow every rotation track of the clip within 0.035° (`rotation=auto`),
+//!   else quaternion curves with hemisphere-continuous keys; `rotation=euler|quat` forces one.
+//!   Euler is not forced by default: the engine interpolates the three angles, which near gimbal
+//!   lock (pitch ±90°, common on GTA pelvis bones) turns up to 180° away from the source's slerp.
+//!   Cubic tangents become angle slopes ([`super::euler::angle_rates`]); keys the cubic through
+//!   their neighbours passes through are left out.
+//! - **FTXP.** Texture-index tracks become step-int curves (`s8` keys when they fit, offset
+//!   `(min+max)/2`, raw scale word 0); a constant sampler stores only its base value. The texture
+//!   list is the union of the tracks' lists.
 //! - **FSHU.** Scalar tracks on `param.component` material properties (the names `to_model`
 //!   gives) become float curves or constants, grouped by kind (texture SRT, colour, param).
 //! - **FVIS.** Visibility tracks become step-bool curves (scale word 1) or base bits.
-//!
-//! - **Clips read from BFRES** ([`super::stored`]). An FSKA clip whose tracks are all as read
-//!   (same frame rate and frame count, rotations in the mode read) is written as the subfile it
-//!   was read from, user data included; otherwise each unchanged channel keeps its base value and
-//!   curves and only the changed ones are encoded from their keys. With `rotation=auto` an Euler
-//!   FSKA stays Euler when its changed rotation tracks can be Euler curves, and a quaternion FSKA
-//!   stays quaternion. An FSHU clip whose tracks are all as read is written as it was read. An
-//!   unchanged Breath of the Wild file rewrites to the same animation bytes (re-encoding its Euler
-//!   rotations from the model's cubic quaternion keys gave 1.2–2.3× the size).
+//! - **Clips read from BFRES** ([`super::stored`]). An FSKA or FSHU clip whose tracks are all as
+//!   read (same frame rate and count, rotations in the mode read) is written as the subfile read,
+//!   user data included; otherwise an FSKA's unchanged channels keep their base values and curves.
+//!   With `rotation=auto` an Euler FSKA stays Euler when its changed rotation tracks can be Euler
+//!   curves, and a quaternion one stays quaternion. An unchanged Breath of the Wild file rewrites
+//!   to the same animation bytes (re-encoding its Euler rotations from the model's cubic
+//!   quaternion keys gave 1.2–2.3× the size).
 //! - **Skeleton.** Not written (no FMDL): a warning says so with the bone count.
 //!
 //! Write parameters: `fps` (default: the clip's frame rate, else 30), `rotation` (`auto`, the
@@ -39,8 +34,8 @@ use std::collections::BTreeMap;
 use glam::{Quat, Vec4};
 
 use super::build::{write_file, Subfile};
-use super::curve::{Curve, CurveType, KeyType};
-use super::encode::encode;
+use super::curve::Curve;
+use super::encode::{baked_size, encode, flag_bit};
 use super::euler::angle_rates;
 use super::fshu::{Fshu, MaterialAnim, ParamInfo};
 use super::fska::{euler_xyz, BoneAnim, Fska, ROTATE, SCALE, TRANSLATE};
@@ -115,23 +110,6 @@ fn curve(frames: Vec<f32>, kinds: u16, target: u32, words: [u32; 2], delta: f32,
         delta: Some(delta),
         frames,
         keys,
-    })
-}
-
-/// The bytes `curves` take baked (one value per frame of `start..=end`): 4 a frame plus 20 for a
-/// float curve, the key width a frame plus 8 for a step-int curve, a bit a frame in words plus 8
-/// for a step-bool curve.
-fn baked_size<'a>(curves: impl IntoIterator<Item = &'a Curve>) -> u32 {
-    curves.into_iter().fold(0u32, |sum, c| {
-        let n = ((c.end - c.start).max(0.0) as u32).saturating_add(1);
-        let size = match (c.curve_type(), c.key_type()) {
-            (CurveType::StepBool, _) => n.div_ceil(32).saturating_mul(4).saturating_add(8),
-            (CurveType::StepInt, KeyType::S8) => n.saturating_add(8),
-            (CurveType::StepInt, KeyType::S16) => n.saturating_mul(2).saturating_add(8),
-            (CurveType::StepInt, KeyType::Bits32) => n.saturating_mul(4).saturating_add(8),
-            _ => n.saturating_mul(4).saturating_add(20),
-        };
-        sum.saturating_add(size)
     })
 }
 
@@ -393,16 +371,6 @@ fn hemisphere_continuous(qs: &[Quat], cubic: bool) -> Vec<Quat> {
     out
 }
 
-/// The bone flag bit of a curve target (§7.1): bits 6–8 scale, 9–12 rotation, 13–15 translation.
-fn flag_bit(target: u32) -> u32 {
-    let i = match target {
-        0x04..=0x0C => (target - 0x04) / 4,
-        0x20..=0x2C => 3 + (target - 0x20) / 4,
-        _ => 7 + (target - 0x10) / 4,
-    };
-    1 << (6 + i)
-}
-
 /// The entry of `list` called `name`, added at the end when there is none (so entries keep the
 /// order of their first appearance).
 fn entry<'a, T: Default>(list: &'a mut Vec<(String, T)>, name: &str) -> Option<&'a mut T> {
@@ -608,14 +576,7 @@ pub(crate) fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
         });
         let remapped = remapped.collect::<Result<Vec<i64>>>()?;
         if materials.last().map(|m| m.name.as_str()) != Some(&**material) {
-            materials.push(MaterialPattern {
-                name: material.to_string(),
-                begin_curve: 0,
-                begin_pat_anim: 0,
-                infos: Vec::new(),
-                curves: Vec::new(),
-                base_values: Vec::new(),
-            });
+            materials.push(MaterialPattern { name: material.to_string(), ..Default::default() });
         }
         let Some(m) = materials.last_mut() else {
             continue;

@@ -97,9 +97,7 @@ impl Fshu {
     pub fn looping(&self) -> bool {
         self.flags & 4 != 0
     }
-}
 
-impl Fshu {
     /// The FSHU header (3.4 and later), read or written: after the opening `u32 flags; s32
     /// frameCount; u16 materialCount, userDataCount; s32 paramAnimCount, curveCount; u32
     /// bakedSize`; off model, bind indices, material animations, user data. Returns the bind-index

@@ -68,18 +68,9 @@ pub struct BoneRecord {
 
 /// Reads the name of the FMDL at `at` and its skeleton (`None` when the model has none).
 pub fn read_model(data: &[u8], at: usize, platform: Platform) -> Result<(String, Option<Fskl>)> {
-    let mut c = platform.cursor(data, at)?;
-    if c.array::<4>()? != *b"FMDL" {
-        return Err(Error::invalid(at, "not an FMDL"));
-    }
-    c.seek(at + platform.fields_start())?;
-    let name = platform.name(data, &mut c)?;
-    let _path = platform.offset(&mut c, "path")?;
-    let skeleton = match platform.offset(&mut c, "skeleton")? {
-        Some(s) => Some(read(data, s, platform).within(|| "FSKL")?),
-        None => None,
-    };
-    Ok((name, skeleton))
+    let (mut c, name) = platform.open(data, at, b"FMDL")?;
+    let skeleton = platform.offset(&mut c, "skeleton")?.map(|s| read(data, s, platform).within(|| "FSKL"));
+    Ok((name, skeleton.transpose()?))
 }
 
 /// Counts and table offsets of an FSKL header.
@@ -96,31 +87,25 @@ fn read_header(data: &[u8], at: usize, platform: Platform) -> Result<Header> {
     if c.array::<4>()? != *b"FSKL" {
         return Err(Error::invalid(at, "not an FSKL"));
     }
-    let switch = platform.is_switch();
-    let mut flags = if !switch || platform.switch_0_9() { c.u32()? } else { 0 };
-    let mut counts = [0; 3];
-    if switch {
-        c.seek(at + platform.fields_start())?;
-    } else {
-        counts = [c.u16()?, c.u16()?, c.u16()?];
-        c.skip(2)?;
-    }
     let io = &mut In { c: &mut c, platform };
+    let (mut flags, mut counts) = (0, [0; 3]);
+    match platform {
+        Platform::WiiU { .. } => {
+            values!(io, flags, counts);
+            io.pad(2)?;
+        }
+        Platform::Switch { major } if major >= 9 => io.value(&mut flags)?,
+        Platform::Switch { .. } => io.pad(12)?,
+    }
     let _dict = io.offset("bone dict")?;
     let (array, matrices) = (io.offset("bone array")?, io.offset("matrix-to-bone table")?);
     if let Platform::Switch { major } = platform {
         // Inverse matrices and user pointer, then 16 reserved bytes (0.8) or a mirror table (0.9).
-        c.skip(
-            16 + match major {
-                8 => 16,
-                9.. => 8,
-                _ => 0,
-            },
-        )?;
+        io.pad(16 + if major >= 9 { 8 } else { 16 * usize::from(major == 8) })?;
         if major < 9 {
-            flags = c.u32()?;
+            io.value(&mut flags)?;
         }
-        counts = [c.u16()?, c.u16()?, c.u16()?];
+        io.value(&mut counts)?;
     }
     Ok(Header { flags, counts, array, matrices })
 }

@@ -75,13 +75,6 @@ pub struct PatternInfo {
     pub sampler: String,
 }
 
-impl Ftxp {
-    /// Whether the animation loops (flags bit 2).
-    pub fn looping(&self) -> bool {
-        self.flags & 4 != 0
-    }
-}
-
 /// The counts an FTXP header stores: textures, materials, pattern infos and curves.
 #[derive(Default)]
 struct Counts {
@@ -92,6 +85,11 @@ struct Counts {
 }
 
 impl Ftxp {
+    /// Whether the animation loops (flags bit 2).
+    pub fn looping(&self) -> bool {
+        self.flags & 4 != 0
+    }
+
     /// The FTXP header, read or written (§3.1). After the opening `u16 flags`; from 3.4 `u16
     /// userDataCount; s32 frameCount; u16 textureCount, materialCount; u32 infoCount, curveCount,
     /// bakedSize`; before it `u16 frameCount, textureCount, materialCount, userDataCount,

@@ -45,9 +45,7 @@ impl Fvis {
     pub fn material(&self) -> bool {
         self.flags & 0x100 != 0
     }
-}
 
-impl Fvis {
     /// The FVIS (Wii U, 3.4 and later) or FBVS (Switch) header, read or written. Wii U after
     /// the opening: `u16 flags, userDataCount; s32 frameCount; u16 animCount, curveCount; u32
     /// bakedSize`; off model, bind indices, names, curves, base values (`u32` words), user data.

@@ -4,6 +4,7 @@
 
 use super::anims::{Kind, Listing};
 use super::curve::{Curve, CurveType, Value};
+use super::encode::{baked_size, flag_index};
 use super::fres::SwitchHeader;
 use super::fres::{self, FresFile, Part, GROUP_NAMES};
 use super::platform::Platform;
@@ -26,12 +27,8 @@ fn warn(code: &'static str, path: &str, at: usize, msg: String) -> Finding {
 fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
     if c.frames.first().is_some_and(|&f| f != c.start) || c.frames.last().is_some_and(|&f| f != c.end) {
         let span = format!("{:?}..{:?}", c.frames.first(), c.frames.last());
-        out.push(warn(
-            "curve-range",
-            path,
-            c.at,
-            format!("keys span {span} but the header says {}..{}", c.start, c.end),
-        ));
+        let msg = format!("keys span {span} but the header says {}..{}", c.start, c.end);
+        out.push(warn("curve-range", path, c.at, msg));
     }
     if c.frames.windows(2).any(|w| matches!(w, [a, b] if b <= a)) {
         out.push(warn("curve-frames-unsorted", path, c.at, "key frames do not increase".into()));
@@ -41,25 +38,9 @@ fn check_curve(out: &mut Vec<Finding>, path: &str, c: &Curve) {
         let diff = c.key_value(n) - c.key_value(0);
         let tol = 2.0 * c.scale().abs() + 1e-5 * diff.abs().max(d.abs()) + f32::EPSILON;
         if (diff - d).abs() > tol {
-            out.push(finding(
-                Severity::Info,
-                "curve-delta",
-                path,
-                Some(c.at),
-                format!("delta {d} but last − first is {diff}"),
-            ));
+            let msg = format!("delta {d} but last − first is {diff}");
+            out.push(finding(Severity::Info, "curve-delta", path, Some(c.at), msg));
         }
-    }
-}
-
-/// Baked size of one curve (§8): float `4n + 20`, step int `n + 8` (s8 keys), bool `4·ceil(n/32) + 8`.
-pub fn baked_size(c: &Curve) -> Option<u32> {
-    let n = ((c.end - c.start).max(0.0) as u32).saturating_add(1);
-    match c.curve_type() {
-        CurveType::Cubic | CurveType::Linear | CurveType::BakedFloat => Some(n.saturating_mul(4).saturating_add(20)),
-        CurveType::StepInt | CurveType::BakedInt if c.key_type() == super::curve::KeyType::S8 => Some(n + 8),
-        CurveType::StepBool | CurveType::BakedBool => Some(4 * n.div_ceil(32) + 8),
-        _ => None,
     }
 }
 
@@ -183,7 +164,6 @@ fn curve_bits_apply(flags: u32, version: u32) -> bool {
 
 fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska, version: u32) {
     let mut total = 0usize;
-    let mut baked = 0u32;
     for b in &a.bones {
         let bpath = format!("{path} / bone \"{}\"", b.name);
         if usize::from(b.begin_curve) != total {
@@ -194,15 +174,9 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska, version: u32) {
         let mut prev_bit = 0;
         for c in &b.curves {
             check_curve(out, &bpath, c);
-            baked = baked.saturating_add(baked_size(c).unwrap_or(0));
-            let bit = match c.target {
-                0x04..=0x0C => (c.target - 4) / 4,
-                0x20..=0x2C => 3 + (c.target - 0x20) / 4,
-                0x10..=0x18 => 7 + (c.target - 0x10) / 4,
-                t => {
-                    out.push(warn("curve-target", &bpath, c.at, format!("unknown target offset {t:#x}")));
-                    continue;
-                }
+            let Some(bit) = flag_index(c.target) else {
+                out.push(warn("curve-target", &bpath, c.at, format!("unknown target offset {:#x}", c.target)));
+                continue;
             };
             if curve_bits_apply(b.flags, version) && b.flags & (1 << (6 + bit)) == 0 {
                 let msg = format!("curve for target {:#x} without its flag bit", c.target);
@@ -218,6 +192,7 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska, version: u32) {
         let msg = format!("header says {} curves, bones hold {total}", a.curve_count);
         out.push(warn("curve-count", path, a.at + 0x18, msg));
     }
+    let baked = baked_size(a.bones.iter().flat_map(|b| &b.curves));
     if a.baked_size != baked {
         let msg = format!("bakedSize {} but §8 gives {baked}", a.baked_size);
         out.push(finding(Severity::Info, "baked-size", path, Some(a.at + 0x1C), msg));

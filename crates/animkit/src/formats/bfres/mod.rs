@@ -6,35 +6,30 @@
 //! and the version being the [`platform::Platform`] parameter: [`curve`] (the shared AnimCurve
 //! system), [`fska`], [`fshu`] (and `fmaa`, the Switch material animation built from FSHU and
 //! FTXP parts), [`ftxp`], [`fvis`] (FVIS and FBVS), `fskl`/`fmdl` (skeletons) and the headers of
-//! [`fres`]. Each parsed structure's serde form is its JSON dump.
+//! [`fres`]. Each parsed structure's serde form is its JSON dump. `anims` finds the subfiles of
+//! either platform and converts them to the model.
 //!
-//! Wii U: [`fres`] cuts the file into header, index groups ([`dict`]), subfiles, string pool
-//! (`strings`) and opaque bytes, and writes them back byte for byte; `dump` is its lossless JSON
-//! form (animation subfiles structured, everything else hex); `lint` checks and repairs;
-//! [`build`] writes subfiles and whole files in the retail layout; `from_model` builds files from
-//! the model, each curve in the smallest encoding `encode` finds, except that what a clip read
-//! from an FSKA or FSHU did not change is written as it was read (`stored`).
+//! Wii U: [`fres`] cuts the file into header, index groups ([`dict`]), subfiles, string pool and
+//! opaque bytes and writes them back byte for byte; `dump` is its JSON form; `lint` checks and
+//! repairs; [`build`] writes files in the retail layout; `from_model` builds them from the
+//! model, each curve in the smallest encoding (`encode`), and what a clip read from an FSKA or
+//! FSHU did not change as it was read (`stored`).
 //!
-//! Both: `anims` finds the subfiles of either platform and converts them to the model.
+//! Switch: [`switch_write`] reads the relocation and string tables into structures and writes
+//! them back, lays FSKA data out as Nintendo's tools do, and replaces one skeletal animation
+//! inside a file (`switch_replace`; [`BfresDocument::with_clip`]); `switch_dump` is the JSON
+//! form; `switch_build` builds files from the model (`platform=switch`, the default when
+//! converting a Switch file). Shape and scene animations are only named (`not_carried`).
 //!
-//! Switch: [`switch_write`]
-//! reads the relocation and string tables into structures and writes them back, lays FSKA data
-//! out as Nintendo's tools do, and replaces one skeletal animation inside a file
-//! (`switch_replace`; [`SwitchDocument::with_clip`], `replace`); `switch_dump` is the structured
-//! JSON form; `switch_build` builds Switch files from the model (`platform=switch`, the default
-//! when converting a Switch file). Shape and scene animations, on either platform, are only
-//! named (`not_carried`).
+//! To the model: `unroll` applies a curve's wrap modes over a whole animation, `union` merges
+//! component curves' keys, `euler` turns Euler angle curves into quaternion keys. The package's
+//! skeleton is the model's the FSKA bind to (`bind`): the one holding the most of the animated
+//! bones, not simply the first (Mario Kart 8 kart parts list three arm models before the body
+//! the animations move); `info` says which and why.
 //!
-//! The conversion to the model: `unroll` applies a curve's wrap modes over a whole animation,
-//! `union` merges component curves' keys, `euler` turns Euler angle curves into quaternion keys.
-//! The package's skeleton is the model's the FSKA bind to (`bind`): the one holding the most of
-//! the animated bones, not simply the first (Mario Kart 8 kart parts list three arm models before
-//! the body the animations move); `info` says which and why.
-//!
-//! Read parameters: `fps` (default 30): BFRES stores no frame rate (§5.5); `model=NAME`: the
-//! model whose skeleton the animations bind to.
-//! Write parameters: `fps`, `rotation=auto|quat|euler` (default `auto`; see `from_model`),
-//! `platform=wiiu|switch`.
+//! Read parameters: `fps` (default 30; BFRES stores no frame rate, §5.5), `model=NAME` (the
+//! model whose skeleton the animations bind to). Write parameters: `fps`,
+//! `rotation=auto|quat|euler` (default `auto`; see `from_model`), `platform=wiiu|switch`.
 //!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
@@ -196,11 +191,7 @@ impl Format for Bfres {
     }
 
     fn read(&self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        if fres::is_switch(&bytes) {
-            return Ok(Box::new(SwitchDocument::read(bytes, options)?));
-        }
-        let file = fres::read(&bytes)?;
-        Ok(Box::new(BfresDocument { file, data: bytes, options: options.clone() }))
+        Ok(Box::new(BfresDocument::read(bytes, options)?))
     }
 
     fn from_model(&self, package: &Package, options: &WriteOptions) -> Result<Written> {
@@ -214,7 +205,7 @@ impl Format for Bfres {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        if let Some(doc) = SwitchDocument::undump(&value) {
+        if let Some(doc) = BfresDocument::undump_switch(&value) {
             return Ok(Box::new(doc?));
         }
         let d: dump::DumpFile = serde_json::from_value(value)
@@ -235,106 +226,34 @@ fn fps(options: &ReadOptions) -> Result<f32> {
     }
 }
 
-/// The model of a file of either platform, at the `fps` and for the `model` of `options`.
-fn to_model(data: &[u8], listing: Listing, options: &ReadOptions) -> Result<Package> {
-    anims::to_model(data, listing, fps(options)?, &options.limits, model_param(options))
+/// What a document holds besides the bytes.
+enum Raw {
+    /// A Wii U file's raw layer.
+    WiiU(FresFile),
+    /// A Switch file's header (its animations are read from the bytes on demand).
+    Switch(fres::SwitchHeader),
 }
 
-/// A parsed BFRES file.
+/// A parsed BFRES file of either platform.
 pub struct BfresDocument {
-    /// The file's raw layer.
-    pub file: FresFile,
-    /// The file's bytes (what [`fres::write`] gives for `file`); subfiles are interpreted from them.
+    raw: Raw,
+    /// The file's bytes (Wii U: what [`fres::write`] gives for the raw layer); subfiles are
+    /// interpreted from them.
     data: Bytes,
     options: ReadOptions,
 }
+
+/// A Switch BFRES: the document of either platform.
+pub type SwitchDocument = BfresDocument;
 
 impl BfresDocument {
-    /// The document of `file` (its bytes written once).
-    pub fn new(file: FresFile) -> Self {
-        let data = Bytes::from(fres::write(&file));
-        BfresDocument { file, data, options: ReadOptions::default() }
-    }
-
-    /// The file's bytes.
-    pub fn data(&self) -> &[u8] {
-        &self.data
-    }
-
-    /// What the file lists.
-    fn listing(&self) -> Listing<'_> {
-        Listing::WiiU(&self.file.header)
-    }
-}
-
-impl Document for BfresDocument {
-    fn format(&self) -> &'static dyn Format {
-        &Bfres
-    }
-
-    fn version(&self) -> String {
-        self.file.header.version_string()
-    }
-
-    fn write(&self) -> Result<Vec<u8>> {
-        Ok(fres::write(&self.file))
-    }
-
-    fn to_model(&self) -> Result<Package> {
-        to_model(&self.data, self.listing(), &self.options)
-    }
-
-    fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(dump::to_dump(&self.file, &self.data))
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
-    }
-
-    fn lint(&self) -> Vec<Finding> {
-        lint::lint(&self.file, &self.data)
-    }
-
-    fn repair(&self) -> Result<Repaired> {
-        let (file, changes) = lint::repair(&self.file, &self.data);
-        Ok(Repaired { document: Box::new(BfresDocument::new(file)), changes })
-    }
-
-    /// The models, textures and embedded files the model does not carry (`fmdl::unconverted`).
-    fn not_in_model(&self) -> Vec<String> {
-        let mut lines = match fmdl::unconverted(&self.data, &self.file.header) {
-            Ok(sentence) => sentence.into_iter().collect(),
-            Err(e) => vec![format!("models: {e}")],
-        };
-        lines.extend(not_carried::lines(&self.data, self.listing()));
-        lines
-    }
-
-    fn notes(&self) -> Vec<String> {
-        let h = &self.file.header;
-        let mut notes = vec![format!("alignment {}", h.alignment)];
-        for (&count, group_name) in h.counts.iter().zip(fres::GROUP_NAMES) {
-            if count > 0 {
-                notes.push(format!("{count} {group_name}"));
-            }
+    /// Reads a BFRES of either platform; on Switch the header, and every FSKA, FMAA and model
+    /// skeleton (so structural errors surface at read time).
+    pub fn read(bytes: Bytes, options: &ReadOptions) -> Result<BfresDocument> {
+        let options = options.clone();
+        if !fres::is_switch(&bytes) {
+            return Ok(BfresDocument { raw: Raw::WiiU(fres::read(&bytes)?), data: bytes, options });
         }
-        notes.extend(binding_note(&self.data, self.listing(), &self.options));
-        notes.extend(self.not_in_model());
-        notes.extend(anims::texture_tables(&self.data, self.listing()));
-        notes
-    }
-}
-
-/// A Switch BFRES: keeps its bytes, reads animations on demand.
-pub struct SwitchDocument {
-    /// The FRES header.
-    pub header: fres::SwitchHeader,
-    data: Bytes,
-    options: ReadOptions,
-}
-
-impl SwitchDocument {
-    /// Reads a Switch BFRES: the header, and every FSKA, FMAA and model skeleton (so structural
-    /// errors surface at read time).
-    pub fn read(bytes: Bytes, options: &ReadOptions) -> Result<SwitchDocument> {
         let header = fres::read_switch_header(&bytes)?;
         let listing = Listing::Switch(&header);
         listing.fskas(&bytes)?;
@@ -342,7 +261,13 @@ impl SwitchDocument {
         for (label, at) in listing.subfiles(&bytes, anims::Kind::Material)? {
             fmaa::read(&bytes, at, listing.platform()).within(|| label.to_string())?;
         }
-        Ok(SwitchDocument { header, data: bytes, options: options.clone() })
+        Ok(BfresDocument { raw: Raw::Switch(header), data: bytes, options })
+    }
+
+    /// The Wii U document of `file` (its bytes written once).
+    pub fn new(file: FresFile) -> Self {
+        let data = Bytes::from(fres::write(&file));
+        BfresDocument { raw: Raw::WiiU(file), data, options: ReadOptions::default() }
     }
 
     /// The file's bytes.
@@ -350,29 +275,56 @@ impl SwitchDocument {
         &self.data
     }
 
-    /// This file with the skeletal animation named like `clip` replaced by it
+    /// This Switch file with the skeletal animation named like `clip` replaced by it
     /// (`switch_replace::replace_clip`), read back.
-    pub fn with_clip(&self, clip: &Clip) -> Result<SwitchDocument> {
+    pub fn with_clip(&self, clip: &Clip) -> Result<BfresDocument> {
         let bytes = switch_replace::replace_clip(&self.data, clip, fps(&self.options)?)?;
-        SwitchDocument::read(Bytes::from(bytes), &self.options)
+        BfresDocument::read(Bytes::from(bytes), &self.options)
     }
 
     /// What the file lists.
     fn listing(&self) -> Listing<'_> {
-        Listing::Switch(&self.header)
+        match &self.raw {
+            Raw::WiiU(file) => Listing::WiiU(&file.header),
+            Raw::Switch(header) => Listing::Switch(header),
+        }
     }
 
     /// Rebuilds a Switch document from its dump (`switch_dump`); `None` when the dump is not
     /// a Switch one.
-    fn undump(value: &serde_json::Value) -> Option<Result<SwitchDocument>> {
+    fn undump_switch(value: &serde_json::Value) -> Option<Result<BfresDocument>> {
         if value.get("platform").and_then(|p| p.as_str()) != Some("switch") {
             return None;
         }
         Some((|| {
             let dump: switch_dump::SwitchDump = serde_json::from_value(value.clone())
                 .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))?;
-            SwitchDocument::read(Bytes::from(switch_dump::from_dump(&dump)?), &ReadOptions::default())
+            BfresDocument::read(Bytes::from(switch_dump::from_dump(&dump)?), &ReadOptions::default())
         })())
+    }
+
+    /// The header counts `info` shows: Wii U the alignment and index groups, Switch the
+    /// platform and the counts of its arrays.
+    fn counts(&self) -> Vec<String> {
+        let (mut notes, counts) = match &self.raw {
+            Raw::WiiU(file) => {
+                let h = &file.header;
+                (vec![format!("alignment {}", h.alignment)], h.counts.iter().copied().zip(fres::GROUP_NAMES).collect())
+            }
+            Raw::Switch(h) => {
+                let [models, skeletal, material, bone_visibility, _, _, embedded] = h.stored.counts;
+                let counts = vec![
+                    (skeletal, "skeletal animations"),
+                    (material, "material animations"),
+                    (models, "models"),
+                    (bone_visibility, "bone visibility animations"),
+                    (embedded, "embedded files (not read)"),
+                ];
+                (vec![fres::PLATFORM_NOTE.to_string()], counts)
+            }
+        };
+        notes.extend(counts.into_iter().filter(|c| c.0 > 0).map(|(n, what)| format!("{n} {what}")));
+        notes
     }
 }
 
@@ -398,41 +350,91 @@ fn replacement_clip(package: Package, name: &str) -> Result<Clip> {
     }
 }
 
-impl Document for SwitchDocument {
+impl Document for BfresDocument {
     fn format(&self) -> &'static dyn Format {
         &Bfres
     }
 
     fn version(&self) -> String {
-        self.header.version_string()
+        match &self.raw {
+            Raw::WiiU(file) => file.header.version_string(),
+            Raw::Switch(header) => header.version_string(),
+        }
     }
 
-    /// The bytes the document holds: those read, or those a replacement wrote
-    /// ([`Self::with_clip`]). Writing them again from the parsed tables gives the same bytes
+    /// Wii U: the raw layer written. Switch: the bytes read, or those a replacement wrote
+    /// ([`Self::with_clip`]); writing them again from the parsed tables gives the same bytes
     /// ([`switch_write::rewrite`], tested on every corpus file).
     fn write(&self) -> Result<Vec<u8>> {
-        Ok(self.data.to_vec())
+        Ok(match &self.raw {
+            Raw::WiiU(file) => fres::write(file),
+            Raw::Switch(_) => self.data.to_vec(),
+        })
     }
 
     fn to_model(&self) -> Result<Package> {
-        to_model(&self.data, self.listing(), &self.options)
+        let options = &self.options;
+        anims::to_model(&self.data, self.listing(), fps(options)?, &options.limits, model_param(options))
     }
 
-    /// The structured dump of `switch_dump`.
+    /// Wii U: `dump`; Switch: the structured dump of `switch_dump`.
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(switch_dump::to_dump(&self.data)?)
-            .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))
+        match &self.raw {
+            Raw::WiiU(file) => serde_json::to_value(dump::to_dump(file, &self.data))
+                .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string())),
+            Raw::Switch(_) => serde_json::to_value(switch_dump::to_dump(&self.data)?)
+                .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}"))),
+        }
     }
 
     fn lint(&self) -> Vec<Finding> {
-        lint::lint_switch(&self.data, &self.header)
+        match &self.raw {
+            Raw::WiiU(file) => lint::lint(file, &self.data),
+            Raw::Switch(header) => lint::lint_switch(&self.data, header),
+        }
     }
 
-    /// Replaces the skeletal animation `name` by the clip of that name (or the only clip with
-    /// bone tracks) of `data`, a BFRES (Wii U or Switch; convert a file of another format to
-    /// BFRES first), through [`Self::with_clip`]; `animkit replace ARCHIVE …/file.bfres/NAME NEW`
-    /// reaches it through the containers.
+    fn repair(&self) -> Result<Repaired> {
+        let (document, changes) = match &self.raw {
+            Raw::WiiU(file) => {
+                let (file, changes) = lint::repair(file, &self.data);
+                (BfresDocument::new(file), changes)
+            }
+            Raw::Switch(_) => (BfresDocument::read(self.data.clone(), &self.options)?, Vec::new()),
+        };
+        Ok(Repaired { document: Box::new(document), changes })
+    }
+
+    /// The models, textures and embedded files the model does not carry (Wii U:
+    /// `fmdl::unconverted`), and the shape and scene animations (`not_carried`).
+    fn not_in_model(&self) -> Vec<String> {
+        let mut lines = match &self.raw {
+            Raw::WiiU(file) => match fmdl::unconverted(&self.data, &file.header) {
+                Ok(sentence) => sentence.into_iter().collect(),
+                Err(e) => vec![format!("models: {e}")],
+            },
+            Raw::Switch(_) => Vec::new(),
+        };
+        lines.extend(not_carried::lines(&self.data, self.listing()));
+        lines
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes = self.counts();
+        notes.extend(binding_note(&self.data, self.listing(), &self.options));
+        notes.extend(self.not_in_model());
+        notes.extend(anims::texture_tables(&self.data, self.listing()));
+        notes
+    }
+
+    /// Replaces the skeletal animation `name` of a Switch file by the clip of that name (or the
+    /// only clip with bone tracks) of `data`, a BFRES (Wii U or Switch; convert a file of another
+    /// format to BFRES first), through [`Self::with_clip`]; `animkit replace ARCHIVE
+    /// …/file.bfres/NAME NEW` reaches it through the containers.
     fn with_entry(&self, name: &str, data: Bytes) -> Result<Box<dyn Document>> {
+        if let Raw::WiiU(_) = self.raw {
+            return Err(Error::unsupported(format!("bfres holds no replaceable entries (asked for \"{name}\")")));
+        }
         if Bfres.probe(&data) == Confidence::No {
             return Err(Error::unsupported(
                 "the replacement of an animation inside a Switch BFRES must be a BFRES file: convert it first \
@@ -441,34 +443,5 @@ impl Document for SwitchDocument {
         }
         let package = Bfres.read(data, &self.options).map_err(|e| e.within("the replacement"))?.to_model()?;
         Ok(Box::new(self.with_clip(&replacement_clip(package, name)?)?))
-    }
-
-    fn repair(&self) -> Result<Repaired> {
-        let document = SwitchDocument::read(self.data.clone(), &self.options)?;
-        Ok(Repaired { document: Box::new(document), changes: Vec::new() })
-    }
-
-    fn notes(&self) -> Vec<String> {
-        let h = &self.header;
-        let mut notes = vec![fres::PLATFORM_NOTE.to_string()];
-        let [models, skeletal, material, bone_visibility, _, _, embedded] = h.stored.counts;
-        for (n, what) in [
-            (skeletal, "skeletal animations"),
-            (material, "material animations"),
-            (models, "models"),
-            (bone_visibility, "bone visibility animations"),
-            (embedded, "embedded files (not read)"),
-        ] {
-            if n > 0 {
-                notes.push(format!("{n} {what}"));
-            }
-        }
-        notes.extend(binding_note(&self.data, self.listing(), &self.options));
-        notes.extend(self.not_in_model());
-        notes
-    }
-
-    fn not_in_model(&self) -> Vec<String> {
-        not_carried::lines(&self.data, self.listing())
     }
 }
