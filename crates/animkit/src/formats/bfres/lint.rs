@@ -5,10 +5,9 @@
 use super::anims::{Kind, Listing};
 use super::curve::{Curve, CurveType, Value};
 use super::encode::{baked_size, flag_index};
-use super::fres::SwitchHeader;
-use super::fres::{self, FresFile, Part, GROUP_NAMES};
+use super::fres::{self, FresFile, Part, SwitchHeader, GROUP_NAMES};
 use super::platform::Platform;
-use super::{dict, fmaa, fska, fskl, ftxp};
+use super::{dict, fmaa, fshu, fska, fskl, ftxp, fvis};
 use crate::lint::{Finding, Severity};
 
 /// A finding of `code` in the structure `path`, at byte `at` when there is one.
@@ -105,10 +104,8 @@ fn lint_entry(out: &mut Vec<Finding>, data: &[u8], g: usize, path: &str, at: usi
     let read = match g {
         fres::G_FSKA => fska::read(data, at, wiiu).map(|a| lint_fska(out, path, &a, version)),
         fres::G_FTXP => ftxp::read(data, at, wiiu).map(|a| lint_ftxp(out, path, &a)),
-        fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => {
-            super::fshu::read(data, at, wiiu).map(|a| lint_fshu(out, path, &a))
-        }
-        fres::G_FVIS_BONE | fres::G_FVIS_MAT => super::fvis::read(data, at, wiiu).map(|a| lint_fvis(out, path, &a, g)),
+        fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => fshu::read(data, at, wiiu).map(|a| lint_fshu(out, path, &a)),
+        fres::G_FVIS_BONE | fres::G_FVIS_MAT => fvis::read(data, at, wiiu).map(|a| lint_fvis(out, path, &a, g)),
         fres::G_FMDL => {
             lint_model(out, path, data, at, wiiu);
             Ok(())
@@ -121,7 +118,7 @@ fn lint_entry(out: &mut Vec<Finding>, data: &[u8], g: usize, path: &str, at: usi
 }
 
 /// FVIS checks: curve ranges and targets, and the type flag against the index group.
-fn lint_fvis(out: &mut Vec<Finding>, path: &str, a: &super::fvis::Fvis, g: usize) {
+fn lint_fvis(out: &mut Vec<Finding>, path: &str, a: &fvis::Fvis, g: usize) {
     for c in &a.curves {
         check_curve(out, path, c);
         if c.target as usize >= a.names.len() {
@@ -199,7 +196,7 @@ fn lint_fska(out: &mut Vec<Finding>, path: &str, a: &fska::Fska, version: u32) {
     }
 }
 
-fn lint_fshu(out: &mut Vec<Finding>, path: &str, a: &super::fshu::Fshu) {
+fn lint_fshu(out: &mut Vec<Finding>, path: &str, a: &fshu::Fshu) {
     let (mut curves, mut params) = (0i32, 0i32);
     for m in &a.materials {
         let mpath = format!("{path} / material \"{}\"", m.name);
