@@ -37,7 +37,7 @@ use super::build::{write_file, Subfile};
 use super::curve::Curve;
 use super::encode::{baked_size, encode, flag_bit};
 use super::euler::angle_rates;
-use super::fshu::{Fshu, MaterialAnim, ParamInfo};
+use super::fshu::{component_target, Fshu, Kind, MaterialAnim, ParamInfo};
 use super::fska::{euler_xyz, BoneAnim, Fska, ROTATE, SCALE, TRANSLATE};
 use super::ftxp::{Ftxp, MaterialPattern, PatternInfo};
 use super::fvis::Fvis;
@@ -116,9 +116,7 @@ fn curve(frames: Vec<f32>, kinds: u16, target: u32, words: [u32; 2], delta: f32,
 /// A cubic float curve from keys `(frame, value, in-slope, out-slope)` (slopes per frame), or
 /// `None` when the channel is constant. With `hold`, each segment keeps its first value (step).
 fn float_curve(target: u32, keys: &[HermiteKey], hold: bool) -> Result<Option<Curve>> {
-    let [(_, v0, _, _), _, ..] = *keys else {
-        return Ok(None);
-    };
+    let [(_, v0, _, _), _, ..] = *keys else { return Ok(None) };
     if keys.iter().all(|k| k.1 == v0 && k.2 == 0.0 && k.3 == 0.0) {
         return Ok(None);
     }
@@ -578,9 +576,7 @@ pub(crate) fn ftxp_from_clip(clip: &Clip, fps: f32) -> Result<Option<Ftxp>> {
         if materials.last().map(|m| m.name.as_str()) != Some(&**material) {
             materials.push(MaterialPattern { name: material.to_string(), ..Default::default() });
         }
-        let Some(m) = materials.last_mut() else {
-            continue;
-        };
+        let Some(m) = materials.last_mut() else { continue };
         let curve_index = match index_curve(t, &remapped, fps)? {
             Some(c) => {
                 m.curves.push(c);
@@ -674,23 +670,6 @@ fn fvis_from_clip(clip: &Clip, fps: f32) -> Result<Vec<Fvis>> {
     }
     Ok(out)
 }
-/// The FSHU kind and target offset of a scalar property's component name.
-fn shader_target(component: &str) -> Option<(usize, u32)> {
-    Some(match component {
-        "mode" => (5, 0x00),
-        "scale_x" => (5, 0x04),
-        "scale_y" => (5, 0x08),
-        "rotate" => (5, 0x0C),
-        "translate_x" => (5, 0x10),
-        "translate_y" => (5, 0x14),
-        "r" => (4, 0x00),
-        "g" => (4, 0x04),
-        "b" => (4, 0x08),
-        "a" => (4, 0x0C),
-        c => (3, u32::from_str_radix(c.strip_prefix("[+0x")?.strip_suffix(']')?, 16).ok()?),
-    })
-}
-
 /// A material's shader params: per param, its components' `(target, track, values)`.
 type ShaderParams<'a> = Vec<(String, Vec<(u32, &'a Track, &'a [f32])>)>;
 
@@ -698,12 +677,11 @@ type ShaderParams<'a> = Vec<(String, Vec<(u32, &'a Track, &'a [f32])>)>;
 /// material properties.
 pub(crate) fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) -> Result<Vec<(usize, Fshu)>> {
     // kind → material → param → components
-    let mut kinds: BTreeMap<usize, Vec<(String, ShaderParams)>> = BTreeMap::new();
+    let mut kinds: BTreeMap<Kind, Vec<(String, ShaderParams)>> = BTreeMap::new();
     for t in &clip.tracks {
-        let (Target::Material { material, property }, Values::Scalar(v)) = (&t.target, &t.values) else {
-            continue;
-        };
-        let Some((param, (kind, target))) = property.rsplit_once('.').and_then(|(p, c)| Some((p, shader_target(c)?)))
+        let (Target::Material { material, property }, Values::Scalar(v)) = (&t.target, &t.values) else { continue };
+        let Some((param, (kind, target))) =
+            property.rsplit_once('.').and_then(|(p, c)| Some((p, component_target(c)?)))
         else {
             warnings.push(format!("{}: scalar property {property:?} is not param.component; skipped", clip.name));
             continue;
@@ -731,7 +709,7 @@ pub(crate) fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) 
             baked_size: baked_size(materials.iter().flat_map(|m| &m.curves)),
             materials,
         };
-        out.push((kind, fshu));
+        out.push((kind as usize, fshu));
     }
     Ok(out)
 }
@@ -740,7 +718,7 @@ pub(crate) fn fshu_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) 
 /// component and a constant for the others. A texture SRT's mode (an integer) is always a
 /// constant, its first value (a warning says so when it changes).
 fn shader_material(
-    kind: usize,
+    kind: Kind,
     name: String,
     params: ShaderParams,
     fps: f32,
@@ -754,7 +732,7 @@ fn shader_material(
         for (target, t, v) in components {
             let vals: Vec<[f32; 1]> = v.iter().map(|&x| [x]).collect();
             let keys: Vec<HermiteKey> = component_keys(t, &vals, fps)?.into_iter().map(|[k]| k).collect();
-            let mode = kind == 5 && target == 0;
+            let mode = kind == Kind::TextureSrt && target == 0;
             match float_curve(target, &keys, t.interpolation == Interpolation::Step)? {
                 Some(c) if !mode => curves.push(c),
                 _ => {

@@ -17,16 +17,16 @@ use crate::error::{Error, Result};
 use crate::format::Limits;
 use crate::model::{Clip, Interpolation, Target, Track, Values};
 
-/// Which index group the FSHU came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which index group the FSHU came from (the discriminant is the group's index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Kind {
     /// The shader-parameter group.
-    ShaderParam,
+    ShaderParam = 3,
     /// The colour group.
-    Colour,
+    Colour = 4,
     /// The texture SRT group.
-    TextureSrt,
+    TextureSrt = 5,
 }
 
 /// An FSHU with its material animations.
@@ -246,19 +246,32 @@ pub fn read_constants(
     platform.records(data, (field, array), count, 8, "constant", |k| Ok((k.u32()?, k.u32()?)))
 }
 
+/// The named components by kind and target offset; every other target is `[+0xNN]`.
+const COMPONENTS: [(Kind, u32, &str); 10] = [
+    (Kind::TextureSrt, 0x00, "mode"),
+    (Kind::TextureSrt, 0x04, "scale_x"),
+    (Kind::TextureSrt, 0x08, "scale_y"),
+    (Kind::TextureSrt, 0x0C, "rotate"),
+    (Kind::TextureSrt, 0x10, "translate_x"),
+    (Kind::TextureSrt, 0x14, "translate_y"),
+    (Kind::Colour, 0x00, "r"),
+    (Kind::Colour, 0x04, "g"),
+    (Kind::Colour, 0x08, "b"),
+    (Kind::Colour, 0x0C, "a"),
+];
+
+/// The name of the component at `target` of a parameter of `kind`.
 fn component(kind: Kind, target: u32) -> String {
-    match (kind, target) {
-        (Kind::TextureSrt, 0x00) => "mode".into(),
-        (Kind::TextureSrt, 0x04) => "scale_x".into(),
-        (Kind::TextureSrt, 0x08) => "scale_y".into(),
-        (Kind::TextureSrt, 0x0C) => "rotate".into(),
-        (Kind::TextureSrt, 0x10) => "translate_x".into(),
-        (Kind::TextureSrt, 0x14) => "translate_y".into(),
-        (Kind::Colour, t) if t < 16 && t % 4 == 0 => {
-            ["r", "g", "b", "a"].get((t / 4) as usize).copied().unwrap_or("?").into()
-        }
-        (_, t) => format!("[+0x{t:02X}]"),
+    let named = COMPONENTS.iter().find(|c| c.0 == kind && c.1 == target);
+    named.map_or_else(|| format!("[+0x{target:02X}]"), |c| c.2.to_string())
+}
+
+/// The kind and target offset of a component name (the inverse of `component`).
+pub(crate) fn component_target(name: &str) -> Option<(Kind, u32)> {
+    if let Some(&(kind, target, _)) = COMPONENTS.iter().find(|c| c.2 == name) {
+        return Some((kind, target));
     }
+    Some((Kind::ShaderParam, u32::from_str_radix(name.strip_prefix("[+0x")?.strip_suffix(']')?, 16).ok()?))
 }
 
 /// Converts an FSHU of group `kind` to a clip of scalar tracks.
