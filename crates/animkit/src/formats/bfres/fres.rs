@@ -414,7 +414,7 @@ pub fn read_switch_header(data: &[u8]) -> Result<SwitchHeader> {
 crate::record! {
     /// The Switch FRES header as stored, versions 0.5 to 0.8 (`0xD0` bytes). Offsets are
     /// absolute; each group of animations or models is an (array, dictionary) pair.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct SwitchFileHeader {
         /// `FRES` and four spaces.

@@ -17,11 +17,10 @@
 //!
 //! Both: `anims` finds the subfiles of either platform and converts them to the model.
 //!
-//! Switch: [`switch_write`]
-//! reads the relocation and string tables into structures and writes them back, lays FSKA data
-//! out as Nintendo's tools do, and replaces one skeletal animation inside a file
-//! (`switch_replace`; [`SwitchDocument::with_clip`], `replace`); `switch_dump` is the structured
-//! JSON form; `switch_build` builds Switch files from the model (`platform=switch`, the default
+//! Switch: [`switch_write`] reads the relocation and string tables into structures and writes
+//! them back, lays FSKA and FMAA data out as Nintendo's tools do, and is the structured JSON
+//! form; `switch_replace` replaces one animation inside a file ([`SwitchDocument::with_clip`],
+//! `replace`); `switch_build` builds Switch files from the model (`platform=switch`, the default
 //! when converting a Switch file). Shape and scene animations, on either platform, are only
 //! named (`not_carried`).
 //!
@@ -85,8 +84,6 @@ pub(crate) mod strings;
 pub(crate) mod subfile;
 pub(crate) mod sweep;
 pub(crate) mod switch_build;
-pub(crate) mod switch_dump;
-pub(crate) mod switch_fmaa;
 pub(crate) mod switch_replace;
 pub mod switch_write;
 pub(crate) mod union;
@@ -362,16 +359,16 @@ impl SwitchDocument {
         Listing::Switch(&self.header)
     }
 
-    /// Rebuilds a Switch document from its dump (`switch_dump`); `None` when the dump is not
+    /// Rebuilds a Switch document from its dump (`switch_write`); `None` when the dump is not
     /// a Switch one.
     fn undump(value: &serde_json::Value) -> Option<Result<SwitchDocument>> {
         if value.get("platform").and_then(|p| p.as_str()) != Some("switch") {
             return None;
         }
         Some((|| {
-            let dump: switch_dump::SwitchDump = serde_json::from_value(value.clone())
+            let dump: switch_write::SwitchDump = serde_json::from_value(value.clone())
                 .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))?;
-            SwitchDocument::read(Bytes::from(switch_dump::from_dump(&dump)?), &ReadOptions::default())
+            SwitchDocument::read(Bytes::from(switch_write::from_dump(&dump)?), &ReadOptions::default())
         })())
     }
 }
@@ -418,9 +415,9 @@ impl Document for SwitchDocument {
         to_model(&self.data, self.listing(), &self.options)
     }
 
-    /// The structured dump of `switch_dump`.
+    /// The structured dump of `switch_write`.
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(switch_dump::to_dump(&self.data)?)
+        serde_json::to_value(switch_write::to_dump(&self.data)?)
             .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))
     }
 
