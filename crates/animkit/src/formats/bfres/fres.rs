@@ -54,6 +54,7 @@ pub const G_EMBEDDED: usize = 11;
 crate::record! {
     /// The `0x6C`-byte header of v >= 2.4.0.0 after the magic `FRES`, every field as stored.
     #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
     pub struct Header {
         /// `major.minor.micro.build`, a byte each.
         pub version: u32,

@@ -47,6 +47,7 @@ crate::record! {
     /// One `_RLT` entry: `struct_count` runs of `offset_count` consecutive `u64` offsets starting
     /// at `pos`, the runs `offset_count + padding_words` 8-byte words apart.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
     pub struct RelocEntry {
         /// Absolute position of the first offset.
         pub pos: u32,
@@ -70,6 +71,7 @@ impl RelocEntry {
 
 /// One `_RLT` section: a memory region of the file and the entries whose offsets lie in it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RelocSection {
     /// The runtime pointer slot, 0 on disk.
     pub pointer: u64,
@@ -84,6 +86,7 @@ pub struct RelocSection {
 /// The relocation table: `_RLT`, its own position, the section count, `u32 0`, the sections,
 /// then every section's entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Relocation {
     /// The table's sections.
     pub sections: Vec<RelocSection>,
@@ -173,6 +176,7 @@ pub fn group(positions: &BTreeSet<usize>) -> Vec<RelocEntry> {
 
 /// The `_STR` block: the strings in stored order (the leading empty string not counted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StringTable {
     /// Position of the `_STR` magic.
     pub at: usize,
