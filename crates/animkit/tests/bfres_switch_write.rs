@@ -228,16 +228,17 @@ fn a_misspelt_key_in_a_switch_dump_is_refused_naming_it() {
     let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
     for (name, data) in switch_files() {
         let dump = format.read(Bytes::from(data), &ReadOptions::default()).unwrap().dump().unwrap();
-        let places: [(&dyn Fn(&mut serde_json::Value) -> &mut serde_json::Value, &str); 5] = [
-            (&|d| &mut d["relocation_table"][1], "sectionss"),
-            (&|d| &mut d["relocation_table"][1]["sections"][0], "entriess"),
-            (&|d| &mut d["relocation_table"][1]["sections"][0]["entries"][0], "struct_countt"),
-            (&|d| &mut d["string_table"], "stringss"),
-            (&|d| &mut d["skeletal_animations"][0], "bindd"),
+        let places = [
+            ("/relocation_table/1", "sectionss"),
+            ("/relocation_table/1/sections/0", "entriess"),
+            ("/relocation_table/1/sections/0/entries/0", "struct_countt"),
+            ("/string_table", "stringss"),
+            ("/skeletal_animations/0", "bindd"),
         ];
         for (place, misspelt) in places {
             let mut json = dump.clone();
-            place(&mut json).as_object_mut().unwrap().insert(misspelt.into(), serde_json::json!(0));
+            let object = json.pointer_mut(place).and_then(|v| v.as_object_mut()).unwrap();
+            object.insert(misspelt.into(), serde_json::json!(0));
             let err = format.undump(json).err().unwrap_or_else(|| panic!("{name}: packed with `{misspelt}`"));
             assert!(err.to_string().contains(misspelt), "{name}: {err}");
         }
