@@ -518,52 +518,30 @@ mod tests {
     /// with `u8` frames and keys, so the curve data needs padding) and two textures.
     fn sample() -> Fmaa {
         let curve = Curve {
-            at: 0,
             flags: 2 | 2 << 2 | 4 << 4,
             key_count: 3,
-            target: 0,
-            start: 0.0,
             end: 9.0,
-            scale_bits: 0,
-            offset_bits: 0,
             delta: Some(0.0),
             frames: vec![0.0, 4.0, 9.0],
             keys: vec![0.0, 1.0, 0.0],
+            ..Curve::default()
         };
-        let param = ParamInfo {
-            name: "p".into(),
-            begin_curve: 0,
-            float_curves: 0,
-            int_curves: 0,
-            begin_constant: 0,
-            constant_count: 1,
-            sub_bind_index: 0xFFFF,
-        };
+        let param = ParamInfo { name: "p".into(), constant_count: 1, sub_bind_index: 0xFFFF, ..ParamInfo::default() };
         let pattern = PatternInfo { sampler: "s".into(), curve_index: 0, begin_constant: 0xFFFF, sub_bind_index: -1 };
         let material = MaterialAnim {
             name: "m".into(),
-            begin_param_curve: 0,
-            begin_pattern_curve: 0,
-            begin_visibility_constant: 0,
             visibility_curve: 0xFFFF,
             visibility_constant: 0xFFFF,
             params: vec![param],
             patterns: vec![pattern],
             curves: vec![curve.clone()],
             constants: vec![(0, 0x3F80_0000)],
+            ..MaterialAnim::default()
         };
         let textures = vec!["t0".to_string(), "t1".to_string()];
         let (baked_size, curve_count) = (baked_size(&curve), 1);
-        Fmaa {
-            at: 0,
-            name: "a".into(),
-            flags: 4,
-            frame_count: 10,
-            baked_size,
-            curve_count,
-            textures,
-            materials: vec![material],
-        }
+        let (name, materials) = ("a".into(), vec![material]);
+        Fmaa { name, flags: 4, frame_count: 10, baked_size, curve_count, textures, materials, ..Fmaa::default() }
     }
 
     #[test]

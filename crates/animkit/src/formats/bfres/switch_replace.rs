@@ -355,9 +355,8 @@ fn refuse_unwritten(clip: &Clip, skeletal: bool, material: bool) -> Result<()> {
 
 /// The skeletal part of [`replace_clip`]: FSKA `index` replaced by the clip's bone tracks.
 fn replace_skeletal(data: &[u8], p: &Parts, index: usize, clip: &Clip, fps: f32) -> Result<Vec<u8>> {
-    let Some(old) = p.fskas.get(index).map(|e| &e.animation) else {
-        return Err(Error::invalid(0x38, format!("no skeletal animation {index}")));
-    };
+    let entry = p.fskas.get(index).ok_or_else(|| Error::invalid(0x38, format!("no skeletal animation {index}")))?;
+    let old = &entry.animation;
     let euler = old.rotate_mode() == RotateMode::EulerXyz;
     let mut anim = super::from_model::fska_from_clip(clip, fps, euler)?
         .ok_or_else(|| Error::unrepresentable(format!("clip \"{}\" has no bone tracks", clip.name)))?;
