@@ -447,17 +447,12 @@ fn material_record(o: &mut Out, m: &MaterialAnim, curve: usize, param: usize) ->
     Ok(record.walk(o, &mut n)?.map(|s| s.field))
 }
 
-/// Where the data of `anim` lies when written from `start`.
-pub(crate) fn lay_out(anim: &Fmaa, start: usize) -> Result<Layout> {
-    fmaa_data(&mut Out::new(start, Platform::SWITCH_0_8), anim)
-}
-
 /// Writes an FMAA's data from `start` (see the module notes); names are offsets into
-/// `strings`. Returns the image and the layout.
-pub(crate) fn write_data(anim: &Fmaa, start: usize, strings: &HashMap<&str, usize>) -> Result<(Image, Layout)> {
+/// `strings` (left null without, to measure). Returns the image and the layout.
+pub(crate) fn write_data(anim: &Fmaa, start: usize, strings: Option<&HashMap<&str, usize>>) -> Result<(Image, Layout)> {
     let mut o = Out::new(start, Platform::SWITCH_0_8);
     let layout = fmaa_data(&mut o, anim)?;
-    o.resolve(|s| strings.get(s).copied())?;
+    strings.map_or(Ok(()), |strings| o.resolve(|s| strings.get(s).copied()))?;
     Ok((o.into_image(), layout))
 }
 

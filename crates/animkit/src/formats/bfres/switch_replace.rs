@@ -11,8 +11,8 @@ use super::build::Image;
 use super::fmaa::{self, Fmaa};
 use super::fska::{Fska, RotateMode};
 use super::switch_write::{
-    blocks, fmaa_start, fska_data_end, get, group, overwrite, parts, put_u32, with_relocation, write_fska_data,
-    write_fska_header, Parts, RelocEntry, RelocSection, Relocation,
+    blocks, fmaa_start, get, group, overwrite, parts, put_u32, with_relocation, write_fska_data, write_fska_header,
+    Parts, RelocEntry, RelocSection, Relocation,
 };
 use crate::bytes::round_up;
 use crate::error::{Error, Result};
@@ -155,9 +155,9 @@ pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
             old.bones.iter().position(|o| o.name == b.name).and_then(|i| entry.bind.get(i)).copied().unwrap_or(0xFFFF)
         })
         .collect();
-    let new_len = fska_data_end(anim, start)? - start;
-    let shift = Shift::new(&p, start, fska_data_end(old, start)?, new_len)?;
-    let (img, bones_at) = write_fska_data(anim, &bind, start, &moved_strings(&p, &shift)?)?;
+    let end = |a: &Fska, bind: &[u16]| write_fska_data(a, bind, start, None).map(|(i, _)| i.start + i.bytes.len());
+    let shift = Shift::new(&p, start, end(old, &entry.bind)?, end(anim, &bind)? - start)?;
+    let (img, bones_at) = write_fska_data(anim, &bind, start, Some(&moved_strings(&p, &shift)?))?;
     // The header's bind, bone and user-data offsets point into the new data.
     let h = entry.header_at;
     finish(&grown, &p, &shift, img, h + 0x28..h + 0x40, |work| {
@@ -383,11 +383,11 @@ pub fn replace_fmaa(data: &[u8], index: usize, anim: &Fmaa) -> Result<Vec<u8>> {
     let (header_at, old) =
         p.fmaas.get(index).ok_or_else(|| Error::invalid(0x48, format!("no material animation {index}")))?;
     let start = fmaa_start(&grown, *header_at)?;
-    let old_end = fmaa::lay_out(old, start)?.end;
-    let new_len = fmaa::lay_out(anim, start)?.end - start;
+    let old_end = fmaa::write_data(old, start, None)?.1.end;
+    let new_len = fmaa::write_data(anim, start, None)?.1.end - start;
     let shift = Shift::new(&p, start, old_end, new_len)?;
     let names = moved_strings(&p, &shift)?;
-    let (img, layout) = fmaa::write_data(anim, start, &names)?;
+    let (img, layout) = fmaa::write_data(anim, start, Some(&names))?;
     let header_range = *header_at..*header_at + fmaa::header_size(super::platform::Platform::SWITCH_0_8);
     let new_header_at = shift.map_or_err(*header_at, "the FMAA header")?;
     let header = fmaa::write_header(anim, new_header_at, &layout, &names)?;

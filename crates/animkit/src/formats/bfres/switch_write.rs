@@ -286,27 +286,21 @@ fn fska_entry(data: &[u8], header: usize, anim: Fska) -> Result<FskaEntry> {
     Ok(FskaEntry { header_at: header, data_at: bind_at, bind, animation: anim })
 }
 
-/// Where the data of `anim` ends when written from `start` (nothing pads its end).
-pub(crate) fn fska_data_end(anim: &Fska, start: usize) -> Result<usize> {
-    let mut o = Out::new(start, Platform::SWITCH_0_8);
-    build::fska_data(&mut o, anim, &vec![0xFFFF; anim.bones.len()])?;
-    if o.pos() > u32::MAX as usize {
-        return Err(Error::unrepresentable("Switch FSKA data beyond 4 GiB"));
-    }
-    Ok(o.pos())
-}
-
-/// Writes an FSKA's data (bind indices, bone animations, base values, curves) from `start`;
-/// names are offsets into `strings`. Returns the image and the bone array's position.
+/// Writes an FSKA's data (bind indices, bone animations, base values, curves) from `start`
+/// (nothing pads its end); names are offsets into `strings` (left null without, to measure).
+/// Returns the image and the bone array's position.
 pub(crate) fn write_fska_data(
     anim: &Fska,
     bind: &[u16],
     start: usize,
-    strings: &HashMap<&str, usize>,
+    strings: Option<&HashMap<&str, usize>>,
 ) -> Result<(Image, usize)> {
     let mut o = Out::new(start, Platform::SWITCH_0_8);
     let parts = build::fska_data(&mut o, anim, bind)?;
-    o.resolve(|s| strings.get(s).copied())?;
+    if o.pos() > u32::MAX as usize {
+        return Err(Error::unrepresentable("Switch FSKA data beyond 4 GiB"));
+    }
+    strings.map_or(Ok(()), |strings| o.resolve(|s| strings.get(s).copied()))?;
     Ok((o.into_image(), parts.bones))
 }
 
@@ -453,14 +447,14 @@ fn write_animations(
     fmaas: &[FmaaEntry],
 ) -> Result<()> {
     for (i, e) in fskas.iter().enumerate() {
-        let (img, _) =
-            write_fska_data(&e.animation, &e.bind, e.data_at, names).within(|| format!("skeletal animation {i}"))?;
+        let (img, _) = write_fska_data(&e.animation, &e.bind, e.data_at, Some(names))
+            .within(|| format!("skeletal animation {i}"))?;
         overwrite(out, img.start, &img.bytes, "FSKA data")?;
         write_fska_header(out, e.header_at, &e.animation)?;
     }
     for (i, e) in fmaas.iter().enumerate() {
         let (img, layout) =
-            fmaa::write_data(&e.animation, e.data_at, names).within(|| format!("material animation {i}"))?;
+            fmaa::write_data(&e.animation, e.data_at, Some(names)).within(|| format!("material animation {i}"))?;
         let mut header = fmaa::write_header(&e.animation, e.header_at, &layout, names)?;
         let user_data = e.header_at + 0x48..e.header_at + 0x50;
         if let (Some(kept), Some(slot)) = (out.get(user_data), header.bytes.get_mut(0x48..0x50)) {
