@@ -60,11 +60,9 @@ pub struct Fmaa {
     /// Position of the header.
     #[serde(skip)]
     pub at: usize,
-    /// The animation's name.
     pub name: String,
-    /// Flags (bit 2: looping).
+    /// Bit 2: looping.
     pub flags: u16,
-    /// Frames.
     pub frame_count: i32,
     /// Runtime size of the baked curves.
     pub baked_size: u32,
@@ -80,23 +78,15 @@ pub struct Fmaa {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialAnim {
-    /// The material's name.
     pub name: String,
-    /// Begin indices and visibility fields as stored.
+    /// The begin indices (FMAA-wide) and visibility fields as stored (see the module notes).
     pub begin_param_curve: u16,
-    /// First pattern curve (file-wide).
     pub begin_pattern_curve: u16,
-    /// First visibility constant.
     pub begin_visibility_constant: u16,
-    /// The visibility curve index.
     pub visibility_curve: u16,
-    /// The visibility constant index.
     pub visibility_constant: u16,
-    /// Shader-parameter infos.
     pub params: Vec<ParamInfo>,
-    /// Texture-pattern infos.
     pub patterns: Vec<PatternInfo>,
-    /// The material's curves.
     pub curves: Vec<Curve>,
     /// `(target, raw value word)`.
     pub constants: Vec<(u32, u32)>,
@@ -106,13 +96,11 @@ pub struct MaterialAnim {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PatternInfo {
-    /// The sampler.
     pub sampler: String,
     /// Material-local curve index, negative for none.
     pub curve_index: i16,
     /// Material-local constant index, `0xFFFF` for none.
     pub begin_constant: u16,
-    /// Sub-bind index.
     pub sub_bind_index: i8,
 }
 

@@ -21,7 +21,7 @@
 //!   array (`0x30` each), and per curve its frames and its keys. Each array and the base values
 //!   start at a multiple of 8 (nothing pads the data's end); gaps are zeros.
 //!
-//! The dump ([`SwitchDump`]) names the header, both tables and every FSKA and FMAA; the bytes
+//! The dump (`SwitchDump`) names the header, both tables and every FSKA and FMAA; the bytes
 //! they do not describe (models, visibility animations, GPU buffers, embedded files, the FSKA
 //! headers' offsets) are runs of hexadecimal with their positions, zeros between them. `pack`
 //! writes each part back where the dump says, so dump → pack gives the file byte for byte; an
@@ -304,29 +304,24 @@ pub(crate) fn write_fska_data(
     Ok((o.into_image(), parts.bones))
 }
 
-/// One skeletal animation: where its header and data lie, its bind indices and its contents.
+/// One skeletal animation: where its header (whose offsets are left as read) and its data (bind
+/// indices first) lie, its bind indices (`0xFFFF` = unbound) and its contents.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FskaEntry {
-    /// Position of the FSKA header (its offsets are left as read).
     pub header_at: usize,
-    /// Position of the data (bind indices first).
     pub data_at: usize,
-    /// Bind indices (`0xFFFF` = unbound).
     pub bind: Vec<u16>,
-    /// The animation.
     pub animation: Fska,
 }
 
-/// One material animation: where its header and data lie, and its contents.
+/// One material animation: where its header and its data (bind indices first) lie, and its
+/// contents.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FmaaEntry {
-    /// Position of the FMAA header.
     pub header_at: usize,
-    /// Position of the data (bind indices first).
     pub data_at: usize,
-    /// The animation.
     pub animation: Fmaa,
 }
 
@@ -530,21 +525,17 @@ pub(crate) struct Run {
 pub(crate) struct SwitchDump {
     /// Always `switch`.
     pub platform: String,
-    /// File size.
     pub size: usize,
-    /// The header (versions 0.5 to 0.8).
+    /// Versions 0.5 to 0.8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header: Option<FileHeader>,
-    /// The string table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub string_table: Option<StringTable>,
-    /// The relocation table and its position.
+    /// The `_RLT`'s position and contents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relocation_table: Option<(usize, Relocation)>,
-    /// The skeletal animations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skeletal_animations: Vec<FskaEntry>,
-    /// The material animations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub material_animations: Vec<FmaaEntry>,
     /// Everything else, as runs of bytes.
