@@ -480,3 +480,40 @@ fn hand_edited_dump_packs_into_a_changed_animation() {
     assert_eq!(indices, &[2, 1, 0]);
     assert_eq!(packed.write().unwrap().len(), doc.write().unwrap().len());
 }
+
+/// The first JSON object holding `key`, depth first.
+fn first_with<'a>(
+    v: &'a mut serde_json::Value,
+    key: &str,
+) -> Option<&'a mut serde_json::Map<String, serde_json::Value>> {
+    if v.get(key).is_some() {
+        return v.as_object_mut();
+    }
+    match v {
+        serde_json::Value::Object(m) => m.values_mut().find_map(|v| first_with(v, key)),
+        serde_json::Value::Array(a) => a.iter_mut().find_map(|v| first_with(v, key)),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_misspelt_key_in_a_dump_is_refused_naming_it() {
+    // Beside: the header's fields, an index group, a group node (flattened with its key), a
+    // structured subfile, and a user-data entry (flattened with its values; only the Gerudo
+    // queen's FSKAs carry user data).
+    let places = [("bom", "bomm"), ("nodes", "nodess"), ("ref", "reff"), ("index", "indexx"), ("kind", "kindd")];
+    let mut tried = 0;
+    for name in ["Animal_Bass.bfres", "Npc_Gerudo_Queen_Animation.bfres"] {
+        let Some(doc) = doc(name) else { continue };
+        let dumped = animkit::dump(doc.as_ref()).unwrap();
+        for (beside, misspelt) in places {
+            let mut json = dumped.clone();
+            let Some(node) = first_with(&mut json, beside) else { continue };
+            node.insert(misspelt.into(), serde_json::json!(0));
+            tried += 1;
+            let err = animkit::pack(json).err().unwrap_or_else(|| panic!("{name}: packed with `{misspelt}`"));
+            assert!(err.to_string().contains(misspelt), "{name}: {err}");
+        }
+    }
+    assert!(tried == 0 || tried >= 9, "{tried} places tried");
+}

@@ -224,6 +224,28 @@ fn switch_dump_names_the_structures_and_packs_byte_for_byte() {
 }
 
 #[test]
+fn a_misspelt_key_in_a_switch_dump_is_refused_naming_it() {
+    let (format, _) = animkit::REGISTRY.by_name("bfres").unwrap();
+    for (name, data) in switch_files() {
+        let dump = format.read(Bytes::from(data), &ReadOptions::default()).unwrap().dump().unwrap();
+        let places = [
+            ("/relocation_table/1", "sectionss"),
+            ("/relocation_table/1/sections/0", "entriess"),
+            ("/relocation_table/1/sections/0/entries/0", "struct_countt"),
+            ("/string_table", "stringss"),
+            ("/skeletal_animations/0", "bindd"),
+        ];
+        for (place, misspelt) in places {
+            let mut json = dump.clone();
+            let object = json.pointer_mut(place).and_then(|v| v.as_object_mut()).unwrap();
+            object.insert(misspelt.into(), serde_json::json!(0));
+            let err = format.undump(json).err().unwrap_or_else(|| panic!("{name}: packed with `{misspelt}`"));
+            assert!(err.to_string().contains(misspelt), "{name}: {err}");
+        }
+    }
+}
+
+#[test]
 fn switch_dictionaries_rebuild_from_their_names() {
     use animkit::formats::bfres::build::{write_dict, Out};
     use animkit::formats::bfres::dict::{build_by, read_switch, Rule};

@@ -35,7 +35,7 @@ pub struct DumpFile {
 
 /// One part of the file, in file order.
 #[derive(Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 enum DumpPart {
     Dict { group: usize, size: u32, nodes: Vec<DumpNode> },
     Subfile { group: usize, index: usize, bytes: Hex },
@@ -47,12 +47,14 @@ enum DumpPart {
     Bytes(Hex),
 }
 
+/// A group node; a key beside the node's fields other than `key` is refused, not ignored.
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct DumpNode {
     #[serde(flatten)]
     node: Node,
-    /// The name the node points at (informational).
-    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    /// The name the node points at (informational: read, then ignored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     key: Option<String>,
 }
 

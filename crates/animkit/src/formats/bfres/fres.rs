@@ -54,6 +54,7 @@ pub const G_EMBEDDED: usize = 11;
 crate::record! {
     /// The `0x6C`-byte header of v >= 2.4.0.0 after the magic `FRES`, every field as stored.
     #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
     pub struct Header {
         /// `major.minor.micro.build`, a byte each.
         pub version: u32,
@@ -97,9 +98,14 @@ impl Header {
 
     /// `major.minor.micro.build`.
     pub fn version_string(&self) -> String {
-        let v = self.version.to_be_bytes();
-        format!("{}.{}.{}.{}", v[0], v[1], v[2], v[3])
+        version_string(self.version)
     }
+}
+
+/// A version word as `a.b.c.d`, a byte each from the top.
+fn version_string(v: u32) -> String {
+    let [a, b, c, d] = v.to_be_bytes();
+    format!("{a}.{b}.{c}.{d}")
 }
 
 /// A contiguous piece of the file after the header.
@@ -187,9 +193,9 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
     Ok(header)
 }
 
-/// Where the index groups (read), the subfiles their entries point at and the string pool
-/// start, sorted, one structure per position; every offset checked to lie in the file.
-type Regions = (Vec<(usize, Region)>, Vec<(usize, ResDict)>);
+/// Where the index groups (read, by group), the subfiles their entries point at and the string
+/// pool start, sorted, one structure per position; every offset checked to lie in the file.
+type Regions = (Vec<(usize, Region)>, [Option<ResDict>; GROUPS]);
 
 fn regions(data: &[u8], header: &Header) -> Result<Regions> {
     let len = data.len();
@@ -200,11 +206,9 @@ fn regions(data: &[u8], header: &Header) -> Result<Regions> {
             .ok_or_else(|| Error::invalid(field, format!("{what} offset points at {at}, outside 0x6C..{len}")))
     };
     let mut regions: Vec<(usize, Region)> = Vec::new();
-    let mut dicts: Vec<(usize, ResDict)> = Vec::new();
+    let mut dicts: [Option<ResDict>; GROUPS] = Default::default();
     for (g, group_name) in GROUP_NAMES.iter().enumerate() {
-        let Some(at) = header.group_at(g) else {
-            continue;
-        };
+        let Some(at) = header.group_at(g) else { continue };
         let at = in_file(at as i64, group_name, 0x20 + 4 * g)?;
         let mut c = Cursor::new(data, Endian::Big);
         c.seek(at)?;
@@ -219,7 +223,9 @@ fn regions(data: &[u8], header: &Header) -> Result<Regions> {
             }
         }
         regions.push((at, Region::Dict(g)));
-        dicts.push((g, dict));
+        if let Some(slot) = dicts.get_mut(g) {
+            *slot = Some(dict);
+        }
     }
     let pool_at = header.pool_at();
     let has_pool = header.pool != 0 && header.pool_size > 0;
@@ -252,10 +258,7 @@ pub fn read(data: &[u8]) -> Result<FresFile> {
         let next = regions.get(i + 1).map_or(len, |r| r.0);
         match region {
             Region::Dict(g) => {
-                let Some(idx) = dicts.iter().position(|d| d.0 == g) else {
-                    continue;
-                };
-                let dict = dicts.swap_remove(idx).1;
+                let Some(dict) = dicts.get_mut(g).and_then(Option::take) else { continue };
                 pos = start + dict.byte_len();
                 parts.push(Part::Dict { group: g, dict });
             }
@@ -315,9 +318,7 @@ pub fn write(file: &FresFile) -> Vec<u8> {
 /// Group `g`'s entries as `(name, absolute data position)` in storage order; every entry must
 /// point at data.
 pub fn entries(data: &[u8], header: &Header, g: usize) -> Result<Vec<(String, usize)>> {
-    let Some(at) = header.group_at(g) else {
-        return Ok(Vec::new());
-    };
+    let Some(at) = header.group_at(g) else { return Ok(Vec::new()) };
     super::dict::entries_at(data, at)?
         .into_iter()
         .enumerate()
@@ -333,9 +334,6 @@ pub fn entries(data: &[u8], header: &Header, g: usize) -> Result<Vec<(String, us
 /// The first note of every Switch BFRES; containers pass it on with a prefix, so `convert` finds
 /// it in the notes of any file holding one (`convert` then writes BFRES for Switch).
 pub const PLATFORM_NOTE: &str = "Switch (little-endian)";
-
-/// The platform the Switch header's name is read with (the version does not change it).
-const SWITCH: Platform = Platform::Switch { major: 8 };
 
 /// The 8-byte magic of a Switch BFRES.
 pub const SWITCH_MAGIC: &[u8; 8] = b"FRES    ";
@@ -364,8 +362,7 @@ impl SwitchHeader {
 
     /// `0.x.y.z (Switch)`.
     pub fn version_string(&self) -> String {
-        let v = self.stored.version;
-        format!("{}.{}.{}.{} (Switch)", v >> 24, (v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF)
+        format!("{} (Switch)", version_string(self.stored.version))
     }
 }
 
@@ -407,14 +404,14 @@ pub fn read_switch_header(data: &[u8]) -> Result<SwitchHeader> {
         )));
     }
     c.seek(0x20)?;
-    let name = SWITCH.name(data, &mut c).within(|| "Switch FRES header")?;
+    let name = Platform::SWITCH_0_8.name(data, &mut c).within(|| "Switch FRES header")?;
     Ok(SwitchHeader { name, stored: h })
 }
 
 crate::record! {
     /// The Switch FRES header as stored, versions 0.5 to 0.8 (`0xD0` bytes). Offsets are
     /// absolute; each group of animations or models is an (array, dictionary) pair.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct SwitchFileHeader {
         /// `FRES` and four spaces.

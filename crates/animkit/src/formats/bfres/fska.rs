@@ -51,6 +51,7 @@ pub struct Fska {
 /// (types 0 `i32`, 1 `f32`, 2 string offset, 3 wide-string offset, 4 byte) (spec tag S), checked on
 /// 53 retail FSKA.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct UserData {
     /// The entry's name.
     pub name: String,

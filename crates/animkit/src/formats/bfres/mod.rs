@@ -16,10 +16,11 @@
 //! FSHU did not change as it was read (`stored`).
 //!
 //! Switch: [`switch_write`] reads the relocation and string tables into structures and writes
-//! them back, lays FSKA data out as Nintendo's tools do, and replaces one skeletal animation
-//! inside a file (`switch_replace`; [`BfresDocument::with_clip`]); `switch_dump` is the JSON
-//! form; `switch_build` builds files from the model (`platform=switch`, the default when
-//! converting a Switch file). Shape and scene animations are only named (`not_carried`).
+//! them back, lays FSKA and FMAA data out as Nintendo's tools do, and is the structured JSON
+//! form; `switch_replace` replaces one animation inside a file ([`BfresDocument::with_clip`],
+//! `replace`); `switch_build` builds Switch files from the model (`platform=switch`, the default
+//! when converting a Switch file). Shape and scene animations, on either platform, are only
+//! named (`not_carried`).
 //!
 //! To the model: `unroll` applies a curve's wrap modes over a whole animation, `union` merges
 //! component curves' keys, `euler` turns Euler angle curves into quaternion keys. The package's
@@ -80,8 +81,6 @@ pub(crate) mod strings;
 pub(crate) mod subfile;
 pub(crate) mod sweep;
 pub(crate) mod switch_build;
-pub(crate) mod switch_dump;
-pub(crate) mod switch_fmaa;
 pub(crate) mod switch_replace;
 pub mod switch_write;
 pub(crate) mod union;
@@ -290,16 +289,16 @@ impl BfresDocument {
         }
     }
 
-    /// Rebuilds a Switch document from its dump (`switch_dump`); `None` when the dump is not
+    /// Rebuilds a Switch document from its dump (`switch_write`); `None` when the dump is not
     /// a Switch one.
     fn undump_switch(value: &serde_json::Value) -> Option<Result<BfresDocument>> {
         if value.get("platform").and_then(|p| p.as_str()) != Some("switch") {
             return None;
         }
         Some((|| {
-            let dump: switch_dump::SwitchDump = serde_json::from_value(value.clone())
+            let dump: switch_write::SwitchDump = serde_json::from_value(value.clone())
                 .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))?;
-            BfresDocument::read(Bytes::from(switch_dump::from_dump(&dump)?), &ReadOptions::default())
+            BfresDocument::read(Bytes::from(switch_write::from_dump(&dump)?), &ReadOptions::default())
         })())
     }
 
@@ -377,12 +376,12 @@ impl Document for BfresDocument {
         anims::to_model(&self.data, self.listing(), fps(options)?, &options.limits, model_param(options))
     }
 
-    /// Wii U: `dump`; Switch: the structured dump of `switch_dump`.
+    /// Wii U: `dump`; Switch: the structured dump of `switch_write`.
     fn dump(&self) -> Result<serde_json::Value> {
         match &self.raw {
             Raw::WiiU(file) => serde_json::to_value(dump::to_dump(file, &self.data))
                 .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string())),
-            Raw::Switch(_) => serde_json::to_value(switch_dump::to_dump(&self.data)?)
+            Raw::Switch(_) => serde_json::to_value(switch_write::to_dump(&self.data)?)
                 .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}"))),
         }
     }

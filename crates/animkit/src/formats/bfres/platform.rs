@@ -164,9 +164,7 @@ impl Platform {
 /// Reads the Wii U name whose first character is at `at`: its length is the `u32` at `at - 4`.
 pub fn name_at(data: &[u8], at: i64) -> Result<String> {
     let start = usize::try_from(at).ok().filter(|&a| a >= 4 && a <= data.len());
-    let Some(start) = start else {
-        return Err(Error::invalid(0, format!("name offset {at} is outside the file")));
-    };
+    let start = start.ok_or_else(|| Error::invalid(0, format!("name offset {at} is outside the file")))?;
     let mut c = Cursor::new(data, Endian::Big);
     c.seek(start - 4)?;
     let len = c.u32()?;

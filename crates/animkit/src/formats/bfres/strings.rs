@@ -69,7 +69,7 @@ pub fn write_pool(w: &mut Writer, pool: &[PoolString]) {
 
 /// The JSON form: a plain string for a canonical UTF-8 entry, else every stored part.
 #[derive(Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum PoolStringDump {
     Text(String),
     Raw { len: u32, text: Hex, tail: Hex },

@@ -1,7 +1,7 @@
 //! Switch BFRES (0.8.0.0) files built from the model (`platform=switch`): the skeletal tracks
 //! of every clip as an FSKA, encoded as the model writer encodes FSKA curves
 //! ([`super::from_model`]), and its texture-index and shader-parameter tracks as an FMAA
-//! (`switch_fmaa`), laid out as the animation-only files of Super Mario Odyssey are:
+//! ([`fmaa`]), laid out as the animation-only files of Super Mario Odyssey are:
 //!
 //! header (`0xD0`), the FSKA headers (`0x60` each, chained as blocks), the FMAA headers (`0x78`
 //! each, outside the chain), the FSKA and FMAA dictionaries, the FSKA data one animation after
@@ -16,12 +16,11 @@
 use std::collections::BTreeSet;
 
 use super::build::{fska_data, fska_header, write_dict, Out};
-use super::fmaa::Fmaa;
+use super::fmaa::{self, fmaa_data, fmaa_header, Fmaa};
 use super::fres::SwitchFileHeader as FileHeader;
 use super::fska::Fska;
 use super::platform::Platform;
-use super::switch_fmaa::{fmaa_data, fmaa_header};
-use super::switch_write::{group, RelocSection, Relocation, StringTable};
+use super::switch_write::{group, with_relocation, RelocSection, Relocation, StringTable};
 use crate::bytes::{Endian, Writer};
 use crate::error::{Error, Result};
 use crate::format::WriteOptions;
@@ -52,7 +51,7 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
         left_out += clip.tracks.iter().filter(|t| matches!(t.values, Values::Visibility(_))).count();
         let euler = super::from_model::rotation_mode(clip, fps, rotation)?;
         fskas.extend(super::from_model::fska_from_clip(clip, fps, euler)?);
-        fmaas.extend(super::switch_fmaa::fmaa_from_clip(clip, fps, &mut warnings)?);
+        fmaas.extend(fmaa::fmaa_from_clip(clip, fps, &mut warnings)?);
     }
     if left_out > 0 {
         warnings.push(format!(
@@ -68,35 +67,32 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>,
     Ok((build(name, &fskas, &fmaas)?, warnings))
 }
 
-/// Where the parts of a built file lie.
-struct Plan {
-    /// The FMAA header array and the two dictionaries (0 when absent).
-    fmaa_headers: usize,
-    fska_dict: usize,
-    fmaa_dict: usize,
-    /// The `_STR` block, the end of its last entry, and the `_RLT`.
-    str_at: usize,
-    str_end: usize,
-    rlt: usize,
-}
-
-/// Every name the file refers to, in order of first use (see the module notes).
-fn string_list(name: &str, fskas: &[Fska], fmaas: &[Fmaa]) -> Result<Vec<String>> {
+/// Writes the `_STR` block of every name the file refers to, in order of first use (see the
+/// module notes), resolves the names against it and pads to 8; returns the table and its end.
+fn string_table(o: &mut Out, name: &str, fskas: &[Fska], fmaas: &[Fmaa]) -> Result<(StringTable, usize)> {
     let names = std::iter::once(name)
         .chain(fskas.iter().map(|f| f.name.as_str()))
         .chain(fskas.iter().flat_map(|f| f.bones.iter().map(|b| b.name.as_str())))
-        .chain(fmaas.iter().flat_map(super::switch_fmaa::names));
-    let mut strings: Vec<String> = Vec::new();
+        .chain(fmaas.iter().flat_map(fmaa::names));
+    let mut table = StringTable { at: o.pos(), strings: Vec::new() };
     let mut seen = std::collections::HashSet::new();
     for s in names {
         if s.len() > usize::from(u16::MAX) {
             return Err(Error::unrepresentable(format!("a name of {} bytes (at most 65535)", s.len())));
         }
         if !s.is_empty() && seen.insert(s) {
-            strings.push(s.to_string());
+            table.strings.push(s.to_string());
         }
     }
-    Ok(strings)
+    o.w.bytes(b"_STR");
+    o.w.fill(0, 12); // next block (none), size (up to the `_RLT`, below), reserved
+    o.w.bytes(&table.body());
+    let end = o.pos();
+    let positions = table.positions();
+    o.resolve(|s| positions.get(s).copied())?;
+    o.align();
+    o.w.patch_u32(table.at + 8, (o.pos() - table.at) as u32);
+    Ok((table, end))
 }
 
 /// Builds a Switch file holding `fskas` and `fmaas` (see the module notes for the layout).
@@ -124,27 +120,38 @@ pub fn build(name: &str, fskas: &[Fska], fmaas: &[Fmaa]) -> Result<Vec<u8>> {
         slots.link(&mut o, &layout);
     }
     o.align();
-    let table = StringTable { at: o.pos(), strings: string_list(name, fskas, fmaas)? };
-    o.w.bytes(b"_STR");
-    o.w.fill(0, 12); // next block (none), size (below), reserved
-    o.w.bytes(&table.body());
-    let str_end = o.pos();
-    let names = table.positions();
-    o.resolve(|s| names.get(s).copied())?;
-    o.align();
-    let plan = Plan { fmaa_headers, fska_dict, fmaa_dict, str_at: table.at, str_end, rlt: o.pos() };
-    o.w.patch_u32(table.at + 8, (plan.rlt - table.at) as u32);
+    let (table, str_end) = string_table(&mut o, name, fskas, fmaas)?;
     // The block chain: each FSKA header links to the next, the last to `_STR`.
     for (i, (h, _)) in fska_slots.iter().enumerate() {
         let next = (fska_slots.get(i + 1).map_or(table.at, |n| n.0) - h) as u32;
         o.w.patch_u32(h + 4, next);
         o.w.patch_u32(h + 8, next);
     }
-    let header = file_header(names.get(name).copied().unwrap_or(0), &plan, fskas.len() as u16, fmaas.len() as u16)?;
+    let first_block = if fskas.is_empty() { table.at } else { HEADER_SIZE };
+    let first_block = u16::try_from(first_block).map_err(|_| {
+        Error::unrepresentable("the first block (the string table) beyond 64 KiB: write a skeletal animation too")
+    })?;
+    let name_at = table.positions().get(name).copied().unwrap_or(0);
+    let array = |n: usize, at: usize| if n > 0 { at as u64 } else { 0 };
+    let header = FileHeader {
+        magic: *super::fres::SWITCH_MAGIC,
+        version: VERSION,
+        bom: [0xFF, 0xFE],
+        alignment_log2: 3,
+        file_name: (name_at + 2) as u32,
+        first_block,
+        name: name_at as u64,
+        skeletal_animations: [array(fskas.len(), HEADER_SIZE), array(fskas.len(), fska_dict)],
+        material_animations: [array(fmaas.len(), fmaa_headers), array(fmaas.len(), fmaa_dict)],
+        string_table: (table.at + 0x14) as u64,
+        string_table_size: (str_end - table.at) as u32,
+        counts: [0, fskas.len() as u16, fmaas.len() as u16, 0, 0, 0, 0],
+        ..FileHeader::default()
+    };
     let mut w = Writer::new(Endian::Little);
     header.write(&mut w);
     o.w.patch_bytes(0, &w.into_vec());
-    let mut image = o.into_image();
+    let image = o.into_image();
     let mut offsets: BTreeSet<usize> = image.offsets().collect();
     // The name, the FSKA and FMAA arrays and dictionaries present, and the string table.
     offsets.extend([0x20, 0xB0]);
@@ -154,12 +161,7 @@ pub fn build(name: &str, fskas: &[Fska], fmaas: &[Fmaa]) -> Result<Vec<u8>> {
     let sections = std::iter::once(RelocSection { pointer: 0, pos: 0, size: str_end as u32, entries: group(&offsets) })
         .chain((0..4).map(|_| RelocSection { pointer: 0, pos: str_end as u32, size: 0, entries: Vec::new() }))
         .collect();
-    image.bytes.extend_from_slice(&Relocation { sections }.to_bytes(plan.rlt));
-    let size = image.bytes.len() as u32;
-    if let Some(slot) = image.bytes.get_mut(0x1C..0x20) {
-        slot.copy_from_slice(&size.to_le_bytes());
-    }
-    Ok(image.bytes)
+    with_relocation(image.bytes, &Relocation { sections })
 }
 
 /// A dictionary of `names` at the output's position (nothing and 0 when there are none).
@@ -171,39 +173,4 @@ fn dictionary<'a>(o: &mut Out, names: impl Iterator<Item = &'a str>) -> Result<u
     let at = o.pos();
     write_dict(o, &names, &[])?;
     Ok(at)
-}
-
-fn file_header(name: usize, plan: &Plan, fskas: u16, fmaas: u16) -> Result<FileHeader> {
-    let first_block = if fskas > 0 { 0xD0 } else { plan.str_at };
-    let first_block = u16::try_from(first_block).map_err(|_| {
-        Error::unrepresentable("the first block (the string table) beyond 64 KiB: write a skeletal animation too")
-    })?;
-    let array = |present: bool, at: usize| if present { at as u64 } else { 0 };
-    Ok(FileHeader {
-        magic: *super::fres::SWITCH_MAGIC,
-        version: VERSION,
-        bom: [0xFF, 0xFE],
-        alignment_log2: 3,
-        address_size: 0,
-        file_name: (name + 2) as u32,
-        flags: 0,
-        first_block,
-        relocation_table: plan.rlt as u32,
-        file_size: 0,
-        name: name as u64,
-        models: [0; 2],
-        skeletal_animations: [array(fskas > 0, 0xD0), array(fskas > 0, plan.fska_dict)],
-        material_animations: [array(fmaas > 0, plan.fmaa_headers), array(fmaas > 0, plan.fmaa_dict)],
-        bone_visibility_animations: [0; 2],
-        shape_animations: [0; 2],
-        scene_animations: [0; 2],
-        memory_pool: 0,
-        buffer_info: 0,
-        embedded_files: [0; 2],
-        reserved: 0,
-        string_table: (plan.str_at + 0x14) as u64,
-        string_table_size: (plan.str_end - plan.str_at) as u32,
-        counts: [0, fskas, fmaas, 0, 0, 0, 0],
-        padding: [0; 6],
-    })
 }

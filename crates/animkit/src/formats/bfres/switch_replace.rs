@@ -8,13 +8,13 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::build::Image;
-use super::fmaa::Fmaa;
+use super::fmaa::{self, Fmaa};
 use super::fska::{Fska, RotateMode};
 use super::switch_write::{
-    blocks, fska_data_end, group, parts, put_u32, write_fska_data, write_fska_header, Parts, RelocEntry, RelocSection,
-    Relocation,
+    blocks, fmaa_start, get, group, overwrite, parts, put_u32, with_relocation, write_fska_data, write_fska_header,
+    Parts, RelocEntry, RelocSection, Relocation,
 };
-use crate::bytes::{round_up, Cursor, Endian};
+use crate::bytes::round_up;
 use crate::error::{Error, Result};
 use crate::model::{Clip, Values};
 
@@ -35,10 +35,9 @@ impl Shift {
         let old_len = old_end - start;
         let diff = new_len as isize - old_len as isize;
         let d0 = diff.div_euclid(8) * 8 + if diff.rem_euclid(8) > 0 { 8 } else { 0 };
-        let sec0 = p.relocation.sections.first().ok_or_else(|| Error::invalid(0x18, "_RLT without sections"))?;
-        let sec0_end = (sec0.pos + sec0.size) as usize;
-        let (tail_start, align) = tail(p, sec0_end);
-        if start < sec0.pos as usize || old_end > sec0_end {
+        let (sec0, tail_start, align) = tail(p)?;
+        let sec0_end = sec0.end;
+        if start < sec0.start || old_end > sec0_end {
             return Err(Error::invalid(start, "FSKA data outside the relocation table's first section"));
         }
         let needed = (sec0_end as isize + d0 - tail_start as isize).max(0) as usize;
@@ -65,9 +64,12 @@ impl Shift {
     }
 }
 
-/// Where the later sections start (the first non-empty one at or after `sec0_end`, else the
-/// `_RLT`) and the alignment they keep when they move: the file's, or 8 for the `_RLT`.
-fn tail(p: &Parts, sec0_end: usize) -> (usize, usize) {
+/// Section 0's range, where the later sections start (the first non-empty one at or after
+/// section 0's end, else the `_RLT`) and the alignment they keep when they move: the file's, or
+/// 8 for the `_RLT`.
+fn tail(p: &Parts) -> Result<(std::ops::Range<usize>, usize, usize)> {
+    let sec0 = p.relocation.sections.first().ok_or_else(|| Error::invalid(0x18, "_RLT without sections"))?;
+    let (sec0_start, sec0_end) = (sec0.pos as usize, (sec0.pos + sec0.size) as usize);
     let rlt_at = p.header.stored.relocation_table as usize;
     let tail_start = p
         .relocation
@@ -79,7 +81,7 @@ fn tail(p: &Parts, sec0_end: usize) -> (usize, usize) {
         .min()
         .unwrap_or(rlt_at);
     let align = if tail_start == rlt_at { 8 } else { 1usize << p.header.stored.alignment_log2.min(16) };
-    (tail_start, align)
+    Ok((sec0_start..sec0_end, tail_start, align))
 }
 
 /// Adds the `names` the string table lacks at its end, in order (existing strings keep their
@@ -107,9 +109,8 @@ pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) ->
         bytes.resize(round_up(bytes.len() + 1, 2), 0);
     }
     let at = p.strings.end();
-    let sec0 = p.relocation.sections.first().ok_or_else(|| Error::invalid(0x18, "_RLT without sections"))?;
-    let sec0_end = (sec0.pos + sec0.size) as usize;
-    let (tail_start, align) = tail(&p, sec0_end);
+    let (sec0, tail_start, align) = tail(&p)?;
+    let sec0_end = sec0.end;
     if at > tail_start || data.get(at..tail_start).is_none_or(|z| z.iter().any(|&b| b != 0)) {
         return Err(Error::unsupported("data between the string table and the next section: not moved"));
     }
@@ -122,7 +123,7 @@ pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) ->
     let mut work = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
     relocate_listed(&mut work, &p, &shift, &(0..0))?;
     put_u32(&mut work, p.strings.at + 0x10, (p.strings.strings.len() + missing.len()) as u32)?;
-    let table_size = get_u32(&work, 0xB8)? + bytes.len() as u32;
+    let table_size = get::<u32>(&work, 0xB8)? + bytes.len() as u32;
     put_u32(&mut work, 0xB8, table_size)?;
     relink_blocks(&mut work, &shift, rlt_at)?;
     let mut relocation = relocate_table(&p.relocation, &shift, &BTreeSet::new())?;
@@ -154,15 +155,15 @@ pub fn replace_fska(data: &[u8], index: usize, anim: &Fska) -> Result<Vec<u8>> {
             old.bones.iter().position(|o| o.name == b.name).and_then(|i| entry.bind.get(i)).copied().unwrap_or(0xFFFF)
         })
         .collect();
-    let new_len = fska_data_end(anim, start)? - start;
-    let shift = Shift::new(&p, start, fska_data_end(old, start)?, new_len)?;
-    let (img, bones_at) = write_fska_data(anim, &bind, start, &moved_strings(&p, &shift)?)?;
+    let end = |a: &Fska, bind: &[u16]| write_fska_data(a, bind, start, None).map(|(i, _)| i.start + i.bytes.len());
+    let shift = Shift::new(&p, start, end(old, &entry.bind)?, end(anim, &bind)? - start)?;
+    let (img, bones_at) = write_fska_data(anim, &bind, start, Some(&moved_strings(&p, &shift)?))?;
     // The header's bind, bone and user-data offsets point into the new data.
     let h = entry.header_at;
     finish(&grown, &p, &shift, img, h + 0x28..h + 0x40, |work| {
         put_u64(work, h + 0x28, start as u64)?;
         put_u64(work, h + 0x30, bones_at as u64)?;
-        if get_u64(work, h + 0x38)? != 0 {
+        if get::<u64>(work, h + 0x38)? != 0 {
             put_u64(work, h + 0x38, (bones_at + 0x28 * anim.bones.len()) as u64)?;
         }
         write_fska_header(work, h, anim)?;
@@ -199,29 +200,15 @@ fn finish(
 }
 
 fn put_u64(buf: &mut [u8], at: usize, v: u64) -> Result<()> {
-    let slot = buf.get_mut(at..at + 8).ok_or_else(|| Error::invalid(at, "offset beyond the file"))?;
-    slot.copy_from_slice(&v.to_le_bytes());
-    Ok(())
-}
-
-fn get_u32(buf: &[u8], at: usize) -> Result<u32> {
-    let mut c = Cursor::new(buf, Endian::Little);
-    c.seek(at)?;
-    c.u32()
-}
-
-fn get_u64(buf: &[u8], at: usize) -> Result<u64> {
-    let mut c = Cursor::new(buf, Endian::Little);
-    c.seek(at)?;
-    c.u64()
+    overwrite(buf, at, &v.to_le_bytes(), "offset")
 }
 
 /// Each block's next-block distance and size for the new positions; the last block (`_STR`)
 /// runs to the `_RLT`.
 fn relink_blocks(work: &mut [u8], shift: &Shift, rlt_at: usize) -> Result<()> {
     for (at, _) in blocks(work)? {
-        let next = get_u32(work, at + 4)? as usize;
-        let size = get_u32(work, at + 8)? as usize;
+        let next = get::<u32>(work, at + 4)? as usize;
+        let size = get::<u32>(work, at + 8)? as usize;
         let new_at = shift.map_or_err(at, "a block")?;
         if next == 0 {
             if at + size == rlt_at {
@@ -297,16 +284,6 @@ fn assemble(work: &[u8], shift: &Shift, new: &[u8], rlt_at: usize, relocation: &
     with_relocation(out, relocation)
 }
 
-/// `out` with the relocation table appended and the header's table offset and file size set.
-fn with_relocation(mut out: Vec<u8>, relocation: &Relocation) -> Result<Vec<u8>> {
-    let at = out.len();
-    out.extend_from_slice(&relocation.to_bytes(at));
-    let size = out.len() as u32;
-    put_u32(&mut out, 0x18, at as u32)?;
-    put_u32(&mut out, 0x1C, size)?;
-    Ok(out)
-}
-
 /// Replaces the animations named like `clip` by the clip: its bone tracks replace the skeletal
 /// animation of that name, its texture-index and shader-parameter tracks the material animation
 /// of that name (FMAA, [`replace_fmaa`]); at least one of the two must exist.
@@ -315,7 +292,7 @@ fn with_relocation(mut out: Vec<u8>, relocation: &Relocation) -> Result<Vec<u8>>
 /// the old animation's rotation mode. The old flags stay except looping; each bone keeps its
 /// segment-scale-compensate bit, and its hint bits (uniform scale, volume one, zero rotation,
 /// zero translation) while its base values are unchanged. Material: built as
-/// `switch_fmaa` builds it; the old flags stay except looping.
+/// [`fmaa::fmaa_from_clip`] builds it; the old flags stay except looping.
 pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
     super::from_model::check_tracks(clip)?;
     let p = parts(data)?;
@@ -329,7 +306,7 @@ pub fn replace_clip(data: &[u8], clip: &Clip, fps: f32) -> Result<Vec<u8>> {
     }
     if let Some(index) = material {
         let mut warnings = Vec::new();
-        let built = super::switch_fmaa::fmaa_from_clip(clip, fps, &mut warnings)?;
+        let built = fmaa::fmaa_from_clip(clip, fps, &mut warnings)?;
         if !warnings.is_empty() {
             return Err(Error::unrepresentable(format!(
                 "the replacement would not be written as it is: {}",
@@ -378,9 +355,8 @@ fn refuse_unwritten(clip: &Clip, skeletal: bool, material: bool) -> Result<()> {
 
 /// The skeletal part of [`replace_clip`]: FSKA `index` replaced by the clip's bone tracks.
 fn replace_skeletal(data: &[u8], p: &Parts, index: usize, clip: &Clip, fps: f32) -> Result<Vec<u8>> {
-    let Some(old) = p.fskas.get(index).map(|e| &e.animation) else {
-        return Err(Error::invalid(0x38, format!("no skeletal animation {index}")));
-    };
+    let entry = p.fskas.get(index).ok_or_else(|| Error::invalid(0x38, format!("no skeletal animation {index}")))?;
+    let old = &entry.animation;
     let euler = old.rotate_mode() == RotateMode::EulerXyz;
     let mut anim = super::from_model::fska_from_clip(clip, fps, euler)?
         .ok_or_else(|| Error::unrepresentable(format!("clip \"{}\" has no bone tracks", clip.name)))?;
@@ -396,25 +372,25 @@ fn replace_skeletal(data: &[u8], p: &Parts, index: usize, clip: &Clip, fps: f32)
 }
 
 /// Replaces material animation `index` of a Switch file by `anim`: its data (from the bind
-/// indices to the texture bind array, `switch_fmaa`) is written where the old data
+/// indices to the texture bind array, [`fmaa`]) is written where the old data
 /// was and everything after it moves as [`replace_fska`] moves it; the header is written anew.
 /// Header offsets the relocation table did not list and the new header sets are listed anew
 /// (those it listed stay listed, as Super Mario Odyssey lists null offsets too). Names the
 /// string table lacks are added first ([`add_strings`]).
 pub fn replace_fmaa(data: &[u8], index: usize, anim: &Fmaa) -> Result<Vec<u8>> {
-    let grown = add_strings(data, super::switch_fmaa::names(anim))?;
+    let grown = add_strings(data, fmaa::names(anim))?;
     let p = parts(&grown)?;
     let (header_at, old) =
         p.fmaas.get(index).ok_or_else(|| Error::invalid(0x48, format!("no material animation {index}")))?;
-    let start = super::switch_write::fmaa_start(&grown, *header_at)?;
-    let old_end = super::switch_fmaa::lay_out(old, start)?.end;
-    let new_len = super::switch_fmaa::lay_out(anim, start)?.end - start;
+    let start = fmaa_start(&grown, *header_at)?;
+    let old_end = fmaa::write_data(old, start, None)?.1.end;
+    let new_len = fmaa::write_data(anim, start, None)?.1.end - start;
     let shift = Shift::new(&p, start, old_end, new_len)?;
     let names = moved_strings(&p, &shift)?;
-    let (img, layout) = super::switch_fmaa::write_data(anim, start, &names)?;
-    let header_range = *header_at..*header_at + super::switch_fmaa::HEADER_SIZE;
+    let (img, layout) = fmaa::write_data(anim, start, Some(&names))?;
+    let header_range = *header_at..*header_at + fmaa::header_size(super::platform::Platform::SWITCH_0_8);
     let new_header_at = shift.map_or_err(*header_at, "the FMAA header")?;
-    let header = super::switch_fmaa::write_header(anim, new_header_at, &layout, &names)?;
+    let header = fmaa::write_header(anim, new_header_at, &layout, &names)?;
     let listed = p.relocation.positions();
     finish(&grown, &p, &shift, img, header_range.clone(), |work| {
         let slot =
@@ -434,12 +410,10 @@ fn relocate_listed(work: &mut [u8], p: &Parts, shift: &Shift, skip: &std::ops::R
         if shift.map(pos).is_none() || skip.contains(&pos) {
             continue;
         }
-        let mut c = Cursor::new(work, Endian::Little);
-        c.seek(pos)?;
-        let v = c.u64()? as usize;
+        let v = get::<u64>(work, pos)? as usize;
         if v != 0 {
             put_u64(work, pos, shift.map_or_err(v, &format!("the offset at {pos:#x}"))? as u64)?;
         }
     }
-    put_u32(work, 0x10, shift.map_or_err(get_u32(work, 0x10)? as usize, "the file name")? as u32)
+    put_u32(work, 0x10, shift.map_or_err(get::<u32>(work, 0x10)? as usize, "the file name")? as u32)
 }

@@ -1,6 +1,6 @@
-//! Writing Switch BFRES (0.5 to 0.8): the relocation table (`_RLT`) and string table (`_STR`)
-//! read into structures and written back, and the FSKA and FMAA data written again in place by
-//! the writer both platforms share ([`super::build`]) as Nintendo's tools lay it out
+//! Switch BFRES (0.5 to 0.8) written and dumped: the relocation table (`_RLT`) and string
+//! table (`_STR`) read into structures and written back, and the FSKA and FMAA data written again
+//! in place by the writer both platforms share ([`super::build`]) as Nintendo's tools lay it out
 //! (`switch_replace` replaces one animation, moving what follows).
 //!
 //! Facts this rests on (checked on the corpus's Splatoon 2 and Super Mario Odyssey files):
@@ -20,26 +20,34 @@
 //!   padded to 8), the BoneAnim array (`0x28` each), then per bone its base values and its curve
 //!   array (`0x30` each), and per curve its frames and its keys. Each array and the base values
 //!   start at a multiple of 8 (nothing pads the data's end); gaps are zeros.
-
+//!
+//! The dump (`SwitchDump`) names the header, both tables and every FSKA and FMAA; the bytes
+//! they do not describe (models, visibility animations, GPU buffers, embedded files, the FSKA
+//! headers' offsets) are runs of hexadecimal with their positions, zeros between them. `pack`
+//! writes each part back where the dump says, so dump → pack gives the file byte for byte; an
+//! edited FSKA must keep its size (to change sizes, replace the animation through the model:
+//! [`super::SwitchDocument::with_clip`]). Files laid out as version 0.9 (or without a relocation
+//! or string table) keep their header and animations in the runs.
 use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
 use super::anims::{Kind, Listing};
 use super::build::{self, Image, Out};
-use super::fmaa::Fmaa;
-use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SwitchHeader as Header};
-use super::fska;
-use super::fska::Fska;
+use super::fmaa::{self, Fmaa};
+use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SwitchHeader as Header, SWITCH_MAGIC};
+use super::fska::{self, Fska};
 use super::platform::Platform;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
+use crate::raw_json::Hex;
 use crate::record::Record;
 
 crate::record! {
     /// One `_RLT` entry: `struct_count` runs of `offset_count` consecutive `u64` offsets starting
     /// at `pos`, the runs `offset_count + padding_words` 8-byte words apart.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
     pub struct RelocEntry {
         /// Absolute position of the first offset.
         pub pos: u32,
@@ -63,6 +71,7 @@ impl RelocEntry {
 
 /// One `_RLT` section: a memory region of the file and the entries whose offsets lie in it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RelocSection {
     /// The runtime pointer slot, 0 on disk.
     pub pointer: u64,
@@ -77,6 +86,7 @@ pub struct RelocSection {
 /// The relocation table: `_RLT`, its own position, the section count, `u32 0`, the sections,
 /// then every section's entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Relocation {
     /// The table's sections.
     pub sections: Vec<RelocSection>,
@@ -93,13 +103,10 @@ pub fn read_relocation(data: &[u8], at: usize) -> Result<Relocation> {
     let n = c.u32()?;
     let count = c.count(u64::from(n), 24, "relocation section")?;
     c.skip(4)?;
-    let mut heads = Vec::with_capacity(count);
-    for _ in 0..count {
-        heads.push((c.u64()?, c.u32()?, c.u32()?, c.u32()?, c.u32()?));
-    }
-    let entries_at = c.offset();
+    let entries_at = c.offset() + 24 * count;
     let mut sections = Vec::with_capacity(count);
-    for (i, (pointer, pos, size, first, n)) in heads.into_iter().enumerate() {
+    for i in 0..count {
+        let (pointer, pos, size, first, n) = (c.u64()?, c.u32()?, c.u32()?, c.u32()?, c.u32()?);
         let mut e = Cursor::new(data, Endian::Little);
         e.seek(entries_at + first as usize * 8).within(|| format!("relocation section {i}"))?;
         let n = e.count(u64::from(n), 8, "relocation entry")?;
@@ -114,15 +121,11 @@ impl Relocation {
     pub fn to_bytes(&self, at: usize) -> Vec<u8> {
         let mut w = Writer::new(Endian::Little);
         w.bytes(b"_RLT");
-        for v in [at as u32, self.sections.len() as u32, 0] {
-            w.u32(v);
-        }
+        [at as u32, self.sections.len() as u32, 0].into_iter().for_each(|v| w.u32(v));
         let mut first = 0u32;
         for s in &self.sections {
             w.u64(s.pointer);
-            for v in [s.pos, s.size, first, s.entries.len() as u32] {
-                w.u32(v);
-            }
+            [s.pos, s.size, first, s.entries.len() as u32].into_iter().for_each(|v| w.u32(v));
             first += s.entries.len() as u32;
         }
         self.sections.iter().flat_map(|s| &s.entries).for_each(|e| e.write(&mut w));
@@ -173,6 +176,7 @@ pub fn group(positions: &BTreeSet<usize>) -> Vec<RelocEntry> {
 
 /// The `_STR` block: the strings in stored order (the leading empty string not counted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StringTable {
     /// Position of the `_STR` magic.
     pub at: usize,
@@ -225,16 +229,8 @@ impl StringTable {
     /// includes the leading empty string (Splatoon 2's does not), so its last entry read is an
     /// empty one in the zeros after the table: that one is not counted.
     pub fn end(&self) -> usize {
-        let real = match self.strings.split_last() {
-            Some((last, rest)) if last.is_empty() => rest,
-            _ => self.strings.as_slice(),
-        };
-        self.at
-            + 0x14
-            + std::iter::once("")
-                .chain(real.iter().map(String::as_str))
-                .map(|s| round_up(2 + s.len() + 1, 2))
-                .sum::<usize>()
+        let uncounted = if self.strings.last().is_some_and(String::is_empty) { 4 } else { 0 };
+        self.at + 0x10 + self.body().len() - uncounted
     }
 
     /// Where each string's length word lies.
@@ -290,67 +286,52 @@ fn fska_entry(data: &[u8], header: usize, anim: Fska) -> Result<FskaEntry> {
     Ok(FskaEntry { header_at: header, data_at: bind_at, bind, animation: anim })
 }
 
-/// Where the data of `anim` ends when written from `start` (nothing pads its end).
-pub(crate) fn fska_data_end(anim: &Fska, start: usize) -> Result<usize> {
-    let mut o = Out::new(start, Platform::SWITCH_0_8);
-    build::fska_data(&mut o, anim, &vec![0xFFFF; anim.bones.len()])?;
-    if o.pos() > u32::MAX as usize {
-        return Err(Error::unrepresentable("Switch FSKA data beyond 4 GiB"));
-    }
-    Ok(o.pos())
-}
-
-/// Writes an FSKA's data (bind indices, bone animations, base values, curves) from `start`;
-/// names are offsets into `strings`. Returns the image and the bone array's position.
+/// Writes an FSKA's data (bind indices, bone animations, base values, curves) from `start`
+/// (nothing pads its end); names are offsets into `strings` (left null without, to measure).
+/// Returns the image and the bone array's position.
 pub(crate) fn write_fska_data(
     anim: &Fska,
     bind: &[u16],
     start: usize,
-    strings: &HashMap<&str, usize>,
+    strings: Option<&HashMap<&str, usize>>,
 ) -> Result<(Image, usize)> {
     let mut o = Out::new(start, Platform::SWITCH_0_8);
     let parts = build::fska_data(&mut o, anim, bind)?;
-    o.resolve(|s| strings.get(s).copied())?;
+    if o.pos() > u32::MAX as usize {
+        return Err(Error::unrepresentable("Switch FSKA data beyond 4 GiB"));
+    }
+    strings.map_or(Ok(()), |strings| o.resolve(|s| strings.get(s).copied()))?;
     Ok((o.into_image(), parts.bones))
 }
 
-/// One skeletal animation: where its header and data lie, its bind indices and its contents.
+/// One skeletal animation: where its header (whose offsets are left as read) and its data (bind
+/// indices first) lie, its bind indices (`0xFFFF` = unbound) and its contents.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FskaEntry {
-    /// Position of the FSKA header (its offsets are left as read).
     pub header_at: usize,
-    /// Position of the data (bind indices first).
     pub data_at: usize,
-    /// Bind indices (`0xFFFF` = unbound).
     pub bind: Vec<u16>,
-    /// The animation.
     pub animation: Fska,
 }
 
-/// One material animation: where its header and data lie, and its contents.
+/// One material animation: where its header and its data (bind indices first) lie, and its
+/// contents.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FmaaEntry {
-    /// Position of the FMAA header.
     pub header_at: usize,
-    /// Position of the data (bind indices first).
     pub data_at: usize,
-    /// The animation.
     pub animation: Fmaa,
 }
 
-/// A Switch file taken apart for writing: header, relocation table, string table, FSKA data.
+/// A Switch file taken apart for writing: header, `_RLT`, `_STR`, FSKAs, and per FMAA its
+/// header's position and contents.
 pub(crate) struct Parts {
-    /// The file header.
     pub header: Header,
-    /// The `_RLT`.
     pub relocation: Relocation,
-    /// The `_STR`.
     pub strings: StringTable,
-    /// The skeletal animations.
     pub fskas: Vec<FskaEntry>,
-    /// Per FMAA: header position and contents.
     pub fmaas: Vec<(usize, Fmaa)>,
 }
 
@@ -391,8 +372,7 @@ pub(crate) fn read_fskas(data: &[u8], header: &Header) -> Result<Vec<FskaEntry>>
 pub(crate) fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<(usize, Fmaa)>> {
     let listing = Listing::Switch(header);
     let list = listing.subfiles(data, Kind::Material)?.into_iter();
-    list.map(|(label, at)| Ok((at, super::fmaa::read(data, at, listing.platform()).within(|| label.to_string())?)))
-        .collect()
+    list.map(|(label, at)| Ok((at, fmaa::read(data, at, listing.platform()).within(|| label.to_string())?))).collect()
 }
 
 /// Every material animation with where its data lies (for writing it again).
@@ -411,42 +391,39 @@ pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
     let p = parts(data)?;
     let rlt_at = p.header.stored.relocation_table as usize;
     let mut out = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
-    let fmaas = fmaa_entries(data, p.fmaas)?;
-    let tables = (Some(&p.header.stored), Some(&p.strings), Some((rlt_at, &p.relocation)));
-    write_over(&mut out, tables, &p.fskas, &fmaas)?;
+    let parts = SwitchDump {
+        header: Some(p.header.stored),
+        string_table: Some(p.strings),
+        relocation_table: Some((rlt_at, p.relocation)),
+        skeletal_animations: p.fskas,
+        material_animations: fmaa_entries(data, p.fmaas)?,
+        ..SwitchDump::default()
+    };
+    write_over(&mut out, &parts)?;
     Ok(out)
 }
 
-/// The tables of a Switch file, each absent where the file (or its dump) has none: the header,
-/// the `_STR` block, and the `_RLT` with its position.
-pub(crate) type Tables<'a> = (Option<&'a FileHeader>, Option<&'a StringTable>, Option<(usize, &'a Relocation)>);
-
-/// Writes over `out` the structures written again: the header; the `_STR` block's head (its
-/// size runs to the `_RLT`, or to `out`'s end without one) and entries, and with them the
-/// animations ([`write_animations`]); then the relocation table where it lies (`out` grows to
-/// hold it).
-pub(crate) fn write_over(
-    out: &mut Vec<u8>,
-    (header, strings, relocation): Tables,
-    fskas: &[FskaEntry],
-    fmaas: &[FmaaEntry],
-) -> Result<()> {
-    if let Some(h) = header {
+/// Writes over `out` the parts `d` names (each absent where the file or its dump has none): the
+/// header; the `_STR` block's head (its size runs to the `_RLT`, or to `out`'s end without one)
+/// and entries, and with them the animations ([`write_animations`]); then the relocation table
+/// where it lies (`out` grows to hold it).
+fn write_over(out: &mut Vec<u8>, d: &SwitchDump) -> Result<()> {
+    let relocation = d.relocation_table.as_ref();
+    if let Some(h) = &d.header {
         let mut w = Writer::new(Endian::Little);
         h.write(&mut w);
         overwrite(out, 0, &w.into_vec(), "FRES header")?;
     }
-    if let Some(strings) = strings {
+    if let Some(strings) = &d.string_table {
         let rlt = relocation.map_or(out.len(), |r| r.0);
-        let mut table = b"_STR".to_vec();
-        for v in [0, rlt.saturating_sub(strings.at) as u32, 0] {
-            table.extend_from_slice(&v.to_le_bytes());
-        }
-        table.extend_from_slice(&strings.body());
-        overwrite(out, strings.at, &table, "_STR")?;
-        write_animations(out, &strings.positions(), fskas, fmaas)?;
+        let mut w = Writer::new(Endian::Little);
+        w.bytes(b"_STR");
+        [0, rlt.saturating_sub(strings.at) as u32, 0].into_iter().for_each(|v| w.u32(v));
+        w.bytes(&strings.body());
+        overwrite(out, strings.at, &w.into_vec(), "_STR")?;
+        write_animations(out, &strings.positions(), &d.skeletal_animations, &d.material_animations)?;
     }
-    if let Some((at, r)) = relocation {
+    if let Some(&(at, ref r)) = relocation {
         let bytes = r.to_bytes(at);
         out.resize(out.len().max(at + bytes.len()), 0);
         overwrite(out, at, &bytes, "_RLT")?;
@@ -465,15 +442,15 @@ fn write_animations(
     fmaas: &[FmaaEntry],
 ) -> Result<()> {
     for (i, e) in fskas.iter().enumerate() {
-        let (img, _) =
-            write_fska_data(&e.animation, &e.bind, e.data_at, names).within(|| format!("skeletal animation {i}"))?;
+        let (img, _) = write_fska_data(&e.animation, &e.bind, e.data_at, Some(names))
+            .within(|| format!("skeletal animation {i}"))?;
         overwrite(out, img.start, &img.bytes, "FSKA data")?;
         write_fska_header(out, e.header_at, &e.animation)?;
     }
     for (i, e) in fmaas.iter().enumerate() {
-        let (img, layout) = super::switch_fmaa::write_data(&e.animation, e.data_at, names)
-            .within(|| format!("material animation {i}"))?;
-        let mut header = super::switch_fmaa::write_header(&e.animation, e.header_at, &layout, names)?;
+        let (img, layout) =
+            fmaa::write_data(&e.animation, e.data_at, Some(names)).within(|| format!("material animation {i}"))?;
+        let mut header = fmaa::write_header(&e.animation, e.header_at, &layout, names)?;
         let user_data = e.header_at + 0x48..e.header_at + 0x50;
         if let (Some(kept), Some(slot)) = (out.get(user_data), header.bytes.get_mut(0x48..0x50)) {
             slot.copy_from_slice(kept);
@@ -484,12 +461,29 @@ fn write_animations(
     Ok(())
 }
 
+/// `out` with the relocation table appended and the header's table offset and file size set.
+pub(crate) fn with_relocation(mut out: Vec<u8>, relocation: &Relocation) -> Result<Vec<u8>> {
+    let at = out.len();
+    out.extend_from_slice(&relocation.to_bytes(at));
+    let size = out.len() as u32;
+    put_u32(&mut out, 0x18, at as u32)?;
+    put_u32(&mut out, 0x1C, size)?;
+    Ok(out)
+}
+
 /// Writes `bytes` over `out` at `at`.
-fn overwrite(out: &mut [u8], at: usize, bytes: &[u8], what: &str) -> Result<()> {
+pub(crate) fn overwrite(out: &mut [u8], at: usize, bytes: &[u8], what: &str) -> Result<()> {
     let slot =
         out.get_mut(at..at + bytes.len()).ok_or_else(|| Error::invalid(at, format!("{what} beyond the file")))?;
     slot.copy_from_slice(bytes);
     Ok(())
+}
+
+/// The little-endian value at `at`.
+pub(crate) fn get<T: Record>(buf: &[u8], at: usize) -> Result<T> {
+    let mut c = Cursor::new(buf, Endian::Little);
+    c.seek(at)?;
+    T::read(&mut c)
 }
 
 /// Where the data of the FMAA whose header is at `at` starts (its bind indices).
@@ -503,9 +497,7 @@ pub(crate) fn fmaa_start(data: &[u8], at: usize) -> Result<usize> {
 
 /// Overwrites the little-endian `u32` at `at`.
 pub(crate) fn put_u32(buf: &mut [u8], at: usize, v: u32) -> Result<()> {
-    let slot = buf.get_mut(at..at + 4).ok_or_else(|| Error::invalid(at, "field beyond the file"))?;
-    slot.copy_from_slice(&v.to_le_bytes());
-    Ok(())
+    overwrite(buf, at, &v.to_le_bytes(), "field")
 }
 
 /// The FSKA header's own fields (`0x48..0x5C`: flags, frame count, curve count, baked size,
@@ -515,9 +507,96 @@ pub(crate) fn write_fska_header(work: &mut [u8], at: usize, anim: &Fska) -> Resu
     let mut o = Out::new(at, Platform::SWITCH_0_8);
     build::fska_header(&mut o, anim)?;
     let header = o.into_vec();
-    match (header.get(0x48..0x5C), work.get_mut(at + 0x48..at + 0x5C)) {
-        (Some(fields), Some(slot)) => slot.copy_from_slice(fields),
-        _ => return Err(Error::invalid(at, "FSKA header beyond the file")),
+    let fields = header.get(0x48..0x5C).ok_or_else(|| Error::invalid(at, "FSKA header beyond the file"))?;
+    overwrite(work, at + 0x48, fields, "FSKA header")
+}
+
+/// Bytes at an absolute position.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Run {
+    pub at: usize,
+    pub bytes: Hex,
+}
+
+/// The dump of a Switch BFRES (see the module notes).
+#[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SwitchDump {
+    /// Always `switch`.
+    pub platform: String,
+    pub size: usize,
+    /// Versions 0.5 to 0.8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<FileHeader>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub string_table: Option<StringTable>,
+    /// The `_RLT`'s position and contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relocation_table: Option<(usize, Relocation)>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skeletal_animations: Vec<FskaEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub material_animations: Vec<FmaaEntry>,
+    /// Everything else, as runs of bytes.
+    pub other: Vec<Run>,
+}
+
+/// The structured parts of `data` this dump can name (each absent where the file lacks it).
+fn structured(data: &[u8]) -> Result<SwitchDump> {
+    let header = read_switch_header(data)?;
+    let mut dump = SwitchDump { platform: "switch".into(), size: data.len(), ..SwitchDump::default() };
+    if header.major() >= 9 {
+        return Ok(dump);
     }
-    Ok(())
+    dump.header = Some(header.stored.clone());
+    let rlt = header.stored.relocation_table as usize;
+    if data.get(rlt..rlt + 4) == Some(b"_RLT") {
+        dump.relocation_table = Some((rlt, read_relocation(data, rlt)?));
+    }
+    let str_at = blocks(data).ok().and_then(|b| b.into_iter().find(|(_, m)| m == b"_STR"));
+    let Some((str_at, _)) = str_at else { return Ok(dump) };
+    dump.string_table = Some(read_strings(data, str_at)?);
+    dump.skeletal_animations = read_fskas(data, &header)?;
+    dump.material_animations = fmaa_entries(data, read_fmaas(data, &header)?)?;
+    Ok(dump)
+}
+
+/// The dump of a Switch file.
+pub(crate) fn to_dump(data: &[u8]) -> Result<SwitchDump> {
+    let mut dump = structured(data)?;
+    let mut covered = vec![0; data.len()];
+    write_over(&mut covered, &dump)?;
+    // Bytes the parts do not reproduce, as runs split at 16 or more zeros.
+    let mut at = 0;
+    while at < data.len() {
+        let differs = |i: usize| data.get(i) != covered.get(i);
+        let Some(start) = (at..data.len()).find(|&i| differs(i)) else { break };
+        let mut end = start + 1;
+        while end < data.len() && (end..(end + 16).min(data.len())).any(differs) {
+            end += 1;
+        }
+        dump.other.push(Run { at: start, bytes: Hex(data.get(start..end).unwrap_or_default().to_vec()) });
+        at = end;
+    }
+    Ok(dump)
+}
+
+/// Rebuilds the file from its dump: the runs, then every named part over them.
+pub(crate) fn from_dump(d: &SwitchDump) -> Result<Vec<u8>> {
+    if d.platform != "switch" {
+        return Err(Error::invalid(0, format!("platform \"{}\" is not switch", d.platform)));
+    }
+    let mut out = vec![0u8; d.size];
+    for run in &d.other {
+        let slot = out.get_mut(run.at..run.at + run.bytes.0.len()).ok_or_else(|| {
+            Error::invalid(run.at, format!("a run of {} bytes past the size {}", run.bytes.0.len(), d.size))
+        })?;
+        slot.copy_from_slice(&run.bytes.0);
+    }
+    write_over(&mut out, d)?;
+    if out.len() != d.size || out.get(..8) != Some(SWITCH_MAGIC) {
+        return Err(Error::invalid(0, format!("the parts give {} bytes where the dump says {}", out.len(), d.size)));
+    }
+    Ok(out)
 }
