@@ -91,9 +91,9 @@ struct DffDocument {
 
 impl DffDocument {
     fn parse(bytes: Bytes) -> Result<Self> {
-        let clump = rwskel::read_clump(&bytes)?;
-        let skeleton = rwskel::skeleton(&clump)?;
-        Ok(DffDocument { frames: clump.frames.len(), bytes, skeleton })
+        let frames = rwskel::read_clump(&bytes)?;
+        let skeleton = rwskel::skeleton(&frames)?;
+        Ok(DffDocument { frames: frames.len(), bytes, skeleton })
     }
 }
 
