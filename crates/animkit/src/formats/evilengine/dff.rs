@@ -116,8 +116,7 @@ impl Document for DffDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(DffDump { bytes: Hex(self.bytes.to_vec()), skeleton: self.skeleton.clone() })
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        super::to_json(&DffDump { bytes: Hex(self.bytes.to_vec()), skeleton: self.skeleton.clone() })
     }
 
     fn lint(&self) -> Vec<Finding> {

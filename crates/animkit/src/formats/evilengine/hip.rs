@@ -310,17 +310,14 @@ fn reject_shared_asset_data(hip: &Hip) -> Result<()> {
         .map(|(a, _)| (i64::from(a.offset), i64::from(a.offset) + i64::from(a.size), a.asset_id))
         .collect();
     ranges.sort_unstable();
-    let mut reach: Option<(i64, u32)> = None;
-    let mut shared = (0usize, None);
+    // The furthest end so far and its asset; the overlaps and the first of them.
+    let (mut reach, mut shared) = ((i64::MIN, 0u32), (0usize, None));
     for &(begin, end, id) in &ranges {
-        match reach {
-            Some((far, earlier)) if begin < far => {
-                shared = (shared.0 + 1, shared.1.or(Some((earlier, id, begin))));
-                if end > far {
-                    reach = Some((end, id));
-                }
-            }
-            _ => reach = Some((end, id)),
+        if begin < reach.0 {
+            shared = (shared.0 + 1, shared.1.or(Some((reach.1, id, begin))));
+        }
+        if end > reach.0 {
+            reach = (end, id);
         }
     }
     match shared {
@@ -444,11 +441,11 @@ impl Ahdr {
             b"MODL" => {
                 let name = dbg.map(|d| d.name()).filter(|n| !n.is_empty());
                 let name = name.unwrap_or_else(|| format!("0x{:08X}", self.asset_id));
-                let stem = match name.len().checked_sub(4).and_then(|i| Some((name.get(..i)?, name.get(i..)?))) {
-                    Some((stem, ext)) if ext.eq_ignore_ascii_case(".dff") => stem.to_string(),
-                    _ => name,
-                };
-                Some((stem, "dff"))
+                let dff = name
+                    .len()
+                    .checked_sub(4)
+                    .filter(|&i| name.get(i..).is_some_and(|e| e.eq_ignore_ascii_case(".dff")));
+                Some((dff.and_then(|i| name.get(..i)).unwrap_or(&name).to_string(), "dff"))
             }
             _ => None,
         }
@@ -462,22 +459,17 @@ impl Hip {
 
     /// PVER / PFLG / PCRT / PLAT values.
     pub(crate) fn meta(&self) -> Meta {
-        let mut m = Meta::default();
-        let Some(pack) = self.top(b"PACK") else {
-            return m;
+        let raw = |id: &[u8; 4]| match &children_of(self.top(b"PACK")?, id).next()?.body {
+            BlockBody::Raw(r) => Some(r.clone()),
+            _ => None,
         };
-        let raw = |id: &[u8; 4]| {
-            children_of(pack, id).next().and_then(|b| match &b.body {
-                BlockBody::Raw(r) => Some(r.clone()),
-                _ => None,
-            })
-        };
-        let u32_at = |b: &Bytes, i: usize| b.get(i..)?.first_chunk().copied().map(u32::from_be_bytes);
-        m.client_version = raw(b"PVER").and_then(|b| u32_at(&b, 4));
-        m.pflg = raw(b"PFLG").and_then(|b| u32_at(&b, 0));
-        m.created = raw(b"PCRT").and_then(|b| u32_at(&b, 0));
-        m.platform = raw(b"PLAT").map(|b| latin1_until_nul(&b));
-        m
+        let u32_at = |b: Bytes, i: usize| b.get(i..)?.first_chunk().copied().map(u32::from_be_bytes);
+        Meta {
+            client_version: raw(b"PVER").and_then(|b| u32_at(b, 4)),
+            pflg: raw(b"PFLG").and_then(|b| u32_at(b, 0)),
+            created: raw(b"PCRT").and_then(|b| u32_at(b, 0)),
+            platform: raw(b"PLAT").map(|b| latin1_until_nul(&b)),
+        }
     }
 
     /// The game, when the metadata names one (§5.6).
