@@ -256,11 +256,9 @@ impl Document for SkbDocument {
 
     fn notes(&self) -> Vec<String> {
         let s = &self.skb;
-        let how = match &self.decided {
-            Decided::Option => "set by the skb_version option".to_string(),
-            Decided::Validation => {
-                "decided by size and validation (only this layout fits and passes C4–C9)".to_string()
-            }
+        let how = match self.decided {
+            Decided::Option => "set by the skb_version option",
+            Decided::Validation => "decided by size and validation (only this layout fits and passes C4–C9)",
         };
         let (bones, times, keys) = (s.bone_count, s.time_count(), s.key_count());
         let duration = s.times_seconds().last().copied().unwrap_or(0.0);
