@@ -91,9 +91,9 @@ struct DffDocument {
 
 impl DffDocument {
     fn parse(bytes: Bytes) -> Result<Self> {
-        let clump = rwskel::read_clump(&bytes)?;
-        let skeleton = rwskel::skeleton(&clump)?;
-        Ok(DffDocument { frames: clump.frames.len(), bytes, skeleton })
+        let frames = rwskel::read_clump(&bytes)?;
+        let skeleton = rwskel::skeleton(&frames)?;
+        Ok(DffDocument { frames: frames.len(), bytes, skeleton })
     }
 }
 
@@ -116,8 +116,7 @@ impl Document for DffDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(DffDump { bytes: Hex(self.bytes.to_vec()), skeleton: self.skeleton.clone() })
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        super::to_json(&DffDump { bytes: Hex(self.bytes.to_vec()), skeleton: self.skeleton.clone() })
     }
 
     fn lint(&self) -> Vec<Finding> {

@@ -25,11 +25,29 @@ pub(crate) struct Block {
     pub id: FourCc,
     #[serde(flatten)]
     pub body: BlockBody,
+    #[serde(flatten, skip_serializing)]
+    pub others: NoOtherKeys,
+}
+
+/// The last field of a dump object with flattened fields (which cannot deny unknown fields):
+/// refuses, naming it, a key no field took, so that a misspelt key in a hand-edited dump is not
+/// silently ignored.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct NoOtherKeys;
+
+impl<'de> Deserialize<'de> for NoOtherKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let others = std::collections::BTreeMap::<String, serde::de::IgnoredAny>::deserialize(d)?;
+        match others.into_keys().next() {
+            Some(key) => Err(serde::de::Error::custom(format!("unknown field `{key}`"))),
+            None => Ok(NoOtherKeys),
+        }
+    }
 }
 
 /// A block's payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub(crate) enum BlockBody {
     /// Kept verbatim.
     Raw(#[serde(with = "hex_bytes")] Bytes),
@@ -53,6 +71,8 @@ pub(crate) struct Headed<H> {
     pub children: Vec<Block>,
     #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "hex_bytes")]
     pub tail: Bytes,
+    #[serde(flatten, skip_serializing)]
+    pub others: NoOtherKeys,
 }
 
 crate::record! {
@@ -196,7 +216,7 @@ fn read_blocks(data: &Bytes, base: usize, depth: usize) -> Result<(Vec<Block>, B
         c.skip(size).within(label)?;
         let payload = data.slice(start..start + size);
         let body = read_body(id, &payload, base + start, depth).within(label)?;
-        blocks.push(Block { id: FourCc(id), body });
+        blocks.push(Block { id: FourCc(id), body, others: NoOtherKeys });
     }
     Ok((blocks, data.slice(c.pos()..)))
 }
@@ -215,7 +235,7 @@ impl<H: Record> Headed<H> {
         let mut c = Cursor::with_base(payload, base, Endian::Big);
         let header = H::read(&mut c)?;
         let (children, tail) = read_blocks(&payload.slice(c.pos()..), base + c.pos(), depth + 1)?;
-        Ok(Headed { header, children, tail })
+        Ok(Headed { header, children, tail, others: NoOtherKeys })
     }
 
     fn write(&self, w: &mut Writer) {
@@ -290,17 +310,14 @@ fn reject_shared_asset_data(hip: &Hip) -> Result<()> {
         .map(|(a, _)| (i64::from(a.offset), i64::from(a.offset) + i64::from(a.size), a.asset_id))
         .collect();
     ranges.sort_unstable();
-    let mut reach: Option<(i64, u32)> = None;
-    let mut shared = (0usize, None);
+    // The furthest end so far and its asset; the overlaps and the first of them.
+    let (mut reach, mut shared) = ((i64::MIN, 0u32), (0usize, None));
     for &(begin, end, id) in &ranges {
-        match reach {
-            Some((far, earlier)) if begin < far => {
-                shared = (shared.0 + 1, shared.1.or(Some((earlier, id, begin))));
-                if end > far {
-                    reach = Some((end, id));
-                }
-            }
-            _ => reach = Some((end, id)),
+        if begin < reach.0 {
+            shared = (shared.0 + 1, shared.1.or(Some((reach.1, id, begin))));
+        }
+        if end > reach.0 {
+            reach = (end, id);
         }
     }
     match shared {
@@ -344,44 +361,9 @@ pub(crate) fn write(hip: &Hip) -> Vec<u8> {
 
 /// The game an archive was made for (§5.6), and the SKB version it implies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Game {
-    Scooby,
-    Bfbb,
-    TssmOrIncredibles,
-    Rotu,
-    RatatouilleProto,
-}
-
-impl Game {
-    pub(crate) fn label(self) -> &'static str {
-        match self {
-            Game::Scooby => "Scooby-Doo! Night of 100 Frights",
-            Game::Bfbb => "Battle for Bikini Bottom",
-            Game::TssmOrIncredibles => "The SpongeBob SquarePants Movie / The Incredibles",
-            Game::Rotu => "The Incredibles: Rise of the Underminer",
-            Game::RatatouilleProto => "Ratatouille prototype",
-        }
-    }
-
-    pub(crate) fn skb_version(self) -> SkbVersion {
-        match self {
-            Game::Rotu | Game::RatatouilleProto => SkbVersion::V2,
-            _ => SkbVersion::V1,
-        }
-    }
-}
-
-/// The Gregorian year of a Unix time.
-fn unix_year(t: u32) -> i64 {
-    // Days to civil date (Howard Hinnant's algorithm), year only.
-    let z = i64::from(t) / 86400 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    yoe + era * 400 + i64::from(m <= 2)
+pub(crate) struct Game {
+    pub label: &'static str,
+    pub skb_version: SkbVersion,
 }
 
 /// Archive metadata from `PACK`.
@@ -391,6 +373,24 @@ pub(crate) struct Meta {
     pub pflg: Option<u32>,
     pub created: Option<u32>,
     pub platform: Option<String>,
+}
+
+impl Meta {
+    /// The game from PVER's clientVersion, else PFLG 0x2E and the year (UTC) of PCRT's Unix time.
+    fn game(&self) -> Option<Game> {
+        let (label, skb_version) = match (self.client_version?, self.pflg) {
+            (0x0004_0006, _) => ("Scooby-Doo! Night of 100 Frights", SkbVersion::V1),
+            (_, Some(0x2E)) => match self.created? {
+                1_072_915_200..1_104_537_600 => ("The SpongeBob SquarePants Movie / The Incredibles", SkbVersion::V1),
+                1_104_537_600..1_136_073_600 => ("The Incredibles: Rise of the Underminer", SkbVersion::V2),
+                1_136_073_600..1_167_609_600 => ("Ratatouille prototype", SkbVersion::V2),
+                _ => return None,
+            },
+            (0x000A_000F, _) => ("Battle for Bikini Bottom", SkbVersion::V1),
+            _ => return None,
+        };
+        Some(Game { label, skb_version })
+    }
 }
 
 /// One ANIM asset of an archive, not yet parsed: a converter parses each when it converts it,
@@ -441,11 +441,11 @@ impl Ahdr {
             b"MODL" => {
                 let name = dbg.map(|d| d.name()).filter(|n| !n.is_empty());
                 let name = name.unwrap_or_else(|| format!("0x{:08X}", self.asset_id));
-                let stem = match name.len().checked_sub(4).and_then(|i| Some((name.get(..i)?, name.get(i..)?))) {
-                    Some((stem, ext)) if ext.eq_ignore_ascii_case(".dff") => stem.to_string(),
-                    _ => name,
-                };
-                Some((stem, "dff"))
+                let dff = name
+                    .len()
+                    .checked_sub(4)
+                    .filter(|&i| name.get(i..).is_some_and(|e| e.eq_ignore_ascii_case(".dff")));
+                Some((dff.and_then(|i| name.get(..i)).unwrap_or(&name).to_string(), "dff"))
             }
             _ => None,
         }
@@ -459,38 +459,22 @@ impl Hip {
 
     /// PVER / PFLG / PCRT / PLAT values.
     pub(crate) fn meta(&self) -> Meta {
-        let mut m = Meta::default();
-        let Some(pack) = self.top(b"PACK") else {
-            return m;
+        let raw = |id: &[u8; 4]| match &children_of(self.top(b"PACK")?, id).next()?.body {
+            BlockBody::Raw(r) => Some(r.clone()),
+            _ => None,
         };
-        let raw = |id: &[u8; 4]| {
-            children_of(pack, id).next().and_then(|b| match &b.body {
-                BlockBody::Raw(r) => Some(r.clone()),
-                _ => None,
-            })
-        };
-        let u32_at = |b: &Bytes, i: usize| b.get(i..)?.first_chunk().copied().map(u32::from_be_bytes);
-        m.client_version = raw(b"PVER").and_then(|b| u32_at(&b, 4));
-        m.pflg = raw(b"PFLG").and_then(|b| u32_at(&b, 0));
-        m.created = raw(b"PCRT").and_then(|b| u32_at(&b, 0));
-        m.platform = raw(b"PLAT").map(|b| latin1_until_nul(&b));
-        m
+        let u32_at = |b: Bytes, i: usize| b.get(i..)?.first_chunk().copied().map(u32::from_be_bytes);
+        Meta {
+            client_version: raw(b"PVER").and_then(|b| u32_at(b, 4)),
+            pflg: raw(b"PFLG").and_then(|b| u32_at(b, 0)),
+            created: raw(b"PCRT").and_then(|b| u32_at(b, 0)),
+            platform: raw(b"PLAT").map(|b| latin1_until_nul(&b)),
+        }
     }
 
     /// The game, when the metadata names one (§5.6).
     pub(crate) fn game(&self) -> Option<Game> {
-        let m = self.meta();
-        match (m.client_version?, m.pflg) {
-            (0x0004_0006, _) => Some(Game::Scooby),
-            (_, Some(0x2E)) => match unix_year(m.created?) {
-                2004 => Some(Game::TssmOrIncredibles),
-                2005 => Some(Game::Rotu),
-                2006 => Some(Game::RatatouilleProto),
-                _ => None,
-            },
-            (0x000A_000F, _) => Some(Game::Bfbb),
-            _ => None,
-        }
+        self.meta().game()
     }
 
     /// The layer boundary of the archive's platform (§5.5): 0x20 on GameCube, 0x800 elsewhere.
@@ -682,6 +666,33 @@ mod tests {
     fn asset_hash_matches_the_spec_recipe() {
         // Python: h=0; [h:=(h*131+ord(c.upper()))%2**32 for c in "ab.anm"][-1]
         assert_eq!(asset_hash("ab.anm"), 0x695B_486F);
-        assert_eq!(unix_year(0x3F6A_9B4A), 2003);
+    }
+
+    /// A misspelt key beside a block's body, an asset or layer header's fields, or a container's
+    /// children is refused by name; the same objects without it read.
+    #[test]
+    fn a_dump_with_an_unknown_key_is_refused_naming_it() {
+        let ahdr =
+            r#"{"id":"AHDR","ahdr":{"asset_id":1,"kind":"ANIM","offset":0,"size":0,"plus":0,"flags":0,"children":[]}}"#;
+        let lhdr = r#"{"id":"LHDR","lhdr":{"layer_type":1,"asset_ids":[2],"children":[]}}"#;
+        let pack = r#"{"id":"PACK","container":{"children":[]}}"#;
+        let parse = |b: &str| serde_json::from_str::<Hip>(&format!(r#"{{"blocks":[{b}]}}"#)).map_err(|e| e.to_string());
+        for (block, after) in [(ahdr, r#""flags":0"#), (lhdr, r#""layer_type":1"#), (pack, "[]"), (pack, r#""PACK""#)] {
+            assert!(parse(block).is_ok(), "{block}");
+            let misspelt = block.replacen(after, &format!(r#"{after},"bogus":1"#), 1);
+            let err = parse(&misspelt).expect_err(&misspelt);
+            assert!(err.contains("unknown field `bogus`"), "{misspelt}: {err}");
+        }
+    }
+
+    /// PFLG 0x2E games by PCRT's year: `date -u -d 2005-01-01 +%s` is 1104537600; 0x3F6A9B4A is
+    /// 2003-09-19.
+    #[test]
+    fn pflg_2e_games_are_told_apart_by_the_creation_year() {
+        let game = |created| Meta { client_version: Some(0), pflg: Some(0x2E), created, platform: None }.game();
+        assert_eq!(game(Some(1_104_537_599)).map(|g| g.skb_version), Some(SkbVersion::V1));
+        assert_eq!(game(Some(1_104_537_600)).map(|g| g.label), Some("The Incredibles: Rise of the Underminer"));
+        assert_eq!(game(Some(0x3F6A_9B4A)), None);
+        assert_eq!(game(None), None);
     }
 }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::hip::{asset_hash, basename, AnimAsset, Hip};
-use super::skb::{Body, Skb, HEADER_SIZE};
+use super::skb::{Body, KeyV1, Skb, HEADER_SIZE};
 use crate::lint::{Finding, Severity, Severity::*};
 
 /// Byte offset of key `k`.
@@ -17,11 +17,6 @@ fn key_offset(skb: &Skb, k: usize) -> usize {
         Body::V2 { .. } => 10,
     };
     HEADER_SIZE + size * k
-}
-
-/// Byte offset of the times table.
-fn times_offset(skb: &Skb) -> usize {
-    key_offset(skb, skb.key_count())
 }
 
 /// Byte offset of `offsets[r][b]`.
@@ -93,12 +88,14 @@ fn times_and_indices(skb: &Skb, c: &mut Collector) {
     if t_count == 0 {
         c.push(Error, "c4-times", 0x0A, || "TimeCount is 0".into());
     } else if let Some(&t0) = times.first().filter(|&&t| t != 0.0) {
-        c.push(Error, "c4-times", times_offset(skb), || format!("times[0] = {t0} (must be 0)"));
+        c.push(Error, "c4-times", key_offset(skb, skb.key_count()), || format!("times[0] = {t0} (must be 0)"));
     }
     for (i, w) in times.windows(2).enumerate() {
         if let &[a, b] = w {
             if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
-                c.push(Error, "c4-times", times_offset(skb), || format!("times[{}] = {b} does not increase", i + 1));
+                c.push(Error, "c4-times", key_offset(skb, skb.key_count()), || {
+                    format!("times[{}] = {b} does not increase", i + 1)
+                });
             }
         }
     }
@@ -179,11 +176,9 @@ fn bone_grouping(skb: &Skb, c: &mut Collector) {
 /// Every finding for an SKB animation: the invariants plus quality notes.
 pub(crate) fn lint_skb(skb: &Skb) -> Vec<Finding> {
     let mut findings = invariant_violations(skb);
-    if let Body::V1 { .. } = skb.body {
-        let bad = (0..skb.key_count())
-            .filter_map(|k| skb.key_rotation(k).map(|q| (k, q.iter().map(|c| c * c).sum::<f32>().sqrt())))
-            .find(|(_, n)| (n - 1.0).abs() > 0.01);
-        if let Some((k, n)) = bad {
+    if let Body::V1 { keys, .. } = &skb.body {
+        let norm = |key: &KeyV1| key.quat.map(|c| f32::from(c) / 32767.0).iter().map(|c| c * c).sum::<f32>().sqrt();
+        if let Some((k, n)) = keys.iter().map(norm).enumerate().find(|(_, n)| (n - 1.0).abs() > 0.01) {
             findings.push(
                 Finding::new(Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}"))
                     .at(key_offset(skb, k)),

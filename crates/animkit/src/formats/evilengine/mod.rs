@@ -52,7 +52,7 @@ use crate::format::{
 };
 use crate::lint::Finding;
 use crate::model::Package;
-use hip::{AnimAsset, Game, Hip};
+use hip::{AnimAsset, Hip};
 use skb::{Decided, Skb, SkbVersion};
 
 /// Parses the `skb_version` parameter (`1`, `2`, `v1`, `v2`).
@@ -256,11 +256,9 @@ impl Document for SkbDocument {
 
     fn notes(&self) -> Vec<String> {
         let s = &self.skb;
-        let how = match &self.decided {
-            Decided::Option => "set by the skb_version option".to_string(),
-            Decided::Validation => {
-                "decided by size and validation (only this layout fits and passes C4–C9)".to_string()
-            }
+        let how = match self.decided {
+            Decided::Option => "set by the skb_version option",
+            Decided::Validation => "decided by size and validation (only this layout fits and passes C4–C9)",
         };
         let (bones, times, keys) = (s.bone_count, s.time_count(), s.key_count());
         let duration = s.times_seconds().last().copied().unwrap_or(0.0);
@@ -380,7 +378,7 @@ impl HipDocument {
     /// The parser of this archive's ANIM assets: the version the `skb_version` option names,
     /// else the one the archive's game implies, else decided by size and validation.
     fn anim_parser(&self) -> impl Fn(&AnimAsset) -> Result<Skb> {
-        let version = self.version.or(self.hip.game().map(Game::skb_version));
+        let version = self.version.or(self.hip.game().map(|g| g.skb_version));
         move |a: &AnimAsset| {
             let skb = a.data.as_ref().map_err(Clone::clone).and_then(|data| read_skb(data, version));
             skb.map(|(skb, _)| skb).map_err(|e| e.within(format!("ANIM 0x{:08X} \"{}\"", a.asset_id, a.name)))
@@ -393,8 +391,8 @@ impl HipDocument {
             (Some(v), _) => notes.push(format!("ANIM version {} set by the skb_version option", v.label())),
             (None, Some(g)) => notes.push(format!(
                 "ANIM version {} decided by the archive's game ({})",
-                g.skb_version().label(),
-                g.label()
+                g.skb_version.label(),
+                g.label
             )),
             (None, None) => notes.push("game unknown: each ANIM's version is decided by size and validation".into()),
         }
@@ -426,7 +424,7 @@ impl Document for HipDocument {
 
     fn version(&self) -> String {
         match self.hip.game() {
-            Some(g) => format!("HIP ({})", g.label()),
+            Some(g) => format!("HIP ({})", g.label),
             None => "HIP (game unknown)".into(),
         }
     }

@@ -23,34 +23,24 @@ const EXTENSION: u32 = 0x03;
 const HANIM_PLG: u32 = 0x11E;
 const FRAME_NAME: u32 = 0x0253_F2FE;
 
-/// One FrameList frame.
-#[derive(Debug, Clone, PartialEq)]
+/// One FrameList frame (56 bytes; its parent index and flags are not needed: the HAnim node
+/// flags give the hierarchy).
 pub(crate) struct Frame {
     pub right: Vec3,
     pub up: Vec3,
     pub at: Vec3,
     pub position: Vec3,
-    pub parent: i32,
-    pub flags: u32,
     pub name: Option<String>,
     pub hanim: Option<HAnim>,
 }
 
 /// A frame's HAnim PLG.
-#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HAnim {
-    pub version: u32,
     pub node_id: i32,
-    /// `(nodeID, nodeIndex, flags)`, only on the hierarchy root.
-    pub nodes: Vec<(i32, i32, u32)>,
+    /// `(nodeID, flags)` of each node (nodeIndex unused), only on the hierarchy root.
+    pub nodes: Vec<(i32, u32)>,
     /// The byte offset of `nodes` in the file (12 bytes a node).
     pub nodes_offset: usize,
-}
-
-/// The frames of a clump.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Clump {
-    pub frames: Vec<Frame>,
 }
 
 struct Chunk<'a> {
@@ -65,7 +55,7 @@ fn chunks(data: &[u8], base: usize) -> Result<Vec<Chunk<'_>>> {
     while c.remaining() >= 12 {
         let kind = c.u32()?;
         let size = c.u32()? as usize;
-        let _library = c.u32()?;
+        c.skip(4)?; // library ID
         let at = c.offset();
         let body = c.take(size).within(|| format!("RenderWare chunk 0x{kind:X}"))?;
         out.push(Chunk { kind, body, base: at });
@@ -73,66 +63,63 @@ fn chunks(data: &[u8], base: usize) -> Result<Vec<Chunk<'_>>> {
     Ok(out)
 }
 
-fn find<'a>(list: &'a [Chunk<'a>], kind: u32) -> Option<&'a Chunk<'a>> {
-    list.iter().find(|c| c.kind == kind)
+/// The first chunk of `kind` in `list`, else an error at `at` saying `what` is missing.
+fn find<'a>(list: &'a [Chunk<'a>], kind: u32, at: usize, what: &str) -> Result<&'a Chunk<'a>> {
+    list.iter().find(|c| c.kind == kind).ok_or_else(|| Error::invalid(at, what))
 }
 
 fn vec3(c: &mut Cursor) -> Result<Vec3> {
     Ok(Vec3::new(c.f32()?, c.f32()?, c.f32()?))
 }
 
+/// Reads an HAnim PLG: version, nodeID, node count, then (when nodes follow) flags, key frame
+/// size and `(nodeID, nodeIndex, flags)` per node.
+fn read_hanim(plg: &Chunk) -> Result<HAnim> {
+    let mut c = Cursor::with_base(plg.body, plg.base, Endian::Little);
+    c.skip(4)?;
+    let node_id = c.i32()?;
+    let count = c.u32()?;
+    if count > 0 {
+        c.skip(8)?;
+    }
+    let count = c.count(u64::from(count), 12, "HAnim node")?;
+    let nodes_offset = c.offset();
+    let mut nodes = Vec::with_capacity(count);
+    for _ in 0..count {
+        let id = c.i32()?;
+        c.skip(4)?;
+        nodes.push((id, c.u32()?));
+    }
+    Ok(HAnim { node_id, nodes, nodes_offset })
+}
+
 /// Reads the frames of a clump stream.
-pub(crate) fn read_clump(data: &[u8]) -> Result<Clump> {
+pub(crate) fn read_clump(data: &[u8]) -> Result<Vec<Frame>> {
     let top = chunks(data, 0)?;
-    let clump = find(&top, CLUMP).ok_or_else(|| Error::invalid(0, "no RenderWare clump (0x10)"))?;
+    let clump = find(&top, CLUMP, 0, "no RenderWare clump (0x10)")?;
     let inner = chunks(clump.body, clump.base)?;
-    let list = find(&inner, FRAME_LIST).ok_or_else(|| Error::invalid(clump.base, "clump without a FrameList"))?;
+    let list = find(&inner, FRAME_LIST, clump.base, "clump without a FrameList")?;
     let parts = chunks(list.body, list.base)?;
-    let st = find(&parts, STRUCT).ok_or_else(|| Error::invalid(list.base, "FrameList without a Struct"))?;
+    let st = find(&parts, STRUCT, list.base, "FrameList without a Struct")?;
     let mut c = Cursor::with_base(st.body, st.base, Endian::Little);
     let n = c.u32()?;
     let n = c.count(u64::from(n), 56, "frame")?;
     let mut frames = Vec::with_capacity(n);
     for _ in 0..n {
-        frames.push(Frame {
-            right: vec3(&mut c)?,
-            up: vec3(&mut c)?,
-            at: vec3(&mut c)?,
-            position: vec3(&mut c)?,
-            parent: c.i32()?,
-            flags: c.u32()?,
-            name: None,
-            hanim: None,
-        });
+        let (right, up, at, position) = (vec3(&mut c)?, vec3(&mut c)?, vec3(&mut c)?, vec3(&mut c)?);
+        c.skip(8)?;
+        frames.push(Frame { right, up, at, position, name: None, hanim: None });
     }
     for (frame, ext) in frames.iter_mut().zip(parts.iter().filter(|p| p.kind == EXTENSION)) {
         for plg in chunks(ext.body, ext.base)? {
             match plg.kind {
-                HANIM_PLG => {
-                    let mut c = Cursor::with_base(plg.body, plg.base, Endian::Little);
-                    let version = c.u32()?;
-                    let node_id = c.i32()?;
-                    let count = c.u32()?;
-                    let mut nodes = Vec::new();
-                    let mut nodes_offset = c.offset();
-                    if count > 0 {
-                        let _flags = c.u32()?;
-                        let _key_frame_size = c.u32()?;
-                        let count = c.count(u64::from(count), 12, "HAnim node")?;
-                        nodes_offset = c.offset();
-                        nodes.reserve(count);
-                        for _ in 0..count {
-                            nodes.push((c.i32()?, c.i32()?, c.u32()?));
-                        }
-                    }
-                    frame.hanim = Some(HAnim { version, node_id, nodes, nodes_offset });
-                }
+                HANIM_PLG => frame.hanim = Some(read_hanim(&plg)?),
                 FRAME_NAME => frame.name = Some(crate::text::latin1_until_nul(plg.body)),
                 _ => {}
             }
         }
     }
-    Ok(Clump { frames })
+    Ok(frames)
 }
 
 /// Parents of HAnim nodes from their flags (PUSH = 2, POP = 1), §6.2.
@@ -166,17 +153,16 @@ pub(crate) fn frame_transform(f: &Frame) -> Transform {
 }
 
 /// The HAnim skeleton of a clump (node order), or `None` for an unskinned model.
-pub(crate) fn skeleton(clump: &Clump) -> Result<Option<Skeleton>> {
-    let Some(root) = clump.frames.iter().find(|f| f.hanim.as_ref().is_some_and(|h| !h.nodes.is_empty())) else {
+pub(crate) fn skeleton(frames: &[Frame]) -> Result<Option<Skeleton>> {
+    let Some(hierarchy) = frames.iter().filter_map(|f| f.hanim.as_ref()).find(|h| !h.nodes.is_empty()) else {
         return Ok(None);
     };
-    let Some(hierarchy) = &root.hanim else { return Ok(None) };
     let nodes = &hierarchy.nodes;
-    let parents = node_parents(&nodes.iter().map(|n| n.2).collect::<Vec<_>>());
+    let parents = node_parents(&nodes.iter().map(|n| n.1).collect::<Vec<_>>());
     let mut bones = Vec::with_capacity(nodes.len());
-    for (i, &(node_id, _, _)) in nodes.iter().enumerate() {
+    for (i, &(node_id, _)) in nodes.iter().enumerate() {
         let frame =
-            clump.frames.iter().find(|f| f.hanim.as_ref().is_some_and(|h| h.node_id == node_id)).ok_or_else(|| {
+            frames.iter().find(|f| f.hanim.as_ref().is_some_and(|h| h.node_id == node_id)).ok_or_else(|| {
                 let at = hierarchy.nodes_offset + 12 * i;
                 Error::invalid(at, format!("no frame carries HAnim node ID {node_id} (hierarchy node {i})"))
             })?;

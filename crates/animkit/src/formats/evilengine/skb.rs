@@ -198,14 +198,6 @@ impl Skb {
         self.offsets.get(r.checked_mul(bones)?.checked_add(b)?).map(|&o| usize::from(o))
     }
 
-    /// The dequantised rotation of key `k` (x, y, z, w), not renormalised (§3.1).
-    pub(crate) fn key_rotation(&self, k: usize) -> Option<[f32; 4]> {
-        match &self.body {
-            Body::V1 { keys, .. } => keys.get(k).map(|key| key.quat.map(|c| f32::from(c) / 32767.0)),
-            Body::V2 { keys, .. } => keys.get(k).map(KeyV2::rotation),
-        }
-    }
-
     /// The byte offset of the offsets table: after the header, the keys, the times and (V2) the
     /// translations, with their padding (§2.1, §2.2).
     pub(crate) fn offsets_start(&self) -> usize {
@@ -424,37 +416,42 @@ pub(crate) fn read(bytes: &[u8], version: SkbVersion) -> Result<Skb> {
         .ok_or_else(|| Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation"))?;
     let mut c = Cursor::new(bytes, endian);
     c.skip(4)?;
-    let skb = match version {
-        SkbVersion::V1 => read_v1(&mut c),
-        SkbVersion::V2 => read_v2(&mut c),
+    read_layout(&mut c, version).within(|| format!("SKB {}", version.label()))
+}
+
+/// Reads the header and sections after the magic; the V2 sections of odd count padded.
+fn read_layout(c: &mut Cursor, version: SkbVersion) -> Result<Skb> {
+    let (flags, bone_count, scale, mut body, time_count) = match version {
+        SkbVersion::V1 => {
+            let h = HeaderV1::read(c).within(|| "header")?;
+            let keys = section(c, h.key_count.into(), "key").within(|| "keys")?;
+            let times: Vec<F32> = section(c, h.time_count.into(), "time").within(|| "times")?;
+            (h.flags, h.bone_count, h.scale, Body::V1 { keys, times }, h.time_count)
+        }
+        SkbVersion::V2 => {
+            let h = HeaderV2::read(c).within(|| "header")?;
+            let keys = section(c, h.key_count.into(), "key").within(|| "keys")?;
+            let times: Vec<u16> = section(c, h.time_count.into(), "time").within(|| "times")?;
+            let pad_times = pad(c, times.len(), false).within(|| "times padding")?;
+            let tran: Vec<[i16; 3]> = section(c, h.tran_count.into(), "translation").within(|| "translations")?;
+            let pad_tran = pad(c, tran.len(), false).within(|| "translations padding")?;
+            let pad_offsets = Hex::default();
+            (
+                h.flags,
+                h.bone_count,
+                h.scale,
+                Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets },
+                h.time_count,
+            )
+        }
     };
-    skb.within(|| format!("SKB {}", version.label()))
-}
-
-fn read_v1(c: &mut Cursor) -> Result<Skb> {
-    let h = HeaderV1::read(c).within(|| "header")?;
-    let keys = section(c, h.key_count.into(), "key").within(|| "keys")?;
-    let times: Vec<F32> = section(c, h.time_count.into(), "time").within(|| "times")?;
-    let rows = times.len().saturating_sub(1) as u64;
-    let offsets = section(c, u64::from(h.bone_count) * rows, "offset").within(|| "offsets")?;
-    let body = Body::V1 { keys, times };
+    let rows = u64::from(time_count.saturating_sub(1));
+    let offsets: Vec<u16> = section(c, u64::from(bone_count) * rows, "offset").within(|| "offsets")?;
+    if let Body::V2 { pad_offsets, .. } = &mut body {
+        *pad_offsets = pad(c, offsets.len(), true)?;
+    }
     let tail = Hex(c.rest().to_vec());
-    Ok(Skb { endian: c.endian(), flags: h.flags, bone_count: h.bone_count, scale: h.scale, body, offsets, tail })
-}
-
-fn read_v2(c: &mut Cursor) -> Result<Skb> {
-    let h = HeaderV2::read(c).within(|| "header")?;
-    let keys = section(c, h.key_count.into(), "key").within(|| "keys")?;
-    let times: Vec<u16> = section(c, h.time_count.into(), "time").within(|| "times")?;
-    let pad_times = pad(c, times.len(), false).within(|| "times padding")?;
-    let tran: Vec<[i16; 3]> = section(c, h.tran_count.into(), "translation").within(|| "translations")?;
-    let pad_tran = pad(c, tran.len(), false).within(|| "translations padding")?;
-    let rows = times.len().saturating_sub(1) as u64;
-    let offsets: Vec<u16> = section(c, u64::from(h.bone_count) * rows, "offset").within(|| "offsets")?;
-    let pad_offsets = pad(c, offsets.len(), true)?;
-    let body = Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets };
-    let tail = Hex(c.rest().to_vec());
-    Ok(Skb { endian: c.endian(), flags: h.flags, bone_count: h.bone_count, scale: h.scale, body, offsets, tail })
+    Ok(Skb { endian: c.endian(), flags, bone_count, scale, body, offsets, tail })
 }
 
 /// Writes the animation back exactly as stored.
