@@ -162,7 +162,7 @@ impl Format for CryEngine {
             Some(value) => ivo::C2Layout::from_param(value)?,
             None => None,
         };
-        let file = if options.lenient { chunkfile::read_lenient(&bytes)? } else { chunkfile::read(&bytes)? };
+        let file = chunkfile::read(&bytes, options.lenient)?;
         if options.skeleton.is_none() && options.params.contains_key(SKELETON_PARAM) {
             return Err(Error::new(
                 ErrorKind::Invalid,
