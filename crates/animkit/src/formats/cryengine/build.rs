@@ -484,7 +484,8 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     for clip in &clips {
         let list = bone_tracks(clip, "#ivo", &mut warnings)?;
         let path = clip_path(clip);
-        meta.push(ivo::MetaEntry::new(list.len() as u16, path));
+        let head = ivo::MetaHead { fps: 30, num_controllers: list.len() as u16, ..Default::default() };
+        meta.push(ivo::MetaEntry { head, end_frame: None, start: QuatT::IDENTITY, path });
         blocks.push(list);
     }
     let file = if dba {

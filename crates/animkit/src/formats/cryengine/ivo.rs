@@ -175,12 +175,6 @@ pub(crate) struct MetaEntry {
 }
 
 impl MetaEntry {
-    /// The entry the writer gives a clip: 30 fps, identity start, no end frame.
-    pub(crate) fn new(num_controllers: u16, path: String) -> MetaEntry {
-        let head = MetaHead { fps: 30, num_controllers, ..Default::default() };
-        MetaEntry { head, end_frame: None, start: QuatT::IDENTITY, path }
-    }
-
     /// DBAMeta 0x901 (44-byte entries) or 0x902 (a `u32` after the count, 48-byte entries), then
     /// one NUL-terminated path per entry.
     fn read_all(payload: &[u8], base: usize, version: u32) -> Result<Vec<MetaEntry>> {

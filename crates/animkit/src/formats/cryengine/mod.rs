@@ -208,12 +208,6 @@ impl CryDocument {
     pub fn new(file: ChunkFile) -> Self {
         CryDocument { file, limits: Limits::default(), skeleton: None, decoding: model::Decoding::default() }
     }
-
-    /// Names tracks with `skeleton` (and attaches it) when converting to the model.
-    pub fn with_skeleton(mut self, skeleton: Skeleton) -> Self {
-        self.skeleton = Some(skeleton);
-        self
-    }
 }
 
 impl Document for CryDocument {

@@ -165,9 +165,10 @@ fn bone_names(c: &mut Cursor) -> Result<(i32, Vec<String>)> {
     let mut names = Vec::with_capacity(n);
     for i in 0..n {
         let rest = c.rest();
-        let len = rest.iter().position(|&b| b == 0).ok_or_else(|| {
-            crate::error::Error::invalid(c.offset(), format!("bone name {i} has no NUL")).within("bone name list")
-        })?;
+        let len = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| Error::invalid(c.offset(), format!("bone name {i} has no NUL")).within("bone name list"))?;
         names.push(latin1_until_nul(c.take(len + 1)?));
     }
     Ok((count, names))
@@ -249,7 +250,7 @@ impl Body {
                 w.i32(*count);
                 for name in names {
                     let latin1 = to_latin1(name).ok_or_else(|| {
-                        crate::error::Error::unrepresentable(format!("bone name \"{name}\" is not Latin-1 without NUL"))
+                        Error::unrepresentable(format!("bone name \"{name}\" is not Latin-1 without NUL"))
                     })?;
                     w.bytes(&latin1);
                     w.u8(0);
