@@ -228,12 +228,10 @@ impl Body {
     pub(crate) fn read(kind: u32, version: u32, payload: Bytes, base: usize, endian: Endian) -> Body {
         let mut c = Cursor::with_base(&payload, base, endian);
         match Body::decode(kind, version, &mut c) {
-            Ok(Some(body @ (Body::Compressed(_) | Body::Dba(_))))
-                if body.to_bytes(endian).is_ok_and(|b| b == payload) =>
-            {
-                body
-            }
-            Ok(Some(Body::Compressed(_) | Body::Dba(_))) => Body::Bytes { hex: payload },
+            Ok(Some(body @ (Body::Compressed(_) | Body::Dba(_)))) => match body.to_bytes(endian) {
+                Ok(b) if b == payload => body,
+                _ => Body::Bytes { hex: payload },
+            },
             Ok(Some(body)) if c.remaining() == 0 => body,
             _ => Body::Bytes { hex: payload },
         }
