@@ -46,19 +46,22 @@ struct Bone {
     scale: Option<(Vec<f32>, Vec<Vec3>)>,
 }
 
+/// The `rotation=` codecs: name, other spellings, `ECompressionFormat`.
+const ROTATION_CODECS: [(&str, &[&str], u8); 6] = [
+    ("st48", &["smalltree48", "5"], format::SMALL_TREE_48BIT_QUAT),
+    ("st64", &["smalltree64", "6"], format::SMALL_TREE_64BIT_QUAT),
+    ("st64ext", &["smalltree64ext", "8"], format::SMALL_TREE_64BIT_EXT_QUAT),
+    ("dword", &["4"], format::SMALL_TREE_DWORD_QUAT),
+    ("shotint3", &["3"], format::SHOT_INT3_QUAT),
+    ("f32", &["none", "1"], format::NO_COMPRESS_QUAT),
+];
+
 fn rotation_format(options: &WriteOptions) -> Result<u8> {
-    Ok(match options.param("rotation").unwrap_or("st48") {
-        "st48" | "smalltree48" | "5" => format::SMALL_TREE_48BIT_QUAT,
-        "st64" | "smalltree64" | "6" => format::SMALL_TREE_64BIT_QUAT,
-        "st64ext" | "smalltree64ext" | "8" => format::SMALL_TREE_64BIT_EXT_QUAT,
-        "dword" | "4" => format::SMALL_TREE_DWORD_QUAT,
-        "shotint3" | "3" => format::SHOT_INT3_QUAT,
-        "f32" | "none" | "1" => format::NO_COMPRESS_QUAT,
-        other => {
-            return Err(Error::unsupported(format!(
-                "rotation codec \"{other}\" (st48, st64, st64ext, dword, shotint3, f32)"
-            )))
-        }
+    let name = options.param("rotation").unwrap_or("st48");
+    let codec = ROTATION_CODECS.iter().find(|(n, others, _)| *n == name || others.contains(&name));
+    codec.map(|c| c.2).ok_or_else(|| {
+        let names: Vec<&str> = ROTATION_CODECS.iter().map(|c| c.0).collect();
+        Error::unsupported(format!("rotation codec \"{name}\" ({})", names.join(", ")))
     })
 }
 
@@ -87,24 +90,27 @@ fn keys<T: Copy>(times: &[f32], values: &[T], cubic: bool, fps: f32) -> (Vec<f32
     (frames, out)
 }
 
-/// The `times=` parameter: a key-time format to use for every track instead of the automatic
-/// choice (`byte`, `uint16`, `f32`, `f32_startstop`, `uint16_startstop`, `byte_startstop`, `bitset`).
+/// The `times=` key-time formats, used for every track instead of the automatic choice (`auto`).
+const TIME_FORMATS: [(&str, u8); 7] = [
+    ("f32", time_formats::F32),
+    ("uint16", time_formats::UINT16),
+    ("byte", time_formats::BYTE),
+    ("f32_startstop", time_formats::F32_START_STOP),
+    ("uint16_startstop", time_formats::UINT16_START_STOP),
+    ("byte_startstop", time_formats::BYTE_START_STOP),
+    ("bitset", time_formats::BITSET),
+];
+
+/// The `times=` parameter: the format of [`TIME_FORMATS`] it names, `None` for `auto`.
 fn time_format(options: &WriteOptions) -> Result<Option<u8>> {
-    Ok(match options.param("times") {
-        None | Some("auto") => None,
-        Some("f32") => Some(time_formats::F32),
-        Some("uint16") => Some(time_formats::UINT16),
-        Some("byte") => Some(time_formats::BYTE),
-        Some("f32_startstop") => Some(time_formats::F32_START_STOP),
-        Some("uint16_startstop") => Some(time_formats::UINT16_START_STOP),
-        Some("byte_startstop") => Some(time_formats::BYTE_START_STOP),
-        Some("bitset") => Some(time_formats::BITSET),
-        Some(other) => {
-            return Err(Error::unsupported(format!(
-                "times={other} (auto, f32, uint16, byte, f32_startstop, uint16_startstop, byte_startstop, bitset)"
-            )))
+    let Some(name) = options.param("times").filter(|&t| t != "auto") else { return Ok(None) };
+    match TIME_FORMATS.iter().find(|(n, _)| *n == name) {
+        Some(&(_, format)) => Ok(Some(format)),
+        None => {
+            let names: Vec<&str> = TIME_FORMATS.iter().map(|t| t.0).collect();
+            Err(Error::unsupported(format!("times={name} (auto, {})", names.join(", "))))
         }
-    })
+    }
 }
 
 /// A channel of `n` keys whose values `keys` holds, with its own key times `frames` (in the
@@ -185,14 +191,7 @@ fn controller(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, times: Opt
 
 /// The asset flags of a clip: additive 0x001, cycle 0x002.
 fn motion_flags(clip: &Clip) -> u32 {
-    let mut flags = 0u32;
-    if clip.additive {
-        flags |= FLAG_ADDITIVE;
-    }
-    if clip.looping == Some(true) {
-        flags |= FLAG_CYCLE;
-    }
-    flags
+    (if clip.additive { FLAG_ADDITIVE } else { 0 }) | if clip.looping == Some(true) { FLAG_CYCLE } else { 0 }
 }
 
 /// MotionParameters 0x925 (`MotionParams905`): the clip's flags, frames 0 to `end_frame`,
@@ -485,7 +484,8 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     for clip in &clips {
         let list = bone_tracks(clip, "#ivo", &mut warnings)?;
         let path = clip_path(clip);
-        meta.push(ivo::MetaEntry::new(list.len() as u16, path));
+        let head = ivo::MetaHead { fps: 30, num_controllers: list.len() as u16, ..Default::default() };
+        meta.push(ivo::MetaEntry { head, end_frame: None, start: QuatT::IDENTITY, path });
         blocks.push(list);
     }
     let file = if dba {

@@ -138,24 +138,17 @@ pub struct ChunkFile {
     pub gaps: Vec<Gap>,
 }
 
+/// The old CryTek type prefixes and their new (0x746) numbering (`ConvertChunkTypeTo0x746`).
+const NUMBERING: [(u32, u32); 3] = [(0xCCCC_0000, 0x1000), (0xACDC_0000, 0x2000), (0xAAFC_0000, 0x3000)];
+
 /// `ConvertChunkTypeTo0x746`: old CryTek numbering to the new one (other values unchanged).
 pub fn to_new_type(t: u32) -> u32 {
-    match t & 0xFFFF_F000 {
-        0xCCCC_0000 => 0x1000 | (t & 0xFFF),
-        0xACDC_0000 => 0x2000 | (t & 0xFFF),
-        0xAAFC_0000 => 0x3000 | (t & 0xFFF),
-        _ => t,
-    }
+    NUMBERING.iter().find(|n| t & 0xFFFF_F000 == n.0).map_or(t, |n| n.1 | (t & 0xFFF))
 }
 
 /// The inverse of [`to_new_type`].
 pub fn to_old_type(t: u32) -> u32 {
-    match t & 0xFFFF_F000 {
-        0x1000 => 0xCCCC_0000 | (t & 0xFFF),
-        0x2000 => 0xACDC_0000 | (t & 0xFFF),
-        0x3000 => 0xAAFC_0000 | (t & 0xFFF),
-        _ => t,
-    }
+    NUMBERING.iter().find(|n| t & 0xFFFF_F000 == n.1).map_or(t, |n| n.0 | (t & 0xFFF))
 }
 
 impl Chunk {
@@ -238,129 +231,100 @@ pub fn sniff(bytes: &[u8]) -> Option<Container> {
     }
 }
 
-/// Parses a chunk file.
-pub fn read(data: &Bytes) -> Result<ChunkFile> {
-    read_inner(data, false).within(|| "chunk file")
+/// Parses a chunk file. With `lenient` (a damaged file), a chunk that runs past the end of the
+/// file keeps the bytes that are there (the table still states its size, so the file writes
+/// back as it was read).
+pub fn read(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
+    read_inner(data, lenient).within(|| "chunk file")
 }
 
-/// Parses a damaged chunk file: a chunk that runs past the end of the file keeps the bytes that
-/// are there (the table still states its size, so the file writes back as it was read).
-pub fn read_lenient(data: &Bytes) -> Result<ChunkFile> {
-    read_inner(data, true).within(|| "chunk file")
+/// A chunk table entry's fields.
+#[derive(Clone, Copy)]
+enum Field {
+    Type,
+    Version,
+    /// `CrCh` stores type and version as `u16`.
+    Type16,
+    Version16,
+    Id,
+    Offset,
+    Offset64,
+    Size,
 }
 
-crate::record! {
-    /// The CryTek file header (20 bytes, 0x744/0x745); the chunk count starts the table.
-    struct CryTekHeader {
-        magic: [u8; 8],
-        file_type: u32,
-        version: u32,
-        table_offset: u32,
-    }
-}
-
-crate::record! {
-    /// The `CrCh` and `#ivo` file header (16 bytes).
-    struct ShortHeader {
-        magic: [u8; 4],
-        version: u32,
-        count: u32,
-        table_offset: u32,
-    }
-}
-
-crate::record! {
-    /// A 0x745 chunk table entry (20 bytes): a 0x744 entry (the layout of [`EmbeddedHeader`])
-    /// and the chunk's size.
-    struct CryTek745Entry {
-        entry: EmbeddedHeader,
-        size: u32,
-    }
-}
-
-crate::record! {
-    /// A `CrCh` 0x746 chunk table entry (16 bytes).
-    struct CrChEntry {
-        chunk_type: u16,
-        version: u16,
-        id: u32,
-        size: u32,
-        offset: u32,
-    }
-}
-
-crate::record! {
-    /// An `#ivo` chunk table entry (16 bytes): no id, no size.
-    struct IvoEntry {
-        chunk_type: u32,
-        version: u32,
-        offset: u64,
+impl Container {
+    /// The fields of a table entry in order: 0x744 `type, version, offset, id` (the layout of
+    /// [`EmbeddedHeader`]), 0x745 the same and `size`, `CrCh` `u16 type, u16 version, id, size,
+    /// offset`, `#ivo` `type, version, u64 offset` (no id, no size).
+    fn entry_fields(self) -> &'static [Field] {
+        use Field::*;
+        match self {
+            Container::CryTek744 => &[Type, Version, Offset, Id],
+            Container::CryTek745 => &[Type, Version, Offset, Id, Size],
+            Container::CrCh => &[Type16, Version16, Id, Size, Offset],
+            Container::Ivo => &[Type, Version, Offset64],
+        }
     }
 }
 
 /// The file header: magic, CryTek file type (0 otherwise), version, the chunk count where the
-/// header holds it, and the table offset.
+/// header holds it, and the table offset. CryTek (20 bytes): `magic[8], fileType, version,
+/// tableOffset`, the count starting the table; `CrCh` and `#ivo` (16 bytes): `magic[4],
+/// version, count, tableOffset`.
 type Header = (Vec<u8>, u32, u32, Option<u32>, u32);
 
 fn header(c: &mut Cursor, container: Container) -> Result<Header> {
-    let header = match container {
-        Container::CryTek744 | Container::CryTek745 => {
-            let h = CryTekHeader::read(c)?;
-            (h.magic.to_vec(), h.file_type, h.version, None, h.table_offset)
-        }
-        Container::CrCh | Container::Ivo => {
-            let h = ShortHeader::read(c)?;
-            (h.magic.to_vec(), 0, h.version, Some(h.count), h.table_offset)
-        }
-    };
+    let crytek = container.count_in_table();
+    let magic = c.take(if crytek { 8 } else { 4 })?.to_vec();
+    let file_type = if crytek { c.u32()? } else { 0 };
+    let version = c.u32()?;
+    let count = if crytek { None } else { Some(c.u32()?) };
+    let table_offset = c.u32()?;
     let (known, name) = match container {
         Container::CrCh => (0x746, "CrCh"),
         Container::Ivo => (0x900, "#ivo"),
-        _ => (header.2, ""),
+        _ => (version, ""),
     };
-    if header.2 != known {
-        let message = format!("{name} chunk file version 0x{:X} (0x{known:X} is known)", header.2);
+    if version != known {
+        let message = format!("{name} chunk file version 0x{version:X} (0x{known:X} is known)");
         return Err(Error::new(ErrorKind::Unsupported, Some(4), message));
     }
-    Ok(header)
+    Ok((magic, file_type, version, count, table_offset))
 }
 
 impl Chunk {
     /// The chunk of the table entry at `c` in `container`'s layout, its bytes not yet read.
     fn read_entry(c: &mut Cursor, container: Container) -> Result<Chunk> {
-        let (chunk_type, version, id, offset, size) = match container {
-            Container::CryTek744 => {
-                let e = EmbeddedHeader::read(c)?;
-                (e.chunk_type, e.version, e.id, u64::from(e.offset), None)
+        let body = Body::Bytes { hex: Bytes::new() };
+        let mut e = Chunk { chunk_type: 0, version: 0, id: 0, offset: 0, size: None, header: None, body };
+        for field in container.entry_fields() {
+            match field {
+                Field::Type => e.chunk_type = c.u32()?,
+                Field::Version => e.version = c.u32()?,
+                Field::Type16 => e.chunk_type = c.u16()?.into(),
+                Field::Version16 => e.version = c.u16()?.into(),
+                Field::Id => e.id = c.u32()?,
+                Field::Offset => e.offset = c.u32()?.into(),
+                Field::Offset64 => e.offset = c.u64()?,
+                Field::Size => e.size = Some(c.u32()?),
             }
-            Container::CryTek745 => {
-                let CryTek745Entry { entry: e, size } = CryTek745Entry::read(c)?;
-                (e.chunk_type, e.version, e.id, u64::from(e.offset), Some(size))
-            }
-            Container::CrCh => {
-                let e = CrChEntry::read(c)?;
-                (u32::from(e.chunk_type), u32::from(e.version), e.id, u64::from(e.offset), Some(e.size))
-            }
-            Container::Ivo => {
-                let e = IvoEntry::read(c)?;
-                (e.chunk_type, e.version, 0, e.offset, None)
-            }
-        };
-        Ok(Chunk { chunk_type, version, id, offset, size, header: None, body: Body::Bytes { hex: Bytes::new() } })
+        }
+        Ok(e)
     }
 
     /// Appends the chunk's table entry in `container`'s layout.
     fn write_entry(&self, w: &mut Writer, container: Container) {
-        let (chunk_type, version, id, size) = (self.chunk_type, self.version, self.id, self.size.unwrap_or(0));
-        let entry = EmbeddedHeader { chunk_type, version, offset: self.offset as u32, id };
-        match container {
-            Container::CryTek744 => entry.write(w),
-            Container::CryTek745 => CryTek745Entry { entry, size }.write(w),
-            Container::CrCh => {
-                let (chunk_type, version, offset) = (chunk_type as u16, version as u16, self.offset as u32);
-                CrChEntry { chunk_type, version, id, size, offset }.write(w)
+        for field in container.entry_fields() {
+            match field {
+                Field::Type => w.u32(self.chunk_type),
+                Field::Version => w.u32(self.version),
+                Field::Type16 => w.u16(self.chunk_type as u16),
+                Field::Version16 => w.u16(self.version as u16),
+                Field::Id => w.u32(self.id),
+                Field::Offset => w.u32(self.offset as u32),
+                Field::Offset64 => w.u64(self.offset),
+                Field::Size => w.u32(self.size.unwrap_or(0)),
             }
-            Container::Ivo => IvoEntry { chunk_type, version, offset: self.offset }.write(w),
         }
     }
 
@@ -433,7 +397,8 @@ fn read_inner(data: &Bytes, lenient: bool) -> Result<ChunkFile> {
         }
         None => return Err(Error::invalid(0, "not a CryEngine chunk file (no CryTek, CrCh or #ivo magic)")),
     };
-    let (magic, file_type, version, count_in_header, table_offset) = header(&mut c, container)?;
+    let (magic, file_type, version, count_in_header, table_offset) =
+        header(&mut c, container).within(|| "file header")?;
     c.seek(table_offset as usize).map_err(|_| {
         Error::invalid(
             12,
@@ -561,20 +526,22 @@ impl ChunkFile {
         let c = self.container;
         let count = self.chunks.len() as u32;
         let (version, table_offset) = (self.version, self.table_offset);
-        let wrong_magic = |_| Error::unrepresentable(format!("a {} magic of {} bytes", c.name(), self.magic.0.len()));
-        let mut h = Writer::new(Endian::Little);
-        match c {
-            Container::CryTek744 | Container::CryTek745 => {
-                let magic = self.magic.0.as_slice().try_into().map_err(wrong_magic)?;
-                CryTekHeader { magic, file_type: self.file_type, version, table_offset }.write(&mut h)
-            }
-            Container::CrCh | Container::Ivo => {
-                let magic = self.magic.0.as_slice().try_into().map_err(wrong_magic)?;
-                ShortHeader { magic, version, count, table_offset }.write(&mut h)
-            }
+        let crytek = c.count_in_table();
+        if self.magic.0.len() != if crytek { 8 } else { 4 } {
+            return Err(Error::unrepresentable(format!("a {} magic of {} bytes", c.name(), self.magic.0.len())));
         }
+        let mut h = Writer::new(Endian::Little);
+        h.bytes(&self.magic.0);
+        if crytek {
+            h.u32(self.file_type);
+        }
+        h.u32(version);
+        if !crytek {
+            h.u32(count);
+        }
+        h.u32(table_offset);
         let mut t = Writer::new(Endian::Little);
-        if c.count_in_table() {
+        if crytek {
             t.u32(count);
         }
         self.chunks.iter().for_each(|ch| ch.write_entry(&mut t, c));

@@ -19,7 +19,7 @@
 use glam::{Quat, Vec3};
 
 use super::quat_codecs::decode_keys;
-use super::raw::{Body, Channel, Compressed, KeyTimes, PqsKey};
+use super::raw::{Body, Compressed, KeyTimes, PqsKey};
 use super::time_formats;
 use crate::error::{Context, Error, Result};
 use crate::raw_json::F32;
@@ -31,17 +31,6 @@ pub struct KeyTrack<T> {
     pub frames: Vec<f32>,
     /// One value per key.
     pub values: Vec<T>,
-}
-
-/// Formats of one compressed channel, for `info` and lint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ChannelFormat {
-    /// `ECompressionFormat` of the values (§4).
-    pub value_format: u8,
-    /// `EKeyTimesFormat` of the key times (§4).
-    pub time_format: u8,
-    /// 0 = reuse the rotation time track, 1 = own track (positions); 2 = own (scale).
-    pub keys_info: u8,
 }
 
 /// A decoded controller.
@@ -57,14 +46,15 @@ pub struct Controller {
     pub position: Option<KeyTrack<Vec3>>,
     /// Scale keys (0x832, 0x833).
     pub scale: Option<KeyTrack<Vec3>>,
-    /// Compressed controllers: rotation, position and scale formats.
-    pub formats: Option<[ChannelFormat; 3]>,
+    /// Compressed controllers: the rotation channel's `ECompressionFormat` and `EKeyTimesFormat`
+    /// (§4), for `info` and lint.
+    pub rotation_formats: Option<(u8, u8)>,
 }
 
 impl Controller {
     /// An uncompressed controller with rotation and position keys.
     pub fn keyed(id: u32, version: u32, rotation: Option<KeyTrack<Quat>>, position: Option<KeyTrack<Vec3>>) -> Self {
-        Controller { id, version, rotation, position, scale: None, formats: None }
+        Controller { id, version, rotation, position, scale: None, rotation_formats: None }
     }
 }
 
@@ -139,9 +129,8 @@ fn from_uncompiled(body: &Body) -> Option<Controller> {
 /// times in frames, each channel checked against the times it uses.
 pub fn from_compressed(version: u32, k: &Compressed, at: usize) -> Result<Controller> {
     let rot = &k.rotation;
-    let scale_format = k.scale.as_ref().map(format);
-    let formats = Some([format(rot), format(&k.position), scale_format.unwrap_or_default()]);
-    let mut out = Controller { formats, ..Controller::keyed(k.controller_id, version, None, None) };
+    let rotation_formats = Some((rot.format, rot.time_format));
+    let mut out = Controller { rotation_formats, ..Controller::keyed(k.controller_id, version, None, None) };
     let times = |t: Option<&KeyTimes>, n: usize, what: &str| -> Result<Vec<f32>> {
         let t = t.ok_or_else(|| Error::invalid(at, format!("{what} keys have no key times")))?;
         time_formats::frames(t, n, at).within(|| format!("{what} times"))
@@ -179,11 +168,6 @@ pub fn from_compressed(version: u32, k: &Compressed, at: usize) -> Result<Contro
         out.rotation = Some(KeyTrack { frames: rot_frames, values: decode_keys(&rot.keys) });
     }
     Ok(out)
-}
-
-/// A channel's format bytes.
-fn format<K>(c: &Channel<K>) -> ChannelFormat {
-    ChannelFormat { value_format: c.format, time_format: c.time_format, keys_info: c.keys_info.unwrap_or(0) }
 }
 
 /// A stored vector.

@@ -109,13 +109,6 @@ pub struct C2Readings {
     pub roughness: [u64; 2],
 }
 
-impl C2Readings {
-    /// The layout this track alone looks like ([`smoother`]).
-    pub fn guess(&self) -> C2Layout {
-        smoother(self.roughness)
-    }
-}
-
 /// The layout of the smoother reading, from the `[planar, interleaved]` roughness: interleaved
 /// only when that reading is at least four times smoother.
 fn smoother([planar, interleaved]: [u64; 2]) -> C2Layout {
@@ -149,17 +142,11 @@ impl C2Decision {
         let mut line =
             format!("C2 positions read {} ({how}; {} tracks with several active axes", self.layout.name(), self.tracks);
         if self.disagreeing > 0 {
-            line.push_str(&format!(", {} of which alone look {}", self.disagreeing, other(self.layout).name()));
+            let other = if self.layout == C2Layout::Planar { C2Layout::Interleaved } else { C2Layout::Planar };
+            line.push_str(&format!(", {} of which alone look {}", self.disagreeing, other.name()));
         }
         line.push(')');
         line
-    }
-}
-
-fn other(layout: C2Layout) -> C2Layout {
-    match layout {
-        C2Layout::Planar => C2Layout::Interleaved,
-        C2Layout::Interleaved => C2Layout::Planar,
     }
 }
 
@@ -188,12 +175,6 @@ pub(crate) struct MetaEntry {
 }
 
 impl MetaEntry {
-    /// The entry the writer gives a clip: 30 fps, identity start, no end frame.
-    pub(crate) fn new(num_controllers: u16, path: String) -> MetaEntry {
-        let head = MetaHead { fps: 30, num_controllers, ..Default::default() };
-        MetaEntry { head, end_frame: None, start: QuatT::IDENTITY, path }
-    }
-
     /// DBAMeta 0x901 (44-byte entries) or 0x902 (a `u32` after the count, 48-byte entries), then
     /// one NUL-terminated path per entry.
     fn read_all(payload: &[u8], base: usize, version: u32) -> Result<Vec<MetaEntry>> {
@@ -366,7 +347,7 @@ fn decide_c2(blocks: &mut [Block], forced: Option<C2Layout>) -> Option<C2Decisio
     let total = tracks()
         .fold([0u64; 2], |acc, r| [acc[0].saturating_add(r.roughness[0]), acc[1].saturating_add(r.roughness[1])]);
     let layout = forced.unwrap_or(smoother(total));
-    let disagreeing = tracks().filter(|r| r.guess() != layout).count();
+    let disagreeing = tracks().filter(|r| smoother(r.roughness) != layout).count();
     for ctrl in blocks.iter_mut().flat_map(|b| b.controllers.iter_mut()) {
         if let (Some(r), Some(p)) = (&ctrl.c2, &mut ctrl.position) {
             p.values = match layout {
@@ -615,10 +596,10 @@ mod tests {
         let expect: Vec<Vec3> = xs.iter().zip(&ys).map(|(&x, &y)| Vec3::new(f32::from(x), f32::from(y), 7.0)).collect();
         let (got, readings) = positions(&mut Cursor::new(&planar, Endian::Little), 0xC2, n as usize).unwrap();
         let readings = readings.unwrap();
-        assert_eq!((&got, &readings.planar, readings.guess()), (&expect, &expect, C2Layout::Planar));
+        assert_eq!((&got, &readings.planar, smoother(readings.roughness)), (&expect, &expect, C2Layout::Planar));
         let (_, readings) = positions(&mut Cursor::new(&interleaved, Endian::Little), 0xC2, n as usize).unwrap();
         let readings = readings.unwrap();
-        assert_eq!((&readings.interleaved, readings.guess()), (&expect, C2Layout::Interleaved));
+        assert_eq!((&readings.interleaved, smoother(readings.roughness)), (&expect, C2Layout::Interleaved));
     }
 
     #[test]
@@ -627,7 +608,7 @@ mod tests {
         assert_eq!(bytes.len(), 264);
         // 12 + 4 + 24 + 4 + (24 + 4 × 2) = 76: one active axis, dataSize includes the header.
         assert_eq!(12 + 4 + 24 + 4 + (24 + 4 * 2), 76);
-        let file = chunkfile::read(&Bytes::from(bytes.clone())).unwrap();
+        let file = chunkfile::read(&Bytes::from(bytes.clone()), false).unwrap();
         assert_eq!(file.write().unwrap(), bytes);
         assert_eq!(file.chunks.len(), 2);
         let anim = parse(&file, None).unwrap();
@@ -650,7 +631,7 @@ mod tests {
         assert_eq!(pkg.clips[0].name, "behr_lasercannon_s2_recoil");
         assert_eq!(pkg.clips[0].tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);
         for cut in 0..bytes.len() {
-            if let Ok(f) = chunkfile::read(&Bytes::from(bytes[..cut].to_vec())) {
+            if let Ok(f) = chunkfile::read(&Bytes::from(bytes[..cut].to_vec()), false) {
                 let _ = to_model_with(&f, &Limits::default(), Decoding::default());
             }
         }
@@ -659,7 +640,7 @@ mod tests {
             for v in [0u8, 0x7F, 0xFF] {
                 let mut b = bytes.clone();
                 b[i] = v;
-                if let Ok(f) = chunkfile::read(&Bytes::from(b)) {
+                if let Ok(f) = chunkfile::read(&Bytes::from(b), false) {
                     let _ = to_model_with(&f, &Limits::default(), Decoding::default());
                 }
             }

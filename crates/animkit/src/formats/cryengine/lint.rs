@@ -30,43 +30,24 @@ fn increasing(frames: &[f32]) -> bool {
 }
 
 fn controller_findings(out: &mut Vec<Finding>, ctrl: &Controller, at: usize, p: &str) {
+    let mut push = |severity, code, message: String| out.push(Finding::new(severity, code, message).at(at).path(p));
     let tracks = [
         ("rotation", ctrl.rotation.as_ref().map(|t| &t.frames)),
         ("position", ctrl.position.as_ref().map(|t| &t.frames)),
         ("scale", ctrl.scale.as_ref().map(|t| &t.frames)),
     ];
-    for (what, frames) in tracks {
-        if frames.is_some_and(|f| !increasing(f)) {
-            out.push(
-                Finding::new(Error, "key-times-not-increasing", format!("{what} key times repeat or decrease"))
-                    .at(at)
-                    .path(p),
-            );
-        }
+    for (what, _) in tracks.into_iter().filter(|(_, f)| f.is_some_and(|f| !increasing(f))) {
+        push(Error, "key-times-not-increasing", format!("{what} key times repeat or decrease"));
     }
-    if let Some(f) = ctrl.formats {
-        if matches!(f[0].value_format, 3 | 4) && ctrl.rotation.is_some() {
-            out.push(
-                Finding::new(
-                    Warning,
-                    "rotation-format-not-in-ce5",
-                    format!("rotation format {} is not read by the CE5 runtime (0, 1, 5, 6, 8 are)", f[0].value_format),
-                )
-                .at(at)
-                .path(p),
-            );
-        }
-        if matches!(f[0].value_format, 0 | 1) {
-            if let Some(r) = &ctrl.rotation {
-                if let Some((k, q)) = r.values.iter().enumerate().find(|(_, q)| (q.length() - 1.0).abs() > 0.01) {
-                    out.push(
-                        Finding::new(Warning, "quaternion-not-unit", format!("key {k} has |q| = {:.4}", q.length()))
-                            .at(at)
-                            .path(p),
-                    );
-                }
-            }
-        }
+    let (Some((rot, _)), Some(r)) = (ctrl.rotation_formats, &ctrl.rotation) else { return };
+    if matches!(rot, 3 | 4) {
+        let message = format!("rotation format {rot} is not read by the CE5 runtime (0, 1, 5, 6, 8 are)");
+        push(Warning, "rotation-format-not-in-ce5", message);
+    }
+    let non_unit =
+        matches!(rot, 0 | 1).then(|| r.values.iter().enumerate().find(|(_, q)| (q.length() - 1.0).abs() > 0.01));
+    if let Some((k, q)) = non_unit.flatten() {
+        push(Warning, "quaternion-not-unit", format!("key {k} has |q| = {:.4}", q.length()));
     }
 }
 
@@ -158,18 +139,9 @@ fn ivo_findings(out: &mut Vec<Finding>, anim: &ivo::IvoAnimation) {
     }
     for (b, block) in anim.blocks.iter().enumerate() {
         for ctrl in block.controllers.iter().filter(|k| k.bitmap_fallback) {
-            out.push(
-                Finding::new(
-                    Warning,
-                    "time-bitmap-count",
-                    format!(
-                        "a time bitmap of bone 0x{:08X} does not hold its key count: keys spread evenly",
-                        ctrl.hash
-                    ),
-                )
-                .at(block.offset)
-                .path(format!("block {b}")),
-            );
+            let message =
+                format!("a time bitmap of bone 0x{:08X} does not hold its key count: keys spread evenly", ctrl.hash);
+            out.push(Finding::new(Warning, "time-bitmap-count", message).at(block.offset).path(format!("block {b}")));
         }
     }
 }

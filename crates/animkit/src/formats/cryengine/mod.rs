@@ -162,7 +162,7 @@ impl Format for CryEngine {
             Some(value) => ivo::C2Layout::from_param(value)?,
             None => None,
         };
-        let file = if options.lenient { chunkfile::read_lenient(&bytes)? } else { chunkfile::read(&bytes)? };
+        let file = chunkfile::read(&bytes, options.lenient)?;
         if options.skeleton.is_none() && options.params.contains_key(SKELETON_PARAM) {
             return Err(Error::new(
                 ErrorKind::Invalid,
@@ -207,12 +207,6 @@ impl CryDocument {
     /// A document of `file` with default limits, no skeleton and default decoding.
     pub fn new(file: ChunkFile) -> Self {
         CryDocument { file, limits: Limits::default(), skeleton: None, decoding: model::Decoding::default() }
-    }
-
-    /// Names tracks with `skeleton` (and attaches it) when converting to the model.
-    pub fn with_skeleton(mut self, skeleton: Skeleton) -> Self {
-        self.skeleton = Some(skeleton);
-        self
     }
 }
 

@@ -45,13 +45,8 @@ pub struct Contents {
     pub undecoded: Vec<(usize, Error)>,
 }
 
-/// Decodes the chunks the model uses; unknown chunks are skipped.
-pub fn contents(file: &ChunkFile) -> Result<Contents> {
-    contents_with(file, false)
-}
-
-/// Like [`contents`]; with `lenient`, chunks that do not decode are kept in `undecoded` instead
-/// of failing (lint reports them).
+/// Decodes the chunks the model uses; unknown chunks are skipped. With `lenient`, chunks that
+/// do not decode are kept in `undecoded` instead of failing (lint reports them).
 pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
     let mut out = Contents::default();
     // Most chunks of an animation are controllers: reserved once rather than grown.
@@ -88,14 +83,6 @@ fn add_chunk(out: &mut Contents, i: usize, ch: &Chunk, container: Container) -> 
             }
             None => {}
         },
-    }
-    Ok(())
-}
-
-fn check_keys(count: &mut u64, n: usize, limits: &Limits) -> Result<()> {
-    *count += n as u64;
-    if *count > limits.max_keys {
-        return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
     }
     Ok(())
 }
@@ -144,7 +131,10 @@ fn clip_tracks(
 ) -> Result<Vec<Track>> {
     let mut tracks = Vec::with_capacity(2 * controllers.len());
     for (i, mut ctrl) in controllers.enumerate() {
-        check_keys(keys, key_count(&ctrl), limits)?;
+        *keys += key_count(&ctrl) as u64;
+        if *keys > limits.max_keys {
+            return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
+        }
         if let Some(r) = ctrl.rotation.as_mut().filter(|_| ctrl.version != 0x905) {
             r.values = continuous(std::mem::take(&mut r.values));
         }
@@ -170,6 +160,17 @@ fn stem(path: &str) -> String {
     file.rsplit_once('.').map_or(file, |(s, _)| s).to_string()
 }
 
+/// The file stem of `path`, or `fallback` when it is empty.
+fn stem_or(path: &str, fallback: impl FnOnce() -> String) -> String {
+    Some(stem(path)).filter(|s| !s.is_empty()).unwrap_or_else(fallback)
+}
+
+/// A clip named `name` with asset flags `flags` (cycle: looping; additive) and its duration 0.
+fn clip(name: String, flags: Option<u32>, fps: f32, tracks: Vec<Track>) -> Clip {
+    let (looping, additive) = (flags.map(|f| f & FLAG_CYCLE != 0), flags.is_some_and(|f| f & FLAG_ADDITIVE != 0));
+    Clip { name, looping, additive, frame_rate: Some(fps), tracks, ..Default::default() }
+}
+
 /// How to decode what a file leaves open (the CryEngine read options).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Decoding {
@@ -192,15 +193,8 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
         let m = &a.motion;
         let controllers = a.controllers.into_iter().map(|k| Controller::keyed(k.id, 0x905, k.rotation, k.position));
         let tracks = clip_tracks(controllers, None, (m.start as f32, 30.0), &mut keys, limits)?;
-        package.clips.push(Clip {
-            name: stem(&a.path),
-            duration: ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0),
-            looping: Some(m.asset_flags & FLAG_CYCLE != 0),
-            additive: m.asset_flags & FLAG_ADDITIVE != 0,
-            frame_rate: Some(30.0),
-            tracks,
-            ..Default::default()
-        });
+        let duration = ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0);
+        package.clips.push(Clip { duration, ..clip(stem(&a.path), Some(m.asset_flags), 30.0, tracks) });
     }
     if !c.controllers.is_empty() {
         let controllers = std::mem::take(&mut c.controllers);
@@ -228,12 +222,8 @@ fn ivo_to_model(file: &ChunkFile, limits: &Limits, c2_layout: Option<ivo::C2Layo
         };
         let controllers = b.controllers.into_iter().map(|k| Controller::keyed(k.hash, 0x900, k.rotation, k.position));
         let tracks = clip_tracks(controllers, None, (0.0, fps), &mut keys, limits)?;
-        let mut clip = Clip {
-            name: m.map(|m| stem(&m.path)).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("animation_{i}")),
-            frame_rate: Some(fps),
-            tracks,
-            ..Default::default()
-        };
+        let name = stem_or(m.map_or("", |m| &m.path), || format!("animation_{i}"));
+        let mut clip = clip(name, None, fps, tracks);
         let end = anim.info.map(|x| x.end_frame).or(m.and_then(|m| m.end_frame));
         clip.duration = match end {
             Some(e) if e > 0 => e as f32 / fps,
@@ -254,16 +244,10 @@ fn header_only_clips(c: &Contents, limits: &Limits) -> Result<Vec<Clip>> {
             .gahs
             .iter()
             .enumerate()
-            .map(|(i, g)| Clip {
-                name: Some(stem(&latin1_until_nul(&g.path.0)))
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or_else(|| format!("animation_{i}")),
-                duration: if g.total_duration.0.is_finite() { g.total_duration.0.max(0.0) } else { 0.0 },
-                looping: Some(g.flags & FLAG_CYCLE != 0),
-                additive: g.flags & FLAG_ADDITIVE != 0,
-                frame_rate: Some(30.0),
-                tracks: Vec::new(),
-                ..Default::default()
+            .map(|(i, g)| {
+                let duration = if g.total_duration.0.is_finite() { g.total_duration.0.max(0.0) } else { 0.0 };
+                let name = stem_or(&latin1_until_nul(&g.path.0), || format!("animation_{i}"));
+                Clip { duration, ..clip(name, Some(g.flags), 30.0, Vec::new()) }
             })
             .collect());
     }
@@ -280,7 +264,8 @@ fn caf_timebase(c: &Contents, controllers: &[Controller]) -> (f32, f32) {
         Some(t) if t.rate.0.is_finite() && t.rate.0 > 0.0 => t.rate.0,
         _ => 30.0,
     };
-    let compressed = controllers.iter().any(|k| matches!(k.version, 0x829 | 0x831 | 0x832) && k.formats.is_some());
+    let compressed =
+        controllers.iter().any(|k| matches!(k.version, 0x829 | 0x831 | 0x832) && k.rotation_formats.is_some());
     let start = match (&c.motion, c.gahs.first()) {
         _ if !compressed => 0.0,
         (Some(m), _) => m.start as f32,
@@ -296,18 +281,8 @@ fn caf_clip(c: &Contents, controllers: Vec<Controller>, limits: &Limits, keys: &
     let tracks = clip_tracks(controllers.into_iter(), names, (start, fps), keys, limits)?;
     let gah = c.gahs.first();
     let flags = c.motion.map(|m| m.asset_flags).or(gah.map(|g| g.flags));
-    let mut clip = Clip {
-        name: gah
-            .map(|g| stem(&latin1_until_nul(&g.path.0)))
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "animation".into()),
-        duration: 0.0,
-        looping: flags.map(|f| f & FLAG_CYCLE != 0),
-        additive: flags.is_some_and(|f| f & FLAG_ADDITIVE != 0),
-        frame_rate: Some(fps),
-        tracks,
-        ..Default::default()
-    };
+    let name = stem_or(&gah.map(|g| latin1_until_nul(&g.path.0)).unwrap_or_default(), || "animation".into());
+    let mut clip = clip(name, flags, fps, tracks);
     clip.duration = match (&c.motion, gah, &c.timing) {
         (Some(m), _, _) if m.end >= m.start => (i64::from(m.end) - i64::from(m.start)) as f32 / 30.0,
         (_, Some(g), _) if g.total_duration.0.is_finite() && g.total_duration.0 > 0.0 => g.total_duration.0,
@@ -320,29 +295,21 @@ fn caf_clip(c: &Contents, controllers: Vec<Controller>, limits: &Limits, keys: &
 /// Names every track whose hash matches a skeleton bone (case-preserved CRC-32 controller ids;
 /// the byte-swapped id some tools write is tried too, §10.3). Unmatched hashes stay.
 pub fn name_tracks(clips: &mut [Clip], skeleton: &Skeleton) {
-    for clip in clips {
-        for track in &mut clip.tracks {
-            if let Target::Bone(b) = &mut track.target {
-                if b.name.is_some() {
-                    continue;
-                }
-                let Some(h) = b.hash else { continue };
-                let bone = skeleton
-                    .bones
-                    .iter()
-                    .find(|bone| bone.hash == Some(h))
-                    .or_else(|| skeleton.bones.iter().find(|bone| bone.hash == Some(h.swap_bytes())))
-                    .or_else(|| skeleton.bones.iter().find(|bone| super::quat_codecs::controller_id(&bone.name) == h))
-                    .or_else(|| {
-                        skeleton
-                            .bones
-                            .iter()
-                            .find(|bone| super::quat_codecs::controller_id(&bone.name.to_lowercase()) == h)
-                    });
-                if let Some(bone) = bone {
-                    b.name = Some(bone.name.as_str().into());
-                }
-            }
+    use super::quat_codecs::controller_id as crc;
+    let matchers: [fn(&crate::model::Bone, u32) -> bool; 4] = [
+        |bone, h| bone.hash == Some(h),
+        |bone, h| bone.hash == Some(h.swap_bytes()),
+        |bone, h| crc(&bone.name) == h,
+        |bone, h| crc(&bone.name.to_lowercase()) == h,
+    ];
+    let unnamed = clips.iter_mut().flat_map(|c| &mut c.tracks).filter_map(|t| match &mut t.target {
+        Target::Bone(b) if b.name.is_none() => Some(b),
+        _ => None,
+    });
+    for b in unnamed {
+        let Some(h) = b.hash else { continue };
+        if let Some(bone) = matchers.iter().find_map(|m| skeleton.bones.iter().find(|bone| m(bone, h))) {
+            b.name = Some(bone.name.as_str().into());
         }
     }
 }

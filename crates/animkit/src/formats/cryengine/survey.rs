@@ -12,40 +12,9 @@
 use super::chunkfile::{kind, ChunkFile, Container};
 use super::controller::FLAG_ADDITIVE;
 use super::ivo;
-use super::model::{contents, Contents, Decoding};
+use super::model::{contents_with, Contents, Decoding};
 use super::quat_codecs::format_name;
 use crate::lint::{Finding, Severity};
-
-/// A chunk of a known type in a version animkit does not read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct UnreadChunk {
-    pub index: usize,
-    pub name: &'static str,
-    pub chunk_type: u32,
-    pub version: u32,
-    /// File offset of the chunk.
-    pub offset: u64,
-    /// The versions animkit reads.
-    pub read: &'static [u32],
-    /// What the model lacks without it.
-    pub left_out: &'static str,
-}
-
-impl UnreadChunk {
-    pub fn message(&self) -> String {
-        let read: Vec<String> = self.read.iter().map(|v| format!("0x{v:X}")).collect();
-        format!(
-            "{} chunk {} (type 0x{:X}, version 0x{:X}) at offset {} is not read (animkit reads version {}): {} left out",
-            self.name,
-            self.index,
-            self.chunk_type,
-            self.version,
-            self.offset,
-            read.join(", "),
-            self.left_out
-        )
-    }
-}
 
 /// Chunk types the model reads, the versions it reads, and what it loses without them.
 const READ_VERSIONS: &[(u32, &str, &[u32], &str)] = &[
@@ -56,16 +25,22 @@ const READ_VERSIONS: &[(u32, &str, &[u32], &str)] = &[
     (kind::TIMING, "Timing", &[0x918, 0x919], "the frame rate is"),
 ];
 
-/// The chunks of a known type in a version animkit does not read.
-pub fn unread_chunks(file: &ChunkFile) -> Vec<UnreadChunk> {
+/// The chunks of a known type in a version animkit does not read: index, offset, type name and
+/// what is left out.
+fn unread_chunks(file: &ChunkFile) -> Vec<(usize, u64, &'static str, String)> {
     let c = file.container;
     let mut out = Vec::new();
     for (index, ch) in file.chunks.iter().enumerate() {
         let (version, _) = ch.version_and_endian(c);
         let Some(&(_, name, read, left_out)) = READ_VERSIONS.iter().find(|r| r.0 == ch.kind(c)) else { continue };
         if !read.contains(&version) {
-            let chunk_type = ch.chunk_type;
-            out.push(UnreadChunk { index, name, chunk_type, version, offset: ch.offset, read, left_out });
+            let message = format!(
+                "{name} chunk {index} (type 0x{:X}, version 0x{version:X}) at offset {} is not read (animkit reads version {}): {left_out} left out",
+                ch.chunk_type,
+                ch.offset,
+                hex_list(read)
+            );
+            out.push((index, ch.offset, name, message));
         }
     }
     out
@@ -73,16 +48,22 @@ pub fn unread_chunks(file: &ChunkFile) -> Vec<UnreadChunk> {
 
 /// The uncompiled controllers' count and versions (e.g. "77 uncompiled controllers (0x830)").
 fn uncompiled(c: &Contents) -> Option<(usize, String)> {
-    let mut versions: Vec<u32> = c.controllers.iter().filter(|k| k.formats.is_none()).map(|k| k.version).collect();
+    let mut versions: Vec<u32> =
+        c.controllers.iter().filter(|k| k.rotation_formats.is_none()).map(|k| k.version).collect();
     let n = versions.len();
     versions.sort_unstable();
     versions.dedup();
-    let v: Vec<String> = versions.iter().map(|v| format!("0x{v:X}")).collect();
-    (n > 0).then(|| (n, format!("{n} uncompiled controller{} ({})", if n == 1 { "" } else { "s" }, v.join(", "))))
+    (n > 0)
+        .then(|| (n, format!("{n} uncompiled controller{} ({})", if n == 1 { "" } else { "s" }, hex_list(&versions))))
+}
+
+/// `0x827, 0x830`.
+fn hex_list(versions: &[u32]) -> String {
+    versions.iter().map(|v| format!("0x{v:X}")).collect::<Vec<_>>().join(", ")
 }
 
 fn compiled(c: &Contents) -> usize {
-    c.controllers.iter().filter(|k| k.formats.is_some()).count()
+    c.controllers.iter().filter(|k| k.rotation_formats.is_some()).count()
 }
 
 /// The animation headers of a file without controllers (e.g. "3 GlobalAnimationHeaderCAF").
@@ -103,7 +84,7 @@ fn headers_without_controllers(c: &Contents) -> Option<String> {
 
 /// The notes of what the model does not show.
 fn survey_notes(file: &ChunkFile, c: &Contents) -> Vec<String> {
-    let mut out: Vec<String> = unread_chunks(file).iter().map(UnreadChunk::message).collect();
+    let mut out: Vec<String> = unread_chunks(file).into_iter().map(|u| u.3).collect();
     if let Some((_, what)) = uncompiled(c) {
         out.push(match compiled(c) {
             0 => {
@@ -137,22 +118,21 @@ pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
         }
         return notes;
     }
-    let Ok(c) = contents(file) else {
+    let Ok(c) = contents_with(file, false) else {
         notes.push("some chunks do not decode (see check)".into());
         return notes;
     };
     let mut versions: Vec<u32> = c.controllers.iter().map(|k| k.version).collect();
     versions.dedup();
     if !versions.is_empty() {
-        let v: Vec<String> = versions.iter().map(|v| format!("0x{v:X}")).collect();
-        notes.push(format!("{} controllers ({})", c.controllers.len(), v.join(", ")));
+        notes.push(format!("{} controllers ({})", c.controllers.len(), hex_list(&versions)));
     }
     let mut fmts: Vec<&str> = c
         .controllers
         .iter()
-        .filter_map(|k| k.formats)
-        .filter(|f| f[0].value_format != 0 || f[0].time_format != 0)
-        .map(|f| format_name(f[0].value_format))
+        .filter_map(|k| k.rotation_formats)
+        .filter(|&f| f != (0, 0))
+        .map(|(value, _)| format_name(value))
         .collect();
     fmts.sort_unstable();
     fmts.dedup();
@@ -178,11 +158,10 @@ pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
 /// The `check` findings.
 pub fn findings(file: &ChunkFile, c: &Contents) -> Vec<Finding> {
     let mut out: Vec<Finding> = unread_chunks(file)
-        .iter()
-        .map(|u| {
-            Finding::new(Severity::Warning, "chunk-version-not-read", u.message())
-                .at(u.offset as usize)
-                .path(format!("chunk {} ({})", u.index, u.name))
+        .into_iter()
+        .map(|(index, offset, name, message)| {
+            let finding = Finding::new(Severity::Warning, "chunk-version-not-read", message);
+            finding.at(offset as usize).path(format!("chunk {index} ({name})"))
         })
         .collect();
     if let Some((n, what)) = uncompiled(c) {

@@ -165,9 +165,10 @@ fn bone_names(c: &mut Cursor) -> Result<(i32, Vec<String>)> {
     let mut names = Vec::with_capacity(n);
     for i in 0..n {
         let rest = c.rest();
-        let len = rest.iter().position(|&b| b == 0).ok_or_else(|| {
-            crate::error::Error::invalid(c.offset(), format!("bone name {i} has no NUL")).within("bone name list")
-        })?;
+        let len = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| Error::invalid(c.offset(), format!("bone name {i} has no NUL")).within("bone name list"))?;
         names.push(latin1_until_nul(c.take(len + 1)?));
     }
     Ok((count, names))
@@ -227,12 +228,10 @@ impl Body {
     pub(crate) fn read(kind: u32, version: u32, payload: Bytes, base: usize, endian: Endian) -> Body {
         let mut c = Cursor::with_base(&payload, base, endian);
         match Body::decode(kind, version, &mut c) {
-            Ok(Some(body @ (Body::Compressed(_) | Body::Dba(_))))
-                if body.to_bytes(endian).is_ok_and(|b| b == payload) =>
-            {
-                body
-            }
-            Ok(Some(Body::Compressed(_) | Body::Dba(_))) => Body::Bytes { hex: payload },
+            Ok(Some(body @ (Body::Compressed(_) | Body::Dba(_)))) => match body.to_bytes(endian) {
+                Ok(b) if b == payload => body,
+                _ => Body::Bytes { hex: payload },
+            },
             Ok(Some(body)) if c.remaining() == 0 => body,
             _ => Body::Bytes { hex: payload },
         }
@@ -249,7 +248,7 @@ impl Body {
                 w.i32(*count);
                 for name in names {
                     let latin1 = to_latin1(name).ok_or_else(|| {
-                        crate::error::Error::unrepresentable(format!("bone name \"{name}\" is not Latin-1 without NUL"))
+                        Error::unrepresentable(format!("bone name \"{name}\" is not Latin-1 without NUL"))
                     })?;
                     w.bytes(&latin1);
                     w.u8(0);
