@@ -465,8 +465,9 @@ pub(crate) const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
 pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
     let mut tracks = Vec::new();
     let window = anim.frame_count.max(0) as f32;
+    let mut keys = 0;
     for bone in &anim.bones {
-        let target = Target::Bone(BoneRef::named(bone.name.clone()));
+        let (target, counted) = (Target::Bone(BoneRef::named(bone.name.clone())), tracks.len());
         // Each curve over the whole animation, its wrap modes applied.
         let unrolled = bone.curves.iter().map(|c| c.unrolled(0.0, window)).collect::<Result<Vec<_>>>()?;
         let curve_for = |target: u32| unrolled.iter().find(|c| c.target == target).map(|c| &**c);
@@ -497,7 +498,7 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
                 values: Values::Translation(values),
             });
         }
-        let keys = tracks.iter().map(|t| t.times.len() as u64).sum::<u64>();
+        keys += tracks.iter().skip(counted).map(|t| t.times.len() as u64).sum::<u64>();
         if keys > limits.max_keys {
             return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
         }
