@@ -8,7 +8,7 @@
 //! skeletal animations binds to its first model with a skeleton. The read parameter
 //! `model=NAME` forces a model.
 
-use std::collections::BTreeSet;
+use rustc_hash::FxHashSet;
 
 use super::fska::Fska;
 use crate::error::{Error, Result};
@@ -51,7 +51,7 @@ pub(crate) struct Binding {
 /// the models.
 pub(crate) fn choose(
     models: &[ModelSkeleton],
-    targets: &BTreeSet<&str>,
+    targets: &FxHashSet<&str>,
     forced: Option<&str>,
 ) -> Result<Option<Binding>> {
     let matches: Vec<(String, usize)> = models
@@ -94,7 +94,7 @@ pub(crate) fn bind(
     anims: &[Fska],
     forced: Option<&str>,
 ) -> Result<Option<(Binding, Skeleton)>> {
-    let targets: BTreeSet<&str> = anims.iter().flat_map(|a| a.bones.iter().map(|b| b.name.as_str())).collect();
+    let targets: FxHashSet<&str> = anims.iter().flat_map(|a| a.bones.iter().map(|b| b.name.as_str())).collect();
     let Some(binding) = choose(&models, &targets, forced)? else { return Ok(None) };
     let skeleton = models.into_iter().nth(binding.index).map(|m| m.skeleton);
     Ok(skeleton.map(|s| (binding, s)))
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn the_model_holding_the_animated_bones_is_chosen() {
-        let targets = BTreeSet::from(["Jnt_Body", "Jnt_ArmB", "Jnt_Handle"]);
+        let targets = FxHashSet::from_iter(["Jnt_Body", "Jnt_ArmB", "Jnt_Handle"]);
         let b = choose(&kart(), &targets, None).unwrap().unwrap();
         assert_eq!((b.index, b.model.as_str(), b.reason), (2, "BodyB_Ysi", Reason::MostTargets));
         assert_eq!(b.matches.iter().map(|m| m.1).collect::<Vec<_>>(), [0, 0, 3]);
@@ -170,17 +170,17 @@ mod tests {
 
     #[test]
     fn a_tie_keeps_the_first_and_no_animation_takes_the_first() {
-        let targets = BTreeSet::from(["ArmB_B"]);
+        let targets = FxHashSet::from_iter(["ArmB_B"]);
         let b = choose(&kart(), &targets, None).unwrap().unwrap();
         assert_eq!((b.model.as_str(), b.reason), ("ArmB_YsiL", Reason::MostTargets));
-        let b = choose(&kart(), &BTreeSet::new(), None).unwrap().unwrap();
+        let b = choose(&kart(), &FxHashSet::default(), None).unwrap().unwrap();
         assert_eq!((b.model.as_str(), b.reason), ("ArmB_YsiL", Reason::First));
         assert!(choose(&[], &targets, None).unwrap().is_none());
     }
 
     #[test]
     fn a_forced_model_wins_and_an_unknown_one_is_an_error() {
-        let targets = BTreeSet::from(["Jnt_Body"]);
+        let targets = FxHashSet::from_iter(["Jnt_Body"]);
         let b = choose(&kart(), &targets, Some("ArmB_YsiM")).unwrap().unwrap();
         assert_eq!((b.index, b.reason), (1, Reason::Forced));
         let e = choose(&kart(), &targets, Some("Nope")).unwrap_err();

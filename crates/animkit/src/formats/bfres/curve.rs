@@ -267,7 +267,8 @@ impl Curve {
         let elements = if bool_curve { n.div_ceil(32) } else { n * curve.stride() };
         if elements > 0 {
             let keys_at = keys.target.ok_or_else(|| Error::invalid(keys.field, "null key array"))?;
-            curve.keys = read_keys(&curve, data, keys_at, elements, bool_curve, endian).within(|| "keys")?;
+            let kind = (if bool_curve { KeyType::Bits32 } else { curve.key_type() }, bool_curve, curve.is_float());
+            curve.keys = read_keys(kind, data, keys_at, elements, endian).within(|| "keys")?;
         }
         Ok(curve)
     }
@@ -519,21 +520,12 @@ fn frames_in<const BE: bool>(frame_type: FrameType, data: &[u8], at: usize, n: u
     })
 }
 
-/// Reads a curve's `elements` stored key values at `keys_at` (Wii U big-endian, Switch
-/// little-endian): bool curves as 32-bit bit words, others in the curve's key type.
-fn read_keys(
-    curve: &Curve,
-    data: &[u8],
-    keys_at: usize,
-    elements: usize,
-    bool_curve: bool,
-    endian: Endian,
-) -> Result<Vec<f64>> {
-    let key_type = if bool_curve { KeyType::Bits32 } else { curve.key_type() };
-    let kind = (key_type, bool_curve, curve.is_float());
+/// Reads a curve's `n` stored key elements of `kind` (see `keys_in`; bool curves as 32-bit bit
+/// words, others in the curve's key type) at `at` (Wii U big-endian, Switch little-endian).
+fn read_keys(kind: (KeyType, bool, bool), data: &[u8], at: usize, n: usize, endian: Endian) -> Result<Vec<f64>> {
     match endian {
-        Endian::Big => keys_in::<true>(kind, data, keys_at, elements),
-        Endian::Little => keys_in::<false>(kind, data, keys_at, elements),
+        Endian::Big => keys_in::<true>(kind, data, at, n),
+        Endian::Little => keys_in::<false>(kind, data, at, n),
     }
 }
 

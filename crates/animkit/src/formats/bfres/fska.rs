@@ -464,23 +464,23 @@ pub(crate) const ROTATE: [u32; 4] = [0x20, 0x24, 0x28, 0x2C];
 
 /// Converts one FSKA to a clip.
 pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
-    let mut tracks = Vec::new();
+    let mut tracks = Vec::with_capacity(3 * anim.bones.len());
     let window = anim.frame_count.max(0) as f32;
+    let mut keys = 0;
     for bone in &anim.bones {
-        let target = Target::Bone(BoneRef::named(bone.name.clone()));
+        let (target, counted) = (Target::Bone(BoneRef::named(bone.name.clone())), tracks.len());
         // Each curve over the whole animation, its wrap modes applied.
         let unrolled = bone.curves.iter().map(|c| c.unrolled(0.0, window)).collect::<Result<Vec<_>>>()?;
         let curve_for = |target: u32| unrolled.iter().find(|c| c.target == target).map(|c| &**c);
+        // A cubic scale or translation track: the keys at the union of the component curves' frames.
+        let vec3_track = |target, curves, base, values: fn(Vec<Vec3>) -> Values| -> Result<Track> {
+            let (times, k) = union_cubic(curves, base, fps, limits)?;
+            let values = values(k.iter().flat_map(|k| k.map(Vec3::from_array)).collect());
+            Ok(Track { target, interpolation: Interpolation::CubicSpline, times, values })
+        };
         let scale = SCALE.map(curve_for);
         if scale.iter().any(Option::is_some) || bone.scale.is_some() {
-            let (times, k) = union_cubic(scale, bone.scale.unwrap_or([1.0; 3]), fps, limits)?;
-            let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();
-            tracks.push(Track {
-                target: target.clone(),
-                interpolation: Interpolation::CubicSpline,
-                times,
-                values: Values::Scale(values),
-            });
+            tracks.push(vec3_track(target.clone(), scale, bone.scale.unwrap_or([1.0; 3]), Values::Scale)?);
         }
         let rot = ROTATE.map(curve_for);
         if rot.iter().any(Option::is_some) || bone.rotate.is_some() {
@@ -489,16 +489,9 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
         }
         let tr = TRANSLATE.map(curve_for);
         if tr.iter().any(Option::is_some) || bone.translate.is_some() {
-            let (times, k) = union_cubic(tr, bone.translate.unwrap_or([0.0; 3]), fps, limits)?;
-            let values = k.iter().flat_map(|k| k.map(Vec3::from_array)).collect();
-            tracks.push(Track {
-                target,
-                interpolation: Interpolation::CubicSpline,
-                times,
-                values: Values::Translation(values),
-            });
+            tracks.push(vec3_track(target, tr, bone.translate.unwrap_or([0.0; 3]), Values::Translation)?);
         }
-        let keys = tracks.iter().map(|t| t.times.len() as u64).sum::<u64>();
+        keys += tracks.iter().skip(counted).map(|t| t.times.len() as u64).sum::<u64>();
         if keys > limits.max_keys {
             return Err(Error::new(ErrorKind::Limit, None, format!("more than {} keys", limits.max_keys)));
         }

@@ -60,9 +60,14 @@ pub fn union_cubic<const N: usize>(
     fps: f32,
     limits: &Limits,
 ) -> Result<UnionKeys<N>> {
+    let too_many = || Err(Error::new(ErrorKind::Limit, None, "too many keys"));
+    if curves.iter().all(Option::is_none) {
+        // A constant: one flat key at frame 0, as the general path below makes it.
+        return if limits.max_keys == 0 { too_many() } else { Ok((vec![0.0 / fps], vec![[[0.0; N], base, [0.0; N]]])) };
+    }
     let frames = union_frames(&curves);
     if frames.len() as u64 > limits.max_keys {
-        return Err(Error::new(ErrorKind::Limit, None, "too many keys"));
+        return too_many();
     }
     let last = frames.len() - 1;
     let mut keys = Vec::with_capacity(frames.len());
@@ -98,7 +103,7 @@ pub fn union_cubic<const N: usize>(
         times.push(f / fps);
     }
     if keys.len() as u64 > limits.max_keys {
-        return Err(Error::new(ErrorKind::Limit, None, "too many keys"));
+        return too_many();
     }
     Ok((times, keys))
 }

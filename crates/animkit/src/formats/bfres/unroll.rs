@@ -43,11 +43,7 @@ impl Curve {
         let per_period = 2 * (self.frames.len() + 2);
         let count = (-first).max(0.0) + last.max(0.0);
         if count * per_period as f64 > MAX_EXPANDED as f64 {
-            return Err(Error::new(
-                ErrorKind::Limit,
-                Some(self.at as u64),
-                format!("curve wraps over more than {MAX_EXPANDED} frames"),
-            ));
+            return Err(self.limit(format!("curve wraps over more than {MAX_EXPANDED} frames")));
         }
         if replays(self.pre_wrap()) && first < 0.0 {
             periods.extend(first as i64..0);
@@ -56,6 +52,11 @@ impl Curve {
             periods.extend(1..=last as i64);
         }
         Ok(periods)
+    }
+
+    /// A limit error at the curve's header.
+    fn limit(&self, message: String) -> Error {
+        Error::new(ErrorKind::Limit, Some(self.at as u64), message)
     }
 
     /// Whether period `n` plays the curve backwards.
@@ -116,11 +117,7 @@ impl Curve {
         if !matches!(self.curve_type(), CurveType::StepInt | CurveType::StepBool) {
             let (a, b) = (f64::from(lo).ceil(), f64::from(hi).floor());
             if b - a > MAX_EXPANDED as f64 {
-                return Err(Error::new(
-                    ErrorKind::Limit,
-                    Some(self.at as u64),
-                    format!("more than {MAX_EXPANDED} frames to sample"),
-                ));
+                return Err(self.limit(format!("more than {MAX_EXPANDED} frames to sample")));
             }
             if b >= a {
                 frames.extend((a as i64..=b as i64).map(|f| f as f32));
