@@ -159,7 +159,7 @@ impl Document for IfpDocument {
     }
 
     fn summary(&self) -> Result<crate::format::Summary> {
-        Ok(model::summary(&self.file, self.model_options))
+        model::summary(&self.file, self.model_options)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {

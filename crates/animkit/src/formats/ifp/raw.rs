@@ -91,6 +91,18 @@ pub(crate) enum Body {
     V2(V2),
 }
 
+/// `$e` with `$b` bound to the body of either version (both have `size`, `block_name` and
+/// `animations`).
+macro_rules! each_body {
+    ($body:expr, $b:ident => $e:expr) => {
+        match $body {
+            Body::Anpk($b) => $e,
+            Body::V2($b) => $e,
+        }
+    };
+}
+pub(crate) use each_body;
+
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "magic")]
 enum Tagged<A, V> {
@@ -176,10 +188,7 @@ impl IfpFile {
 
     /// The number of animations parsed.
     pub(crate) fn animation_count(&self) -> usize {
-        match &self.body {
-            Body::Anpk(a) => a.animations.len(),
-            Body::V2(v) => v.animations.len(),
-        }
+        each_body!(&self.body, b => b.animations.len())
     }
 }
 
