@@ -155,18 +155,14 @@ fn clip_frames(clip: &Clip, skeleton: Option<&Skeleton>, warnings: &mut Vec<Stri
         warnings
             .push(format!("clip \"{}\": {skipped} non-transform track(s) dropped: IFP animates bones only", clip.name));
     }
-    let mut out = Vec::with_capacity(groups.len());
-    for (bone, tracks) in groups {
-        if tracks.all().next().is_none() {
-            continue;
-        }
+    let animated = groups.into_iter().filter(|(_, tracks)| tracks.all().next().is_some());
+    let frames_of = |(bone, tracks): (BoneRef, BoneTracks)| {
         let rest = skeleton
             .and_then(|s| s.find(&bone).and_then(|i| s.bones.get(i)))
             .map_or(Quat::IDENTITY, |b| b.rest.rotation);
-        let frames = bone_frames(&tracks, rest, clip, &bone, warnings);
-        out.push(BoneFrames { bone, frames });
-    }
-    Ok(out)
+        BoneFrames { frames: bone_frames(&tracks, rest, clip, &bone, warnings), bone }
+    };
+    Ok(animated.map(frames_of).collect())
 }
 
 /// Whether a track can be copied key for key into engine frames (linear rule, no cubic tangents).
@@ -182,6 +178,8 @@ fn bone_frames(tracks: &BoneTracks, rest: Quat, clip: &Clip, bone: &BoneRef, war
         return (0..n).map(|i| key_frame(tracks, i, rest)).collect();
     }
     warnings.push(format!("clip \"{}\": {} resampled to shared key times", clip.name, bone.label()));
+    let sample =
+        |track: &Track, t: f32, left: bool| if left { sample_track_left(track, t) } else { sample_track(track, t) };
     let vec3 = |track: Option<&Track>, t: f32, left: bool| match track.and_then(|tr| sample(tr, t, left)) {
         Some(Sampled::Translation(v) | Sampled::Scale(v)) => Some(v),
         _ => None,
@@ -195,15 +193,8 @@ fn bone_frames(tracks: &BoneTracks, rest: Quat, clip: &Clip, bone: &BoneRef, war
         translation: vec3(tracks.translation, time, left),
         scale: vec3(tracks.scale, time, left),
     };
-    let (times, lefts) = event_times(tracks);
-    let mut frames = Vec::with_capacity(times.len() * 2);
-    for (&t, &left) in times.iter().zip(&lefts) {
-        if left {
-            frames.push(frame(t, true));
-        }
-        frames.push(frame(t, false));
-    }
-    frames
+    let events = event_times(tracks).into_iter();
+    events.flat_map(|(t, left)| [left.then(|| frame(t, true)), Some(frame(t, false))]).flatten().collect()
 }
 
 /// The frame made of key `i` of every track (all tracks share their times).
@@ -221,19 +212,10 @@ fn key_frame(tracks: &BoneTracks, i: usize, rest: Quat) -> Frame {
     Frame { time, rotation, translation: vec3(tracks.translation), scale: vec3(tracks.scale) }
 }
 
-fn sample(track: &Track, t: f32, left: bool) -> Option<Sampled> {
-    if left {
-        sample_track_left(track, t)
-    } else {
-        sample_track(track, t)
-    }
-}
-
 /// The union of the tracks' key times (plus a 1/60 s grid over cubic tracks, whose keys are
-/// moved onto it), and for each time
-/// whether the value just before it differs (a step key or a repeated time): then the frame list
-/// gets an extra key at the same time holding the left value.
-fn event_times(tracks: &BoneTracks) -> (Vec<f32>, Vec<bool>) {
+/// moved onto it), each with whether the value just before it differs (a step key or a repeated
+/// time): then the frame list gets an extra key at the same time holding the left value.
+fn event_times(tracks: &BoneTracks) -> Vec<(f32, bool)> {
     let mut times: Vec<f32> = Vec::new();
     for track in tracks.all() {
         if track.interpolation != Interpolation::CubicSpline {
@@ -248,18 +230,18 @@ fn event_times(tracks: &BoneTracks) -> (Vec<f32>, Vec<bool>) {
     }
     times.sort_by(f32::total_cmp);
     times.dedup();
-    let lefts = times
-        .iter()
-        .map(|&t| {
-            tracks.all().any(|tr| {
+    times
+        .into_iter()
+        .map(|t| {
+            let left = tracks.all().any(|tr| {
                 let i = tr.times.partition_point(|&x| x < t);
                 let repeated = tr.times.get(i + 1) == Some(&t);
                 let step_key = tr.interpolation == Interpolation::Step && i > 0 && tr.times.get(i) == Some(&t);
                 repeated || step_key
-            })
+            });
+            (t, left)
         })
-        .collect();
-    (times, lefts)
+        .collect()
 }
 
 /// `round_half_away(t·60)` as i16 ticks.

@@ -177,8 +177,9 @@ fn ticks_to_seconds(ticks: f32) -> f32 {
 
 /// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
 /// loops are branch-free and need no bounds checks.
-#[inline]
+#[inline(always)]
 pub(crate) fn decode_v2(kind: FrameType, bytes: &[u8]) -> Keys {
+    #[inline(always)]
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
         if float {
@@ -409,7 +410,11 @@ fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions)
         return Err(Error::new(crate::ErrorKind::Limit, None, msg));
     }
     let mut names = A::Names::default();
-    animations.iter().enumerate().map(|(ai, anim)| clip(anim, ai, &mut names, options, true)).collect()
+    let mut clips = Vec::with_capacity(animations.len());
+    for (ai, anim) in animations.iter().enumerate() {
+        clips.push(clip(anim, ai, &mut names, options, true)?);
+    }
+    Ok(clips)
 }
 
 /// Animation `ai` as a clip; with `check`, its key times must be finite and never decrease.
