@@ -165,8 +165,7 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
     }
     let mut tags: Vec<i32> = anim.sequences.iter().map(|s| s.bone_tag).filter(|&t| t != -1).collect();
     tags.sort_unstable();
-    if let Some(tag) = tags.windows(2).find_map(|w| matches!(w, [a, b] if a == b).then(|| w.first().copied()).flatten())
-    {
+    if let Some(&[tag, _]) = tags.windows(2).find(|w| matches!(w, [a, b] if a == b)) {
         l.at(Warning, "duplicate-tag", format!("bone tag {tag} appears twice"), anim_at, path);
     }
     let (mut late, mut translated) = (Vec::new(), Vec::new());

@@ -230,7 +230,6 @@ crate::record! {
 }
 
 impl ChunkHeader {
-    /// A header with this id and size.
     pub(crate) fn new(id: &[u8; 4], size: u32) -> Self {
         ChunkHeader { id: FourCc(*id), size }
     }
@@ -466,7 +465,6 @@ pub(crate) enum AnimLink {
 }
 
 impl AnimLink {
-    /// The ANIM chunk size of this form.
     pub(crate) fn anim_size(self) -> u32 {
         match self {
             AnimLink::Tag(_) => 44,
@@ -745,7 +743,6 @@ impl TryFrom<u32> for FrameType {
 }
 
 impl FrameType {
-    /// Whether frames carry a translation.
     pub(crate) fn has_translation(self) -> bool {
         matches!(self, FrameType::RotTrans | FrameType::RotTransCompressed)
     }
