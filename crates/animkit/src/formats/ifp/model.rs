@@ -246,8 +246,6 @@ pub(crate) fn decode_anpk(kind: KeyKind, bytes: &[u8], keep_scale: bool) -> Keys
 /// Checks that key times are finite and never decrease. The common, valid case is one
 /// branch-free pass (NaN fails `a <= b`; sorted times between two finite ends are finite); the
 /// message is built only on failure.
-// Out of line, it leaves the decode loops of `clip` their registers (−1 % of read + to_model).
-#[inline(never)]
 fn check_times(times: &[f32]) -> Result<(), String> {
     let sorted = times.iter().zip(times.iter().skip(1)).fold(true, |ok, (a, b)| ok & (a <= b));
     let finite_ends = times.first().is_none_or(|t| t.is_finite()) && times.last().is_none_or(|t| t.is_finite());
@@ -420,7 +418,8 @@ fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions)
 }
 
 /// Animation `ai` as a clip; with `check`, its key times must be finite and never decrease.
-#[inline(always)]
+// Out of line (one call per animation), its decode loops compile the same in both callers.
+#[inline(never)]
 fn clip<A: Animation>(anim: &A, ai: usize, names: &mut A::Names, options: ModelOptions, check: bool) -> Result<Clip> {
     let name = latin1_until_nul(anim.name());
     let mut tracks = Vec::with_capacity(track_count(anim, options));
