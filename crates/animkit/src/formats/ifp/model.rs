@@ -177,9 +177,8 @@ fn ticks_to_seconds(ticks: f32) -> f32 {
 
 /// Decodes an ANP2/ANP3 sequence's frames: one loop per frame type over fixed-size arrays, so the
 /// loops are branch-free and need no bounds checks.
-#[inline(always)]
+#[inline]
 pub(crate) fn decode_v2(kind: FrameType, bytes: &[u8]) -> Keys {
-    #[inline(always)]
     fn decode<const N: usize>(frames: &[u8], keys: &mut Keys, float: bool) {
         let (frames, _) = frames.as_chunks::<N>();
         if float {
@@ -418,8 +417,7 @@ fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions)
 }
 
 /// Animation `ai` as a clip; with `check`, its key times must be finite and never decrease.
-// Out of line (one call per animation), its decode loops compile the same in both callers.
-#[inline(never)]
+#[inline(always)]
 fn clip<A: Animation>(anim: &A, ai: usize, names: &mut A::Names, options: ModelOptions, check: bool) -> Result<Clip> {
     let name = latin1_until_nul(anim.name());
     let mut tracks = Vec::with_capacity(track_count(anim, options));
