@@ -14,10 +14,8 @@ use crate::text::latin1_until_nul;
 /// The entry names: each animation's name made safe for a file name, with `.ifp`; a name that
 /// an earlier animation already took (in any case) gets `_2`, `_3`… (`entry_path::unique_paths`).
 pub(crate) fn names(file: &IfpFile) -> Vec<String> {
-    let raw: Vec<String> = match &file.body {
-        Body::Anpk(a) => a.animations.iter().map(|a| latin1_until_nul(&a.name.0)).collect(),
-        Body::V2(v) => v.animations.iter().map(|a| latin1_until_nul(&a.name.0)).collect(),
-    };
+    let raw: Vec<String> =
+        each_body!(&file.body, b => b.animations.iter().map(|a| latin1_until_nul(&a.name.0)).collect());
     let files: Vec<String> = raw
         .iter()
         .enumerate()
@@ -44,10 +42,7 @@ fn content_size(file: &IfpFile) -> u32 {
 
 /// The header's size field.
 fn size_field(file: &mut IfpFile) -> &mut u32 {
-    match &mut file.body {
-        Body::Anpk(a) => &mut a.size,
-        Body::V2(v) => &mut v.size,
-    }
+    each_body!(&mut file.body, b => &mut b.size)
 }
 
 /// Animation `index` alone, in a package of the same version and block name (canonical size, no

@@ -17,7 +17,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::canonical::{canonicalize_anpk, canonicalize_v2, padded_name};
+use super::canonical::{canonicalize_anpk, canonicalize_v2, padded_name, until_nul};
 use super::model::choice;
 use super::raw::*;
 use crate::error::{Error, Result};
@@ -25,16 +25,7 @@ use crate::format::WriteOptions;
 use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Skeleton, Target, Track};
 use crate::raw_json::{FixedName, FourCc, Hex};
 use crate::sample::{sample_track, sample_track_left, Sampled};
-use crate::text::{fixed_name, to_latin1};
-
-/// What to do when a value does not fit a compressed (i16) frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Overflow {
-    /// Fail with an error naming the value.
-    Error,
-    /// Write that animation with uncompressed float frames (types 1/2, flags 0) and warn.
-    Uncompressed,
-}
+use crate::text::fixed_name;
 
 /// Options for writing IFP from the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +34,9 @@ pub(crate) struct BuildOptions {
     pub anpk: bool,
     /// ANP3 only: write float frames (types 1/2) for every animation.
     pub uncompressed: bool,
-    pub overflow: Overflow,
+    /// `overflow=error`: a value that does not fit a compressed (i16) frame fails the write; by
+    /// default that animation is written with float frames (types 1/2, flags 0) and a warning.
+    pub overflow_error: bool,
 }
 
 impl BuildOptions {
@@ -56,9 +49,8 @@ impl BuildOptions {
             Some(v) => return Err(Error::unsupported(format!("unknown IFP variant \"{v}\" (anp3 or anpk)"))),
         };
         let uncompressed = choice(&o.params, "compression", "auto", "none")?;
-        let error = choice(&o.params, "overflow", "uncompressed", "error")?;
-        let overflow = if error { Overflow::Error } else { Overflow::Uncompressed };
-        Ok(BuildOptions { anpk, uncompressed, overflow })
+        let overflow_error = choice(&o.params, "overflow", "uncompressed", "error")?;
+        Ok(BuildOptions { anpk, uncompressed, overflow_error })
     }
 }
 
@@ -94,7 +86,7 @@ impl<'a> BoneTracks<'a> {
 /// Builds an IFP file from the model; returns it with warnings about what was approximated.
 pub(crate) fn from_model(package: &Package, options: BuildOptions) -> Result<(IfpFile, Vec<String>)> {
     let mut warnings = Vec::new();
-    let block = to_latin1(&package.name).filter(|b| b.len() <= 23).ok_or_else(|| {
+    let block = fixed_name::<24>(&package.name).ok_or_else(|| {
         Error::unrepresentable(format!("package name \"{}\" is not 1–23 Latin-1 bytes", package.name))
     })?;
     let mut clips = Vec::with_capacity(package.clips.len());
@@ -104,31 +96,22 @@ pub(crate) fn from_model(package: &Package, options: BuildOptions) -> Result<(If
         clips.push((clip, bones));
     }
     let body = if options.anpk {
-        Body::Anpk(build_anpk(&block, &clips)?)
+        Body::Anpk(build_anpk(until_nul(&block), &clips)?)
     } else {
-        Body::V2(build_anp3(&block, &clips, options, &mut warnings)?)
+        Body::V2(build_anp3(block, &clips, options, &mut warnings)?)
     };
     Ok((IfpFile { body, tail: Hex::default(), salvage: None }, warnings))
 }
 
+/// `name` in an `N`-byte buffer; the games keep 23 bytes and a NUL of any name (`ifp.md` §4.5).
 fn name_bytes<const N: usize>(name: &str, what: &str) -> Result<[u8; N]> {
     fixed_name::<N>(name).ok_or_else(|| {
         Error::unrepresentable(format!("{what} name \"{name}\" does not fit {} Latin-1 bytes and a NUL", N - 1))
     })
 }
 
-/// Names are limited to 23 bytes and a NUL in every game buffer (`ifp.md` §4.5).
-fn short_name(name: &str, what: &str) -> Result<[u8; 24]> {
-    name_bytes::<24>(name, what)
-}
-
 fn bone_name(bone: &BoneRef) -> String {
     bone.name.as_deref().map_or_else(|| bone.label(), str::to_string)
-}
-
-/// The stored tag: the bone's id, else −1 (the games then match the bone by name).
-fn bone_tag(bone: &BoneRef) -> i32 {
-    bone.id.unwrap_or(-1)
 }
 
 /// Groups a clip's tracks per bone and turns each group into engine frames.
@@ -141,14 +124,11 @@ fn clip_frames(clip: &Clip, skeleton: Option<&Skeleton>, warnings: &mut Vec<Stri
             skipped += 1;
             continue;
         };
-        let group = match groups.iter().position(|(b, _)| b == bone) {
-            Some(i) => groups.get_mut(i),
-            None => {
-                groups.push((bone.clone(), BoneTracks::default()));
-                groups.last_mut()
-            }
-        };
-        let Some((_, tracks)) = group else {
+        let i = groups.iter().position(|(b, _)| b == bone).unwrap_or_else(|| {
+            groups.push((bone.clone(), BoneTracks::default()));
+            groups.len() - 1
+        });
+        let Some((_, tracks)) = groups.get_mut(i) else {
             continue;
         };
         let slot = match track.channel() {
@@ -175,18 +155,14 @@ fn clip_frames(clip: &Clip, skeleton: Option<&Skeleton>, warnings: &mut Vec<Stri
         warnings
             .push(format!("clip \"{}\": {skipped} non-transform track(s) dropped: IFP animates bones only", clip.name));
     }
-    let mut out = Vec::with_capacity(groups.len());
-    for (bone, tracks) in groups {
-        if tracks.all().next().is_none() {
-            continue;
-        }
+    let animated = groups.into_iter().filter(|(_, tracks)| tracks.all().next().is_some());
+    let frames_of = |(bone, tracks): (BoneRef, BoneTracks)| {
         let rest = skeleton
             .and_then(|s| s.find(&bone).and_then(|i| s.bones.get(i)))
             .map_or(Quat::IDENTITY, |b| b.rest.rotation);
-        let frames = bone_frames(&tracks, rest, clip, &bone, warnings);
-        out.push(BoneFrames { bone, frames });
-    }
-    Ok(out)
+        BoneFrames { frames: bone_frames(&tracks, rest, clip, &bone, warnings), bone }
+    };
+    Ok(animated.map(frames_of).collect())
 }
 
 /// Whether a track can be copied key for key into engine frames (linear rule, no cubic tangents).
@@ -202,6 +178,8 @@ fn bone_frames(tracks: &BoneTracks, rest: Quat, clip: &Clip, bone: &BoneRef, war
         return (0..n).map(|i| key_frame(tracks, i, rest)).collect();
     }
     warnings.push(format!("clip \"{}\": {} resampled to shared key times", clip.name, bone.label()));
+    let sample =
+        |track: &Track, t: f32, left: bool| if left { sample_track_left(track, t) } else { sample_track(track, t) };
     let vec3 = |track: Option<&Track>, t: f32, left: bool| match track.and_then(|tr| sample(tr, t, left)) {
         Some(Sampled::Translation(v) | Sampled::Scale(v)) => Some(v),
         _ => None,
@@ -215,15 +193,8 @@ fn bone_frames(tracks: &BoneTracks, rest: Quat, clip: &Clip, bone: &BoneRef, war
         translation: vec3(tracks.translation, time, left),
         scale: vec3(tracks.scale, time, left),
     };
-    let (times, lefts) = event_times(tracks);
-    let mut frames = Vec::with_capacity(times.len() * 2);
-    for (&t, &left) in times.iter().zip(&lefts) {
-        if left {
-            frames.push(frame(t, true));
-        }
-        frames.push(frame(t, false));
-    }
-    frames
+    let events = event_times(tracks).into_iter();
+    events.flat_map(|(t, left)| [left.then(|| frame(t, true)), Some(frame(t, false))]).flatten().collect()
 }
 
 /// The frame made of key `i` of every track (all tracks share their times).
@@ -241,49 +212,36 @@ fn key_frame(tracks: &BoneTracks, i: usize, rest: Quat) -> Frame {
     Frame { time, rotation, translation: vec3(tracks.translation), scale: vec3(tracks.scale) }
 }
 
-fn sample(track: &Track, t: f32, left: bool) -> Option<Sampled> {
-    if left {
-        sample_track_left(track, t)
-    } else {
-        sample_track(track, t)
-    }
-}
-
 /// The union of the tracks' key times (plus a 1/60 s grid over cubic tracks, whose keys are
-/// moved onto it), and for each time
-/// whether the value just before it differs (a step key or a repeated time): then the frame list
-/// gets an extra key at the same time holding the left value.
-fn event_times(tracks: &BoneTracks) -> (Vec<f32>, Vec<bool>) {
+/// moved onto it), each with whether the value just before it differs (a step key or a repeated
+/// time): then the frame list gets an extra key at the same time holding the left value.
+fn event_times(tracks: &BoneTracks) -> Vec<(f32, bool)> {
     let mut times: Vec<f32> = Vec::new();
     for track in tracks.all() {
-        if track.interpolation == Interpolation::CubicSpline {
+        if track.interpolation != Interpolation::CubicSpline {
+            times.extend_from_slice(&track.times);
+        } else if let (Some(&a), Some(&b)) = (track.times.first(), track.times.last()) {
             // A cubic track's own keys between grid points (a BFRES rotation keyed at a quarter
             // frame) go to the nearest tick, the only times a compressed frame can hold.
             times.extend(track.times.iter().map(|&t| (t * 60.0).round() / 60.0));
-        } else {
-            times.extend_from_slice(&track.times);
-        }
-        if track.interpolation == Interpolation::CubicSpline {
-            if let (Some(&a), Some(&b)) = (track.times.first(), track.times.last()) {
-                let steps = ((b - a) * 60.0).floor() as usize;
-                times.extend((1..steps).map(|k| a + k as f32 / 60.0));
-            }
+            let steps = ((b - a) * 60.0).floor() as usize;
+            times.extend((1..steps).map(|k| a + k as f32 / 60.0));
         }
     }
     times.sort_by(f32::total_cmp);
     times.dedup();
-    let lefts = times
-        .iter()
-        .map(|&t| {
-            tracks.all().any(|tr| {
+    times
+        .into_iter()
+        .map(|t| {
+            let left = tracks.all().any(|tr| {
                 let i = tr.times.partition_point(|&x| x < t);
                 let repeated = tr.times.get(i + 1) == Some(&t);
                 let step_key = tr.interpolation == Interpolation::Step && i > 0 && tr.times.get(i) == Some(&t);
                 repeated || step_key
-            })
+            });
+            (t, left)
         })
-        .collect();
-    (times, lefts)
+        .collect()
 }
 
 /// `round_half_away(t·60)` as i16 ticks.
@@ -341,7 +299,7 @@ fn anpk_fields(f: &Frame, kind: KeyKind) -> impl Iterator<Item = f32> {
 }
 
 fn build_anp3(
-    block: &[u8],
+    block: [u8; 24],
     clips: &[(&Clip, Vec<BoneFrames>)],
     options: BuildOptions,
     warnings: &mut Vec<String>,
@@ -350,12 +308,7 @@ fn build_anp3(
     for (clip, bones) in clips {
         animations.push(anp3_animation(clip, bones, options, warnings)?);
     }
-    let mut block_name = [0u8; 24];
-    // `block` holds at most 23 bytes (checked by the caller); the rest stays NUL.
-    for (d, &b) in block_name.iter_mut().zip(block) {
-        *d = b;
-    }
-    let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name: FixedName(block_name), animations };
+    let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name: FixedName(block), animations };
     canonicalize_v2(&mut v2);
     Ok(v2)
 }
@@ -374,31 +327,21 @@ fn anp3_animation(
         warnings.push(format!("clip \"{}\": scale of {} dropped: ANP3 has no scale", clip.name, b.bone.label()));
     }
     let translation = |b: &BoneFrames| b.frames.iter().any(|f| f.translation.is_some());
-    let mut compressed = !options.uncompressed;
-    let mut encoded = Vec::with_capacity(bones.len());
-    for b in bones {
-        if !compressed {
-            break;
+    let encode = |b: &BoneFrames| encode_compressed(&b.frames, translation(b)).map_err(|why| (b.bone.label(), why));
+    let encoded = match (!options.uncompressed).then(|| bones.iter().map(encode).collect::<Result<Vec<_>, _>>()) {
+        None => None,
+        Some(Ok(encoded)) => Some(encoded),
+        Some(Err((bone, why))) if options.overflow_error => {
+            let msg = format!("{bone}: {why} (compressed frames); write with overflow=uncompressed");
+            return Err(within(Error::unrepresentable(msg)));
         }
-        match encode_compressed(&b.frames, translation(b)) {
-            Ok(bytes) => encoded.push(bytes),
-            Err(why) if options.overflow == Overflow::Error => {
-                let msg = format!("{}: {why} (compressed frames); write with overflow=uncompressed", b.bone.label());
-                return Err(within(Error::unrepresentable(msg)));
-            }
-            Err(why) => {
-                warnings.push(format!(
-                    "clip \"{}\": {}: {why}; animation written uncompressed",
-                    clip.name,
-                    b.bone.label()
-                ));
-                compressed = false;
-            }
+        Some(Err((bone, why))) => {
+            warnings.push(format!("clip \"{}\": {bone}: {why}; animation written uncompressed", clip.name));
+            None
         }
-    }
-    if !compressed {
-        encoded = bones.iter().map(|b| encode_float(&b.frames, translation(b))).collect();
-    }
+    };
+    let compressed = encoded.is_some();
+    let encoded = encoded.unwrap_or_else(|| bones.iter().map(|b| encode_float(&b.frames, translation(b))).collect());
     let (mut sequences, mut data) = (Vec::with_capacity(bones.len()), Vec::new());
     for (b, bytes) in bones.iter().zip(encoded) {
         let kind = match (compressed, translation(b)) {
@@ -407,22 +350,22 @@ fn anp3_animation(
             (false, false) => FrameType::Rot,
             (false, true) => FrameType::RotTrans,
         };
-        let name = FixedName(short_name(&bone_name(&b.bone), "bone").map_err(within)?);
+        let name = FixedName(name_bytes::<24>(&bone_name(&b.bone), "bone").map_err(within)?);
         let frames = Frames::push(kind, &bytes, &mut data);
-        sequences.push(V2Sequence { name, bone_tag: bone_tag(&b.bone), frames });
+        sequences.push(V2Sequence { name, bone_tag: b.bone.id.unwrap_or(-1), frames });
     }
-    let name = FixedName(short_name(&clip.name, "animation")?);
+    let name = FixedName(name_bytes::<24>(&clip.name, "animation")?);
     Ok(V2Animation { name, frame_data_size: 0, flags: 0, sequences: Nodes::new(sequences, data) })
 }
 
 fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> {
     let mut animations = Vec::with_capacity(clips.len());
     for (clip, bones) in clips {
-        let name = short_name(&clip.name, "animation")?;
+        let name = name_bytes::<24>(&clip.name, "animation")?;
         let (mut objects, mut data) = (Vec::with_capacity(bones.len()), Vec::new());
         for b in bones {
             let obj_name = name_bytes::<28>(&bone_name(&b.bone), "bone")
-                .and_then(|n| short_name(&bone_name(&b.bone), "bone").map(|_| n))
+                .and_then(|n| name_bytes::<24>(&bone_name(&b.bone), "bone").map(|_| n))
                 .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
             let kind = if b.frames.iter().any(|f| f.scale.is_some()) {
                 KeyKind::Rts
@@ -441,13 +384,13 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
                 name: FixedName(obj_name),
                 unknown: 0,
                 last_frame: n - 1,
-                link: AnimLink::Tag(bone_tag(&b.bone)),
+                link: AnimLink::Tag(b.bone.id.unwrap_or(-1)),
                 keys,
             });
         }
         animations.push(AnpkAnimation {
             name_chunk: ChunkHeader::new(b"NAME", 0),
-            name: padded_name(super::canonical::until_nul(&name)),
+            name: padded_name(until_nul(&name)),
             dgan: ChunkHeader::new(b"DGAN", 0),
             info: ChunkHeader::new(b"INFO", 8),
             info_extra: Hex(vec![0; 4]),

@@ -55,7 +55,8 @@ impl Linter {
         }
     }
 
-    /// Checks decoded keys: order and repeated times. Returns the first key time, which callers
+    /// Checks decoded keys at `offset`: order, repeated times and unit quaternions (as stored:
+    /// 4 × i16 (1/4096) or 4 × f32). Returns the first key time when it is not 0, which callers
     /// aggregate per animation.
     fn keys(&mut self, keys: &Keys, offset: usize, path: &str) -> Option<f32> {
         if let Some(i) = keys.times.windows(2).position(|w| matches!(w, [a, b] if b < a)) {
@@ -64,7 +65,19 @@ impl Linter {
         if keys.times.windows(2).any(|w| matches!(w, [a, b] if b == a)) {
             self.at(Info, "repeated-times", "two keys share a time (a step)", offset, path);
         }
-        keys.times.first().copied()
+        let mut norms =
+            keys.rotations.iter().map(|q| q.to_array().iter().map(|c| c * c).sum::<f32>().sqrt()).enumerate();
+        if let Some((k, n)) = norms.find(|(_, n)| (n - 1.0).abs() > 0.01) {
+            self.at(Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}"), offset, path);
+        }
+        keys.times.first().copied().filter(|&t| t != 0.0)
+    }
+
+    /// `inconsistent-size` when the size field of `what` is not its canonical value.
+    fn size(&mut self, what: &str, have: u32, want: usize, offset: usize, path: &str) {
+        if have as usize != want {
+            self.fixable(Warning, "inconsistent-size", format!("{what} size {have} ≠ {want}"), offset, path);
+        }
     }
 
     /// One finding for the sequences of an animation whose first key is not at 0.
@@ -73,27 +86,6 @@ impl Linter {
             let n = starts.len();
             let msg = format!("{n} of {total} sequences start away from 0 s (first: {t0} s); the engine plays each from its first key");
             self.at(Warning, "first-time-not-zero", msg, offset, path);
-        }
-    }
-
-    /// Checks the stored quaternions (which lead each frame: 4 × i16 (1/4096) or 4 × f32) for unit length.
-    fn norms<K: Layout>(&mut self, kind: K, frames: &[u8], offset: usize, path: &str) {
-        let norm = |f: &[u8]| {
-            let mut q = [0f32; 4];
-            if kind.compressed() {
-                for (c, w) in q.iter_mut().zip(f.as_chunks::<2>().0) {
-                    *c = f32::from(i16::from_le_bytes(*w)) / 4096.0;
-                }
-            } else {
-                for (c, w) in q.iter_mut().zip(f.as_chunks::<4>().0) {
-                    *c = f32::from_le_bytes(*w);
-                }
-            }
-            q.iter().map(|c| c * c).sum::<f32>().sqrt()
-        };
-        let mut norms = frames.chunks_exact(kind.size()).map(norm).enumerate();
-        if let Some((k, n)) = norms.find(|(_, n)| (n - 1.0).abs() > 0.01) {
-            self.at(Warning, "quaternion-not-unit", format!("key {k} has |q| = {n:.4}"), offset, path);
         }
     }
 }
@@ -173,8 +165,7 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
     }
     let mut tags: Vec<i32> = anim.sequences.iter().map(|s| s.bone_tag).filter(|&t| t != -1).collect();
     tags.sort_unstable();
-    if let Some(tag) = tags.windows(2).find_map(|w| matches!(w, [a, b] if a == b).then(|| w.first().copied()).flatten())
-    {
+    if let Some(&[tag, _]) = tags.windows(2).find(|w| matches!(w, [a, b] if a == b)) {
         l.at(Warning, "duplicate-tag", format!("bone tag {tag} appears twice"), anim_at, path);
     }
     let (mut late, mut translated) = (Vec::new(), Vec::new());
@@ -191,11 +182,9 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
             let msg = format!("{n} frames: San Andreas stores the count in 16 bits");
             l.at(Error, "too-many-frames", msg, pos + 28, spath);
         }
-        let bytes = anim.sequences.of(seq);
-        if let Some(t0) = l.keys(&decode_v2(seq.frames.kind, bytes), pos + 36, spath).filter(|&t| t != 0.0) {
+        if let Some(t0) = l.keys(&decode_v2(seq.frames.kind, anim.sequences.of(seq)), pos + 36, spath) {
             late.push((pos + 36, t0));
         }
-        l.norms(seq.frames.kind, bytes, pos + 36, spath);
         if seq.frames.kind.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
             translated.push((pos + 24, seq.bone_tag));
         }
@@ -258,10 +247,7 @@ fn chunk(l: &mut Linter, h: &ChunkHeader, want: &[u8; 4], buffered: bool, at: us
 fn lint_anpk(l: &mut Linter, anpk: &Anpk) -> usize {
     chunk(l, &anpk.info, b"INFO", true, 8, "header");
     let block = until_nul(&anpk.block_name.0);
-    if anpk.info.size as usize != 4 + block.len() + 1 {
-        let msg = format!("header INFO size {} ≠ {}", anpk.info.size, 5 + block.len());
-        l.fixable(Warning, "inconsistent-size", msg, 12, "header");
-    }
+    l.size("header INFO", anpk.info.size, 5 + block.len(), 12, "header");
     if block.len() > 19 {
         let msg = format!("block name of {} bytes: Vice City keeps 19", block.len());
         l.at(Warning, "block-name-too-long", msg, 20, "");
@@ -290,10 +276,7 @@ fn lint_anpk_animation(l: &mut Linter, anim: &AnpkAnimation, ai: usize, mut pos:
     }
     pos += 8 + anim.name.0.len();
     chunk(l, &anim.dgan, b"DGAN", false, pos, path);
-    if anim.dgan.size != dgan_size(anim) {
-        let msg = format!("DGAN size {} ≠ {}", anim.dgan.size, dgan_size(anim));
-        l.fixable(Warning, "inconsistent-size", msg, pos + 4, path);
-    }
+    l.size("DGAN", anim.dgan.size, dgan_size(anim) as usize, pos + 4, path);
     pos += 8;
     chunk(l, &anim.info, b"INFO", true, pos, path);
     pos += 8 + round_up(anim.info.size as usize, 4);
@@ -306,31 +289,27 @@ fn lint_anpk_animation(l: &mut Linter, anim: &AnpkAnimation, ai: usize, mut pos:
     let mut late = Vec::new();
     for (oi, obj) in anim.objects.iter().enumerate() {
         let opath = &format!("{path} / object {oi} \"{}\"", latin1_until_nul(&obj.name.0));
-        pos = lint_anpk_object(l, obj, (oi, anim.objects.len()), pos, opath);
-        if let Some(k) = &obj.keys {
-            if let Some(t0) = lint_anpk_keys(l, k, anim.objects.of(obj), pos - k.frames.len - 8, opath) {
-                late.push((pos - k.frames.len, t0));
-            }
-        }
+        let (end, late_start) = lint_anpk_object(l, obj, anim.objects.of(obj), (oi, anim.objects.len()), pos, opath);
+        pos = end;
+        late.extend(late_start);
     }
     l.late_starts(&late, anim.objects.len(), path);
     pos
 }
 
-/// Checks one ANPK object's `CPAN` and `ANIM` starting at `pos` (object `index` of `count`);
-/// returns the offset of its end.
+/// Checks one ANPK object starting at `pos` (object `index` of `count`) whose key frames are
+/// `bytes`; returns the offset of its end and, when its first key is not at 0, where and what
+/// that key's time is.
 fn lint_anpk_object(
     l: &mut Linter,
     obj: &AnpkObject,
+    bytes: &[u8],
     (index, count): (usize, usize),
     mut pos: usize,
     path: &str,
-) -> usize {
+) -> (usize, Option<(usize, f32)>) {
     chunk(l, &obj.cpan, b"CPAN", false, pos, path);
-    if obj.cpan.size != cpan_size(obj) {
-        let msg = format!("CPAN size {} ≠ {}", obj.cpan.size, cpan_size(obj));
-        l.fixable(Warning, "inconsistent-size", msg, pos + 4, path);
-    }
+    l.size("CPAN", obj.cpan.size, cpan_size(obj) as usize, pos + 4, path);
     pos += 8;
     chunk(l, &ChunkHeader { id: obj.anim_id, size: 0 }, b"ANIM", false, pos, path);
     l.fixed_name(&obj.name.0, pos + 8, path);
@@ -346,25 +325,20 @@ fn lint_anpk_object(
             l.at(Warning, "bad-tree-index", msg, pos + 8 + 40, path);
         }
     }
-    pos + 8 + obj.link.anim_size() as usize + obj.keys.as_ref().map_or(0, |k| 8 + k.frames.len)
-}
-
-/// Checks an ANPK key chunk at `pos` whose frames are `bytes`; returns its first key time when it is not 0.
-fn lint_anpk_keys(l: &mut Linter, k: &KeyChunk, bytes: &[u8], pos: usize, path: &str) -> Option<f32> {
-    if k.size as usize != k.frames.len {
-        let msg = format!("key chunk size {} ≠ {}", k.size, k.frames.len);
-        l.fixable(Warning, "inconsistent-size", msg, pos + 4, path);
-    }
+    pos += 8 + obj.link.anim_size() as usize;
+    let Some(k) = &obj.keys else {
+        return (pos, None);
+    };
+    l.size("key chunk", k.size, k.frames.len, pos + 4, path);
     let keys = decode_anpk(k.frames.kind, bytes, true);
-    let late = l.keys(&keys, pos + 8, path).filter(|&t| t != 0.0);
-    l.norms(k.frames.kind, bytes, pos + 8, path);
+    let late = l.keys(&keys, pos + 8, path).map(|t0| (pos + 8, t0));
     let off = |s: &glam::Vec3| (*s - glam::Vec3::ONE).abs().max_element();
     let worst = keys.scales.iter().flatten().copied().max_by(|a, b| off(a).total_cmp(&off(b)));
     if let Some(worst) = worst.filter(|s| off(s) > 1e-4) {
         let msg = format!("KRTS scale ≠ 1 (furthest {worst}): every game discards it");
         l.at(Warning, "scale-not-one", msg, pos, path);
     }
-    late
+    (pos + 8 + k.frames.len, late)
 }
 
 /// A canonical rewrite that keeps every animation and key: sizes and frameDataSize recomputed,

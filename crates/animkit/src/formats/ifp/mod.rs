@@ -38,10 +38,26 @@ use crate::format::{Capabilities, Confidence, Document, Entry, Format, ReadOptio
 use crate::lint::Finding;
 use crate::model::Package;
 use crate::text::latin1_until_nul;
-use raw::{Body, IfpFile, Layout};
+use raw::{each_body, AnimLink, AnpkAnimation, Body, IfpFile, Layout};
 
 /// The IFP format.
 pub struct Ifp;
+
+const READ_PARAMS: &[Param] = &[
+    param("timeline", "authored|engine", "engine: every sequence starts at time 0, as the game plays it"),
+    param("root", "keep|in-place", "in-place: the root bone stays at its first X and Y (a walk on the spot)"),
+    param("scale", "drop|keep", "keep: ANPK KRTS scale keys become scale tracks"),
+    param("rotations", "stored|unit", "unit: quaternions normalised on read (default: kept exactly as stored)"),
+];
+
+const WRITE_PARAMS: &[Param] = &[
+    param("compression", "auto|none", "none: ANP3 frames uncompressed (floats) even when they fit the compressed form"),
+    param("overflow", "uncompressed|error", "what to do when a value does not fit ANP3's compressed range"),
+];
+
+const fn param(key: &'static str, values: &'static str, description: &'static str) -> Param {
+    Param { key, values, description }
+}
 
 impl Format for Ifp {
     fn name(&self) -> &'static str {
@@ -61,39 +77,11 @@ impl Format for Ifp {
     }
 
     fn read_params(&self) -> &'static [Param] {
-        &[
-            Param {
-                key: "timeline",
-                values: "authored|engine",
-                description: "engine: every sequence starts at time 0, as the game plays it",
-            },
-            Param {
-                key: "root",
-                values: "keep|in-place",
-                description: "in-place: the root bone stays at its first X and Y (a walk on the spot)",
-            },
-            Param { key: "scale", values: "drop|keep", description: "keep: ANPK KRTS scale keys become scale tracks" },
-            Param {
-                key: "rotations",
-                values: "stored|unit",
-                description: "unit: quaternions normalised on read (default: kept exactly as stored)",
-            },
-        ]
+        READ_PARAMS
     }
 
     fn write_params(&self) -> &'static [Param] {
-        &[
-            Param {
-                key: "compression",
-                values: "auto|none",
-                description: "none: ANP3 frames uncompressed (floats) even when they fit the compressed form",
-            },
-            Param {
-                key: "overflow",
-                values: "uncompressed|error",
-                description: "what to do when a value does not fit ANP3's compressed range",
-            },
-        ]
+        WRITE_PARAMS
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -159,7 +147,7 @@ impl Document for IfpDocument {
     }
 
     fn summary(&self) -> Result<crate::format::Summary> {
-        Ok(model::summary(&self.file, self.model_options))
+        model::summary(&self.file, self.model_options)
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
@@ -206,37 +194,22 @@ impl Document for IfpDocument {
     }
 
     fn notes(&self) -> Vec<String> {
-        let mut notes = Vec::new();
         let f = &self.file;
-        match &f.body {
+        let mut notes = vec![format!("block \"{}\"", each_body!(&f.body, b => latin1_until_nul(&b.block_name.0)))];
+        let counts = match &f.body {
             Body::V2(v2) => {
-                let flags0 = v2.animations.iter().filter(|a| a.flags & 1 == 0).count();
-                let float = v2
-                    .animations
-                    .iter()
-                    .flat_map(|a| a.sequences.iter())
-                    .filter(|s| !s.frames.kind.compressed())
-                    .count();
-                notes.push(format!("block \"{}\"", latin1_until_nul(&v2.block_name.0)));
-                if flags0 > 0 {
-                    notes.push(format!("{flags0} animation(s) with flags 0"));
-                }
-                if float > 0 {
-                    notes.push(format!("{float} uncompressed sequence(s)"));
-                }
+                let sequences = || v2.animations.iter().flat_map(|a| a.sequences.iter());
+                [
+                    (v2.animations.iter().filter(|a| a.flags & 1 == 0).count(), "animation(s) with flags 0"),
+                    (sequences().filter(|s| !s.frames.kind.compressed()).count(), "uncompressed sequence(s)"),
+                ]
             }
             Body::Anpk(a) => {
-                notes.push(format!("block \"{}\"", latin1_until_nul(&a.block_name.0)));
-                let tree = a
-                    .animations
-                    .iter()
-                    .filter(|an| an.objects.iter().any(|o| matches!(o.link, raw::AnimLink::Tree { .. })))
-                    .count();
-                if tree > 0 {
-                    notes.push(format!("{tree} animation(s) use the 48-byte ANIM form"));
-                }
+                let tree = |an: &&AnpkAnimation| an.objects.iter().any(|o| matches!(o.link, AnimLink::Tree { .. }));
+                [(a.animations.iter().filter(tree).count(), "animation(s) use the 48-byte ANIM form"), (0, "")]
             }
-        }
+        };
+        notes.extend(counts.into_iter().filter(|&(n, _)| n > 0).map(|(n, what)| format!("{n} {what}")));
         if !f.tail.is_empty() {
             notes.push(format!("{} trailing bytes", f.tail.0.len()));
         }

@@ -31,7 +31,7 @@ use super::bones::ped_tag;
 use super::raw::*;
 use crate::error::{Error, Result};
 use crate::format::{ClipSummary, Limits, Summary, TrackSummary};
-use crate::model::{BoneRef, Channel, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
+use crate::model::{BoneRef, Clip, Interpolation, Package, Target, Track, UpAxis, Values};
 use crate::text::{latin1_until_nul, NameInterner};
 
 /// How [`to_model`] lays out the keys, from the read parameters `timeline`, `root` and `scale`.
@@ -87,15 +87,6 @@ impl ModelOptions {
     /// Whether a key chunk of this kind yields a scale track.
     fn scale_of(self, kind: KeyKind) -> bool {
         kind == KeyKind::Rts && self.keep_scale
-    }
-
-    /// A sequence's span on the chosen timeline, from its first and last key times.
-    fn last_time(self, first: f32, last: f32) -> f32 {
-        if self.engine_timeline {
-            last - first
-        } else {
-            last
-        }
     }
 }
 
@@ -321,8 +312,6 @@ trait Animation {
     /// animates nothing.
     fn shape(node: &Self::Node, options: ModelOptions) -> Option<(usize, bool, bool)>;
     fn keys(&self, node: &Self::Node, options: ModelOptions) -> Keys;
-    /// The last key time on the chosen timeline, from the first and last frames alone.
-    fn last_time(&self, node: &Self::Node, options: ModelOptions) -> Option<f32>;
 }
 
 impl Animation for V2Animation {
@@ -347,12 +336,6 @@ impl Animation for V2Animation {
     #[inline(always)]
     fn keys(&self, seq: &V2Sequence, _: ModelOptions) -> Keys {
         decode_v2(seq.frames.kind, self.sequences.of(seq))
-    }
-    fn last_time(&self, seq: &V2Sequence, options: ModelOptions) -> Option<f32> {
-        let (kind, bytes, size) = (seq.frames.kind, self.sequences.of(seq), seq.frames.kind.size());
-        let first = v2_frame_time(kind, bytes.get(..size)?)?;
-        let last = v2_frame_time(kind, bytes.get(bytes.len().checked_sub(size)?..)?)?;
-        Some(options.last_time(first, last))
     }
 }
 
@@ -387,74 +370,33 @@ impl Animation for AnpkAnimation {
         let bytes = self.objects.of(obj);
         obj.keys.as_ref().map_or_else(Keys::default, |k| decode_anpk(k.frames.kind, bytes, options.keep_scale))
     }
-    fn last_time(&self, obj: &AnpkObject, options: ModelOptions) -> Option<f32> {
-        let bytes = self.objects.of(obj);
-        let time_at = |end: usize| Some(f32::from_le_bytes(bytes.get(end.checked_sub(4)?..end)?.try_into().ok()?));
-        Some(options.last_time(time_at(obj.keys.as_ref()?.frames.kind.size())?, time_at(bytes.len())?))
-    }
-}
-
-/// The tracks one sequence yields, in order: rotation, then translation and scale when stored.
-fn channels(translation: bool, scale: bool) -> impl Iterator<Item = (Channel, Interpolation)> {
-    [
-        Some((Channel::Rotation, Interpolation::Slerp)),
-        translation.then_some((Channel::Translation, Interpolation::Linear)),
-        scale.then_some((Channel::Scale, Interpolation::Linear)),
-    ]
-    .into_iter()
-    .flatten()
 }
 
 /// The number of tracks an animation yields (so its track list is allocated once, exactly).
 fn track_count<A: Animation>(anim: &A, options: ModelOptions) -> usize {
-    anim.nodes().iter().filter_map(|n| A::shape(n, options)).map(|(_, t, s)| channels(t, s).count()).sum()
+    anim.nodes().iter().filter_map(|n| A::shape(n, options)).map(|(_, t, s)| 1 + usize::from(t) + usize::from(s)).sum()
 }
 
-/// The time of one ANP2/ANP3 frame, decoded from that frame alone.
-fn v2_frame_time(kind: FrameType, frame: &[u8]) -> Option<f32> {
-    Some(if kind.compressed() {
-        ticks_to_seconds(f32::from(i16::from_le_bytes([*frame.get(8)?, *frame.get(9)?])))
-    } else {
-        f32::from_le_bytes(frame.get(16..20)?.try_into().ok()?)
-    })
-}
-
-/// The engine's clip length (`CalcTotalTime`): the latest last key, and at least 0.
-fn duration(last_times: impl Iterator<Item = f32>) -> f32 {
-    last_times.fold(0.0f32, f32::max)
-}
-
-/// What `info` shows, computed from the raw layer without decoding keys; always equal to the
-/// summary of [`to_model`]'s result.
-pub(crate) fn summary(file: &IfpFile, options: ModelOptions) -> Summary {
-    let clips = match &file.body {
-        Body::V2(v2) => clip_summaries(&v2.animations, options),
-        Body::Anpk(anpk) => clip_summaries(&anpk.animations, options),
-    };
-    Summary { clips, skeleton_bones: None }
-}
-
-fn clip_summaries<A: Animation>(animations: &[A], options: ModelOptions) -> Vec<ClipSummary> {
-    let mut names = A::Names::default();
-    let summary = |anim: &A| {
-        let mut tracks = Vec::with_capacity(track_count(anim, options));
-        for node in anim.nodes() {
-            let Some((keys, t, s)) = A::shape(node, options) else { continue };
-            let target = Target::Bone(A::bone(node, &mut names));
-            tracks.extend(channels(t, s).map(|(c, i)| TrackSummary::new(&target, c, i, keys)));
-        }
-        let duration_s = duration(anim.nodes().iter().filter_map(|n| anim.last_time(n, options)));
-        ClipSummary { name: latin1_until_nul(anim.name()), duration_s, tracks }
-    };
-    animations.iter().map(summary).collect()
+/// What `info` shows, one clip decoded at a time (so the whole model is never in memory): the
+/// summary of [`to_model`]'s result, also for a file whose key times it would refuse.
+pub(crate) fn summary(file: &IfpFile, options: ModelOptions) -> Result<Summary> {
+    fn summaries<A: Animation>(animations: &[A], options: ModelOptions) -> Result<Vec<ClipSummary>> {
+        let mut names = A::Names::default();
+        let summary = |(ai, anim)| {
+            let Clip { name, duration, tracks, .. } = clip(anim, ai, &mut names, options, false)?;
+            let tracks =
+                tracks.iter().map(|t| TrackSummary::new(&t.target, t.channel(), t.interpolation, t.key_count()));
+            Ok(ClipSummary { name, duration_s: duration, tracks: tracks.collect() })
+        };
+        animations.iter().enumerate().map(summary).collect()
+    }
+    let clips = each_body!(&file.body, b => summaries(&b.animations, options)?);
+    Ok(Summary { clips, skeleton_bones: None })
 }
 
 /// Converts a parsed file to the model.
 pub(crate) fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -> Result<Package> {
-    let (name, clips) = match &file.body {
-        Body::V2(v2) => (&v2.block_name.0[..], clips(&v2.animations, limits, options)?),
-        Body::Anpk(anpk) => (&anpk.block_name.0[..], clips(&anpk.animations, limits, options)?),
-    };
+    let (name, clips) = each_body!(&file.body, b => (&b.block_name.0[..], clips(&b.animations, limits, options)?));
     Ok(Package { name: latin1_until_nul(name), up_axis: UpAxis::Z, clips, skeleton: None })
 }
 
@@ -469,27 +411,35 @@ fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions)
     let mut names = A::Names::default();
     let mut clips = Vec::with_capacity(animations.len());
     for (ai, anim) in animations.iter().enumerate() {
-        let name = latin1_until_nul(anim.name());
-        let mut tracks = Vec::with_capacity(track_count(anim, options));
-        // The clip's length, `max(0, last key times)`, taken from the keys before they move into
-        // their tracks (a pass over the tracks afterwards would load each time array again).
-        let mut duration = 0.0f32;
-        for (ni, node) in anim.nodes().iter().enumerate().filter(|(_, n)| A::shape(n, options).is_some()) {
-            let bone = A::bone(node, &mut names);
-            let mut keys = anim.keys(node, options);
-            if options.reshapes() {
-                options.apply(&bone, &mut keys);
-            }
+        clips.push(clip(anim, ai, &mut names, options, true)?);
+    }
+    Ok(clips)
+}
+
+/// Animation `ai` as a clip; with `check`, its key times must be finite and never decrease.
+#[inline(always)]
+fn clip<A: Animation>(anim: &A, ai: usize, names: &mut A::Names, options: ModelOptions, check: bool) -> Result<Clip> {
+    let name = latin1_until_nul(anim.name());
+    let mut tracks = Vec::with_capacity(track_count(anim, options));
+    // The clip's length, `max(0, last key times)`, taken from the keys before they move into
+    // their tracks (a pass over the tracks afterwards would load each time array again).
+    let mut duration = 0.0f32;
+    for (ni, node) in anim.nodes().iter().enumerate().filter(|(_, n)| A::shape(n, options).is_some()) {
+        let bone = A::bone(node, names);
+        let mut keys = anim.keys(node, options);
+        if options.reshapes() {
+            options.apply(&bone, &mut keys);
+        }
+        if check {
             check_times(&keys.times).map_err(|m| {
                 let at = format!("animation {ai} \"{name}\"");
                 Error::new(crate::ErrorKind::Invalid, None, m).within(format!("{} {ni}", A::NODE)).within(at)
             })?;
-            duration = keys.times.last().map_or(duration, |&t| duration.max(t));
-            push_tracks(&mut tracks, bone, keys);
         }
-        clips.push(Clip { name, duration, tracks, ..Default::default() });
+        duration = keys.times.last().map_or(duration, |&t| duration.max(t));
+        push_tracks(&mut tracks, bone, keys);
     }
-    Ok(clips)
+    Ok(Clip { name, duration, tracks, ..Default::default() })
 }
 
 #[cfg(test)]

@@ -91,6 +91,18 @@ pub(crate) enum Body {
     V2(V2),
 }
 
+/// `$e` with `$b` bound to the body of either version (both have `size`, `block_name` and
+/// `animations`).
+macro_rules! each_body {
+    ($body:expr, $b:ident => $e:expr) => {
+        match $body {
+            Body::Anpk($b) => $e,
+            Body::V2($b) => $e,
+        }
+    };
+}
+pub(crate) use each_body;
+
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "magic")]
 enum Tagged<A, V> {
@@ -176,10 +188,7 @@ impl IfpFile {
 
     /// The number of animations parsed.
     pub(crate) fn animation_count(&self) -> usize {
-        match &self.body {
-            Body::Anpk(a) => a.animations.len(),
-            Body::V2(v) => v.animations.len(),
-        }
+        each_body!(&self.body, b => b.animations.len())
     }
 }
 
@@ -221,7 +230,6 @@ crate::record! {
 }
 
 impl ChunkHeader {
-    /// A header with this id and size.
     pub(crate) fn new(id: &[u8; 4], size: u32) -> Self {
         ChunkHeader { id: FourCc(*id), size }
     }
@@ -457,7 +465,6 @@ pub(crate) enum AnimLink {
 }
 
 impl AnimLink {
-    /// The ANIM chunk size of this form.
     pub(crate) fn anim_size(self) -> u32 {
         match self {
             AnimLink::Tag(_) => 44,
@@ -736,7 +743,6 @@ impl TryFrom<u32> for FrameType {
 }
 
 impl FrameType {
-    /// Whether frames carry a translation.
     pub(crate) fn has_translation(self) -> bool {
         matches!(self, FrameType::RotTrans | FrameType::RotTransCompressed)
     }
