@@ -180,6 +180,21 @@ impl Hex {
     }
 }
 
+/// `#[serde(with = "raw_json::hex_bytes")]` on a [`Bytes`](bytes::Bytes) field: written as
+/// [`Hex`] is.
+pub(crate) mod hex_bytes {
+    use bytes::Bytes;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&crate::text::to_hex(b))
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+        super::Hex::deserialize(d).map(|h| Bytes::from(h.0))
+    }
+}
+
 /// `#[serde(with = "raw_json::exact")]` on a plain `f32` field (or an `Option`, `Vec` or
 /// `[_; 3]`/`[_; 4]` of them): the field keeps its type and is written as [`F32`] is.
 pub(crate) mod exact {

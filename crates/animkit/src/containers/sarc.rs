@@ -59,22 +59,8 @@ pub struct Sarc {
     /// From the end of the SFNT header to the data offset: names, padding.
     pub names: Hex,
     /// From the data offset to the end of the file (a slice of the input, not a copy).
-    #[serde(with = "hex_bytes")]
+    #[serde(with = "crate::raw_json::hex_bytes")]
     pub data: Bytes,
-}
-
-/// [`Bytes`] as a hexadecimal string in dumps.
-mod hex_bytes {
-    use bytes::Bytes;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(data: &Bytes, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&crate::text::to_hex(data))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
-        crate::raw_json::Hex::deserialize(d).map(|h| Bytes::from(h.0))
-    }
 }
 
 /// The name hash: `h = h·key + byte` (bytes as signed chars, like oead).

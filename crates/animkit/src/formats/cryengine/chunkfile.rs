@@ -17,7 +17,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
 pub use super::raw::kind;
-use super::raw::{hex_bytes, hex_u32, Body, EmbeddedHeader};
+use super::raw::{hex_u32, Body, EmbeddedHeader};
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::raw_json::Hex;
@@ -112,7 +112,7 @@ pub struct Gap {
     /// The file offset of the first byte.
     pub offset: u64,
     /// The bytes as stored.
-    #[serde(with = "hex_bytes")]
+    #[serde(with = "crate::raw_json::hex_bytes")]
     pub data: Bytes,
 }
 

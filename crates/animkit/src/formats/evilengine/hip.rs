@@ -50,12 +50,12 @@ impl<'de> Deserialize<'de> for NoOtherKeys {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub(crate) enum BlockBody {
     /// Kept verbatim.
-    Raw(#[serde(with = "hex_bytes")] Bytes),
+    Raw(#[serde(with = "crate::raw_json::hex_bytes")] Bytes),
     /// Child blocks, then bytes too short to be a block.
     #[serde(rename = "container")]
     Children {
         children: Vec<Block>,
-        #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "hex_bytes")]
+        #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "crate::raw_json::hex_bytes")]
         tail: Bytes,
     },
     Ahdr(Headed<Ahdr>),
@@ -69,7 +69,7 @@ pub(crate) struct Headed<H> {
     #[serde(flatten)]
     pub header: H,
     pub children: Vec<Block>,
-    #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "hex_bytes")]
+    #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "crate::raw_json::hex_bytes")]
     pub tail: Bytes,
     #[serde(flatten, skip_serializing)]
     pub others: NoOtherKeys,
@@ -122,7 +122,7 @@ pub(crate) struct Adbg {
     #[serde(with = "even_string")]
     pub source: Bytes,
     pub checksum: u32,
-    #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "hex_bytes")]
+    #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "crate::raw_json::hex_bytes")]
     pub tail: Bytes,
 }
 
@@ -142,22 +142,8 @@ impl Adbg {
 pub(crate) struct Hip {
     pub blocks: Vec<Block>,
     /// Bytes after the last block (fewer than 8).
-    #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "hex_bytes")]
+    #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "crate::raw_json::hex_bytes")]
     pub tail: Bytes,
-}
-
-/// Bytes as a hexadecimal string in the dump.
-mod hex_bytes {
-    use bytes::Bytes;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(crate) fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&crate::text::to_hex(b))
-    }
-
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
-        crate::raw_json::Hex::deserialize(d).map(|h| Bytes::from(h.0))
-    }
 }
 
 /// A NUL-terminated string padded to even length: plain text when canonical, else `{"hex": …}`.

@@ -130,25 +130,9 @@ pub enum Body {
     /// Any other payload, as stored.
     Bytes {
         /// The payload, hexadecimal in the dump.
-        #[serde(with = "hex_bytes")]
+        #[serde(with = "crate::raw_json::hex_bytes")]
         hex: Bytes,
     },
-}
-
-/// `Bytes` as a hexadecimal string.
-pub(crate) mod hex_bytes {
-    use bytes::Bytes;
-    use serde::{Deserialize, Serialize};
-
-    use crate::raw_json::Hex;
-
-    pub fn serialize<S: serde::Serializer>(b: &Bytes, s: S) -> std::result::Result<S::Ok, S::Error> {
-        Hex(b.to_vec()).serialize(s)
-    }
-
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Bytes, D::Error> {
-        Ok(Bytes::from(Hex::deserialize(d)?.0))
-    }
 }
 
 /// Whether a 0x831 payload is CE2's `{numKeys, id}` and PQLog keys rather than Lumberyard's
