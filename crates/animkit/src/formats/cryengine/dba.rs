@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
-use super::quat_codecs::{append_continuous, encode_position, encode_rotation};
+use super::quat_codecs::{encode_position, encode_rotation, read_continuous};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
@@ -43,8 +43,9 @@ pub struct Dba {
 
 const NONE: u32 = 0xFFFF_FFFF;
 
-/// The decoded tracks of a database, each decoded once on first use (clips share them);
-/// rotations made [`continuous`](super::quat_codecs::continuous) as they are decoded.
+/// The decoded tracks of a database, read straight from its blob: positions and rotations as
+/// the database is read, rotations made [`continuous`](super::quat_codecs::continuous); key
+/// times on first use (clips share them).
 struct Tracks<'a> {
     raw: &'a raw::Dba,
     at: usize,
@@ -54,6 +55,7 @@ struct Tracks<'a> {
 }
 
 /// The decoded tracks of one kind, all in one buffer: fewer allocations than one per track.
+#[derive(Default)]
 struct Decoded<T> {
     values: Vec<T>,
     /// Where each track's values are in `values`, once decoded.
@@ -62,9 +64,17 @@ struct Decoded<T> {
 
 impl<T> Decoded<T> {
     /// Room for the tracks of `table`, with its stored key counts.
-    fn new<K>(table: &raw::Table<K>) -> Self {
-        let keys = table.key_counts.iter().map(|&n| usize::from(n)).sum();
-        Decoded { values: Vec::with_capacity(keys), ranges: vec![None; table.key_counts.len()] }
+    fn reserve<K>(&mut self, table: &raw::Table<K>) {
+        self.values.reserve(table.key_counts.iter().map(|&n| usize::from(n)).sum());
+        self.ranges.reserve(table.key_counts.len());
+    }
+
+    /// Appends the next track's values by `decode`.
+    fn push(&mut self, decode: impl FnOnce(&mut Vec<T>) -> Result<()>) -> Result<()> {
+        let start = self.values.len();
+        decode(&mut self.values)?;
+        self.ranges.push(Some(start..self.values.len()));
+        Ok(())
     }
 
     /// The values of track `i`, appended by `decode` the first time.
@@ -103,7 +113,7 @@ impl Tracks<'_> {
 
     /// One bone's channels from its controller info.
     fn controller(&mut self, info: &raw::ControllerInfo) -> Result<DbaController> {
-        let (raw, at) = (self.raw, self.at);
+        let at = self.at;
         let keys = |frames: &[f32], n: usize, what: &str| {
             if frames.len() == n {
                 Ok(())
@@ -114,22 +124,16 @@ impl Tracks<'_> {
         let mut rotation = None;
         if info.rotation_times != NONE && info.rotations != NONE {
             let frames = self.times(info.rotation_times)?;
-            let values = self.rotations.get(info.rotations, "rotation", at, |i, out| {
-                let track = raw.rotations.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
-                append_continuous(track, out);
-                Ok(())
-            })?;
+            let values =
+                self.rotations.get(info.rotations, "rotation", at, |_, _| Err(Error::invalid(at, "no such track")))?;
             keys(&frames, values.len(), "rotation")?;
             rotation = Some(KeyTrack { frames, values: values.to_vec() });
         }
         let mut position = None;
         if info.position_times != NONE && info.positions != NONE {
             let frames = self.times(info.position_times)?;
-            let values = self.positions.get(info.positions, "position", at, |i, out| {
-                let track = raw.positions.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
-                out.extend(track.iter().map(|[x, y, z]| Vec3::new(x.0, y.0, z.0)));
-                Ok(())
-            })?;
+            let values =
+                self.positions.get(info.positions, "position", at, |_, _| Err(Error::invalid(at, "no such track")))?;
             keys(&frames, values.len(), "position")?;
             position = Some(KeyTrack { frames, values: values.to_vec() });
         }
@@ -137,15 +141,28 @@ impl Tracks<'_> {
     }
 }
 
-/// The clips of a 0x905 payload with their keys decoded; `at` is the payload's offset.
+/// The clips of a 0x905 payload as [`read`] gives them, from its raw form.
 pub fn from_raw(raw: &raw::Dba, at: usize) -> Result<Dba> {
-    let mut tracks = Tracks {
-        raw,
-        at,
-        times: Decoded::new(&raw.times),
-        positions: Decoded::new(&raw.positions),
-        rotations: Decoded::new(&raw.rotations),
-    };
+    let mut w = Writer::new(Endian::Little);
+    raw.write(&mut w)?;
+    read(&w.into_vec(), at)
+}
+
+/// The clips of a 0x905 payload (little-endian) with their keys decoded; `at` is its offset.
+/// The tracks are read as the raw layer reads them, but decoded in place from the blob.
+pub fn read(payload: &[u8], at: usize) -> Result<Dba> {
+    let (mut positions, mut rotations) = (Decoded::default(), Decoded::default());
+    let raw = raw::Dba::read_with(&mut Cursor::with_base(payload, at, Endian::Little), |blob, d| {
+        d.times.tracks = blob.tracks(&d.times, "time", |c, f, n| raw::KeyTimes::read(c, f, n, raw::LengthRule::Raw))?;
+        positions.reserve(&d.positions);
+        blob.each(&d.positions, "position", |c, f, n| {
+            positions.push(|out| raw::vectors_into(c, f, n, "position", out, |[x, y, z]| Vec3::new(x.0, y.0, z.0)))
+        })?;
+        rotations.reserve(&d.rotations);
+        blob.each(&d.rotations, "rotation", |c, f, n| rotations.push(|out| read_continuous(c, f, n, out)))
+    })?;
+    let times = Decoded { values: Vec::new(), ranges: vec![None; raw.times.key_counts.len()] };
+    let mut tracks = Tracks { raw: &raw, at, times, positions, rotations };
     let mut animations = Vec::with_capacity(raw.animations.len());
     for (a, anim) in raw.animations.iter().enumerate() {
         let mut controllers = Vec::with_capacity(anim.controllers.len());
@@ -155,7 +172,7 @@ pub fn from_raw(raw: &raw::Dba, at: usize) -> Result<Dba> {
         }
         animations.push(DbaAnimation { path: anim.path.clone(), motion: anim.motion, controllers });
     }
-    let time_formats = (0..raw.times.tracks.len()).filter_map(|i| raw.times.format_of(i)).collect();
+    let time_formats = (0..raw.times.key_counts.len()).filter_map(|i| raw.times.format_of(i)).collect();
     Ok(Dba { animations, time_formats, in_place: raw.in_place() })
 }
 

@@ -7,9 +7,10 @@
 
 use glam::{Quat, Vec3};
 
-use super::raw::RotationKeys;
+use super::raw::{words_into, RotationKeys};
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Error, Result};
+use crate::raw_json::F32;
 
 /// `ECompressionFormat` values (§4).
 pub mod format {
@@ -69,7 +70,7 @@ impl SmallTree {
     fn decode(&self, v: u64) -> Quat {
         let mut shift = 0u32;
         let [a, b, c] = self.fields.map(|(width, max)| {
-            let raw = (v >> shift) & ((1u64 << width) - 1);
+            let raw = ((v >> shift) & ((1u64 << width) - 1)) as u32;
             shift += width;
             scaled(raw, max) - HALF_SQRT2
         });
@@ -106,13 +107,14 @@ impl SmallTree {
     }
 }
 
-/// `raw as f32 / max` for a stored component (`raw` below 2²¹, `max` a [`SmallTree`] scale):
+/// `raw as f32 / max` for a stored component (`raw` below 2²¹, a `u32` as that converts to
+/// `f64` in one instruction, a `u64` in several; `max` a [`SmallTree`] scale):
 /// the product by the reciprocal in `f64`, rounded once to `f32`, is that same number (the
 /// quotient is never within the product's error of a rounding boundary; the test
 /// `scaled_is_the_quotient` checks every value) and far cheaper than a division.
 #[inline(always)]
-fn scaled(raw: u64, max: f32) -> f32 {
-    (raw as f64 * (1.0 / f64::from(max))) as f32
+fn scaled(raw: u32, max: f32) -> f32 {
+    (f64::from(raw) * (1.0 / f64::from(max))) as f32
 }
 
 fn normalized(q: Quat) -> Quat {
@@ -124,38 +126,26 @@ fn normalized(q: Quat) -> Quat {
     }
 }
 
-/// The first `N` bytes of `b`, or a truncation error.
-fn head<const N: usize>(b: &[u8]) -> Result<[u8; N]> {
-    b.first_chunk::<N>().copied().ok_or_else(|| Error::truncated(0, N, b.len()))
-}
-
-/// Four little-endian f32 from 16 bytes.
-fn f32x4(b: [u8; 16]) -> [f32; 4] {
-    let v = u128::from_le_bytes(b);
-    [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32].map(f32::from_bits)
-}
-
-/// A little-endian 48-bit value (three u16 words) from 6 bytes.
-fn u48(b: [u8; 6]) -> u64 {
-    let [b0, b1, b2, b3, b4, b5] = b;
-    u64::from_le_bytes([b0, b1, b2, b3, b4, b5, 0, 0])
-}
-
-/// Decodes one rotation value of format `f` from `b`, which holds exactly [`rotation_size`]
-/// bytes. Little-endian.
+/// Decodes one rotation value of format `f` from the start of `b`. Little-endian.
 pub fn decode_rotation(f: u8, b: &[u8]) -> Result<Quat> {
-    Ok(match f {
-        0 | 1 => Quat::from_array(f32x4(head(b)?)),
-        3 => {
-            let v = u48(head(b)?);
-            shot_int3([0, 16, 32].map(|shift| (v >> shift) as u16 as i16))
-        }
-        4 => DWORD.decode(u64::from(u32::from_le_bytes(head(b)?))),
-        5 => ST48.decode(u48(head(b)?)),
-        6 => ST64.decode(u64::from_le_bytes(head(b)?)),
-        8 => ST64EXT.decode(u64::from_le_bytes(head(b)?)),
-        _ => return Err(unsupported_rotation(f)),
-    })
+    let mut out = Vec::with_capacity(1);
+    read_rotations(&mut Cursor::new(b, Endian::Little), f, 1, &mut out)?;
+    out.pop().ok_or_else(|| Error::invalid(0, "no rotation value"))
+}
+
+/// Appends `n` rotation keys of format `f` read at the cursor, decoded from the stored words
+/// in place: one loop per codec.
+fn read_rotations(c: &mut Cursor, f: u8, n: usize, out: &mut Vec<Quat>) -> Result<()> {
+    let what = "rotation key";
+    match f {
+        0 | 1 => words_into(c, n, what, out, |[x, y, z, w]: [F32; 4]| Quat::from_xyzw(x.0, y.0, z.0, w.0)),
+        3 => words_into(c, n, what, out, shot_int3),
+        4 => words_into(c, n, what, out, |v: u32| DWORD.decode(u64::from(v))),
+        5 => words_into(c, n, what, out, |v| ST48.decode(words48(v))),
+        6 => words_into(c, n, what, out, |v| ST64.decode(v)),
+        8 => words_into(c, n, what, out, |v| ST64EXT.decode(v)),
+        f => Err(Error::unsupported(format!("rotation format {f} has no codec")).within("rotation keys")),
+    }
 }
 
 /// ShotInt3Quat: `x, y, z` × 32767, `w` from the unit length.
@@ -178,13 +168,14 @@ pub fn decode_keys(keys: &RotationKeys) -> Vec<Quat> {
     out
 }
 
-/// Appends rotation keys as stored to `out`, made [`continuous`].
-pub(crate) fn append_continuous(keys: &RotationKeys, out: &mut Vec<Quat>) {
+/// Appends `n` rotation keys of format `f` read at the cursor, made [`continuous`].
+pub(crate) fn read_continuous(c: &mut Cursor, f: u8, n: usize, out: &mut Vec<Quat>) -> Result<()> {
     let start = out.len();
-    append_keys(keys, out);
+    read_rotations(c, f, n, out)?;
     if let Some(new) = out.get_mut(start..) {
         make_continuous(new);
     }
+    Ok(())
 }
 
 /// Appends rotation keys as stored to `out`: one loop per codec.
@@ -372,7 +363,7 @@ mod tests {
     fn scaled_is_the_quotient() {
         for layout in [DWORD, ST48, ST64, ST64EXT] {
             for (width, max) in layout.fields {
-                for raw in 0..1u64 << width {
+                for raw in 0..1u32 << width {
                     assert_eq!(scaled(raw, max).to_bits(), (raw as f32 / max).to_bits(), "{raw} / {max}");
                 }
             }
