@@ -163,9 +163,16 @@ fn words48([a, b, c]: [u16; 3]) -> u64 {
 
 /// Decodes rotation keys as stored, in bulk: one loop per codec.
 pub fn decode_keys(keys: &RotationKeys) -> Vec<Quat> {
-    let mut out = Vec::with_capacity(keys.len());
-    append_keys(keys, &mut out);
-    out
+    match keys {
+        RotationKeys::NoCompress(k) | RotationKeys::NoCompressQuat(k) => {
+            k.iter().map(|[x, y, z, w]| Quat::from_xyzw(x.0, y.0, z.0, w.0)).collect()
+        }
+        RotationKeys::ShotInt3(k) => k.iter().map(|&v| shot_int3(v)).collect(),
+        RotationKeys::Dword(k) => k.iter().map(|&v| DWORD.decode(u64::from(v))).collect(),
+        RotationKeys::St48(k) => k.iter().map(|&v| ST48.decode(words48(v))).collect(),
+        RotationKeys::St64(k) => k.iter().map(|&v| ST64.decode(v)).collect(),
+        RotationKeys::St64Ext(k) => k.iter().map(|&v| ST64EXT.decode(v)).collect(),
+    }
 }
 
 /// Appends `n` rotation keys of format `f` read at the cursor, made [`continuous`].
@@ -176,20 +183,6 @@ pub(crate) fn read_continuous(c: &mut Cursor, f: u8, n: usize, out: &mut Vec<Qua
         make_continuous(new);
     }
     Ok(())
-}
-
-/// Appends rotation keys as stored to `out`: one loop per codec.
-fn append_keys(keys: &RotationKeys, out: &mut Vec<Quat>) {
-    match keys {
-        RotationKeys::NoCompress(k) | RotationKeys::NoCompressQuat(k) => {
-            out.extend(k.iter().map(|[x, y, z, w]| Quat::from_xyzw(x.0, y.0, z.0, w.0)))
-        }
-        RotationKeys::ShotInt3(k) => out.extend(k.iter().map(|&v| shot_int3(v))),
-        RotationKeys::Dword(k) => out.extend(k.iter().map(|&v| DWORD.decode(u64::from(v)))),
-        RotationKeys::St48(k) => out.extend(k.iter().map(|&v| ST48.decode(words48(v)))),
-        RotationKeys::St64(k) => out.extend(k.iter().map(|&v| ST64.decode(v))),
-        RotationKeys::St64Ext(k) => out.extend(k.iter().map(|&v| ST64EXT.decode(v))),
-    }
 }
 
 /// Appends the encoding of `q` in format `f`.

@@ -141,9 +141,13 @@ impl Dba {
     /// Reads a 0x905 payload (the cursor covers it from its start).
     pub(crate) fn read(c: &mut Cursor) -> Result<Dba> {
         Dba::read_with(c, |blob, d| {
-            d.times.tracks = blob.tracks(&d.times, "time", |c, f, n| KeyTimes::read(c, f, n, LengthRule::Raw))?;
-            d.positions.tracks = blob.tracks(&d.positions, "position", |c, f, n| read_vectors(c, f, n, "position"))?;
-            d.rotations.tracks = blob.tracks(&d.rotations, "rotation", RotationKeys::read)?;
+            let (mut times, mut positions, mut rotations) = (vec![], vec![], vec![]);
+            blob.each(&d.times, "time", |c, f, n| KeyTimes::read(c, f, n, LengthRule::Raw).map(|k| times.push(k)))?;
+            blob.each(&d.positions, "position", |c, f, n| {
+                read_vectors(c, f, n, "position").map(|k| positions.push(k))
+            })?;
+            blob.each(&d.rotations, "rotation", |c, f, n| RotationKeys::read(c, f, n).map(|k| rotations.push(k)))?;
+            (d.times.tracks, d.positions.tracks, d.rotations.tracks) = (times, positions, rotations);
             Ok(())
         })
     }
@@ -278,18 +282,6 @@ pub(crate) struct Blob<'a> {
 }
 
 impl Blob<'_> {
-    /// The tracks of `table`, each read at its offset in its format.
-    pub(crate) fn tracks<K, T>(
-        &self,
-        table: &Table<T>,
-        what: &str,
-        read: impl Fn(&mut Cursor, u8, usize) -> Result<K>,
-    ) -> Result<Vec<K>> {
-        let mut out = Vec::with_capacity(table.offsets.len());
-        self.each(table, what, |c, f, n| read(c, f, n).map(|k| out.push(k)))?;
-        Ok(out)
-    }
-
     /// Calls `read` on each track of `table` in order, with a cursor at its offset, its format
     /// and its stored key count.
     pub(crate) fn each<T>(

@@ -88,8 +88,7 @@ impl<T: Word, const N: usize> Word for [T; N] {
 /// `n` values of type `T` in one read: one bounds check for the whole array.
 pub(crate) fn words<T: Word>(c: &mut Cursor, n: usize, what: &str) -> Result<Vec<T>> {
     let mut out = Vec::new();
-    words_into(c, n, what, &mut out, |v| v)?;
-    Ok(out)
+    words_into(c, n, what, &mut out, |v| v).map(|()| out)
 }
 
 /// [`words`] appended to `out` as `map` makes them: decoders read the stored words in place.
@@ -192,22 +191,8 @@ pub type VectorKeys = Vec<[F32; 3]>;
 
 /// Reads `n` position (or scale) keys of format `format`.
 pub(crate) fn read_vectors(c: &mut Cursor, format: u8, n: usize, what: &str) -> Result<VectorKeys> {
-    let mut out = Vec::new();
-    vectors_into(c, format, n, what, &mut out, |v| v)?;
-    Ok(out)
-}
-
-/// [`read_vectors`] appended to `out` as `map` makes them.
-pub(crate) fn vectors_into<U>(
-    c: &mut Cursor,
-    format: u8,
-    n: usize,
-    what: &str,
-    out: &mut Vec<U>,
-    map: impl Fn([F32; 3]) -> U,
-) -> Result<()> {
     match format {
-        0 | 2 => words_into(c, n, what, out, map),
+        0 | 2 => words(c, n, what),
         f => Err(Error::unsupported(format!("{what} format {f} has no codec"))),
     }
 }
