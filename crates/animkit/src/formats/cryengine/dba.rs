@@ -16,6 +16,7 @@ use super::raw::{self, records, MotionParams};
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
+use crate::raw_json::F32;
 
 /// One clip of the database.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,16 +50,22 @@ const NONE: u32 = 0xFFFF_FFFF;
 struct Decoded<T> {
     values: Vec<T>,
     /// Where each track's values are in `values`, or why they do not decode.
-    ranges: Vec<Result<Range<usize>>>,
+    ranges: Vec<std::result::Result<Range<usize>, Box<Error>>>,
 }
 
 impl<T: Clone> Decoded<T> {
+    /// Room for tracks of these stored key counts.
+    fn reserve(&mut self, counts: &[u16]) {
+        self.values.reserve(counts.iter().map(|&n| usize::from(n)).sum());
+        self.ranges.reserve(counts.len());
+    }
+
     /// Appends the next track's values by `decode`; an error is kept, for a clip that uses the
     /// track, and returned.
     fn push(&mut self, decode: impl FnOnce(&mut Vec<T>) -> Result<()>) -> Result<()> {
         let start = self.values.len();
-        let range = decode(&mut self.values).map(|()| start..self.values.len());
-        let result = range.as_ref().map(drop).map_err(Error::clone);
+        let range = decode(&mut self.values).map(|()| start..self.values.len()).map_err(Box::new);
+        let result = range.as_ref().map(drop).map_err(|e| Error::clone(e));
         self.ranges.push(range);
         result
     }
@@ -69,7 +76,7 @@ impl<T: Clone> Decoded<T> {
             .ranges
             .get(i as usize)
             .ok_or_else(|| Error::invalid(at, format!("{what} track {i} does not exist")))?;
-        let range = range.as_ref().map_err(|e| e.clone().within(format!("{what} track {i}")))?;
+        let range = range.as_ref().map_err(|e| Error::clone(e).within(format!("{what} track {i}")))?;
         Ok(self.values.get(range.clone()).unwrap_or_default().to_vec())
     }
 
@@ -101,6 +108,7 @@ pub fn from_raw(raw: &raw::Dba, at: usize) -> Result<Dba> {
 pub fn read(payload: &[u8], at: usize) -> Result<Dba> {
     let (mut times, mut positions, mut rotations) = (Decoded::default(), Decoded::default(), Decoded::default());
     let raw = raw::Dba::read_with(&mut Cursor::with_base(payload, at, Endian::Little), |blob, d| {
+        times.reserve(&d.times.key_counts);
         blob.each(&d.times, "time", |c, f, n| {
             let t = raw::KeyTimes::read(c, f, n, raw::LengthRule::Raw)?;
             let n = time_formats::key_count(&t, n);
@@ -108,13 +116,14 @@ pub fn read(payload: &[u8], at: usize) -> Result<Dba> {
             let _ = times.push(|out| time_formats::append_frames(&t, n, at, out));
             Ok(())
         })?;
-        blob.each(&d.positions, "position", |c, f, n| {
-            let keys = raw::read_vectors(c, f, n, "position")?;
-            positions.push(|out| {
-                out.extend(keys.iter().map(|[x, y, z]| Vec3::new(x.0, y.0, z.0)));
-                Ok(())
-            })
+        positions.reserve(&d.positions.key_counts);
+        blob.each(&d.positions, "position", |c, f, n| match f {
+            0 | 2 => positions
+                .push(|out| raw::words_into(c, n, "position", out, |[x, y, z]: [F32; 3]| Vec3::new(x.0, y.0, z.0))),
+            // The raw layer's error: a format without a codec.
+            _ => raw::read_vectors(c, f, n, "position").map(drop),
         })?;
+        rotations.reserve(&d.rotations.key_counts);
         blob.each(&d.rotations, "rotation", |c, f, n| rotations.push(|out| read_continuous(c, f, n, out)))
     })?;
     let time_formats = (0..raw.times.key_counts.len()).filter_map(|i| raw.times.format_of(i)).collect();
@@ -123,11 +132,13 @@ pub fn read(payload: &[u8], at: usize) -> Result<Dba> {
     for (a, anim) in raw.animations.into_iter().enumerate() {
         let mut controllers = Vec::with_capacity(anim.controllers.len());
         for (k, info) in anim.controllers.iter().enumerate() {
-            let rotation = rotations.channel(&times, (info.rotation_times, info.rotations), "rotation", at);
-            let position = positions.channel(&times, (info.position_times, info.positions), "position", at);
-            let c = rotation
-                .and_then(|rotation| Ok(DbaController { id: info.controller_id, rotation, position: position? }));
-            controllers.push(c.within(|| format!("animation {a}, controller {k} (0x{:08X})", info.controller_id))?);
+            let controller = || -> Result<DbaController> {
+                let rotation = rotations.channel(&times, (info.rotation_times, info.rotations), "rotation", at)?;
+                let position = positions.channel(&times, (info.position_times, info.positions), "position", at)?;
+                Ok(DbaController { id: info.controller_id, rotation, position })
+            };
+            let c = controller().within(|| format!("animation {a}, controller {k} (0x{:08X})", info.controller_id));
+            controllers.push(c?);
         }
         animations.push(DbaAnimation { path: anim.path, motion: anim.motion, controllers });
     }
