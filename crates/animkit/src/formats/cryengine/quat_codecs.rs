@@ -70,7 +70,7 @@ impl SmallTree {
     fn decode(&self, v: u64) -> Quat {
         let mut shift = 0u32;
         let [a, b, c] = self.fields.map(|(width, max)| {
-            let raw = ((v >> shift) & ((1u64 << width) - 1)) as u32;
+            let raw = (v >> shift) & ((1u64 << width) - 1);
             shift += width;
             scaled(raw, max) - HALF_SQRT2
         });
@@ -107,14 +107,13 @@ impl SmallTree {
     }
 }
 
-/// `raw as f32 / max` for a stored component (`raw` below 2²¹, a `u32` as that converts to
-/// `f64` in one instruction, a `u64` in several; `max` a [`SmallTree`] scale):
+/// `raw as f32 / max` for a stored component (`raw` below 2²¹, `max` a [`SmallTree`] scale):
 /// the product by the reciprocal in `f64`, rounded once to `f32`, is that same number (the
 /// quotient is never within the product's error of a rounding boundary; the test
 /// `scaled_is_the_quotient` checks every value) and far cheaper than a division.
 #[inline(always)]
-fn scaled(raw: u32, max: f32) -> f32 {
-    (f64::from(raw) * (1.0 / f64::from(max))) as f32
+fn scaled(raw: u64, max: f32) -> f32 {
+    (raw as f64 * (1.0 / f64::from(max))) as f32
 }
 
 fn normalized(q: Quat) -> Quat {
@@ -356,7 +355,7 @@ mod tests {
     fn scaled_is_the_quotient() {
         for layout in [DWORD, ST48, ST64, ST64EXT] {
             for (width, max) in layout.fields {
-                for raw in 0..1u32 << width {
+                for raw in 0..1u64 << width {
                     assert_eq!(scaled(raw, max).to_bits(), (raw as f32 / max).to_bits(), "{raw} / {max}");
                 }
             }
