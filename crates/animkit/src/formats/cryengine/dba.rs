@@ -6,15 +6,17 @@
 //! compiler does; without that a corpus DBA rewritten from the model grew by 39 %.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
-use super::quat_codecs::{append_continuous, encode_position, encode_rotation};
+use super::quat_codecs::{encode_position, encode_rotation, read_continuous};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
+use crate::raw_json::F32;
 
 /// One clip of the database.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,120 +45,104 @@ pub struct Dba {
 
 const NONE: u32 = 0xFFFF_FFFF;
 
-/// The decoded tracks of a database, each decoded once on first use (clips share them);
-/// rotations made [`continuous`](super::quat_codecs::continuous) as they are decoded.
-struct Tracks<'a> {
-    raw: &'a raw::Dba,
-    at: usize,
-    times: Decoded<f32>,
-    positions: Decoded<Vec3>,
-    rotations: Decoded<Quat>,
-}
-
 /// The decoded tracks of one kind, all in one buffer: fewer allocations than one per track.
+#[derive(Default)]
 struct Decoded<T> {
     values: Vec<T>,
-    /// Where each track's values are in `values`, once decoded.
-    ranges: Vec<Option<std::ops::Range<usize>>>,
+    /// Where each track's values are in `values`, or why they do not decode.
+    ranges: Vec<std::result::Result<Range<usize>, Box<Error>>>,
 }
 
-impl<T> Decoded<T> {
-    /// Room for the tracks of `table`, with its stored key counts.
-    fn new<K>(table: &raw::Table<K>) -> Self {
-        let keys = table.key_counts.iter().map(|&n| usize::from(n)).sum();
-        Decoded { values: Vec::with_capacity(keys), ranges: vec![None; table.key_counts.len()] }
+impl<T: Clone> Decoded<T> {
+    /// Room for tracks of these stored key counts.
+    fn reserve(&mut self, counts: &[u16]) {
+        self.values.reserve(counts.iter().map(|&n| usize::from(n)).sum());
+        self.ranges.reserve(counts.len());
     }
 
-    /// The values of track `i`, appended by `decode` the first time.
-    fn get(
-        &mut self,
-        i: u32,
-        what: &str,
-        at: usize,
-        decode: impl FnOnce(usize, &mut Vec<T>) -> Result<()>,
-    ) -> Result<&[T]> {
-        let i = i as usize;
-        let slot =
-            self.ranges.get_mut(i).ok_or_else(|| Error::invalid(at, format!("{what} track {i} does not exist")))?;
-        let range = match slot {
-            Some(range) => range.clone(),
-            None => {
-                let start = self.values.len();
-                decode(i, &mut self.values).within(|| format!("{what} track {i}"))?;
-                slot.insert(start..self.values.len()).clone()
-            }
-        };
-        self.values.get(range).ok_or_else(|| Error::invalid(at, format!("{what} track {i} did not decode")))
-    }
-}
-
-impl Tracks<'_> {
-    fn times(&mut self, i: u32) -> Result<Vec<f32>> {
-        let (raw, at) = (self.raw, self.at);
-        let frames = self.times.get(i, "time", at, |i, out| {
-            let t = raw.times.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
-            let n = time_formats::key_count(t, raw.times.key_counts.get(i).copied().unwrap_or(0));
-            time_formats::append_frames(t, n, at, out)
-        })?;
-        Ok(frames.to_vec())
+    /// Appends the next track's values by `decode`; an error is kept, for a clip that uses the
+    /// track, and returned.
+    fn push(&mut self, decode: impl FnOnce(&mut Vec<T>) -> Result<()>) -> Result<()> {
+        let start = self.values.len();
+        let range = decode(&mut self.values).map(|()| start..self.values.len()).map_err(Box::new);
+        let result = range.as_ref().map(drop).map_err(|e| Error::clone(e));
+        self.ranges.push(range);
+        result
     }
 
-    /// One bone's channels from its controller info.
-    fn controller(&mut self, info: &raw::ControllerInfo) -> Result<DbaController> {
-        let (raw, at) = (self.raw, self.at);
-        let keys = |frames: &[f32], n: usize, what: &str| {
-            if frames.len() == n {
-                Ok(())
-            } else {
-                Err(Error::invalid(at, format!("{n} {what} keys, {} times", frames.len())))
-            }
-        };
-        let mut rotation = None;
-        if info.rotation_times != NONE && info.rotations != NONE {
-            let frames = self.times(info.rotation_times)?;
-            let values = self.rotations.get(info.rotations, "rotation", at, |i, out| {
-                let track = raw.rotations.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
-                append_continuous(track, out);
-                Ok(())
-            })?;
-            keys(&frames, values.len(), "rotation")?;
-            rotation = Some(KeyTrack { frames, values: values.to_vec() });
+    /// The values of track `i`.
+    fn get(&self, i: u32, what: &str, at: usize) -> Result<Vec<T>> {
+        let range = self
+            .ranges
+            .get(i as usize)
+            .ok_or_else(|| Error::invalid(at, format!("{what} track {i} does not exist")))?;
+        let range = range.as_ref().map_err(|e| Error::clone(e).within(format!("{what} track {i}")))?;
+        Ok(self.values.get(range.clone()).unwrap_or_default().to_vec())
+    }
+
+    /// A channel of a clip: time track `times`, value track `values` of this kind (`NONE`: none).
+    fn channel(&self, times: &Decoded<f32>, (t, v): (u32, u32), what: &str, at: usize) -> Result<Option<KeyTrack<T>>> {
+        if t == NONE || v == NONE {
+            return Ok(None);
         }
-        let mut position = None;
-        if info.position_times != NONE && info.positions != NONE {
-            let frames = self.times(info.position_times)?;
-            let values = self.positions.get(info.positions, "position", at, |i, out| {
-                let track = raw.positions.tracks.get(i).ok_or_else(|| Error::invalid(at, "no such track"))?;
-                out.extend(track.iter().map(|[x, y, z]| Vec3::new(x.0, y.0, z.0)));
-                Ok(())
-            })?;
-            keys(&frames, values.len(), "position")?;
-            position = Some(KeyTrack { frames, values: values.to_vec() });
+        let (frames, values) = (times.get(t, "time", at)?, self.get(v, what, at)?);
+        if frames.len() != values.len() {
+            return Err(Error::invalid(at, format!("{} {what} keys, {} times", values.len(), frames.len())));
         }
-        Ok(DbaController { id: info.controller_id, rotation, position })
+        Ok(Some(KeyTrack { frames, values }))
     }
 }
 
-/// The clips of a 0x905 payload with their keys decoded; `at` is the payload's offset.
+/// The clips of a 0x905 payload as [`read`] gives them, from its raw form.
 pub fn from_raw(raw: &raw::Dba, at: usize) -> Result<Dba> {
-    let mut tracks = Tracks {
-        raw,
-        at,
-        times: Decoded::new(&raw.times),
-        positions: Decoded::new(&raw.positions),
-        rotations: Decoded::new(&raw.rotations),
-    };
+    let mut w = Writer::new(Endian::Little);
+    raw.write(&mut w)?;
+    read(&w.into_vec(), at)
+}
+
+/// The clips of a 0x905 payload (little-endian) with their keys decoded; `at` is its offset.
+/// The tracks are decoded straight from the blob as the raw layer reads them (and fail as it
+/// does), each once (clips share them), rotations made
+/// [`continuous`](super::quat_codecs::continuous); key times that do not decode fail only when
+/// a clip uses them.
+pub fn read(payload: &[u8], at: usize) -> Result<Dba> {
+    let (mut times, mut positions, mut rotations) = (Decoded::default(), Decoded::default(), Decoded::default());
+    let raw = raw::Dba::read_with(&mut Cursor::with_base(payload, at, Endian::Little), |blob, d| {
+        times.reserve(&d.times.key_counts);
+        blob.each(&d.times, "time", |c, f, n| {
+            let t = raw::KeyTimes::read(c, f, n, raw::LengthRule::Raw)?;
+            let n = time_formats::key_count(&t, n);
+            // An error is kept for the clips that use the track.
+            let _ = times.push(|out| time_formats::append_frames(&t, n, at, out));
+            Ok(())
+        })?;
+        positions.reserve(&d.positions.key_counts);
+        blob.each(&d.positions, "position", |c, f, n| match f {
+            0 | 2 => positions
+                .push(|out| raw::words_into(c, n, "position", out, |[x, y, z]: [F32; 3]| Vec3::new(x.0, y.0, z.0))),
+            // The raw layer's error: a format without a codec.
+            _ => raw::read_vectors(c, f, n, "position").map(drop),
+        })?;
+        rotations.reserve(&d.rotations.key_counts);
+        blob.each(&d.rotations, "rotation", |c, f, n| rotations.push(|out| read_continuous(c, f, n, out)))
+    })?;
+    let time_formats = (0..raw.times.key_counts.len()).filter_map(|i| raw.times.format_of(i)).collect();
+    let in_place = raw.in_place();
     let mut animations = Vec::with_capacity(raw.animations.len());
-    for (a, anim) in raw.animations.iter().enumerate() {
+    for (a, anim) in raw.animations.into_iter().enumerate() {
         let mut controllers = Vec::with_capacity(anim.controllers.len());
         for (k, info) in anim.controllers.iter().enumerate() {
-            let c = tracks.controller(info);
-            controllers.push(c.within(|| format!("animation {a}, controller {k} (0x{:08X})", info.controller_id))?);
+            let controller = || -> Result<DbaController> {
+                let rotation = rotations.channel(&times, (info.rotation_times, info.rotations), "rotation", at)?;
+                let position = positions.channel(&times, (info.position_times, info.positions), "position", at)?;
+                Ok(DbaController { id: info.controller_id, rotation, position })
+            };
+            let c = controller().within(|| format!("animation {a}, controller {k} (0x{:08X})", info.controller_id));
+            controllers.push(c?);
         }
-        animations.push(DbaAnimation { path: anim.path.clone(), motion: anim.motion, controllers });
+        animations.push(DbaAnimation { path: anim.path, motion: anim.motion, controllers });
     }
-    let time_formats = (0..raw.times.tracks.len()).filter_map(|i| raw.times.format_of(i)).collect();
-    Ok(Dba { animations, time_formats, in_place: raw.in_place() })
+    Ok(Dba { animations, time_formats, in_place })
 }
 
 /// One clip for [`to_raw`].
@@ -317,7 +303,7 @@ mod tests {
     fn alone(raw: &raw::Dba, info: &raw::ControllerInfo) -> [Option<(Vec<u32>, Vec<u32>)>; 2] {
         let frames = |i: u32| {
             let t = &raw.times.tracks[i as usize];
-            let n = time_formats::key_count(t, raw.times.key_counts[i as usize]);
+            let n = time_formats::key_count(t, raw.times.key_counts[i as usize].into());
             bits(&time_formats::frames(t, n, 0).unwrap())
         };
         let rotation = (info.rotations != NONE).then(|| {

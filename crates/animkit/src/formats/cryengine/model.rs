@@ -20,6 +20,7 @@ use super::controller::{self, Controller, FLAG_ADDITIVE, FLAG_CYCLE};
 use super::quat_codecs::continuous;
 use super::raw::{Body, GlobalAnimationHeaderCaf, MotionParams, TimingSamples};
 use super::{dba, ivo, skeleton};
+use crate::bytes::Endian;
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::format::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, UpAxis, Values};
@@ -62,8 +63,13 @@ pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
 }
 
 fn add_chunk(out: &mut Contents, i: usize, ch: &Chunk, container: Container) -> Result<()> {
-    let (version, _) = ch.version_and_endian(container);
+    let (version, endian) = ch.version_and_endian(container);
     let is_controller = ch.kind(container) == kind::CONTROLLER;
+    if let (Body::Bytes { hex }, true, 0x905, Endian::Little) = (&ch.body, is_controller, version, endian) {
+        // Decoded straight from the payload, without the raw layer's track arrays.
+        out.dba = Some(dba::read(hex, ch.payload_offset())?);
+        return Ok(());
+    }
     match ch.structure(container)?.as_ref() {
         Body::MotionParameters(m) => out.motion = Some(**m),
         Body::GlobalAnimationHeaderCaf(g) => out.gahs.push(**g),

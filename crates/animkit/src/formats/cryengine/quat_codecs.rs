@@ -7,9 +7,10 @@
 
 use glam::{Quat, Vec3};
 
-use super::raw::RotationKeys;
+use super::raw::{words_into, RotationKeys};
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Error, Result};
+use crate::raw_json::F32;
 
 /// `ECompressionFormat` values (§4).
 pub mod format {
@@ -124,38 +125,26 @@ fn normalized(q: Quat) -> Quat {
     }
 }
 
-/// The first `N` bytes of `b`, or a truncation error.
-fn head<const N: usize>(b: &[u8]) -> Result<[u8; N]> {
-    b.first_chunk::<N>().copied().ok_or_else(|| Error::truncated(0, N, b.len()))
-}
-
-/// Four little-endian f32 from 16 bytes.
-fn f32x4(b: [u8; 16]) -> [f32; 4] {
-    let v = u128::from_le_bytes(b);
-    [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32].map(f32::from_bits)
-}
-
-/// A little-endian 48-bit value (three u16 words) from 6 bytes.
-fn u48(b: [u8; 6]) -> u64 {
-    let [b0, b1, b2, b3, b4, b5] = b;
-    u64::from_le_bytes([b0, b1, b2, b3, b4, b5, 0, 0])
-}
-
-/// Decodes one rotation value of format `f` from `b`, which holds exactly [`rotation_size`]
-/// bytes. Little-endian.
+/// Decodes one rotation value of format `f` from the start of `b`. Little-endian.
 pub fn decode_rotation(f: u8, b: &[u8]) -> Result<Quat> {
-    Ok(match f {
-        0 | 1 => Quat::from_array(f32x4(head(b)?)),
-        3 => {
-            let v = u48(head(b)?);
-            shot_int3([0, 16, 32].map(|shift| (v >> shift) as u16 as i16))
-        }
-        4 => DWORD.decode(u64::from(u32::from_le_bytes(head(b)?))),
-        5 => ST48.decode(u48(head(b)?)),
-        6 => ST64.decode(u64::from_le_bytes(head(b)?)),
-        8 => ST64EXT.decode(u64::from_le_bytes(head(b)?)),
-        _ => return Err(unsupported_rotation(f)),
-    })
+    let mut out = Vec::with_capacity(1);
+    read_rotations(&mut Cursor::new(b, Endian::Little), f, 1, &mut out)?;
+    out.pop().ok_or_else(|| Error::invalid(0, "no rotation value"))
+}
+
+/// Appends `n` rotation keys of format `f` read at the cursor, decoded from the stored words
+/// in place: one loop per codec.
+fn read_rotations(c: &mut Cursor, f: u8, n: usize, out: &mut Vec<Quat>) -> Result<()> {
+    let what = "rotation key";
+    match f {
+        0 | 1 => words_into(c, n, what, out, |[x, y, z, w]: [F32; 4]| Quat::from_xyzw(x.0, y.0, z.0, w.0)),
+        3 => words_into(c, n, what, out, shot_int3),
+        4 => words_into(c, n, what, out, |v: u32| DWORD.decode(u64::from(v))),
+        5 => words_into(c, n, what, out, |v| ST48.decode(words48(v))),
+        6 => words_into(c, n, what, out, |v| ST64.decode(v)),
+        8 => words_into(c, n, what, out, |v| ST64EXT.decode(v)),
+        f => Err(Error::unsupported(format!("rotation format {f} has no codec")).within("rotation keys")),
+    }
 }
 
 /// ShotInt3Quat: `x, y, z` × 32767, `w` from the unit length.
@@ -173,32 +162,26 @@ fn words48([a, b, c]: [u16; 3]) -> u64 {
 
 /// Decodes rotation keys as stored, in bulk: one loop per codec.
 pub fn decode_keys(keys: &RotationKeys) -> Vec<Quat> {
-    let mut out = Vec::with_capacity(keys.len());
-    append_keys(keys, &mut out);
-    out
+    match keys {
+        RotationKeys::NoCompress(k) | RotationKeys::NoCompressQuat(k) => {
+            k.iter().map(|[x, y, z, w]| Quat::from_xyzw(x.0, y.0, z.0, w.0)).collect()
+        }
+        RotationKeys::ShotInt3(k) => k.iter().map(|&v| shot_int3(v)).collect(),
+        RotationKeys::Dword(k) => k.iter().map(|&v| DWORD.decode(u64::from(v))).collect(),
+        RotationKeys::St48(k) => k.iter().map(|&v| ST48.decode(words48(v))).collect(),
+        RotationKeys::St64(k) => k.iter().map(|&v| ST64.decode(v)).collect(),
+        RotationKeys::St64Ext(k) => k.iter().map(|&v| ST64EXT.decode(v)).collect(),
+    }
 }
 
-/// Appends rotation keys as stored to `out`, made [`continuous`].
-pub(crate) fn append_continuous(keys: &RotationKeys, out: &mut Vec<Quat>) {
+/// Appends `n` rotation keys of format `f` read at the cursor, made [`continuous`].
+pub(crate) fn read_continuous(c: &mut Cursor, f: u8, n: usize, out: &mut Vec<Quat>) -> Result<()> {
     let start = out.len();
-    append_keys(keys, out);
+    read_rotations(c, f, n, out)?;
     if let Some(new) = out.get_mut(start..) {
         make_continuous(new);
     }
-}
-
-/// Appends rotation keys as stored to `out`: one loop per codec.
-fn append_keys(keys: &RotationKeys, out: &mut Vec<Quat>) {
-    match keys {
-        RotationKeys::NoCompress(k) | RotationKeys::NoCompressQuat(k) => {
-            out.extend(k.iter().map(|[x, y, z, w]| Quat::from_xyzw(x.0, y.0, z.0, w.0)))
-        }
-        RotationKeys::ShotInt3(k) => out.extend(k.iter().map(|&v| shot_int3(v))),
-        RotationKeys::Dword(k) => out.extend(k.iter().map(|&v| DWORD.decode(u64::from(v)))),
-        RotationKeys::St48(k) => out.extend(k.iter().map(|&v| ST48.decode(words48(v)))),
-        RotationKeys::St64(k) => out.extend(k.iter().map(|&v| ST64.decode(v))),
-        RotationKeys::St64Ext(k) => out.extend(k.iter().map(|&v| ST64EXT.decode(v))),
-    }
+    Ok(())
 }
 
 /// Appends the encoding of `q` in format `f`.

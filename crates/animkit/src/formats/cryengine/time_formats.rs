@@ -104,7 +104,7 @@ fn start_stop(start: Option<f32>, stop: Option<f32>, n: usize, at: usize, out: &
 
 /// The number of keys of a DBA time track, which states it in its own data: StartStop
 /// `stop − start + 1`, Bitset its count field; other formats the table's key count `stored`.
-pub fn key_count(t: &KeyTimes, stored: u16) -> usize {
+pub fn key_count(t: &KeyTimes, stored: usize) -> usize {
     let span = |a: f32, b: f32| if b >= a && b - a < 1e6 { (b - a) as usize + 1 } else { 0 };
     match t {
         KeyTimes::F32StartStop(v) => span(v.first().map_or(0.0, |x| x.0), v.get(1).map_or(-1.0, |x| x.0)),
@@ -113,7 +113,7 @@ pub fn key_count(t: &KeyTimes, stored: u16) -> usize {
         }
         KeyTimes::ByteStartStop(v) => span(v.first().map_or(0.0, |&x| x.into()), v.get(1).map_or(-1.0, |&x| x.into())),
         KeyTimes::Bitset { count, .. } => usize::from(*count),
-        _ => usize::from(stored),
+        _ => stored,
     }
 }
 

@@ -140,6 +140,21 @@ impl Dba {
 
     /// Reads a 0x905 payload (the cursor covers it from its start).
     pub(crate) fn read(c: &mut Cursor) -> Result<Dba> {
+        Dba::read_with(c, |blob, d| {
+            let (mut times, mut positions, mut rotations) = (vec![], vec![], vec![]);
+            blob.each(&d.times, "time", |c, f, n| KeyTimes::read(c, f, n, LengthRule::Raw).map(|k| times.push(k)))?;
+            blob.each(&d.positions, "position", |c, f, n| {
+                read_vectors(c, f, n, "position").map(|k| positions.push(k))
+            })?;
+            blob.each(&d.rotations, "rotation", |c, f, n| RotationKeys::read(c, f, n).map(|k| rotations.push(k)))?;
+            (d.times.tracks, d.positions.tracks, d.rotations.tracks) = (times, positions, rotations);
+            Ok(())
+        })
+    }
+
+    /// Reads a 0x905 payload, its tables without their tracks: `tracks` reads them from the blob
+    /// (before the animation records, as they are stored).
+    pub(crate) fn read_with(c: &mut Cursor, tracks: impl FnOnce(&Blob, &mut Dba) -> Result<()>) -> Result<Dba> {
         let payload = c.data();
         let base = c.offset();
         let n = Counts { positions: c.u32()?, rotations: c.u32()?, times: c.u32()?, animations: c.u32()? };
@@ -171,13 +186,14 @@ impl Dba {
             }
         };
         let blob = Blob { data: blob, at: blob_at, in_place: padding.is_some() };
-        times.tracks = blob.tracks(&times, "time", |c, f, n| KeyTimes::read(c, f, n, LengthRule::Raw))?;
-        positions.tracks = blob.tracks(&positions, "position", |c, f, n| read_vectors(c, f, n, "position"))?;
-        rotations.tracks = blob.tracks(&rotations, "rotation", RotationKeys::read)?;
-        let animations = animations(c, n.animations, padding.is_some())?;
+        let mut dba = Dba { times, positions, rotations, blob_size, padding, animations: vec![], tail: Hex::default() };
+        tracks(&blob, &mut dba)?;
+        dba.animations = animations(c, n.animations, dba.in_place())?;
         // In-place databases keep their blob (and the controller infos) after the records.
-        let tail = if padding.is_some() { Hex::default() } else { Hex(c.take(c.remaining())?.to_vec()) };
-        Ok(Dba { times, positions, rotations, blob_size, padding, animations, tail })
+        if !dba.in_place() {
+            dba.tail = Hex(c.take(c.remaining())?.to_vec());
+        }
+        Ok(dba)
     }
 
     /// Appends the payload's bytes (little-endian).
@@ -257,7 +273,7 @@ impl Dba {
 }
 
 /// The shared track data.
-struct Blob<'a> {
+pub(crate) struct Blob<'a> {
     data: &'a [u8],
     /// Absolute offset of `data`.
     at: usize,
@@ -266,16 +282,16 @@ struct Blob<'a> {
 }
 
 impl Blob<'_> {
-    /// The tracks of `table`, each read at its offset in its format.
-    fn tracks<K, T>(
+    /// Calls `read` on each track of `table` in order, with a cursor at its offset, its format
+    /// and its stored key count.
+    pub(crate) fn each<T>(
         &self,
         table: &Table<T>,
         what: &str,
-        read: impl Fn(&mut Cursor, u8, usize) -> Result<K>,
-    ) -> Result<Vec<K>> {
-        let mut out = Vec::with_capacity(table.offsets.len());
+        mut read: impl FnMut(&mut Cursor, u8, usize) -> Result<()>,
+    ) -> Result<()> {
         for (i, (&o, &n)) in table.offsets.iter().zip(&table.key_counts).enumerate() {
-            let track = || -> Result<K> {
+            let mut track = || -> Result<()> {
                 let f = table.format_of(i).ok_or_else(|| Error::invalid(self.at, "the track has no format"))?;
                 let o = if self.in_place { i64::from(o) + self.data.len() as i64 } else { i64::from(o) };
                 let at = usize::try_from(o).ok().filter(|&o| o <= self.data.len()).ok_or_else(|| {
@@ -285,9 +301,9 @@ impl Blob<'_> {
                     Cursor::with_base(self.data.get(at..).unwrap_or_default(), self.at + at, Default::default());
                 read(&mut c, f, usize::from(n))
             };
-            out.push(track().within(|| format!("{what} track {i}"))?);
+            track().within(|| format!("{what} track {i}"))?;
         }
-        Ok(out)
+        Ok(())
     }
 }
 

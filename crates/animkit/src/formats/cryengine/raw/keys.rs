@@ -87,14 +87,27 @@ impl<T: Word, const N: usize> Word for [T; N] {
 
 /// `n` values of type `T` in one read: one bounds check for the whole array.
 pub(crate) fn words<T: Word>(c: &mut Cursor, n: usize, what: &str) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    words_into(c, n, what, &mut out, |v| v).map(|()| out)
+}
+
+/// [`words`] appended to `out` as `map` makes them: decoders read the stored words in place.
+pub(crate) fn words_into<T: Word, U>(
+    c: &mut Cursor,
+    n: usize,
+    what: &str,
+    out: &mut Vec<U>,
+    map: impl Fn(T) -> U,
+) -> Result<()> {
     let n = c.count(n as u64, T::SIZE, what)?;
     let endian = c.endian();
     let bytes = c.take(n * T::SIZE)?;
     // One loop per byte order, so the order is not tested per value.
-    Ok(match endian {
-        Endian::Little => bytes.chunks_exact(T::SIZE).map(|b| T::from_bytes(b, Endian::Little)).collect(),
-        Endian::Big => bytes.chunks_exact(T::SIZE).map(|b| T::from_bytes(b, Endian::Big)).collect(),
-    })
+    match endian {
+        Endian::Little => out.extend(bytes.chunks_exact(T::SIZE).map(|b| map(T::from_bytes(b, Endian::Little)))),
+        Endian::Big => out.extend(bytes.chunks_exact(T::SIZE).map(|b| map(T::from_bytes(b, Endian::Big)))),
+    }
+    Ok(())
 }
 
 /// Zero bytes up to the next multiple of 4 of the writer's length.

@@ -25,7 +25,7 @@ pub use chunks::{
 };
 pub use compressed::{Channel, Compressed};
 pub use dba::{Animation as DbaAnimation, ControllerInfo, Dba, Table};
-pub(crate) use keys::{pad4, records, words, LengthRule};
+pub(crate) use keys::{pad4, read_vectors, records, words, words_into, LengthRule};
 pub use keys::{KeyTimes, RotationKeys, VectorKeys};
 
 use crate::bytes::{Cursor, Endian, Writer};
