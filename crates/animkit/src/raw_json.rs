@@ -180,6 +180,12 @@ impl Hex {
     }
 }
 
+/// A raw structure as its JSON dump value.
+pub(crate) fn to_value<T: Serialize>(raw: &T) -> crate::error::Result<serde_json::Value> {
+    serde_json::to_value(raw)
+        .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::Invalid, None, e.to_string()))
+}
+
 /// `#[serde(with = "raw_json::hex_bytes")]` on a [`Bytes`](bytes::Bytes) field: written as
 /// [`Hex`] is.
 pub(crate) mod hex_bytes {
@@ -191,7 +197,7 @@ pub(crate) mod hex_bytes {
     }
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
-        super::Hex::deserialize(d).map(|h| Bytes::from(h.0))
+        crate::raw_json::Hex::deserialize(d).map(|h| Bytes::from(h.0))
     }
 }
 

@@ -604,7 +604,7 @@ impl Document for SarcDocument {
             .budget(self.sarc.data.len())
             .charge(Resource::Work, 2 * self.sarc.data.len() as u64, Some(u64::from(self.sarc.data_offset)))
             .map_err(|e| e.within("SARC dump"))?;
-        serde_json::to_value(&self.sarc).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        crate::raw_json::to_value(&self.sarc)
     }
 
     fn lint(&self) -> Vec<Finding> {

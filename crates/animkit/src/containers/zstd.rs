@@ -309,7 +309,7 @@ impl Document for ZstdDocument {
             payload: payload::to_dump(self.format.registry, &self.payload, &self.options),
             stream: Hex(self.stream.to_vec()),
         };
-        serde_json::to_value(value).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        crate::raw_json::to_value(&value)
     }
 
     fn lint(&self) -> Vec<Finding> {

@@ -235,7 +235,7 @@ impl Document for CryDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(self.file.structured()).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        crate::raw_json::to_value(&self.file.structured())
     }
 
     fn lint(&self) -> Vec<Finding> {

@@ -116,7 +116,7 @@ impl Document for DffDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        super::to_json(&DffDump { bytes: Hex(self.bytes.to_vec()), skeleton: self.skeleton.clone() })
+        crate::raw_json::to_value(&DffDump { bytes: Hex(self.bytes.to_vec()), skeleton: self.skeleton.clone() })
     }
 
     fn lint(&self) -> Vec<Finding> {

@@ -218,10 +218,6 @@ fn endian_label(e: Endian) -> &'static str {
 }
 
 /// The JSON of a raw structure (the dump).
-fn to_json<T: serde::Serialize>(raw: &T) -> Result<serde_json::Value> {
-    serde_json::to_value(raw).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
-}
-
 impl Document for SkbDocument {
     fn format(&self) -> &'static dyn Format {
         &SkbFormat
@@ -242,7 +238,7 @@ impl Document for SkbDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        to_json(&self.skb)
+        crate::raw_json::to_value(&self.skb)
     }
 
     fn lint(&self) -> Vec<Finding> {
@@ -449,7 +445,7 @@ impl Document for HipDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        to_json(&self.hip)
+        crate::raw_json::to_value(&self.hip)
     }
 
     fn lint(&self) -> Vec<Finding> {

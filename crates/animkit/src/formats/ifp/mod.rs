@@ -151,7 +151,7 @@ impl Document for IfpDocument {
     }
 
     fn dump(&self) -> Result<serde_json::Value> {
-        serde_json::to_value(&self.file).map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()))
+        crate::raw_json::to_value(&self.file)
     }
 
     fn lint(&self) -> Vec<Finding> {
