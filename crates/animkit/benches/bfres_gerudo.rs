@@ -10,10 +10,12 @@
 //! on the bench binary with `--bench`. Reads `$ANIMKIT_CORPUS` (default `../shared/corpus`).
 
 use std::hint::black_box;
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use animkit::{Bytes, ReadOptions};
+use rounds::{percentile, thread_cpu};
+
+mod rounds;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -22,14 +24,6 @@ const FILE: &str = "bfres/Npc_Gerudo_Queen_Animation.bfres";
 
 /// Rounds measured (set `BFRES_ROUNDS` to change; 1 under callgrind).
 const ROUNDS: usize = 100;
-
-/// The calling thread's CPU time.
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
 
 /// One round: read + to_model, the package dropped; the model key count. Never inlined, so that
 /// callgrind's `--toggle-collect='*read_and_convert*'` counts the rounds alone.
@@ -40,21 +34,8 @@ fn read_and_convert(bytes: &Bytes, options: &ReadOptions) -> usize {
     package.clips.iter().flat_map(|c| &c.tracks).map(|t| t.times.len()).sum()
 }
 
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
-
 fn main() {
-    // `cargo test --benches` runs benches once with `--bench` absent: do nothing then.
-    if !std::env::args().any(|a| a == "--bench") {
-        return;
-    }
-    let root = std::env::var_os("ANIMKIT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    let Ok(data) = std::fs::read(root.join(FILE)) else {
-        println!("{FILE}: not in the corpus, skipped");
+    let Some(data) = rounds::corpus_file(FILE) else {
         return;
     };
     let rounds = std::env::var("BFRES_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(ROUNDS).max(1);

@@ -12,23 +12,17 @@
 //! ANIM assets. Reads `$ANIMKIT_CORPUS` (default `../shared/corpus`).
 
 use std::hint::black_box;
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use animkit::{Bytes, ReadOptions};
+use rounds::{percentile, thread_cpu};
+
+mod rounds;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const ROUNDS: usize = 400;
-
-/// The calling thread's CPU time.
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
 
 /// Minor + major page faults of the process so far.
 fn page_faults() -> i64 {
@@ -46,21 +40,8 @@ fn read_and_convert(bytes: &Bytes, options: &ReadOptions) -> usize {
     doc.to_model().expect("the HIP converts").clips.len()
 }
 
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
-
 fn main() {
-    // `cargo test --benches` runs benches once with `--bench` absent: do nothing then.
-    if !std::env::args().any(|a| a == "--bench") {
-        return;
-    }
-    let root = std::env::var_os("ANIMKIT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    let Ok(data) = std::fs::read(root.join("evilengine/bfbb_gc_boot.HIP")) else {
-        println!("evilengine/bfbb_gc_boot.HIP: not in the corpus, skipped");
+    let Some(data) = rounds::corpus_file("evilengine/bfbb_gc_boot.HIP") else {
         return;
     };
     let bytes = Bytes::from(data);
