@@ -606,29 +606,27 @@ impl Hip {
 
     /// Stores a new DPAK payload and each placed asset's `(id, offset, size, plus)`.
     fn set_stream(&mut self, dpak: Bytes, placed: &[(u32, i32, i32, i32)]) {
-        for b in &mut self.blocks {
-            let BlockBody::Children { children, .. } = &mut b.body else { continue };
-            match &b.id.0 {
-                b"STRM" => {
-                    if let Some(c) = children.iter_mut().find(|c| &c.id.0 == b"DPAK") {
-                        c.body = BlockBody::Raw(dpak.clone());
-                    }
-                }
-                b"DICT" => {
-                    for atoc in children.iter_mut().filter(|c| &c.id.0 == b"ATOC") {
-                        let BlockBody::Children { children, .. } = &mut atoc.body else { continue };
-                        for ah in children {
-                            let BlockBody::Ahdr(a) = &mut ah.body else { continue };
-                            let a = &mut a.header;
-                            if let Some(&(_, o, s, p)) = placed.iter().find(|x| x.0 == a.asset_id) {
-                                (a.offset, a.size, a.plus) = (o, s, p);
-                            }
-                        }
-                    }
-                }
-                _ => {}
+        for strm in self.blocks.iter_mut().filter(|b| &b.id.0 == b"STRM") {
+            if let Some(c) = children_mut(strm).find(|c| &c.id.0 == b"DPAK") {
+                c.body = BlockBody::Raw(dpak.clone());
             }
         }
+        let dicts = self.blocks.iter_mut().filter(|b| &b.id.0 == b"DICT");
+        let atocs = dicts.flat_map(children_mut).filter(|c| &c.id.0 == b"ATOC");
+        for ah in atocs.flat_map(children_mut) {
+            let BlockBody::Ahdr(Headed { header: a, .. }) = &mut ah.body else { continue };
+            if let Some(&(_, o, s, p)) = placed.iter().find(|x| x.0 == a.asset_id) {
+                (a.offset, a.size, a.plus) = (o, s, p);
+            }
+        }
+    }
+}
+
+/// The children of a container block, mutable (none for other blocks).
+fn children_mut(block: &mut Block) -> std::slice::IterMut<'_, Block> {
+    match &mut block.body {
+        BlockBody::Children { children, .. } => children.iter_mut(),
+        _ => [].iter_mut(),
     }
 }
 
