@@ -784,33 +784,45 @@ pub(crate) fn check_tracks(clip: &Clip) -> Result<()> {
     Ok(())
 }
 
+/// Each clip of `package` with its frame rate ([`clip_fps`]) and its FSKA (`None` without bone
+/// tracks; rotations per the `rotation` setting), its tracks checked first. A skeleton is not
+/// written: a warning says so with its bone count, then `why`.
+pub(crate) fn clip_fskas<'a>(
+    package: &'a Package,
+    options: &WriteOptions,
+    why: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(&'a Clip, f32, Option<Fska>)>> {
+    let rotation = rotation_setting(options)?;
+    if let Some(skeleton) = &package.skeleton {
+        warnings.push(format!("skeleton ({} bones) not written: {why}", skeleton.bones.len()));
+    }
+    let mut out = Vec::with_capacity(package.clips.len());
+    for clip in &package.clips {
+        check_tracks(clip)?;
+        let fps = clip_fps(clip, options)?;
+        let euler = rotation_mode(clip, fps, rotation)?;
+        out.push((clip, fps, fska_from_clip(clip, fps, euler)?));
+    }
+    Ok(out)
+}
+
 /// Builds a BFRES file from the model; returns the bytes and warnings.
 pub(crate) fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
-    let rotation = rotation_setting(options)?;
     let mut warnings = Vec::new();
-    if let Some(skeleton) = &package.skeleton {
-        warnings.push(format!(
-            "skeleton ({} bones) not written: the file holds animations only, without the FMDL \"Skeleton\" \
-             retail animation files carry (use `animkit replace` to change animations inside the original file)",
-            skeleton.bones.len()
-        ));
-    }
+    let why = "the file holds animations only, without the FMDL \"Skeleton\" retail animation files carry \
+               (use `animkit replace` to change animations inside the original file)";
     let mut fskas = Vec::new();
     let mut ftxps = Vec::new();
     let mut fshus = Vec::new();
     let mut fviss = Vec::new();
-    for clip in &package.clips {
-        check_tracks(clip)?;
-        let fps = clip_fps(clip, options)?;
+    for (clip, fps, fska) in clip_fskas(package, options, why, &mut warnings)? {
         match StoredFshu::unchanged(clip, fps, frame_count(clip, fps)) {
             Some(fshu) => fshus.push(fshu),
             None => fshus.extend(fshu_from_clip(clip, fps, &mut warnings)?),
         }
         fviss.extend(fvis_from_clip(clip, fps)?);
-        let euler = rotation_mode(clip, fps, rotation)?;
-        if let Some(a) = fska_from_clip(clip, fps, euler)? {
-            fskas.push(a);
-        }
+        fskas.extend(fska);
         if let Some(a) = ftxp_from_clip(clip, fps)? {
             ftxps.push(a);
         }

@@ -35,24 +35,15 @@ const HEADER_SIZE: usize = 0xD0;
 
 /// Builds a Switch file from the model; returns the bytes and warnings.
 pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(Vec<u8>, Vec<String>)> {
-    let rotation = super::from_model::rotation_setting(options)?;
     let mut warnings = Vec::new();
-    if let Some(skeleton) = &package.skeleton {
-        warnings.push(format!(
-            "skeleton ({} bones) not written: the Switch file holds animations only",
-            skeleton.bones.len()
-        ));
-    }
+    let why = "the Switch file holds animations only";
     let (mut fskas, mut fmaas) = (Vec::new(), Vec::new());
-    let mut left_out = 0usize;
-    for clip in &package.clips {
-        super::from_model::check_tracks(clip)?;
-        let fps = super::from_model::clip_fps(clip, options)?;
-        left_out += clip.tracks.iter().filter(|t| matches!(t.values, Values::Visibility(_))).count();
-        let euler = super::from_model::rotation_mode(clip, fps, rotation)?;
-        fskas.extend(super::from_model::fska_from_clip(clip, fps, euler)?);
+    for (clip, fps, fska) in super::from_model::clip_fskas(package, options, why, &mut warnings)? {
+        fskas.extend(fska);
         fmaas.extend(fmaa::fmaa_from_clip(clip, fps, &mut warnings)?);
     }
+    let tracks = package.clips.iter().flat_map(|c| &c.tracks);
+    let left_out = tracks.filter(|t| matches!(t.values, Values::Visibility(_))).count();
     if left_out > 0 {
         warnings.push(format!(
             "{left_out} visibility track(s) not written: Switch files are written with skeletal and material animations only"
