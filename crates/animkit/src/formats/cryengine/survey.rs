@@ -25,9 +25,19 @@ const READ_VERSIONS: &[(u32, &str, &[u32], &str)] = &[
     (kind::TIMING, "Timing", &[0x918, 0x919], "the frame rate is"),
 ];
 
-/// The chunks of a known type in a version animkit does not read: index, offset, type name and
-/// what is left out.
-fn unread_chunks(file: &ChunkFile) -> Vec<(usize, u64, &'static str, String)> {
+/// One thing the model does not show, as its `info` note and its `check` finding.
+type Fact = (String, Finding);
+
+/// What the model of `file` does not show.
+fn facts(file: &ChunkFile, c: &Contents) -> Vec<Fact> {
+    let mut out = unread_chunks(file);
+    out.extend(uncompiled(c));
+    out.extend(headers_without_controllers(c));
+    out
+}
+
+/// The chunks of a known type in a version animkit does not read.
+fn unread_chunks(file: &ChunkFile) -> Vec<Fact> {
     let c = file.container;
     let mut out = Vec::new();
     for (index, ch) in file.chunks.iter().enumerate() {
@@ -40,21 +50,46 @@ fn unread_chunks(file: &ChunkFile) -> Vec<(usize, u64, &'static str, String)> {
                 ch.offset,
                 hex_list(read)
             );
-            out.push((index, ch.offset, name, message));
+            let finding = Finding::new(Severity::Warning, "chunk-version-not-read", message.clone());
+            out.push((message, finding.at(ch.offset as usize).path(format!("chunk {index} ({name})"))));
         }
     }
     out
 }
 
-/// The uncompiled controllers' count and versions (e.g. "77 uncompiled controllers (0x830)").
-fn uncompiled(c: &Contents) -> Option<(usize, String)> {
+/// The uncompiled controllers (e.g. "77 uncompiled controllers (0x830)"), beside the compiled ones.
+fn uncompiled(c: &Contents) -> Option<Fact> {
     let mut versions: Vec<u32> =
         c.controllers.iter().filter(|k| k.rotation_formats.is_none()).map(|k| k.version).collect();
     let n = versions.len();
     versions.sort_unstable();
     versions.dedup();
-    (n > 0)
-        .then(|| (n, format!("{n} uncompiled controller{} ({})", if n == 1 { "" } else { "s" }, hex_list(&versions))))
+    let what = format!("{n} uncompiled controller{} ({})", if n == 1 { "" } else { "s" }, hex_list(&versions));
+    match c.controllers.len() - n {
+        _ if n == 0 => None,
+        0 => Some((
+            format!("intermediate (.i_caf) content: {what}; a game's .caf holds compiled ones (0x829/0x831/0x832)"),
+            Finding::new(
+                Severity::Info,
+                "uncompiled-controllers",
+                format!(
+                    "{what}: intermediate (.i_caf) content, the Resource Compiler's input; the engine expects \
+                     compiled controllers (0x829/0x831/0x832) in a .caf and reads these only when there are none"
+                ),
+            ),
+        )),
+        m => Some((
+            format!("{what} beside {m} compiled ones: the engine plays only the compiled ones"),
+            Finding::new(
+                Severity::Warning,
+                "mixed-controllers",
+                format!(
+                    "{what} beside {m} compiled ones: CE5 loads only the compiled ones, animkit reads all {}",
+                    n + m
+                ),
+            ),
+        )),
+    }
 }
 
 /// `0x827, 0x830`.
@@ -62,13 +97,9 @@ fn hex_list(versions: &[u32]) -> String {
     versions.iter().map(|v| format!("0x{v:X}")).collect::<Vec<_>>().join(", ")
 }
 
-fn compiled(c: &Contents) -> usize {
-    c.controllers.iter().filter(|k| k.rotation_formats.is_some()).count()
-}
-
 /// The animation headers of a file without controllers (e.g. "3 GlobalAnimationHeaderCAF").
 /// Timing is not one: geometry and skeleton files carry it too.
-fn headers_without_controllers(c: &Contents) -> Option<String> {
+fn headers_without_controllers(c: &Contents) -> Option<Fact> {
     if !c.controllers.is_empty() || c.dba.is_some() {
         return None;
     }
@@ -79,24 +110,17 @@ fn headers_without_controllers(c: &Contents) -> Option<String> {
     if c.motion.is_some() {
         headers.push("MotionParameters".into());
     }
-    (!headers.is_empty()).then(|| headers.join(", "))
-}
-
-/// The notes of what the model does not show.
-fn survey_notes(file: &ChunkFile, c: &Contents) -> Vec<String> {
-    let mut out: Vec<String> = unread_chunks(file).into_iter().map(|u| u.3).collect();
-    if let Some((_, what)) = uncompiled(c) {
-        out.push(match compiled(c) {
-            0 => {
-                format!("intermediate (.i_caf) content: {what}; a game's .caf holds compiled ones (0x829/0x831/0x832)")
-            }
-            n => format!("{what} beside {n} compiled ones: the engine plays only the compiled ones"),
-        });
-    }
-    if let Some(headers) = headers_without_controllers(c) {
-        out.push(format!("no controllers: animation headers ({headers}) without key data; the clips have no tracks"));
-    }
-    out
+    let headers = headers.join(", ");
+    (!headers.is_empty()).then(|| {
+        (
+            format!("no controllers: animation headers ({headers}) without key data; the clips have no tracks"),
+            Finding::new(
+                Severity::Warning,
+                "no-controllers",
+                format!("animation headers ({headers}) but no controller: nothing to play (CE5: \"CAF file has no controllers\")"),
+            ),
+        )
+    })
 }
 
 /// Short notes for `info`, for a file decoded as `decoding` says.
@@ -151,45 +175,11 @@ pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
     if c.motion.is_some_and(|m| m.asset_flags & FLAG_ADDITIVE != 0) {
         notes.push("additive".into());
     }
-    notes.extend(survey_notes(file, &c));
+    notes.extend(facts(file, &c).into_iter().map(|f| f.0));
     notes
 }
 
 /// The `check` findings.
 pub fn findings(file: &ChunkFile, c: &Contents) -> Vec<Finding> {
-    let mut out: Vec<Finding> = unread_chunks(file)
-        .into_iter()
-        .map(|(index, offset, name, message)| {
-            let finding = Finding::new(Severity::Warning, "chunk-version-not-read", message);
-            finding.at(offset as usize).path(format!("chunk {index} ({name})"))
-        })
-        .collect();
-    if let Some((n, what)) = uncompiled(c) {
-        out.push(match compiled(c) {
-            0 => Finding::new(
-                Severity::Info,
-                "uncompiled-controllers",
-                format!(
-                    "{what}: intermediate (.i_caf) content, the Resource Compiler's input; the engine expects \
-                     compiled controllers (0x829/0x831/0x832) in a .caf and reads these only when there are none"
-                ),
-            ),
-            m => Finding::new(
-                Severity::Warning,
-                "mixed-controllers",
-                format!(
-                    "{what} beside {m} compiled ones: CE5 loads only the compiled ones, animkit reads all {}",
-                    n + m
-                ),
-            ),
-        });
-    }
-    if let Some(headers) = headers_without_controllers(c) {
-        out.push(Finding::new(
-            Severity::Warning,
-            "no-controllers",
-            format!("animation headers ({headers}) but no controller: nothing to play (CE5: \"CAF file has no controllers\")"),
-        ));
-    }
-    out
+    facts(file, c).into_iter().map(|f| f.1).collect()
 }
