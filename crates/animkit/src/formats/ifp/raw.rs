@@ -418,27 +418,17 @@ impl AnpkObject {
     }
 }
 
-impl<F> AnpkObject<F> {
-    /// The object with its frames (if any) turned into `G`.
-    fn map<G>(&self, f: impl FnOnce(&F) -> G) -> AnpkObject<G> {
-        let keys = self.keys.as_ref().map(|k| KeyChunk { size: k.size, frames: f(&k.frames) });
-        let (cpan, anim_id, name, unknown, last_frame, link) =
-            (self.cpan, self.anim_id, self.name, self.unknown, self.last_frame, self.link);
-        AnpkObject { cpan, anim_id, name, unknown, last_frame, link, keys }
-    }
-}
-
 impl Node for AnpkObject {
     type Kind = KeyKind;
-    type Json<'a> = AnpkObject<FrameData<'a, KeyKind>>;
+    type With<F> = AnpkObject<F>;
     fn frames(&self) -> Option<&Frames<KeyKind>> {
         self.keys.as_ref().map(|k| &k.frames)
     }
-    fn to_json<'a>(&self, data: &'a [u8]) -> Self::Json<'a> {
-        self.map(|f| f.data(data))
-    }
-    fn from_json(json: &Self::Json<'static>, data: &mut Vec<u8>) -> Self {
-        json.map(|f| Frames::push(f.kind, &f.bytes, data))
+    fn map<F, G>(o: &AnpkObject<F>, f: impl FnOnce(&F) -> G) -> AnpkObject<G> {
+        let keys = o.keys.as_ref().map(|k| KeyChunk { size: k.size, frames: f(&k.frames) });
+        let (cpan, anim_id, name, unknown, last_frame, link) =
+            (o.cpan, o.anim_id, o.name, o.unknown, o.last_frame, o.link);
+        AnpkObject { cpan, anim_id, name, unknown, last_frame, link, keys }
     }
 }
 
@@ -693,24 +683,14 @@ impl V2Sequence {
     }
 }
 
-impl<F> V2Sequence<F> {
-    /// The sequence with its frames turned into `G`.
-    fn map<G>(&self, f: impl FnOnce(&F) -> G) -> V2Sequence<G> {
-        V2Sequence { name: self.name, bone_tag: self.bone_tag, frames: f(&self.frames) }
-    }
-}
-
 impl Node for V2Sequence {
     type Kind = FrameType;
-    type Json<'a> = V2Sequence<FrameData<'a, FrameType>>;
+    type With<F> = V2Sequence<F>;
     fn frames(&self) -> Option<&Frames<FrameType>> {
         Some(&self.frames)
     }
-    fn to_json<'a>(&self, data: &'a [u8]) -> Self::Json<'a> {
-        self.map(|f| f.data(data))
-    }
-    fn from_json(json: &Self::Json<'static>, data: &mut Vec<u8>) -> Self {
-        json.map(|f| Frames::push(f.kind, &f.bytes, data))
+    fn map<F, G>(s: &V2Sequence<F>, f: impl FnOnce(&F) -> G) -> V2Sequence<G> {
+        V2Sequence { name: s.name, bone_tag: s.bone_tag, frames: f(&s.frames) }
     }
 }
 
@@ -768,14 +748,12 @@ impl Layout for FrameType {
 pub(crate) trait Node {
     /// Its frame layout.
     type Kind: Layout;
-    /// The node in JSON: its frames inline.
-    type Json<'a>: Serialize;
+    /// The node with frames of type `F`: `Self` holds [`Frames`], JSON holds [`FrameData`].
+    type With<F>;
     /// Its frames; `None` for an ANPK object without a key chunk.
     fn frames(&self) -> Option<&Frames<Self::Kind>>;
-    /// The JSON form, its frames taken from `data`, the animation's bytes.
-    fn to_json<'a>(&self, data: &'a [u8]) -> Self::Json<'a>;
-    /// The node of a JSON form, its frames appended to `data`, the animation's bytes.
-    fn from_json(json: &Self::Json<'static>, data: &mut Vec<u8>) -> Self;
+    /// `node` with its frames (if any) turned into `G`.
+    fn map<F, G>(node: &Self::With<F>, f: impl FnOnce(&F) -> G) -> Self::With<G>;
 }
 
 /// The sequences or objects of one animation and the bytes their frames are ranges of: the
@@ -838,20 +816,26 @@ impl<N: Node + PartialEq> PartialEq for Nodes<N> {
     }
 }
 
-impl<N: Node> Serialize for Nodes<N> {
+/// In JSON, each node with its frames inline, taken from the animation's bytes.
+impl<K: Layout, N: Node<Kind = K, With<Frames<K>> = N>> Serialize for Nodes<N>
+where
+    for<'a> N::With<FrameData<'a, K>>: Serialize,
+{
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.list.iter().map(|n| n.to_json(&self.data)))
+        s.collect_seq(self.list.iter().map(|n| N::map(n, |f: &Frames<K>| f.data(&self.data))))
     }
 }
 
-impl<'de, N: Node> Deserialize<'de> for Nodes<N>
+/// From JSON, the frames of each node appended to the animation's bytes.
+impl<'de, K: Layout, N: Node<Kind = K, With<Frames<K>> = N>> Deserialize<'de> for Nodes<N>
 where
-    N::Json<'static>: DeserializeOwned,
+    N::With<FrameData<'static, K>>: DeserializeOwned,
 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let json = Vec::<N::Json<'static>>::deserialize(d)?;
+        let json = Vec::<N::With<FrameData<'static, K>>>::deserialize(d)?;
         let mut data = Vec::new();
-        let list = json.iter().map(|j| N::from_json(j, &mut data)).collect();
+        let list =
+            json.iter().map(|j| N::map(j, |f: &FrameData<K>| Frames::push(f.kind, &f.bytes, &mut data))).collect();
         Ok(Nodes::new(list, data))
     }
 }
