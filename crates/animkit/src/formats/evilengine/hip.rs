@@ -19,30 +19,14 @@ use crate::raw_json::FourCc;
 use crate::record::Record;
 use crate::text::latin1_until_nul;
 
-/// One block.
+/// One block. A key no field takes (a misspelt one in a hand-edited dump) is refused, naming it:
+/// serde checks what the flattened body left over.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Block {
     pub id: FourCc,
     #[serde(flatten)]
     pub body: BlockBody,
-    #[serde(flatten, skip_serializing)]
-    pub others: NoOtherKeys,
-}
-
-/// The last field of a dump object with flattened fields (which cannot deny unknown fields):
-/// refuses, naming it, a key no field took, so that a misspelt key in a hand-edited dump is not
-/// silently ignored.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct NoOtherKeys;
-
-impl<'de> Deserialize<'de> for NoOtherKeys {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let others = std::collections::BTreeMap::<String, serde::de::IgnoredAny>::deserialize(d)?;
-        match others.into_keys().next() {
-            Some(key) => Err(serde::de::Error::custom(format!("unknown field `{key}`"))),
-            None => Ok(NoOtherKeys),
-        }
-    }
 }
 
 /// A block's payload.
@@ -65,14 +49,13 @@ pub(crate) enum BlockBody {
 
 /// A header block: fixed fields `H`, then child blocks (normally one `ADBG` or `LDBG`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Headed<H> {
     #[serde(flatten)]
     pub header: H,
     pub children: Vec<Block>,
     #[serde(default, skip_serializing_if = "Bytes::is_empty", with = "crate::raw_json::hex_bytes")]
     pub tail: Bytes,
-    #[serde(flatten, skip_serializing)]
-    pub others: NoOtherKeys,
 }
 
 crate::record! {
@@ -202,7 +185,7 @@ fn read_blocks(data: &Bytes, base: usize, depth: usize) -> Result<(Vec<Block>, B
         c.skip(size).within(label)?;
         let payload = data.slice(start..start + size);
         let body = read_body(id, &payload, base + start, depth).within(label)?;
-        blocks.push(Block { id: FourCc(id), body, others: NoOtherKeys });
+        blocks.push(Block { id: FourCc(id), body });
     }
     Ok((blocks, data.slice(c.pos()..)))
 }
@@ -221,7 +204,7 @@ impl<H: Record> Headed<H> {
         let mut c = Cursor::with_base(payload, base, Endian::Big);
         let header = H::read(&mut c)?;
         let (children, tail) = read_blocks(&payload.slice(c.pos()..), base + c.pos(), depth + 1)?;
-        Ok(Headed { header, children, tail, others: NoOtherKeys })
+        Ok(Headed { header, children, tail })
     }
 
     fn write(&self, w: &mut Writer) {
