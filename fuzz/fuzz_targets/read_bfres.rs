@@ -5,6 +5,4 @@ use libfuzzer_sys::fuzz_target;
 
 include!("common.rs");
 
-fuzz_target!(|data: &[u8]| {
-    exercise(&animkit::formats::bfres::Bfres, data);
-});
+fuzz_target!(|data: &[u8]| run_target(env!("CARGO_BIN_NAME"), data));

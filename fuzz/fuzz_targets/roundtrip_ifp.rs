@@ -6,6 +6,4 @@ use libfuzzer_sys::fuzz_target;
 
 include!("common.rs");
 
-fuzz_target!(|data: &[u8]| {
-    round_trip(&animkit::formats::ifp::Ifp, data);
-});
+fuzz_target!(|data: &[u8]| run_target(env!("CARGO_BIN_NAME"), data));

@@ -616,6 +616,34 @@ fn save_generated_fixtures() {
     }
 }
 
+/// The fuzz targets (`fuzz/`, a cargo-fuzz workspace of its own that the test command does not
+/// build) share `common.rs`: compiled here against the public API, each target run on every
+/// generated file, so a change to the library cannot leave the targets unbuildable or naming a
+/// format that is gone.
+mod fuzz_targets {
+    include!("../../../fuzz/fuzz_targets/common.rs");
+
+    #[test]
+    fn every_fuzz_target_runs_on_the_generated_files() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/fuzz_targets");
+        let mut targets: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .filter(|stem| stem != "common")
+            .collect();
+        targets.sort();
+        assert_eq!(targets.len(), 23, "{targets:?}");
+        let files = super::generated_files();
+        for target in &targets {
+            for (_, data) in &files {
+                run_target(target, data);
+            }
+        }
+    }
+}
+
 /// Every u32 (or u16, `wide == false`) field of `data` equal to `value` in either byte order.
 fn fields_equal(data: &[u8], value: u32, wide: bool) -> Vec<(usize, Endian)> {
     let mut out = Vec::new();
