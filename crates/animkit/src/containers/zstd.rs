@@ -223,8 +223,10 @@ impl Format for Zstd {
         let d: ZstdDump = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("Zstandard dump"))?;
         let payload = payload::from_dump(self.registry, d.payload).map_err(|e| e.within("Zstandard dump"))?;
-        let limits = Limits { decoded_bytes: Some(payload.len() as u64), ..Limits::default() };
-        if decode(&d.stream.0, &limits).is_ok_and(|s| s.payload == payload) {
+        // The kept stream is checked within the budget a read of it gets: not within the
+        // payload's length, which a frame's window may pass (a 3-byte payload in a frame
+        // declaring a 1 KiB window is valid, and must pack back to the same bytes).
+        if decode(&d.stream.0, &Limits::default()).is_ok_and(|s| s.payload == payload) {
             return self.read(Bytes::from(d.stream.0), &ReadOptions::default());
         }
         Ok(Box::new(self.document(payload, ReadOptions::default())))
@@ -431,6 +433,18 @@ mod tests {
         let e = decode(&wide, &limits).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Limit);
         assert!(e.message.contains("2097152-byte window") && e.message.contains("\"decoded\" limit"), "{e}");
+    }
+
+    #[test]
+    fn a_stream_whose_window_passes_its_payload_packs_back_as_it_was() {
+        // Descriptor 0x00: a window byte follows, 0x00 = 1 KiB; one raw block (last, size 3)
+        // "abc"; then 4 trailing bytes. A 3-byte payload under a 1 KiB window, as a fuzzed
+        // input had it: the dump kept the stream, and `pack` compressed the payload afresh.
+        let mut s = FRAME_MAGIC.to_le_bytes().to_vec();
+        s.extend_from_slice(&[0x00, 0x00, (3 << 3) | 1, 0, 0, b'a', b'b', b'c', 1, 2, 3, 4]);
+        let doc = crate::ZSTD.read(Bytes::from(s.clone()), &ReadOptions::default()).unwrap();
+        let packed = crate::ZSTD.undump(doc.dump().unwrap()).unwrap();
+        assert_eq!(packed.write().unwrap(), s);
     }
 
     #[test]
