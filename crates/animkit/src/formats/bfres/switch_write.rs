@@ -214,14 +214,7 @@ impl StringTable {
     /// The entries' bytes (from the count on), without the block header.
     pub fn body(&self) -> Vec<u8> {
         let mut out = (self.strings.len() as u32).to_le_bytes().to_vec();
-        for s in std::iter::once("").chain(self.strings.iter().map(String::as_str)) {
-            out.extend_from_slice(&(s.len() as u16).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-            out.push(0);
-            if out.len() % 2 == 1 {
-                out.push(0);
-            }
-        }
+        std::iter::once("").chain(self.strings.iter().map(String::as_str)).for_each(|s| push_entry(&mut out, s));
         out
     }
 
@@ -243,6 +236,13 @@ impl StringTable {
         }
         out
     }
+}
+
+/// Appends a string table entry: `u16` length, the bytes, NUL, padded to 2 (from an even length).
+pub(crate) fn push_entry(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as u16).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+    out.resize(round_up(out.len() + 1, 2), 0);
 }
 
 /// The blocks of the chain starting at the header's first-block field: `(position, magic)`.
@@ -376,7 +376,7 @@ pub(crate) fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<(usize, Fma
 }
 
 /// Every material animation with where its data lies (for writing it again).
-pub(crate) fn fmaa_entries(data: &[u8], fmaas: Vec<(usize, Fmaa)>) -> Result<Vec<FmaaEntry>> {
+fn fmaa_entries(data: &[u8], fmaas: Vec<(usize, Fmaa)>) -> Result<Vec<FmaaEntry>> {
     let list = fmaas.into_iter().enumerate();
     list.map(|(i, (header_at, animation))| {
         let data_at = fmaa_start(data, header_at).within(|| format!("material animation {i}"))?;
@@ -385,21 +385,13 @@ pub(crate) fn fmaa_entries(data: &[u8], fmaas: Vec<(usize, Fmaa)>) -> Result<Vec
     .collect()
 }
 
-/// Writes an unchanged Switch file from its parts (`write_over`); the rest (models,
-/// visibility animations, buffers, embedded files) is kept as read.
+/// Writes an unchanged Switch file from its parts (`write_over`, after [`parts`] has checked
+/// that the file can be written); the rest (models, visibility animations, buffers, embedded
+/// files) is kept as read.
 pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
-    let p = parts(data)?;
-    let rlt_at = p.header.stored.relocation_table as usize;
+    let rlt_at = parts(data)?.header.stored.relocation_table as usize;
     let mut out = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
-    let parts = SwitchDump {
-        header: Some(p.header.stored),
-        string_table: Some(p.strings),
-        relocation_table: Some((rlt_at, p.relocation)),
-        skeletal_animations: p.fskas,
-        material_animations: fmaa_entries(data, p.fmaas)?,
-        ..SwitchDump::default()
-    };
-    write_over(&mut out, &parts)?;
+    write_over(&mut out, &structured(data)?)?;
     Ok(out)
 }
 
