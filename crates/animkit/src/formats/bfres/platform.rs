@@ -95,13 +95,16 @@ impl Platform {
         target.map(Some)
     }
 
-    /// Reads a name offset field and the name it points at (`""` for null).
+    /// Reads a name offset field and the name it points at (`""` for null): on Wii U see
+    /// [`name_at`]; on Switch the `u16` length word it points at, then the text.
     pub fn name(self, data: &[u8], c: &mut Cursor) -> Result<String> {
-        match (self, self.offset(c, "name")?) {
-            (_, None) => Ok(String::new()),
-            (Platform::WiiU { .. }, Some(at)) => name_at(data, at as i64),
-            (Platform::Switch { .. }, Some(at)) => switch_string_at(data, at).within(|| "name"),
+        let Some(at) = self.offset(c, "name")? else { return Ok(String::new()) };
+        if !self.is_switch() {
+            return name_at(data, at as i64);
         }
+        let mut c = self.cursor(data, at)?;
+        let text = c.u16().and_then(|len| c.take(usize::from(len))).within(|| "name")?;
+        Ok(String::from_utf8_lossy(text).into_owned())
     }
 
     /// Where the fields of a subfile or section (FMDL, FSKL) start: after the magic on Wii U;
@@ -170,12 +173,4 @@ pub fn name_at(data: &[u8], at: i64) -> Result<String> {
     let len = c.u32()?;
     let n = c.count(u64::from(len), 1, "name byte")?;
     Ok(String::from_utf8_lossy(c.take(n)?).into_owned())
-}
-
-/// The Switch string whose `u16` length word is at `at`.
-pub fn switch_string_at(data: &[u8], at: usize) -> Result<String> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at)?;
-    let len = usize::from(c.u16()?);
-    Ok(String::from_utf8_lossy(c.take(len)?).into_owned())
 }
