@@ -204,8 +204,11 @@ impl Format for Bfres {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        if let Some(doc) = BfresDocument::undump_switch(&value) {
-            return Ok(Box::new(doc?));
+        if value.get("platform").and_then(|p| p.as_str()) == Some("switch") {
+            let dump: switch_write::SwitchDump =
+                serde_json::from_value(value).map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))?;
+            let bytes = Bytes::from(switch_write::from_dump(&dump)?);
+            return Ok(Box::new(BfresDocument::read(bytes, &ReadOptions::default())?));
         }
         let d: dump::DumpFile = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("BFRES dump"))?;
@@ -287,19 +290,6 @@ impl BfresDocument {
             Raw::WiiU(file) => Listing::WiiU(&file.header),
             Raw::Switch(header) => Listing::Switch(header),
         }
-    }
-
-    /// Rebuilds a Switch document from its dump (`switch_write`); `None` when the dump is not
-    /// a Switch one.
-    fn undump_switch(value: &serde_json::Value) -> Option<Result<BfresDocument>> {
-        if value.get("platform").and_then(|p| p.as_str()) != Some("switch") {
-            return None;
-        }
-        Some((|| {
-            let dump: switch_write::SwitchDump = serde_json::from_value(value.clone())
-                .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))?;
-            BfresDocument::read(Bytes::from(switch_write::from_dump(&dump)?), &ReadOptions::default())
-        })())
     }
 
     /// The header counts `info` shows: Wii U the alignment and index groups, Switch the
