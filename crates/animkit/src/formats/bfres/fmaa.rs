@@ -299,7 +299,7 @@ pub(crate) fn fmaa_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) 
     Ok(Some(Fmaa {
         at: 0,
         name: clip.name.clone(),
-        flags: if clip.looping == Some(true) { 4 } else { 0 },
+        flags: super::from_model::looping(clip),
         frame_count: super::from_model::frame_count(clip, fps),
         baked_size: materials.iter().flat_map(|m| &m.curves).map(baked_size).fold(0, u32::saturating_add),
         curve_count: u16::try_from(curves).map_err(|_| Error::unrepresentable("more than 65535 material curves"))?,

@@ -28,10 +28,6 @@
 //! bones, not simply the first (Mario Kart 8 kart parts list three arm models before the body
 //! the animations move); `info` says which and why.
 //!
-//! Read parameters: `fps` (default 30; BFRES stores no frame rate, §5.5), `model=NAME` (the
-//! model whose skeleton the animations bind to). Write parameters: `fps`,
-//! `rotation=auto|quat|euler` (default `auto`; see `from_model`), `platform=wiiu|switch`.
-//!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
 //!   bound skeleton (6 bones for the bass, 135 for the Gerudo queen); bones carry the Euler flag
