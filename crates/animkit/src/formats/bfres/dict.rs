@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::platform::Platform;
-use crate::bytes::{Cursor, Endian, Writer};
+use crate::bytes::{Cursor, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::record::Record;
 
@@ -119,8 +119,7 @@ pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>
 /// [`ResDict`] whose nodes' last 8 bytes are the name offset: the nodes' `(ref, left, right)`
 /// and the entries' names in storage order.
 pub fn read_switch(data: &[u8], at: usize) -> Result<(Vec<TrieNode>, Vec<String>)> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, at)?;
     let nodes: Vec<TrieNode> = ResDict::read(&mut c)?.nodes.iter().map(|n| (n.reference, n.left, n.right)).collect();
     let names = (0..nodes.len()).map(|i| {
         c.seek(at + 16 * i + 16)?;

@@ -38,7 +38,7 @@ use super::fmaa::{self, Fmaa};
 use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SwitchHeader as Header, SWITCH_MAGIC};
 use super::fska::{self, Fska};
 use super::platform::Platform;
-use crate::bytes::{round_up, Cursor, Endian, Writer};
+use crate::bytes::{round_up, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
 use crate::record::Record;
@@ -94,8 +94,7 @@ pub struct Relocation {
 
 /// Reads the `_RLT` at `at`.
 pub fn read_relocation(data: &[u8], at: usize) -> Result<Relocation> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, at)?;
     if c.array::<4>()? != *b"_RLT" {
         return Err(Error::invalid(at, "no _RLT block where the header's relocation-table offset points"));
     }
@@ -107,8 +106,9 @@ pub fn read_relocation(data: &[u8], at: usize) -> Result<Relocation> {
     let mut sections = Vec::with_capacity(count);
     for i in 0..count {
         let (pointer, pos, size, first, n) = (c.u64()?, c.u32()?, c.u32()?, c.u32()?, c.u32()?);
-        let mut e = Cursor::new(data, Endian::Little);
-        e.seek(entries_at + first as usize * 8).within(|| format!("relocation section {i}"))?;
+        let mut e = Platform::SWITCH_0_8
+            .cursor(data, entries_at + first as usize * 8)
+            .within(|| format!("relocation section {i}"))?;
         let n = e.count(u64::from(n), 8, "relocation entry")?;
         let entries = (0..n).map(|_| RelocEntry::read(&mut e)).collect::<Result<_>>()?;
         sections.push(RelocSection { pointer, pos, size, entries });
@@ -186,8 +186,7 @@ pub struct StringTable {
 
 /// Reads the `_STR` block at `at`.
 pub fn read_strings(data: &[u8], at: usize) -> Result<StringTable> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, at)?;
     if c.array::<4>()? != *b"_STR" {
         return Err(Error::invalid(at, "not a _STR block"));
     }
@@ -247,8 +246,7 @@ pub(crate) fn push_entry(out: &mut Vec<u8>, s: &str) {
 
 /// The blocks of the chain starting at the header's first-block field: `(position, magic)`.
 pub fn blocks(data: &[u8]) -> Result<Vec<(usize, [u8; 4])>> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(0x16)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, 0x16)?;
     let mut at = usize::from(c.u16()?);
     let mut out = Vec::new();
     loop {
@@ -269,8 +267,7 @@ pub fn blocks(data: &[u8]) -> Result<Vec<(usize, [u8; 4])>> {
 /// The FSKA whose header is at `header` with where its data lies and its bind indices; FSKAs
 /// with user data are refused (their user data is not read on Switch).
 fn fska_entry(data: &[u8], header: usize, anim: Fska) -> Result<FskaEntry> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(header + 0x28)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, header + 0x28)?;
     let bind_at = Platform::SWITCH_0_8.offset(&mut c, "bind indices")?;
     let bones_at = Platform::SWITCH_0_8.offset(&mut c, "bone animations")?;
     let user_at = Platform::SWITCH_0_8.offset(&mut c, "user data")?;
@@ -280,8 +277,7 @@ fn fska_entry(data: &[u8], header: usize, anim: Fska) -> Result<FskaEntry> {
     if anim.user_data_count > 0 || user_at.is_some_and(|u| u < bones_at) {
         return Err(Error::unsupported("replacing an FSKA that carries user data"));
     }
-    let mut b = Cursor::new(data, Endian::Little);
-    b.seek(bind_at)?;
+    let mut b = Platform::SWITCH_0_8.cursor(data, bind_at)?;
     let bind = (0..anim.bones.len()).map(|_| b.u16()).collect::<Result<Vec<_>>>()?;
     Ok(FskaEntry { header_at: header, data_at: bind_at, bind, animation: anim })
 }
@@ -473,15 +469,13 @@ pub(crate) fn overwrite(out: &mut [u8], at: usize, bytes: &[u8], what: &str) -> 
 
 /// The little-endian value at `at`.
 pub(crate) fn get<T: Record>(buf: &[u8], at: usize) -> Result<T> {
-    let mut c = Cursor::new(buf, Endian::Little);
-    c.seek(at)?;
+    let mut c = Platform::SWITCH_0_8.cursor(buf, at)?;
     T::read(&mut c)
 }
 
 /// Where the data of the FMAA whose header is at `at` starts (its bind indices).
 pub(crate) fn fmaa_start(data: &[u8], at: usize) -> Result<usize> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at + 0x28)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, at + 0x28)?;
     Platform::SWITCH_0_8
         .offset(&mut c, "bind indices")?
         .ok_or_else(|| Error::unsupported("writing an FMAA without bind indices"))
