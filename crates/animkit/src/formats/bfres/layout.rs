@@ -227,11 +227,6 @@ impl Out {
         self.base + self.w.len()
     }
 
-    /// The platform the output is laid out for.
-    pub fn platform(&self) -> Platform {
-        self.platform
-    }
-
     pub(crate) fn switch(&self) -> bool {
         self.platform.is_switch()
     }
