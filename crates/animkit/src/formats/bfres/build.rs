@@ -9,22 +9,16 @@
 use std::collections::BTreeMap;
 
 use super::fres::{write_header, Header, GROUPS, HEADER_SIZE};
-use super::fshu::Fshu;
-use super::fska::Fska;
-use super::ftxp::Ftxp;
-use super::fvis::Fvis;
-use super::layout::dict;
+use super::fshu::{write_fshu, Fshu};
+use super::fska::{write_fska, Fska};
+use super::ftxp::{write_ftxp, Ftxp};
+use super::fvis::{write_fvis, Fvis};
+use super::layout::{count16, dict};
 use super::platform::Platform;
 use super::strings::{write_pool, PoolString};
 use crate::bytes::{Endian, Writer};
 use crate::error::{Error, Result};
 
-pub use super::fshu::write_fshu;
-pub(crate) use super::fska::{fska_data, fska_header};
-pub use super::fska::{write_fska, write_user_data};
-pub use super::ftxp::write_ftxp;
-pub use super::fvis::write_fvis;
-pub(crate) use super::layout::{count16, Image};
 pub use super::layout::{write_dict, Out};
 
 /// A subfile to place in a new file.

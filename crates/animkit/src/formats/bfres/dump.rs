@@ -8,15 +8,15 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::build::{write_fshu, write_fska, write_ftxp, write_fvis, Out};
 use super::dict::{Node, ResDict};
 use super::fres::{
     FresFile, Header, Part, G_FSHU_PARAM, G_FSHU_SRT, G_FSKA, G_FTXP, G_FVIS_BONE, G_FVIS_MAT, HEADER_SIZE,
 };
-use super::fshu::{self, Fshu};
-use super::fska::{self, Fska};
-use super::ftxp::{self, Ftxp};
-use super::fvis::{self, Fvis};
+use super::fshu::{self, write_fshu, Fshu};
+use super::fska::{self, write_fska, Fska};
+use super::ftxp::{self, write_ftxp, Ftxp};
+use super::fvis::{self, write_fvis, Fvis};
+use super::layout::Out;
 use super::platform::{name_at, Platform};
 use super::strings::PoolString;
 use crate::error::{Error, ErrorKind, Result};

@@ -7,9 +7,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::build::Image;
 use super::fmaa::{self, Fmaa};
 use super::fska::{Fska, RotateMode};
+use super::layout::Image;
 use super::switch_write::{
     blocks, fmaa_start, get, group, overwrite, parts, push_entry, put_u32, with_relocation, write_fska_data,
     write_fska_header, Parts, RelocEntry, RelocSection, Relocation,

@@ -33,10 +33,10 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::anims::{Kind, Listing};
-use super::build::{self, Image, Out};
 use super::fmaa::{self, Fmaa};
 use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SwitchHeader as Header, SWITCH_MAGIC};
-use super::fska::{self, Fska};
+use super::fska::{self, fska_data, fska_header, Fska};
+use super::layout::{Image, Out};
 use super::platform::Platform;
 use crate::bytes::{round_up, Endian, Writer};
 use crate::error::{Context, Error, Result};
@@ -292,7 +292,7 @@ pub(crate) fn write_fska_data(
     strings: Option<&HashMap<&str, usize>>,
 ) -> Result<(Image, usize)> {
     let mut o = Out::new(start, Platform::SWITCH_0_8);
-    let parts = build::fska_data(&mut o, anim, bind)?;
+    let parts = fska_data(&mut o, anim, bind)?;
     if o.pos() > u32::MAX as usize {
         return Err(Error::unrepresentable("Switch FSKA data beyond 4 GiB"));
     }
@@ -487,11 +487,11 @@ pub(crate) fn put_u32(buf: &mut [u8], at: usize, v: u32) -> Result<()> {
 }
 
 /// The FSKA header's own fields (`0x48..0x5C`: flags, frame count, curve count, baked size,
-/// bone and user-data counts) written over the header at `at`, as [`build::fska_header`] writes
+/// bone and user-data counts) written over the header at `at`, as [`fska_header`] writes
 /// them; its offsets are left as they are.
 pub(crate) fn write_fska_header(work: &mut [u8], at: usize, anim: &Fska) -> Result<()> {
     let mut o = Out::new(at, Platform::SWITCH_0_8);
-    build::fska_header(&mut o, anim)?;
+    fska_header(&mut o, anim)?;
     let header = o.into_vec();
     let fields = header.get(0x48..0x5C).ok_or_else(|| Error::invalid(at, "FSKA header beyond the file"))?;
     overwrite(work, at + 0x48, fields, "FSKA header")
