@@ -93,25 +93,14 @@ pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>
     let mut c = Cursor::new(data, crate::bytes::Endian::Big);
     c.seek(at)?;
     let dict = ResDict::read(&mut c)?;
-    let mut out = Vec::with_capacity(dict.len());
-    for k in 0..dict.len() {
+    let entry = |k: usize| {
         let (name, target) = dict.entry_targets(at, k);
-        let name = match name {
-            Some(n) => super::platform::name_at(data, n)?,
-            None => String::new(),
-        };
-        let target = match target {
-            Some(t) => Some(
-                usize::try_from(t)
-                    .ok()
-                    .filter(|&t| t < data.len())
-                    .ok_or_else(|| Error::invalid(at + 8 + 16 * (k + 1) + 12, "entry data offset outside the file"))?,
-            ),
-            None => None,
-        };
-        out.push((name, target));
-    }
-    Ok(out)
+        let name = name.map_or(Ok(String::new()), |n| super::platform::name_at(data, n))?;
+        let outside = || Error::invalid(at + 8 + 16 * (k + 1) + 12, "entry data offset outside the file");
+        let target = target.map(|t| usize::try_from(t).ok().filter(|&t| t < data.len()).ok_or_else(outside));
+        Ok((name, target.transpose()?))
+    };
+    (0..dict.len()).map(entry).collect()
 }
 
 /// A Switch dictionary (`{u32 0; s32 count}`, then `count + 1` nodes `{u32 ref; u16 left;
