@@ -391,8 +391,9 @@ fn pool_positions(data: &[u8]) -> std::collections::HashMap<String, usize> {
 
 #[test]
 fn retail_subfiles_rewrite_byte_for_byte() {
-    use animkit::formats::bfres::build::{write_fska, write_ftxp, Out};
+    use animkit::formats::bfres::build::Out;
     use animkit::formats::bfres::{fska, ftxp};
+    use animkit::formats::bfres::{fska::write_fska, ftxp::write_ftxp};
     let (mut same, mut total, mut skipped) = (0, 0, 0);
     for (name, data) in files() {
         if name.ends_with(".sbfres") {
@@ -432,7 +433,7 @@ fn retail_subfiles_rewrite_byte_for_byte() {
                 )
                 .unwrap();
                 let mut o = Out::new(at, animkit::formats::bfres::platform::Platform::WiiU { version: v });
-                animkit::formats::bfres::build::write_fshu(&mut o, &a).unwrap();
+                animkit::formats::bfres::fshu::write_fshu(&mut o, &a).unwrap();
                 check(format!("{name} FSHU {anim}"), at, o);
             }
         }
@@ -445,7 +446,7 @@ fn retail_subfiles_rewrite_byte_for_byte() {
                 )
                 .unwrap();
                 let mut o = Out::new(at, animkit::formats::bfres::platform::Platform::WiiU { version: v });
-                animkit::formats::bfres::build::write_fvis(&mut o, &a).unwrap();
+                animkit::formats::bfres::fvis::write_fvis(&mut o, &a).unwrap();
                 check(format!("{name} FVIS {anim}"), at, o);
             }
         }

@@ -44,17 +44,6 @@ fn records_are_read_in_place_and_checked_first() {
 }
 
 #[test]
-fn open_checks_the_magic_and_reads_the_name() {
-    // "FTXP", name offset +8 from its field (at 4) → 12, path 0; length-prefixed "ab" at 12.
-    let data = [b'F', b'T', b'X', b'P', 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 2, b'a', b'b', 0, 0];
-    let mut ok = data;
-    ok[7] = 12; // points at the text, after the u32 length at 12
-    let (c, name) = WIIU.open(&ok, 0, b"FTXP").unwrap();
-    assert_eq!((c.offset(), name.as_str()), (12, "ab"));
-    assert!(WIIU.open(&data, 0, b"FSKA").unwrap_err().message.contains("not an FSKA"));
-}
-
-#[test]
 fn switch_offsets_are_absolute_and_names_count_from_their_length() {
     // u64 offset 8 → the string "ab" with its u16 length at 8; then a null offset.
     let mut data = vec![8, 0, 0, 0, 0, 0, 0, 0, 2, 0, b'a', b'b', 0, 0, 0, 0];

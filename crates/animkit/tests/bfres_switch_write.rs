@@ -775,8 +775,9 @@ fn with_string_table(mut o: animkit::formats::bfres::build::Out) -> Vec<u8> {
 
 #[test]
 fn switch_skeletal_animations_written_whole_read_back_equal_in_both_layouts() {
-    use animkit::formats::bfres::build::{write_fska, Out};
+    use animkit::formats::bfres::build::Out;
     use animkit::formats::bfres::fska;
+    use animkit::formats::bfres::fska::write_fska;
     use animkit::formats::bfres::platform::Platform;
     let mut checked = 0;
     for (name, data) in switch_files() {

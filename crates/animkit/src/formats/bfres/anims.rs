@@ -50,44 +50,21 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The Wii U index group listing this kind.
-    fn wiiu_group(self) -> Option<usize> {
+    /// Where this kind is listed and what it is called: the Wii U index group; which of the
+    /// Switch header's (array, dict) pairs and counts, with the size of one subfile header in
+    /// its array (versions 0.5 to 0.8; 0.9 where it differs); what a modder calls one (Switch
+    /// labels name subfiles by it).
+    fn listed(self, p: Platform) -> (Option<usize>, Option<(usize, usize)>, &'static str) {
+        let v9 = |a, b| if p.switch_0_9() { b } else { a };
         match self {
-            Kind::Model => Some(fres::G_FMDL),
-            Kind::Skeletal => Some(fres::G_FSKA),
-            Kind::Shader(g, _) | Kind::Visibility(g) => Some(g),
-            Kind::TexturePattern => Some(fres::G_FTXP),
-            Kind::Shape => Some(9),
-            Kind::Scene => Some(10),
-            Kind::Material | Kind::BoneVisibility => None,
-        }
-    }
-
-    /// Which of the Switch header's (array, dict) pairs and counts lists this kind, and the
-    /// size of one subfile header in its array (versions 0.5 to 0.8; 0.9 where it differs).
-    fn switch_slot(self, p: Platform) -> Option<(usize, usize)> {
-        let v9 = p.switch_0_9();
-        match self {
-            Kind::Model => Some((0, 0x78)),
-            Kind::Skeletal => Some((1, if v9 { 0x50 } else { 0x60 })),
-            Kind::Material => Some((2, fmaa::header_size(p))),
-            Kind::BoneVisibility => Some((3, if v9 { 0x60 } else { 0x68 })),
-            Kind::Shape => Some((4, 0)),
-            Kind::Scene => Some((5, 0)),
-            Kind::Shader(..) | Kind::TexturePattern | Kind::Visibility(_) => None,
-        }
-    }
-
-    /// What a modder calls one of them (Switch labels name subfiles by it).
-    fn noun(self) -> &'static str {
-        match self {
-            Kind::Model => "model",
-            Kind::Skeletal => "skeletal animation",
-            Kind::Material => "material animation",
-            Kind::BoneVisibility => "bone visibility animation",
-            Kind::Shape => "shape animation",
-            Kind::Scene => "scene animation",
-            Kind::Shader(..) | Kind::TexturePattern | Kind::Visibility(_) => "animation",
+            Kind::Model => (Some(fres::G_FMDL), Some((0, 0x78)), "model"),
+            Kind::Skeletal => (Some(fres::G_FSKA), Some((1, v9(0x60, 0x50))), "skeletal animation"),
+            Kind::Shader(g, _) | Kind::Visibility(g) => (Some(g), None, "animation"),
+            Kind::TexturePattern => (Some(fres::G_FTXP), None, "animation"),
+            Kind::Material => (None, Some((2, fmaa::header_size(p))), "material animation"),
+            Kind::BoneVisibility => (None, Some((3, v9(0x68, 0x60))), "bone visibility animation"),
+            Kind::Shape => (Some(9), Some((4, 0)), "shape animation"),
+            Kind::Scene => (Some(10), Some((5, 0)), "scene animation"),
         }
     }
 }
@@ -146,9 +123,9 @@ impl Listing<'_> {
     /// The number of subfiles of `kind` the header counts.
     pub fn count(self, kind: Kind) -> u16 {
         match self {
-            Listing::WiiU(h) => kind.wiiu_group().and_then(|g| h.counts.get(g)).copied().unwrap_or(0),
+            Listing::WiiU(h) => kind.listed(self.platform()).0.and_then(|g| h.counts.get(g)).copied().unwrap_or(0),
             Listing::Switch(h) => {
-                kind.switch_slot(self.platform()).and_then(|s| h.stored.counts.get(s.0)).copied().unwrap_or(0)
+                kind.listed(self.platform()).1.and_then(|s| h.stored.counts.get(s.0)).copied().unwrap_or(0)
             }
         }
     }
@@ -159,7 +136,8 @@ impl Listing<'_> {
     /// the file, is an error at its field.
     fn switch_at(self, data: &[u8], kind: Kind, which: usize) -> Result<Option<(usize, usize)>> {
         let (Listing::Switch(h), count) = (self, usize::from(self.count(kind))) else { return Ok(None) };
-        let Some((slot, _)) = kind.switch_slot(self.platform()).filter(|_| count > 0) else { return Ok(None) };
+        let (_, slot, noun) = kind.listed(self.platform());
+        let Some((slot, _)) = slot.filter(|_| count > 0) else { return Ok(None) };
         let s = &h.stored;
         let pairs = [
             s.models,
@@ -173,22 +151,23 @@ impl Listing<'_> {
         let field = v9 + 0x28 + 0x10 * slot + 8 * which;
         let v = pairs.get(slot).and_then(|p| p.get(which)).copied().unwrap_or(0);
         let what = if which == 0 { "array" } else { "dict" };
-        let at = usize::try_from(v).ok().filter(|&a| a != 0 && a < data.len()).ok_or_else(|| {
-            Error::invalid(field, format!("{} {what} offset {v:#x} is null or outside the file", kind.noun()))
-        })?;
+        let at = usize::try_from(v)
+            .ok()
+            .filter(|&a| a != 0 && a < data.len())
+            .ok_or_else(|| Error::invalid(field, format!("{noun} {what} offset {v:#x} is null or outside the file")))?;
         Ok(Some((at, count)))
     }
 
     /// Every subfile of `kind` in storage order: a label for errors (Wii U `FSKA "name"`, from
     /// the index group; Switch `skeletal animation 3`) and its position.
     pub fn subfiles(self, data: &[u8], kind: Kind) -> Result<Vec<(Label, usize)>> {
-        if let (Listing::WiiU(h), Some(g)) = (self, kind.wiiu_group()) {
+        let (p, (group, slot, noun)) = (self.platform(), kind.listed(self.platform()));
+        if let (Listing::WiiU(h), Some(g)) = (self, group) {
             let what = GROUP_NAMES.get(g).unwrap_or(&"group");
             let list = entries(data, h, g)?.into_iter().enumerate();
             return Ok(list.map(|(index, (name, at))| (Label { what, name: Some(name), index }, at)).collect());
         }
-        let (p, noun) = (self.platform(), kind.noun());
-        let (Some((array, count)), Some((_, size))) = (self.switch_at(data, kind, 0)?, kind.switch_slot(p)) else {
+        let (Some((array, count)), Some((_, size))) = (self.switch_at(data, kind, 0)?, slot) else {
             return Ok(Vec::new());
         };
         let list = p.records(data, (0, Some(array)), count, size, noun, |c| Ok(c.offset()))?;
@@ -197,11 +176,12 @@ impl Listing<'_> {
 
     /// The names of the subfiles of `kind` from their index group (Wii U) or dict (Switch).
     pub fn names(self, data: &[u8], kind: Kind) -> Result<Vec<String>> {
-        if let (Listing::WiiU(h), Some(g)) = (self, kind.wiiu_group()) {
+        let (group, _, noun) = kind.listed(self.platform());
+        if let (Listing::WiiU(h), Some(g)) = (self, group) {
             return Ok(entries(data, h, g)?.into_iter().map(|e| e.0).collect());
         }
         let Some((dict, count)) = self.switch_at(data, kind, 1)? else { return Ok(Vec::new()) };
-        let (_, names) = dict::read_switch(data, dict).within(|| format!("{} dict", kind.noun()))?;
+        let (_, names) = dict::read_switch(data, dict).within(|| format!("{noun} dict"))?;
         if names.len() != count {
             let stored = names.len();
             return Err(Error::invalid(dict + 4, format!("dict holds {stored} entries, the header counts {count}")));
@@ -256,7 +236,7 @@ pub fn to_model(data: &[u8], listing: Listing, fps: f32, limits: &Limits, model:
     let mut package = Package { name: listing.name(data), ..Default::default() };
     let fskas = listing.fskas(data)?;
     package.skeleton = bind::bind(listing.skeletons(data)?, &fskas, model)?.map(|b| b.1);
-    let noun = if p.is_switch() { Kind::Skeletal.noun() } else { "FSKA" };
+    let noun = if p.is_switch() { Kind::Skeletal.listed(p).2 } else { "FSKA" };
     for anim in fskas {
         let mut clip = fska::to_clip(&anim, fps, limits).within(|| format!("{noun} \"{}\"", anim.name))?;
         if remember {
@@ -286,7 +266,7 @@ fn clip(data: &[u8], at: usize, kind: Kind, p: Platform, fps: f32, limits: &Limi
         Kind::TexturePattern => ftxp::to_clip(&ftxp::read(data, at, p)?, fps),
         Kind::Visibility(_) | Kind::BoneVisibility => fvis::to_clip(&fvis::read(data, at, p)?, fps),
         Kind::Material => fmaa::to_clip(&fmaa::read(data, at, p)?, fps, limits),
-        _ => Err(Error::unsupported(format!("a {} is not converted on its own", kind.noun()))),
+        _ => Err(Error::unsupported(format!("a {} is not converted on its own", kind.listed(p).2))),
     }
 }
 

@@ -9,28 +9,17 @@
 use std::collections::BTreeMap;
 
 use super::fres::{write_header, Header, GROUPS, HEADER_SIZE};
-use super::fshu::Fshu;
-use super::fska::Fska;
-use super::ftxp::Ftxp;
-use super::fvis::Fvis;
-use super::layout::dict;
+use super::fshu::{write_fshu, Fshu};
+use super::fska::{write_fska, Fska};
+use super::ftxp::{write_ftxp, Ftxp};
+use super::fvis::{write_fvis, Fvis};
+use super::layout::{count16, dict};
 use super::platform::Platform;
 use super::strings::{write_pool, PoolString};
 use crate::bytes::{Endian, Writer};
 use crate::error::{Error, Result};
 
-pub use super::fshu::write_fshu;
-pub(crate) use super::fska::{fska_data, fska_header};
-pub use super::fska::{write_fska, write_user_data};
-pub use super::ftxp::write_ftxp;
-pub use super::fvis::write_fvis;
-pub(crate) use super::layout::{count16, Image};
 pub use super::layout::{write_dict, Out};
-
-/// The slot of index group `g` in a per-group header array.
-fn group_slot<T>(slots: &mut [T; GROUPS], g: usize) -> Result<&mut T> {
-    slots.get_mut(g).ok_or_else(|| Error::unrepresentable(format!("index group {g} (a file has {GROUPS})")))
-}
 
 /// A subfile to place in a new file.
 #[non_exhaustive]
@@ -50,10 +39,10 @@ pub enum Subfile<'a> {
 pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<u8>> {
     let groups = grouped(subfiles)?;
     let mut o = Out::new(HEADER_SIZE, Platform::WiiU { version });
-    let mut group_at = [0usize; GROUPS];
+    let mut group_at = BTreeMap::new();
     let mut data_slots = Vec::new();
     for (&g, entries) in &groups {
-        *group_slot(&mut group_at, g)? = o.pos();
+        group_at.insert(g, o.pos());
         data_slots.extend(dict(&mut o, &entries.iter().map(|e| e.0).collect::<Vec<_>>())?);
     }
     for ((_, s), slot) in groups.values().flatten().zip(data_slots) {
@@ -82,13 +71,8 @@ pub fn write_file(name: &str, version: u32, subfiles: &[Subfile]) -> Result<Vec<
     write_pool(&mut o.w, &pool);
     let file_size = o.pos();
     let rel = |field: usize, target: usize| (target as i64 - field as i64) as i32;
-    let mut groups_rel = [0i32; GROUPS];
-    let mut counts = [0u16; GROUPS];
-    for (&g, entries) in &groups {
-        let at = *group_slot(&mut group_at, g)?;
-        *group_slot(&mut groups_rel, g)? = rel(0x20 + 4 * g, at);
-        *group_slot(&mut counts, g)? = count16(entries.len(), "subfiles in one index group")?;
-    }
+    let groups_rel = std::array::from_fn(|g| group_at.get(&g).map_or(0, |&at| rel(0x20 + 4 * g, at)));
+    let counts = std::array::from_fn(|g| groups.get(&g).map_or(0, |entries| entries.len() as u16));
     let header = Header {
         version,
         bom: 0xFEFF,
@@ -130,6 +114,7 @@ fn grouped<'a>(subfiles: &'a [Subfile<'a>]) -> Result<BTreeMap<usize, Vec<(&'a s
         groups.entry(g).or_default().push((n, s));
     }
     for entries in groups.values() {
+        count16(entries.len(), "subfiles in one index group")?;
         let mut names: Vec<&str> = entries.iter().map(|e| e.0).collect();
         names.sort_unstable();
         if let Some(dup) = names.windows(2).find_map(|w| match w {

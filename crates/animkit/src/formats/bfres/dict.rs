@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::platform::Platform;
-use crate::bytes::{Cursor, Endian, Writer};
+use crate::bytes::{Cursor, Writer};
 use crate::error::{Context, Error, ErrorKind, Result};
 use crate::record::Record;
 
@@ -93,46 +93,28 @@ pub fn entries_at(data: &[u8], at: usize) -> Result<Vec<(String, Option<usize>)>
     let mut c = Cursor::new(data, crate::bytes::Endian::Big);
     c.seek(at)?;
     let dict = ResDict::read(&mut c)?;
-    let mut out = Vec::with_capacity(dict.len());
-    for k in 0..dict.len() {
+    let entry = |k: usize| {
         let (name, target) = dict.entry_targets(at, k);
-        let name = match name {
-            Some(n) => super::platform::name_at(data, n)?,
-            None => String::new(),
-        };
-        let target = match target {
-            Some(t) => Some(
-                usize::try_from(t)
-                    .ok()
-                    .filter(|&t| t < data.len())
-                    .ok_or_else(|| Error::invalid(at + 8 + 16 * (k + 1) + 12, "entry data offset outside the file"))?,
-            ),
-            None => None,
-        };
-        out.push((name, target));
-    }
-    Ok(out)
+        let name = name.map_or(Ok(String::new()), |n| super::platform::name_at(data, n))?;
+        let outside = || Error::invalid(at + 8 + 16 * (k + 1) + 12, "entry data offset outside the file");
+        let target = target.map(|t| usize::try_from(t).ok().filter(|&t| t < data.len()).ok_or_else(outside));
+        Ok((name, target.transpose()?))
+    };
+    (0..dict.len()).map(entry).collect()
 }
 
 /// A Switch dictionary (`{u32 0; s32 count}`, then `count + 1` nodes `{u32 ref; u16 left;
-/// u16 right; u64 name}`, node 0 the root with the empty name): the nodes' `(ref, left, right)`
+/// u16 right; u64 name}`, node 0 the root with the empty name), read as a little-endian
+/// [`ResDict`] whose nodes' last 8 bytes are the name offset: the nodes' `(ref, left, right)`
 /// and the entries' names in storage order.
 pub fn read_switch(data: &[u8], at: usize) -> Result<(Vec<TrieNode>, Vec<String>)> {
-    let switch = Platform::Switch { major: 8 };
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at + 4)?;
-    let n = c.i32()?;
-    let n = u64::try_from(n).map_err(|_| Error::invalid(at + 4, format!("dictionary count {n}")))?;
-    let n = c.count(n + 1, 16, "dictionary node")?;
-    let (mut nodes, mut names) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for i in 0..n {
-        nodes.push((c.u32()?, c.u16()?, c.u16()?));
-        let name = switch.name(data, &mut c).within(|| format!("dictionary node {i}"))?;
-        if i > 0 {
-            names.push(name);
-        }
-    }
-    Ok((nodes, names))
+    let mut c = Platform::SWITCH_0_8.cursor(data, at)?;
+    let nodes: Vec<TrieNode> = ResDict::read(&mut c)?.nodes.iter().map(|n| (n.reference, n.left, n.right)).collect();
+    let names = (0..nodes.len()).map(|i| {
+        c.seek(at + 16 * i + 16)?;
+        Platform::SWITCH_0_8.name(data, &mut c).within(|| format!("dictionary node {i}"))
+    });
+    Ok((nodes, names.collect::<Result<Vec<_>>>()?.into_iter().skip(1).collect()))
 }
 
 /// The trie rule of a platform (spec §2.2 and §11).

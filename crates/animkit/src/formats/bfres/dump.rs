@@ -8,17 +8,17 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::build::{write_fshu, write_fska, write_ftxp, write_fvis, Out};
 use super::dict::{Node, ResDict};
 use super::fres::{
     FresFile, Header, Part, G_FSHU_PARAM, G_FSHU_SRT, G_FSKA, G_FTXP, G_FVIS_BONE, G_FVIS_MAT, HEADER_SIZE,
 };
-use super::fshu::{self, Fshu};
-use super::fska::{self, Fska};
-use super::ftxp::{self, Ftxp};
-use super::fvis::{self, Fvis};
+use super::fshu::{self, write_fshu, Fshu};
+use super::fska::{self, write_fska, Fska};
+use super::ftxp::{self, write_ftxp, Ftxp};
+use super::fvis::{self, write_fvis, Fvis};
+use super::layout::Out;
 use super::platform::{name_at, Platform};
-use super::strings::PoolStringDump;
+use super::strings::PoolString;
 use crate::error::{Error, ErrorKind, Result};
 use crate::raw_json::Hex;
 
@@ -43,7 +43,7 @@ enum DumpPart {
     Ftxp { group: usize, index: usize, ftxp: Ftxp },
     Fshu { group: usize, index: usize, fshu: Fshu },
     Fvis { group: usize, index: usize, fvis: Fvis },
-    Strings(Vec<PoolStringDump>),
+    Strings(Vec<PoolString>),
     Bytes(Hex),
 }
 
@@ -83,7 +83,7 @@ pub fn to_dump(file: &FresFile, data: &[u8]) -> DumpFile {
             },
             Part::Subfile { group, index, bytes } => structured(data, version, (*group, *index), at, bytes, &pool)
                 .unwrap_or_else(|| DumpPart::Subfile { group: *group, index: *index, bytes: Hex(bytes.clone()) }),
-            Part::Strings(pool) => DumpPart::Strings(pool.iter().map(PoolStringDump::from).collect()),
+            Part::Strings(pool) => DumpPart::Strings(pool.clone()),
             Part::Bytes(b) => DumpPart::Bytes(Hex(b.clone())),
         })
         .collect();
@@ -154,7 +154,7 @@ impl DumpPart {
                 Part::Dict { group, dict: ResDict { size, nodes: nodes.into_iter().map(|n| n.node).collect() } }
             }
             DumpPart::Subfile { group, index, bytes } => Part::Subfile { group, index, bytes: bytes.0 },
-            DumpPart::Strings(s) => Part::Strings(s.into_iter().map(Into::into).collect()),
+            DumpPart::Strings(s) => Part::Strings(s),
             DumpPart::Bytes(b) => Part::Bytes(b.0),
             structured => {
                 let (group, index) = structured.place();

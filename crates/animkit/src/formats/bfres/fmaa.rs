@@ -299,7 +299,7 @@ pub(crate) fn fmaa_from_clip(clip: &Clip, fps: f32, warnings: &mut Vec<String>) 
     Ok(Some(Fmaa {
         at: 0,
         name: clip.name.clone(),
-        flags: if clip.looping == Some(true) { 4 } else { 0 },
+        flags: super::from_model::looping(clip),
         frame_count: super::from_model::frame_count(clip, fps),
         baked_size: materials.iter().flat_map(|m| &m.curves).map(baked_size).fold(0, u32::saturating_add),
         curve_count: u16::try_from(curves).map_err(|_| Error::unrepresentable("more than 65535 material curves"))?,
@@ -320,24 +320,16 @@ pub(crate) fn names(anim: &Fmaa) -> impl Iterator<Item = &str> {
         .chain(anim.textures.iter().map(String::as_str))
 }
 
-/// The material named `name` in `materials`, added when absent.
+/// The material named `name` in `materials`, added when absent (its begin indices and
+/// visibility fields are set when it is written, `material_record`).
 fn material<'a>(materials: &'a mut Vec<MaterialAnim>, name: &str) -> Result<&'a mut MaterialAnim> {
-    let index = match materials.iter().position(|m| m.name == name) {
-        Some(i) => i,
-        None => {
-            materials.push(MaterialAnim {
-                name: name.to_string(),
-                begin_param_curve: 0xFFFF,
-                begin_pattern_curve: 0xFFFF,
-                begin_visibility_constant: 0xFFFF,
-                visibility_curve: 0xFFFF,
-                visibility_constant: 0xFFFF,
-                ..MaterialAnim::default()
-            });
-            materials.len() - 1
-        }
-    };
-    materials.get_mut(index).ok_or_else(|| Error::unrepresentable(format!("material \"{name}\" lost")))
+    if !materials.iter().any(|m| m.name == name) {
+        materials.push(MaterialAnim { name: name.to_string(), ..MaterialAnim::default() });
+    }
+    materials
+        .iter_mut()
+        .find(|m| m.name == name)
+        .ok_or_else(|| Error::unrepresentable(format!("material \"{name}\" lost")))
 }
 
 /// A curve's baked size (see the module notes).

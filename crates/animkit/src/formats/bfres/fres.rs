@@ -168,27 +168,19 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
     if c.array::<4>()? != *b"FRES" {
         return Err(Error::invalid(0, "not a FRES file"));
     }
+    let unsupported = |at: u64, message: String| Err(Error::new(ErrorKind::Unsupported, Some(at), message));
     if data.get(4..8) == Some(b"    ") {
-        return Err(Error::new(
-            ErrorKind::Unsupported,
-            Some(4),
-            "Switch BFRES (\"FRES    \", little-endian, relocation table) is not supported; only Wii U files are",
-        ));
+        let switch =
+            "Switch BFRES (\"FRES    \", little-endian, relocation table) is not supported; only Wii U files are";
+        return unsupported(4, switch.into());
     }
     let header = Header::read(&mut c)?;
-    if header.bom != 0xFEFF {
-        return Err(Error::new(
-            ErrorKind::Unsupported,
-            Some(8),
-            format!("byte-order mark {:#06x}: only big-endian Wii U files are supported", header.bom),
-        ));
+    let (bom, version) = (header.bom, header.version);
+    if bom != 0xFEFF {
+        return unsupported(8, format!("byte-order mark {bom:#06x}: only big-endian Wii U files are supported"));
     }
-    if header.version < 0x0204_0000 {
-        return Err(Error::new(
-            ErrorKind::Unsupported,
-            Some(4),
-            format!("version {:#010x} predates 2.4.0.0 (no group counts); not supported", header.version),
-        ));
+    if version < 0x0204_0000 {
+        return unsupported(4, format!("version {version:#010x} predates 2.4.0.0 (no group counts); not supported"));
     }
     Ok(header)
 }

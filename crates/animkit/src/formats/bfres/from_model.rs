@@ -86,12 +86,8 @@ fn frames_at(times: &[f32], fps: f32) -> Vec<f32> {
 }
 
 /// The looping bit (4) of an animation subfile's flags.
-fn looping(clip: &Clip) -> u16 {
-    if clip.looping == Some(true) {
-        4
-    } else {
-        0
-    }
+pub(crate) fn looping(clip: &Clip) -> u16 {
+    u16::from(clip.looping == Some(true)) << 2
 }
 
 /// A curve keyed at `frames` (their frame type chosen by [`frame_type_bits`]): `kinds` holds its

@@ -5,7 +5,7 @@
 //! 3.4.0.4 and 4.5.0.3, Switch 0.8.0.0). Offsets below are from the start of each structure;
 //! "off" is a Wii U self-relative `i32` or a Switch absolute `u64`.
 //!
-//! - **FMDL**: after the opening ([`Platform::fields_start`]): off name, off path, off FSKL.
+//! - **FMDL**: after the opening (`layout::opening`): off name, off path, off FSKL.
 //! - **FSKL, Wii U**: `04 u32 flags; 08 u16 boneCount; 0A u16 smoothCount; 0C u16 rigidCount;
 //!   10 off bone dict; 14 off bone array; 18 off matrix-to-bone table`.
 //! - **FSKL, Switch** (0.8: `0x58` bytes): `10 off bone dict; 18 off bone array; 20 off
@@ -32,7 +32,7 @@
 use glam::{Quat, Vec3};
 
 use super::fska::euler_xyz;
-use super::layout::{values, In, Io, Offset};
+use super::layout::{opening, values, In, Io, Offset};
 use super::platform::Platform;
 use crate::error::{Context, Error, Result};
 use crate::model::{Bone, Skeleton, Transform};
@@ -68,8 +68,11 @@ pub struct BoneRecord {
 
 /// Reads the name of the FMDL at `at` and its skeleton (`None` when the model has none).
 pub fn read_model(data: &[u8], at: usize, platform: Platform) -> Result<(String, Option<Fskl>)> {
-    let (mut c, name) = platform.open(data, at, b"FMDL")?;
-    let skeleton = platform.offset(&mut c, "skeleton")?.map(|s| read(data, s, platform).within(|| "FSKL"));
+    let mut c = platform.cursor(data, at)?;
+    let io = &mut In { c: &mut c, platform };
+    let (mut flags, mut name) = (0, String::new());
+    opening(io, b"FMDL", &mut flags, &mut name)?;
+    let skeleton = io.offset("skeleton")?.target.map(|s| read(data, s, platform).within(|| "FSKL"));
     Ok((name, skeleton.transpose()?))
 }
 

@@ -158,9 +158,9 @@ impl Io for Out {
     }
 }
 
-/// The opening of every animation subfile: its magic (checked when read; on Switch followed by a
-/// 12-byte block header, zeros when written, or from 0.9 by the subfile's `flags`), name and
-/// path ([`Platform::fields_start`]).
+/// The opening of every animation subfile and model: its magic (checked when read; on Switch
+/// followed by a 12-byte block header, `u32` next, size and reserved, zeros when written, or
+/// from 0.9 by the subfile's `u32 flags`), name and path.
 pub(crate) fn opening(io: &mut impl Io, magic: &[u8; 4], flags: &mut u32, name: &mut String) -> Result<()> {
     let (at, mut found) = (io.pos(), *magic);
     io.value(&mut found)?;
@@ -225,11 +225,6 @@ impl Out {
     /// The absolute position of the next byte.
     pub fn pos(&self) -> usize {
         self.base + self.w.len()
-    }
-
-    /// The platform the output is laid out for.
-    pub fn platform(&self) -> Platform {
-        self.platform
     }
 
     pub(crate) fn switch(&self) -> bool {
@@ -371,4 +366,23 @@ pub(crate) fn dict(o: &mut Out, names: &[&str]) -> Result<Vec<usize>> {
         }
     }
     Ok(slots)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opening_checks_the_magic_and_reads_the_name() {
+        // "FTXP", name offset +12 from its field (at 4) → 16, after the u32 length 2 at 12; path 0.
+        let data = [b'F', b'T', b'X', b'P', 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 2, b'a', b'b', 0, 0];
+        let platform = Platform::WiiU { version: 0x0405_0003 };
+        let (mut flags, mut name) = (0, String::new());
+        let mut c = platform.cursor(&data, 0).unwrap();
+        opening(&mut In { c: &mut c, platform }, b"FTXP", &mut flags, &mut name).unwrap();
+        assert_eq!((c.offset(), name.as_str()), (12, "ab"));
+        let mut c = platform.cursor(&data, 0).unwrap();
+        let wrong = opening(&mut In { c: &mut c, platform }, b"FSKA", &mut flags, &mut name).unwrap_err();
+        assert!(wrong.message.contains("not an FSKA"));
+    }
 }

@@ -299,8 +299,7 @@ pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
     let mut out = Vec::new();
     let listing = Listing::Switch(header);
     let platform = listing.platform();
-    for (_, at) in listing.subfiles(data, Kind::Skeletal).unwrap_or_default() {
-        let Ok(anim) = fska::read(data, at, platform) else { continue };
+    for anim in listing.fskas(data).unwrap_or_default() {
         let path = format!("FSKA \"{}\"", anim.name);
         let mut sum = 0usize;
         for bone in &anim.bones {
@@ -313,7 +312,7 @@ pub fn lint_switch(data: &[u8], header: &SwitchHeader) -> Vec<Finding> {
         }
         if usize::try_from(anim.curve_count).ok() != Some(sum) {
             let msg = format!("curveCount {} but the bones hold {sum} curves", anim.curve_count);
-            out.push(warn("bfres-switch-curve-count", &path, at, msg));
+            out.push(warn("bfres-switch-curve-count", &path, anim.at, msg));
         }
     }
     for (label, at) in listing.subfiles(data, Kind::Model).unwrap_or_default() {

@@ -28,10 +28,6 @@
 //! bones, not simply the first (Mario Kart 8 kart parts list three arm models before the body
 //! the animations move); `info` says which and why.
 //!
-//! Read parameters: `fps` (default 30; BFRES stores no frame rate, §5.5), `model=NAME` (the
-//! model whose skeleton the animations bind to). Write parameters: `fps`,
-//! `rotation=auto|quat|euler` (default `auto`; see `from_model`), `platform=wiiu|switch`.
-//!
 //! Observed in the corpus (BotW 4.5.0.3) beyond or against the spec:
 //! - Animation-only files also carry an FMDL group with one model `Skeleton` whose FSKL is the
 //!   bound skeleton (6 bones for the bass, 135 for the Gerudo queen); bones carry the Euler flag
@@ -204,8 +200,11 @@ impl Format for Bfres {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        if let Some(doc) = BfresDocument::undump_switch(&value) {
-            return Ok(Box::new(doc?));
+        if value.get("platform").and_then(|p| p.as_str()) == Some("switch") {
+            let dump: switch_write::SwitchDump =
+                serde_json::from_value(value).map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))?;
+            let bytes = Bytes::from(switch_write::from_dump(&dump)?);
+            return Ok(Box::new(BfresDocument::read(bytes, &ReadOptions::default())?));
         }
         let d: dump::DumpFile = serde_json::from_value(value)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("BFRES dump"))?;
@@ -287,19 +286,6 @@ impl BfresDocument {
             Raw::WiiU(file) => Listing::WiiU(&file.header),
             Raw::Switch(header) => Listing::Switch(header),
         }
-    }
-
-    /// Rebuilds a Switch document from its dump (`switch_write`); `None` when the dump is not
-    /// a Switch one.
-    fn undump_switch(value: &serde_json::Value) -> Option<Result<BfresDocument>> {
-        if value.get("platform").and_then(|p| p.as_str()) != Some("switch") {
-            return None;
-        }
-        Some((|| {
-            let dump: switch_write::SwitchDump = serde_json::from_value(value.clone())
-                .map_err(|e| Error::invalid(0, format!("Switch BFRES dump: {e}")))?;
-            BfresDocument::read(Bytes::from(switch_write::from_dump(&dump)?), &ReadOptions::default())
-        })())
     }
 
     /// The header counts `info` shows: Wii U the alignment and index groups, Switch the

@@ -3,8 +3,7 @@
 //! stored (Wii U: a self-relative `i32`, §1; Switch: an absolute `u64`, 0 = null, §11) and how a
 //! name is stored (Wii U: a `u32` length before the text, the offset pointing at the text;
 //! Switch: a `u16` length, the offset pointing at it). The helpers every subfile reader shares
-//! live here too: the opening of a subfile header and arrays of fixed-size records behind an
-//! offset.
+//! live here too: arrays of fixed-size records behind an offset.
 
 use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
@@ -95,37 +94,16 @@ impl Platform {
         target.map(Some)
     }
 
-    /// Reads a name offset field and the name it points at (`""` for null).
+    /// Reads a name offset field and the name it points at (`""` for null): on Wii U see
+    /// [`name_at`]; on Switch the `u16` length word it points at, then the text.
     pub fn name(self, data: &[u8], c: &mut Cursor) -> Result<String> {
-        match (self, self.offset(c, "name")?) {
-            (_, None) => Ok(String::new()),
-            (Platform::WiiU { .. }, Some(at)) => name_at(data, at as i64),
-            (Platform::Switch { .. }, Some(at)) => switch_string_at(data, at).within(|| "name"),
+        let Some(at) = self.offset(c, "name")? else { return Ok(String::new()) };
+        if !self.is_switch() {
+            return name_at(data, at as i64);
         }
-    }
-
-    /// Where the fields of a subfile or section (FMDL, FSKL) start: after the magic on Wii U;
-    /// on Switch after the magic and a 12-byte block header (`u32` next, `u32` size, `u32`
-    /// reserved), or from version 0.9 after the magic and a `u32` of flags.
-    pub fn fields_start(self) -> usize {
-        match self {
-            Platform::WiiU { .. } => 4,
-            Platform::Switch { major } if major >= 9 => 8,
-            Platform::Switch { .. } => 0x10,
-        }
-    }
-
-    /// A cursor just past the opening of the subfile at `at` (magic, then from
-    /// [`Self::fields_start`] the name and path offsets), and the subfile's name.
-    pub fn open<'a>(self, data: &'a [u8], at: usize, magic: &[u8; 4]) -> Result<(Cursor<'a>, String)> {
         let mut c = self.cursor(data, at)?;
-        if c.array::<4>()? != *magic {
-            return Err(Error::invalid(at, format!("not an {}", String::from_utf8_lossy(magic))));
-        }
-        c.seek(at + self.fields_start())?;
-        let name = self.name(data, &mut c)?;
-        let _path = self.offset(&mut c, "path")?;
-        Ok((c, name))
+        let text = c.u16().and_then(|len| c.take(usize::from(len))).within(|| "name")?;
+        Ok(String::from_utf8_lossy(text).into_owned())
     }
 
     /// The `count` records of `size` bytes at `array`, each read by `read` from a cursor at its
@@ -170,12 +148,4 @@ pub fn name_at(data: &[u8], at: i64) -> Result<String> {
     let len = c.u32()?;
     let n = c.count(u64::from(len), 1, "name byte")?;
     Ok(String::from_utf8_lossy(c.take(n)?).into_owned())
-}
-
-/// The Switch string whose `u16` length word is at `at`.
-pub fn switch_string_at(data: &[u8], at: usize) -> Result<String> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at)?;
-    let len = usize::from(c.u16()?);
-    Ok(String::from_utf8_lossy(c.take(len)?).into_owned())
 }

@@ -8,8 +8,9 @@ use crate::bytes::{round_up, Cursor, Writer};
 use crate::error::{Error, Result};
 use crate::raw_json::Hex;
 
-/// One pool entry as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One pool entry as stored; its JSON form is a plain string when canonical (see below).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "PoolStringDump", into = "PoolStringDump")]
 pub struct PoolString {
     /// The stored length word.
     pub len: u32,
@@ -70,17 +71,17 @@ pub fn write_pool(w: &mut Writer, pool: &[PoolString]) {
 /// The JSON form: a plain string for a canonical UTF-8 entry, else every stored part.
 #[derive(Serialize, Deserialize)]
 #[serde(untagged, deny_unknown_fields)]
-pub enum PoolStringDump {
+enum PoolStringDump {
     Text(String),
     Raw { len: u32, text: Hex, tail: Hex },
 }
 
-impl From<&PoolString> for PoolStringDump {
-    fn from(s: &PoolString) -> Self {
+impl From<PoolString> for PoolStringDump {
+    fn from(s: PoolString) -> Self {
         if s.is_canonical() {
             PoolStringDump::Text(String::from_utf8_lossy(&s.text).into_owned())
         } else {
-            PoolStringDump::Raw { len: s.len, text: Hex(s.text.clone()), tail: Hex(s.tail.clone()) }
+            PoolStringDump::Raw { len: s.len, text: Hex(s.text), tail: Hex(s.tail) }
         }
     }
 }

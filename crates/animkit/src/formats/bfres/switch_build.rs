@@ -15,10 +15,10 @@
 
 use std::collections::BTreeSet;
 
-use super::build::{fska_data, fska_header, write_dict, Out};
 use super::fmaa::{self, fmaa_data, fmaa_header, Fmaa};
 use super::fres::SwitchFileHeader as FileHeader;
-use super::fska::Fska;
+use super::fska::{fska_data, fska_header, Fska};
+use super::layout::{write_dict, Out};
 use super::platform::Platform;
 use super::switch_write::{group, with_relocation, RelocSection, Relocation, StringTable};
 use crate::bytes::{Endian, Writer};

@@ -7,12 +7,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::build::Image;
 use super::fmaa::{self, Fmaa};
 use super::fska::{Fska, RotateMode};
+use super::layout::Image;
 use super::switch_write::{
-    blocks, fmaa_start, get, group, overwrite, parts, put_u32, with_relocation, write_fska_data, write_fska_header,
-    Parts, RelocEntry, RelocSection, Relocation,
+    blocks, fmaa_start, get, group, overwrite, parts, push_entry, put_u32, with_relocation, write_fska_data,
+    write_fska_header, Parts, RelocEntry, RelocSection, Relocation,
 };
 use crate::bytes::round_up;
 use crate::error::{Error, Result};
@@ -103,10 +103,8 @@ pub fn add_strings<'a>(data: &[u8], names: impl IntoIterator<Item = &'a str>) ->
     }
     let mut bytes = Vec::new();
     for s in &missing {
-        let len = u16::try_from(s.len()).map_err(|_| Error::unrepresentable(format!("a name of {} bytes", s.len())))?;
-        bytes.extend_from_slice(&len.to_le_bytes());
-        bytes.extend_from_slice(s.as_bytes());
-        bytes.resize(round_up(bytes.len() + 1, 2), 0);
+        u16::try_from(s.len()).map_err(|_| Error::unrepresentable(format!("a name of {} bytes", s.len())))?;
+        push_entry(&mut bytes, s);
     }
     let at = p.strings.end();
     let (sec0, tail_start, align) = tail(&p)?;

@@ -33,12 +33,12 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::anims::{Kind, Listing};
-use super::build::{self, Image, Out};
 use super::fmaa::{self, Fmaa};
 use super::fres::{read_switch_header, SwitchFileHeader as FileHeader, SwitchHeader as Header, SWITCH_MAGIC};
-use super::fska::{self, Fska};
+use super::fska::{self, fska_data, fska_header, Fska};
+use super::layout::{Image, Out};
 use super::platform::Platform;
-use crate::bytes::{round_up, Cursor, Endian, Writer};
+use crate::bytes::{round_up, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::Hex;
 use crate::record::Record;
@@ -94,8 +94,7 @@ pub struct Relocation {
 
 /// Reads the `_RLT` at `at`.
 pub fn read_relocation(data: &[u8], at: usize) -> Result<Relocation> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, at)?;
     if c.array::<4>()? != *b"_RLT" {
         return Err(Error::invalid(at, "no _RLT block where the header's relocation-table offset points"));
     }
@@ -107,8 +106,9 @@ pub fn read_relocation(data: &[u8], at: usize) -> Result<Relocation> {
     let mut sections = Vec::with_capacity(count);
     for i in 0..count {
         let (pointer, pos, size, first, n) = (c.u64()?, c.u32()?, c.u32()?, c.u32()?, c.u32()?);
-        let mut e = Cursor::new(data, Endian::Little);
-        e.seek(entries_at + first as usize * 8).within(|| format!("relocation section {i}"))?;
+        let mut e = Platform::SWITCH_0_8
+            .cursor(data, entries_at + first as usize * 8)
+            .within(|| format!("relocation section {i}"))?;
         let n = e.count(u64::from(n), 8, "relocation entry")?;
         let entries = (0..n).map(|_| RelocEntry::read(&mut e)).collect::<Result<_>>()?;
         sections.push(RelocSection { pointer, pos, size, entries });
@@ -186,8 +186,7 @@ pub struct StringTable {
 
 /// Reads the `_STR` block at `at`.
 pub fn read_strings(data: &[u8], at: usize) -> Result<StringTable> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, at)?;
     if c.array::<4>()? != *b"_STR" {
         return Err(Error::invalid(at, "not a _STR block"));
     }
@@ -214,14 +213,7 @@ impl StringTable {
     /// The entries' bytes (from the count on), without the block header.
     pub fn body(&self) -> Vec<u8> {
         let mut out = (self.strings.len() as u32).to_le_bytes().to_vec();
-        for s in std::iter::once("").chain(self.strings.iter().map(String::as_str)) {
-            out.extend_from_slice(&(s.len() as u16).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-            out.push(0);
-            if out.len() % 2 == 1 {
-                out.push(0);
-            }
-        }
+        std::iter::once("").chain(self.strings.iter().map(String::as_str)).for_each(|s| push_entry(&mut out, s));
         out
     }
 
@@ -245,10 +237,16 @@ impl StringTable {
     }
 }
 
+/// Appends a string table entry: `u16` length, the bytes, NUL, padded to 2 (from an even length).
+pub(crate) fn push_entry(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as u16).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+    out.resize(round_up(out.len() + 1, 2), 0);
+}
+
 /// The blocks of the chain starting at the header's first-block field: `(position, magic)`.
 pub fn blocks(data: &[u8]) -> Result<Vec<(usize, [u8; 4])>> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(0x16)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, 0x16)?;
     let mut at = usize::from(c.u16()?);
     let mut out = Vec::new();
     loop {
@@ -269,8 +267,7 @@ pub fn blocks(data: &[u8]) -> Result<Vec<(usize, [u8; 4])>> {
 /// The FSKA whose header is at `header` with where its data lies and its bind indices; FSKAs
 /// with user data are refused (their user data is not read on Switch).
 fn fska_entry(data: &[u8], header: usize, anim: Fska) -> Result<FskaEntry> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(header + 0x28)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, header + 0x28)?;
     let bind_at = Platform::SWITCH_0_8.offset(&mut c, "bind indices")?;
     let bones_at = Platform::SWITCH_0_8.offset(&mut c, "bone animations")?;
     let user_at = Platform::SWITCH_0_8.offset(&mut c, "user data")?;
@@ -280,8 +277,7 @@ fn fska_entry(data: &[u8], header: usize, anim: Fska) -> Result<FskaEntry> {
     if anim.user_data_count > 0 || user_at.is_some_and(|u| u < bones_at) {
         return Err(Error::unsupported("replacing an FSKA that carries user data"));
     }
-    let mut b = Cursor::new(data, Endian::Little);
-    b.seek(bind_at)?;
+    let mut b = Platform::SWITCH_0_8.cursor(data, bind_at)?;
     let bind = (0..anim.bones.len()).map(|_| b.u16()).collect::<Result<Vec<_>>>()?;
     Ok(FskaEntry { header_at: header, data_at: bind_at, bind, animation: anim })
 }
@@ -296,7 +292,7 @@ pub(crate) fn write_fska_data(
     strings: Option<&HashMap<&str, usize>>,
 ) -> Result<(Image, usize)> {
     let mut o = Out::new(start, Platform::SWITCH_0_8);
-    let parts = build::fska_data(&mut o, anim, bind)?;
+    let parts = fska_data(&mut o, anim, bind)?;
     if o.pos() > u32::MAX as usize {
         return Err(Error::unrepresentable("Switch FSKA data beyond 4 GiB"));
     }
@@ -376,7 +372,7 @@ pub(crate) fn read_fmaas(data: &[u8], header: &Header) -> Result<Vec<(usize, Fma
 }
 
 /// Every material animation with where its data lies (for writing it again).
-pub(crate) fn fmaa_entries(data: &[u8], fmaas: Vec<(usize, Fmaa)>) -> Result<Vec<FmaaEntry>> {
+fn fmaa_entries(data: &[u8], fmaas: Vec<(usize, Fmaa)>) -> Result<Vec<FmaaEntry>> {
     let list = fmaas.into_iter().enumerate();
     list.map(|(i, (header_at, animation))| {
         let data_at = fmaa_start(data, header_at).within(|| format!("material animation {i}"))?;
@@ -385,21 +381,13 @@ pub(crate) fn fmaa_entries(data: &[u8], fmaas: Vec<(usize, Fmaa)>) -> Result<Vec
     .collect()
 }
 
-/// Writes an unchanged Switch file from its parts (`write_over`); the rest (models,
-/// visibility animations, buffers, embedded files) is kept as read.
+/// Writes an unchanged Switch file from its parts (`write_over`, after [`parts`] has checked
+/// that the file can be written); the rest (models, visibility animations, buffers, embedded
+/// files) is kept as read.
 pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
-    let p = parts(data)?;
-    let rlt_at = p.header.stored.relocation_table as usize;
+    let rlt_at = parts(data)?.header.stored.relocation_table as usize;
     let mut out = data.get(..rlt_at).ok_or_else(|| Error::invalid(0x18, "_RLT offset beyond the file"))?.to_vec();
-    let parts = SwitchDump {
-        header: Some(p.header.stored),
-        string_table: Some(p.strings),
-        relocation_table: Some((rlt_at, p.relocation)),
-        skeletal_animations: p.fskas,
-        material_animations: fmaa_entries(data, p.fmaas)?,
-        ..SwitchDump::default()
-    };
-    write_over(&mut out, &parts)?;
+    write_over(&mut out, &structured(data)?)?;
     Ok(out)
 }
 
@@ -481,15 +469,13 @@ pub(crate) fn overwrite(out: &mut [u8], at: usize, bytes: &[u8], what: &str) -> 
 
 /// The little-endian value at `at`.
 pub(crate) fn get<T: Record>(buf: &[u8], at: usize) -> Result<T> {
-    let mut c = Cursor::new(buf, Endian::Little);
-    c.seek(at)?;
+    let mut c = Platform::SWITCH_0_8.cursor(buf, at)?;
     T::read(&mut c)
 }
 
 /// Where the data of the FMAA whose header is at `at` starts (its bind indices).
 pub(crate) fn fmaa_start(data: &[u8], at: usize) -> Result<usize> {
-    let mut c = Cursor::new(data, Endian::Little);
-    c.seek(at + 0x28)?;
+    let mut c = Platform::SWITCH_0_8.cursor(data, at + 0x28)?;
     Platform::SWITCH_0_8
         .offset(&mut c, "bind indices")?
         .ok_or_else(|| Error::unsupported("writing an FMAA without bind indices"))
@@ -501,11 +487,11 @@ pub(crate) fn put_u32(buf: &mut [u8], at: usize, v: u32) -> Result<()> {
 }
 
 /// The FSKA header's own fields (`0x48..0x5C`: flags, frame count, curve count, baked size,
-/// bone and user-data counts) written over the header at `at`, as [`build::fska_header`] writes
+/// bone and user-data counts) written over the header at `at`, as [`fska_header`] writes
 /// them; its offsets are left as they are.
 pub(crate) fn write_fska_header(work: &mut [u8], at: usize, anim: &Fska) -> Result<()> {
     let mut o = Out::new(at, Platform::SWITCH_0_8);
-    build::fska_header(&mut o, anim)?;
+    fska_header(&mut o, anim)?;
     let header = o.into_vec();
     let fields = header.get(0x48..0x5C).ok_or_else(|| Error::invalid(at, "FSKA header beyond the file"))?;
     overwrite(work, at + 0x48, fields, "FSKA header")
