@@ -17,7 +17,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::canonical::{canonicalize_anpk, canonicalize_v2, padded_name, until_nul};
+use super::canonical::{canonicalize, padded_name, until_nul};
 use super::model::choice;
 use super::raw::*;
 use crate::error::{Error, Result};
@@ -95,11 +95,12 @@ pub(crate) fn from_model(package: &Package, options: BuildOptions) -> Result<(If
             .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
         clips.push((clip, bones));
     }
-    let body = if options.anpk {
+    let mut body = if options.anpk {
         Body::Anpk(build_anpk(until_nul(&block), &clips)?)
     } else {
-        Body::V2(build_anp3(block, &clips, options, &mut warnings)?)
+        Body::Anp3(build_anp3(block, &clips, options, &mut warnings)?)
     };
+    canonicalize(&mut body);
     Ok((IfpFile { body, tail: Hex::default(), salvage: None }, warnings))
 }
 
@@ -308,9 +309,7 @@ fn build_anp3(
     for (clip, bones) in clips {
         animations.push(anp3_animation(clip, bones, options, warnings)?);
     }
-    let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name: FixedName(block), animations };
-    canonicalize_v2(&mut v2);
-    Ok(v2)
+    Ok(V2 { size: 0, block_name: FixedName(block), animations })
 }
 
 /// One clip as an ANP3 animation: compressed frames unless asked otherwise or a value overflows
@@ -397,9 +396,7 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
             objects: Nodes::new(objects, data),
         });
     }
-    let mut anpk = Anpk { size: 0, info: ChunkHeader::new(b"INFO", 0), block_name: padded_name(block), animations };
-    canonicalize_anpk(&mut anpk);
-    Ok(anpk)
+    Ok(Anpk { size: 0, info: ChunkHeader::new(b"INFO", 0), block_name: padded_name(block), animations })
 }
 
 #[cfg(test)]

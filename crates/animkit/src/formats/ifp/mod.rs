@@ -197,7 +197,7 @@ impl Document for IfpDocument {
         let f = &self.file;
         let mut notes = vec![format!("block \"{}\"", each_body!(&f.body, b => latin1_until_nul(&b.block_name.0)))];
         let counts = match &f.body {
-            Body::V2(v2) => {
+            Body::Anp3(v2) | Body::Anp2(v2) => {
                 let sequences = || v2.animations.iter().flat_map(|a| a.sequences.iter());
                 [
                     (v2.animations.iter().filter(|a| a.flags & 1 == 0).count(), "animation(s) with flags 0"),

@@ -83,57 +83,31 @@ fn deserialize_salvage<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Salvage
 }
 
 /// The file's body; `"magic"` names its version in JSON.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "magic")]
 pub(crate) enum Body {
     /// Version 1 (GTA III, Vice City): chunked.
+    #[serde(rename = "ANPK")]
     Anpk(Anpk),
-    /// Version 2 (San Andreas): fixed records.
-    V2(V2),
+    /// Version 2 (San Andreas): fixed records, 36-byte animation headers.
+    #[serde(rename = "ANP3")]
+    Anp3(V2),
+    /// Version 2 with 28-byte animation headers (no frameDataSize, no flags).
+    #[serde(rename = "ANP2")]
+    Anp2(V2),
 }
 
-/// `$e` with `$b` bound to the body of either version (both have `size`, `block_name` and
+/// `$e` with `$b` bound to the body of any version (all have `size`, `block_name` and
 /// `animations`).
 macro_rules! each_body {
     ($body:expr, $b:ident => $e:expr) => {
         match $body {
             Body::Anpk($b) => $e,
-            Body::V2($b) => $e,
+            Body::Anp3($b) | Body::Anp2($b) => $e,
         }
     };
 }
 pub(crate) use each_body;
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "magic")]
-enum Tagged<A, V> {
-    #[serde(rename = "ANPK")]
-    Anpk(A),
-    #[serde(rename = "ANP3")]
-    Anp3(V),
-    #[serde(rename = "ANP2")]
-    Anp2(V),
-}
-
-impl Serialize for Body {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Body::Anpk(a) => Tagged::<_, &V2>::Anpk(a),
-            Body::V2(v) if v.version == V2Version::Anp2 => Tagged::Anp2(v),
-            Body::V2(v) => Tagged::Anp3(v),
-        }
-        .serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Body {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(match Tagged::<Anpk, V2>::deserialize(d)? {
-            Tagged::Anpk(a) => Body::Anpk(a),
-            Tagged::Anp3(v) => Body::V2(V2 { version: V2Version::Anp3, ..v }),
-            Tagged::Anp2(v) => Body::V2(V2 { version: V2Version::Anp2, ..v }),
-        })
-    }
-}
 
 impl IfpFile {
     /// Reads an IFP file. With `lenient`, an animation that cannot be parsed ends the parse
@@ -162,9 +136,11 @@ impl IfpFile {
     pub(crate) fn write(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(Endian::Little, self.estimated_size());
         let declared = self.salvage.as_ref().map(|s| s.declared_animations);
+        w.bytes(&self.magic());
         match &self.body {
             Body::Anpk(anpk) => anpk.write(&mut w, declared),
-            Body::V2(v2) => v2.write(&mut w, declared),
+            Body::Anp3(v2) => v2.write(&mut w, declared, V2Version::Anp3),
+            Body::Anp2(v2) => v2.write(&mut w, declared, V2Version::Anp2),
         }
         w.bytes(&self.tail.0);
         w.into_vec()
@@ -173,7 +149,9 @@ impl IfpFile {
     fn estimated_size(&self) -> usize {
         let body: usize = match &self.body {
             Body::Anpk(a) => a.animations.iter().flat_map(|a| a.objects.iter()).map(|o| 68 + o.key_len()).sum(),
-            Body::V2(v) => v.animations.iter().flat_map(|a| a.sequences.iter()).map(|s| 36 + s.frames.len).sum(),
+            Body::Anp3(v) | Body::Anp2(v) => {
+                v.animations.iter().flat_map(|a| a.sequences.iter()).map(|s| 36 + s.frames.len).sum()
+            }
         };
         body + self.tail.0.len() + 4096
     }
@@ -182,7 +160,8 @@ impl IfpFile {
     pub(crate) fn magic(&self) -> [u8; 4] {
         match &self.body {
             Body::Anpk(_) => *b"ANPK",
-            Body::V2(v2) => v2.version.magic(),
+            Body::Anp3(_) => *b"ANP3",
+            Body::Anp2(_) => *b"ANP2",
         }
     }
 
@@ -289,7 +268,6 @@ impl Anpk {
     }
 
     fn write(&self, w: &mut Writer, declared: Option<u32>) {
-        w.bytes(b"ANPK");
         w.u32(self.size);
         self.info.write(w);
         w.u32(declared.unwrap_or(self.animations.len() as u32));
@@ -534,9 +512,6 @@ impl Layout for KeyKind {
 /// fixed records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct V2 {
-    /// The version, `"magic"` in JSON.
-    #[serde(skip)]
-    pub version: V2Version,
     /// The header size field, never used by the games.
     pub size: u32,
     pub block_name: FixedName<24>,
@@ -563,36 +538,27 @@ impl V2 {
                 format!("animation {i} \"{name}\"")
             })
         })?;
-        Ok((Body::V2(V2 { version, size, block_name, animations }), salvage))
+        let v2 = V2 { size, block_name, animations };
+        Ok((if version == V2Version::Anp3 { Body::Anp3(v2) } else { Body::Anp2(v2) }, salvage))
     }
 
-    fn write(&self, w: &mut Writer, declared: Option<u32>) {
-        w.bytes(&self.version.magic());
+    fn write(&self, w: &mut Writer, declared: Option<u32>, version: V2Version) {
         let animation_count = declared.unwrap_or(self.animations.len() as u32);
         V2Header { size: self.size, block_name: self.block_name, animation_count }.write(w);
-        self.animations.iter().for_each(|a| a.write(w, self.version));
+        self.animations.iter().for_each(|a| a.write(w, version));
     }
 }
 
 /// `ANP2` or `ANP3`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum V2Version {
     /// `ANP2`: 28-byte animation headers (no frameDataSize, no flags).
     Anp2,
     /// `ANP3`: 36-byte animation headers.
-    #[default]
     Anp3,
 }
 
 impl V2Version {
-    /// The file's first four bytes.
-    pub(crate) fn magic(self) -> [u8; 4] {
-        match self {
-            V2Version::Anp2 => *b"ANP2",
-            V2Version::Anp3 => *b"ANP3",
-        }
-    }
-
     /// Bytes of an animation header: name\[24\], numSequences (and frameDataSize, flags in ANP3).
     pub(crate) fn animation_header_size(self) -> usize {
         match self {
