@@ -91,7 +91,7 @@ fn canonicalize_v2(v2: &mut V2, version: V2Version) {
         if version == V2Version::Anp3 {
             anim.frame_data_size = frames;
             anim.flags = match anim.sequences.first() {
-                Some(s) if s.frames.kind.compressed() => 1,
+                Some(s) if s.frame_type.compressed() => 1,
                 _ => 0,
             };
         }

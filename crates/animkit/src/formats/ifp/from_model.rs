@@ -350,8 +350,8 @@ fn anp3_animation(
             (false, true) => FrameType::RotTrans,
         };
         let name = FixedName(name_bytes::<24>(&bone_name(&b.bone), "bone").map_err(within)?);
-        let frames = Frames::push(kind, &bytes, &mut data);
-        sequences.push(V2Sequence { name, bone_tag: b.bone.id.unwrap_or(-1), frames });
+        let frames = Frames::push(&bytes, &mut data);
+        sequences.push(V2Sequence { name, bone_tag: b.bone.id.unwrap_or(-1), frame_type: kind, frames });
     }
     let name = FixedName(name_bytes::<24>(&clip.name, "animation")?);
     Ok(V2Animation { name, frame_data_size: 0, flags: 0, sequences: Nodes::new(sequences, data) })
@@ -376,7 +376,7 @@ fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> 
             let bytes: Vec<u8> =
                 b.frames.iter().flat_map(|f| anpk_fields(f, kind)).flat_map(f32::to_le_bytes).collect();
             let n = b.frames.len() as i32;
-            let keys = (n > 0).then(|| KeyChunk { size: 0, frames: Frames::push(kind, &bytes, &mut data) });
+            let keys = (n > 0).then(|| KeyChunk { size: 0, id: kind, frames: Frames::push(&bytes, &mut data) });
             objects.push(AnpkObject {
                 cpan: ChunkHeader::new(b"CPAN", 0),
                 anim_id: FourCc(*b"ANIM"),

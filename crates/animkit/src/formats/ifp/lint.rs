@@ -174,7 +174,7 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
     for (si, seq) in anim.sequences.iter().enumerate() {
         let spath = &format!("{path} / sequence {si} \"{}\"", latin1_until_nul(&seq.name.0));
         l.fixed_name(&seq.name.0, pos, spath);
-        let n = seq.frames.count();
+        let n = seq.frame_count();
         if n == 0 {
             let msg = "sequence with zero frames: San Andreas reads key −1";
             l.fixable(Error, "empty-sequence", msg, pos + 28, spath);
@@ -183,10 +183,10 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
             let msg = format!("{n} frames: San Andreas stores the count in 16 bits");
             l.at(Error, "too-many-frames", msg, pos + 28, spath);
         }
-        if let Some(t0) = l.keys(&decode_v2(seq.frames.kind, anim.sequences.of(seq)), pos + 36, spath) {
+        if let Some(t0) = l.keys(&decode_v2(seq.frame_type, anim.sequences.of(seq)), pos + 36, spath) {
             late.push((pos + 36, t0));
         }
-        if seq.frames.kind.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
+        if seq.frame_type.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
             translated.push((pos + 24, seq.bone_tag));
         }
         pos += 36 + seq.frames.len;
@@ -211,7 +211,7 @@ fn lint_v2_header(l: &mut Linter, version: V2Version, anim: &V2Animation, anim_a
         let msg = format!("frameDataSize {fds} > {frames} bytes of frames");
         l.fixable(Warning, "frame-data-size-too-large", msg, anim_at + 28, path);
     }
-    let compressed: Vec<bool> = anim.sequences.iter().map(|s| s.frames.kind.compressed()).collect();
+    let compressed: Vec<bool> = anim.sequences.iter().map(|s| s.frame_type.compressed()).collect();
     if compressed.iter().any(|&c| c) && compressed.iter().any(|&c| !c) {
         l.at(Error, "mixed-frame-types", "compressed and uncompressed sequences in one animation", anim_at, path);
     } else if let Some(&first) = compressed.first().filter(|&&c| sa && (anim.flags & 1 == 1) != c) {
@@ -331,7 +331,7 @@ fn lint_anpk_object(
         return (pos, None);
     };
     l.size("key chunk", k.size, k.frames.len, pos + 4, path);
-    let keys = decode_anpk(k.frames.kind, bytes, true);
+    let keys = decode_anpk(k.id, bytes, true);
     let late = l.keys(&keys, pos + 8, path).map(|t0| (pos + 8, t0));
     let off = |s: &glam::Vec3| (*s - glam::Vec3::ONE).abs().max_element();
     let worst = keys.scales.iter().flatten().copied().max_by(|a, b| off(a).total_cmp(&off(b)));

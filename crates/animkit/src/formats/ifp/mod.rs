@@ -201,7 +201,7 @@ impl Document for IfpDocument {
                 let sequences = || v2.animations.iter().flat_map(|a| a.sequences.iter());
                 [
                     (v2.animations.iter().filter(|a| a.flags & 1 == 0).count(), "animation(s) with flags 0"),
-                    (sequences().filter(|s| !s.frames.kind.compressed()).count(), "uncompressed sequence(s)"),
+                    (sequences().filter(|s| !s.frame_type.compressed()).count(), "uncompressed sequence(s)"),
                 ]
             }
             Body::Anpk(a) => {

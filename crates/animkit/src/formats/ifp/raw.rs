@@ -21,12 +21,11 @@
 //! `[qx, qy, qz, qw, ticks(, tx, ty, tz)]`, types 1/2 as floats `[qx, qy, qz, qw, time(, tx, ty, tz)]`,
 //! ANPK keys as floats `[qx, qy, qz, qw(, tx, ty, tz(, sx, sy, sz)), time]` (conjugated, as stored).
 
-use std::borrow::Cow;
+use std::convert::Infallible;
 use std::ops::{Deref, DerefMut};
 
 use bytes::Bytes;
 use serde::de::{self, DeserializeOwned};
-use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::bytes::{round_up, Cursor, Endian, Writer};
@@ -321,8 +320,7 @@ impl AnpkAnimation {
 /// One animated object: `CPAN`, `ANIM` (name\[28\], numFrames, unknown, last frame, link), and a
 /// key chunk when it has frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(bound(deserialize = "F: Deserialize<'de>"))]
-pub(crate) struct AnpkObject<F = Frames<KeyKind>> {
+pub(crate) struct AnpkObject<F = Frames> {
     pub cpan: ChunkHeader,
     /// The `ANIM` chunk id. Its size field is 44 or 48, which [`AnimLink`] records.
     pub anim_id: FourCc,
@@ -360,7 +358,7 @@ impl AnpkObject {
             let key_offset = c.offset();
             let header = ChunkHeader::read(c)?;
             let kind = KeyKind::try_from(header.id).map_err(|m| Error::invalid(key_offset, m))?;
-            Some(KeyChunk { size: header.size, frames: Frames::read(c, base, kind, num_frames)? })
+            Some(KeyChunk { size: header.size, id: kind, frames: Frames::read(c, base, kind, num_frames)? })
         };
         Ok(AnpkObject { cpan, anim_id: anim.id, name, unknown, last_frame, link, keys })
     }
@@ -380,14 +378,14 @@ impl AnpkObject {
         }
         // A key chunk without frames is no key chunk: numFrames 0 says none follows.
         if let Some(keys) = self.keys.as_ref().filter(|k| k.frames.len > 0) {
-            ChunkHeader { id: keys.frames.kind.into(), size: keys.size }.write(w);
+            ChunkHeader { id: keys.id.into(), size: keys.size }.write(w);
             w.bytes(frames);
         }
     }
 
     /// numFrames: the frames of the key chunk.
     pub(crate) fn frame_count(&self) -> usize {
-        self.keys.as_ref().map_or(0, |k| k.frames.count())
+        self.keys.as_ref().map_or(0, |k| k.frames.count(k.id))
     }
 
     /// The length of the key chunk's frames in bytes (0 without one).
@@ -399,14 +397,14 @@ impl AnpkObject {
 impl Node for AnpkObject {
     type Kind = KeyKind;
     type With<F> = AnpkObject<F>;
-    fn frames(&self) -> Option<&Frames<KeyKind>> {
+    fn frames(&self) -> Option<&Frames> {
         self.keys.as_ref().map(|k| &k.frames)
     }
-    fn map<F, G>(o: &AnpkObject<F>, f: impl FnOnce(&F) -> G) -> AnpkObject<G> {
-        let keys = o.keys.as_ref().map(|k| KeyChunk { size: k.size, frames: f(&k.frames) });
+    fn map<F, G, E>(o: &AnpkObject<F>, f: impl FnOnce(KeyKind, &F) -> Result<G, E>) -> Result<AnpkObject<G>, E> {
+        let keys = o.keys.as_ref().map(|k| Ok(KeyChunk { size: k.size, id: k.id, frames: f(k.id, &k.frames)? }));
         let (cpan, anim_id, name, unknown, last_frame, link) =
             (o.cpan, o.anim_id, o.name, o.unknown, o.last_frame, o.link);
-        AnpkObject { cpan, anim_id, name, unknown, last_frame, link, keys }
+        Ok(AnpkObject { cpan, anim_id, name, unknown, last_frame, link, keys: keys.transpose()? })
     }
 }
 
@@ -443,18 +441,17 @@ impl AnimLink {
 
 /// The key chunk of an object with frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct KeyChunk<F = Frames<KeyKind>> {
+#[serde(deny_unknown_fields)]
+pub(crate) struct KeyChunk<F = Frames> {
     /// The key chunk's size field (numFrames × frame size in a consistent file).
     pub size: u32,
-    /// The frames; their layout is the chunk id (`"id"` in JSON).
-    #[serde(flatten)]
+    /// The chunk id: the frames' layout.
+    pub id: KeyKind,
     pub frames: F,
 }
 
-/// A frame layout: its size, its field type and its key in JSON.
-pub(crate) trait Layout: Copy + Serialize + DeserializeOwned {
-    /// The JSON key of the layout beside the frames.
-    const KEY: &'static str;
+/// A frame layout: its size and its field type.
+pub(crate) trait Layout: Copy {
     /// Bytes per frame.
     fn size(self) -> usize;
     /// Whether the fields are i16 (else f32).
@@ -495,7 +492,6 @@ impl TryFrom<FourCc> for KeyKind {
 }
 
 impl Layout for KeyKind {
-    const KEY: &'static str = "id";
     fn size(self) -> usize {
         match self {
             KeyKind::R => 20,
@@ -609,12 +605,13 @@ impl V2Animation {
 /// One ANP2/ANP3 sequence: a 36-byte header (name\[24\], frame type, numFrames, bone tag), then
 /// its frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct V2Sequence<F = Frames<FrameType>> {
+#[serde(deny_unknown_fields)]
+pub(crate) struct V2Sequence<F = Frames> {
     pub name: FixedName<24>,
     /// The HAnim bone id (−1 = match by name).
     pub bone_tag: i32,
-    /// The frames; their layout is the frame type (`"frame_type"` in JSON).
-    #[serde(flatten)]
+    /// The frames' layout.
+    pub frame_type: FrameType,
     pub frames: F,
 }
 
@@ -638,25 +635,32 @@ impl V2Sequence {
         let SequenceHeader { name, frame_type, frame_count, bone_tag } =
             SequenceHeader::read(&mut Cursor::with_base(&header, at, Endian::Little))?;
         let kind = FrameType::try_from(frame_type).map_err(|m| Error::invalid(at + 24, m))?;
-        Ok(V2Sequence { name, bone_tag, frames: Frames::read(c, base, kind, u64::from(frame_count))? })
+        let frames = Frames::read(c, base, kind, u64::from(frame_count))?;
+        Ok(V2Sequence { name, bone_tag, frame_type: kind, frames })
     }
 
     /// Writes the sequence, with `frames`, the bytes of its frames.
     fn write(&self, w: &mut Writer, frames: &[u8]) {
-        let (frame_type, frame_count) = (self.frames.kind as u32, self.frames.count() as u32);
+        let (frame_type, frame_count) = (self.frame_type as u32, self.frame_count() as u32);
         SequenceHeader { name: self.name, frame_type, frame_count, bone_tag: self.bone_tag }.write(w);
         w.bytes(frames);
+    }
+
+    /// numFrames.
+    pub(crate) fn frame_count(&self) -> usize {
+        self.frames.count(self.frame_type)
     }
 }
 
 impl Node for V2Sequence {
     type Kind = FrameType;
     type With<F> = V2Sequence<F>;
-    fn frames(&self) -> Option<&Frames<FrameType>> {
+    fn frames(&self) -> Option<&Frames> {
         Some(&self.frames)
     }
-    fn map<F, G>(s: &V2Sequence<F>, f: impl FnOnce(&F) -> G) -> V2Sequence<G> {
-        V2Sequence { name: s.name, bone_tag: s.bone_tag, frames: f(&s.frames) }
+    fn map<F, G, E>(s: &V2Sequence<F>, f: impl FnOnce(FrameType, &F) -> Result<G, E>) -> Result<V2Sequence<G>, E> {
+        let (name, bone_tag, frame_type) = (s.name, s.bone_tag, s.frame_type);
+        Ok(V2Sequence { name, bone_tag, frame_type, frames: f(frame_type, &s.frames)? })
     }
 }
 
@@ -695,7 +699,6 @@ impl FrameType {
 }
 
 impl Layout for FrameType {
-    const KEY: &'static str = "frame_type";
     fn size(self) -> usize {
         match self {
             FrameType::Rot => 20,
@@ -714,12 +717,12 @@ impl Layout for FrameType {
 pub(crate) trait Node {
     /// Its frame layout.
     type Kind: Layout;
-    /// The node with frames of type `F`: `Self` holds [`Frames`], JSON holds [`FrameData`].
+    /// The node with frames of type `F`: `Self` holds [`Frames`], JSON holds [`Rows`].
     type With<F>;
     /// Its frames; `None` for an ANPK object without a key chunk.
-    fn frames(&self) -> Option<&Frames<Self::Kind>>;
-    /// `node` with its frames (if any) turned into `G`.
-    fn map<F, G>(node: &Self::With<F>, f: impl FnOnce(&F) -> G) -> Self::With<G>;
+    fn frames(&self) -> Option<&Frames>;
+    /// `node` with its frames (if any) turned into `G` by `f`, which is given their layout.
+    fn map<F, G, E>(node: &Self::With<F>, f: impl FnOnce(Self::Kind, &F) -> Result<G, E>) -> Result<Self::With<G>, E>;
 }
 
 /// The sequences or objects of one animation and the bytes their frames are ranges of: the
@@ -758,7 +761,7 @@ impl<N: Node> Nodes<N> {
     /// The frame bytes of `node` (none without frames).
     #[inline]
     pub(crate) fn of(&self, node: &N) -> &[u8] {
-        node.frames().and_then(|f| self.data.get(f.start..f.start + f.len)).unwrap_or_default()
+        node.frames().map_or(&[], |f| f.slice(&self.data))
     }
 }
 
@@ -783,83 +786,87 @@ impl<N: Node + PartialEq> PartialEq for Nodes<N> {
 }
 
 /// In JSON, each node with its frames inline, taken from the animation's bytes.
-impl<K: Layout, N: Node<Kind = K, With<Frames<K>> = N>> Serialize for Nodes<N>
+impl<K: Layout, N: Node<Kind = K, With<Frames> = N>> Serialize for Nodes<N>
 where
-    for<'a> N::With<FrameData<'a, K>>: Serialize,
+    for<'a> N::With<Rows<'a, K>>: Serialize,
 {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.list.iter().map(|n| N::map(n, |f: &Frames<K>| f.data(&self.data))))
+        let rows = |kind, f: &Frames| Ok::<_, Infallible>(Rows(kind, f.slice(&self.data)));
+        s.collect_seq(self.list.iter().map(|n| {
+            let Ok(json) = N::map(n, rows);
+            json
+        }))
     }
 }
 
 /// From JSON, the frames of each node appended to the animation's bytes.
-impl<'de, K: Layout, N: Node<Kind = K, With<Frames<K>> = N>> Deserialize<'de> for Nodes<N>
+impl<'de, K: Layout, N: Node<Kind = K, With<Frames> = N>> Deserialize<'de> for Nodes<N>
 where
-    N::With<FrameData<'static, K>>: DeserializeOwned,
+    N::With<Vec<Vec<serde_json::Value>>>: DeserializeOwned,
 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let json = Vec::<N::With<FrameData<'static, K>>>::deserialize(d)?;
+        let json = Vec::<N::With<Vec<Vec<serde_json::Value>>>>::deserialize(d)?;
         let mut data = Vec::new();
-        let list =
-            json.iter().map(|j| N::map(j, |f: &FrameData<K>| Frames::push(f.kind, &f.bytes, &mut data))).collect();
-        Ok(Nodes::new(list, data))
+        let mut frames = |kind, rows: &Vec<_>| Ok(Frames::push(&frame_bytes(kind, rows)?, &mut data));
+        let list = json.iter().map(|j| N::map(j, &mut frames)).collect::<Result<_, String>>();
+        Ok(Nodes::new(list.map_err(de::Error::custom)?, data))
     }
 }
 
 /// Frames as stored: numFrames × frame size little-endian bytes at `start` in the animation's
-/// bytes ([`Nodes`]), and their layout. Two are equal when their layout and length are; the
+/// bytes ([`Nodes`]); the node holds their layout. Two are equal when their lengths are; the
 /// bytes are compared by [`Nodes`].
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Frames<K> {
-    pub kind: K,
+pub(crate) struct Frames {
     /// Offset in the animation's bytes.
     pub start: usize,
     /// Length in bytes (numFrames × frame size).
     pub len: usize,
 }
 
-impl<K: Layout + PartialEq> PartialEq for Frames<K> {
+impl PartialEq for Frames {
     fn eq(&self, other: &Self) -> bool {
-        self.kind == other.kind && self.len == other.len
+        self.len == other.len
     }
 }
 
-impl<K: Layout> Frames<K> {
+impl Frames {
     /// Reads `count` frames of `kind`, checked against the bytes that remain, as a range of the
     /// animation's bytes, which begin at `base`.
     #[inline]
-    fn read(c: &mut Cursor, base: usize, kind: K, count: u64) -> Result<Self> {
+    fn read(c: &mut Cursor, base: usize, kind: impl Layout, count: u64) -> Result<Self> {
         let n = c.count(count, kind.size(), "frame")?;
         let start = c.offset() - base;
         let len = c.take(n * kind.size())?.len();
-        Ok(Frames { kind, start, len })
+        Ok(Frames { start, len })
     }
 
-    /// Frames of `kind` holding `bytes`, appended to the animation's bytes `data`.
-    pub(crate) fn push(kind: K, bytes: &[u8], data: &mut Vec<u8>) -> Self {
+    /// Frames holding `bytes`, appended to the animation's bytes `data`.
+    pub(crate) fn push(bytes: &[u8], data: &mut Vec<u8>) -> Self {
         let start = data.len();
         data.extend_from_slice(bytes);
-        Frames { kind, start, len: bytes.len() }
+        Frames { start, len: bytes.len() }
     }
 
-    /// numFrames.
-    pub(crate) fn count(&self) -> usize {
-        self.len / self.kind.size()
+    /// numFrames, for frames of `kind`.
+    pub(crate) fn count(&self, kind: impl Layout) -> usize {
+        self.len / kind.size()
     }
 
-    /// The frames in JSON form, their bytes taken from `data`, the animation's bytes.
-    fn data<'a>(&self, data: &'a [u8]) -> FrameData<'a, K> {
-        let bytes = data.get(self.start..self.start + self.len).unwrap_or_default();
-        FrameData { kind: self.kind, bytes: Cow::Borrowed(bytes) }
+    /// The frames' bytes in `data`, the animation's bytes.
+    #[inline]
+    fn slice<'a>(&self, data: &'a [u8]) -> &'a [u8] {
+        data.get(self.start..self.start + self.len).unwrap_or_default()
     }
 }
 
-/// Frames with their bytes, as JSON holds them: the layout under [`Layout::KEY`] and `"frames"`,
-/// one array of numbers per frame.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct FrameData<'a, K> {
-    pub kind: K,
-    pub bytes: Cow<'a, [u8]>,
+/// Frames in JSON: their layout and bytes, serialized as one array of numbers per frame.
+pub(crate) struct Rows<'a, K>(K, &'a [u8]);
+
+impl<K: Layout> Serialize for Rows<'_, K> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.1.chunks_exact(self.0.size()).map(|f| Row(f, self.0.compressed())))
+    }
 }
 
 /// One frame's fields in JSON: i16 or f32 (bit-exact) numbers.
@@ -874,50 +881,23 @@ impl Serialize for Row<'_> {
     }
 }
 
-struct Rows<'a, K>(&'a FrameData<'a, K>);
-
-impl<K: Layout> Serialize for Rows<'_, K> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let FrameData { kind, bytes } = self.0;
-        s.collect_seq(bytes.chunks_exact(kind.size()).map(|f| Row(f, kind.compressed())))
-    }
-}
-
-impl<K: Layout> Serialize for FrameData<'_, K> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(2))?;
-        map.serialize_entry(K::KEY, &self.kind)?;
-        map.serialize_entry("frames", &Rows(self))?;
-        map.end()
-    }
-}
-
-impl<'de, K: Layout> Deserialize<'de> for FrameData<'static, K> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut map = serde_json::Map::deserialize(d)?;
-        let mut field = |k: &'static str| map.remove(k).ok_or_else(|| de::Error::missing_field(k));
-        let kind = K::deserialize(field(K::KEY)?).map_err(de::Error::custom)?;
-        let rows = Vec::<Vec<serde_json::Value>>::deserialize(field("frames")?).map_err(de::Error::custom)?;
-        if let Some(unknown) = map.keys().next() {
-            return Err(de::Error::custom(format!("unknown field `{unknown}` beside the frames")));
+/// The bytes of frames of `kind` from their JSON form, one array of numbers per frame.
+fn frame_bytes(kind: impl Layout, rows: &[Vec<serde_json::Value>]) -> Result<Vec<u8>, String> {
+    let per_frame = kind.size() / if kind.compressed() { 2 } else { 4 };
+    let mut bytes = Vec::with_capacity(rows.len() * kind.size());
+    for (k, row) in rows.iter().enumerate() {
+        if row.len() != per_frame {
+            return Err(format!("frame {k} has {} values, expected {per_frame}", row.len()));
         }
-        let per_frame = kind.size() / if kind.compressed() { 2 } else { 4 };
-        let mut bytes = Vec::with_capacity(rows.len() * kind.size());
-        for (k, row) in rows.iter().enumerate() {
-            if row.len() != per_frame {
-                return Err(de::Error::custom(format!("frame {k} has {} values, expected {per_frame}", row.len())));
-            }
-            for v in row {
-                if kind.compressed() {
-                    let i = v.as_i64().and_then(|i| i16::try_from(i).ok());
-                    let i = i.ok_or_else(|| de::Error::custom(format!("frame {k}: {v} is not an i16")))?;
-                    bytes.extend_from_slice(&i.to_le_bytes());
-                } else {
-                    let F32(f) = F32::deserialize(v).map_err(|e| de::Error::custom(format!("frame {k}: {e}")))?;
-                    bytes.extend_from_slice(&f.to_le_bytes());
-                }
+        for v in row {
+            if kind.compressed() {
+                let i = v.as_i64().and_then(|i| i16::try_from(i).ok());
+                bytes.extend_from_slice(&i.ok_or_else(|| format!("frame {k}: {v} is not an i16"))?.to_le_bytes());
+            } else {
+                let F32(f) = F32::deserialize(v).map_err(|e| format!("frame {k}: {e}"))?;
+                bytes.extend_from_slice(&f.to_le_bytes());
             }
         }
-        Ok(FrameData { kind, bytes: Cow::Owned(bytes) })
     }
+    Ok(bytes)
 }
