@@ -25,12 +25,10 @@ pub(crate) fn until_nul(buf: &[u8]) -> &[u8] {
 }
 
 /// A fixed buffer with everything after the first NUL zeroed.
-pub(crate) fn zero_after_nul<const N: usize>(buf: FixedName<N>) -> FixedName<N> {
-    let mut out = [0u8; N];
-    for (o, &b) in out.iter_mut().zip(until_nul(&buf.0)) {
-        *o = b;
-    }
-    FixedName(out)
+fn zero_after_nul<const N: usize>(mut buf: FixedName<N>) -> FixedName<N> {
+    let len = until_nul(&buf.0).len();
+    buf.0.iter_mut().skip(len).for_each(|b| *b = 0);
+    buf
 }
 
 /// The canonical size of an object's `CPAN` chunk.
@@ -41,11 +39,6 @@ pub(crate) fn cpan_size(obj: &AnpkObject) -> u32 {
 /// The canonical `DGAN` size: everything after the DGAN header to the end of the animation.
 pub(crate) fn dgan_size(anim: &AnpkAnimation) -> u32 {
     8 + round_up(anim.info.size as usize, 4) as u32 + anim.objects.iter().map(|o| 8 + cpan_size(o)).sum::<u32>()
-}
-
-/// The length of an animation in bytes.
-fn anpk_animation_len(anim: &AnpkAnimation) -> u32 {
-    8 + anim.name.0.len() as u32 + 8 + dgan_size(anim)
 }
 
 /// Sets every derived field of `body` to its canonical value and cleans names and extra bytes.
@@ -79,7 +72,8 @@ fn canonicalize_anpk(anpk: &mut Anpk) {
         anim.dgan = ChunkHeader::new(b"DGAN", dgan_size(anim));
     }
     let info_len = 8 + round_up(anpk.info.size as usize, 4) as u32;
-    anpk.size = info_len + anpk.animations.iter().map(anpk_animation_len).sum::<u32>();
+    // Each animation: the NAME chunk, the DGAN header and what DGAN counts.
+    anpk.size = info_len + anpk.animations.iter().map(|a| 16 + a.name.0.len() as u32 + dgan_size(a)).sum::<u32>();
 }
 
 fn canonicalize_v2(v2: &mut V2, version: V2Version) {
