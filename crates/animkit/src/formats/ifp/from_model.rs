@@ -270,16 +270,12 @@ fn encode_compressed(frames: &[Frame], translation: bool) -> Result<Vec<u8>, Str
     let mut out = Vec::with_capacity(frames.len() * if translation { 16 } else { 10 });
     for (k, f) in frames.iter().enumerate() {
         for (i, c) in v2_fields(f, translation).enumerate() {
-            let v = match i {
-                0..=3 => fixed(c, 4096.0),
-                4 => ticks(c),
-                _ => fixed(c, 1024.0),
+            let (v, what, unit, limit) = match i {
+                0..=3 => (fixed(c, 4096.0), "rotation component", "", "7.99"),
+                4 => (ticks(c), "time", " s", "546.1"),
+                _ => (fixed(c, 1024.0), "translation", " m", "31.999"),
             };
-            let v = v.ok_or_else(|| match i {
-                0..=3 => format!("key {k}: rotation component {c} exceeds ±7.99"),
-                4 => format!("key {k}: time {c} s exceeds ±546.1 s"),
-                _ => format!("key {k}: translation {c} m exceeds ±31.999 m"),
-            })?;
+            let v = v.ok_or_else(|| format!("key {k}: {what} {c}{unit} exceeds ±{limit}{unit}"))?;
             out.extend_from_slice(&v.to_le_bytes());
         }
     }

@@ -182,11 +182,8 @@ impl Document for IfpDocument {
         let index = names.iter().position(|n| n.eq_ignore_ascii_case(name)).ok_or_else(|| {
             let shown: Vec<&str> = names.iter().map(String::as_str).take(8).collect();
             let more = if names.len() > shown.len() { ", …" } else { "" };
-            Error::new(
-                ErrorKind::Invalid,
-                None,
-                format!("no animation \"{name}\" (entries: {}{more})", shown.join(", ")),
-            )
+            let msg = format!("no animation \"{name}\" (entries: {}{more})", shown.join(", "));
+            Error::new(ErrorKind::Invalid, None, msg)
         })?;
         let new = IfpFile::read(&data, false).map_err(|e| e.within(format!("the new {name}")))?;
         let file = entries::replace(&self.file, index, &new).map_err(|e| e.within(format!("animation {index}")))?;

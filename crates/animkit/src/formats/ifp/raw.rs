@@ -458,16 +458,17 @@ pub(crate) trait Layout: Copy {
     fn compressed(self) -> bool;
 }
 
-/// ANPK key frame layouts: f32 fields, time last; quaternions stored conjugated.
+/// ANPK key frame layouts: f32 fields, time last; quaternions stored conjugated. The
+/// discriminant is the frame size in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "FourCc", into = "FourCc")]
 pub(crate) enum KeyKind {
-    /// `KR00`: q×4, time (20 bytes).
-    R,
-    /// `KRT0`: q×4, translation×3, time (32 bytes).
-    Rt,
-    /// `KRTS`: q×4, translation×3, scale×3, time (44 bytes).
-    Rts,
+    /// `KR00`: q×4, time.
+    R = 20,
+    /// `KRT0`: q×4, translation×3, time.
+    Rt = 32,
+    /// `KRTS`: q×4, translation×3, scale×3, time.
+    Rts = 44,
 }
 
 impl From<KeyKind> for FourCc {
@@ -493,11 +494,7 @@ impl TryFrom<FourCc> for KeyKind {
 
 impl Layout for KeyKind {
     fn size(self) -> usize {
-        match self {
-            KeyKind::R => 20,
-            KeyKind::Rt => 32,
-            KeyKind::Rts => 44,
-        }
+        self as usize
     }
     fn compressed(self) -> bool {
         false
