@@ -96,9 +96,12 @@ pub(crate) fn from_model(package: &Package, options: BuildOptions) -> Result<(If
         clips.push((clip, bones));
     }
     let mut body = if options.anpk {
-        Body::Anpk(build_anpk(until_nul(&block), &clips)?)
+        let animations = clips.iter().map(|(clip, bones)| anpk_animation(clip, bones)).collect::<Result<_>>()?;
+        let (info, block_name) = (ChunkHeader::new(b"INFO", 0), padded_name(until_nul(&block)));
+        Body::Anpk(Anpk { size: 0, info, block_name, animations })
     } else {
-        Body::Anp3(build_anp3(block, &clips, options, &mut warnings)?)
+        let animations = clips.iter().map(|(clip, bones)| anp3_animation(clip, bones, options, &mut warnings));
+        Body::Anp3(V2 { size: 0, block_name: FixedName(block), animations: animations.collect::<Result<_>>()? })
     };
     canonicalize(&mut body);
     Ok((IfpFile { body, tail: Hex::default(), salvage: None }, warnings))
@@ -295,19 +298,6 @@ fn anpk_fields(f: &Frame, kind: KeyKind) -> impl Iterator<Item = f32> {
     [-q.x, -q.y, -q.z, q.w].into_iter().chain(vectors).chain([f.time])
 }
 
-fn build_anp3(
-    block: [u8; 24],
-    clips: &[(&Clip, Vec<BoneFrames>)],
-    options: BuildOptions,
-    warnings: &mut Vec<String>,
-) -> Result<V2> {
-    let mut animations = Vec::with_capacity(clips.len());
-    for (clip, bones) in clips {
-        animations.push(anp3_animation(clip, bones, options, warnings)?);
-    }
-    Ok(V2 { size: 0, block_name: FixedName(block), animations })
-}
-
 /// One clip as an ANP3 animation: compressed frames unless asked otherwise or a value overflows
 /// them (then float frames and a warning, or an error with `overflow=error`).
 fn anp3_animation(
@@ -353,46 +343,43 @@ fn anp3_animation(
     Ok(V2Animation { name, frame_data_size: 0, flags: 0, sequences: Nodes::new(sequences, data) })
 }
 
-fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> {
-    let mut animations = Vec::with_capacity(clips.len());
-    for (clip, bones) in clips {
-        let name = name_bytes::<24>(&clip.name, "animation")?;
-        let (mut objects, mut data) = (Vec::with_capacity(bones.len()), Vec::new());
-        for b in bones {
-            let obj_name = name_bytes::<28>(&bone_name(&b.bone), "bone")
-                .and_then(|n| name_bytes::<24>(&bone_name(&b.bone), "bone").map(|_| n))
-                .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
-            let kind = if b.frames.iter().any(|f| f.scale.is_some()) {
-                KeyKind::Rts
-            } else if b.frames.iter().any(|f| f.translation.is_some()) {
-                KeyKind::Rt
-            } else {
-                KeyKind::R
-            };
-            let bytes: Vec<u8> =
-                b.frames.iter().flat_map(|f| anpk_fields(f, kind)).flat_map(f32::to_le_bytes).collect();
-            let n = b.frames.len() as i32;
-            let keys = (n > 0).then(|| KeyChunk { size: 0, id: kind, frames: Frames::push(&bytes, &mut data) });
-            objects.push(AnpkObject {
-                cpan: ChunkHeader::new(b"CPAN", 0),
-                anim_id: FourCc(*b"ANIM"),
-                name: FixedName(obj_name),
-                unknown: 0,
-                last_frame: n - 1,
-                link: AnimLink::Tag(b.bone.id.unwrap_or(-1)),
-                keys,
-            });
-        }
-        animations.push(AnpkAnimation {
-            name_chunk: ChunkHeader::new(b"NAME", 0),
-            name: padded_name(until_nul(&name)),
-            dgan: ChunkHeader::new(b"DGAN", 0),
-            info: ChunkHeader::new(b"INFO", 8),
-            info_extra: Hex(vec![0; 4]),
-            objects: Nodes::new(objects, data),
+/// One clip as an ANPK animation: KRTS, KRT0 or KR00 keys per bone, as its frames carry scale
+/// and translation.
+fn anpk_animation(clip: &Clip, bones: &[BoneFrames]) -> Result<AnpkAnimation> {
+    let name = name_bytes::<24>(&clip.name, "animation")?;
+    let (mut objects, mut data) = (Vec::with_capacity(bones.len()), Vec::new());
+    for b in bones {
+        let obj_name = name_bytes::<28>(&bone_name(&b.bone), "bone")
+            .and_then(|n| name_bytes::<24>(&bone_name(&b.bone), "bone").map(|_| n))
+            .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
+        let kind = if b.frames.iter().any(|f| f.scale.is_some()) {
+            KeyKind::Rts
+        } else if b.frames.iter().any(|f| f.translation.is_some()) {
+            KeyKind::Rt
+        } else {
+            KeyKind::R
+        };
+        let bytes: Vec<u8> = b.frames.iter().flat_map(|f| anpk_fields(f, kind)).flat_map(f32::to_le_bytes).collect();
+        let n = b.frames.len() as i32;
+        let keys = (n > 0).then(|| KeyChunk { size: 0, id: kind, frames: Frames::push(&bytes, &mut data) });
+        objects.push(AnpkObject {
+            cpan: ChunkHeader::new(b"CPAN", 0),
+            anim_id: FourCc(*b"ANIM"),
+            name: FixedName(obj_name),
+            unknown: 0,
+            last_frame: n - 1,
+            link: AnimLink::Tag(b.bone.id.unwrap_or(-1)),
+            keys,
         });
     }
-    Ok(Anpk { size: 0, info: ChunkHeader::new(b"INFO", 0), block_name: padded_name(block), animations })
+    Ok(AnpkAnimation {
+        name_chunk: ChunkHeader::new(b"NAME", 0),
+        name: padded_name(until_nul(&name)),
+        dgan: ChunkHeader::new(b"DGAN", 0),
+        info: ChunkHeader::new(b"INFO", 8),
+        info_extra: Hex(vec![0; 4]),
+        objects: Nodes::new(objects, data),
+    })
 }
 
 #[cfg(test)]
