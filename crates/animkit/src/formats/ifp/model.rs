@@ -103,7 +103,13 @@ pub(crate) fn choice(params: &BTreeMap<String, String>, key: &str, no: &str, yes
 /// Whether a bone is the ped root, which carries the clump's motion: HAnim tag 0, or without a tag
 /// the root's name in any game (`Root` in VC and SA, `Normal` in some SA files, `player` in III).
 fn is_root(bone: &BoneRef) -> bool {
-    bone.id.or_else(|| bone.name.as_deref().and_then(ped_tag)) == Some(0)
+    match bone.id {
+        Some(id) => id == 0,
+        None => bone.name.as_deref().is_some_and(|n| {
+            let n = n.trim();
+            ["root", "normal", "player"].iter().any(|r| n.eq_ignore_ascii_case(r))
+        }),
+    }
 }
 
 /// Decoded keys of one sequence or object.
