@@ -4,6 +4,7 @@
 //! - ANPK: header size = content − 8; header `INFO` = 4 + strlen + 1; `NAME` = strlen + 1;
 //!   `DGAN` = bytes from the end of its header to the end of the animation; DGAN `INFO` = 8;
 //!   `CPAN` = 8 + ANIM size + (8 + key size when the object has frames); key size = frames × size.
+//!   ANIM +36 = numFrames − 1.
 //! - ANP3: header size = content − 8; `frameDataSize` = Σ numFrames × frame size.
 //! - Name buffers: the name, a NUL, zero fill.
 
@@ -24,12 +25,10 @@ pub(crate) fn until_nul(buf: &[u8]) -> &[u8] {
 }
 
 /// A fixed buffer with everything after the first NUL zeroed.
-pub(crate) fn zero_after_nul<const N: usize>(buf: FixedName<N>) -> FixedName<N> {
-    let mut out = [0u8; N];
-    for (o, &b) in out.iter_mut().zip(until_nul(&buf.0)) {
-        *o = b;
-    }
-    FixedName(out)
+fn zero_after_nul<const N: usize>(mut buf: FixedName<N>) -> FixedName<N> {
+    let len = until_nul(&buf.0).len();
+    buf.0.iter_mut().skip(len).for_each(|b| *b = 0);
+    buf
 }
 
 /// The canonical size of an object's `CPAN` chunk.
@@ -42,13 +41,16 @@ pub(crate) fn dgan_size(anim: &AnpkAnimation) -> u32 {
     8 + round_up(anim.info.size as usize, 4) as u32 + anim.objects.iter().map(|o| 8 + cpan_size(o)).sum::<u32>()
 }
 
-/// The length of an animation in bytes.
-fn anpk_animation_len(anim: &AnpkAnimation) -> u32 {
-    8 + anim.name.0.len() as u32 + 8 + dgan_size(anim)
+/// Sets every derived field of `body` to its canonical value and cleans names and extra bytes.
+pub(crate) fn canonicalize(body: &mut Body) {
+    match body {
+        Body::Anpk(anpk) => canonicalize_anpk(anpk),
+        Body::Anp3(v2) => canonicalize_v2(v2, V2Version::Anp3),
+        Body::Anp2(v2) => canonicalize_v2(v2, V2Version::Anp2),
+    }
 }
 
-/// Sets every ANPK size field to its canonical value and cleans names and extra bytes.
-pub(crate) fn canonicalize_anpk(anpk: &mut Anpk) {
+fn canonicalize_anpk(anpk: &mut Anpk) {
     let block = until_nul(&anpk.block_name.0).to_vec();
     anpk.info = ChunkHeader::new(b"INFO", 4 + block.len() as u32 + 1);
     anpk.block_name = padded_name(&block);
@@ -61,6 +63,7 @@ pub(crate) fn canonicalize_anpk(anpk: &mut Anpk) {
         for obj in anim.objects.iter_mut() {
             obj.anim_id = FourCc(*b"ANIM");
             obj.name = zero_after_nul(obj.name);
+            obj.last_frame = obj.frame_count() as i32 - 1;
             if let Some(keys) = &mut obj.keys {
                 keys.size = keys.frames.len as u32;
             }
@@ -69,27 +72,27 @@ pub(crate) fn canonicalize_anpk(anpk: &mut Anpk) {
         anim.dgan = ChunkHeader::new(b"DGAN", dgan_size(anim));
     }
     let info_len = 8 + round_up(anpk.info.size as usize, 4) as u32;
-    anpk.size = info_len + anpk.animations.iter().map(anpk_animation_len).sum::<u32>();
+    // Each animation: the NAME chunk, the DGAN header and what DGAN counts.
+    anpk.size = info_len + anpk.animations.iter().map(|a| 16 + a.name.0.len() as u32 + dgan_size(a)).sum::<u32>();
 }
 
-/// Sets the ANP3 size fields and flags to their canonical values and cleans names.
-pub(crate) fn canonicalize_v2(v2: &mut V2) {
+fn canonicalize_v2(v2: &mut V2, version: V2Version) {
     v2.block_name = zero_after_nul(v2.block_name);
     let mut size = 28u32;
     for anim in &mut v2.animations {
         anim.name = zero_after_nul(anim.name);
         let frames: u32 = anim.sequences.iter().map(|s| s.frames.len as u32).sum();
-        if v2.version == V2Version::Anp3 {
+        if version == V2Version::Anp3 {
             anim.frame_data_size = frames;
             anim.flags = match anim.sequences.first() {
-                Some(s) if s.frames.kind.compressed() => 1,
+                Some(s) if s.frame_type.compressed() => 1,
                 _ => 0,
             };
         }
         for seq in anim.sequences.iter_mut() {
             seq.name = zero_after_nul(seq.name);
         }
-        size += v2.version.animation_header_size() as u32 + 36 * anim.sequences.len() as u32 + frames;
+        size += version.animation_header_size() as u32 + 36 * anim.sequences.len() as u32 + frames;
     }
     v2.size = size;
 }

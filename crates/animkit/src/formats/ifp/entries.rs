@@ -28,12 +28,6 @@ pub(crate) fn names(file: &IfpFile) -> Vec<String> {
     crate::entry_path::unique_paths(files.iter().map(String::as_str)).into_iter().map(|(name, _)| name).collect()
 }
 
-/// `file`'s body with its size field set to the canonical value, content − 8.
-fn with_canonical_size(mut file: IfpFile) -> IfpFile {
-    *size_field(&mut file) = content_size(&file);
-    file
-}
-
 /// The canonical header size of `file`: its bytes without the tail, minus the 8-byte header.
 fn content_size(file: &IfpFile) -> u32 {
     let body = IfpFile { tail: Default::default(), salvage: None, body: file.body.clone() };
@@ -48,11 +42,11 @@ fn size_field(file: &mut IfpFile) -> &mut u32 {
 /// Animation `index` alone, in a package of the same version and block name (canonical size, no
 /// tail); `None` when there is no such animation.
 pub(crate) fn single(file: &IfpFile, index: usize) -> Option<IfpFile> {
-    let body = match &file.body {
-        Body::Anpk(a) => Body::Anpk(Anpk { animations: vec![a.animations.get(index)?.clone()], ..a.clone() }),
-        Body::V2(v) => Body::V2(V2 { animations: vec![v.animations.get(index)?.clone()], ..v.clone() }),
-    };
-    Some(with_canonical_size(IfpFile { body, tail: Default::default(), salvage: None }))
+    let mut body = file.body.clone();
+    each_body!(&mut body, b => b.animations = vec![b.animations.get(index)?.clone()]);
+    let mut single = IfpFile { body, tail: Default::default(), salvage: None };
+    *size_field(&mut single) = content_size(&single);
+    Some(single)
 }
 
 /// `file` with animation `index` replaced by the only animation of `new`, which must be a package
@@ -81,7 +75,7 @@ pub(crate) fn replace(file: &IfpFile, index: usize, new: &IfpFile) -> Result<Ifp
             let new = n.animations.first().ok_or_else(missing)?;
             *slot = AnpkAnimation { name_chunk: slot.name_chunk, name: slot.name.clone(), ..new.clone() };
         }
-        (Body::V2(v), Body::V2(n)) => {
+        (Body::Anp3(v) | Body::Anp2(v), Body::Anp3(n) | Body::Anp2(n)) => {
             let slot = v.animations.get_mut(index).ok_or_else(missing)?;
             *slot = V2Animation { name: slot.name, ..n.animations.first().ok_or_else(missing)?.clone() };
         }

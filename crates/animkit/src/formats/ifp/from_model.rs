@@ -17,7 +17,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::canonical::{canonicalize_anpk, canonicalize_v2, padded_name, until_nul};
+use super::canonical::{canonicalize, padded_name, until_nul};
 use super::model::choice;
 use super::raw::*;
 use crate::error::{Error, Result};
@@ -95,11 +95,15 @@ pub(crate) fn from_model(package: &Package, options: BuildOptions) -> Result<(If
             .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
         clips.push((clip, bones));
     }
-    let body = if options.anpk {
-        Body::Anpk(build_anpk(until_nul(&block), &clips)?)
+    let mut body = if options.anpk {
+        let animations = clips.iter().map(|(clip, bones)| anpk_animation(clip, bones)).collect::<Result<_>>()?;
+        let (info, block_name) = (ChunkHeader::new(b"INFO", 0), padded_name(until_nul(&block)));
+        Body::Anpk(Anpk { size: 0, info, block_name, animations })
     } else {
-        Body::V2(build_anp3(block, &clips, options, &mut warnings)?)
+        let animations = clips.iter().map(|(clip, bones)| anp3_animation(clip, bones, options, &mut warnings));
+        Body::Anp3(V2 { size: 0, block_name: FixedName(block), animations: animations.collect::<Result<_>>()? })
     };
+    canonicalize(&mut body);
     Ok((IfpFile { body, tail: Hex::default(), salvage: None }, warnings))
 }
 
@@ -269,16 +273,12 @@ fn encode_compressed(frames: &[Frame], translation: bool) -> Result<Vec<u8>, Str
     let mut out = Vec::with_capacity(frames.len() * if translation { 16 } else { 10 });
     for (k, f) in frames.iter().enumerate() {
         for (i, c) in v2_fields(f, translation).enumerate() {
-            let v = match i {
-                0..=3 => fixed(c, 4096.0),
-                4 => ticks(c),
-                _ => fixed(c, 1024.0),
+            let (v, what, unit, limit) = match i {
+                0..=3 => (fixed(c, 4096.0), "rotation component", "", "7.99"),
+                4 => (ticks(c), "time", " s", "546.1"),
+                _ => (fixed(c, 1024.0), "translation", " m", "31.999"),
             };
-            let v = v.ok_or_else(|| match i {
-                0..=3 => format!("key {k}: rotation component {c} exceeds ±7.99"),
-                4 => format!("key {k}: time {c} s exceeds ±546.1 s"),
-                _ => format!("key {k}: translation {c} m exceeds ±31.999 m"),
-            })?;
+            let v = v.ok_or_else(|| format!("key {k}: {what} {c}{unit} exceeds ±{limit}{unit}"))?;
             out.extend_from_slice(&v.to_le_bytes());
         }
     }
@@ -296,21 +296,6 @@ fn anpk_fields(f: &Frame, kind: KeyKind) -> impl Iterator<Item = f32> {
     let (q, t, s) = (f.rotation, f.translation.unwrap_or(Vec3::ZERO), f.scale.unwrap_or(Vec3::ONE));
     let vectors = t.to_array().into_iter().chain(s.to_array()).take(kind.size() / 4 - 5);
     [-q.x, -q.y, -q.z, q.w].into_iter().chain(vectors).chain([f.time])
-}
-
-fn build_anp3(
-    block: [u8; 24],
-    clips: &[(&Clip, Vec<BoneFrames>)],
-    options: BuildOptions,
-    warnings: &mut Vec<String>,
-) -> Result<V2> {
-    let mut animations = Vec::with_capacity(clips.len());
-    for (clip, bones) in clips {
-        animations.push(anp3_animation(clip, bones, options, warnings)?);
-    }
-    let mut v2 = V2 { version: V2Version::Anp3, size: 0, block_name: FixedName(block), animations };
-    canonicalize_v2(&mut v2);
-    Ok(v2)
 }
 
 /// One clip as an ANP3 animation: compressed frames unless asked otherwise or a value overflows
@@ -351,55 +336,50 @@ fn anp3_animation(
             (false, true) => FrameType::RotTrans,
         };
         let name = FixedName(name_bytes::<24>(&bone_name(&b.bone), "bone").map_err(within)?);
-        let frames = Frames::push(kind, &bytes, &mut data);
-        sequences.push(V2Sequence { name, bone_tag: b.bone.id.unwrap_or(-1), frames });
+        let frames = Frames::push(&bytes, &mut data);
+        sequences.push(V2Sequence { name, bone_tag: b.bone.id.unwrap_or(-1), frame_type: kind, frames });
     }
     let name = FixedName(name_bytes::<24>(&clip.name, "animation")?);
     Ok(V2Animation { name, frame_data_size: 0, flags: 0, sequences: Nodes::new(sequences, data) })
 }
 
-fn build_anpk(block: &[u8], clips: &[(&Clip, Vec<BoneFrames>)]) -> Result<Anpk> {
-    let mut animations = Vec::with_capacity(clips.len());
-    for (clip, bones) in clips {
-        let name = name_bytes::<24>(&clip.name, "animation")?;
-        let (mut objects, mut data) = (Vec::with_capacity(bones.len()), Vec::new());
-        for b in bones {
-            let obj_name = name_bytes::<28>(&bone_name(&b.bone), "bone")
-                .and_then(|n| name_bytes::<24>(&bone_name(&b.bone), "bone").map(|_| n))
-                .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
-            let kind = if b.frames.iter().any(|f| f.scale.is_some()) {
-                KeyKind::Rts
-            } else if b.frames.iter().any(|f| f.translation.is_some()) {
-                KeyKind::Rt
-            } else {
-                KeyKind::R
-            };
-            let bytes: Vec<u8> =
-                b.frames.iter().flat_map(|f| anpk_fields(f, kind)).flat_map(f32::to_le_bytes).collect();
-            let n = b.frames.len() as i32;
-            let keys = (n > 0).then(|| KeyChunk { size: 0, frames: Frames::push(kind, &bytes, &mut data) });
-            objects.push(AnpkObject {
-                cpan: ChunkHeader::new(b"CPAN", 0),
-                anim_id: FourCc(*b"ANIM"),
-                name: FixedName(obj_name),
-                unknown: 0,
-                last_frame: n - 1,
-                link: AnimLink::Tag(b.bone.id.unwrap_or(-1)),
-                keys,
-            });
-        }
-        animations.push(AnpkAnimation {
-            name_chunk: ChunkHeader::new(b"NAME", 0),
-            name: padded_name(until_nul(&name)),
-            dgan: ChunkHeader::new(b"DGAN", 0),
-            info: ChunkHeader::new(b"INFO", 8),
-            info_extra: Hex(vec![0; 4]),
-            objects: Nodes::new(objects, data),
+/// One clip as an ANPK animation: KRTS, KRT0 or KR00 keys per bone, as its frames carry scale
+/// and translation.
+fn anpk_animation(clip: &Clip, bones: &[BoneFrames]) -> Result<AnpkAnimation> {
+    let name = name_bytes::<24>(&clip.name, "animation")?;
+    let (mut objects, mut data) = (Vec::with_capacity(bones.len()), Vec::new());
+    for b in bones {
+        let obj_name = name_bytes::<28>(&bone_name(&b.bone), "bone")
+            .and_then(|n| name_bytes::<24>(&bone_name(&b.bone), "bone").map(|_| n))
+            .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
+        let kind = if b.frames.iter().any(|f| f.scale.is_some()) {
+            KeyKind::Rts
+        } else if b.frames.iter().any(|f| f.translation.is_some()) {
+            KeyKind::Rt
+        } else {
+            KeyKind::R
+        };
+        let bytes: Vec<u8> = b.frames.iter().flat_map(|f| anpk_fields(f, kind)).flat_map(f32::to_le_bytes).collect();
+        let n = b.frames.len() as i32;
+        let keys = (n > 0).then(|| KeyChunk { size: 0, id: kind, frames: Frames::push(&bytes, &mut data) });
+        objects.push(AnpkObject {
+            cpan: ChunkHeader::new(b"CPAN", 0),
+            anim_id: FourCc(*b"ANIM"),
+            name: FixedName(obj_name),
+            unknown: 0,
+            last_frame: n - 1,
+            link: AnimLink::Tag(b.bone.id.unwrap_or(-1)),
+            keys,
         });
     }
-    let mut anpk = Anpk { size: 0, info: ChunkHeader::new(b"INFO", 0), block_name: padded_name(block), animations };
-    canonicalize_anpk(&mut anpk);
-    Ok(anpk)
+    Ok(AnpkAnimation {
+        name_chunk: ChunkHeader::new(b"NAME", 0),
+        name: padded_name(until_nul(&name)),
+        dgan: ChunkHeader::new(b"DGAN", 0),
+        info: ChunkHeader::new(b"INFO", 8),
+        info_extra: Hex(vec![0; 4]),
+        objects: Nodes::new(objects, data),
+    })
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! Findings carry the offset of the offending field. Offsets are recomputed here from the raw
 //! layer (structures are fixed-size or size-prefixed, so a running position is exact).
 
-use super::canonical::{canonicalize_anpk, canonicalize_v2, cpan_size, dgan_size, padded_name, until_nul};
+use super::canonical::{canonicalize, cpan_size, dgan_size, padded_name, until_nul};
 use super::model::{decode_anpk, decode_v2, Keys};
 use super::raw::*;
 use crate::bytes::round_up;
@@ -99,7 +99,8 @@ pub(crate) fn lint(file: &IfpFile) -> Vec<Finding> {
         l.fixable(Error, "truncated-animation", msg, s.stopped_at, "");
     }
     let (content_end, declared_size) = match &file.body {
-        Body::V2(v2) => (lint_v2(&mut l, v2), v2.size),
+        Body::Anp3(v2) => (lint_v2(&mut l, v2, V2Version::Anp3), v2.size),
+        Body::Anp2(v2) => (lint_v2(&mut l, v2, V2Version::Anp2), v2.size),
         Body::Anpk(anpk) => (lint_anpk(&mut l, anpk), anpk.size),
     };
     let tail = file.tail.0.len();
@@ -133,7 +134,7 @@ fn duplicates<'a>(names: impl Iterator<Item = &'a [u8]>) -> Option<String> {
 }
 
 /// Checks an ANP2/ANP3 body; returns the offset of its end.
-fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
+fn lint_v2(l: &mut Linter, v2: &V2, version: V2Version) -> usize {
     l.fixed_name(&v2.block_name.0, 8, "header");
     let block_len = until_nul(&v2.block_name.0).len();
     if block_len > 15 {
@@ -144,7 +145,7 @@ fn lint_v2(l: &mut Linter, v2: &V2) -> usize {
     }
     let mut pos = 36;
     for (ai, anim) in v2.animations.iter().enumerate() {
-        pos = lint_v2_animation(l, v2.version, anim, ai, pos);
+        pos = lint_v2_animation(l, version, anim, ai, pos);
     }
     pos
 }
@@ -173,7 +174,7 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
     for (si, seq) in anim.sequences.iter().enumerate() {
         let spath = &format!("{path} / sequence {si} \"{}\"", latin1_until_nul(&seq.name.0));
         l.fixed_name(&seq.name.0, pos, spath);
-        let n = seq.frames.count();
+        let n = seq.frame_count();
         if n == 0 {
             let msg = "sequence with zero frames: San Andreas reads key −1";
             l.fixable(Error, "empty-sequence", msg, pos + 28, spath);
@@ -182,10 +183,10 @@ fn lint_v2_animation(l: &mut Linter, version: V2Version, anim: &V2Animation, ai:
             let msg = format!("{n} frames: San Andreas stores the count in 16 bits");
             l.at(Error, "too-many-frames", msg, pos + 28, spath);
         }
-        if let Some(t0) = l.keys(&decode_v2(seq.frames.kind, anim.sequences.of(seq)), pos + 36, spath) {
+        if let Some(t0) = l.keys(&decode_v2(seq.frame_type, anim.sequences.of(seq)), pos + 36, spath) {
             late.push((pos + 36, t0));
         }
-        if seq.frames.kind.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
+        if seq.frame_type.has_translation() && !matches!(seq.bone_tag, 0 | -1) {
             translated.push((pos + 24, seq.bone_tag));
         }
         pos += 36 + seq.frames.len;
@@ -210,7 +211,7 @@ fn lint_v2_header(l: &mut Linter, version: V2Version, anim: &V2Animation, anim_a
         let msg = format!("frameDataSize {fds} > {frames} bytes of frames");
         l.fixable(Warning, "frame-data-size-too-large", msg, anim_at + 28, path);
     }
-    let compressed: Vec<bool> = anim.sequences.iter().map(|s| s.frames.kind.compressed()).collect();
+    let compressed: Vec<bool> = anim.sequences.iter().map(|s| s.frame_type.compressed()).collect();
     if compressed.iter().any(|&c| c) && compressed.iter().any(|&c| !c) {
         l.at(Error, "mixed-frame-types", "compressed and uncompressed sequences in one animation", anim_at, path);
     } else if let Some(&first) = compressed.first().filter(|&&c| sa && (anim.flags & 1 == 1) != c) {
@@ -330,7 +331,7 @@ fn lint_anpk_object(
         return (pos, None);
     };
     l.size("key chunk", k.size, k.frames.len, pos + 4, path);
-    let keys = decode_anpk(k.frames.kind, bytes, true);
+    let keys = decode_anpk(k.id, bytes, true);
     let late = l.keys(&keys, pos + 8, path).map(|t0| (pos + 8, t0));
     let off = |s: &glam::Vec3| (*s - glam::Vec3::ONE).abs().max_element();
     let worst = keys.scales.iter().flatten().copied().max_by(|a, b| off(a).total_cmp(&off(b)));
@@ -359,28 +360,20 @@ pub(crate) fn repair(file: &IfpFile) -> (IfpFile, Vec<String>) {
         changes.push(format!("removed {} bytes after the last animation", out.tail.0.len()));
         out.tail = Hex::default();
     }
-    match &mut out.body {
-        Body::V2(v2) => {
-            for anim in &mut v2.animations {
-                let before = anim.sequences.len();
-                anim.sequences.retain(|s| s.frames.len > 0);
-                if anim.sequences.len() != before {
-                    changes.push(format!(
-                        "animation \"{}\": removed {} sequence(s) with zero frames",
-                        latin1_until_nul(&anim.name.0),
-                        before - anim.sequences.len()
-                    ));
-                }
+    if let Body::Anp3(v2) | Body::Anp2(v2) = &mut out.body {
+        for anim in &mut v2.animations {
+            let before = anim.sequences.len();
+            anim.sequences.retain(|s| s.frames.len > 0);
+            if anim.sequences.len() != before {
+                changes.push(format!(
+                    "animation \"{}\": removed {} sequence(s) with zero frames",
+                    latin1_until_nul(&anim.name.0),
+                    before - anim.sequences.len()
+                ));
             }
-            canonicalize_v2(v2);
-        }
-        Body::Anpk(anpk) => {
-            for obj in anpk.animations.iter_mut().flat_map(|a| a.objects.iter_mut()) {
-                obj.last_frame = obj.frame_count() as i32 - 1;
-            }
-            canonicalize_anpk(anpk);
         }
     }
+    canonicalize(&mut out.body);
     // Report field changes by comparing the canonical document with the original.
     let before = lint(file);
     let after = lint(&out);

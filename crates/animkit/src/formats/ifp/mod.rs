@@ -182,11 +182,8 @@ impl Document for IfpDocument {
         let index = names.iter().position(|n| n.eq_ignore_ascii_case(name)).ok_or_else(|| {
             let shown: Vec<&str> = names.iter().map(String::as_str).take(8).collect();
             let more = if names.len() > shown.len() { ", …" } else { "" };
-            Error::new(
-                ErrorKind::Invalid,
-                None,
-                format!("no animation \"{name}\" (entries: {}{more})", shown.join(", ")),
-            )
+            let msg = format!("no animation \"{name}\" (entries: {}{more})", shown.join(", "));
+            Error::new(ErrorKind::Invalid, None, msg)
         })?;
         let new = IfpFile::read(&data, false).map_err(|e| e.within(format!("the new {name}")))?;
         let file = entries::replace(&self.file, index, &new).map_err(|e| e.within(format!("animation {index}")))?;
@@ -197,11 +194,11 @@ impl Document for IfpDocument {
         let f = &self.file;
         let mut notes = vec![format!("block \"{}\"", each_body!(&f.body, b => latin1_until_nul(&b.block_name.0)))];
         let counts = match &f.body {
-            Body::V2(v2) => {
+            Body::Anp3(v2) | Body::Anp2(v2) => {
                 let sequences = || v2.animations.iter().flat_map(|a| a.sequences.iter());
                 [
                     (v2.animations.iter().filter(|a| a.flags & 1 == 0).count(), "animation(s) with flags 0"),
-                    (sequences().filter(|s| !s.frames.kind.compressed()).count(), "uncompressed sequence(s)"),
+                    (sequences().filter(|s| !s.frame_type.compressed()).count(), "uncompressed sequence(s)"),
                 ]
             }
             Body::Anpk(a) => {

@@ -331,11 +331,11 @@ impl Animation for V2Animation {
     }
     #[inline]
     fn shape(seq: &V2Sequence, _: ModelOptions) -> Option<(usize, bool, bool)> {
-        (seq.frames.len > 0).then(|| (seq.frames.count(), seq.frames.kind.has_translation(), false))
+        (seq.frames.len > 0).then(|| (seq.frame_count(), seq.frame_type.has_translation(), false))
     }
     #[inline(always)]
     fn keys(&self, seq: &V2Sequence, _: ModelOptions) -> Keys {
-        decode_v2(seq.frames.kind, self.sequences.of(seq))
+        decode_v2(seq.frame_type, self.sequences.of(seq))
     }
 }
 
@@ -362,13 +362,13 @@ impl Animation for AnpkAnimation {
     }
     #[inline]
     fn shape(obj: &AnpkObject, options: ModelOptions) -> Option<(usize, bool, bool)> {
-        let kind = obj.keys.as_ref()?.frames.kind;
+        let kind = obj.keys.as_ref()?.id;
         Some((obj.frame_count(), kind != KeyKind::R, options.scale_of(kind)))
     }
     #[inline(always)]
     fn keys(&self, obj: &AnpkObject, options: ModelOptions) -> Keys {
         let bytes = self.objects.of(obj);
-        obj.keys.as_ref().map_or_else(Keys::default, |k| decode_anpk(k.frames.kind, bytes, options.keep_scale))
+        obj.keys.as_ref().map_or_else(Keys::default, |k| decode_anpk(k.id, bytes, options.keep_scale))
     }
 }
 

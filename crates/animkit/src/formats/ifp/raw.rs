@@ -21,12 +21,11 @@
 //! `[qx, qy, qz, qw, ticks(, tx, ty, tz)]`, types 1/2 as floats `[qx, qy, qz, qw, time(, tx, ty, tz)]`,
 //! ANPK keys as floats `[qx, qy, qz, qw(, tx, ty, tz(, sx, sy, sz)), time]` (conjugated, as stored).
 
-use std::borrow::Cow;
+use std::convert::Infallible;
 use std::ops::{Deref, DerefMut};
 
 use bytes::Bytes;
 use serde::de::{self, DeserializeOwned};
-use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::bytes::{round_up, Cursor, Endian, Writer};
@@ -83,57 +82,31 @@ fn deserialize_salvage<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Salvage
 }
 
 /// The file's body; `"magic"` names its version in JSON.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "magic")]
 pub(crate) enum Body {
     /// Version 1 (GTA III, Vice City): chunked.
+    #[serde(rename = "ANPK")]
     Anpk(Anpk),
-    /// Version 2 (San Andreas): fixed records.
-    V2(V2),
+    /// Version 2 (San Andreas): fixed records, 36-byte animation headers.
+    #[serde(rename = "ANP3")]
+    Anp3(V2),
+    /// Version 2 with 28-byte animation headers (no frameDataSize, no flags).
+    #[serde(rename = "ANP2")]
+    Anp2(V2),
 }
 
-/// `$e` with `$b` bound to the body of either version (both have `size`, `block_name` and
+/// `$e` with `$b` bound to the body of any version (all have `size`, `block_name` and
 /// `animations`).
 macro_rules! each_body {
     ($body:expr, $b:ident => $e:expr) => {
         match $body {
             Body::Anpk($b) => $e,
-            Body::V2($b) => $e,
+            Body::Anp3($b) | Body::Anp2($b) => $e,
         }
     };
 }
 pub(crate) use each_body;
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "magic")]
-enum Tagged<A, V> {
-    #[serde(rename = "ANPK")]
-    Anpk(A),
-    #[serde(rename = "ANP3")]
-    Anp3(V),
-    #[serde(rename = "ANP2")]
-    Anp2(V),
-}
-
-impl Serialize for Body {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Body::Anpk(a) => Tagged::<_, &V2>::Anpk(a),
-            Body::V2(v) if v.version == V2Version::Anp2 => Tagged::Anp2(v),
-            Body::V2(v) => Tagged::Anp3(v),
-        }
-        .serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Body {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(match Tagged::<Anpk, V2>::deserialize(d)? {
-            Tagged::Anpk(a) => Body::Anpk(a),
-            Tagged::Anp3(v) => Body::V2(V2 { version: V2Version::Anp3, ..v }),
-            Tagged::Anp2(v) => Body::V2(V2 { version: V2Version::Anp2, ..v }),
-        })
-    }
-}
 
 impl IfpFile {
     /// Reads an IFP file. With `lenient`, an animation that cannot be parsed ends the parse
@@ -162,9 +135,11 @@ impl IfpFile {
     pub(crate) fn write(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(Endian::Little, self.estimated_size());
         let declared = self.salvage.as_ref().map(|s| s.declared_animations);
+        w.bytes(&self.magic());
         match &self.body {
             Body::Anpk(anpk) => anpk.write(&mut w, declared),
-            Body::V2(v2) => v2.write(&mut w, declared),
+            Body::Anp3(v2) => v2.write(&mut w, declared, V2Version::Anp3),
+            Body::Anp2(v2) => v2.write(&mut w, declared, V2Version::Anp2),
         }
         w.bytes(&self.tail.0);
         w.into_vec()
@@ -173,7 +148,9 @@ impl IfpFile {
     fn estimated_size(&self) -> usize {
         let body: usize = match &self.body {
             Body::Anpk(a) => a.animations.iter().flat_map(|a| a.objects.iter()).map(|o| 68 + o.key_len()).sum(),
-            Body::V2(v) => v.animations.iter().flat_map(|a| a.sequences.iter()).map(|s| 36 + s.frames.len).sum(),
+            Body::Anp3(v) | Body::Anp2(v) => {
+                v.animations.iter().flat_map(|a| a.sequences.iter()).map(|s| 36 + s.frames.len).sum()
+            }
         };
         body + self.tail.0.len() + 4096
     }
@@ -182,7 +159,8 @@ impl IfpFile {
     pub(crate) fn magic(&self) -> [u8; 4] {
         match &self.body {
             Body::Anpk(_) => *b"ANPK",
-            Body::V2(v2) => v2.version.magic(),
+            Body::Anp3(_) => *b"ANP3",
+            Body::Anp2(_) => *b"ANP2",
         }
     }
 
@@ -289,7 +267,6 @@ impl Anpk {
     }
 
     fn write(&self, w: &mut Writer, declared: Option<u32>) {
-        w.bytes(b"ANPK");
         w.u32(self.size);
         self.info.write(w);
         w.u32(declared.unwrap_or(self.animations.len() as u32));
@@ -343,8 +320,7 @@ impl AnpkAnimation {
 /// One animated object: `CPAN`, `ANIM` (name\[28\], numFrames, unknown, last frame, link), and a
 /// key chunk when it has frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(bound(deserialize = "F: Deserialize<'de>"))]
-pub(crate) struct AnpkObject<F = Frames<KeyKind>> {
+pub(crate) struct AnpkObject<F = Frames> {
     pub cpan: ChunkHeader,
     /// The `ANIM` chunk id. Its size field is 44 or 48, which [`AnimLink`] records.
     pub anim_id: FourCc,
@@ -382,7 +358,7 @@ impl AnpkObject {
             let key_offset = c.offset();
             let header = ChunkHeader::read(c)?;
             let kind = KeyKind::try_from(header.id).map_err(|m| Error::invalid(key_offset, m))?;
-            Some(KeyChunk { size: header.size, frames: Frames::read(c, base, kind, num_frames)? })
+            Some(KeyChunk { size: header.size, id: kind, frames: Frames::read(c, base, kind, num_frames)? })
         };
         Ok(AnpkObject { cpan, anim_id: anim.id, name, unknown, last_frame, link, keys })
     }
@@ -402,14 +378,14 @@ impl AnpkObject {
         }
         // A key chunk without frames is no key chunk: numFrames 0 says none follows.
         if let Some(keys) = self.keys.as_ref().filter(|k| k.frames.len > 0) {
-            ChunkHeader { id: keys.frames.kind.into(), size: keys.size }.write(w);
+            ChunkHeader { id: keys.id.into(), size: keys.size }.write(w);
             w.bytes(frames);
         }
     }
 
     /// numFrames: the frames of the key chunk.
     pub(crate) fn frame_count(&self) -> usize {
-        self.keys.as_ref().map_or(0, |k| k.frames.count())
+        self.keys.as_ref().map_or(0, |k| k.frames.count(k.id))
     }
 
     /// The length of the key chunk's frames in bytes (0 without one).
@@ -421,14 +397,14 @@ impl AnpkObject {
 impl Node for AnpkObject {
     type Kind = KeyKind;
     type With<F> = AnpkObject<F>;
-    fn frames(&self) -> Option<&Frames<KeyKind>> {
+    fn frames(&self) -> Option<&Frames> {
         self.keys.as_ref().map(|k| &k.frames)
     }
-    fn map<F, G>(o: &AnpkObject<F>, f: impl FnOnce(&F) -> G) -> AnpkObject<G> {
-        let keys = o.keys.as_ref().map(|k| KeyChunk { size: k.size, frames: f(&k.frames) });
+    fn map<F, G, E>(o: &AnpkObject<F>, f: impl FnOnce(KeyKind, &F) -> Result<G, E>) -> Result<AnpkObject<G>, E> {
+        let keys = o.keys.as_ref().map(|k| Ok(KeyChunk { size: k.size, id: k.id, frames: f(k.id, &k.frames)? }));
         let (cpan, anim_id, name, unknown, last_frame, link) =
             (o.cpan, o.anim_id, o.name, o.unknown, o.last_frame, o.link);
-        AnpkObject { cpan, anim_id, name, unknown, last_frame, link, keys }
+        Ok(AnpkObject { cpan, anim_id, name, unknown, last_frame, link, keys: keys.transpose()? })
     }
 }
 
@@ -465,34 +441,34 @@ impl AnimLink {
 
 /// The key chunk of an object with frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct KeyChunk<F = Frames<KeyKind>> {
+#[serde(deny_unknown_fields)]
+pub(crate) struct KeyChunk<F = Frames> {
     /// The key chunk's size field (numFrames × frame size in a consistent file).
     pub size: u32,
-    /// The frames; their layout is the chunk id (`"id"` in JSON).
-    #[serde(flatten)]
+    /// The chunk id: the frames' layout.
+    pub id: KeyKind,
     pub frames: F,
 }
 
-/// A frame layout: its size, its field type and its key in JSON.
-pub(crate) trait Layout: Copy + Serialize + DeserializeOwned {
-    /// The JSON key of the layout beside the frames.
-    const KEY: &'static str;
+/// A frame layout: its size and its field type.
+pub(crate) trait Layout: Copy {
     /// Bytes per frame.
     fn size(self) -> usize;
     /// Whether the fields are i16 (else f32).
     fn compressed(self) -> bool;
 }
 
-/// ANPK key frame layouts: f32 fields, time last; quaternions stored conjugated.
+/// ANPK key frame layouts: f32 fields, time last; quaternions stored conjugated. The
+/// discriminant is the frame size in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "FourCc", into = "FourCc")]
 pub(crate) enum KeyKind {
-    /// `KR00`: q×4, time (20 bytes).
-    R,
-    /// `KRT0`: q×4, translation×3, time (32 bytes).
-    Rt,
-    /// `KRTS`: q×4, translation×3, scale×3, time (44 bytes).
-    Rts,
+    /// `KR00`: q×4, time.
+    R = 20,
+    /// `KRT0`: q×4, translation×3, time.
+    Rt = 32,
+    /// `KRTS`: q×4, translation×3, scale×3, time.
+    Rts = 44,
 }
 
 impl From<KeyKind> for FourCc {
@@ -517,13 +493,8 @@ impl TryFrom<FourCc> for KeyKind {
 }
 
 impl Layout for KeyKind {
-    const KEY: &'static str = "id";
     fn size(self) -> usize {
-        match self {
-            KeyKind::R => 20,
-            KeyKind::Rt => 32,
-            KeyKind::Rts => 44,
-        }
+        self as usize
     }
     fn compressed(self) -> bool {
         false
@@ -534,9 +505,6 @@ impl Layout for KeyKind {
 /// fixed records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct V2 {
-    /// The version, `"magic"` in JSON.
-    #[serde(skip)]
-    pub version: V2Version,
     /// The header size field, never used by the games.
     pub size: u32,
     pub block_name: FixedName<24>,
@@ -563,36 +531,27 @@ impl V2 {
                 format!("animation {i} \"{name}\"")
             })
         })?;
-        Ok((Body::V2(V2 { version, size, block_name, animations }), salvage))
+        let v2 = V2 { size, block_name, animations };
+        Ok((if version == V2Version::Anp3 { Body::Anp3(v2) } else { Body::Anp2(v2) }, salvage))
     }
 
-    fn write(&self, w: &mut Writer, declared: Option<u32>) {
-        w.bytes(&self.version.magic());
+    fn write(&self, w: &mut Writer, declared: Option<u32>, version: V2Version) {
         let animation_count = declared.unwrap_or(self.animations.len() as u32);
         V2Header { size: self.size, block_name: self.block_name, animation_count }.write(w);
-        self.animations.iter().for_each(|a| a.write(w, self.version));
+        self.animations.iter().for_each(|a| a.write(w, version));
     }
 }
 
 /// `ANP2` or `ANP3`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum V2Version {
     /// `ANP2`: 28-byte animation headers (no frameDataSize, no flags).
     Anp2,
     /// `ANP3`: 36-byte animation headers.
-    #[default]
     Anp3,
 }
 
 impl V2Version {
-    /// The file's first four bytes.
-    pub(crate) fn magic(self) -> [u8; 4] {
-        match self {
-            V2Version::Anp2 => *b"ANP2",
-            V2Version::Anp3 => *b"ANP3",
-        }
-    }
-
     /// Bytes of an animation header: name\[24\], numSequences (and frameDataSize, flags in ANP3).
     pub(crate) fn animation_header_size(self) -> usize {
         match self {
@@ -643,12 +602,13 @@ impl V2Animation {
 /// One ANP2/ANP3 sequence: a 36-byte header (name\[24\], frame type, numFrames, bone tag), then
 /// its frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct V2Sequence<F = Frames<FrameType>> {
+#[serde(deny_unknown_fields)]
+pub(crate) struct V2Sequence<F = Frames> {
     pub name: FixedName<24>,
     /// The HAnim bone id (−1 = match by name).
     pub bone_tag: i32,
-    /// The frames; their layout is the frame type (`"frame_type"` in JSON).
-    #[serde(flatten)]
+    /// The frames' layout.
+    pub frame_type: FrameType,
     pub frames: F,
 }
 
@@ -672,25 +632,32 @@ impl V2Sequence {
         let SequenceHeader { name, frame_type, frame_count, bone_tag } =
             SequenceHeader::read(&mut Cursor::with_base(&header, at, Endian::Little))?;
         let kind = FrameType::try_from(frame_type).map_err(|m| Error::invalid(at + 24, m))?;
-        Ok(V2Sequence { name, bone_tag, frames: Frames::read(c, base, kind, u64::from(frame_count))? })
+        let frames = Frames::read(c, base, kind, u64::from(frame_count))?;
+        Ok(V2Sequence { name, bone_tag, frame_type: kind, frames })
     }
 
     /// Writes the sequence, with `frames`, the bytes of its frames.
     fn write(&self, w: &mut Writer, frames: &[u8]) {
-        let (frame_type, frame_count) = (self.frames.kind as u32, self.frames.count() as u32);
+        let (frame_type, frame_count) = (self.frame_type as u32, self.frame_count() as u32);
         SequenceHeader { name: self.name, frame_type, frame_count, bone_tag: self.bone_tag }.write(w);
         w.bytes(frames);
+    }
+
+    /// numFrames.
+    pub(crate) fn frame_count(&self) -> usize {
+        self.frames.count(self.frame_type)
     }
 }
 
 impl Node for V2Sequence {
     type Kind = FrameType;
     type With<F> = V2Sequence<F>;
-    fn frames(&self) -> Option<&Frames<FrameType>> {
+    fn frames(&self) -> Option<&Frames> {
         Some(&self.frames)
     }
-    fn map<F, G>(s: &V2Sequence<F>, f: impl FnOnce(&F) -> G) -> V2Sequence<G> {
-        V2Sequence { name: s.name, bone_tag: s.bone_tag, frames: f(&s.frames) }
+    fn map<F, G, E>(s: &V2Sequence<F>, f: impl FnOnce(FrameType, &F) -> Result<G, E>) -> Result<V2Sequence<G>, E> {
+        let (name, bone_tag, frame_type) = (s.name, s.bone_tag, s.frame_type);
+        Ok(V2Sequence { name, bone_tag, frame_type, frames: f(frame_type, &s.frames)? })
     }
 }
 
@@ -729,7 +696,6 @@ impl FrameType {
 }
 
 impl Layout for FrameType {
-    const KEY: &'static str = "frame_type";
     fn size(self) -> usize {
         match self {
             FrameType::Rot => 20,
@@ -748,12 +714,12 @@ impl Layout for FrameType {
 pub(crate) trait Node {
     /// Its frame layout.
     type Kind: Layout;
-    /// The node with frames of type `F`: `Self` holds [`Frames`], JSON holds [`FrameData`].
+    /// The node with frames of type `F`: `Self` holds [`Frames`], JSON holds [`Rows`].
     type With<F>;
     /// Its frames; `None` for an ANPK object without a key chunk.
-    fn frames(&self) -> Option<&Frames<Self::Kind>>;
-    /// `node` with its frames (if any) turned into `G`.
-    fn map<F, G>(node: &Self::With<F>, f: impl FnOnce(&F) -> G) -> Self::With<G>;
+    fn frames(&self) -> Option<&Frames>;
+    /// `node` with its frames (if any) turned into `G` by `f`, which is given their layout.
+    fn map<F, G, E>(node: &Self::With<F>, f: impl FnOnce(Self::Kind, &F) -> Result<G, E>) -> Result<Self::With<G>, E>;
 }
 
 /// The sequences or objects of one animation and the bytes their frames are ranges of: the
@@ -792,7 +758,7 @@ impl<N: Node> Nodes<N> {
     /// The frame bytes of `node` (none without frames).
     #[inline]
     pub(crate) fn of(&self, node: &N) -> &[u8] {
-        node.frames().and_then(|f| self.data.get(f.start..f.start + f.len)).unwrap_or_default()
+        node.frames().map_or(&[], |f| f.slice(&self.data))
     }
 }
 
@@ -817,83 +783,87 @@ impl<N: Node + PartialEq> PartialEq for Nodes<N> {
 }
 
 /// In JSON, each node with its frames inline, taken from the animation's bytes.
-impl<K: Layout, N: Node<Kind = K, With<Frames<K>> = N>> Serialize for Nodes<N>
+impl<K: Layout, N: Node<Kind = K, With<Frames> = N>> Serialize for Nodes<N>
 where
-    for<'a> N::With<FrameData<'a, K>>: Serialize,
+    for<'a> N::With<Rows<'a, K>>: Serialize,
 {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.list.iter().map(|n| N::map(n, |f: &Frames<K>| f.data(&self.data))))
+        let rows = |kind, f: &Frames| Ok::<_, Infallible>(Rows(kind, f.slice(&self.data)));
+        s.collect_seq(self.list.iter().map(|n| {
+            let Ok(json) = N::map(n, rows);
+            json
+        }))
     }
 }
 
 /// From JSON, the frames of each node appended to the animation's bytes.
-impl<'de, K: Layout, N: Node<Kind = K, With<Frames<K>> = N>> Deserialize<'de> for Nodes<N>
+impl<'de, K: Layout, N: Node<Kind = K, With<Frames> = N>> Deserialize<'de> for Nodes<N>
 where
-    N::With<FrameData<'static, K>>: DeserializeOwned,
+    N::With<Vec<Vec<serde_json::Value>>>: DeserializeOwned,
 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let json = Vec::<N::With<FrameData<'static, K>>>::deserialize(d)?;
+        let json = Vec::<N::With<Vec<Vec<serde_json::Value>>>>::deserialize(d)?;
         let mut data = Vec::new();
-        let list =
-            json.iter().map(|j| N::map(j, |f: &FrameData<K>| Frames::push(f.kind, &f.bytes, &mut data))).collect();
-        Ok(Nodes::new(list, data))
+        let mut frames = |kind, rows: &Vec<_>| Ok(Frames::push(&frame_bytes(kind, rows)?, &mut data));
+        let list = json.iter().map(|j| N::map(j, &mut frames)).collect::<Result<_, String>>();
+        Ok(Nodes::new(list.map_err(de::Error::custom)?, data))
     }
 }
 
 /// Frames as stored: numFrames × frame size little-endian bytes at `start` in the animation's
-/// bytes ([`Nodes`]), and their layout. Two are equal when their layout and length are; the
+/// bytes ([`Nodes`]); the node holds their layout. Two are equal when their lengths are; the
 /// bytes are compared by [`Nodes`].
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Frames<K> {
-    pub kind: K,
+pub(crate) struct Frames {
     /// Offset in the animation's bytes.
     pub start: usize,
     /// Length in bytes (numFrames × frame size).
     pub len: usize,
 }
 
-impl<K: Layout + PartialEq> PartialEq for Frames<K> {
+impl PartialEq for Frames {
     fn eq(&self, other: &Self) -> bool {
-        self.kind == other.kind && self.len == other.len
+        self.len == other.len
     }
 }
 
-impl<K: Layout> Frames<K> {
+impl Frames {
     /// Reads `count` frames of `kind`, checked against the bytes that remain, as a range of the
     /// animation's bytes, which begin at `base`.
     #[inline]
-    fn read(c: &mut Cursor, base: usize, kind: K, count: u64) -> Result<Self> {
+    fn read(c: &mut Cursor, base: usize, kind: impl Layout, count: u64) -> Result<Self> {
         let n = c.count(count, kind.size(), "frame")?;
         let start = c.offset() - base;
         let len = c.take(n * kind.size())?.len();
-        Ok(Frames { kind, start, len })
+        Ok(Frames { start, len })
     }
 
-    /// Frames of `kind` holding `bytes`, appended to the animation's bytes `data`.
-    pub(crate) fn push(kind: K, bytes: &[u8], data: &mut Vec<u8>) -> Self {
+    /// Frames holding `bytes`, appended to the animation's bytes `data`.
+    pub(crate) fn push(bytes: &[u8], data: &mut Vec<u8>) -> Self {
         let start = data.len();
         data.extend_from_slice(bytes);
-        Frames { kind, start, len: bytes.len() }
+        Frames { start, len: bytes.len() }
     }
 
-    /// numFrames.
-    pub(crate) fn count(&self) -> usize {
-        self.len / self.kind.size()
+    /// numFrames, for frames of `kind`.
+    pub(crate) fn count(&self, kind: impl Layout) -> usize {
+        self.len / kind.size()
     }
 
-    /// The frames in JSON form, their bytes taken from `data`, the animation's bytes.
-    fn data<'a>(&self, data: &'a [u8]) -> FrameData<'a, K> {
-        let bytes = data.get(self.start..self.start + self.len).unwrap_or_default();
-        FrameData { kind: self.kind, bytes: Cow::Borrowed(bytes) }
+    /// The frames' bytes in `data`, the animation's bytes.
+    #[inline]
+    fn slice<'a>(&self, data: &'a [u8]) -> &'a [u8] {
+        data.get(self.start..self.start + self.len).unwrap_or_default()
     }
 }
 
-/// Frames with their bytes, as JSON holds them: the layout under [`Layout::KEY`] and `"frames"`,
-/// one array of numbers per frame.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct FrameData<'a, K> {
-    pub kind: K,
-    pub bytes: Cow<'a, [u8]>,
+/// Frames in JSON: their layout and bytes, serialized as one array of numbers per frame.
+pub(crate) struct Rows<'a, K>(K, &'a [u8]);
+
+impl<K: Layout> Serialize for Rows<'_, K> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.1.chunks_exact(self.0.size()).map(|f| Row(f, self.0.compressed())))
+    }
 }
 
 /// One frame's fields in JSON: i16 or f32 (bit-exact) numbers.
@@ -908,50 +878,23 @@ impl Serialize for Row<'_> {
     }
 }
 
-struct Rows<'a, K>(&'a FrameData<'a, K>);
-
-impl<K: Layout> Serialize for Rows<'_, K> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let FrameData { kind, bytes } = self.0;
-        s.collect_seq(bytes.chunks_exact(kind.size()).map(|f| Row(f, kind.compressed())))
-    }
-}
-
-impl<K: Layout> Serialize for FrameData<'_, K> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(2))?;
-        map.serialize_entry(K::KEY, &self.kind)?;
-        map.serialize_entry("frames", &Rows(self))?;
-        map.end()
-    }
-}
-
-impl<'de, K: Layout> Deserialize<'de> for FrameData<'static, K> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut map = serde_json::Map::deserialize(d)?;
-        let mut field = |k: &'static str| map.remove(k).ok_or_else(|| de::Error::missing_field(k));
-        let kind = K::deserialize(field(K::KEY)?).map_err(de::Error::custom)?;
-        let rows = Vec::<Vec<serde_json::Value>>::deserialize(field("frames")?).map_err(de::Error::custom)?;
-        if let Some(unknown) = map.keys().next() {
-            return Err(de::Error::custom(format!("unknown field `{unknown}` beside the frames")));
+/// The bytes of frames of `kind` from their JSON form, one array of numbers per frame.
+fn frame_bytes(kind: impl Layout, rows: &[Vec<serde_json::Value>]) -> Result<Vec<u8>, String> {
+    let per_frame = kind.size() / if kind.compressed() { 2 } else { 4 };
+    let mut bytes = Vec::with_capacity(rows.len() * kind.size());
+    for (k, row) in rows.iter().enumerate() {
+        if row.len() != per_frame {
+            return Err(format!("frame {k} has {} values, expected {per_frame}", row.len()));
         }
-        let per_frame = kind.size() / if kind.compressed() { 2 } else { 4 };
-        let mut bytes = Vec::with_capacity(rows.len() * kind.size());
-        for (k, row) in rows.iter().enumerate() {
-            if row.len() != per_frame {
-                return Err(de::Error::custom(format!("frame {k} has {} values, expected {per_frame}", row.len())));
-            }
-            for v in row {
-                if kind.compressed() {
-                    let i = v.as_i64().and_then(|i| i16::try_from(i).ok());
-                    let i = i.ok_or_else(|| de::Error::custom(format!("frame {k}: {v} is not an i16")))?;
-                    bytes.extend_from_slice(&i.to_le_bytes());
-                } else {
-                    let F32(f) = F32::deserialize(v).map_err(|e| de::Error::custom(format!("frame {k}: {e}")))?;
-                    bytes.extend_from_slice(&f.to_le_bytes());
-                }
+        for v in row {
+            if kind.compressed() {
+                let i = v.as_i64().and_then(|i| i16::try_from(i).ok());
+                bytes.extend_from_slice(&i.ok_or_else(|| format!("frame {k}: {v} is not an i16"))?.to_le_bytes());
+            } else {
+                let F32(f) = F32::deserialize(v).map_err(|e| format!("frame {k}: {e}"))?;
+                bytes.extend_from_slice(&f.to_le_bytes());
             }
         }
-        Ok(FrameData { kind, bytes: Cow::Owned(bytes) })
     }
+    Ok(bytes)
 }
