@@ -120,10 +120,9 @@ fn bone_grouping(skb: &Skb, c: &mut Collector) {
     let ti = |k: usize| skb.key_time_index(k);
     let mut next_start = 0usize;
     for b in 0..bones {
-        let (Some(start), Some(last)) = (skb.offset(0, b), skb.offset(rows - 1, b)) else {
+        let Some((start, end)) = skb.table_range(b) else {
             break;
         };
-        let end = last + 1;
         let (first_row, last_row) = (offsets_offset(skb, 0, b), offsets_offset(skb, rows - 1, b));
         if start != next_start {
             c.push(Error, "c5-key-grouping", first_row, || {

@@ -220,6 +220,33 @@ impl Skb {
             }
     }
 
+    /// The key range `(first, last)` of each bone. T = 1 (§3.4): one key per bone, `keys[2b]`
+    /// when K = 2B, `keys[b]` when K = B. T ≥ 2: the offsets table's ranges when they follow one
+    /// another from key 0 to K − 1 with at least two keys each (C5, C10), else [`Skb::bone_runs`].
+    pub(crate) fn bone_ranges(&self) -> Result<Vec<(usize, usize)>, String> {
+        let (bones, k) = (usize::from(self.bone_count), self.key_count());
+        match self.time_count() {
+            0 => Err("TimeCount is 0".into()),
+            1 if k == 2 * bones => Ok((0..bones).map(|b| (2 * b, 2 * b)).collect()),
+            1 if k == bones => Ok((0..bones).map(|b| (b, b)).collect()),
+            1 => Err(format!("static pose (T = 1) needs K = B or K = 2B; K = {k}, B = {bones}")),
+            _ => {
+                let table: Option<Vec<_>> = (0..bones).map(|b| self.table_range(b)).collect();
+                let tiled = |r: &Vec<_>| r.iter().try_fold(0, |next, &(s, e)| (s == next && e > s).then_some(e + 1));
+                table.filter(|r| tiled(r) == Some(k)).or_else(|| self.bone_runs()).ok_or_else(|| {
+                    "keys are not grouped by bone: the offsets table and the TimeIndex runs disagree with BoneCount"
+                        .into()
+                })
+            }
+        }
+    }
+
+    /// Bone `b`'s keys `(first, last)` by the offsets table (C5): from its entry in the first row
+    /// to the key after its entry in the last; `None` when T < 2 or the entries are missing.
+    pub(crate) fn table_range(&self, b: usize) -> Option<(usize, usize)> {
+        Some((self.offset(0, b)?, self.offset(self.rows().checked_sub(1)?, b)? + 1))
+    }
+
     /// Splits the keys into per-bone runs `(first, last)` of strictly increasing time index (the
     /// grouping C5–C8 describe); `None` unless there are exactly B runs that each start at 0 and
     /// end at T − 1.
