@@ -34,13 +34,6 @@ use crate::model::{Clip, Interpolation, Skeleton, Target, Track, Values};
 use crate::raw_json::{Hex, F32};
 use crate::sample::{sample_track, Sampled};
 
-/// The layout and byte order to write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct BuildOptions {
-    pub version: SkbVersion,
-    pub endian: Endian,
-}
-
 /// The largest stored quaternion component and translation integer.
 const FULL: f32 = 32767.0;
 
@@ -301,33 +294,29 @@ fn quant_q(q: Quat, version: SkbVersion) -> [i16; 4] {
     q.to_array().map(|c| (c * FULL).round().clamp(-FULL, FULL) as i16)
 }
 
-/// Builds one SKB animation from a clip.
+/// Builds one SKB animation from a clip, in layout `version` and byte order `endian`.
 pub(crate) fn from_clip(
     clip: &Clip,
     skeleton: Option<&Skeleton>,
-    options: BuildOptions,
+    version: SkbVersion,
+    endian: Endian,
     warnings: &mut Vec<String>,
 ) -> Result<Skb> {
     let (per_bone, dropped) = bone_tracks(clip, skeleton)?;
     dropped.warnings(clip, skeleton, warnings);
-    let all = time_table(&per_bone, clip, options.version, warnings);
-    let bones = bone_keys(&per_bone, &all, options.version, skeleton);
+    let all = time_table(&per_bone, clip, version, warnings);
+    let bones = bone_keys(&per_bone, &all, version, skeleton);
     let scale = scales(clip, &bones)?;
     let key_total: usize = bones.iter().map(|b| b.keys.len()).sum();
     let bone_count = bones.len() as u16;
-    let body = match options.version {
+    let body = match version {
         SkbVersion::V1 => v1_body(&bones, all, scale),
         SkbVersion::V2 => v2_body(clip, &bones, &all, scale, key_total)?,
     };
-    let (endian, offsets, tail) = (options.endian, Vec::new(), Hex::default());
+    let (offsets, tail) = (Vec::new(), Hex::default());
     let mut skb = Skb { endian, flags: 0, bone_count, scale: scale.map(F32), body, offsets, tail };
-    let mut runs = Vec::with_capacity(bones.len());
-    let mut start = 0;
-    for b in &bones {
-        runs.push((start, start + b.keys.len() - 1));
-        start += b.keys.len();
-    }
-    skb.offsets = skb.derive_offsets(&runs);
+    // Each bone's keys run from time index 0 to T − 1: the runs are the bones.
+    skb.offsets = skb.derived_offsets().unwrap_or_default();
     if key_total > 65536 {
         return Err(Error::unrepresentable(format!(
             "{key_total} keys: the u16 offsets table addresses at most 65,536"

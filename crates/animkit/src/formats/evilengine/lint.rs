@@ -198,8 +198,7 @@ pub(crate) fn lint_skb(skb: &Skb) -> Vec<Finding> {
 pub(crate) fn repair_skb(skb: &Skb) -> (Skb, Vec<String>) {
     let mut out = skb.clone();
     let mut changes = Vec::new();
-    if let Some(runs) = skb.bone_runs() {
-        let offsets = skb.derive_offsets(&runs);
+    if let Some(offsets) = skb.derived_offsets() {
         if offsets != out.offsets {
             changes.push("rebuilt the offsets table from the keys (C9)".to_string());
             out.offsets = offsets;

@@ -76,9 +76,7 @@ const SKB_VERSION: Param = Param {
 /// 3): the one whose size matches and that passes C4–C9 wins; otherwise an error asks for the
 /// option.
 fn read_skb(bytes: &[u8], version: Option<SkbVersion>) -> Result<(Skb, Decided)> {
-    if skb::detect_endian(bytes).is_none() {
-        return Err(Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation"));
-    }
+    skb::detect_endian(bytes)?;
     if let Some(v) = version {
         return Ok((skb::read(bytes, v)?, Decided::Option));
     }
@@ -140,7 +138,7 @@ impl Format for SkbFormat {
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
-        if skb::detect_endian(bytes).is_some() && bytes.len() >= skb::HEADER_SIZE {
+        if skb::detect_endian(bytes).is_ok() && bytes.len() >= skb::HEADER_SIZE {
             Confidence::Certain
         } else {
             Confidence::No
@@ -183,8 +181,7 @@ impl Format for SkbFormat {
             }
         };
         let mut warnings = Vec::new();
-        let options = from_model::BuildOptions { version, endian };
-        let skb = from_model::from_clip(clip, package.skeleton.as_ref(), options, &mut warnings)
+        let skb = from_model::from_clip(clip, package.skeleton.as_ref(), version, endian, &mut warnings)
             .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
         Ok(Written { document: Box::new(SkbDocument::new(skb)), warnings })
     }
@@ -210,21 +207,17 @@ impl SkbDocument {
     }
 }
 
-fn endian_label(e: Endian) -> &'static str {
-    match e {
-        Endian::Big => "big-endian",
-        Endian::Little => "little-endian",
-    }
-}
-
-/// The JSON of a raw structure (the dump).
 impl Document for SkbDocument {
     fn format(&self) -> &'static dyn Format {
         &SkbFormat
     }
 
     fn version(&self) -> String {
-        format!("{} {}", self.skb.version().label(), endian_label(self.skb.endian))
+        let order = match self.skb.endian {
+            Endian::Big => "big-endian",
+            Endian::Little => "little-endian",
+        };
+        format!("{} {order}", self.skb.version().label())
     }
 
     fn write(&self) -> Result<Vec<u8>> {
@@ -259,7 +252,7 @@ impl Document for SkbDocument {
         let (bones, times, keys) = (s.bone_count, s.time_count(), s.key_count());
         let duration = s.times_seconds().last().copied().unwrap_or(0.0);
         let mut notes = vec![
-            format!("{} {}: {how}", s.version().label(), endian_label(s.endian)),
+            format!("{}: {how}", self.version()),
             format!("{bones} bones, {times} times, {keys} keys, duration {duration} s"),
             "looping is not stored in SKB (decided by ATBL/entity code)".to_string(),
             "no skeleton: bone i is HAnim node i of the character's MODL; read the HIP/HOP archive (or extract the .dff) to bind names and rest poses".to_string(),

@@ -267,8 +267,9 @@ impl Skb {
         ok.then_some(runs)
     }
 
-    /// The offsets table C9 derives from per-bone key runs.
-    pub(crate) fn derive_offsets(&self, runs: &[(usize, usize)]) -> Vec<u16> {
+    /// The offsets table C9 derives from the per-bone key runs ([`Skb::bone_runs`]).
+    pub(crate) fn derived_offsets(&self) -> Option<Vec<u16>> {
+        let runs = self.bone_runs()?;
         let mut offsets = vec![0u16; self.rows() * runs.len()];
         for (b, &(start, end)) in runs.iter().enumerate() {
             let mut o = start;
@@ -280,7 +281,7 @@ impl Skb {
                 *slot = o as u16;
             }
         }
-        offsets
+        Some(offsets)
     }
 
     /// Sets the original exporter's padding (§2.3): V2 `CD CD` after each section of odd count
@@ -341,13 +342,12 @@ pub(crate) enum Decided {
     Validation,
 }
 
-/// The byte order the magic announces, or `None` when the bytes are not an SKB animation.
-pub(crate) fn detect_endian(bytes: &[u8]) -> Option<Endian> {
-    let m: [u8; 4] = *bytes.first_chunk()?;
-    match MAGIC {
-        x if x == u32::from_be_bytes(m) => Some(Endian::Big),
-        x if x == u32::from_le_bytes(m) => Some(Endian::Little),
-        _ => None,
+/// The byte order the magic announces; an error when the bytes are not an SKB animation.
+pub(crate) fn detect_endian(bytes: &[u8]) -> Result<Endian> {
+    match bytes.first_chunk().map(|&m| (u32::from_be_bytes(m), u32::from_le_bytes(m))) {
+        Some((MAGIC, _)) => Ok(Endian::Big),
+        Some((_, MAGIC)) => Ok(Endian::Little),
+        _ => Err(Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation")),
     }
 }
 
@@ -361,21 +361,12 @@ trait Decode<const N: usize>: Sized {
     fn decode<const BIG: bool>(r: &[u8; N]) -> Self;
 }
 
-#[inline(always)]
-fn u16_in<const BIG: bool>(b: [u8; 2]) -> u16 {
-    if BIG {
-        u16::from_be_bytes(b)
-    } else {
-        u16::from_le_bytes(b)
-    }
-}
-
 /// The `W` 16-bit words of a record (`W` = `N` / 2).
 #[inline(always)]
 fn words<const BIG: bool, const N: usize, const W: usize>(r: &[u8; N]) -> [i16; W] {
     let mut out = [0; W];
     for (o, b) in out.iter_mut().zip(r.as_chunks::<2>().0) {
-        *o = u16_in::<BIG>(*b) as i16;
+        *o = if BIG { i16::from_be_bytes(*b) } else { i16::from_le_bytes(*b) };
     }
     out
 }
@@ -406,7 +397,8 @@ impl Decode<6> for [i16; 3] {
 impl Decode<2> for u16 {
     #[inline(always)]
     fn decode<const BIG: bool>(r: &[u8; 2]) -> Self {
-        u16_in::<BIG>(*r)
+        let [v] = words::<BIG, 2, 1>(r);
+        v as u16
     }
 }
 
@@ -439,9 +431,7 @@ fn pad(c: &mut Cursor, count: usize, last: bool) -> Result<Hex> {
 
 /// Parses one layout.
 pub(crate) fn read(bytes: &[u8], version: SkbVersion) -> Result<Skb> {
-    let endian = detect_endian(bytes)
-        .ok_or_else(|| Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation"))?;
-    let mut c = Cursor::new(bytes, endian);
+    let mut c = Cursor::new(bytes, detect_endian(bytes)?);
     c.skip(4)?;
     read_layout(&mut c, version).within(|| format!("SKB {}", version.label()))
 }
@@ -462,14 +452,8 @@ fn read_layout(c: &mut Cursor, version: SkbVersion) -> Result<Skb> {
             let pad_times = pad(c, times.len(), false).within(|| "times padding")?;
             let tran: Vec<[i16; 3]> = section(c, h.tran_count.into(), "translation").within(|| "translations")?;
             let pad_tran = pad(c, tran.len(), false).within(|| "translations padding")?;
-            let pad_offsets = Hex::default();
-            (
-                h.flags,
-                h.bone_count,
-                h.scale,
-                Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets },
-                h.time_count,
-            )
+            let body = Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets: Hex::default() };
+            (h.flags, h.bone_count, h.scale, body, h.time_count)
         }
     };
     let rows = u64::from(time_count.saturating_sub(1));
