@@ -187,8 +187,7 @@ impl Format for SkbFormat {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let skb: Skb = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("SKB dump"))?;
+        let skb: Skb = crate::raw_json::from_value(value, "SKB dump")?;
         skb.check_counts().map_err(|e| e.within("SKB dump"))?;
         Ok(Box::new(SkbDocument::new(skb)))
     }
@@ -328,8 +327,7 @@ impl Format for HipFormat {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let hip: Hip = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("HIP dump"))?;
+        let hip: Hip = crate::raw_json::from_value(value, "HIP dump")?;
         Ok(Box::new(HipDocument::new(hip)))
     }
 }
@@ -367,7 +365,7 @@ impl HipDocument {
     /// The parser of this archive's ANIM assets: the version the `skb_version` option names,
     /// else the one the archive's game implies, else decided by size and validation.
     fn anim_parser(&self) -> impl Fn(&AnimAsset) -> Result<Skb> {
-        let version = self.version.or(self.hip.game().map(|g| g.skb_version));
+        let version = self.version.or(self.hip.meta().game().map(|g| g.skb_version));
         move |a: &AnimAsset| {
             let skb = a.data.as_ref().map_err(Clone::clone).and_then(|data| read_skb(data, version));
             skb.map(|(skb, _)| skb).map_err(|e| e.within(format!("ANIM 0x{:08X} \"{}\"", a.asset_id, a.name)))
@@ -376,7 +374,7 @@ impl HipDocument {
 
     /// The notes on the ANIM version and on how each skinned MODL binds clips.
     fn binding_notes(&self, notes: &mut Vec<String>) {
-        match (self.version, self.hip.game()) {
+        match (self.version, self.hip.meta().game()) {
             (Some(v), _) => notes.push(format!("ANIM version {} set by the skb_version option", v.label())),
             (None, Some(g)) => notes.push(format!(
                 "ANIM version {} decided by the archive's game ({})",
@@ -412,7 +410,7 @@ impl Document for HipDocument {
     }
 
     fn version(&self) -> String {
-        match self.hip.game() {
+        match self.hip.meta().game() {
             Some(g) => format!("HIP ({})", g.label),
             None => "HIP (game unknown)".into(),
         }
