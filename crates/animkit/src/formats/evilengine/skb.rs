@@ -21,8 +21,7 @@ pub(crate) const HEADER_SIZE: usize = 0x1C;
 pub(crate) const PAD: u8 = 0xCD;
 
 /// The two on-disk layouts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SkbVersion {
     V1,
     V2,
