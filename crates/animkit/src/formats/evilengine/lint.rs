@@ -246,10 +246,7 @@ pub(crate) fn lint_hip(
     for asset in anims {
         let path = format!("ANIM 0x{:08X} \"{}\"", asset.asset_id, asset.name);
         match parse(asset) {
-            Ok(skb) => findings.extend(lint_skb(&skb).into_iter().map(|mut f| {
-                f.path = if f.path.is_empty() { path.clone() } else { format!("{path} / {}", f.path) };
-                f
-            })),
+            Ok(skb) => findings.extend(lint_skb(&skb).into_iter().map(|f| f.path(path.clone()))),
             Err(e) => findings.push(Finding::new(Error, "anim-unreadable", e.to_string()).path(path)),
         }
     }

@@ -101,15 +101,12 @@ fn check_bone_times(b: usize, first: usize, times: &[f32]) -> Result<()> {
     if increasing && finite_ends {
         return Ok(());
     }
-    if let Some(t) = times.iter().find(|t| !t.is_finite()) {
-        return Err(Error::new(ErrorKind::Invalid, None, format!("bone {b}: key time {t} is not finite")));
-    }
     let i = times.windows(2).position(|w| matches!(w, [a, b] if b <= a)).unwrap_or_default();
-    Err(Error::new(
-        ErrorKind::Invalid,
-        None,
-        format!("bone {b}: key {} is not later than key {}", first + i + 1, first + i),
-    ))
+    let message = match times.iter().find(|t| !t.is_finite()) {
+        Some(t) => format!("bone {b}: key time {t} is not finite"),
+        None => format!("bone {b}: key {} is not later than key {}", first + i + 1, first + i),
+    };
+    Err(Error::new(ErrorKind::Invalid, None, message))
 }
 
 /// The target of each bone of a skeleton (HAnim node order), built once and shared by every clip

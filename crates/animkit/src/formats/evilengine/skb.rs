@@ -191,10 +191,8 @@ impl Skb {
     /// `offsets[r][b]`.
     pub(crate) fn offset(&self, r: usize, b: usize) -> Option<usize> {
         let bones = usize::from(self.bone_count);
-        if b >= bones {
-            return None;
-        }
-        self.offsets.get(r.checked_mul(bones)?.checked_add(b)?).map(|&o| usize::from(o))
+        let i = r.checked_mul(bones)?.checked_add(b).filter(|_| b < bones)?;
+        self.offsets.get(i).map(|&o| usize::from(o))
     }
 
     /// The byte offset of the offsets table: after the header, the keys, the times and (V2) the
