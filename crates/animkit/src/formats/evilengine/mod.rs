@@ -225,7 +225,7 @@ impl Document for SkbDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let clip = model::to_clip(&self.skb, "anim", None, &self.limits)?;
+        let clip = model::bound_clip(&self.skb, "anim", &model::BoneTargets::of(None), &self.limits)?;
         Ok(Package { name: String::new(), clips: vec![clip], ..Default::default() })
     }
 

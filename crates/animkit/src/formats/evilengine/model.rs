@@ -134,13 +134,8 @@ impl BoneTargets {
     }
 }
 
-/// Converts one SKB animation to a clip. `skeleton` (HAnim node order) names the bones it has.
-pub(crate) fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limits) -> Result<Clip> {
-    bound_clip(skb, name, &BoneTargets::of(skeleton), limits)
-}
-
 /// Converts one SKB animation to a clip whose bones are `bones`.
-fn bound_clip(skb: &Skb, name: &str, bones: &BoneTargets, limits: &Limits) -> Result<Clip> {
+pub(crate) fn bound_clip(skb: &Skb, name: &str, bones: &BoneTargets, limits: &Limits) -> Result<Clip> {
     if skb.key_count() as u64 > limits.max_keys {
         return Err(Error::new(ErrorKind::Limit, None, format!("{} keys exceed the limit", skb.key_count())));
     }

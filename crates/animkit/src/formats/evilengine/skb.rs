@@ -228,9 +228,13 @@ impl Skb {
             1 if k == bones => Ok((0..bones).map(|b| (b, b)).collect()),
             1 => Err(format!("static pose (T = 1) needs K = B or K = 2B; K = {k}, B = {bones}")),
             _ => {
-                let table: Option<Vec<_>> = (0..bones).map(|b| self.table_range(b)).collect();
-                let tiled = |r: &Vec<_>| r.iter().try_fold(0, |next, &(s, e)| (s == next && e > s).then_some(e + 1));
-                table.filter(|r| tiled(r) == Some(k)).or_else(|| self.bone_runs()).ok_or_else(|| {
+                let mut table = Vec::with_capacity(bones);
+                let end = (0..bones).try_fold(0, |next, b| {
+                    let (s, e) = self.table_range(b).filter(|&(s, e)| s == next && e > s)?;
+                    table.push((s, e));
+                    Some(e + 1)
+                });
+                (end == Some(k)).then_some(table).or_else(|| self.bone_runs()).ok_or_else(|| {
                     "keys are not grouped by bone: the offsets table and the TimeIndex runs disagree with BoneCount"
                         .into()
                 })
@@ -495,25 +499,23 @@ pub(crate) fn write(skb: &Skb) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// Reads `count` elements of `bytes` as a section and one by one as records.
+    fn both_ways<const N: usize, T: Decode<N> + Record>(bytes: &[u8], endian: Endian, count: u64) -> (Vec<T>, Vec<T>) {
+        let (a, b) = (&mut Cursor::new(bytes, endian), &mut Cursor::new(bytes, endian));
+        (section(a, count, "element").unwrap(), (0..count).map(|_| T::read(b).unwrap()).collect())
+    }
+
     /// The section decoder reads what the record declarations read, in both byte orders.
     #[test]
     fn sections_decode_as_the_records_read() {
         let bytes: Vec<u8> = (0..32u8).map(|b| b.wrapping_mul(37)).collect();
         for endian in [Endian::Big, Endian::Little] {
-            let (a, b) = (&mut Cursor::new(&bytes, endian), &mut Cursor::new(&bytes, endian));
-            let v1: Vec<KeyV1> = section(a, 2, "key").unwrap();
-            assert_eq!(v1, [KeyV1::read(b).unwrap(), KeyV1::read(b).unwrap()]);
-            let (a, b) = (&mut Cursor::new(&bytes, endian), &mut Cursor::new(&bytes, endian));
-            let v2: Vec<KeyV2> = section(a, 3, "key").unwrap();
-            assert_eq!(v2, [KeyV2::read(b).unwrap(), KeyV2::read(b).unwrap(), KeyV2::read(b).unwrap()]);
-            let (a, b) = (&mut Cursor::new(&bytes, endian), &mut Cursor::new(&bytes, endian));
-            let t: Vec<[i16; 3]> = section(a, 1, "translation").unwrap();
-            let f: Vec<F32> = section(a, 1, "time").unwrap();
-            let o: Vec<u16> = section(a, 1, "offset").unwrap();
-            assert_eq!(
-                (t[0], f[0], o[0]),
-                (<[i16; 3]>::read(b).unwrap(), F32::read(b).unwrap(), u16::read(b).unwrap())
-            );
+            let (v1, v2) = (both_ways::<16, KeyV1>(&bytes, endian, 2), both_ways::<10, KeyV2>(&bytes, endian, 3));
+            assert_eq!((v1.0, v2.0), (v1.1, v2.1));
+            let (t, f) = (both_ways::<6, [i16; 3]>(&bytes, endian, 5), both_ways::<4, F32>(&bytes, endian, 8));
+            assert_eq!((t.0, f.0), (t.1, f.1));
+            let o = both_ways::<2, u16>(&bytes, endian, 16);
+            assert_eq!(o.0, o.1);
         }
     }
 }
