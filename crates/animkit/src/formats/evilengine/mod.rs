@@ -374,15 +374,13 @@ impl HipDocument {
 
     /// The notes on the ANIM version and on how each skinned MODL binds clips.
     fn binding_notes(&self, notes: &mut Vec<String>) {
-        match (self.version, self.hip.meta().game()) {
-            (Some(v), _) => notes.push(format!("ANIM version {} set by the skb_version option", v.label())),
-            (None, Some(g)) => notes.push(format!(
-                "ANIM version {} decided by the archive's game ({})",
-                g.skb_version.label(),
-                g.label
-            )),
-            (None, None) => notes.push("game unknown: each ANIM's version is decided by size and validation".into()),
-        }
+        notes.push(match (self.version, self.hip.meta().game()) {
+            (Some(v), _) => format!("ANIM version {} set by the skb_version option", v.label()),
+            (None, Some(g)) => {
+                format!("ANIM version {} decided by the archive's game ({})", g.skb_version.label(), g.label)
+            }
+            (None, None) => "game unknown: each ANIM's version is decided by size and validation".into(),
+        });
         notes.push("looping is not stored in ANIM assets (ATBL/entity code decides)".into());
         let models = model::skinned_models(&self.hip, &self.bytes);
         let (anims, parse) = (self.anim_assets(), self.anim_parser());
@@ -463,20 +461,11 @@ impl Document for HipDocument {
         let assets = self.hip.assets();
         let count = |k: &[u8; 4]| assets.iter().filter(|(a, _)| &a.kind.0 == k).count();
         let hex = |v: Option<u32>| v.map_or("?".into(), |v| format!("0x{v:08X}"));
+        let (anim, modl, layers) = (count(b"ANIM"), count(b"MODL"), self.hip.layers().len());
+        let (platform, client, pflg) = (m.platform.as_deref().unwrap_or("?"), hex(m.client_version), hex(m.pflg));
         let mut notes = vec![
-            format!(
-                "{} assets ({} ANIM, {} MODL), {} layers",
-                assets.len(),
-                count(b"ANIM"),
-                count(b"MODL"),
-                self.hip.layers().len()
-            ),
-            format!(
-                "platform {}, clientVersion {}, PFLG {}",
-                m.platform.as_deref().unwrap_or("?"),
-                hex(m.client_version),
-                hex(m.pflg)
-            ),
+            format!("{} assets ({anim} ANIM, {modl} MODL), {layers} layers", assets.len()),
+            format!("platform {platform}, clientVersion {client}, PFLG {pflg}"),
         ];
         self.binding_notes(&mut notes);
         notes
