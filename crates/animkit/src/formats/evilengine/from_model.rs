@@ -149,12 +149,8 @@ fn time_table(per_bone: &PerBone, clip: &Clip, version: SkbVersion, warnings: &m
         }
     }
     if !early.is_empty() {
-        warnings.push(format!(
-            "clip \"{}\": keys before time 0 of {} track(s) dropped ({})",
-            clip.name,
-            early.len(),
-            listed(&early)
-        ));
+        let (name, n, labels) = (&clip.name, early.len(), listed(&early));
+        warnings.push(format!("clip \"{name}\": keys before time 0 of {n} track(s) dropped ({labels})"));
     }
     if clip.duration.is_finite() && clip.duration > 0.0 {
         all.push(clip.duration);
