@@ -186,6 +186,13 @@ pub(crate) fn to_value<T: Serialize>(raw: &T) -> crate::error::Result<serde_json
         .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::Invalid, None, e.to_string()))
 }
 
+/// A raw structure read back from its JSON dump value; an error inside `what` (`"SKB dump"`)
+/// otherwise.
+pub(crate) fn from_value<T: de::DeserializeOwned>(value: serde_json::Value, what: &str) -> crate::error::Result<T> {
+    serde_json::from_value(value)
+        .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::Invalid, None, e.to_string()).within(what))
+}
+
 /// `#[serde(with = "raw_json::hex_bytes")]` on a [`Bytes`](bytes::Bytes) field: written as
 /// [`Hex`] is.
 pub(crate) mod hex_bytes {

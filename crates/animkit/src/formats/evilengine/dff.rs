@@ -8,18 +8,13 @@
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use super::rwskel;
-use crate::error::{Error, ErrorKind, Result};
+use super::rwskel::{self, CLUMP, STRUCT};
+use crate::error::{Error, Result};
 use crate::format::Repaired;
 use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
 use crate::lint::Finding;
 use crate::model::{Package, Skeleton};
 use crate::raw_json::Hex;
-
-/// RenderWare clump chunk type.
-const CLUMP: u32 = 0x10;
-/// RenderWare Struct chunk type (the clump's first child).
-const STRUCT: u32 = 0x01;
 
 /// A RenderWare clump holding an HAnim skeleton.
 pub(crate) struct DffFormat;
@@ -66,8 +61,7 @@ impl Format for DffFormat {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let d: DffDump = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("DFF dump"))?;
+        let d: DffDump = crate::raw_json::from_value(value, "DFF dump")?;
         Ok(Box::new(DffDocument::parse(Bytes::from(d.bytes.0))?))
     }
 }

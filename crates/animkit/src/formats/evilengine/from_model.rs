@@ -34,13 +34,6 @@ use crate::model::{Clip, Interpolation, Skeleton, Target, Track, Values};
 use crate::raw_json::{Hex, F32};
 use crate::sample::{sample_track, Sampled};
 
-/// The layout and byte order to write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct BuildOptions {
-    pub version: SkbVersion,
-    pub endian: Endian,
-}
-
 /// The largest stored quaternion component and translation integer.
 const FULL: f32 = 32767.0;
 
@@ -58,10 +51,8 @@ fn bone_index(track: &Track, skeleton: Option<&Skeleton>) -> Option<usize> {
     bone.name.as_deref()?.strip_prefix("bone_")?.parse().ok()
 }
 
-/// One bone's keys before quantisation: time index, rotation, translation.
-struct BoneKeys {
-    keys: Vec<(usize, Quat, Vec3)>,
-}
+/// A key before quantisation: time index, rotation, translation.
+type Key = (usize, Quat, Vec3);
 
 /// The rotation and translation track of each bone index.
 type PerBone<'a> = Vec<(Option<&'a Track>, Option<&'a Track>)>;
@@ -158,12 +149,8 @@ fn time_table(per_bone: &PerBone, clip: &Clip, version: SkbVersion, warnings: &m
         }
     }
     if !early.is_empty() {
-        warnings.push(format!(
-            "clip \"{}\": keys before time 0 of {} track(s) dropped ({})",
-            clip.name,
-            early.len(),
-            listed(&early)
-        ));
+        let (name, n, labels) = (&clip.name, early.len(), listed(&early));
+        warnings.push(format!("clip \"{name}\": keys before time 0 of {n} track(s) dropped ({labels})"));
     }
     if clip.duration.is_finite() && clip.duration > 0.0 {
         all.push(clip.duration);
@@ -193,15 +180,15 @@ fn value_at(track: &Track, t: f32) -> Option<Sampled> {
     }
 }
 
-/// Each bone's keys: at its tracks' key times, plus the first and last time (C7, C8). A channel
-/// without a track holds the bone's rest pose (identity without a skeleton).
-fn bone_keys(per_bone: &PerBone, all: &[f32], version: SkbVersion, skeleton: Option<&Skeleton>) -> Vec<BoneKeys> {
+/// The keys, bone after bone: at its tracks' key times, plus the first and last time (C7, C8). A
+/// channel without a track holds the bone's rest pose (identity without a skeleton).
+fn bone_keys(per_bone: &PerBone, all: &[f32], version: SkbVersion, skeleton: Option<&Skeleton>) -> Vec<Key> {
     let last = all.len() - 1;
     let index_of = |t: f32| {
         let t = if version == SkbVersion::V2 { (t * 30.0).round() / 30.0 } else { t };
         all.partition_point(|&x| x < t).min(last)
     };
-    let mut bones = Vec::with_capacity(per_bone.len());
+    let mut keys = Vec::new();
     for (b, &(rot, tran)) in per_bone.iter().enumerate() {
         let rest = rest_pose(skeleton, b);
         let mut idx: Vec<usize> = vec![0, last];
@@ -211,24 +198,19 @@ fn bone_keys(per_bone: &PerBone, all: &[f32], version: SkbVersion, skeleton: Opt
         idx.sort_unstable();
         idx.dedup();
         // Every index is 0, `last` or from `index_of`, all within `all`.
-        let keys = idx
-            .into_iter()
-            .filter_map(|i| Some((i, *all.get(i)?)))
-            .map(|(i, t)| {
-                let q = match rot.and_then(|tr| value_at(tr, t)) {
-                    Some(Sampled::Rotation(q)) => q,
-                    _ => rest.rotation,
-                };
-                let p = match tran.and_then(|tr| value_at(tr, t)) {
-                    Some(Sampled::Translation(p)) => p,
-                    _ => rest.translation,
-                };
-                (i, q, p)
-            })
-            .collect();
-        bones.push(BoneKeys { keys });
+        keys.extend(idx.into_iter().filter_map(|i| Some((i, *all.get(i)?))).map(|(i, t)| {
+            let q = match rot.and_then(|tr| value_at(tr, t)) {
+                Some(Sampled::Rotation(q)) => q,
+                _ => rest.rotation,
+            };
+            let p = match tran.and_then(|tr| value_at(tr, t)) {
+                Some(Sampled::Translation(p)) => p,
+                _ => rest.translation,
+            };
+            (i, q, p)
+        }));
     }
-    bones
+    keys
 }
 
 /// The lowest peak integer [`axis_scale`] tries when it looks for the scale that stored an axis.
@@ -261,9 +243,9 @@ fn axis_scale(values: &[f32]) -> f32 {
 }
 
 /// The per-axis scales of a clip's translations; an error when one is not finite.
-fn scales(clip: &Clip, bones: &[BoneKeys]) -> Result<[f32; 3]> {
+fn scales(clip: &Clip, keys: &[Key]) -> Result<[f32; 3]> {
     let mut axes: [Vec<f32>; 3] = Default::default();
-    for (_, _, p) in bones.iter().flat_map(|b| &b.keys) {
+    for (_, _, p) in keys {
         if !p.is_finite() {
             return Err(Error::unrepresentable(format!("clip \"{}\": a translation is not finite", clip.name)));
         }
@@ -301,33 +283,28 @@ fn quant_q(q: Quat, version: SkbVersion) -> [i16; 4] {
     q.to_array().map(|c| (c * FULL).round().clamp(-FULL, FULL) as i16)
 }
 
-/// Builds one SKB animation from a clip.
+/// Builds one SKB animation from a clip, in layout `version` and byte order `endian`.
 pub(crate) fn from_clip(
     clip: &Clip,
     skeleton: Option<&Skeleton>,
-    options: BuildOptions,
+    version: SkbVersion,
+    endian: Endian,
     warnings: &mut Vec<String>,
 ) -> Result<Skb> {
     let (per_bone, dropped) = bone_tracks(clip, skeleton)?;
     dropped.warnings(clip, skeleton, warnings);
-    let all = time_table(&per_bone, clip, options.version, warnings);
-    let bones = bone_keys(&per_bone, &all, options.version, skeleton);
-    let scale = scales(clip, &bones)?;
-    let key_total: usize = bones.iter().map(|b| b.keys.len()).sum();
-    let bone_count = bones.len() as u16;
-    let body = match options.version {
-        SkbVersion::V1 => v1_body(&bones, all, scale),
-        SkbVersion::V2 => v2_body(clip, &bones, &all, scale, key_total)?,
+    let all = time_table(&per_bone, clip, version, warnings);
+    let keys = bone_keys(&per_bone, &all, version, skeleton);
+    let scale = scales(clip, &keys)?;
+    let (key_total, bone_count) = (keys.len(), per_bone.len() as u16);
+    let body = match version {
+        SkbVersion::V1 => v1_body(&keys, all, scale),
+        SkbVersion::V2 => v2_body(clip, &keys, &all, scale)?,
     };
-    let (endian, offsets, tail) = (options.endian, Vec::new(), Hex::default());
+    let (offsets, tail) = (Vec::new(), Hex::default());
     let mut skb = Skb { endian, flags: 0, bone_count, scale: scale.map(F32), body, offsets, tail };
-    let mut runs = Vec::with_capacity(bones.len());
-    let mut start = 0;
-    for b in &bones {
-        runs.push((start, start + b.keys.len() - 1));
-        start += b.keys.len();
-    }
-    skb.offsets = skb.derive_offsets(&runs);
+    // Each bone's keys run from time index 0 to T − 1: the runs are the bones.
+    skb.offsets = skb.derived_offsets().unwrap_or_default();
     if key_total > 65536 {
         return Err(Error::unrepresentable(format!(
             "{key_total} keys: the u16 offsets table addresses at most 65,536"
@@ -339,24 +316,23 @@ pub(crate) fn from_clip(
 }
 
 /// V1 keys and float times.
-fn v1_body(bones: &[BoneKeys], times: Vec<f32>, scale: [f32; 3]) -> Body {
-    let keys = bones
+fn v1_body(keys: &[Key], times: Vec<f32>, scale: [f32; 3]) -> Body {
+    let keys = keys
         .iter()
-        .flat_map(|b| &b.keys)
         .map(|&(i, q, p)| KeyV1 { time_index: i as u16, quat: quant_q(q, SkbVersion::V1), tran: quant_t(p, scale) })
         .collect();
     Body::V1 { keys, times: times.into_iter().map(F32).collect() }
 }
 
 /// V2 keys, the shared translation table and 30 fps frame times.
-fn v2_body(clip: &Clip, bones: &[BoneKeys], all: &[f32], scale: [f32; 3], key_total: usize) -> Result<Body> {
-    if key_total > usize::from(u16::MAX) || all.len() > 0x7FFF {
+fn v2_body(clip: &Clip, keys: &[Key], all: &[f32], scale: [f32; 3]) -> Result<Body> {
+    if keys.len() > usize::from(u16::MAX) || all.len() > 0x7FFF {
         return Err(Error::unrepresentable(format!("clip \"{}\" has too many keys or times for V2", clip.name)));
     }
     let mut table: Vec<[i16; 3]> = Vec::new();
     let mut seen: HashMap<[i16; 3], u16> = HashMap::new();
-    let mut keys = Vec::with_capacity(key_total);
-    for &(i, q, p) in bones.iter().flat_map(|b| &b.keys) {
+    let mut v2_keys = Vec::with_capacity(keys.len());
+    for &(i, q, p) in keys {
         let q = if q.w < 0.0 { -q } else { q };
         let [x, y, z, _] = quant_q(q, SkbVersion::V2);
         let t = quant_t(p, scale);
@@ -364,11 +340,11 @@ fn v2_body(clip: &Clip, bones: &[BoneKeys], all: &[f32], scale: [f32; 3], key_to
             table.push(t);
             (table.len() - 1) as u16
         });
-        keys.push(KeyV2 { frame: i as u16, tran_index: n, quat: [x, y, z] });
+        v2_keys.push(KeyV2 { frame: i as u16, tran_index: n, quat: [x, y, z] });
     }
     let times = all.iter().map(|&t| (t * 30.0).round().clamp(0.0, 65535.0) as u16).collect();
     let (pad_times, pad_tran, pad_offsets) = Default::default();
-    Ok(Body::V2 { keys, times, tran: table, pad_times, pad_tran, pad_offsets })
+    Ok(Body::V2 { keys: v2_keys, times, tran: table, pad_times, pad_tran, pad_offsets })
 }
 
 #[cfg(test)]

@@ -279,25 +279,24 @@ fn reject_shared_asset_data(hip: &Hip) -> Result<()> {
         .map(|(a, _)| (i64::from(a.offset), i64::from(a.offset) + i64::from(a.size), a.asset_id))
         .collect();
     ranges.sort_unstable();
-    // The furthest end so far and its asset; the overlaps and the first of them.
-    let (mut reach, mut shared) = ((i64::MIN, 0u32), (0usize, None));
+    // The furthest end so far and its asset; each overlap as (earlier asset, asset, its start).
+    let (mut reach, mut shared) = ((i64::MIN, 0u32), Vec::new());
     for &(begin, end, id) in &ranges {
         if begin < reach.0 {
-            shared = (shared.0 + 1, shared.1.or(Some((reach.1, id, begin))));
+            shared.push((reach.1, id, begin));
         }
         if end > reach.0 {
             reach = (end, id);
         }
     }
-    match shared {
-        (count, Some((a, b, at))) => Err(Error::new(
-            ErrorKind::Invalid,
-            u64::try_from(at).ok(),
-            format!("{count} assets share data bytes with another (asset 0x{b:08X} overlaps 0x{a:08X}); assets must not overlap"),
-        )
-        .within("HIP")),
-        _ => Ok(()),
-    }
+    let Some(&(a, b, at)) = shared.first() else { return Ok(()) };
+    let count = shared.len();
+    Err(Error::new(
+        ErrorKind::Invalid,
+        u64::try_from(at).ok(),
+        format!("{count} assets share data bytes with another (asset 0x{b:08X} overlaps 0x{a:08X}); assets must not overlap"),
+    )
+    .within("HIP"))
 }
 
 fn write_blocks(w: &mut Writer, blocks: &[Block]) {
@@ -345,8 +344,9 @@ pub(crate) struct Meta {
 }
 
 impl Meta {
-    /// The game from PVER's clientVersion, else PFLG 0x2E and the year (UTC) of PCRT's Unix time.
-    fn game(&self) -> Option<Game> {
+    /// The game (§5.6) from PVER's clientVersion, else PFLG 0x2E and the year (UTC) of PCRT's
+    /// Unix time.
+    pub(crate) fn game(&self) -> Option<Game> {
         let (label, skb_version) = match (self.client_version?, self.pflg) {
             (0x0004_0006, _) => ("Scooby-Doo! Night of 100 Frights", SkbVersion::V1),
             (_, Some(0x2E)) => match self.created? {
@@ -439,11 +439,6 @@ impl Hip {
             created: raw(b"PCRT").and_then(|b| u32_at(b, 0)),
             platform: raw(b"PLAT").map(|b| latin1_until_nul(&b)),
         }
-    }
-
-    /// The game, when the metadata names one (§5.6).
-    pub(crate) fn game(&self) -> Option<Game> {
-        self.meta().game()
     }
 
     /// The layer boundary of the archive's platform (§5.5): 0x20 on GameCube, 0x800 elsewhere.

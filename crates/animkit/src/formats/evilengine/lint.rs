@@ -120,10 +120,9 @@ fn bone_grouping(skb: &Skb, c: &mut Collector) {
     let ti = |k: usize| skb.key_time_index(k);
     let mut next_start = 0usize;
     for b in 0..bones {
-        let (Some(start), Some(last)) = (skb.offset(0, b), skb.offset(rows - 1, b)) else {
+        let Some((start, end)) = skb.table_range(b) else {
             break;
         };
-        let end = last + 1;
         let (first_row, last_row) = (offsets_offset(skb, 0, b), offsets_offset(skb, rows - 1, b));
         if start != next_start {
             c.push(Error, "c5-key-grouping", first_row, || {
@@ -199,8 +198,7 @@ pub(crate) fn lint_skb(skb: &Skb) -> Vec<Finding> {
 pub(crate) fn repair_skb(skb: &Skb) -> (Skb, Vec<String>) {
     let mut out = skb.clone();
     let mut changes = Vec::new();
-    if let Some(runs) = skb.bone_runs() {
-        let offsets = skb.derive_offsets(&runs);
+    if let Some(offsets) = skb.derived_offsets() {
         if offsets != out.offsets {
             changes.push("rebuilt the offsets table from the keys (C9)".to_string());
             out.offsets = offsets;
@@ -248,10 +246,7 @@ pub(crate) fn lint_hip(
     for asset in anims {
         let path = format!("ANIM 0x{:08X} \"{}\"", asset.asset_id, asset.name);
         match parse(asset) {
-            Ok(skb) => findings.extend(lint_skb(&skb).into_iter().map(|mut f| {
-                f.path = if f.path.is_empty() { path.clone() } else { format!("{path} / {}", f.path) };
-                f
-            })),
+            Ok(skb) => findings.extend(lint_skb(&skb).into_iter().map(|f| f.path(path.clone()))),
             Err(e) => findings.push(Finding::new(Error, "anim-unreadable", e.to_string()).path(path)),
         }
     }

@@ -76,9 +76,7 @@ const SKB_VERSION: Param = Param {
 /// 3): the one whose size matches and that passes C4–C9 wins; otherwise an error asks for the
 /// option.
 fn read_skb(bytes: &[u8], version: Option<SkbVersion>) -> Result<(Skb, Decided)> {
-    if skb::detect_endian(bytes).is_none() {
-        return Err(Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation"));
-    }
+    skb::detect_endian(bytes)?;
     if let Some(v) = version {
         return Ok((skb::read(bytes, v)?, Decided::Option));
     }
@@ -140,7 +138,7 @@ impl Format for SkbFormat {
     }
 
     fn probe(&self, bytes: &[u8]) -> Confidence {
-        if skb::detect_endian(bytes).is_some() && bytes.len() >= skb::HEADER_SIZE {
+        if skb::detect_endian(bytes).is_ok() && bytes.len() >= skb::HEADER_SIZE {
             Confidence::Certain
         } else {
             Confidence::No
@@ -183,15 +181,13 @@ impl Format for SkbFormat {
             }
         };
         let mut warnings = Vec::new();
-        let options = from_model::BuildOptions { version, endian };
-        let skb = from_model::from_clip(clip, package.skeleton.as_ref(), options, &mut warnings)
+        let skb = from_model::from_clip(clip, package.skeleton.as_ref(), version, endian, &mut warnings)
             .map_err(|e| e.within(format!("clip \"{}\"", clip.name)))?;
         Ok(Written { document: Box::new(SkbDocument::new(skb)), warnings })
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let skb: Skb = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("SKB dump"))?;
+        let skb: Skb = crate::raw_json::from_value(value, "SKB dump")?;
         skb.check_counts().map_err(|e| e.within("SKB dump"))?;
         Ok(Box::new(SkbDocument::new(skb)))
     }
@@ -210,21 +206,17 @@ impl SkbDocument {
     }
 }
 
-fn endian_label(e: Endian) -> &'static str {
-    match e {
-        Endian::Big => "big-endian",
-        Endian::Little => "little-endian",
-    }
-}
-
-/// The JSON of a raw structure (the dump).
 impl Document for SkbDocument {
     fn format(&self) -> &'static dyn Format {
         &SkbFormat
     }
 
     fn version(&self) -> String {
-        format!("{} {}", self.skb.version().label(), endian_label(self.skb.endian))
+        let order = match self.skb.endian {
+            Endian::Big => "big-endian",
+            Endian::Little => "little-endian",
+        };
+        format!("{} {order}", self.skb.version().label())
     }
 
     fn write(&self) -> Result<Vec<u8>> {
@@ -233,7 +225,7 @@ impl Document for SkbDocument {
     }
 
     fn to_model(&self) -> Result<Package> {
-        let clip = model::to_clip(&self.skb, "anim", None, &self.limits)?;
+        let clip = model::bound_clip(&self.skb, "anim", &model::BoneTargets::of(None), &self.limits)?;
         Ok(Package { name: String::new(), clips: vec![clip], ..Default::default() })
     }
 
@@ -259,7 +251,7 @@ impl Document for SkbDocument {
         let (bones, times, keys) = (s.bone_count, s.time_count(), s.key_count());
         let duration = s.times_seconds().last().copied().unwrap_or(0.0);
         let mut notes = vec![
-            format!("{} {}: {how}", s.version().label(), endian_label(s.endian)),
+            format!("{}: {how}", self.version()),
             format!("{bones} bones, {times} times, {keys} keys, duration {duration} s"),
             "looping is not stored in SKB (decided by ATBL/entity code)".to_string(),
             "no skeleton: bone i is HAnim node i of the character's MODL; read the HIP/HOP archive (or extract the .dff) to bind names and rest poses".to_string(),
@@ -335,8 +327,7 @@ impl Format for HipFormat {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let hip: Hip = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("HIP dump"))?;
+        let hip: Hip = crate::raw_json::from_value(value, "HIP dump")?;
         Ok(Box::new(HipDocument::new(hip)))
     }
 }
@@ -374,7 +365,7 @@ impl HipDocument {
     /// The parser of this archive's ANIM assets: the version the `skb_version` option names,
     /// else the one the archive's game implies, else decided by size and validation.
     fn anim_parser(&self) -> impl Fn(&AnimAsset) -> Result<Skb> {
-        let version = self.version.or(self.hip.game().map(|g| g.skb_version));
+        let version = self.version.or(self.hip.meta().game().map(|g| g.skb_version));
         move |a: &AnimAsset| {
             let skb = a.data.as_ref().map_err(Clone::clone).and_then(|data| read_skb(data, version));
             skb.map(|(skb, _)| skb).map_err(|e| e.within(format!("ANIM 0x{:08X} \"{}\"", a.asset_id, a.name)))
@@ -383,15 +374,13 @@ impl HipDocument {
 
     /// The notes on the ANIM version and on how each skinned MODL binds clips.
     fn binding_notes(&self, notes: &mut Vec<String>) {
-        match (self.version, self.hip.game()) {
-            (Some(v), _) => notes.push(format!("ANIM version {} set by the skb_version option", v.label())),
-            (None, Some(g)) => notes.push(format!(
-                "ANIM version {} decided by the archive's game ({})",
-                g.skb_version.label(),
-                g.label
-            )),
-            (None, None) => notes.push("game unknown: each ANIM's version is decided by size and validation".into()),
-        }
+        notes.push(match (self.version, self.hip.meta().game()) {
+            (Some(v), _) => format!("ANIM version {} set by the skb_version option", v.label()),
+            (None, Some(g)) => {
+                format!("ANIM version {} decided by the archive's game ({})", g.skb_version.label(), g.label)
+            }
+            (None, None) => "game unknown: each ANIM's version is decided by size and validation".into(),
+        });
         notes.push("looping is not stored in ANIM assets (ATBL/entity code decides)".into());
         let models = model::skinned_models(&self.hip, &self.bytes);
         let (anims, parse) = (self.anim_assets(), self.anim_parser());
@@ -419,7 +408,7 @@ impl Document for HipDocument {
     }
 
     fn version(&self) -> String {
-        match self.hip.game() {
+        match self.hip.meta().game() {
             Some(g) => format!("HIP ({})", g.label),
             None => "HIP (game unknown)".into(),
         }
@@ -472,20 +461,11 @@ impl Document for HipDocument {
         let assets = self.hip.assets();
         let count = |k: &[u8; 4]| assets.iter().filter(|(a, _)| &a.kind.0 == k).count();
         let hex = |v: Option<u32>| v.map_or("?".into(), |v| format!("0x{v:08X}"));
+        let (anim, modl, layers) = (count(b"ANIM"), count(b"MODL"), self.hip.layers().len());
+        let (platform, client, pflg) = (m.platform.as_deref().unwrap_or("?"), hex(m.client_version), hex(m.pflg));
         let mut notes = vec![
-            format!(
-                "{} assets ({} ANIM, {} MODL), {} layers",
-                assets.len(),
-                count(b"ANIM"),
-                count(b"MODL"),
-                self.hip.layers().len()
-            ),
-            format!(
-                "platform {}, clientVersion {}, PFLG {}",
-                m.platform.as_deref().unwrap_or("?"),
-                hex(m.client_version),
-                hex(m.pflg)
-            ),
+            format!("{} assets ({anim} ANIM, {modl} MODL), {layers} layers", assets.len()),
+            format!("platform {platform}, clientVersion {client}, PFLG {pflg}"),
         ];
         self.binding_notes(&mut notes);
         notes

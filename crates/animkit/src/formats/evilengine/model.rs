@@ -16,8 +16,8 @@
 //!   when K = B; anything else is an error. The duration is 0.
 //! - V2 `Frame` is read as a time index (bits 0–14) and bit 15 as the sign of w, as IndustrialPark
 //!   and the spec do; no retail V2 asset has been checked (§8, open question 2).
-//! - Keys are grouped per bone through the offsets table (C5). When the table is inconsistent,
-//!   the grouping falls back to runs of increasing TimeIndex (what `repair` rebuilds from).
+//! - Keys are grouped per bone by [`Skb::bone_ranges`]: through the offsets table (C5), or when
+//!   it is inconsistent, runs of increasing TimeIndex (what `repair` rebuilds from).
 
 use glam::{Quat, Vec3, Vec4};
 
@@ -29,49 +29,6 @@ use super::skb::{Body, KeyV2, Skb};
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::Limits;
 use crate::model::{BoneRef, Clip, Interpolation, Package, Skeleton, Target, Track, Values};
-
-/// The key range `start..=end` of each bone: from the offsets table when it satisfies C5,
-/// else from runs of increasing TimeIndex.
-pub(crate) fn bone_ranges(skb: &Skb) -> Result<Vec<(usize, usize)>> {
-    let bones = usize::from(skb.bone_count);
-    let k = skb.key_count();
-    let t = skb.time_count();
-    let invalid = |m: String| Error::new(ErrorKind::Invalid, None, m);
-    if t == 0 {
-        return Err(invalid("TimeCount is 0".into()));
-    }
-    if t == 1 {
-        return if k == 2 * bones {
-            Ok((0..bones).map(|b| (2 * b, 2 * b)).collect())
-        } else if k == bones {
-            Ok((0..bones).map(|b| (b, b)).collect())
-        } else {
-            Err(invalid(format!("static pose (T = 1) needs K = B or K = 2B; K = {k}, B = {bones}")))
-        };
-    }
-    let rows = t - 1;
-    let mut ranges = Vec::with_capacity(bones);
-    let mut next = 0usize;
-    let mut consistent = true;
-    for b in 0..bones {
-        match (skb.offset(0, b), skb.offset(rows - 1, b)) {
-            (Some(s), Some(l)) if s == next && l >= s && l + 1 < k => {
-                ranges.push((s, l + 1));
-                next = l + 2;
-            }
-            _ => {
-                consistent = false;
-                break;
-            }
-        }
-    }
-    if consistent && next == k {
-        return Ok(ranges);
-    }
-    skb.bone_runs().ok_or_else(|| {
-        invalid("keys are not grouped by bone: the offsets table and the TimeIndex runs disagree with BoneCount".into())
-    })
-}
 
 /// One bone's keys in model units.
 struct BoneKeys {
@@ -144,15 +101,12 @@ fn check_bone_times(b: usize, first: usize, times: &[f32]) -> Result<()> {
     if increasing && finite_ends {
         return Ok(());
     }
-    if let Some(t) = times.iter().find(|t| !t.is_finite()) {
-        return Err(Error::new(ErrorKind::Invalid, None, format!("bone {b}: key time {t} is not finite")));
-    }
     let i = times.windows(2).position(|w| matches!(w, [a, b] if b <= a)).unwrap_or_default();
-    Err(Error::new(
-        ErrorKind::Invalid,
-        None,
-        format!("bone {b}: key {} is not later than key {}", first + i + 1, first + i),
-    ))
+    let message = match times.iter().find(|t| !t.is_finite()) {
+        Some(t) => format!("bone {b}: key time {t} is not finite"),
+        None => format!("bone {b}: key {} is not later than key {}", first + i + 1, first + i),
+    };
+    Err(Error::new(ErrorKind::Invalid, None, message))
 }
 
 /// The target of each bone of a skeleton (HAnim node order), built once and shared by every clip
@@ -180,17 +134,12 @@ impl BoneTargets {
     }
 }
 
-/// Converts one SKB animation to a clip. `skeleton` (HAnim node order) names the bones it has.
-pub(crate) fn to_clip(skb: &Skb, name: &str, skeleton: Option<&Skeleton>, limits: &Limits) -> Result<Clip> {
-    bound_clip(skb, name, &BoneTargets::of(skeleton), limits)
-}
-
 /// Converts one SKB animation to a clip whose bones are `bones`.
-fn bound_clip(skb: &Skb, name: &str, bones: &BoneTargets, limits: &Limits) -> Result<Clip> {
+pub(crate) fn bound_clip(skb: &Skb, name: &str, bones: &BoneTargets, limits: &Limits) -> Result<Clip> {
     if skb.key_count() as u64 > limits.max_keys {
         return Err(Error::new(ErrorKind::Limit, None, format!("{} keys exceed the limit", skb.key_count())));
     }
-    let ranges = bone_ranges(skb)?;
+    let ranges = skb.bone_ranges().map_err(|m| Error::new(ErrorKind::Invalid, None, m))?;
     let times = skb.times_seconds();
     let static_pose = times.len() == 1;
     let out_of_range =

@@ -16,9 +16,9 @@ use crate::bytes::{Cursor, Endian};
 use crate::error::{Context, Error, Result};
 use crate::model::{Bone, Skeleton, Transform};
 
-const CLUMP: u32 = 0x10;
+pub(crate) const CLUMP: u32 = 0x10;
 const FRAME_LIST: u32 = 0x0E;
-const STRUCT: u32 = 0x01;
+pub(crate) const STRUCT: u32 = 0x01;
 const EXTENSION: u32 = 0x03;
 const HANIM_PLG: u32 = 0x11E;
 const FRAME_NAME: u32 = 0x0253_F2FE;

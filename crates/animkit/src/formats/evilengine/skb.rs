@@ -21,8 +21,7 @@ pub(crate) const HEADER_SIZE: usize = 0x1C;
 pub(crate) const PAD: u8 = 0xCD;
 
 /// The two on-disk layouts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SkbVersion {
     V1,
     V2,
@@ -192,10 +191,8 @@ impl Skb {
     /// `offsets[r][b]`.
     pub(crate) fn offset(&self, r: usize, b: usize) -> Option<usize> {
         let bones = usize::from(self.bone_count);
-        if b >= bones {
-            return None;
-        }
-        self.offsets.get(r.checked_mul(bones)?.checked_add(b)?).map(|&o| usize::from(o))
+        let i = r.checked_mul(bones)?.checked_add(b).filter(|_| b < bones)?;
+        self.offsets.get(i).map(|&o| usize::from(o))
     }
 
     /// The byte offset of the offsets table: after the header, the keys, the times and (V2) the
@@ -220,6 +217,37 @@ impl Skb {
             }
     }
 
+    /// The key range `(first, last)` of each bone. T = 1 (§3.4): one key per bone, `keys[2b]`
+    /// when K = 2B, `keys[b]` when K = B. T ≥ 2: the offsets table's ranges when they follow one
+    /// another from key 0 to K − 1 with at least two keys each (C5, C10), else [`Skb::bone_runs`].
+    pub(crate) fn bone_ranges(&self) -> Result<Vec<(usize, usize)>, String> {
+        let (bones, k) = (usize::from(self.bone_count), self.key_count());
+        match self.time_count() {
+            0 => Err("TimeCount is 0".into()),
+            1 if k == 2 * bones => Ok((0..bones).map(|b| (2 * b, 2 * b)).collect()),
+            1 if k == bones => Ok((0..bones).map(|b| (b, b)).collect()),
+            1 => Err(format!("static pose (T = 1) needs K = B or K = 2B; K = {k}, B = {bones}")),
+            _ => {
+                let mut table = Vec::with_capacity(bones);
+                let end = (0..bones).try_fold(0, |next, b| {
+                    let (s, e) = self.table_range(b).filter(|&(s, e)| s == next && e > s)?;
+                    table.push((s, e));
+                    Some(e + 1)
+                });
+                (end == Some(k)).then_some(table).or_else(|| self.bone_runs()).ok_or_else(|| {
+                    "keys are not grouped by bone: the offsets table and the TimeIndex runs disagree with BoneCount"
+                        .into()
+                })
+            }
+        }
+    }
+
+    /// Bone `b`'s keys `(first, last)` by the offsets table (C5): from its entry in the first row
+    /// to the key after its entry in the last; `None` when T < 2 or the entries are missing.
+    pub(crate) fn table_range(&self, b: usize) -> Option<(usize, usize)> {
+        Some((self.offset(0, b)?, self.offset(self.rows().checked_sub(1)?, b)? + 1))
+    }
+
     /// Splits the keys into per-bone runs `(first, last)` of strictly increasing time index (the
     /// grouping C5–C8 describe); `None` unless there are exactly B runs that each start at 0 and
     /// end at T − 1.
@@ -240,8 +268,9 @@ impl Skb {
         ok.then_some(runs)
     }
 
-    /// The offsets table C9 derives from per-bone key runs.
-    pub(crate) fn derive_offsets(&self, runs: &[(usize, usize)]) -> Vec<u16> {
+    /// The offsets table C9 derives from the per-bone key runs ([`Skb::bone_runs`]).
+    pub(crate) fn derived_offsets(&self) -> Option<Vec<u16>> {
+        let runs = self.bone_runs()?;
         let mut offsets = vec![0u16; self.rows() * runs.len()];
         for (b, &(start, end)) in runs.iter().enumerate() {
             let mut o = start;
@@ -253,7 +282,7 @@ impl Skb {
                 *slot = o as u16;
             }
         }
-        offsets
+        Some(offsets)
     }
 
     /// Sets the original exporter's padding (§2.3): V2 `CD CD` after each section of odd count
@@ -314,13 +343,12 @@ pub(crate) enum Decided {
     Validation,
 }
 
-/// The byte order the magic announces, or `None` when the bytes are not an SKB animation.
-pub(crate) fn detect_endian(bytes: &[u8]) -> Option<Endian> {
-    let m: [u8; 4] = *bytes.first_chunk()?;
-    match MAGIC {
-        x if x == u32::from_be_bytes(m) => Some(Endian::Big),
-        x if x == u32::from_le_bytes(m) => Some(Endian::Little),
-        _ => None,
+/// The byte order the magic announces; an error when the bytes are not an SKB animation.
+pub(crate) fn detect_endian(bytes: &[u8]) -> Result<Endian> {
+    match bytes.first_chunk().map(|&m| (u32::from_be_bytes(m), u32::from_le_bytes(m))) {
+        Some((MAGIC, _)) => Ok(Endian::Big),
+        Some((_, MAGIC)) => Ok(Endian::Little),
+        _ => Err(Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation")),
     }
 }
 
@@ -334,21 +362,12 @@ trait Decode<const N: usize>: Sized {
     fn decode<const BIG: bool>(r: &[u8; N]) -> Self;
 }
 
-#[inline(always)]
-fn u16_in<const BIG: bool>(b: [u8; 2]) -> u16 {
-    if BIG {
-        u16::from_be_bytes(b)
-    } else {
-        u16::from_le_bytes(b)
-    }
-}
-
 /// The `W` 16-bit words of a record (`W` = `N` / 2).
 #[inline(always)]
 fn words<const BIG: bool, const N: usize, const W: usize>(r: &[u8; N]) -> [i16; W] {
     let mut out = [0; W];
     for (o, b) in out.iter_mut().zip(r.as_chunks::<2>().0) {
-        *o = u16_in::<BIG>(*b) as i16;
+        *o = if BIG { i16::from_be_bytes(*b) } else { i16::from_le_bytes(*b) };
     }
     out
 }
@@ -379,7 +398,8 @@ impl Decode<6> for [i16; 3] {
 impl Decode<2> for u16 {
     #[inline(always)]
     fn decode<const BIG: bool>(r: &[u8; 2]) -> Self {
-        u16_in::<BIG>(*r)
+        let [v] = words::<BIG, 2, 1>(r);
+        v as u16
     }
 }
 
@@ -412,9 +432,7 @@ fn pad(c: &mut Cursor, count: usize, last: bool) -> Result<Hex> {
 
 /// Parses one layout.
 pub(crate) fn read(bytes: &[u8], version: SkbVersion) -> Result<Skb> {
-    let endian = detect_endian(bytes)
-        .ok_or_else(|| Error::invalid(0, "magic is neither \"1BKS\" nor \"SKB1\": not an SKB animation"))?;
-    let mut c = Cursor::new(bytes, endian);
+    let mut c = Cursor::new(bytes, detect_endian(bytes)?);
     c.skip(4)?;
     read_layout(&mut c, version).within(|| format!("SKB {}", version.label()))
 }
@@ -435,14 +453,8 @@ fn read_layout(c: &mut Cursor, version: SkbVersion) -> Result<Skb> {
             let pad_times = pad(c, times.len(), false).within(|| "times padding")?;
             let tran: Vec<[i16; 3]> = section(c, h.tran_count.into(), "translation").within(|| "translations")?;
             let pad_tran = pad(c, tran.len(), false).within(|| "translations padding")?;
-            let pad_offsets = Hex::default();
-            (
-                h.flags,
-                h.bone_count,
-                h.scale,
-                Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets },
-                h.time_count,
-            )
+            let body = Body::V2 { keys, times, tran, pad_times, pad_tran, pad_offsets: Hex::default() };
+            (h.flags, h.bone_count, h.scale, body, h.time_count)
         }
     };
     let rows = u64::from(time_count.saturating_sub(1));
@@ -487,25 +499,23 @@ pub(crate) fn write(skb: &Skb) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// Reads `count` elements of `bytes` as a section and one by one as records.
+    fn both_ways<const N: usize, T: Decode<N> + Record>(bytes: &[u8], endian: Endian, count: u64) -> (Vec<T>, Vec<T>) {
+        let (a, b) = (&mut Cursor::new(bytes, endian), &mut Cursor::new(bytes, endian));
+        (section(a, count, "element").unwrap(), (0..count).map(|_| T::read(b).unwrap()).collect())
+    }
+
     /// The section decoder reads what the record declarations read, in both byte orders.
     #[test]
     fn sections_decode_as_the_records_read() {
         let bytes: Vec<u8> = (0..32u8).map(|b| b.wrapping_mul(37)).collect();
         for endian in [Endian::Big, Endian::Little] {
-            let (a, b) = (&mut Cursor::new(&bytes, endian), &mut Cursor::new(&bytes, endian));
-            let v1: Vec<KeyV1> = section(a, 2, "key").unwrap();
-            assert_eq!(v1, [KeyV1::read(b).unwrap(), KeyV1::read(b).unwrap()]);
-            let (a, b) = (&mut Cursor::new(&bytes, endian), &mut Cursor::new(&bytes, endian));
-            let v2: Vec<KeyV2> = section(a, 3, "key").unwrap();
-            assert_eq!(v2, [KeyV2::read(b).unwrap(), KeyV2::read(b).unwrap(), KeyV2::read(b).unwrap()]);
-            let (a, b) = (&mut Cursor::new(&bytes, endian), &mut Cursor::new(&bytes, endian));
-            let t: Vec<[i16; 3]> = section(a, 1, "translation").unwrap();
-            let f: Vec<F32> = section(a, 1, "time").unwrap();
-            let o: Vec<u16> = section(a, 1, "offset").unwrap();
-            assert_eq!(
-                (t[0], f[0], o[0]),
-                (<[i16; 3]>::read(b).unwrap(), F32::read(b).unwrap(), u16::read(b).unwrap())
-            );
+            let (v1, v2) = (both_ways::<16, KeyV1>(&bytes, endian, 2), both_ways::<10, KeyV2>(&bytes, endian, 3));
+            assert_eq!((v1.0, v2.0), (v1.1, v2.1));
+            let (t, f) = (both_ways::<6, [i16; 3]>(&bytes, endian, 5), both_ways::<4, F32>(&bytes, endian, 8));
+            assert_eq!((t.0, f.0), (t.1, f.1));
+            let o = both_ways::<2, u16>(&bytes, endian, 16);
+            assert_eq!(o.0, o.1);
         }
     }
 }
