@@ -374,7 +374,7 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         let controllers = bone_tracks(clip, "DBA", &mut warnings)?;
         let path = clip_path(clip);
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, i32::MAX as f32) as i32;
-        anims.push(dba::WriteAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
+        anims.push(dba::DbaAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
     }
     let payload = Body::Dba(Box::new(dba::to_raw(&anims, rot_format)?));
     Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)])?, warnings))
