@@ -176,22 +176,8 @@ fn motion_flags(clip: &Clip) -> u32 {
 /// MotionParameters 0x925 (`MotionParams905`): the clip's flags, frames 0 to `end_frame`,
 /// compression unset, no locomotion data.
 fn motion_parameters(clip: &Clip, end_frame: i32) -> MotionParams {
-    MotionParams {
-        asset_flags: motion_flags(clip),
-        compression: u32::MAX,
-        ticks_per_frame: 1,
-        secs_per_tick: F32(1.0 / 30.0),
-        start: 0,
-        end: end_frame,
-        move_speed: F32(0.0),
-        turn_speed: F32(0.0),
-        asset_turn: F32(0.0),
-        distance: F32(0.0),
-        slope: F32(0.0),
-        start_location: QuatT::IDENTITY,
-        end_location: QuatT::IDENTITY,
-        foot_plants: FootPlants::all(0.0),
-    }
+    let (asset_flags, compression, secs_per_tick) = (motion_flags(clip), u32::MAX, F32(1.0 / 30.0));
+    MotionParams { asset_flags, compression, ticks_per_frame: 1, secs_per_tick, end: end_frame, ..Default::default() }
 }
 
 /// The file path a clip is stored under (GlobalAnimationHeaderCAF, DBA and `#ivo` DBAMeta
@@ -222,7 +208,7 @@ fn global_animation_header(clip: &Clip, end_frame: i32, controllers: u32) -> Opt
         controllers,
         start_location: QuatT::IDENTITY,
         last_locator_key: QuatT::IDENTITY,
-        velocity: Vec3f::from_vec3(Vec3::ZERO),
+        velocity: Vec3f::default(),
         distance: F32(0.0),
         speed: F32(0.0),
         slope: F32(0.0),
@@ -459,11 +445,7 @@ fn rekey_for_engine(track: &Track, fps: f32) -> Rekeyed {
 fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
     use super::ivo;
     let mut warnings = Vec::new();
-    let rot_codec = match rotation_format(options)? {
-        format::NO_COMPRESS_QUAT => 0x80,
-        format::SMALL_TREE_48BIT_QUAT => 0x82,
-        f => return Err(Error::unsupported(format!("#ivo rotations are f32 or SmallTree48, not format {f}"))),
-    };
+    let rot_format = rotation_format(options)?;
     let dba = options.variant.as_deref() == Some("ivo_dba");
     let clips: Vec<&Clip> =
         if dba { package.clips.iter().collect() } else { vec![pick_clip(package, options, &mut warnings)?] };
@@ -478,7 +460,7 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     }
     let file = if dba {
         // DBAData: u32 totalSize (the bytes after it), then the blocks.
-        let body = ivo::write_blocks(&blocks, b"#dba", rot_codec)?;
+        let body = ivo::write_blocks(&blocks, b"#dba", rot_format)?;
         let mut data = (body.len() as u32).to_le_bytes().to_vec();
         data.extend_from_slice(&body);
         ChunkFile::build(
@@ -495,23 +477,13 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         };
         let n = u16::try_from(bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bones"))?;
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, u32::MAX as f32) as u32;
-        let QuatT { rotation: start_rotation, translation: start_position } = QuatT::IDENTITY;
-        let info = IvoAnimInfo {
-            flags: 0,
-            fps: 30,
-            num_bones: n,
-            reserved: 0,
-            end_frame,
-            start_rotation,
-            start_position,
-            pad: 0,
-        };
+        let info = IvoAnimInfo { fps: 30, num_bones: n, end_frame, ..Default::default() };
         ChunkFile::build(
             Container::Ivo,
             0,
             vec![
                 (kind::IVO_ANIM_INFO, 0x901, 0, Body::IvoAnimInfo(Box::new(info))),
-                (kind::IVO_CAF_DATA, 0x900, 0, ivo::write_blocks(&blocks, b"#caf", rot_codec)?.into()),
+                (kind::IVO_CAF_DATA, 0x900, 0, ivo::write_blocks(&blocks, b"#caf", rot_format)?.into()),
             ],
         )?
     };

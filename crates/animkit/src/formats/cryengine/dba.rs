@@ -11,7 +11,7 @@ use std::ops::Range;
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
-use super::quat_codecs::{encode_position, encode_rotation, read_continuous};
+use super::quat_codecs::{encode_rotation, read_continuous};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
@@ -227,8 +227,7 @@ fn pool(anims: &[DbaAnimation], rot_format: u8) -> Result<([Pool; 3], Vec<Vec<ra
             };
             if let Some(p) = c.position.as_ref().filter(|p| !p.frames.is_empty()) {
                 info.position_times = times.add(time_track(&p.frames)?);
-                let mut bytes = Vec::with_capacity(12 * p.values.len());
-                p.values.iter().for_each(|&v| encode_position(v, &mut bytes));
+                let bytes = p.values.iter().flat_map(|v| v.to_array()).flat_map(f32::to_le_bytes).collect();
                 info.positions = poss.add(T { format: 2, keys: p.values.len(), bytes });
             }
             if let Some(r) = c.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
