@@ -8,9 +8,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use glam::{Quat, Vec3};
+use glam::Vec3;
 
-use super::controller::KeyTrack;
+use super::controller::{Controller, KeyTrack};
 use super::quat_codecs::{encode_rotation, read_continuous};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
@@ -23,16 +23,10 @@ use crate::raw_json::F32;
 pub struct DbaAnimation {
     pub path: String,
     pub motion: MotionParams,
-    pub controllers: Vec<DbaController>,
-}
-
-/// One bone's channels in a clip. Read from a database, its rotations are sign-continuous as the
-/// model holds them ([`super::quat_codecs::continuous`]), made so once per shared track.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DbaController {
-    pub id: u32,
-    pub rotation: Option<KeyTrack<Quat>>,
-    pub position: Option<KeyTrack<Vec3>>,
+    /// Each bone's rotations and positions (version 0x905). Read from a database, rotations are
+    /// sign-continuous as the model holds them ([`super::quat_codecs::continuous`]), made so once
+    /// per shared track.
+    pub controllers: Vec<Controller>,
 }
 
 /// The decoded database.
@@ -132,10 +126,10 @@ pub fn read(payload: &[u8], at: usize) -> Result<Dba> {
     for (a, anim) in raw.animations.into_iter().enumerate() {
         let mut controllers = Vec::with_capacity(anim.controllers.len());
         for (k, info) in anim.controllers.iter().enumerate() {
-            let controller = || -> Result<DbaController> {
+            let controller = || -> Result<Controller> {
                 let rotation = rotations.channel(&times, (info.rotation_times, info.rotations), "rotation", at)?;
                 let position = positions.channel(&times, (info.position_times, info.positions), "position", at)?;
-                Ok(DbaController { id: info.controller_id, rotation, position })
+                Ok(Controller::keyed(info.controller_id, 0x905, rotation, position))
             };
             let c = controller().within(|| format!("animation {a}, controller {k} (0x{:08X})", info.controller_id));
             controllers.push(c?);
@@ -276,6 +270,7 @@ mod tests {
     use super::*;
     use crate::formats::cryengine::quat_codecs::{continuous, decode_keys};
     use crate::record::Record;
+    use glam::Quat;
 
     fn bits(v: &[f32]) -> Vec<u32> {
         v.iter().map(|x| x.to_bits()).collect()
@@ -312,17 +307,12 @@ mod tests {
         };
         let controller = |id: u32, n: usize, step: f32| {
             let t = track(n, step);
-            DbaController {
-                id,
-                rotation: Some(KeyTrack {
-                    frames: t.frames.clone(),
-                    values: t.values.iter().map(|&(_, i)| q(i)).collect(),
-                }),
-                position: id.is_multiple_of(2).then(|| KeyTrack {
-                    frames: t.frames,
-                    values: t.values.iter().map(|&(x, _)| Vec3::splat(x)).collect(),
-                }),
-            }
+            let rotation = KeyTrack { frames: t.frames.clone(), values: t.values.iter().map(|&(_, i)| q(i)).collect() };
+            let position = id.is_multiple_of(2).then(|| KeyTrack {
+                frames: t.frames,
+                values: t.values.iter().map(|&(x, _)| Vec3::splat(x)).collect(),
+            });
+            Controller::keyed(id, 0x905, Some(rotation), position)
         };
         // Clips 0 and 2 share every track; clip 1 shares some; frames in Byte, UINT16 and F32.
         let clips: Vec<DbaAnimation> =
