@@ -71,20 +71,13 @@ pub fn log_quat(q: Quat) -> Vec3 {
 }
 
 /// The controller of a controller body of chunk version `version` in the model's convention
-/// (`None` for a body that is no controller); `at` is the payload's offset for errors.
+/// (`None` for a body that is no controller); `at` is the payload's offset for errors. PQLog
+/// (0x827/0x830) rotations are stored as `log(conj(q))` and positions in centimetres; tick times
+/// become `(t − t₀)/160` frames (§5.5; ticks off a frame keep their fraction); PQS (0x833) key
+/// *i* is frame *i*.
 pub fn from_body(version: u32, body: &Body, at: usize) -> Option<Result<Controller>> {
-    match body {
-        Body::Compressed(k) => Some(from_compressed(version, k, at)),
-        body => from_uncompiled(body).map(Ok),
-    }
-}
-
-/// The controller of an uncompiled controller body (PQLog 0x827/0x830, PQS 0x833) in the
-/// model's convention: PQLog rotations are stored as `log(conj(q))` and positions in
-/// centimetres; tick times become `(t − t₀)/160` frames (§5.5; ticks off a frame keep their
-/// fraction); PQS key *i* is frame *i*.
-fn from_uncompiled(body: &Body) -> Option<Controller> {
-    Some(match body {
+    Some(Ok(match body {
+        Body::Compressed(k) => return Some(from_compressed(version, k, at)),
         Body::PqLog { controller_id, flags, keys, .. } => {
             let t0 = keys.first().map_or(0, |k| i64::from(k.time));
             let (mut frames, mut rotations, mut positions) =
@@ -111,7 +104,7 @@ fn from_uncompiled(body: &Body) -> Option<Controller> {
             Controller { scale, ..Controller::keyed(*controller_id, 0x833, Some(rotation), Some(position)) }
         }
         _ => return None,
-    })
+    }))
 }
 
 /// The controller of a compressed controller's keys: rotations decoded from their codec, key

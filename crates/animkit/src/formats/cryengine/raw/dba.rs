@@ -85,13 +85,11 @@ impl<K> Table<K> {
     /// The format of track `i`.
     pub(crate) fn format_of(&self, i: usize) -> Option<u8> {
         let mut end = 0usize;
-        for (f, &n) in self.per_format.iter().enumerate() {
+        let format = self.per_format.iter().position(|&n| {
             end = end.saturating_add(n as usize);
-            if i < end {
-                return u8::try_from(f).ok();
-            }
-        }
-        None
+            i < end
+        });
+        format.and_then(|f| u8::try_from(f).ok())
     }
 }
 
