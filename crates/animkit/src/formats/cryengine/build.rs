@@ -20,7 +20,7 @@
 use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile, Container};
-use super::controller::{log_quat, Controller, KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE, TICKS_PER_FRAME};
+use super::controller::{log_quat, KeyTrack, FLAG_ADDITIVE, FLAG_CYCLE, TICKS_PER_FRAME};
 use super::dba;
 use super::quat_codecs::{controller_id, encode_keys, format};
 use super::raw::{
@@ -39,9 +39,9 @@ use crate::raw_json::{FixedName, Hex, F32};
 #[derive(Default)]
 struct Bone {
     name: Option<String>,
-    rotation: Option<KeyTrack<Quat>>,
-    position: Option<KeyTrack<Vec3>>,
-    scale: Option<KeyTrack<Vec3>>,
+    rotation: Option<(Vec<f32>, Vec<Quat>)>,
+    position: Option<(Vec<f32>, Vec<Vec3>)>,
+    scale: Option<(Vec<f32>, Vec<Vec3>)>,
 }
 
 /// The `rotation=` codecs: name, other spellings, `ECompressionFormat`.
@@ -65,7 +65,7 @@ fn rotation_format(options: &WriteOptions) -> Result<u8> {
 
 /// Key values at each key (the middle value of cubic triples), with strictly increasing frames:
 /// a repeated time keeps its last key.
-fn keys<T: Copy>(times: &[f32], values: &[T], cubic: bool, fps: f32) -> KeyTrack<T> {
+fn keys<T: Copy>(times: &[f32], values: &[T], cubic: bool, fps: f32) -> (Vec<f32>, Vec<T>) {
     let mut frames: Vec<f32> = Vec::with_capacity(times.len());
     let mut out: Vec<T> = Vec::with_capacity(times.len());
     for (i, &t) in times.iter().enumerate() {
@@ -85,7 +85,7 @@ fn keys<T: Copy>(times: &[f32], values: &[T], cubic: bool, fps: f32) -> KeyTrack
         frames.push(f);
         out.push(v);
     }
-    KeyTrack { frames, values: out }
+    (frames, out)
 }
 
 /// The `times=` key-time formats, used for every track instead of the automatic choice (`auto`).
@@ -128,9 +128,14 @@ fn channel<K>(
     Ok(Channel { format, keys_info, time_format, keys, times })
 }
 
-/// A channel's keys when it has some.
-fn keyed<T>(channel: &Option<KeyTrack<T>>) -> Option<&KeyTrack<T>> {
-    channel.as_ref().filter(|t| !t.frames.is_empty())
+/// A channel's frames and values when it has keys.
+fn keyed<T>(channel: &Option<(Vec<f32>, Vec<T>)>) -> Option<&(Vec<f32>, Vec<T>)> {
+    channel.as_ref().filter(|(frames, _)| !frames.is_empty())
+}
+
+/// A channel's keys as a key track.
+fn track<T: Clone>(channel: &Option<(Vec<f32>, Vec<T>)>) -> Option<KeyTrack<T>> {
+    channel.clone().map(|(frames, values)| KeyTrack { frames, values })
 }
 
 /// A compressed controller 0x829, or 0x832 (with scale) when `with_scale`: rotations in
@@ -139,13 +144,13 @@ fn keyed<T>(channel: &Option<KeyTrack<T>>) -> Option<&KeyTrack<T>> {
 /// position's (keys info 1) or their own (2). Arrays aligned to 4.
 fn controller(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, times: Option<u8>) -> Result<Compressed> {
     let rotation = match keyed(&bone.rotation) {
-        Some(t) => channel(rot_format, None, encode_keys(rot_format, &t.values)?, Some(&t.frames), 0, times)?,
+        Some((frames, values)) => channel(rot_format, None, encode_keys(rot_format, values)?, Some(frames), 0, times)?,
         None => channel(0, None, RotationKeys::default(), None, 0, None)?,
     };
     // The times of the first of `shared` (frames, time format, keys info) with the same frames,
     // else their own (keys info `own`).
-    let vectors = |keys: &Option<KeyTrack<Vec3>>, shared: &[(&[f32], u8, u8)], own: u8| match keyed(keys) {
-        Some(KeyTrack { frames: f, values: v }) => {
+    let vectors = |keys: &Option<(Vec<f32>, Vec<Vec3>)>, shared: &[(&[f32], u8, u8)], own: u8| match keyed(keys) {
+        Some((f, v)) => {
             let values = v.iter().map(|v| v.to_array().map(F32)).collect();
             match shared.iter().find(|s| s.0 == f.as_slice()) {
                 Some(&(_, tf, info)) => channel(format::NO_COMPRESS_VEC3, Some(info), values, None, tf, None),
@@ -154,9 +159,9 @@ fn controller(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, times: Opt
         }
         None => channel(0, Some(0), Vec::new(), None, 0, None),
     };
-    let rot = (bone.rotation.as_ref().map_or(&[][..], |r| r.frames.as_slice()), rotation.time_format, 0);
+    let rot = (bone.rotation.as_ref().map_or(&[][..], |r| r.0.as_slice()), rotation.time_format, 0);
     let position = vectors(&bone.position, &[rot], 1)?;
-    let pos = (bone.position.as_ref().map_or(&[][..], |p| p.frames.as_slice()), position.time_format, 1);
+    let pos = (bone.position.as_ref().map_or(&[][..], |p| p.0.as_slice()), position.time_format, 1);
     let scale = vectors(&bone.scale, &[rot, pos], 2)?;
     let (scale, aligned) = if with_scale { (Some(scale), None) } else { (None, Some(1)) };
     let (controller_id, flags, pad, tail) = (id, None, [0; 2], Hex::default());
@@ -333,12 +338,15 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
 
 /// The bones of a clip with rotation and position keys, for the DBA and `#ivo` writers, whose
 /// tracks have no scale (`what` names the format in the warning when the clip has some).
-fn bone_tracks(clip: &Clip, what: &str, warnings: &mut Vec<String>) -> Result<Vec<Controller>> {
+fn bone_tracks(clip: &Clip, what: &str, warnings: &mut Vec<String>) -> Result<Vec<dba::DbaController>> {
     let bones = gather(clip, warnings)?;
     if bones.iter().any(|(_, b)| b.scale.is_some()) {
         warnings.push(format!("{}: scale left out ({what} tracks have none)", clip.name));
     }
-    Ok(bones.into_iter().map(|(id, b)| Controller::keyed(id, 0x905, b.rotation, b.position)).collect())
+    Ok(bones
+        .into_iter()
+        .map(|(id, b)| dba::DbaController { id, rotation: track(&b.rotation), position: track(&b.position) })
+        .collect())
 }
 
 /// The controller id of a bone's track: its hash, else the CRC-32 of its name; `None`, and a
@@ -404,9 +412,8 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<Vec<(u32, Bone)>> {
             }
             match &track.values {
                 Values::Rotation(v) => {
-                    let mut rotation = keys(&track.times, v, cubic, fps);
-                    rotation.values.iter_mut().for_each(|q| *q = q.normalize());
-                    bone.rotation = Some(rotation);
+                    let (f, q) = keys(&track.times, v, cubic, fps);
+                    bone.rotation = Some((f, q.into_iter().map(|q| q.normalize()).collect()));
                 }
                 Values::Translation(v) => bone.position = Some(keys(&track.times, v, cubic, fps)),
                 Values::Scale(v) => bone.scale = Some(keys(&track.times, v, cubic, fps)),
@@ -499,8 +506,8 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     let clip = pick_clip(package, options, &mut warnings)?;
     let bones = gather(clip, &mut warnings)?;
     let (mut worst, mut keys) = (0f32, 0usize);
-    for rotation in bones.iter().filter_map(|(_, b)| b.rotation.as_ref()) {
-        for &q in &rotation.values {
+    for (_, values) in bones.iter().filter_map(|(_, b)| b.rotation.as_ref()) {
+        for &q in values {
             worst = worst.max(super::quat_codecs::encoding_error(rot_format, q)?);
             keys += 1;
         }

@@ -8,9 +8,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
-use super::controller::{Controller, KeyTrack};
+use super::controller::KeyTrack;
 use super::quat_codecs::{encode_rotation, read_continuous};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
@@ -23,10 +23,16 @@ use crate::raw_json::F32;
 pub struct DbaAnimation {
     pub path: String,
     pub motion: MotionParams,
-    /// Each bone's rotations and positions (version 0x905). Read from a database, rotations are
-    /// sign-continuous as the model holds them ([`super::quat_codecs::continuous`]), made so once
-    /// per shared track.
-    pub controllers: Vec<Controller>,
+    pub controllers: Vec<DbaController>,
+}
+
+/// One bone's channels in a clip. Read from a database, its rotations are sign-continuous as the
+/// model holds them ([`super::quat_codecs::continuous`]), made so once per shared track.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DbaController {
+    pub id: u32,
+    pub rotation: Option<KeyTrack<Quat>>,
+    pub position: Option<KeyTrack<Vec3>>,
 }
 
 /// The decoded database.
@@ -126,10 +132,10 @@ pub fn read(payload: &[u8], at: usize) -> Result<Dba> {
     for (a, anim) in raw.animations.into_iter().enumerate() {
         let mut controllers = Vec::with_capacity(anim.controllers.len());
         for (k, info) in anim.controllers.iter().enumerate() {
-            let controller = || -> Result<Controller> {
+            let controller = || -> Result<DbaController> {
                 let rotation = rotations.channel(&times, (info.rotation_times, info.rotations), "rotation", at)?;
                 let position = positions.channel(&times, (info.position_times, info.positions), "position", at)?;
-                Ok(Controller::keyed(info.controller_id, 0x905, rotation, position))
+                Ok(DbaController { id: info.controller_id, rotation, position })
             };
             let c = controller().within(|| format!("animation {a}, controller {k} (0x{:08X})", info.controller_id));
             controllers.push(c?);
@@ -270,7 +276,6 @@ mod tests {
     use super::*;
     use crate::formats::cryengine::quat_codecs::{continuous, decode_keys};
     use crate::record::Record;
-    use glam::Quat;
 
     fn bits(v: &[f32]) -> Vec<u32> {
         v.iter().map(|x| x.to_bits()).collect()
@@ -307,12 +312,17 @@ mod tests {
         };
         let controller = |id: u32, n: usize, step: f32| {
             let t = track(n, step);
-            let rotation = KeyTrack { frames: t.frames.clone(), values: t.values.iter().map(|&(_, i)| q(i)).collect() };
-            let position = id.is_multiple_of(2).then(|| KeyTrack {
-                frames: t.frames,
-                values: t.values.iter().map(|&(x, _)| Vec3::splat(x)).collect(),
-            });
-            Controller::keyed(id, 0x905, Some(rotation), position)
+            DbaController {
+                id,
+                rotation: Some(KeyTrack {
+                    frames: t.frames.clone(),
+                    values: t.values.iter().map(|&(_, i)| q(i)).collect(),
+                }),
+                position: id.is_multiple_of(2).then(|| KeyTrack {
+                    frames: t.frames,
+                    values: t.values.iter().map(|&(x, _)| Vec3::splat(x)).collect(),
+                }),
+            }
         };
         // Clips 0 and 2 share every track; clip 1 shares some; frames in Byte, UINT16 and F32.
         let clips: Vec<DbaAnimation> =

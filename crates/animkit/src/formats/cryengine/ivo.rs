@@ -19,7 +19,8 @@
 use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile};
-use super::controller::{Controller, KeyTrack};
+use super::controller::KeyTrack;
+use super::dba::DbaController;
 use super::quat_codecs::{encode_rotation, format, read_rotations};
 use super::raw::{pad4, words, Body, IvoAnimInfo, QuatT};
 use crate::bytes::{Cursor, Endian, Writer};
@@ -495,7 +496,7 @@ fn write_track(
 /// key data pool; arrays padded to 4; flags keep bit 0x40; `dataSize` = header, hashes, entries
 /// and the block's own data; magic 0xAA55. Offsets are relative to each entry, so the bytes can
 /// go anywhere in the chunk. Rotations in `rot_format`: f32 or SmallTree48.
-pub(crate) fn write_blocks(blocks: &[Vec<Controller>], signature: &[u8; 4], rot_format: u8) -> Result<Vec<u8>> {
+pub(crate) fn write_blocks(blocks: &[Vec<DbaController>], signature: &[u8; 4], rot_format: u8) -> Result<Vec<u8>> {
     let Some(&(rot_codec, _)) = ROTATION_CODECS.iter().find(|r| r.1 == rot_format) else {
         return Err(Error::unsupported(format!("#ivo rotations are f32 or SmallTree48, not format {rot_format}")));
     };

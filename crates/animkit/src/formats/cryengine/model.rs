@@ -197,7 +197,8 @@ pub fn to_model_with(file: &ChunkFile, limits: &Limits, decoding: Decoding) -> R
     let mut keys = 0u64;
     for a in c.dba.as_mut().map(|d| std::mem::take(&mut d.animations)).unwrap_or_default() {
         let m = &a.motion;
-        let tracks = clip_tracks(a.controllers.into_iter(), None, (m.start as f32, 30.0), &mut keys, limits)?;
+        let controllers = a.controllers.into_iter().map(|k| Controller::keyed(k.id, 0x905, k.rotation, k.position));
+        let tracks = clip_tracks(controllers, None, (m.start as f32, 30.0), &mut keys, limits)?;
         let duration = ((i64::from(m.end) - i64::from(m.start)) as f32 / 30.0).max(0.0);
         package.clips.push(Clip { duration, ..clip(stem(&a.path), Some(m.asset_flags), 30.0, tracks) });
     }
