@@ -14,7 +14,7 @@ use crate::bytes::round_up;
 use crate::text::{from_hex, latin1_until_nul, to_hex, to_latin1};
 
 /// An `f32` kept bit for bit through JSON.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct F32(pub f32);
 
 /// Equal when the bits are equal (so NaN payloads and −0.0 compare as stored).

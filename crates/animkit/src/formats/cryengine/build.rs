@@ -17,8 +17,6 @@
 //! f32_startstop|uint16_startstop|byte_startstop|bitset` (StartStop needs a key on every frame),
 //! `clip=NAME` (default: the first clip), `bone_names=false`.
 
-use std::collections::BTreeMap;
-
 use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile, Container};
@@ -27,7 +25,7 @@ use super::dba;
 use super::quat_codecs::{controller_id, encode_keys, format};
 use super::raw::{
     pad4, Body, Channel, Compressed, FootPlants, GlobalAnimationHeaderCaf, IvoAnimInfo, KeyTimes, MotionParams,
-    PqLogKey, QuatT, RotationKeys, TimingSamples, Vec3f, VectorKeys,
+    PqLogKey, QuatT, RotationKeys, TimingSamples, Vec3f,
 };
 use super::time_formats;
 use crate::bytes::{Endian, Writer};
@@ -140,11 +138,6 @@ fn track<T: Clone>(channel: &Option<(Vec<f32>, Vec<T>)>) -> Option<KeyTrack<T>> 
     channel.clone().map(|(frames, values)| KeyTrack { frames, values })
 }
 
-/// Stored vectors.
-fn vectors(values: &[Vec3]) -> VectorKeys {
-    values.iter().map(|v| v.to_array().map(F32)).collect()
-}
-
 /// A compressed controller 0x829, or 0x832 (with scale) when `with_scale`: rotations in
 /// `rot_format` with their own times; positions NoCompressVec3, sharing the rotation times
 /// when they are the same (keys info 0, else 1); scales likewise, sharing the rotation's or the
@@ -154,39 +147,25 @@ fn controller(id: u32, bone: &Bone, rot_format: u8, with_scale: bool, times: Opt
         Some((frames, values)) => channel(rot_format, None, encode_keys(rot_format, values)?, Some(frames), 0, times)?,
         None => channel(0, None, RotationKeys::default(), None, 0, None)?,
     };
-    let rot_frames = bone.rotation.as_ref().map_or(&[][..], |r| r.0.as_slice());
-    let rtf = rotation.time_format;
-    let position = match keyed(&bone.position) {
-        Some((f, v)) if f == rot_frames => channel(format::NO_COMPRESS_VEC3, Some(0), vectors(v), None, rtf, None)?,
-        Some((f, v)) => channel(format::NO_COMPRESS_VEC3, Some(1), vectors(v), Some(f), 0, times)?,
-        None => channel(0, Some(0), Vec::new(), None, 0, None)?,
-    };
-    let ptf = position.time_format;
-    let pos_frames = bone.position.as_ref().map(|p| p.0.as_slice());
-    let scale = match keyed(&bone.scale).filter(|_| with_scale) {
-        Some((f, v)) if f == rot_frames => channel(format::NO_COMPRESS_VEC3, Some(0), vectors(v), None, rtf, None)?,
-        Some((f, v)) if Some(f.as_slice()) == pos_frames => {
-            channel(format::NO_COMPRESS_VEC3, Some(1), vectors(v), None, ptf, None)?
+    // The times of the first of `shared` (frames, time format, keys info) with the same frames,
+    // else their own (keys info `own`).
+    let vectors = |keys: &Option<(Vec<f32>, Vec<Vec3>)>, shared: &[(&[f32], u8, u8)], own: u8| match keyed(keys) {
+        Some((f, v)) => {
+            let values = v.iter().map(|v| v.to_array().map(F32)).collect();
+            match shared.iter().find(|s| s.0 == f.as_slice()) {
+                Some(&(_, tf, info)) => channel(format::NO_COMPRESS_VEC3, Some(info), values, None, tf, None),
+                None => channel(format::NO_COMPRESS_VEC3, Some(own), values, Some(f), 0, times),
+            }
         }
-        Some((f, v)) => channel(format::NO_COMPRESS_VEC3, Some(2), vectors(v), Some(f), 0, times)?,
-        None => channel(0, Some(0), Vec::new(), None, 0, None)?,
+        None => channel(0, Some(0), Vec::new(), None, 0, None),
     };
+    let rot = (bone.rotation.as_ref().map_or(&[][..], |r| r.0.as_slice()), rotation.time_format, 0);
+    let position = vectors(&bone.position, &[rot], 1)?;
+    let pos = (bone.position.as_ref().map_or(&[][..], |p| p.0.as_slice()), position.time_format, 1);
+    let scale = vectors(&bone.scale, &[rot, pos], 2)?;
     let (scale, aligned) = if with_scale { (Some(scale), None) } else { (None, Some(1)) };
-    for n in [rotation.keys.len(), position.keys.len(), scale.as_ref().map_or(0, |s| s.keys.len())] {
-        if n > 0xFFFF {
-            return Err(Error::unrepresentable(format!("controller 0x{id:08X} has more than 65535 keys")));
-        }
-    }
-    Ok(Compressed {
-        controller_id: id,
-        flags: None,
-        rotation,
-        position,
-        scale,
-        aligned,
-        pad: [0; 2],
-        tail: Hex::default(),
-    })
+    let (controller_id, flags, pad, tail) = (id, None, [0; 2], Hex::default());
+    Ok(Compressed { controller_id, flags, rotation, position, scale, aligned, pad, tail })
 }
 
 /// The asset flags of a clip: additive 0x001, cycle 0x002.
@@ -197,22 +176,8 @@ fn motion_flags(clip: &Clip) -> u32 {
 /// MotionParameters 0x925 (`MotionParams905`): the clip's flags, frames 0 to `end_frame`,
 /// compression unset, no locomotion data.
 fn motion_parameters(clip: &Clip, end_frame: i32) -> MotionParams {
-    MotionParams {
-        asset_flags: motion_flags(clip),
-        compression: u32::MAX,
-        ticks_per_frame: 1,
-        secs_per_tick: F32(1.0 / 30.0),
-        start: 0,
-        end: end_frame,
-        move_speed: F32(0.0),
-        turn_speed: F32(0.0),
-        asset_turn: F32(0.0),
-        distance: F32(0.0),
-        slope: F32(0.0),
-        start_location: QuatT::IDENTITY,
-        end_location: QuatT::IDENTITY,
-        foot_plants: FootPlants::all(0.0),
-    }
+    let (asset_flags, compression, secs_per_tick) = (motion_flags(clip), u32::MAX, F32(1.0 / 30.0));
+    MotionParams { asset_flags, compression, ticks_per_frame: 1, secs_per_tick, end: end_frame, ..Default::default() }
 }
 
 /// The file path a clip is stored under (GlobalAnimationHeaderCAF, DBA and `#ivo` DBAMeta
@@ -243,7 +208,7 @@ fn global_animation_header(clip: &Clip, end_frame: i32, controllers: u32) -> Opt
         controllers,
         start_location: QuatT::IDENTITY,
         last_locator_key: QuatT::IDENTITY,
-        velocity: Vec3f::from_vec3(Vec3::ZERO),
+        velocity: Vec3f::default(),
         distance: F32(0.0),
         speed: F32(0.0),
         slope: F32(0.0),
@@ -278,25 +243,7 @@ fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, V
         warnings.push("the clip is additive: an .i_caf does not say so (the .animsettings does)".into());
     }
     let frames = (clip.duration.max(clip.last_key_time()) * 30.0).round().clamp(0.0, 1e6) as i32;
-    let mut order: Vec<(u32, Option<String>)> = Vec::new();
-    let mut by_id: BTreeMap<u32, (Option<&Track>, Option<&Track>)> = BTreeMap::new();
-    for track in &clip.tracks {
-        let Target::Bone(b) = &track.target else { continue };
-        let Some(id) = track_id(b, &mut warnings) else { continue };
-        if !order.iter().any(|(i, _)| *i == id) {
-            order.push((id, b.name.as_deref().map(str::to_string)));
-        }
-        let e = by_id.entry(id).or_default();
-        match track.values {
-            Values::Rotation(_) => e.0 = Some(track),
-            Values::Translation(_) => e.1 = Some(track),
-            _ => warnings.push(format!(
-                "{:?} track of {} left out (PQLog has rotation and position)",
-                track.channel(),
-                b.label()
-            )),
-        }
-    }
+    let bones = bone_groups(clip, &mut warnings)?;
     let rest = |id: u32| {
         package
             .skeleton
@@ -306,9 +253,19 @@ fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, V
     };
     let timing = TimingSamples { samples: frames + 1, rate: F32(30.0), start_sec: F32(0.0) };
     let mut payloads = vec![(kind::TIMING, 0x919, 1, Body::TimingSamples(timing))];
-    let mut next_id = 2;
-    for (id, name) in &order {
-        let Some(&(rot, pos)) = by_id.get(id) else { continue };
+    for (id, name, tracks) in &bones {
+        let (mut rot, mut pos) = (None, None);
+        for &(b, track) in tracks {
+            match track.values {
+                Values::Rotation(_) => rot = Some(track),
+                Values::Translation(_) => pos = Some(track),
+                _ => warnings.push(format!(
+                    "{:?} track of {} left out (PQLog has rotation and position)",
+                    track.channel(),
+                    b.label()
+                )),
+            }
+        }
         let rest = rest(*id);
         if pos.is_none() && rest.is_none() {
             warnings.push(format!(
@@ -318,12 +275,11 @@ fn build_icaf(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, V
         }
         let keys = pqlog_keys(rot, pos, rest, frames);
         let body = Body::PqLog { num_keys: keys.len() as u32, controller_id: *id, flags: None, keys };
-        payloads.push((kind::CONTROLLER, 0x827, next_id, body));
-        next_id += 1;
+        payloads.push((kind::CONTROLLER, 0x827, payloads.len() as u32 + 1, body));
     }
-    if order.iter().all(|(_, n)| n.is_some()) && !order.is_empty() {
-        let names = order.iter().filter_map(|(_, n)| n.clone()).collect();
-        payloads.push((kind::BONE_NAME_LIST, 0x745, next_id, bone_name_list(names)));
+    if !bones.is_empty() && bones.iter().all(|(_, n, _)| n.is_some()) {
+        let names = bones.iter().filter_map(|(_, n, _)| n.clone()).collect();
+        payloads.push((kind::BONE_NAME_LIST, 0x745, payloads.len() as u32 + 1, bone_name_list(names)));
     }
     Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, payloads)?, warnings))
 }
@@ -374,7 +330,7 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         let controllers = bone_tracks(clip, "DBA", &mut warnings)?;
         let path = clip_path(clip);
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, i32::MAX as f32) as i32;
-        anims.push(dba::WriteAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
+        anims.push(dba::DbaAnimation { path, motion: motion_parameters(clip, end_frame), controllers });
     }
     let payload = Body::Dba(Box::new(dba::to_raw(&anims, rot_format)?));
     Ok((ChunkFile::build(Container::CrCh, 0xFFFF_0000, vec![(kind::CONTROLLER, 0x905, 1, payload)])?, warnings))
@@ -383,14 +339,13 @@ fn build_dba(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
 /// The bones of a clip with rotation and position keys, for the DBA and `#ivo` writers, whose
 /// tracks have no scale (`what` names the format in the warning when the clip has some).
 fn bone_tracks(clip: &Clip, what: &str, warnings: &mut Vec<String>) -> Result<Vec<dba::DbaController>> {
-    let (bones, order) = gather(clip, warnings)?;
-    if bones.values().any(|b| b.scale.is_some()) {
+    let bones = gather(clip, warnings)?;
+    if bones.iter().any(|(_, b)| b.scale.is_some()) {
         warnings.push(format!("{}: scale left out ({what} tracks have none)", clip.name));
     }
-    Ok(order
-        .iter()
-        .filter_map(|id| bones.get(id).map(|b| (id, b)))
-        .map(|(&id, b)| dba::DbaController { id, rotation: track(&b.rotation), position: track(&b.position) })
+    Ok(bones
+        .into_iter()
+        .map(|(id, b)| dba::DbaController { id, rotation: track(&b.rotation), position: track(&b.position) })
         .collect())
 }
 
@@ -404,12 +359,14 @@ fn track_id(b: &BoneRef, warnings: &mut Vec<String>) -> Option<u32> {
     id
 }
 
-/// The bones of a clip by controller id, in first-appearance order.
-fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone>, Vec<u32>)> {
-    let fps = 30.0;
-    let mut bones: BTreeMap<u32, Bone> = BTreeMap::new();
-    let mut order: Vec<u32> = Vec::new();
-    let mut added = (0usize, 0usize);
+/// A bone's controller id, name and tracks.
+type BoneGroup<'c> = (u32, Option<String>, Vec<(&'c BoneRef, &'c Track)>);
+
+/// The bone tracks of a clip grouped by controller id in first-appearance order, with the
+/// bone's first name; every track validated. Material tracks, and bone tracks with neither a
+/// hash nor a name, are left out with a warning.
+fn bone_groups<'c>(clip: &'c Clip, warnings: &mut Vec<String>) -> Result<Vec<BoneGroup<'c>>> {
+    let mut groups: Vec<BoneGroup> = Vec::new();
     for track in &clip.tracks {
         track.validate().map_err(|e| Error::unrepresentable(format!("track {}: {e}", track.target.label())))?;
         let Target::Bone(b) = &track.target else {
@@ -417,36 +374,53 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone
             continue;
         };
         let Some(id) = track_id(b, warnings) else { continue };
-        if !order.contains(&id) {
-            order.push(id);
-        }
-        // Only tracks that are written count among the keys added.
-        let rekeyed = rekey_for_engine(track, fps);
-        if rekeyed.added > 0 {
-            added = (added.0 + 1, added.1 + rekeyed.added);
-        }
-        let track = &rekeyed.track;
-        let bone = bones.entry(id).or_default();
-        if bone.name.is_none() {
-            bone.name = b.name.as_deref().map(str::to_string);
-        }
-        let cubic = track.interpolation == Interpolation::CubicSpline;
-        if cubic || track.interpolation == Interpolation::Step {
-            warnings.push(format!(
-                "{} {:?} keys written as the engine's linear/nlerp keys",
-                b.label(),
-                track.interpolation
-            ));
-        }
-        match &track.values {
-            Values::Rotation(v) => {
-                let (f, q) = keys(&track.times, v, cubic, fps);
-                bone.rotation = Some((f, q.into_iter().map(|q| q.normalize()).collect()));
+        let name = b.name.as_deref().map(str::to_string);
+        match groups.iter_mut().find(|g| g.0 == id) {
+            Some((_, first, tracks)) => {
+                if first.is_none() {
+                    *first = name;
+                }
+                tracks.push((b, track));
             }
-            Values::Translation(v) => bone.position = Some(keys(&track.times, v, cubic, fps)),
-            Values::Scale(v) => bone.scale = Some(keys(&track.times, v, cubic, fps)),
-            _ => warnings.push(format!("{:?} track of {} left out", track.channel(), b.label())),
+            None => groups.push((id, name, vec![(b, track)])),
         }
+    }
+    Ok(groups)
+}
+
+/// The bones of a clip by controller id, in first-appearance order, re-keyed for the engine.
+fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<Vec<(u32, Bone)>> {
+    let fps = 30.0;
+    let mut added = (0usize, 0usize);
+    let mut bones = Vec::new();
+    for (id, name, tracks) in bone_groups(clip, warnings)? {
+        let mut bone = Bone { name, ..Default::default() };
+        for (b, track) in tracks {
+            // Only tracks that are written count among the keys added.
+            let rekeyed = rekey_for_engine(track, fps);
+            if rekeyed.added > 0 {
+                added = (added.0 + 1, added.1 + rekeyed.added);
+            }
+            let track = &rekeyed.track;
+            let cubic = track.interpolation == Interpolation::CubicSpline;
+            if cubic || track.interpolation == Interpolation::Step {
+                warnings.push(format!(
+                    "{} {:?} keys written as the engine's linear/nlerp keys",
+                    b.label(),
+                    track.interpolation
+                ));
+            }
+            match &track.values {
+                Values::Rotation(v) => {
+                    let (f, q) = keys(&track.times, v, cubic, fps);
+                    bone.rotation = Some((f, q.into_iter().map(|q| q.normalize()).collect()));
+                }
+                Values::Translation(v) => bone.position = Some(keys(&track.times, v, cubic, fps)),
+                Values::Scale(v) => bone.scale = Some(keys(&track.times, v, cubic, fps)),
+                _ => warnings.push(format!("{:?} track of {} left out", track.channel(), b.label())),
+            }
+        }
+        bones.push((id, bone));
     }
     if added.0 > 0 {
         warnings.push(format!(
@@ -454,7 +428,7 @@ fn gather(clip: &Clip, warnings: &mut Vec<String>) -> Result<(BTreeMap<u32, Bone
             clip.name, added.1, added.0
         ));
     }
-    Ok((bones, order))
+    Ok(bones)
 }
 
 /// `track` re-keyed for the engine's interpolation (nlerp rotations, linear positions and scales)
@@ -471,11 +445,7 @@ fn rekey_for_engine(track: &Track, fps: f32) -> Rekeyed {
 fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Vec<String>)> {
     use super::ivo;
     let mut warnings = Vec::new();
-    let rot_codec = match rotation_format(options)? {
-        format::NO_COMPRESS_QUAT => 0x80,
-        format::SMALL_TREE_48BIT_QUAT => 0x82,
-        f => return Err(Error::unsupported(format!("#ivo rotations are f32 or SmallTree48, not format {f}"))),
-    };
+    let rot_format = rotation_format(options)?;
     let dba = options.variant.as_deref() == Some("ivo_dba");
     let clips: Vec<&Clip> =
         if dba { package.clips.iter().collect() } else { vec![pick_clip(package, options, &mut warnings)?] };
@@ -490,7 +460,7 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
     }
     let file = if dba {
         // DBAData: u32 totalSize (the bytes after it), then the blocks.
-        let body = ivo::write_blocks(&blocks, b"#dba", rot_codec)?;
+        let body = ivo::write_blocks(&blocks, b"#dba", rot_format)?;
         let mut data = (body.len() as u32).to_le_bytes().to_vec();
         data.extend_from_slice(&body);
         ChunkFile::build(
@@ -507,23 +477,13 @@ fn build_ivo(package: &Package, options: &WriteOptions) -> Result<(ChunkFile, Ve
         };
         let n = u16::try_from(bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bones"))?;
         let end_frame = (clip.duration * 30.0).round().clamp(0.0, u32::MAX as f32) as u32;
-        let QuatT { rotation: start_rotation, translation: start_position } = QuatT::IDENTITY;
-        let info = IvoAnimInfo {
-            flags: 0,
-            fps: 30,
-            num_bones: n,
-            reserved: 0,
-            end_frame,
-            start_rotation,
-            start_position,
-            pad: 0,
-        };
+        let info = IvoAnimInfo { fps: 30, num_bones: n, end_frame, ..Default::default() };
         ChunkFile::build(
             Container::Ivo,
             0,
             vec![
                 (kind::IVO_ANIM_INFO, 0x901, 0, Body::IvoAnimInfo(Box::new(info))),
-                (kind::IVO_CAF_DATA, 0x900, 0, ivo::write_blocks(&blocks, b"#caf", rot_codec)?.into()),
+                (kind::IVO_CAF_DATA, 0x900, 0, ivo::write_blocks(&blocks, b"#caf", rot_format)?.into()),
             ],
         )?
     };
@@ -544,9 +504,9 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     let rot_format = rotation_format(options)?;
     let times = time_format(options)?;
     let clip = pick_clip(package, options, &mut warnings)?;
-    let (bones, order) = gather(clip, &mut warnings)?;
+    let bones = gather(clip, &mut warnings)?;
     let (mut worst, mut keys) = (0f32, 0usize);
-    for (_, values) in bones.values().filter_map(|b| b.rotation.as_ref()) {
+    for (_, values) in bones.iter().filter_map(|(_, b)| b.rotation.as_ref()) {
         for &q in values {
             worst = worst.max(super::quat_codecs::encoding_error(rot_format, q)?);
             keys += 1;
@@ -558,27 +518,22 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
     }
     let fps = 30.0;
     // Scale needs controller 0x832 (CE5); otherwise 0x829, which CE5 and Lumberyard both read.
-    let with_scale = bones.values().any(|b| b.scale.is_some());
+    let with_scale = bones.iter().any(|(_, b)| b.scale.is_some());
     let version = if with_scale { 0x832 } else { 0x829 };
     let end_frame = (clip.duration * fps).round().clamp(0.0, i32::MAX as f32) as i32;
     let mut payloads =
         vec![(kind::MOTION_PARAMETERS, 0x925, 1, Body::MotionParameters(Box::new(motion_parameters(clip, end_frame))))];
-    let mut next_id = 2;
-    let mut names = Vec::new();
-    for id in &order {
-        let Some(bone) = bones.get(id) else { continue };
+    for (id, bone) in &bones {
         // The payload's size includes its padding to 4, as the engine's compiler writes it.
         let mut w = Writer::new(Endian::Little);
         controller(*id, bone, rot_format, with_scale, times)?.write(&mut w)?;
         pad4(&mut w);
-        payloads.push((kind::CONTROLLER, version, next_id, w.into_vec().into()));
-        next_id += 1;
-        names.push(bone.name.clone());
+        payloads.push((kind::CONTROLLER, version, payloads.len() as u32 + 1, w.into_vec().into()));
     }
-    match global_animation_header(clip, end_frame, names.len() as u32) {
+    match global_animation_header(clip, end_frame, bones.len() as u32) {
         Some(gah) => {
-            payloads.push((kind::GAH_CAF, 0x971, next_id, Body::GlobalAnimationHeaderCaf(Box::new(gah))));
-            next_id += 1;
+            let body = Body::GlobalAnimationHeaderCaf(Box::new(gah));
+            payloads.push((kind::GAH_CAF, 0x971, payloads.len() as u32 + 1, body));
         }
         None => warnings.push(format!(
             "clip name \"{}\" left out: a GlobalAnimationHeaderCAF path holds 255 Latin-1 bytes",
@@ -586,9 +541,9 @@ pub fn from_model(package: &Package, options: &WriteOptions) -> Result<(ChunkFil
         )),
     }
     let write_names = options.param("bone_names") != Some("false");
-    if write_names && !names.is_empty() && names.iter().all(Option::is_some) {
-        let names = names.into_iter().flatten().collect();
-        payloads.push((kind::BONE_NAME_LIST, 0x745, next_id, bone_name_list(names)));
+    if write_names && !bones.is_empty() && bones.iter().all(|(_, b)| b.name.is_some()) {
+        let names = bones.into_iter().filter_map(|(_, b)| b.name).collect();
+        payloads.push((kind::BONE_NAME_LIST, 0x745, payloads.len() as u32 + 1, bone_name_list(names)));
     }
     Ok((ChunkFile::build(container, 0xFFFF_0000, payloads)?, warnings))
 }

@@ -38,12 +38,19 @@ pub enum Container {
 }
 
 impl Container {
-    /// The file header's length: 20 bytes for CryTek, 16 otherwise.
-    pub fn header_len(self) -> usize {
+    /// The magic, the header's version and the name `info` shows.
+    fn identity(self) -> (&'static [u8], u32, &'static str) {
         match self {
-            Container::CryTek744 | Container::CryTek745 => 20,
-            Container::CrCh | Container::Ivo => 16,
+            Container::CryTek744 => (b"CryTek\0\0", 0x744, "CryTek 0x744"),
+            Container::CryTek745 => (b"CryTek\0\0", 0x745, "CryTek 0x745"),
+            Container::CrCh => (b"CrCh", 0x746, "CrCh 0x746"),
+            Container::Ivo => (b"#ivo", 0x900, "#ivo 0x900"),
         }
+    }
+
+    /// The file header's length: the magic and three `u32` (20 bytes for CryTek, 16 otherwise).
+    pub fn header_len(self) -> usize {
+        self.identity().0.len() + 12
     }
 
     /// The length of a chunk table entry: 20 bytes in 0x745 files, 16 otherwise.
@@ -54,28 +61,19 @@ impl Container {
         }
     }
 
-    /// Whether the chunk count is stored at the table offset (CryTek) rather than in the header.
-    fn count_in_table(self) -> bool {
-        matches!(self, Container::CryTek744 | Container::CryTek745)
-    }
-
     fn has_size(self) -> bool {
         matches!(self, Container::CryTek745 | Container::CrCh)
     }
 
-    /// Whether chunks may start with a 16-byte copy of their entry.
+    /// Whether the file is CryTek 0x744/0x745: chunks may start with a 16-byte copy of their
+    /// entry, and the chunk count starts the table rather than being in the header.
     pub fn embedded_headers(self) -> bool {
         matches!(self, Container::CryTek744 | Container::CryTek745)
     }
 
     /// The container's name and version, as `info` shows it.
     pub fn name(self) -> &'static str {
-        match self {
-            Container::CryTek744 => "CryTek 0x744",
-            Container::CryTek745 => "CryTek 0x745",
-            Container::CrCh => "CrCh 0x746",
-            Container::Ivo => "#ivo 0x900",
-        }
+        self.identity().2
     }
 }
 
@@ -274,18 +272,16 @@ impl Container {
 type Header = (Vec<u8>, u32, u32, Option<u32>, u32);
 
 fn header(c: &mut Cursor, container: Container) -> Result<Header> {
-    let crytek = container.count_in_table();
-    let magic = c.take(if crytek { 8 } else { 4 })?.to_vec();
+    let crytek = container.embedded_headers();
+    let (known_magic, known, name) = container.identity();
+    let magic = c.take(known_magic.len())?.to_vec();
     let file_type = if crytek { c.u32()? } else { 0 };
     let version = c.u32()?;
     let count = if crytek { None } else { Some(c.u32()?) };
     let table_offset = c.u32()?;
-    let (known, name) = match container {
-        Container::CrCh => (0x746, "CrCh"),
-        Container::Ivo => (0x900, "#ivo"),
-        _ => (version, ""),
-    };
+    // CryTek versions are told apart by `sniff`: only `CrCh` and `#ivo` can differ here.
     if version != known {
+        let name = name.split(' ').next().unwrap_or(name);
         let message = format!("{name} chunk file version 0x{version:X} (0x{known:X} is known)");
         return Err(Error::new(ErrorKind::Unsupported, Some(4), message));
     }
@@ -526,8 +522,8 @@ impl ChunkFile {
         let c = self.container;
         let count = self.chunks.len() as u32;
         let (version, table_offset) = (self.version, self.table_offset);
-        let crytek = c.count_in_table();
-        if self.magic.0.len() != if crytek { 8 } else { 4 } {
+        let crytek = c.embedded_headers();
+        if self.magic.0.len() != c.identity().0.len() {
             return Err(Error::unrepresentable(format!("a {} magic of {} bytes", c.name(), self.magic.0.len())));
         }
         let mut h = Writer::new(Endian::Little);
@@ -595,12 +591,7 @@ impl ChunkFile {
         file_type: u32,
         payloads: Vec<(u32, u32, u32, P)>,
     ) -> Result<ChunkFile> {
-        let (magic, version): (&[u8], u32) = match container {
-            Container::CryTek744 => (b"CryTek\0\0", 0x744),
-            Container::CryTek745 => (b"CryTek\0\0", 0x745),
-            Container::CrCh => (b"CrCh", 0x746),
-            Container::Ivo => (b"#ivo", 0x900),
-        };
+        let (magic, version, _) = container.identity();
         let chunks = payloads
             .into_iter()
             .map(|(kind, version, id, payload)| {

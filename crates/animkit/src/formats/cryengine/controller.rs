@@ -4,17 +4,6 @@
 //! quaternions active (glTF), positions in metres. PQLog (0x827, 0x830) rotations are stored as
 //! `log(conj(q))` (§13) and positions in centimetres; their tick times become
 //! `(t − t₀)/160` frames. 0x833 keys carry no time: key *i* is frame *i*.
-//!
-//! Big-endian chunks (§1.5: the flag bit in the chunk version) are read for every controller
-//! version. For the compressed controllers 0x829 / 0x831 / 0x832 the spec does not say how the
-//! codecs are byte-swapped; this reader assumes what CryEngine's per-struct `SwapEndian` does:
-//! every scalar of the descriptor is swapped at its width (`u32` id and flags, `u16` key counts,
-//! `u8` formats as they are); key times per element (Byte none, UINT16 `u16`, F32 `f32`,
-//! StartStop at its element width, Bitset `u16` header and bit words); positions and scales
-//! `f32`×3; rotations per storage word: NoCompressQuat `f32`×4, ShotInt3Quat `i16`×3,
-//! SmallTreeDWORDQuat `u32`, SmallTree48BitQuat `u16`×3, SmallTree64BitQuat and
-//! SmallTree64BitExtQuat `u64`. After swapping each word to native order the bit-level decoding is
-//! the little-endian one. Big-endian DBA 0x905 stays unsupported.
 
 use glam::{Quat, Vec3};
 
@@ -82,20 +71,13 @@ pub fn log_quat(q: Quat) -> Vec3 {
 }
 
 /// The controller of a controller body of chunk version `version` in the model's convention
-/// (`None` for a body that is no controller); `at` is the payload's offset for errors.
+/// (`None` for a body that is no controller); `at` is the payload's offset for errors. PQLog
+/// (0x827/0x830) rotations are stored as `log(conj(q))` and positions in centimetres; tick times
+/// become `(t − t₀)/160` frames (§5.5; ticks off a frame keep their fraction); PQS (0x833) key
+/// *i* is frame *i*.
 pub fn from_body(version: u32, body: &Body, at: usize) -> Option<Result<Controller>> {
-    match body {
-        Body::Compressed(k) => Some(from_compressed(version, k, at)),
-        body => from_uncompiled(body).map(Ok),
-    }
-}
-
-/// The controller of an uncompiled controller body (PQLog 0x827/0x830, PQS 0x833) in the
-/// model's convention: PQLog rotations are stored as `log(conj(q))` and positions in
-/// centimetres; tick times become `(t − t₀)/160` frames (§5.5; ticks off a frame keep their
-/// fraction); PQS key *i* is frame *i*.
-fn from_uncompiled(body: &Body) -> Option<Controller> {
-    Some(match body {
+    Some(Ok(match body {
+        Body::Compressed(k) => return Some(from_compressed(version, k, at)),
         Body::PqLog { controller_id, flags, keys, .. } => {
             let t0 = keys.first().map_or(0, |k| i64::from(k.time));
             let (mut frames, mut rotations, mut positions) =
@@ -122,7 +104,7 @@ fn from_uncompiled(body: &Body) -> Option<Controller> {
             Controller { scale, ..Controller::keyed(*controller_id, 0x833, Some(rotation), Some(position)) }
         }
         _ => return None,
-    })
+    }))
 }
 
 /// The controller of a compressed controller's keys: rotations decoded from their codec, key

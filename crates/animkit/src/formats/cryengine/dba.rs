@@ -11,14 +11,14 @@ use std::ops::Range;
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
-use super::quat_codecs::{encode_position, encode_rotation, read_continuous};
+use super::quat_codecs::{encode_rotation, read_continuous};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::F32;
 
-/// One clip of the database.
+/// One clip of the database (read, or to write with [`to_raw`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DbaAnimation {
     pub path: String,
@@ -145,13 +145,6 @@ pub fn read(payload: &[u8], at: usize) -> Result<Dba> {
     Ok(Dba { animations, time_formats, in_place })
 }
 
-/// One clip for [`to_raw`].
-pub struct WriteAnimation {
-    pub path: String,
-    pub motion: MotionParams,
-    pub controllers: Vec<DbaController>,
-}
-
 /// One encoded track: format, key count, little-endian bytes.
 #[derive(PartialEq, Eq, Hash)]
 struct T {
@@ -219,7 +212,7 @@ fn time_track(frames: &[f32]) -> Result<T> {
 }
 
 /// The pools of a database's tracks and every clip's controller infos (indices into the pools).
-fn pool(anims: &[WriteAnimation], rot_format: u8) -> Result<([Pool; 3], Vec<Vec<raw::ControllerInfo>>)> {
+fn pool(anims: &[DbaAnimation], rot_format: u8) -> Result<([Pool; 3], Vec<Vec<raw::ControllerInfo>>)> {
     let [mut times, mut poss, mut rots] = [Pool::default(), Pool::default(), Pool::default()];
     let mut infos = Vec::with_capacity(anims.len());
     for a in anims {
@@ -234,8 +227,7 @@ fn pool(anims: &[WriteAnimation], rot_format: u8) -> Result<([Pool; 3], Vec<Vec<
             };
             if let Some(p) = c.position.as_ref().filter(|p| !p.frames.is_empty()) {
                 info.position_times = times.add(time_track(&p.frames)?);
-                let mut bytes = Vec::with_capacity(12 * p.values.len());
-                p.values.iter().for_each(|&v| encode_position(v, &mut bytes));
+                let bytes = p.values.iter().flat_map(|v| v.to_array()).flat_map(f32::to_le_bytes).collect();
                 info.positions = poss.add(T { format: 2, keys: p.values.len(), bytes });
             }
             if let Some(r) = c.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
@@ -256,34 +248,25 @@ fn pool(anims: &[WriteAnimation], rot_format: u8) -> Result<([Pool; 3], Vec<Vec<
 /// A 0x905 database (not in-place): time tracks grouped by format (F32, UINT16, Byte),
 /// positions NoCompressVec3, rotations in `rot_format`; each track aligned to 4 in the blob;
 /// identical tracks stored once and shared.
-pub fn to_raw(anims: &[WriteAnimation], rot_format: u8) -> Result<raw::Dba> {
+pub fn to_raw(anims: &[DbaAnimation], rot_format: u8) -> Result<raw::Dba> {
     let ([times, poss, rots], infos) = pool(anims, rot_format)?;
     let mut blob = Vec::new();
     let (times, tm) = times.table(7, &mut blob, |c, f, n| raw::KeyTimes::read(c, f, n, raw::LengthRule::Raw))?;
     let (positions, pm) = poss.table(9, &mut blob, |c, _, n| records(c, n, 12, "position"))?;
     let (rotations, rm) = rots.table(9, &mut blob, raw::RotationKeys::read)?;
     // Every index in `infos` was taken from the length of its pool.
-    let map = |v: u32, m: &[u32]| if v == NONE { NONE } else { m.get(v as usize).copied().unwrap_or(NONE) };
-    let animations = anims
-        .iter()
-        .zip(infos)
-        .map(|(a, list)| raw::DbaAnimation {
-            path: a.path.clone(),
-            motion: a.motion,
-            foot_plants: Default::default(),
-            controllers: list
-                .into_iter()
-                .map(|i| raw::ControllerInfo {
-                    controller_id: i.controller_id,
-                    position_times: map(i.position_times, &tm),
-                    positions: map(i.positions, &pm),
-                    rotation_times: map(i.rotation_times, &tm),
-                    rotations: map(i.rotations, &rm),
-                })
-                .collect(),
-            info_offset: None,
-        })
-        .collect();
+    let map = |v: &mut u32, m: &[u32]| *v = m.get(*v as usize).copied().unwrap_or(NONE);
+    let mut animations = Vec::with_capacity(anims.len());
+    for (a, mut controllers) in anims.iter().zip(infos) {
+        for i in &mut controllers {
+            map(&mut i.position_times, &tm);
+            map(&mut i.positions, &pm);
+            map(&mut i.rotation_times, &tm);
+            map(&mut i.rotations, &rm);
+        }
+        let (path, motion, foot_plants) = (a.path.clone(), a.motion, Default::default());
+        animations.push(raw::DbaAnimation { path, motion, foot_plants, controllers, info_offset: None });
+    }
     let blob_size = i32::try_from(blob.len()).map_err(|_| Error::unrepresentable("a DBA blob larger than 2 GiB"))?;
     Ok(raw::Dba { times, positions, rotations, blob_size, padding: None, animations, tail: Default::default() })
 }
@@ -342,11 +325,11 @@ mod tests {
             }
         };
         // Clips 0 and 2 share every track; clip 1 shares some; frames in Byte, UINT16 and F32.
-        let clips: Vec<WriteAnimation> =
+        let clips: Vec<DbaAnimation> =
             [[(2, 1.0), (6, 1.0), (9, 300.0)], [(6, 1.0), (4, 2.5), (3, 1.0)], [(2, 1.0), (6, 1.0), (9, 300.0)]]
                 .iter()
                 .enumerate()
-                .map(|(a, keys)| WriteAnimation {
+                .map(|(a, keys)| DbaAnimation {
                     path: format!("clip{a}.caf"),
                     motion: MotionParams::read(&mut Cursor::new(&[0; 132], Endian::Little)).unwrap(),
                     controllers: keys.iter().enumerate().map(|(k, &(n, step))| controller(k as u32, n, step)).collect(),

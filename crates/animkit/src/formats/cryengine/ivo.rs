@@ -21,8 +21,8 @@ use glam::{Quat, Vec3};
 use super::chunkfile::{kind, ChunkFile};
 use super::controller::KeyTrack;
 use super::dba::DbaController;
-use super::quat_codecs::{decode_keys, encode_rotation};
-use super::raw::{pad4, words, Body, IvoAnimInfo, QuatT, RotationKeys};
+use super::quat_codecs::{encode_rotation, format, read_rotations};
+use super::raw::{pad4, words, Body, IvoAnimInfo, QuatT};
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
 use crate::raw_json::F32;
@@ -255,21 +255,25 @@ fn times(c: &mut Cursor, format: u16, n: usize, fallback: &mut bool) -> Result<V
             let (s, e) = (f32::from(start), f32::from(end));
             Ok((0..n).map(|i| if n > 1 { s + (e - s) * i as f32 / (n - 1) as f32 } else { s }).collect())
         }
-        f => Err(Error::unsupported(format!("#ivo time format {f}")).within(format!("at {}", c.offset()))),
+        f => Err(unsupported(c, format!("#ivo time format {f}"))),
     }
 }
 
-/// `n` rotation keys of codec `codec` (0x80 f32, 0x82 SmallTree48) at `c`.
+/// `what` is not supported, at the cursor's offset.
+fn unsupported(c: &Cursor, what: String) -> Error {
+    Error::unsupported(what).within(format!("at {}", c.offset()))
+}
+
+/// The rotation codecs and their `ECompressionFormat`.
+const ROTATION_CODECS: [(u16, u8); 2] = [(0x80, format::NO_COMPRESS_QUAT), (0x82, format::SMALL_TREE_48BIT_QUAT)];
+
+/// `n` rotation keys of codec `codec` (0x80 f32, 0x82 SmallTree48) at `c`, decoded in place.
 fn rotations(c: &mut Cursor, codec: u16, n: usize) -> Result<Vec<Quat>> {
-    let format = match codec {
-        0x80 => 1,
-        0x82 => 5,
-        x => {
-            let e = Error::unsupported(format!("#ivo rotation codec 0x{x:02X}"));
-            return Err(e.within(format!("at {}", c.offset())));
-        }
+    let Some(&(_, format)) = ROTATION_CODECS.iter().find(|r| r.0 == codec) else {
+        return Err(unsupported(c, format!("#ivo rotation codec 0x{codec:02X}")));
     };
-    Ok(decode_keys(&RotationKeys::read(c, format, n)?))
+    let mut out = Vec::with_capacity(n);
+    read_rotations(c, format, n, &mut out).map(|()| out)
 }
 
 /// Sum of |second differences| of one axis read through `value(k)`: large for a sawtooth.
@@ -286,8 +290,7 @@ fn positions(c: &mut Cursor, codec: u16, n: usize) -> Result<(Vec<Vec3>, Option<
         return Ok((keys.into_iter().map(|[x, y, z]| Vec3::new(x.0, y.0, z.0)).collect(), None));
     }
     if !matches!(codec, 0xC1 | 0xC2) {
-        let e = Error::unsupported(format!("#ivo position codec 0x{codec:02X}"));
-        return Err(e.within(format!("at {}", c.offset())));
+        return Err(unsupported(c, format!("#ivo position codec 0x{codec:02X}")));
     }
     let [scale, offset] = [<[F32; 3]>::read(c)?, <[F32; 3]>::read(c)?].map(|v| v.map(|x| x.0));
     // The active axes with their scale and offset.
@@ -492,12 +495,14 @@ fn write_track(
 /// Writes `#caf`/`#dba` blocks (§9.7): all block headers, hashes and entries first, then the
 /// key data pool; arrays padded to 4; flags keep bit 0x40; `dataSize` = header, hashes, entries
 /// and the block's own data; magic 0xAA55. Offsets are relative to each entry, so the bytes can
-/// go anywhere in the chunk.
-pub(crate) fn write_blocks(blocks: &[Vec<DbaController>], signature: &[u8; 4], rot_codec: u16) -> Result<Vec<u8>> {
+/// go anywhere in the chunk. Rotations in `rot_format`: f32 or SmallTree48.
+pub(crate) fn write_blocks(blocks: &[Vec<DbaController>], signature: &[u8; 4], rot_format: u8) -> Result<Vec<u8>> {
+    let Some(&(rot_codec, _)) = ROTATION_CODECS.iter().find(|r| r.1 == rot_format) else {
+        return Err(Error::unsupported(format!("#ivo rotations are f32 or SmallTree48, not format {rot_format}")));
+    };
     let headers: usize = blocks.iter().map(|b| 12 + 28 * b.len()).sum();
     let mut head = Writer::new(Endian::Little);
     let mut pool = Writer::new(Endian::Little);
-    let rot_format = if rot_codec == 0x80 { 1 } else { 5 };
     for bones in blocks {
         let n = u16::try_from(bones.len()).map_err(|_| Error::unrepresentable("more than 65535 bones in a block"))?;
         let pool_before = pool.len();

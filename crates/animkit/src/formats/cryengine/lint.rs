@@ -51,11 +51,6 @@ fn controller_findings(out: &mut Vec<Finding>, ctrl: &Controller, at: usize, p: 
     }
 }
 
-/// Every problem found in the file.
-pub fn lint(file: &ChunkFile) -> Vec<Finding> {
-    lint_with(file, None)
-}
-
 /// Every problem found in the file, with the `#ivo` C2 layout forced as the `ivo_c2` read option
 /// says (`None`: decided per file).
 pub fn lint_with(file: &ChunkFile, c2_layout: Option<ivo::C2Layout>) -> Vec<Finding> {
@@ -150,7 +145,7 @@ fn ivo_findings(out: &mut Vec<Finding>, anim: &ivo::IvoAnimation) {
 /// in the engine's files), and what changed. `#ivo` files are left as they are (their track
 /// offsets may reach into the next chunk, which a new layout could break).
 pub fn repair(file: &ChunkFile) -> Result<(ChunkFile, Vec<String>)> {
-    if file.container == Container::Ivo || !lint(file).iter().any(|f| f.fixable) {
+    if file.container == Container::Ivo || !lint_with(file, None).iter().any(|f| f.fixable) {
         return Ok((file.clone(), Vec::new()));
     }
     let out = file.canonical()?;

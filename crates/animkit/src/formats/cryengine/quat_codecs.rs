@@ -5,7 +5,7 @@
 //! clamped (`sqrt(max(0, 1 − Σc²))`). Encoders follow §5.2: normalise, drop the first largest
 //! component, make it non-negative, round to nearest, clamp; bit 45 of the 48-bit form stays 0.
 
-use glam::{Quat, Vec3};
+use glam::Quat;
 
 use super::raw::{words_into, RotationKeys};
 use crate::bytes::{Cursor, Endian};
@@ -134,7 +134,7 @@ pub fn decode_rotation(f: u8, b: &[u8]) -> Result<Quat> {
 
 /// Appends `n` rotation keys of format `f` read at the cursor, decoded from the stored words
 /// in place: one loop per codec.
-fn read_rotations(c: &mut Cursor, f: u8, n: usize, out: &mut Vec<Quat>) -> Result<()> {
+pub(crate) fn read_rotations(c: &mut Cursor, f: u8, n: usize, out: &mut Vec<Quat>) -> Result<()> {
     let what = "rotation key";
     match f {
         0 | 1 => words_into(c, n, what, out, |[x, y, z, w]: [F32; 4]| Quat::from_xyzw(x.0, y.0, z.0, w.0)),
@@ -187,20 +187,14 @@ pub(crate) fn read_continuous(c: &mut Cursor, f: u8, n: usize, out: &mut Vec<Qua
 /// Appends the encoding of `q` in format `f`.
 pub fn encode_rotation(f: u8, q: Quat, out: &mut Vec<u8>) -> Result<()> {
     match f {
-        0 | 1 => {
-            for c in q.to_array() {
-                out.extend_from_slice(&c.to_le_bytes());
-            }
-        }
+        0 | 1 => out.extend(q.to_array().iter().flat_map(|c| c.to_le_bytes())),
         3 => {
             let mut q = normalized(q);
             if q.w < 0.0 {
                 q = -q;
             }
-            for c in [q.x, q.y, q.z] {
-                let v = (f64::from(c) * 32767.0 + 0.5).floor().clamp(-32767.0, 32767.0) as i16;
-                out.extend_from_slice(&v.to_le_bytes());
-            }
+            let int = |c: f32| (f64::from(c) * 32767.0 + 0.5).floor().clamp(-32767.0, 32767.0) as i16;
+            out.extend([q.x, q.y, q.z].iter().flat_map(|&c| int(c).to_le_bytes()));
         }
         4 => out.extend_from_slice(&(DWORD.encode(q) as u32).to_le_bytes()),
         5 => out.extend_from_slice(&ST48.encode(q).to_le_bytes()[..6]),
@@ -231,13 +225,6 @@ pub fn encoding_error(f: u8, q: Quat) -> Result<f32> {
     // acos of the dot product cannot resolve below ~3.5e-4 rad in f32).
     let back = if q.dot(back) < 0.0 { -back } else { back };
     Ok(4.0 * (glam::Vec4::from(q - back).length() / 2.0).min(1.0).asin())
-}
-
-/// Appends a position (3×f32).
-pub fn encode_position(p: Vec3, out: &mut Vec<u8>) {
-    for c in p.to_array() {
-        out.extend_from_slice(&c.to_le_bytes());
-    }
 }
 
 /// The controller id of a bone name: the standard CRC-32 of the case-preserved name (§8).

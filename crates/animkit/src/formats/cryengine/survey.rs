@@ -65,31 +65,25 @@ fn uncompiled(c: &Contents) -> Option<Fact> {
     versions.sort_unstable();
     versions.dedup();
     let what = format!("{n} uncompiled controller{} ({})", if n == 1 { "" } else { "s" }, hex_list(&versions));
-    match c.controllers.len() - n {
-        _ if n == 0 => None,
-        0 => Some((
+    let (note, severity, code, message) = match c.controllers.len() - n {
+        _ if n == 0 => return None,
+        0 => (
             format!("intermediate (.i_caf) content: {what}; a game's .caf holds compiled ones (0x829/0x831/0x832)"),
-            Finding::new(
-                Severity::Info,
-                "uncompiled-controllers",
-                format!(
-                    "{what}: intermediate (.i_caf) content, the Resource Compiler's input; the engine expects \
-                     compiled controllers (0x829/0x831/0x832) in a .caf and reads these only when there are none"
-                ),
+            Severity::Info,
+            "uncompiled-controllers",
+            format!(
+                "{what}: intermediate (.i_caf) content, the Resource Compiler's input; the engine expects \
+                 compiled controllers (0x829/0x831/0x832) in a .caf and reads these only when there are none"
             ),
-        )),
-        m => Some((
+        ),
+        m => (
             format!("{what} beside {m} compiled ones: the engine plays only the compiled ones"),
-            Finding::new(
-                Severity::Warning,
-                "mixed-controllers",
-                format!(
-                    "{what} beside {m} compiled ones: CE5 loads only the compiled ones, animkit reads all {}",
-                    n + m
-                ),
-            ),
-        )),
-    }
+            Severity::Warning,
+            "mixed-controllers",
+            format!("{what} beside {m} compiled ones: CE5 loads only the compiled ones, animkit reads all {}", n + m),
+        ),
+    };
+    Some((note, Finding::new(severity, code, message)))
 }
 
 /// `0x827, 0x830`.
@@ -132,9 +126,9 @@ pub fn notes_with(file: &ChunkFile, decoding: Decoding) -> Vec<String> {
                 let bones: usize = a.blocks.iter().map(|b| b.controllers.len()).sum();
                 notes.push(format!("{} #ivo block(s), {bones} bone tracks", a.blocks.len()));
                 notes.extend(a.c2.map(|d| d.describe()));
-                if a.info.is_some_and(|i| i.start_rotation.to_quat().dot(glam::Quat::IDENTITY).abs() < 0.999_999)
-                    || a.meta.iter().any(|m| m.start.rotation.to_quat().dot(glam::Quat::IDENTITY).abs() < 0.999_999)
-                {
+                let mut starts =
+                    a.info.map(|i| i.start_rotation).into_iter().chain(a.meta.iter().map(|m| m.start.rotation));
+                if starts.any(|q| q.to_quat().dot(glam::Quat::IDENTITY).abs() < 0.999_999) {
                     notes.push("non-identity start rotation (not composed into the keys)".into());
                 }
             }

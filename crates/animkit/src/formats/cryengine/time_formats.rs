@@ -58,13 +58,9 @@ pub(crate) fn append_frames(t: &KeyTimes, n: usize, at: usize, out: &mut Vec<f32
         KeyTimes::F32(v) => out.extend(v.iter().map(|x| x.0)),
         KeyTimes::Uint16(v) => out.extend(v.iter().map(|&x| f32::from(x))),
         KeyTimes::Byte(v) => out.extend(v.iter().map(|&x| f32::from(x))),
-        KeyTimes::F32StartStop(v) => start_stop(v.first().map(|x| x.0), v.get(1).map(|x| x.0), n, at, out)?,
-        KeyTimes::Uint16StartStop(v) => {
-            start_stop(v.first().map(|&x| x.into()), v.get(1).map(|&x| x.into()), n, at, out)?
-        }
-        KeyTimes::ByteStartStop(v) => {
-            start_stop(v.first().map(|&x| x.into()), v.get(1).map(|&x| x.into()), n, at, out)?
-        }
+        KeyTimes::F32StartStop(v) => start_stop(v.iter().map(|x| x.0), n, at, out)?,
+        KeyTimes::Uint16StartStop(v) => start_stop(v.iter().map(|&x| x.into()), n, at, out)?,
+        KeyTimes::ByteStartStop(v) => start_stop(v.iter().map(|&x| x.into()), n, at, out)?,
         KeyTimes::Bitset { start, end, count, words } => {
             for (i, &w) in words.iter().enumerate() {
                 let mut bits = w;
@@ -89,9 +85,10 @@ pub(crate) fn append_frames(t: &KeyTimes, n: usize, at: usize, out: &mut Vec<f32
     Ok(())
 }
 
-/// Appends the frames `start, start + 1, …` of a StartStop track of `n` keys ending at `stop`.
-fn start_stop(start: Option<f32>, stop: Option<f32>, n: usize, at: usize, out: &mut Vec<f32>) -> Result<()> {
-    let (Some(start), Some(stop)) = (start, stop) else {
+/// Appends the frames `start, start + 1, …` of a StartStop track of `n` keys ending at `stop`
+/// (its first two elements).
+fn start_stop(mut ends: impl Iterator<Item = f32>, n: usize, at: usize, out: &mut Vec<f32>) -> Result<()> {
+    let (Some(start), Some(stop)) = (ends.next(), ends.next()) else {
         return Err(Error::invalid(at, "a start/stop track without its two frames"));
     };
     let span = stop - start;

@@ -10,7 +10,7 @@ use crate::record::Record;
 
 crate::record! {
     /// Three `f32`.
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
     pub struct Vec3f {
         /// x.
         pub x: F32,
@@ -48,6 +48,13 @@ impl Vec3f {
     }
 }
 
+/// The identity.
+impl Default for Quat4 {
+    fn default() -> Self {
+        QuatT::IDENTITY.rotation
+    }
+}
+
 impl Quat4 {
     /// The quaternion in glam's form.
     pub fn to_quat(self) -> glam::Quat {
@@ -56,8 +63,8 @@ impl Quat4 {
 }
 
 crate::record! {
-    /// `QuatT`: a rotation and a translation (28 bytes).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    /// `QuatT`: a rotation and a translation (28 bytes); the default is the identity.
+    #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
     pub struct QuatT {
         /// The rotation.
         pub rotation: Quat4,
@@ -76,7 +83,7 @@ impl QuatT {
 
 crate::record! {
     /// The foot-plant times of a locomotion clip (32 bytes; −10000 = unset).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
     pub struct FootPlants {
         /// Left heel down.
         pub l_heel_start: F32,
@@ -117,7 +124,7 @@ impl FootPlants {
 crate::record! {
     /// `MotionParams905` (132 bytes): MotionParameters 0x925 and each DBA 0x905 clip record.
     /// Asset flags: 0x001 additive, 0x002 cycle, 0x4000 aim pose. Frames are at 30 fps.
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
     pub struct MotionParams {
         /// The asset flags.
         pub asset_flags: u32,
@@ -297,7 +304,7 @@ impl Record for PqsKey {
 
 crate::record! {
     /// `#ivo` AnimInfo 0x901 (48 bytes).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
     pub struct IvoAnimInfo {
         /// Flags.
         pub flags: u32,

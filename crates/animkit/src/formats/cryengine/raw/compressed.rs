@@ -65,11 +65,6 @@ pub struct Compressed {
 type Entry = (usize, u8, Option<u8>, u8);
 
 impl Compressed {
-    /// Whether the key arrays are aligned to 4 bytes.
-    pub(crate) fn is_aligned(&self) -> bool {
-        self.aligned.is_none_or(|a| a != 0)
-    }
-
     /// Reads a controller of `version` (0x829, 0x831, 0x832) covering the whole payload under
     /// `c`: of the two StartStop/Bitset length rules (§10 C12), the one whose last array ends
     /// at the payload's end (within alignment), else the CE5 one.
@@ -100,7 +95,7 @@ impl Compressed {
             if scaled { ((ns, c.u8()?, Some(c.u8()?), c.u8()?), None) } else { ((0, 0, None, 0), Some(c.u8()?)) };
         let pad = c.array()?;
         let align = if aligned.is_none_or(|a| a != 0) { 4 } else { 1 };
-        let mut arrays = Arrays { c, align, rule, first: true };
+        let mut arrays = Arrays { c, align, rule };
         // Rotations always have their own times; positions with keys info 1; scales with 2.
         let rotation = arrays.channel(rot, true, RotationKeys::read).within(|| "rotation keys")?;
         let vectors = |what| move |c: &mut Cursor, f, n| read_vectors(c, f, n, what);
@@ -116,7 +111,11 @@ impl Compressed {
 
     /// Appends the controller's bytes; fails when a channel's keys disagree with its formats.
     pub(crate) fn write(&self, w: &mut Writer) -> Result<()> {
-        let count = |n: usize| u16::try_from(n).map_err(|_| Error::unrepresentable("more than 65535 keys"));
+        let count = |n: usize| {
+            let id = self.controller_id;
+            u16::try_from(n)
+                .map_err(|_| Error::unrepresentable(format!("controller 0x{id:08X} has more than 65535 keys")))
+        };
         w.u32(self.controller_id);
         if let Some(f) = self.flags {
             w.u32(f);
@@ -133,68 +132,63 @@ impl Compressed {
             (None, a) => w.u8(a.unwrap_or(0)),
         }
         w.bytes(&self.pad);
-        let align = if self.is_aligned() { 4 } else { 1 };
-        let mut first = true;
-        let mut put = |w: &mut Writer, write: &dyn Fn(&mut Writer)| {
-            if !first {
-                w.fill(0, round_up(w.len(), align) - w.len());
-            }
-            first = false;
-            write(w);
-        };
-        if !r.keys.is_empty() {
-            check_format(r.keys.format(), r.format, "rotation")?;
-            put(w, &|w| r.keys.write(w));
+        if !r.keys.is_empty() && r.keys.format() != r.format {
+            return Err(mismatch("rotation keys", r.keys.format(), r.format));
         }
-        write_times(&mut put, w, r.times.as_ref(), r.time_format, "rotation")?;
-        for (v, what) in [(Some(p), "position"), (self.scale.as_ref(), "scale")] {
-            let Some(v) = v.filter(|v| !v.keys.is_empty()) else { continue };
-            put(w, &|w| v.keys.iter().for_each(|k| crate::record::Record::write(k, w)));
-            write_times(&mut put, w, v.times.as_ref(), v.time_format, what)?;
+        let align = if self.aligned.is_none_or(|a| a != 0) { 4 } else { 1 };
+        put_channel(w, align, r, r.keys.len(), "rotation", RotationKeys::write)?;
+        let vectors = |k: &VectorKeys, w: &mut Writer| k.iter().for_each(|v| crate::record::Record::write(v, w));
+        put_channel(w, align, p, p.keys.len(), "position", vectors)?;
+        if let Some(s) = &self.scale {
+            put_channel(w, align, s, s.keys.len(), "scale", vectors)?;
         }
         w.bytes(&self.tail.0);
         Ok(())
     }
 }
 
-fn check_format(stored: u8, declared: u8, what: &str) -> Result<()> {
-    // Formats 0 and 1 are the same codec; so are 2 and 0 for vectors.
-    if stored == declared {
-        return Ok(());
-    }
-    Err(Error::unrepresentable(format!("{what} keys of format {stored} in a channel of format {declared}")))
+fn mismatch(what: &str, stored: u8, declared: u8) -> Error {
+    Error::unrepresentable(format!("{what} of format {stored} in a channel of format {declared}"))
 }
 
-fn write_times(
-    put: &mut impl FnMut(&mut Writer, &dyn Fn(&mut Writer)),
+/// Appends a channel of `n` keys as [`Arrays::channel`] reads it: its values, then its own
+/// times, each aligned to `align`; nothing without keys.
+fn put_channel<K>(
     w: &mut Writer,
-    times: Option<&KeyTimes>,
-    format: u8,
+    align: usize,
+    ch: &Channel<K>,
+    n: usize,
     what: &str,
+    write: impl Fn(&K, &mut Writer),
 ) -> Result<()> {
-    if let Some(t) = times {
-        check_format(t.format(), format, &format!("{what} time"))?;
-        put(w, &|w| t.write(w));
+    if n == 0 {
+        let times = ch.times.as_ref().map(|_| Error::unrepresentable(format!("{what} key times without keys")));
+        return times.map_or(Ok(()), Err);
+    }
+    let pad = |w: &mut Writer| w.fill(0, round_up(w.len(), align) - w.len());
+    pad(w);
+    write(&ch.keys, w);
+    if let Some(t) = &ch.times {
+        if t.format() != ch.time_format {
+            return Err(mismatch(&format!("{what} time keys"), t.format(), ch.time_format));
+        }
+        pad(w);
+        t.write(w);
     }
     Ok(())
 }
 
-/// The reader of the key arrays: each aligned after the first.
+/// The reader of the key arrays, each aligned (the 16- or 20-byte descriptor leaves the first
+/// one aligned).
 struct Arrays<'c, 'a> {
     c: &'c mut Cursor<'a>,
     align: usize,
     rule: LengthRule,
-    first: bool,
 }
 
 impl Arrays<'_, '_> {
     fn next(&mut self) -> Result<()> {
-        if !self.first {
-            let pos = self.c.pos();
-            self.c.seek(round_up(pos, self.align))?;
-        }
-        self.first = false;
-        Ok(())
+        self.c.seek(round_up(self.c.pos(), self.align))
     }
 
     /// A channel: its values, then its times when it has its own (`own`).

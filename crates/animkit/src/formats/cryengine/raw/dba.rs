@@ -85,13 +85,11 @@ impl<K> Table<K> {
     /// The format of track `i`.
     pub(crate) fn format_of(&self, i: usize) -> Option<u8> {
         let mut end = 0usize;
-        for (f, &n) in self.per_format.iter().enumerate() {
+        let format = self.per_format.iter().position(|&n| {
             end = end.saturating_add(n as usize);
-            if i < end {
-                return u8::try_from(f).ok();
-            }
-        }
-        None
+            i < end
+        });
+        format.and_then(|f| u8::try_from(f).ok())
     }
 }
 
@@ -203,12 +201,12 @@ impl Dba {
         for n in [p.key_counts.len(), r.key_counts.len(), t.key_counts.len(), self.animations.len()] {
             w.u32(n as u32);
         }
-        for (keys, per_format) in [(&t.key_counts, &t.per_format), (&p.key_counts, &p.per_format)] {
+        for (keys, per_format) in
+            [(&t.key_counts, &t.per_format), (&p.key_counts, &p.per_format), (&r.key_counts, &r.per_format)]
+        {
             keys.iter().for_each(|&k| w.u16(k));
             per_format.iter().for_each(|&n| w.u32(n));
         }
-        r.key_counts.iter().for_each(|&k| w.u16(k));
-        r.per_format.iter().for_each(|&n| w.u32(n));
         t.offsets.iter().chain(&p.offsets).chain(&r.offsets).for_each(|&o| w.i32(o));
         w.i32(self.blob_size);
         if let Some(padding) = &self.padding {

@@ -5,7 +5,7 @@
 //!
 //! Each storage word is read at its width in the chunk's byte order (CryEngine's per-struct
 //! `SwapEndian`): `f32` components, `i16`×3 (ShotInt3), `u32` (DWORD), `u16`×3 (48-bit), `u64`
-//! (64-bit forms); Bitset header and bit words as `u16`.
+//! (64-bit forms); key times per element, Bitset header and bit words as `u16`.
 
 use serde::{Deserialize, Serialize};
 

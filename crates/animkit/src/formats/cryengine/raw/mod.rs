@@ -174,11 +174,9 @@ impl Body {
                 Body::BoneNameList { count, names, tail: Hex(tail) }
             }
             (kind::CONTROLLER, 0x827 | 0x830) => {
-                let num_keys = c.u32()?;
-                let controller_id = c.u32()?;
+                let [num_keys, controller_id] = [c.u32()?, c.u32()?];
                 let flags = if version == 0x830 { Some(c.u32()?) } else { None };
-                let keys = keys::records(c, num_keys as usize, 28, "PQLog key")?;
-                Body::PqLog { num_keys, controller_id, flags, keys }
+                Body::PqLog { num_keys, controller_id, flags, keys: records(c, num_keys as usize, 28, "PQLog key")? }
             }
             // CE2 used 0x831 for `{numKeys, id}` and PQLog keys (§10 C11): told apart by size.
             (kind::CONTROLLER, 0x831) if is_ce2_pqlog(c) => return Body::decode(kind::CONTROLLER, 0x827, c),
@@ -194,12 +192,11 @@ impl Body {
             (kind::COMPILED_BONES, 0x800) => {
                 let reserved = c.array()?;
                 let n = c.remaining() / BONE_SIZE;
-                Body::CompiledBones { reserved, bones: keys::records(c, n, BONE_SIZE, "compiled bone")? }
+                Body::CompiledBones { reserved, bones: records(c, n, BONE_SIZE, "compiled bone")? }
             }
             (kind::CONTROLLER, 0x833) => {
-                let num_keys = c.u32()?;
-                let controller_id = c.u32()?;
-                Body::Pqs { num_keys, controller_id, keys: keys::records(c, num_keys as usize, 40, "PQS key")? }
+                let [num_keys, controller_id] = [c.u32()?, c.u32()?];
+                Body::Pqs { num_keys, controller_id, keys: records(c, num_keys as usize, 40, "PQS key")? }
             }
             (kind::IVO_ANIM_INFO, 0x901) => Body::IvoAnimInfo(Box::new(IvoAnimInfo::read(c)?)),
             _ => return Ok(None),
@@ -240,16 +237,11 @@ impl Body {
                 w.bytes(&tail.0);
             }
             Body::PqLog { num_keys, controller_id, flags, keys } => {
-                w.u32(*num_keys);
-                w.u32(*controller_id);
-                if let Some(f) = flags {
-                    w.u32(*f);
-                }
+                [num_keys, controller_id].into_iter().chain(flags).for_each(|&v| w.u32(v));
                 keys.iter().for_each(|k| k.write(w));
             }
             Body::Pqs { num_keys, controller_id, keys } => {
-                w.u32(*num_keys);
-                w.u32(*controller_id);
+                [num_keys, controller_id].into_iter().for_each(|&v| w.u32(v));
                 keys.iter().for_each(|k| k.write(w));
             }
             Body::Compressed(k) => k.write(w)?,
