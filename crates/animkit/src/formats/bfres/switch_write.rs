@@ -381,7 +381,7 @@ fn fmaa_entries(data: &[u8], fmaas: Vec<(usize, Fmaa)>) -> Result<Vec<FmaaEntry>
     .collect()
 }
 
-/// Writes an unchanged Switch file from its parts (`write_over`, after [`parts`] has checked
+/// Writes an unchanged Switch file from its parts (`write_over`, after `parts` has checked
 /// that the file can be written); the rest (models, visibility animations, buffers, embedded
 /// files) is kept as read.
 pub fn rewrite(data: &[u8]) -> Result<Vec<u8>> {
