@@ -525,8 +525,7 @@ impl Format for SarcFormat {
     }
 
     fn undump(&'static self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let sarc: Sarc = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("SARC dump"))?;
+        let sarc: Sarc = crate::raw_json::from_value(value, "SARC dump")?;
         Ok(Box::new(self.document(sarc)))
     }
 }

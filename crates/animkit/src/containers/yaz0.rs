@@ -360,8 +360,7 @@ impl Format for Yaz0 {
     }
 
     fn undump(&'static self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let d: Yaz0Dump = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("Yaz0 dump"))?;
+        let d: Yaz0Dump = crate::raw_json::from_value(value, "Yaz0 dump")?;
         self.document_of_dump(d)
     }
 }

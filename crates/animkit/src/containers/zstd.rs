@@ -220,8 +220,7 @@ impl Format for Zstd {
     }
 
     fn undump(&'static self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let d: ZstdDump = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("Zstandard dump"))?;
+        let d: ZstdDump = crate::raw_json::from_value(value, "Zstandard dump")?;
         let payload = payload::from_dump(self.registry, d.payload).map_err(|e| e.within("Zstandard dump"))?;
         // The kept stream is checked within the budget a read of it gets: not within the
         // payload's length, which a frame's window may pass (a 3-byte payload in a frame

@@ -206,8 +206,7 @@ impl Format for Bfres {
             let bytes = Bytes::from(switch_write::from_dump(&dump)?);
             return Ok(Box::new(BfresDocument::read(bytes, &ReadOptions::default())?));
         }
-        let d: dump::DumpFile = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("BFRES dump"))?;
+        let d: dump::DumpFile = crate::raw_json::from_value(value, "BFRES dump")?;
         Ok(Box::new(BfresDocument::new(dump::from_dump(d)?)))
     }
 }

@@ -182,8 +182,7 @@ impl Format for CryEngine {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let file: ChunkFile = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("CryEngine dump"))?;
+        let file: ChunkFile = crate::raw_json::from_value(value, "CryEngine dump")?;
         // The magic must have its container's length, and every chunk must encode (a bone name
         // that is not Latin-1 cannot).
         file.write().map_err(|e| e.within("CryEngine dump"))?;

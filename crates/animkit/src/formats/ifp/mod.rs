@@ -110,8 +110,7 @@ impl Format for Ifp {
     }
 
     fn undump(&self, value: serde_json::Value) -> Result<Box<dyn Document>> {
-        let file = serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, e.to_string()).within("IFP dump"))?;
+        let file = crate::raw_json::from_value(value, "IFP dump")?;
         Ok(Box::new(IfpDocument::new(file)))
     }
 }
