@@ -304,7 +304,9 @@ pub(crate) fn from_clip(
     let (offsets, tail) = (Vec::new(), Hex::default());
     let mut skb = Skb { endian, flags: 0, bone_count, scale: scale.map(F32), body, offsets, tail };
     // Each bone's keys run from time index 0 to T − 1: the runs are the bones.
-    skb.offsets = skb.derived_offsets().unwrap_or_default();
+    skb.offsets = skb
+        .derived_offsets()
+        .ok_or_else(|| Error::unrepresentable("the bones' keys do not each run from the first time to the last"))?;
     if key_total > 65536 {
         return Err(Error::unrepresentable(format!(
             "{key_total} keys: the u16 offsets table addresses at most 65,536"
