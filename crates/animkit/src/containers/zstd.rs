@@ -174,6 +174,15 @@ impl Zstd {
         Zstd { registry }
     }
 
+    /// The document of the file `bytes`, decoded within `options`' budget.
+    fn decoded(&'static self, bytes: Bytes, options: &ReadOptions) -> Result<ZstdDocument> {
+        let budget = options.budget(bytes.len());
+        let d = decode_within(&bytes, &budget, &options.zstd_dictionaries)?;
+        let (payload, options) = (Bytes::from(d.payload), options.nested(&budget));
+        let (consumed, frames, skippable) = (d.consumed, d.frames, d.skippable);
+        Ok(ZstdDocument { format: self, stream: bytes, consumed, frames, skippable, payload, options })
+    }
+
     /// A new document holding `payload`, compressed with [`encode`].
     pub fn document(&'static self, payload: Vec<u8>, options: ReadOptions) -> ZstdDocument {
         let stream = Bytes::from(encode(&payload));
@@ -208,11 +217,7 @@ impl Format for Zstd {
     }
 
     fn read(&'static self, bytes: Bytes, options: &ReadOptions) -> Result<Box<dyn Document>> {
-        let budget = options.budget(bytes.len());
-        let d = decode_within(&bytes, &budget, &options.zstd_dictionaries)?;
-        let (payload, options) = (Bytes::from(d.payload), options.nested(&budget));
-        let (consumed, frames, skippable) = (d.consumed, d.frames, d.skippable);
-        Ok(Box::new(ZstdDocument { format: self, stream: bytes, consumed, frames, skippable, payload, options }))
+        Ok(Box::new(self.decoded(bytes, options)?))
     }
 
     fn from_model(&self, _package: &Package, _options: &WriteOptions) -> Result<Written> {
@@ -222,13 +227,13 @@ impl Format for Zstd {
     fn undump(&'static self, value: serde_json::Value) -> Result<Box<dyn Document>> {
         let d: ZstdDump = crate::raw_json::from_value(value, "Zstandard dump")?;
         let payload = payload::from_dump(self.registry, d.payload).map_err(|e| e.within("Zstandard dump"))?;
-        // The kept stream is checked within the budget a read of it gets: not within the
-        // payload's length, which a frame's window may pass (a 3-byte payload in a frame
-        // declaring a 1 KiB window is valid, and must pack back to the same bytes).
-        if decode(&d.stream.0, &Limits::default()).is_ok_and(|s| s.payload == payload) {
-            return self.read(Bytes::from(d.stream.0), &ReadOptions::default());
+        // The kept stream is read within the budget any read gets: not within the payload's
+        // length, which a frame's window may pass (a 3-byte payload in a frame declaring a
+        // 1 KiB window is valid, and must pack back to the same bytes).
+        match self.decoded(Bytes::from(d.stream.0), &ReadOptions::default()) {
+            Ok(kept) if kept.payload == payload => Ok(Box::new(kept)),
+            _ => Ok(Box::new(self.document(payload, ReadOptions::default()))),
         }
-        Ok(Box::new(self.document(payload, ReadOptions::default())))
     }
 }
 
