@@ -227,14 +227,13 @@ impl Skb {
             1 if k == 2 * bones => Ok((0..bones).map(|b| (2 * b, 2 * b)).collect()),
             1 if k == bones => Ok((0..bones).map(|b| (b, b)).collect()),
             1 => Err(format!("static pose (T = 1) needs K = B or K = 2B; K = {k}, B = {bones}")),
-            _ => {
-                let mut table = Vec::with_capacity(bones);
-                let end = (0..bones).try_fold(0, |next, b| {
-                    let (s, e) = self.table_range(b).filter(|&(s, e)| s == next && e > s)?;
-                    table.push((s, e));
-                    Some(e + 1)
-                });
-                (end == Some(k)).then_some(table).or_else(|| self.bone_runs()).ok_or_else(|| {
+            t => {
+                let row = |r: usize| {
+                    let start = r.checked_mul(bones)?;
+                    self.offsets.get(start..start.checked_add(bones)?)
+                };
+                let table = row(0).zip(row(t - 2)).and_then(|(first, last)| consecutive_ranges(first, last, k));
+                table.or_else(|| self.bone_runs()).ok_or_else(|| {
                     "keys are not grouped by bone: the offsets table and the TimeIndex runs disagree with BoneCount"
                         .into()
                 })
@@ -332,6 +331,22 @@ impl Skb {
             _ => Ok(()),
         }
     }
+}
+
+/// The key ranges `(first[b], last[b] + 1)` of an offsets table's first and last rows (C5), when
+/// they follow one another from key 0 to `keys − 1` with at least two keys each (C10).
+fn consecutive_ranges(first: &[u16], last: &[u16], keys: usize) -> Option<Vec<(usize, usize)>> {
+    let mut table = Vec::with_capacity(first.len());
+    let mut next = 0;
+    for (&s, &e) in first.iter().zip(last) {
+        let (s, e) = (usize::from(s), usize::from(e) + 1);
+        if s != next || e <= s {
+            return None;
+        }
+        table.push((s, e));
+        next = e + 1;
+    }
+    (next == keys).then_some(table)
 }
 
 /// How the layout of an animation was decided.
