@@ -180,6 +180,7 @@ fn ticks_to_seconds(ticks: f32) -> f32 {
 /// at their exact length.
 #[inline]
 pub(crate) fn decode_v2(kind: FrameType, bytes: &[u8]) -> Keys {
+    #[inline(always)]
     fn decode<const N: usize>(frames: &[u8], float: bool, translation: bool) -> Keys {
         let (frames, _) = frames.as_chunks::<N>();
         if float {
