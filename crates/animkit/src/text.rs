@@ -28,6 +28,10 @@ pub fn latin1_until_nul(buf: &[u8]) -> String {
     latin1(until_nul(buf))
 }
 
+/// How many names [`NameInterner::name_at`] remembers, one per key modulo this (GTA ped bone tags,
+/// 0 to 54 and 201, 301, 302, fall in distinct slots).
+pub const NAME_SLOTS: usize = 64;
+
 /// Decodes the names of `N`-byte buffers once each: every later buffer with the same bytes shares
 /// the first one's string. Files name the same few bones in every animation, so a model's track
 /// targets cost one allocation per distinct buffer. Buffers are compared whole, as fixed-size
@@ -35,6 +39,9 @@ pub fn latin1_until_nul(buf: &[u8]) -> String {
 #[derive(Debug, Default)]
 pub struct NameInterner<const N: usize> {
     names: FxHashMap<[u8; N], Arc<str>>,
+    /// The buffer and name last given for each key modulo [`NAME_SLOTS`] by
+    /// [`NameInterner::name_at`] (empty until its first call).
+    slots: Vec<Option<([u8; N], Arc<str>)>>,
 }
 
 impl<const N: usize> NameInterner<N> {
@@ -45,6 +52,28 @@ impl<const N: usize> NameInterner<N> {
         }
         let name: Arc<str> = latin1(until_nul(buf)).into();
         self.names.insert(*buf, name.clone());
+        name
+    }
+
+    /// The name in `buf`, as [`NameInterner::name`], remembered under `key`: a buffer equal to
+    /// the one last seen under the same key (modulo [`NAME_SLOTS`]) skips the hash look-up.
+    /// Callers pick a key that usually names the same bone each time, such as its tag or its
+    /// index in the animation.
+    #[inline]
+    pub fn name_at(&mut self, key: usize, buf: &[u8; N]) -> Arc<str> {
+        let slot = key % NAME_SLOTS;
+        if let Some(Some((last, name))) = self.slots.get(slot) {
+            if last == buf {
+                return name.clone();
+            }
+        }
+        let name = self.name(buf);
+        if self.slots.is_empty() {
+            self.slots.resize(NAME_SLOTS, None);
+        }
+        if let Some(seen) = self.slots.get_mut(slot) {
+            *seen = Some((*buf, name.clone()));
+        }
         name
     }
 }
@@ -104,6 +133,20 @@ mod tests {
         assert_eq!(&*junk, "Pelvis");
         assert_eq!(&*c, "\u{e9}t\u{e9}");
         assert!(!Arc::ptr_eq(&a, &c));
+    }
+
+    #[test]
+    fn names_remembered_under_a_key_are_the_interned_ones() {
+        let mut names = NameInterner::<9>::default();
+        let a = names.name_at(1, b"Pelvis\0\0\0");
+        let b = names.name_at(1 + NAME_SLOTS, b"Pelvis\0\0\0");
+        let junk = names.name_at(1, b"Pelvis\0ju");
+        let c = names.name_at(1, b"Spine\0\0\0\0");
+        let d = names.name_at(2, b"Pelvis\0\0\0");
+        assert!(Arc::ptr_eq(&a, &b) && Arc::ptr_eq(&a, &d));
+        assert_eq!((&*junk, &*c), ("Pelvis", "Spine"));
+        assert!(!Arc::ptr_eq(&a, &junk));
+        assert!(Arc::ptr_eq(&c, &names.name(b"Spine\0\0\0\0")));
     }
 
     #[test]

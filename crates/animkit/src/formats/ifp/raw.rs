@@ -643,9 +643,17 @@ impl V2Sequence {
         w.bytes(frames);
     }
 
-    /// numFrames.
+    /// numFrames. One arm per layout, so that each division is by a constant (a multiply, not a
+    /// divide instruction).
+    #[inline]
     pub(crate) fn frame_count(&self) -> usize {
-        self.frames.count(self.frame_type)
+        let len = self.frames.len;
+        match self.frame_type {
+            FrameType::Rot => len / FrameType::Rot.size(),
+            FrameType::RotTrans => len / FrameType::RotTrans.size(),
+            FrameType::RotCompressed => len / FrameType::RotCompressed.size(),
+            FrameType::RotTransCompressed => len / FrameType::RotTransCompressed.size(),
+        }
     }
 }
 
