@@ -131,6 +131,11 @@ impl Held {
 /// One angle: a curve, or the base value when the component is not animated.
 type Angle<'a> = Result<Sweep<'a>, Held>;
 
+/// A component's angle: its curve, or `base` held when it has none.
+fn angle(curve: Option<&Curve>, base: f32) -> Angle<'_> {
+    curve.map(Sweep::new).ok_or_else(|| Held::new(base))
+}
+
 fn point(angle: &mut Angle, f: f32) -> Point {
     match angle {
         Ok(sweep) => sweep.at(f),
@@ -263,8 +268,8 @@ pub(crate) fn rotation_keys(
     if frames.len() as u64 > limits.max_keys {
         return Err(too_many());
     }
-    let angle = |i: usize| curves[i].map(Sweep::new).ok_or_else(|| Held::new(base[i]));
-    let mut angles: [Angle; 3] = [angle(0), angle(1), angle(2)];
+    let ([cx, cy, cz], [bx, by, bz]) = (curves, base);
+    let mut angles = [angle(cx, bx), angle(cy, by), angle(cz, bz)];
     let mut keys = Keys {
         tolerance: tolerance(curves),
         fps,
