@@ -33,7 +33,7 @@ impl BoneRef {
     /// A readable label: the name, else `#id`, `0xHASH` or `bone_NN`.
     pub fn label(&self) -> String {
         if let Some(name) = &self.name {
-            name.to_string()
+            String::from(&**name)
         } else if let Some(id) = self.id {
             format!("#{id}")
         } else if let Some(hash) = self.hash {

@@ -88,8 +88,8 @@ struct Rotation {
 }
 
 impl Rotation {
-    fn of(p: [Point; 3]) -> Rotation {
-        let half = p.map(|p| (0.5 * p.value).sin_cos());
+    /// The rotation of the angles and slopes `p`, given their half angles' `(sin, cos)`.
+    fn of(p: [Point; 3], half: [(f32, f32); 3]) -> Rotation {
         let [hx, hy, hz] = half;
         let partial = partials(half);
         let rate = |slopes: [f32; 3]| partial.iter().zip(slopes).map(|(q, s)| *q * s).sum::<Vec4>();
@@ -114,35 +114,69 @@ impl Rotation {
     }
 }
 
+/// A component that is not animated: its base angle and the half angle's `(sin, cos)`, computed
+/// once for every key.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    angle: f32,
+    half: (f32, f32),
+}
+
+impl Held {
+    fn new(angle: f32) -> Held {
+        Held { angle, half: (0.5 * angle).sin_cos() }
+    }
+}
+
 /// One angle: a curve, or the base value when the component is not animated.
-type Angle<'a> = Result<Sweep<'a>, f32>;
+type Angle<'a> = Result<Sweep<'a>, Held>;
+
+/// A component's angle: its curve, or `base` held when it has none.
+fn angle(curve: Option<&Curve>, base: f32) -> Angle<'_> {
+    curve.map(Sweep::new).ok_or_else(|| Held::new(base))
+}
 
 fn point(angle: &mut Angle, f: f32) -> Point {
     match angle {
         Ok(sweep) => sweep.at(f),
-        Err(base) => Point::constant(*base),
+        Err(held) => Point::constant(held.angle),
     }
+}
+
+/// The half angles' `(sin, cos)` of points `p` of `angles` (a held angle's point is its base).
+fn halves(angles: &[Angle; 3], p: &[Point; 3]) -> [(f32, f32); 3] {
+    let half = |angle: &Angle, p: &Point| match angle {
+        Ok(_) => (0.5 * p.value).sin_cos(),
+        Err(held) => held.half,
+    };
+    [half(&angles[0], &p[0]), half(&angles[1], &p[1]), half(&angles[2], &p[2])]
+}
+
+/// The points of `angles` at frame `f`.
+fn points_at(angles: &mut [Angle; 3], f: f32) -> [Point; 3] {
+    let [x, y, z] = angles;
+    [point(x, f), point(y, f), point(z, f)]
 }
 
 /// The angle from `fa` (where `angle` is) to `fb` as a cubic in `s` ([`Sweep::piece`]).
 fn piece(angle: &Angle, fa: f32, fb: f32) -> Option<[f32; 4]> {
     match angle {
         Ok(sweep) => sweep.piece(fa, fb),
-        Err(base) => Some([*base, 0.0, 0.0, 0.0]),
+        Err(held) => Some([held.angle, 0.0, 0.0, 0.0]),
     }
 }
 
 /// The engine's rotation at frame `f`, either sign.
 fn value_at(angles: &mut [Angle; 3], f: f32) -> Vec4 {
-    let [x, y, z] = angles;
-    let [hx, hy, hz] = [point(x, f), point(y, f), point(z, f)].map(|p| (0.5 * p.value).sin_cos());
+    let points = points_at(angles, f);
+    let [hx, hy, hz] = halves(angles, &points);
     compose(hx, hy, hz)
 }
 
 /// The engine's rotation at frame `f`, in the hemisphere of `near`.
 fn exact_at(angles: &mut [Angle; 3], f: f32, near: Vec4) -> Rotation {
-    let [x, y, z] = angles;
-    Rotation::of([point(x, f), point(y, f), point(z, f)]).near(Some(near))
+    let points = points_at(angles, f);
+    Rotation::of(points, halves(angles, &points)).near(Some(near))
 }
 
 /// Cubic keys being collected: times in seconds, `[in, value, out]` quaternions per key with
@@ -234,10 +268,8 @@ pub(crate) fn rotation_keys(
     if frames.len() as u64 > limits.max_keys {
         return Err(too_many());
     }
-    let [cx, cy, cz] = curves;
-    let [bx, by, bz] = base;
-    let mut angles: [Angle; 3] =
-        [cx.map(Sweep::new).ok_or(bx), cy.map(Sweep::new).ok_or(by), cz.map(Sweep::new).ok_or(bz)];
+    let ([cx, cy, cz], [bx, by, bz]) = (curves, base);
+    let mut angles = [angle(cx, bx), angle(cy, by), angle(cz, bz)];
     let mut keys = Keys {
         tolerance: tolerance(curves),
         fps,
@@ -252,8 +284,7 @@ pub(crate) fn rotation_keys(
     let last = frames.len() - 1;
     for (k, &f) in frames.iter().enumerate() {
         let d = keys.last.map_or(0.0, |l| f - l.0);
-        let [x, y, z] = &mut angles;
-        let mut points = [point(x, f), point(y, f), point(z, f)];
+        let mut points = points_at(&mut angles, f);
         for p in &mut points {
             if k == 0 {
                 p.in_slope = 0.0;
@@ -264,7 +295,7 @@ pub(crate) fn rotation_keys(
         }
         // At a jump the segment before ends at the left limits, with these in-slopes.
         let ends = points.map(|p| Point { value: p.jump.unwrap_or(p.value), ..p });
-        let end = Rotation::of(ends);
+        let end = Rotation::of(ends, halves(&angles, &ends));
         let end_negated = keys.last_value().is_some_and(|p| p.dot(end.value) < 0.0);
         let end = if end_negated { end.negated() } else { end };
         if end_negated != negated || !cleared(start.as_ref(), d, &ends, keys.tolerance) {
@@ -274,7 +305,7 @@ pub(crate) fn rotation_keys(
         if points.iter().any(|p| p.jump.is_some()) {
             // The key itself starts flat.
             keys.push(f, end.in_rate, end.value, Vec4::ZERO);
-            let key = Rotation::of(points);
+            let key = Rotation::of(points, halves(&angles, &points));
             negated = end.value.dot(key.value) < 0.0;
             let key = if negated { key.negated() } else { key };
             keys.push(f, Vec4::ZERO, key.value, key.out_rate);
@@ -300,7 +331,8 @@ mod tests {
 
     fn rotation(x: f32, y: f32, z: f32, rates: [f32; 3]) -> Rotation {
         let p = |v: f32, r: f32| Point { value: v, in_slope: r, out_slope: r, jump: None };
-        Rotation::of([p(x, rates[0]), p(y, rates[1]), p(z, rates[2])])
+        let points = [p(x, rates[0]), p(y, rates[1]), p(z, rates[2])];
+        Rotation::of(points, points.map(|p| (0.5 * p.value).sin_cos()))
     }
 
     #[test]

@@ -468,14 +468,14 @@ pub fn to_clip(anim: &Fska, fps: f32, limits: &Limits) -> Result<Clip> {
     let window = anim.frame_count.max(0) as f32;
     let mut keys = 0;
     for bone in &anim.bones {
-        let (target, counted) = (Target::Bone(BoneRef::named(bone.name.clone())), tracks.len());
+        let (target, counted) = (Target::Bone(BoneRef::named(bone.name.as_str())), tracks.len());
         // Each curve over the whole animation, its wrap modes applied.
         let unrolled = bone.curves.iter().map(|c| c.unrolled(0.0, window)).collect::<Result<Vec<_>>>()?;
         let curve_for = |target: u32| unrolled.iter().find(|c| c.target == target).map(|c| &**c);
         // A cubic scale or translation track: the keys at the union of the component curves' frames.
         let vec3_track = |target, curves, base, values: fn(Vec<Vec3>) -> Values| -> Result<Track> {
             let (times, k) = union_cubic(curves, base, fps, limits)?;
-            let values = values(k.iter().flat_map(|k| k.map(Vec3::from_array)).collect());
+            let values = values(k.as_flattened().iter().map(|&v| Vec3::from_array(v)).collect());
             Ok(Track { target, interpolation: Interpolation::CubicSpline, times, values })
         };
         let scale = SCALE.map(curve_for);
@@ -515,7 +515,7 @@ fn rotation_track(
     match anim.rotate_mode() {
         RotateMode::Quaternion => {
             let (times, k) = union_cubic(rot, base, fps, limits)?;
-            let values = k.iter().flat_map(|k| k.map(Quat::from_array)).collect();
+            let values = k.as_flattened().iter().map(|&q| Quat::from_array(q)).collect();
             Ok(Track {
                 target: target.clone(),
                 interpolation: Interpolation::CubicSpline,

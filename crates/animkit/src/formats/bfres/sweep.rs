@@ -47,6 +47,8 @@ pub(crate) struct Sweep<'a> {
     stride: usize,
     /// Whether the fast path applies (a cubic or linear curve).
     direct: bool,
+    /// Whether a wrap mode replays the curve on either side (repeat or mirror).
+    replays: bool,
 }
 
 /// One segment in final units: `value(t) = ((c3·t + c2)·t + c1)·t + c0` for `t` in `0..=1`
@@ -86,12 +88,14 @@ impl<'a> Sweep<'a> {
             offset: curve.offset_f32(),
             stride: if ct == CurveType::Linear { 2 } else { 4 },
             direct: matches!(ct, CurveType::Cubic | CurveType::Linear),
+            replays: [curve.pre_wrap(), curve.post_wrap()].iter().any(|w| matches!(w, Wrap::Repeat | Wrap::Mirror)),
         };
         sweep.segment = sweep.segment_of(0);
         sweep
     }
 
-    /// The curve at frame `f`.
+    /// The curve at frame `f`: the two common steps (a frame inside the current segment, or the
+    /// key that ends it) here, the others in [`Sweep::search`].
     pub(crate) fn at(&mut self, f: f32) -> Point {
         if let Some(s) = self.segment.filter(|s| s.f0 < f && f < s.f1) {
             // Inside the current segment: the common case, one polynomial and its slope.
@@ -99,6 +103,17 @@ impl<'a> Sweep<'a> {
             let slope = s.slope(t);
             return Point { value: s.value(t), in_slope: slope, out_slope: slope, jump: None };
         }
+        if self.direct && !self.wraps_at(f) {
+            if let Some(point) = self.next_key(f) {
+                return point;
+            }
+        }
+        self.search(f)
+    }
+
+    /// [`Sweep::at`] anywhere else: outside the curve's range, at a repeated key, after a jump
+    /// over keys or back, or on a curve of another type or wrapping there.
+    fn search(&mut self, f: f32) -> Point {
         if !self.direct || self.wraps_at(f) {
             let (value, in_slope, out_slope) = self.curve.hermite(f);
             return Point { value, in_slope, out_slope, jump: self.curve.left_limit(f) };
@@ -135,6 +150,24 @@ impl<'a> Sweep<'a> {
         Some([s.value(t), slope * h, (3.0 * c3 * t + c2) * h * h, c3 * h * h * h])
     }
 
+    /// At the key that ends the current segment (the common step of a sweep over key frames):
+    /// moves to the segment it starts and gives the point there, as [`Sweep::seek`] and the rest
+    /// of [`Sweep::at`] would, without their searches. `None`, nothing moved, unless both
+    /// segments have length and `f` is that key's frame (neither repeated nor the last key).
+    fn next_key(&mut self, f: f32) -> Option<Point> {
+        let before = self.segment.filter(|s| s.f0 < f && f == s.f1)?;
+        let s = self.segment_of(self.key + 1).filter(|s| f < s.f1)?;
+        self.key += 1;
+        self.previous = Some(before);
+        self.segment = Some(s);
+        let t = (f - s.f0) * s.per_frame;
+        let out_slope = s.slope(t);
+        let in_slope = if t == 0.0 { before.slope(1.0) } else { out_slope };
+        let (left, right) = (before.value(1.0), s.c[0]);
+        let jumps = (left - right).abs() > 4.0 * self.scale.abs() + 1e-6 * right.abs();
+        Some(Point { value: s.value(t), in_slope, out_slope, jump: jumps.then_some(left) })
+    }
+
     /// Moves to the last key at or before `f` (key 0 when `f` is before the first), backwards
     /// or forwards from where it is.
     fn seek(&mut self, f: f32) {
@@ -168,6 +201,9 @@ impl<'a> Sweep<'a> {
 
     /// Whether `f` lies outside the curve's range on a side whose wrap mode replays it.
     fn wraps_at(&self, f: f32) -> bool {
+        if !self.replays {
+            return false;
+        }
         let side = if f < self.curve.start {
             self.curve.pre_wrap()
         } else if f > self.curve.end {

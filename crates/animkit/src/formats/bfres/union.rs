@@ -2,6 +2,8 @@
 //! Euler rotation keys of [`super::euler`]) turn per-component curves into one track whose keys
 //! split every cubic segment exactly.
 
+use std::borrow::Cow;
+
 use super::curve::Curve;
 use super::sweep::{Point, Sweep};
 use crate::error::{Error, ErrorKind, Result};
@@ -11,15 +13,22 @@ use crate::format::Limits;
 pub type UnionKeys<const N: usize> = (Vec<f32>, Vec<[[f32; N]; 3]>);
 
 /// The key frames of `curves` merged, sorted and without repeats; frame 0 alone when there are
-/// none. Each curve's frames are usually in order already, and then merged in one pass each.
-pub fn union_frames(curves: &[Option<&Curve>]) -> Vec<f32> {
+/// none. Each curve's frames are usually in order already, and then merged in one pass each. The
+/// frames of a curve are borrowed when no other curve adds to them and they strictly increase
+/// (as stored frames usually do).
+pub fn union_frames<'a>(curves: &[Option<&'a Curve>]) -> Cow<'a, [f32]> {
     let mut lists = curves.iter().flatten().map(|c| c.frames.as_slice());
-    let mut frames: Vec<f32> = lists.next().map(<[f32]>::to_vec).unwrap_or_default();
+    let Some(first) = lists.next() else { return Cow::Owned(vec![0.0]) };
+    let mut frames = Cow::Borrowed(first);
     for list in lists {
-        if list != frames.as_slice() {
-            frames = merged(&frames, list);
+        if list != &*frames {
+            frames = Cow::Owned(merged(&frames, list));
         }
     }
+    if !frames.is_empty() && frames.is_sorted_by(|a, b| a < b) {
+        return frames;
+    }
+    let mut frames = frames.into_owned();
     if !frames.is_sorted() {
         frames.sort_unstable_by(f32::total_cmp);
     }
@@ -27,7 +36,7 @@ pub fn union_frames(curves: &[Option<&Curve>]) -> Vec<f32> {
     if frames.is_empty() {
         frames.push(0.0);
     }
-    frames
+    Cow::Owned(frames)
 }
 
 /// Two frame lists merged in order (both sorted; otherwise simply joined), a frame both hold
