@@ -163,9 +163,8 @@ impl<'a> Sweep<'a> {
         let t = (f - s.f0) * s.per_frame;
         let out_slope = s.slope(t);
         let in_slope = if t == 0.0 { before.slope(1.0) } else { out_slope };
-        let (left, right) = (before.value(1.0), s.c[0]);
-        let jumps = (left - right).abs() > 4.0 * self.scale.abs() + 1e-6 * right.abs();
-        Some(Point { value: s.value(t), in_slope, out_slope, jump: jumps.then_some(left) })
+        let jump = self.jump_between(before.value(1.0), s.c[0]);
+        Some(Point { value: s.value(t), in_slope, out_slope, jump })
     }
 
     /// Moves to the last key at or before `f` (key 0 when `f` is before the first), backwards
@@ -238,6 +237,12 @@ impl<'a> Sweep<'a> {
             Some(s) if k == self.key => s.c[0],
             _ => self.curve.key(k, 0) * self.scale + self.offset,
         };
+        self.jump_between(left, right)
+    }
+
+    /// `left`, the value where a segment ends, when the next one starts at `right` more than
+    /// four stored units (plus float noise) away: a jump, not a rounding difference.
+    fn jump_between(&self, left: f32, right: f32) -> Option<f32> {
         let tol = 4.0 * self.scale.abs() + 1e-6 * right.abs();
         ((left - right).abs() > tol).then_some(left)
     }

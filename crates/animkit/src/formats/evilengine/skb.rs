@@ -188,6 +188,13 @@ impl Skb {
         }
     }
 
+    /// Row `r` of the offsets table: one entry per bone.
+    fn offset_row(&self, r: usize) -> Option<&[u16]> {
+        let bones = usize::from(self.bone_count);
+        let start = r.checked_mul(bones)?;
+        self.offsets.get(start..start.checked_add(bones)?)
+    }
+
     /// `offsets[r][b]`.
     pub(crate) fn offset(&self, r: usize, b: usize) -> Option<usize> {
         let bones = usize::from(self.bone_count);
@@ -227,12 +234,9 @@ impl Skb {
             1 if k == 2 * bones => Ok((0..bones).map(|b| (2 * b, 2 * b)).collect()),
             1 if k == bones => Ok((0..bones).map(|b| (b, b)).collect()),
             1 => Err(format!("static pose (T = 1) needs K = B or K = 2B; K = {k}, B = {bones}")),
-            t => {
-                let row = |r: usize| {
-                    let start = r.checked_mul(bones)?;
-                    self.offsets.get(start..start.checked_add(bones)?)
-                };
-                let table = row(0).zip(row(t - 2)).and_then(|(first, last)| consecutive_ranges(first, last, k));
+            _ => {
+                let last = self.rows().checked_sub(1).and_then(|r| self.offset_row(r));
+                let table = self.offset_row(0).zip(last).and_then(|(first, last)| consecutive_ranges(first, last, k));
                 table.or_else(|| self.bone_runs()).ok_or_else(|| {
                     "keys are not grouped by bone: the offsets table and the TimeIndex runs disagree with BoneCount"
                         .into()

@@ -456,6 +456,10 @@ pub(crate) trait Layout: Copy {
     fn size(self) -> usize;
     /// Whether the fields are i16 (else f32).
     fn compressed(self) -> bool;
+    /// Whole frames in `len` bytes.
+    fn frames_in(self, len: usize) -> usize {
+        len / self.size()
+    }
 }
 
 /// ANPK key frame layouts: f32 fields, time last; quaternions stored conjugated. The
@@ -643,17 +647,10 @@ impl V2Sequence {
         w.bytes(frames);
     }
 
-    /// numFrames. One arm per layout, so that each division is by a constant (a multiply, not a
-    /// divide instruction).
+    /// numFrames.
     #[inline]
     pub(crate) fn frame_count(&self) -> usize {
-        let len = self.frames.len;
-        match self.frame_type {
-            FrameType::Rot => len / FrameType::Rot.size(),
-            FrameType::RotTrans => len / FrameType::RotTrans.size(),
-            FrameType::RotCompressed => len / FrameType::RotCompressed.size(),
-            FrameType::RotTransCompressed => len / FrameType::RotTransCompressed.size(),
-        }
+        self.frames.count(self.frame_type)
     }
 }
 
@@ -714,6 +711,17 @@ impl Layout for FrameType {
     }
     fn compressed(self) -> bool {
         matches!(self, FrameType::RotCompressed | FrameType::RotTransCompressed)
+    }
+    /// One arm per layout, so that each division is by a constant (a multiply, not a divide
+    /// instruction: SA `ped.ifp` counts the frames of 7,340 sequences twice per conversion).
+    #[inline]
+    fn frames_in(self, len: usize) -> usize {
+        match self {
+            FrameType::Rot => len / FrameType::Rot.size(),
+            FrameType::RotTrans => len / FrameType::RotTrans.size(),
+            FrameType::RotCompressed => len / FrameType::RotCompressed.size(),
+            FrameType::RotTransCompressed => len / FrameType::RotTransCompressed.size(),
+        }
     }
 }
 
@@ -854,8 +862,9 @@ impl Frames {
     }
 
     /// numFrames, for frames of `kind`.
+    #[inline]
     pub(crate) fn count(&self, kind: impl Layout) -> usize {
-        self.len / kind.size()
+        kind.frames_in(self.len)
     }
 
     /// The frames' bytes in `data`, the animation's bytes.
