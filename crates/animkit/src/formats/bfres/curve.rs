@@ -211,17 +211,10 @@ impl Curve {
         }
     }
 
-    /// The `count` curves of the array at `array` (the offset stored at `field`; see
-    /// [`Platform::records`]).
-    pub fn read_array(
-        data: &[u8],
-        array: Option<usize>,
-        field: usize,
-        count: usize,
-        platform: Platform,
-    ) -> Result<Vec<Curve>> {
+    /// The `count` curves of the array the offset `at` points at (see [`Platform::records`]).
+    pub(crate) fn read_array(data: &[u8], at: Offset, count: usize, platform: Platform) -> Result<Vec<Curve>> {
         let size = Curve::header_size(platform);
-        platform.records(data, (field, array), count, size, "curve", |c| Curve::read(data, c.offset(), platform))
+        platform.records(data, at.pair(), count, size, "curve", |c| Curve::read(data, c.offset(), platform))
     }
 
     /// The curve header (§5.2), read or written: Wii U `u16 flags, keyCount; u32 target; f32

@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use super::curve::{write_curves, Curve, CurveType, KeyType};
 use super::fshu::{self, param_info, read_constants, read_param_infos, ParamInfo};
 use super::ftxp;
-use super::layout::{count16, opening, values, Image, In, Io, Offset, Out};
+use super::layout::{count16, opening, values, Image, In, Io, Offset, Out, Walk};
 use super::platform::Platform;
 use crate::bytes::round_up;
 use crate::error::{Error, Result};
@@ -158,8 +158,7 @@ pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fmaa> {
     let mut c = platform.cursor(data, at)?;
     let (mut anim, mut n) = (Fmaa { at, ..Fmaa::default() }, [0u16; 4]);
     let [_, materials, _, names, _] = anim.walk(&mut In { c: &mut c, platform }, &mut n)?;
-    anim.textures =
-        platform.names(data, names.target, names.field, n[3].into()).map_err(|e| e.within("texture names"))?;
+    anim.textures = platform.names(data, names.pair(), n[3].into()).map_err(|e| e.within("texture names"))?;
     anim.materials = platform.records(data, materials.pair(), n[0].into(), 0x40, "material animation", |c| {
         MaterialAnim::read(data, &mut In { c, platform })
     })?;
@@ -192,22 +191,18 @@ impl MaterialAnim {
         let [params, patterns, curves, constants] = m.walk(io, &mut n)?;
         let [param_count, pattern_count, constant_count, curve_count] = n.map(usize::from);
         let platform = io.platform;
-        m.params = read_param_infos(data, params.target, params.field, param_count, platform)?;
-        m.patterns = platform.records(data, patterns.pair(), pattern_count, 0x10, "pattern info", |c| {
-            let mut info = PatternInfo::default();
-            info.walk(&mut In { c, platform })?;
-            Ok(info)
-        })?;
-        m.curves = Curve::read_array(data, curves.target, curves.field, curve_count, platform)?;
-        m.constants = read_constants(data, constants.target, constants.field, constant_count, platform)?;
+        m.params = read_param_infos(data, params, param_count, platform)?;
+        m.patterns = patterns.walked(data, platform, (pattern_count, 0x10), "pattern info")?;
+        m.curves = Curve::read_array(data, curves, curve_count, platform)?;
+        m.constants = read_constants(data, constants, constant_count, platform)?;
         Ok(m)
     }
 }
 
-impl PatternInfo {
+impl Walk for PatternInfo {
     /// The pattern info (`0x10`), read or written: off sampler name; `s16 curveIndex; u16
     /// beginConstant; s8 subBindIndex`; 3 bytes of padding.
-    pub(crate) fn walk(&mut self, io: &mut impl Io) -> Result<()> {
+    fn walk(&mut self, io: &mut impl Io) -> Result<()> {
         io.name(&mut self.sampler)?;
         values!(io, self.curve_index, self.begin_constant, self.sub_bind_index);
         io.pad(3)

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::curve::{write_curves, Curve, Value};
-use super::layout::{count16, opening, values, In, Io, Offset, Out};
+use super::layout::{count16, opening, values, In, Io, Offset, Out, Walk};
 use super::platform::Platform;
 use super::subfile;
 use super::union::union_cubic;
@@ -181,14 +181,14 @@ impl MaterialAnim {
         let [infos, curves, constants] = m.walk(io, &mut counts)?;
         let [infos_n, curves_n, constants_n] = counts.map(usize::from);
         let platform = io.platform;
-        m.params = read_param_infos(data, infos.target, infos.field, infos_n, platform)?;
-        m.curves = Curve::read_array(data, curves.target, curves.field, curves_n, platform)?;
-        m.constants = read_constants(data, constants.target, constants.field, constants_n, platform)?;
+        m.params = read_param_infos(data, infos, infos_n, platform)?;
+        m.curves = Curve::read_array(data, curves, curves_n, platform)?;
+        m.constants = read_constants(data, constants, constants_n, platform)?;
         Ok(m)
     }
 }
 
-impl ParamInfo {
+impl Walk for ParamInfo {
     /// The param info, read or written. Wii U (`0x10`): `u16 beginCurve, floatCurves,
     /// intCurves, beginConstant, constantCount, subBindIndex; off name`. Switch (`0x18`): the
     /// name offset first, then the six `u16` and 4 pad bytes.
@@ -219,31 +219,15 @@ pub(crate) fn param_info(o: &mut Out, p: &ParamInfo) -> Result<()> {
     p.clone().walk(o)
 }
 
-/// The `count` param infos at `array` (stored at `field`; see `ParamInfo::walk`).
-pub fn read_param_infos(
-    data: &[u8],
-    array: Option<usize>,
-    field: usize,
-    count: usize,
-    platform: Platform,
-) -> Result<Vec<ParamInfo>> {
+/// The `count` param infos the offset `at` points at (see `ParamInfo::walk`).
+pub(crate) fn read_param_infos(data: &[u8], at: Offset, count: usize, platform: Platform) -> Result<Vec<ParamInfo>> {
     let size = if platform.is_switch() { 0x18 } else { 0x10 };
-    platform.records(data, (field, array), count, size, "param info", |c| {
-        let mut info = ParamInfo::default();
-        info.walk(&mut In { c, platform })?;
-        Ok(info)
-    })
+    at.walked(data, platform, (count, size), "param info")
 }
 
-/// The `count` animation constants at `array` (stored at `field`): `(u32 target, value word)`.
-pub fn read_constants(
-    data: &[u8],
-    array: Option<usize>,
-    field: usize,
-    count: usize,
-    platform: Platform,
-) -> Result<Vec<(u32, u32)>> {
-    platform.records(data, (field, array), count, 8, "constant", |k| Ok((k.u32()?, k.u32()?)))
+/// The `count` animation constants the offset `at` points at: `(u32 target, value word)`.
+pub(crate) fn read_constants(data: &[u8], at: Offset, count: usize, platform: Platform) -> Result<Vec<(u32, u32)>> {
+    platform.records(data, at.pair(), count, 8, "constant", |k| Ok((k.u32()?, k.u32()?)))
 }
 
 /// The named components by kind and target offset; every other target is `[+0xNN]`.

@@ -442,7 +442,7 @@ impl BoneAnim {
                 base.target.ok_or_else(|| Error::invalid(base.field, "base data flagged but its offset is null"))?;
             bone.read_base(&mut platform.cursor(data, base_at)?)?;
         }
-        bone.curves = Curve::read_array(data, curves.target, curves.field, count.into(), platform)?;
+        bone.curves = Curve::read_array(data, curves, count.into(), platform)?;
         Ok(bone)
     }
 

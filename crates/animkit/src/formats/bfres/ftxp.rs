@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::curve::{Curve, Value};
 use super::dict::entries_at;
-use super::layout::{count16, narrow, opening, values, write_dict, In, Io, Offset, Out};
+use super::layout::{count16, narrow, opening, values, write_dict, In, Io, Offset, Out, Walk};
 use super::platform::Platform;
 use super::subfile;
 use crate::bytes::Cursor;
@@ -241,21 +241,17 @@ impl MaterialPattern {
         let [infos, curves, base] = m.walk(io, &mut counts)?;
         let [info_count, curve_count] = counts.map(usize::from);
         let platform = io.platform;
-        m.infos = platform.records(data, infos.pair(), info_count, 8, "pattern info", |c| {
-            let mut info = PatternInfo::default();
-            info.walk(&mut In { c, platform })?;
-            Ok(info)
-        })?;
+        m.infos = infos.walked(data, platform, (info_count, 8), "pattern info")?;
         // Optional: without it every sampler without a curve shows texture 0.
         if base.target.is_some() {
             m.base_values = platform.records(data, base.pair(), info_count, 2, "base value", |b| b.u16())?;
         }
-        m.curves = Curve::read_array(data, curves.target, curves.field, curve_count, platform)?;
+        m.curves = Curve::read_array(data, curves, curve_count, platform)?;
         Ok(m)
     }
 }
 
-impl PatternInfo {
+impl Walk for PatternInfo {
     /// The pattern info (`8`), read or written: `s8 curveIndex, subBindIndex`; 2 bytes; off
     /// sampler name.
     fn walk(&mut self, io: &mut impl Io) -> Result<()> {

@@ -92,9 +92,9 @@ pub fn read(data: &[u8], at: usize, platform: Platform) -> Result<Fvis> {
     let (mut anim, mut counts) = (Fvis { at, ..Fvis::default() }, [0; 2]);
     let [_, names, curves, base] = anim.walk(&mut In { c: &mut c, platform }, &mut counts)?;
     let [anim_count, curve_count] = counts.map(usize::from);
-    anim.names = platform.names(data, names.target, names.field, anim_count)?;
+    anim.names = platform.names(data, names.pair(), anim_count)?;
     anim.base = read_base(data, base.target, base.field, anim_count, platform)?;
-    anim.curves = Curve::read_array(data, curves.target, curves.field, curve_count, platform)?;
+    anim.curves = Curve::read_array(data, curves, curve_count, platform)?;
     Ok(anim)
 }
 

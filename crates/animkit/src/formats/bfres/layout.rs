@@ -38,6 +38,15 @@ impl Offset {
     pub fn pair(self) -> (usize, Option<usize>) {
         (self.field, self.target)
     }
+
+    /// The `count` structures of `size` bytes the offset points at, each read by its [`Walk`].
+    pub fn walked<T: Walk>(self, data: &[u8], platform: Platform, n: (usize, usize), what: &str) -> Result<Vec<T>> {
+        platform.records(data, self.pair(), n.0, n.1, what, |c| {
+            let mut v = T::default();
+            v.walk(&mut In { c, platform })?;
+            Ok(v)
+        })
+    }
 }
 
 /// One pass over a structure's fields, reading them from a file or writing them to an [`Out`].
@@ -60,6 +69,13 @@ pub(crate) trait Io {
     fn path(&mut self) -> Result<()>;
     /// `n` bytes of padding: skipped, written as zeros.
     fn pad(&mut self, n: usize) -> Result<()>;
+}
+
+/// A structure read or written by one walk over its fields, with no counts or offsets to
+/// hand back.
+pub(crate) trait Walk: Default {
+    /// The fields, read into `self` or written from it.
+    fn walk(&mut self, io: &mut impl Io) -> Result<()>;
 }
 
 /// Reads or writes each place in order through [`Io::value`] (in a function returning

@@ -133,8 +133,8 @@ impl Platform {
             .collect()
     }
 
-    /// The `count` names whose offsets form the array at `array` (stored at `field`).
-    pub fn names(self, data: &[u8], array: Option<usize>, field: usize, count: usize) -> Result<Vec<String>> {
+    /// The `count` names whose offsets form the array at `array` (its offset stored at `field`).
+    pub fn names(self, data: &[u8], (field, array): (usize, Option<usize>), count: usize) -> Result<Vec<String>> {
         self.records(data, (field, array), count, self.offset_size(), "name", |c| self.name(data, c))
     }
 }
