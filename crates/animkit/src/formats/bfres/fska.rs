@@ -512,27 +512,21 @@ fn rotation_track(
     fps: f32,
     limits: &Limits,
 ) -> Result<Track> {
-    match anim.rotate_mode() {
+    let (times, values) = match anim.rotate_mode() {
         RotateMode::Quaternion => {
             let (times, k) = union_cubic(rot, base, fps, limits)?;
-            let values = k.as_flattened().iter().map(|&q| Quat::from_array(q)).collect();
-            Ok(Track {
-                target: target.clone(),
-                interpolation: Interpolation::CubicSpline,
-                times,
-                values: Values::Rotation(values),
-            })
+            (times, k.as_flattened().iter().map(|&q| Quat::from_array(q)).collect())
         }
         RotateMode::EulerXyz => {
             let [rx, ry, rz, _] = rot;
             let [bx, by, bz, _] = base;
-            let (times, values) = rotation_keys([rx, ry, rz], [bx, by, bz], fps, limits)?;
-            Ok(Track {
-                target: target.clone(),
-                interpolation: Interpolation::CubicSpline,
-                times,
-                values: Values::Rotation(values),
-            })
+            rotation_keys([rx, ry, rz], [bx, by, bz], fps, limits)?
         }
-    }
+    };
+    Ok(Track {
+        target: target.clone(),
+        interpolation: Interpolation::CubicSpline,
+        times,
+        values: Values::Rotation(values),
+    })
 }
