@@ -110,7 +110,7 @@ impl Listing<'_> {
         match self {
             Listing::WiiU(_) => &[
                 Kind::Shader(fres::G_FSHU_PARAM, fshu::Kind::ShaderParam),
-                Kind::Shader(4, fshu::Kind::Colour),
+                Kind::Shader(fres::G_FSHU_COLOUR, fshu::Kind::Colour),
                 Kind::Shader(fres::G_FSHU_SRT, fshu::Kind::TextureSrt),
                 Kind::TexturePattern,
                 Kind::Visibility(fres::G_FVIS_BONE),
@@ -122,12 +122,12 @@ impl Listing<'_> {
 
     /// The number of subfiles of `kind` the header counts.
     pub fn count(self, kind: Kind) -> u16 {
-        match self {
-            Listing::WiiU(h) => kind.listed(self.platform()).0.and_then(|g| h.counts.get(g)).copied().unwrap_or(0),
-            Listing::Switch(h) => {
-                kind.listed(self.platform()).1.and_then(|s| h.stored.counts.get(s.0)).copied().unwrap_or(0)
-            }
-        }
+        let (group, slot, _) = kind.listed(self.platform());
+        let n = match self {
+            Listing::WiiU(h) => group.and_then(|g| h.counts.get(g)),
+            Listing::Switch(h) => slot.and_then(|s| h.stored.counts.get(s.0)),
+        };
+        n.copied().unwrap_or(0)
     }
 
     /// The Switch array (`which` 0) or dict (1) of `kind`, and the count of its entries; `None`

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::dict::{Node, ResDict};
 use super::fres::{
-    FresFile, Header, Part, G_FSHU_PARAM, G_FSHU_SRT, G_FSKA, G_FTXP, G_FVIS_BONE, G_FVIS_MAT, HEADER_SIZE,
+    FresFile, Header, Part, G_FSHU_COLOUR, G_FSHU_PARAM, G_FSHU_SRT, G_FSKA, G_FTXP, G_FVIS_BONE, G_FVIS_MAT,
+    HEADER_SIZE,
 };
 use super::fshu::{self, write_fshu, Fshu};
 use super::fska::{self, write_fska, Fska};
@@ -21,9 +22,6 @@ use super::platform::{name_at, Platform};
 use super::strings::PoolString;
 use crate::error::{Error, ErrorKind, Result};
 use crate::raw_json::Hex;
-
-/// The index of the FSHU colour group.
-const G_FSHU_COLOUR: usize = 4;
 
 /// A whole file: header and parts.
 #[derive(Serialize, Deserialize)]

@@ -40,6 +40,8 @@ pub const G_FMDL: usize = 0;
 pub const G_FSKA: usize = 2;
 /// Index group of the shader-parameter animations.
 pub const G_FSHU_PARAM: usize = 3;
+/// Index group of the colour animations.
+pub const G_FSHU_COLOUR: usize = 4;
 /// Index group of the texture SRT animations.
 pub const G_FSHU_SRT: usize = 5;
 /// Index group of the texture pattern animations.

@@ -104,7 +104,9 @@ fn lint_entry(out: &mut Vec<Finding>, data: &[u8], g: usize, path: &str, at: usi
     let read = match g {
         fres::G_FSKA => fska::read(data, at, wiiu).map(|a| lint_fska(out, path, &a, version)),
         fres::G_FTXP => ftxp::read(data, at, wiiu).map(|a| lint_ftxp(out, path, &a)),
-        fres::G_FSHU_PARAM | 4 | fres::G_FSHU_SRT => fshu::read(data, at, wiiu).map(|a| lint_fshu(out, path, &a)),
+        fres::G_FSHU_PARAM | fres::G_FSHU_COLOUR | fres::G_FSHU_SRT => {
+            fshu::read(data, at, wiiu).map(|a| lint_fshu(out, path, &a))
+        }
         fres::G_FVIS_BONE | fres::G_FVIS_MAT => fvis::read(data, at, wiiu).map(|a| lint_fvis(out, path, &a, g)),
         fres::G_FMDL => {
             lint_model(out, path, data, at, wiiu);
