@@ -44,7 +44,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::curve::{write_curves, Curve, CurveType, KeyType};
-use super::fshu::{self, param_info, read_constants, read_param_infos, ParamInfo};
+use super::fshu::{self, read_constants, read_param_infos, write_constants, ParamInfo};
 use super::ftxp;
 use super::layout::{count16, opening, values, Image, In, Io, Offset, Out, Walk};
 use super::platform::Platform;
@@ -379,14 +379,11 @@ pub(crate) fn fmaa_data(o: &mut Out, anim: &Fmaa) -> Result<Layout> {
     }
     for (m, [params, patterns, curves, constants]) in anim.materials.iter().zip(slots) {
         array(o, Some(params), m.params.len());
-        m.params.iter().try_for_each(|p| param_info(o, p))?;
+        m.params.iter().try_for_each(|p| p.write(o))?;
         array(o, Some(patterns), m.patterns.len());
-        m.patterns.iter().try_for_each(|p| p.clone().walk(o))?;
+        m.patterns.iter().try_for_each(|p| p.write(o))?;
         array(o, Some(constants), m.constants.len());
-        for &(target, value) in &m.constants {
-            o.w.u32(target);
-            o.w.u32(value);
-        }
+        write_constants(o, &m.constants);
         array(o, Some(curves), m.curves.len());
         write_curves(o, &m.curves)?;
     }

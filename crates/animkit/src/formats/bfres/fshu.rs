@@ -151,13 +151,10 @@ pub fn write_fshu(o: &mut Out, a: &Fshu) -> Result<()> {
     for (m, [infos, curves, constants]) in a.materials.iter().zip(slots) {
         o.patch_here(infos.field);
         for p in &m.params {
-            param_info(o, p)?;
+            p.write(o)?;
         }
         o.patch_here(constants.field);
-        for &(t, v) in &m.constants {
-            o.w.u32(t);
-            o.w.u32(v);
-        }
+        write_constants(o, &m.constants);
         o.patch_here(curves.field);
         write_curves(o, &m.curves)?;
     }
@@ -214,9 +211,9 @@ impl Walk for ParamInfo {
     }
 }
 
-/// Writes a param info (see `ParamInfo::walk`).
-pub(crate) fn param_info(o: &mut Out, p: &ParamInfo) -> Result<()> {
-    p.clone().walk(o)
+/// Writes animation constants (see [`read_constants`]).
+pub(crate) fn write_constants(o: &mut Out, constants: &[(u32, u32)]) {
+    constants.iter().flat_map(|&(target, value)| [target, value]).for_each(|word| o.w.u32(word));
 }
 
 /// The `count` param infos the offset `at` points at (see `ParamInfo::walk`).

@@ -184,9 +184,7 @@ pub fn write_ftxp(o: &mut Out, a: &Ftxp) -> Result<()> {
     // (Mario Kart 8's two-material FTXP; one material, as in Animal_Bass, gives §3.4's order).
     for (m, [infos, curves, base]) in a.materials.iter().zip(slots) {
         o.patch_here(infos.field);
-        for info in &m.infos {
-            info.clone().walk(o)?;
-        }
+        m.infos.iter().try_for_each(|info| info.write(o))?;
         o.patch_here(curves.field);
         let curve_slots = m.curves.iter().map(|c| c.write_header(o)).collect::<Result<Vec<_>>>()?;
         o.patch_here(base.field);

@@ -73,9 +73,14 @@ pub(crate) trait Io {
 
 /// A structure read or written by one walk over its fields, with no counts or offsets to
 /// hand back.
-pub(crate) trait Walk: Default {
+pub(crate) trait Walk: Default + Clone {
     /// The fields, read into `self` or written from it.
     fn walk(&mut self, io: &mut impl Io) -> Result<()>;
+
+    /// Writes the structure.
+    fn write(&self, o: &mut Out) -> Result<()> {
+        self.clone().walk(o)
+    }
 }
 
 /// Reads or writes each place in order through [`Io::value`] (in a function returning
