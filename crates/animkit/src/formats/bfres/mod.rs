@@ -84,7 +84,7 @@ pub(crate) mod unroll;
 
 use bytes::Bytes;
 
-use crate::error::{Context, Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::format::Param;
 use crate::format::Repaired;
 use crate::format::{Capabilities, Confidence, Document, Format, ReadOptions, WriteOptions, Written};
@@ -255,9 +255,7 @@ impl BfresDocument {
         let listing = Listing::Switch(&header);
         listing.fskas(&bytes)?;
         listing.skeletons(&bytes)?;
-        for (label, at) in listing.subfiles(&bytes, anims::Kind::Material)? {
-            fmaa::read(&bytes, at, listing.platform()).within(|| label.to_string())?;
-        }
+        switch_write::read_fmaas(&bytes, &header)?;
         Ok(BfresDocument { raw: Raw::Switch(header), data: bytes, options })
     }
 
