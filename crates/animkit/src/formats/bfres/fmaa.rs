@@ -480,6 +480,7 @@ pub(crate) fn write_header(anim: &Fmaa, at: usize, layout: &Layout, strings: &Ha
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::bfres::switch_write::push_entry;
 
     /// A material animation with one parameter (a constant), one pattern (a step-int curve
     /// with `u8` frames and keys, so the curve data needs padding) and two textures.
@@ -526,9 +527,7 @@ mod tests {
             let mut positions = HashMap::new();
             for s in ["", "a", "m", "p", "s", "t0", "t1"] {
                 positions.insert(s, o.pos() + table.len());
-                table.extend_from_slice(&(s.len() as u16).to_le_bytes());
-                table.extend_from_slice(s.as_bytes());
-                table.resize((table.len() + 1).next_multiple_of(2), 0);
+                push_entry(&mut table, s);
             }
             o.resolve(|s| positions.get(s).copied()).unwrap();
             let mut bytes = o.into_vec();
