@@ -192,7 +192,7 @@ impl MaterialAnim {
         let [param_count, pattern_count, constant_count, curve_count] = n.map(usize::from);
         let platform = io.platform;
         m.params = read_param_infos(data, params, param_count, platform)?;
-        m.patterns = patterns.walked(data, platform, (pattern_count, 0x10), "pattern info")?;
+        m.patterns = patterns.walked(data, platform, pattern_count, 0x10, "pattern info")?;
         m.curves = Curve::read_array(data, curves, curve_count, platform)?;
         m.constants = read_constants(data, constants, constant_count, platform)?;
         Ok(m)

@@ -219,7 +219,7 @@ pub(crate) fn write_constants(o: &mut Out, constants: &[(u32, u32)]) {
 /// The `count` param infos the offset `at` points at (see `ParamInfo::walk`).
 pub(crate) fn read_param_infos(data: &[u8], at: Offset, count: usize, platform: Platform) -> Result<Vec<ParamInfo>> {
     let size = if platform.is_switch() { 0x18 } else { 0x10 };
-    at.walked(data, platform, (count, size), "param info")
+    at.walked(data, platform, count, size, "param info")
 }
 
 /// The `count` animation constants the offset `at` points at: `(u32 target, value word)`.

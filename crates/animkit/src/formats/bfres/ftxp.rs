@@ -239,7 +239,7 @@ impl MaterialPattern {
         let [infos, curves, base] = m.walk(io, &mut counts)?;
         let [info_count, curve_count] = counts.map(usize::from);
         let platform = io.platform;
-        m.infos = infos.walked(data, platform, (info_count, 8), "pattern info")?;
+        m.infos = infos.walked(data, platform, info_count, 8, "pattern info")?;
         // Optional: without it every sampler without a curve shows texture 0.
         if base.target.is_some() {
             m.base_values = platform.records(data, base.pair(), info_count, 2, "base value", |b| b.u16())?;

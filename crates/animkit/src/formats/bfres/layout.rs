@@ -40,8 +40,15 @@ impl Offset {
     }
 
     /// The `count` structures of `size` bytes the offset points at, each read by its [`Walk`].
-    pub fn walked<T: Walk>(self, data: &[u8], platform: Platform, n: (usize, usize), what: &str) -> Result<Vec<T>> {
-        platform.records(data, self.pair(), n.0, n.1, what, |c| {
+    pub fn walked<T: Walk>(
+        self,
+        data: &[u8],
+        platform: Platform,
+        count: usize,
+        size: usize,
+        what: &str,
+    ) -> Result<Vec<T>> {
+        platform.records(data, self.pair(), count, size, what, |c| {
             let mut v = T::default();
             v.walk(&mut In { c, platform })?;
             Ok(v)
