@@ -173,6 +173,11 @@ impl Chunk {
         (masked, endian)
     }
 
+    /// The chunk's name in messages, as table entry `i`: its index, type and id.
+    pub(crate) fn label(&self, i: usize) -> String {
+        format!("chunk {i} (type 0x{:X}, id {})", self.chunk_type, self.id)
+    }
+
     /// The payload's bytes (an embedded header left out).
     pub fn payload(&self, container: Container) -> Result<Bytes> {
         self.body.to_bytes(self.version_and_endian(container).1)
@@ -369,8 +374,9 @@ fn extents(
             None if lenient => file_len.max(e.offset),
             None => {
                 let at = e.offset.min(file_len) as usize;
-                return Err(Error::truncated(at, len as usize, file_len.saturating_sub(e.offset) as usize)
-                    .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id)));
+                return Err(
+                    Error::truncated(at, len as usize, file_len.saturating_sub(e.offset) as usize).within(e.label(i))
+                );
             }
         };
         extents.push((e.offset, end));

@@ -56,7 +56,7 @@ pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
     for (i, ch) in file.chunks.iter().enumerate() {
         match add_chunk(&mut out, i, ch, file.container) {
             Err(e) if lenient => out.undecoded.push((i, e)),
-            r => r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?,
+            r => r.within(|| ch.label(i))?,
         }
     }
     Ok(out)
@@ -96,31 +96,18 @@ fn add_chunk(out: &mut Contents, i: usize, ch: &Chunk, container: Container) -> 
 /// Appends the tracks of one controller, its key arrays moved into them: frames become
 /// seconds `(frame − start)/fps` in place.
 fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start: f32, fps: f32) {
-    let times = |mut f: Vec<f32>| {
-        f.iter_mut().for_each(|x| *x = (*x - start) / fps);
-        f
+    let mut push = |interpolation, mut times: Vec<f32>, values| {
+        times.iter_mut().for_each(|x| *x = (*x - start) / fps);
+        tracks.push(Track { target: target.clone(), interpolation, times, values });
     };
     if let Some(r) = ctrl.rotation.filter(|r| !r.frames.is_empty()) {
-        let values = Values::Rotation(r.values);
-        tracks.push(Track {
-            target: target.clone(),
-            interpolation: Interpolation::Nlerp,
-            times: times(r.frames),
-            values,
-        });
+        push(Interpolation::Nlerp, r.frames, Values::Rotation(r.values));
     }
     if let Some(p) = ctrl.position.filter(|p| !p.frames.is_empty()) {
-        let values = Values::Translation(p.values);
-        tracks.push(Track {
-            target: target.clone(),
-            interpolation: Interpolation::Linear,
-            times: times(p.frames),
-            values,
-        });
+        push(Interpolation::Linear, p.frames, Values::Translation(p.values));
     }
     if let Some(s) = ctrl.scale.filter(|s| !s.frames.is_empty()) {
-        let values = Values::Scale(s.values);
-        tracks.push(Track { target, interpolation: Interpolation::Linear, times: times(s.frames), values });
+        push(Interpolation::Linear, s.frames, Values::Scale(s.values));
     }
 }
 
