@@ -96,18 +96,31 @@ fn add_chunk(out: &mut Contents, i: usize, ch: &Chunk, container: Container) -> 
 /// Appends the tracks of one controller, its key arrays moved into them: frames become
 /// seconds `(frame − start)/fps` in place.
 fn push_tracks(tracks: &mut Vec<Track>, target: Target, ctrl: Controller, start: f32, fps: f32) {
-    let mut push = |interpolation, mut times: Vec<f32>, values| {
-        times.iter_mut().for_each(|x| *x = (*x - start) / fps);
-        tracks.push(Track { target: target.clone(), interpolation, times, values });
+    let times = |mut f: Vec<f32>| {
+        f.iter_mut().for_each(|x| *x = (*x - start) / fps);
+        f
     };
     if let Some(r) = ctrl.rotation.filter(|r| !r.frames.is_empty()) {
-        push(Interpolation::Nlerp, r.frames, Values::Rotation(r.values));
+        let values = Values::Rotation(r.values);
+        tracks.push(Track {
+            target: target.clone(),
+            interpolation: Interpolation::Nlerp,
+            times: times(r.frames),
+            values,
+        });
     }
     if let Some(p) = ctrl.position.filter(|p| !p.frames.is_empty()) {
-        push(Interpolation::Linear, p.frames, Values::Translation(p.values));
+        let values = Values::Translation(p.values);
+        tracks.push(Track {
+            target: target.clone(),
+            interpolation: Interpolation::Linear,
+            times: times(p.frames),
+            values,
+        });
     }
     if let Some(s) = ctrl.scale.filter(|s| !s.frames.is_empty()) {
-        push(Interpolation::Linear, s.frames, Values::Scale(s.values));
+        let values = Values::Scale(s.values);
+        tracks.push(Track { target, interpolation: Interpolation::Linear, times: times(s.frames), values });
     }
 }
 
