@@ -192,14 +192,13 @@ fn clip_path(clip: &Clip) -> String {
 /// controller count, identity start and last locator, zero motion. `None` when the path does
 /// not fit its 256 bytes (NUL included) or is not Latin-1.
 fn global_animation_header(clip: &Clip, end_frame: i32, controllers: u32) -> Option<GlobalAnimationHeaderCaf> {
-    let path = crate::text::to_latin1(&clip_path(clip)).filter(|p| p.len() < 256)?;
-    let mut buffer = [0u8; 256];
-    buffer.get_mut(..path.len())?.copy_from_slice(&path);
+    let path = crate::text::fixed_name::<256>(&clip_path(clip))?;
     let seconds = F32(end_frame as f32 / 30.0);
     Some(GlobalAnimationHeaderCaf {
         flags: motion_flags(clip),
-        path: FixedName(buffer),
-        path_crc: crc32fast::hash(&path),
+        path: FixedName(path),
+        // The Latin-1 path: the bytes before its NUL.
+        path_crc: crc32fast::hash(path.split(|&b| b == 0).next()?),
         dba_path_crc: 0,
         foot_plants: FootPlants::all(-10000.0),
         start_sec: F32(0.0),

@@ -173,6 +173,11 @@ impl Chunk {
         (masked, endian)
     }
 
+    /// The chunk's name in messages, as table entry `i`: its index, type and id.
+    pub(crate) fn label(&self, i: usize) -> String {
+        format!("chunk {i} (type 0x{:X}, id {})", self.chunk_type, self.id)
+    }
+
     /// The payload's bytes (an embedded header left out).
     pub fn payload(&self, container: Container) -> Result<Bytes> {
         self.body.to_bytes(self.version_and_endian(container).1)
@@ -275,10 +280,8 @@ fn header(c: &mut Cursor, container: Container) -> Result<Header> {
     let crytek = container.embedded_headers();
     let (known_magic, known, name) = container.identity();
     let magic = c.take(known_magic.len())?.to_vec();
-    let file_type = if crytek { c.u32()? } else { 0 };
-    let version = c.u32()?;
-    let count = if crytek { None } else { Some(c.u32()?) };
-    let table_offset = c.u32()?;
+    let [first, second, table_offset] = [c.u32()?, c.u32()?, c.u32()?];
+    let (file_type, version, count) = if crytek { (first, second, None) } else { (0, first, Some(second)) };
     // CryTek versions are told apart by `sniff`: only `CrCh` and `#ivo` can differ here.
     if version != known {
         let name = name.split(' ').next().unwrap_or(name);
@@ -369,8 +372,9 @@ fn extents(
             None if lenient => file_len.max(e.offset),
             None => {
                 let at = e.offset.min(file_len) as usize;
-                return Err(Error::truncated(at, len as usize, file_len.saturating_sub(e.offset) as usize)
-                    .within(format!("chunk {i} (type 0x{:X}, id {})", e.chunk_type, e.id)));
+                return Err(
+                    Error::truncated(at, len as usize, file_len.saturating_sub(e.offset) as usize).within(e.label(i))
+                );
             }
         };
         extents.push((e.offset, end));
@@ -528,14 +532,8 @@ impl ChunkFile {
         }
         let mut h = Writer::new(Endian::Little);
         h.bytes(&self.magic.0);
-        if crytek {
-            h.u32(self.file_type);
-        }
-        h.u32(version);
-        if !crytek {
-            h.u32(count);
-        }
-        h.u32(table_offset);
+        let words = if crytek { [self.file_type, version, table_offset] } else { [version, count, table_offset] };
+        words.into_iter().for_each(|v| h.u32(v));
         let mut t = Writer::new(Endian::Little);
         if crytek {
             t.u32(count);

@@ -8,7 +8,7 @@
 use glam::{Quat, Vec3};
 
 use super::quat_codecs::decode_keys;
-use super::raw::{Body, Compressed, KeyTimes, PqsKey};
+use super::raw::{Body, Compressed, KeyTimes};
 use super::time_formats;
 use crate::error::{Context, Error, Result};
 use crate::raw_json::F32;
@@ -80,31 +80,27 @@ pub fn from_body(version: u32, body: &Body, at: usize) -> Option<Result<Controll
         Body::Compressed(k) => return Some(from_compressed(version, k, at)),
         Body::PqLog { controller_id, flags, keys, .. } => {
             let t0 = keys.first().map_or(0, |k| i64::from(k.time));
-            let (mut frames, mut rotations, mut positions) =
-                (Vec::with_capacity(keys.len()), Vec::with_capacity(keys.len()), Vec::with_capacity(keys.len()));
-            for k in keys {
-                frames.push(((i64::from(k.time) - t0) as f64 / TICKS_PER_FRAME as f64) as f32);
-                rotations.push(exp_log(k.rot_log.to_vec3()).conjugate());
-                positions.push(k.position.to_vec3() / 100.0);
-            }
+            let frames: Vec<f32> =
+                keys.iter().map(|k| ((i64::from(k.time) - t0) as f64 / TICKS_PER_FRAME as f64) as f32).collect();
+            let rotation = track(&frames, keys, |k| exp_log(k.rot_log.to_vec3()).conjugate());
+            let position = track(&frames, keys, |k| k.position.to_vec3() / 100.0);
             let version = if flags.is_some() { 0x830 } else { 0x827 };
-            let rotation = KeyTrack { frames: frames.clone(), values: rotations };
-            Controller::keyed(*controller_id, version, Some(rotation), Some(KeyTrack { frames, values: positions }))
+            Controller::keyed(*controller_id, version, Some(rotation), Some(position))
         }
         Body::Pqs { controller_id, keys, .. } => {
             let frames: Vec<f32> = (0..keys.len()).map(|i| i as f32).collect();
-            let track = |value: &dyn Fn(&PqsKey) -> Vec3| KeyTrack {
-                frames: frames.clone(),
-                values: keys.iter().map(value).collect(),
-            };
-            let rotation =
-                KeyTrack { frames: frames.clone(), values: keys.iter().map(|k| k.rotation.to_quat()).collect() };
-            let position = track(&|k| k.position.to_vec3() / 100.0);
-            let scale = Some(track(&|k| k.scale.to_vec3()));
+            let rotation = track(&frames, keys, |k| k.rotation.to_quat());
+            let position = track(&frames, keys, |k| k.position.to_vec3() / 100.0);
+            let scale = Some(track(&frames, keys, |k| k.scale.to_vec3()));
             Controller { scale, ..Controller::keyed(*controller_id, 0x833, Some(rotation), Some(position)) }
         }
         _ => return None,
     }))
+}
+
+/// A track of one value per key, taken from `keys` by `value`, at `frames`.
+fn track<K, T>(frames: &[f32], keys: &[K], value: impl Fn(&K) -> T) -> KeyTrack<T> {
+    KeyTrack { frames: frames.to_vec(), values: keys.iter().map(value).collect() }
 }
 
 /// The controller of a compressed controller's keys: rotations decoded from their codec, key

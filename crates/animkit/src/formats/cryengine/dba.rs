@@ -11,7 +11,7 @@ use std::ops::Range;
 use glam::{Quat, Vec3};
 
 use super::controller::KeyTrack;
-use super::quat_codecs::{encode_rotation, read_continuous};
+use super::quat_codecs::{encode_rotations, read_continuous};
 use super::raw::{self, records, MotionParams};
 use super::time_formats;
 use crate::bytes::{round_up, Cursor, Endian, Writer};
@@ -211,6 +211,11 @@ fn time_track(frames: &[f32]) -> Result<T> {
     Ok(T { format, keys: frames.len(), bytes: w.into_vec() })
 }
 
+/// Positions as NoCompressVec3 keys: `x, y, z` as little-endian `f32`.
+pub(crate) fn vector_bytes(values: &[Vec3]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_array()).flat_map(f32::to_le_bytes).collect()
+}
+
 /// The pools of a database's tracks and every clip's controller infos (indices into the pools).
 fn pool(anims: &[DbaAnimation], rot_format: u8) -> Result<([Pool; 3], Vec<Vec<raw::ControllerInfo>>)> {
     let [mut times, mut poss, mut rots] = [Pool::default(), Pool::default(), Pool::default()];
@@ -227,15 +232,11 @@ fn pool(anims: &[DbaAnimation], rot_format: u8) -> Result<([Pool; 3], Vec<Vec<ra
             };
             if let Some(p) = c.position.as_ref().filter(|p| !p.frames.is_empty()) {
                 info.position_times = times.add(time_track(&p.frames)?);
-                let bytes = p.values.iter().flat_map(|v| v.to_array()).flat_map(f32::to_le_bytes).collect();
-                info.positions = poss.add(T { format: 2, keys: p.values.len(), bytes });
+                info.positions = poss.add(T { format: 2, keys: p.values.len(), bytes: vector_bytes(&p.values) });
             }
             if let Some(r) = c.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
                 info.rotation_times = times.add(time_track(&r.frames)?);
-                let mut bytes = Vec::new();
-                for &q in &r.values {
-                    encode_rotation(rot_format, q, &mut bytes)?;
-                }
+                let bytes = encode_rotations(rot_format, &r.values)?;
                 info.rotations = rots.add(T { format: rot_format, keys: r.values.len(), bytes });
             }
             list.push(info);

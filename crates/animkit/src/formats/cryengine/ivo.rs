@@ -20,8 +20,8 @@ use glam::{Quat, Vec3};
 
 use super::chunkfile::{kind, ChunkFile};
 use super::controller::KeyTrack;
-use super::dba::DbaController;
-use super::quat_codecs::{encode_rotation, format, read_rotations};
+use super::dba::{vector_bytes, DbaController};
+use super::quat_codecs::{encode_rotations, format, read_rotations};
 use super::raw::{pad4, words, Body, IvoAnimInfo, QuatT};
 use crate::bytes::{Cursor, Endian, Writer};
 use crate::error::{Context, Error, Result};
@@ -296,27 +296,10 @@ fn positions(c: &mut Cursor, codec: u16, n: usize) -> Result<(Vec<Vec3>, Option<
     // The active axes with their scale and offset.
     let axes: Vec<(usize, f32, f32)> =
         (0..3).zip(scale).zip(offset).filter(|((_, s), _)| s.abs() < 3e38).map(|((a, s), o)| (a, s, o)).collect();
-    let base = Vec3::from(offset);
-    if codec == 0xC1 {
-        // C1: `u16 x, y, z` per key; an inactive axis keeps its offset.
-        let raw = words::<[u16; 3]>(c, n, "position key")?;
-        let decode = |k: &[u16; 3]| {
-            let mut v = base;
-            for &(axis, s, o) in &axes {
-                // `axis` < 3: it enumerates the three components above.
-                v[axis] = f32::from(k.get(axis).copied().unwrap_or(0)) * s + o;
-            }
-            v
-        };
-        return Ok((raw.iter().map(decode).collect(), None));
-    }
-    let m = axes.len();
-    let raw: Vec<u16> = words(c, n * m, "position value")?;
-    let planar = |a: usize, k: usize| raw.get(a * n + k).copied().unwrap_or(0);
-    let interleaved = |a: usize, k: usize| raw.get(k * m + a).copied().unwrap_or(0);
-    // n is a u16 key count: the allocations are bounded.
+    // The `n` keys with each active axis `a` decoded from its stored value `read(a, k)`, each
+    // inactive axis at its offset; n is a u16 key count: the allocations are bounded.
     let decode = |read: &dyn Fn(usize, usize) -> u16| {
-        let mut out = vec![base; n];
+        let mut out = vec![Vec3::from(offset); n];
         for (a, &(axis, s, o)) in axes.iter().enumerate() {
             for (k, v) in out.iter_mut().enumerate() {
                 // `axis` < 3: it enumerates the three components above.
@@ -325,6 +308,16 @@ fn positions(c: &mut Cursor, codec: u16, n: usize) -> Result<(Vec<Vec3>, Option<
         }
         out
     };
+    if codec == 0xC1 {
+        // C1: `u16 x, y, z` per key.
+        let raw = words::<[u16; 3]>(c, n, "position key")?;
+        let stored = |a: usize, k: usize| axes.get(a).and_then(|&(axis, ..)| raw.get(k)?.get(axis)).copied();
+        return Ok((decode(&|a, k| stored(a, k).unwrap_or(0)), None));
+    }
+    let m = axes.len();
+    let raw: Vec<u16> = words(c, n * m, "position value")?;
+    let planar = |a: usize, k: usize| raw.get(a * n + k).copied().unwrap_or(0);
+    let interleaved = |a: usize, k: usize| raw.get(k * m + a).copied().unwrap_or(0);
     let values = decode(&planar);
     if m < 2 || n < 3 {
         return Ok((values, None));
@@ -468,28 +461,31 @@ fn ivo_times(frames: &[f32], w: &mut Writer) -> Result<u16> {
     }
 }
 
-/// Appends one track's times and values to `pool` (each padded to 4) and returns its entry;
-/// `entry` is the entry's offset in the same numbering as `pool_at` (the pool's start).
-fn write_track(
+/// Appends one track's times and values (encoded by `values`) to `pool`, each padded to 4, and
+/// returns its entry (all zero for a track without keys); `entry` is the entry's offset in the
+/// same numbering as `pool_at` (the pool's start).
+fn write_track<T>(
     pool: &mut Writer,
-    pool_at: usize,
-    entry: usize,
+    (pool_at, entry): (usize, usize),
     codec: u16,
-    frames: &[f32],
-    values: impl FnOnce(&mut Writer) -> Result<()>,
+    track: Option<&KeyTrack<T>>,
+    values: impl FnOnce(&[T]) -> Result<Vec<u8>>,
 ) -> Result<TrackEntry> {
+    let Some(KeyTrack { frames, values: keys }) = track.filter(|t| !t.frames.is_empty()) else {
+        return Ok(TrackEntry::default());
+    };
     let rel = |w: &Writer| {
         u32::try_from(pool_at + w.len() - entry).map_err(|_| Error::unrepresentable("#ivo offsets above 4 GiB"))
     };
-    let keys =
+    let count =
         u16::try_from(frames.len()).map_err(|_| Error::unrepresentable("more than 65535 keys in an #ivo track"))?;
     let time_offset = rel(pool)?;
     let time_format = ivo_times(frames, pool)?;
     pad4(pool);
     let data_offset = rel(pool)?;
-    values(pool)?;
+    pool.bytes(&values(keys)?);
     pad4(pool);
-    Ok(TrackEntry { keys, flags: codec << 8 | 0x40 | time_format, time_offset, data_offset })
+    Ok(TrackEntry { keys: count, flags: codec << 8 | 0x40 | time_format, time_offset, data_offset })
 }
 
 /// Writes `#caf`/`#dba` blocks (§9.7): all block headers, hashes and entries first, then the
@@ -510,22 +506,9 @@ pub(crate) fn write_blocks(blocks: &[Vec<DbaController>], signature: &[u8; 4], r
         let mut entries = Vec::with_capacity(2 * bones.len());
         for (i, b) in bones.iter().enumerate() {
             let entry = first_entry + 24 * i;
-            entries.push(match b.rotation.as_ref().filter(|r| !r.frames.is_empty()) {
-                Some(r) => write_track(&mut pool, headers, entry, rot_codec, &r.frames, |w| {
-                    let mut data = Vec::with_capacity(16 * r.values.len());
-                    r.values.iter().try_for_each(|&q| encode_rotation(rot_format, q, &mut data))?;
-                    w.bytes(&data);
-                    Ok(())
-                })?,
-                None => TrackEntry::default(),
-            });
-            entries.push(match b.position.as_ref().filter(|p| !p.frames.is_empty()) {
-                Some(p) => write_track(&mut pool, headers, entry, 0xC0, &p.frames, |w| {
-                    p.values.iter().flat_map(|v| v.to_array()).for_each(|x| w.f32(x));
-                    Ok(())
-                })?,
-                None => TrackEntry::default(),
-            });
+            let rotations = |q: &[Quat]| encode_rotations(rot_format, q);
+            entries.push(write_track(&mut pool, (headers, entry), rot_codec, b.rotation.as_ref(), rotations)?);
+            entries.push(write_track(&mut pool, (headers, entry), 0xC0, b.position.as_ref(), |p| Ok(vector_bytes(p)))?);
         }
         let data_size = u32::try_from(12 + 28 * bones.len() + pool.len() - pool_before)
             .map_err(|_| Error::unrepresentable("an #ivo block above 4 GiB"))?;
@@ -635,19 +618,20 @@ mod tests {
         let pkg = to_model_with(&file, &Limits::default(), Decoding::default()).unwrap();
         assert_eq!(pkg.clips[0].name, "behr_lasercannon_s2_recoil");
         assert_eq!(pkg.clips[0].tracks[0].times, [0.0, 1.0 / 30.0, 13.0 / 30.0, 16.0 / 30.0]);
-        for cut in 0..bytes.len() {
-            if let Ok(f) = chunkfile::read(&Bytes::from(bytes[..cut].to_vec()), false) {
+        let decodes_or_fails = |b: Vec<u8>| {
+            if let Ok(f) = chunkfile::read(&Bytes::from(b), false) {
                 let _ = to_model_with(&f, &Limits::default(), Decoding::default());
             }
+        };
+        for cut in 0..bytes.len() {
+            decodes_or_fails(bytes[..cut].to_vec());
         }
         // Every single-byte corruption decodes or fails cleanly.
         for i in 0..bytes.len() {
             for v in [0u8, 0x7F, 0xFF] {
                 let mut b = bytes.clone();
                 b[i] = v;
-                if let Ok(f) = chunkfile::read(&Bytes::from(b), false) {
-                    let _ = to_model_with(&f, &Limits::default(), Decoding::default());
-                }
+                decodes_or_fails(b);
             }
         }
     }

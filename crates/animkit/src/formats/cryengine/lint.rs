@@ -13,17 +13,13 @@
 //! after the header; chunks aligned to 4 with zero padding; embedded headers with the chunk's
 //! own offset.
 
-use super::chunkfile::{self, kind, Chunk, ChunkFile, Container};
+use super::chunkfile::{self, kind, ChunkFile, Container};
 use super::controller::Controller;
 use super::ivo;
 use super::model::Contents;
 use crate::bytes::Endian;
 use crate::error::Result;
 use crate::lint::{Finding, Severity::*};
-
-fn path(ch: &Chunk, i: usize) -> String {
-    format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id)
-}
 
 fn increasing(frames: &[f32]) -> bool {
     frames.windows(2).all(|w| matches!(w, [a, b] if b > a))
@@ -95,11 +91,11 @@ fn chunk_findings(out: &mut Vec<Finding>, file: &ChunkFile) {
         let at = ch.offset as usize;
         if let Some(h) = ch.header.filter(|h| u64::from(h.offset) != ch.offset) {
             let message = format!("embedded header says offset {}, the table {}", h.offset, ch.offset);
-            out.push(Finding::new(Info, "embedded-header-offset", message).at(at).path(path(ch, i)).fixable());
+            out.push(Finding::new(Info, "embedded-header-offset", message).at(at).path(ch.label(i)).fixable());
         }
         if ch.version_and_endian(file.container).1 == Endian::Big {
             let message = "the chunk's data is big-endian (console build)";
-            out.push(Finding::new(Info, "big-endian-chunk", message).at(at).path(path(ch, i)));
+            out.push(Finding::new(Info, "big-endian-chunk", message).at(at).path(ch.label(i)));
         }
     }
 }
@@ -108,7 +104,7 @@ fn chunk_findings(out: &mut Vec<Finding>, file: &ChunkFile) {
 /// length is not the controller count, and what [`super::survey`] finds.
 fn content_findings(out: &mut Vec<Finding>, file: &ChunkFile, contents: &Contents) {
     let c = file.container;
-    let chunk = |i: usize| file.chunks.get(i).map_or((0, String::new()), |ch| (ch.offset as usize, path(ch, i)));
+    let chunk = |i: usize| file.chunks.get(i).map_or((0, String::new()), |ch| (ch.offset as usize, ch.label(i)));
     for (i, e) in &contents.undecoded {
         let (at, p) = chunk(*i);
         out.push(Finding::new(Error, "chunk-does-not-decode", e.to_string()).at(at).path(p));

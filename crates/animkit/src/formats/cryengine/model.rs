@@ -56,7 +56,7 @@ pub fn contents_with(file: &ChunkFile, lenient: bool) -> Result<Contents> {
     for (i, ch) in file.chunks.iter().enumerate() {
         match add_chunk(&mut out, i, ch, file.container) {
             Err(e) if lenient => out.undecoded.push((i, e)),
-            r => r.within(|| format!("chunk {i} (type 0x{:X}, id {})", ch.chunk_type, ch.id))?,
+            r => r.within(|| ch.label(i))?,
         }
     }
     Ok(out)

@@ -205,10 +205,15 @@ pub fn encode_rotation(f: u8, q: Quat, out: &mut Vec<u8>) -> Result<()> {
     Ok(())
 }
 
+/// The bytes of `values` encoded in format `f`, one after another.
+pub(crate) fn encode_rotations(f: u8, values: &[Quat]) -> Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(16 * values.len());
+    values.iter().try_for_each(|&q| encode_rotation(f, q, &mut bytes)).map(|()| bytes)
+}
+
 /// `values` as stored keys of format `f`.
 pub fn encode_keys(f: u8, values: &[Quat]) -> Result<RotationKeys> {
-    let mut bytes = Vec::with_capacity(16 * values.len());
-    values.iter().try_for_each(|&q| encode_rotation(f, q, &mut bytes))?;
+    let bytes = encode_rotations(f, values)?;
     RotationKeys::read(&mut Cursor::new(&bytes, Endian::Little), f, values.len())
 }
 
@@ -358,12 +363,6 @@ mod tests {
             (8, "94 21 34 65 08 7B C9 F8", [0.1825743, 0.3651485, 0.5477223, 0.7302969]),
             (3, "5E 17 BD 2E 1B 46", [0.1825617, 0.365_154, 0.5477157, 0.7303022]),
         ];
-        for (f, bytes, expect) in cases {
-            close(decode_rotation(f, &hex(bytes)).unwrap(), expect, 1e-5);
-            let mut out = Vec::new();
-            encode_rotation(f, q1234(), &mut out).unwrap();
-            assert_eq!(out, hex(bytes), "format {f}");
-        }
         let identities: [(u8, &str, [f32; 4]); 5] = [
             (4, "FF FD F7 DF", [-0.0003294, -0.0003294, -0.0003294, 0.999_999_8]),
             (5, "00 40 00 20 00 D0", [1.45e-5, 1.45e-5, 1.45e-5, 1.0]),
@@ -371,11 +370,11 @@ mod tests {
             (8, "FF FF EF FF FF FD FF DF", [0.0, 0.0, 0.0, 1.0]),
             (3, "00 00 00 00 00 00", [0.0, 0.0, 0.0, 1.0]),
         ];
-        for (f, bytes, expect) in identities {
-            close(decode_rotation(f, &hex(bytes)).unwrap(), expect, 1e-6);
-            let mut out = Vec::new();
-            encode_rotation(f, Quat::IDENTITY, &mut out).unwrap();
-            assert_eq!(out, hex(bytes), "identity format {f}");
+        for (q, tolerance, vectors) in [(q1234(), 1e-5, cases), (Quat::IDENTITY, 1e-6, identities)] {
+            for (f, bytes, expect) in vectors {
+                close(decode_rotation(f, &hex(bytes)).unwrap(), expect, tolerance);
+                assert_eq!(encode_rotations(f, &[q]).unwrap(), hex(bytes), "format {f}, {q:?}");
+            }
         }
         // Worked example of §5.2: index 3, raws 20614, 24844, 29074.
         let v = 0xDC64_B086_5086u64;
@@ -423,8 +422,7 @@ mod tests {
                 (b * t3.cos()) as f32,
             );
             for f in [1u8, 3, 4, 5, 6, 8] {
-                let mut out = Vec::new();
-                encode_rotation(f, q, &mut out).unwrap();
+                let out = encode_rotations(f, &[q]).unwrap();
                 assert_eq!(out.len(), [16, 16, 0, 6, 4, 6, 8, 0, 8][f as usize]);
                 if f == 5 {
                     assert_eq!(out[5] & 0x20, 0, "bit 45 must stay clear");

@@ -153,18 +153,9 @@ pub(crate) fn bound_clip(skb: &Skb, name: &str, bones: &BoneTargets, limits: &Li
             let first = first_key_out_of_range(skb, start, end, times.len(), static_pose);
             return Err(first.map_or(e, |k| out_of_range(k, b)));
         }
-        tracks.push(Track {
-            target: bones.target(b),
-            interpolation: Interpolation::Slerp,
-            times: keys.times.clone(),
-            values: Values::Rotation(keys.rotations),
-        });
-        tracks.push(Track {
-            target: bones.target(b),
-            interpolation: Interpolation::Linear,
-            times: keys.times,
-            values: Values::Translation(keys.translations),
-        });
+        let track = |interpolation, times, values| Track { target: bones.target(b), interpolation, times, values };
+        tracks.push(track(Interpolation::Slerp, keys.times.clone(), Values::Rotation(keys.rotations)));
+        tracks.push(track(Interpolation::Linear, keys.times, Values::Translation(keys.translations)));
     }
     let duration = if static_pose { 0.0 } else { times.last().copied().unwrap_or(0.0) };
     Ok(Clip { name: name.to_string(), duration, tracks, ..Default::default() })

@@ -197,9 +197,7 @@ impl Skb {
 
     /// `offsets[r][b]`.
     pub(crate) fn offset(&self, r: usize, b: usize) -> Option<usize> {
-        let bones = usize::from(self.bone_count);
-        let i = r.checked_mul(bones)?.checked_add(b).filter(|_| b < bones)?;
-        self.offsets.get(i).map(|&o| usize::from(o))
+        self.offset_row(r)?.get(b).map(|&o| usize::from(o))
     }
 
     /// The byte offset of the offsets table: after the header, the keys, the times and (V2) the

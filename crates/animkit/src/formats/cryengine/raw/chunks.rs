@@ -3,10 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bytes::{Cursor, Endian, Writer};
-use crate::error::Result;
+use super::keys::Word;
+use crate::bytes::Endian;
 use crate::raw_json::{FixedName, F32};
-use crate::record::Record;
 
 crate::record! {
     /// Three `f32`.
@@ -230,75 +229,52 @@ crate::record! {
     }
 }
 
-/// A PQLog key (28 bytes): time in ticks (160 a frame), position in centimetres, and the
-/// rotation as `log(conj(q))` (§5.6).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PqLogKey {
-    /// Ticks.
-    pub time: i32,
-    /// Centimetres.
-    pub position: Vec3f,
-    /// `log(conj(q))`.
-    pub rot_log: Vec3f,
-}
-
-/// A PQS key of controller 0x833 (40 bytes): position in centimetres, rotation, scale.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PqsKey {
-    /// Centimetres.
-    pub position: Vec3f,
-    /// The rotation.
-    pub rotation: Quat4,
-    /// The scale.
-    pub scale: Vec3f,
-}
-
-/// The `f32` words of `bytes`, in byte order `endian`.
-#[inline]
-fn words<const N: usize>(bytes: &[u8], endian: Endian) -> [F32; N] {
-    let mut out = [F32(0.0); N];
-    for (o, w) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-        let w = w.try_into().unwrap_or_default();
-        *o = F32(match endian {
-            Endian::Little => f32::from_le_bytes(w),
-            Endian::Big => f32::from_be_bytes(w),
-        });
+crate::record! {
+    /// A PQLog key (28 bytes): time in ticks (160 a frame), position in centimetres, and the
+    /// rotation as `log(conj(q))` (§5.6).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct PqLogKey {
+        /// Ticks.
+        pub time: i32,
+        /// Centimetres.
+        pub position: Vec3f,
+        /// `log(conj(q))`.
+        pub rot_log: Vec3f,
     }
-    out
 }
 
-// Keys fill whole chunks: each is read with one bounds check.
-impl Record for PqLogKey {
-    #[inline]
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let e = c.endian();
-        let b: [u8; 28] = c.array()?;
-        let [t, x, y, z, lx, ly, lz] = words::<7>(&b, e);
+crate::record! {
+    /// A PQS key of controller 0x833 (40 bytes): position in centimetres, rotation, scale.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    pub struct PqsKey {
+        /// Centimetres.
+        pub position: Vec3f,
+        /// The rotation.
+        pub rotation: Quat4,
+        /// The scale.
+        pub scale: Vec3f,
+    }
+}
+
+// Keys fill whole chunks: they are read in bulk ([`words`](super::keys::words)), with one
+// bounds check for all of them.
+impl Word for PqLogKey {
+    const SIZE: usize = 28;
+    #[inline(always)]
+    fn from_bytes(b: &[u8], endian: Endian) -> Self {
+        let [t, x, y, z, lx, ly, lz] = <[F32; 7]>::from_bytes(b, endian);
         // The first word is an `i32`: its bits, as read in the chunk's byte order.
-        let time = t.0.to_bits() as i32;
-        Ok(PqLogKey { time, position: Vec3f { x, y, z }, rot_log: Vec3f { x: lx, y: ly, z: lz } })
-    }
-
-    fn write(&self, w: &mut Writer) {
-        w.i32(self.time);
-        self.position.write(w);
-        self.rot_log.write(w);
+        PqLogKey { time: t.0.to_bits() as i32, position: Vec3f { x, y, z }, rot_log: Vec3f { x: lx, y: ly, z: lz } }
     }
 }
 
-impl Record for PqsKey {
-    #[inline]
-    fn read(c: &mut Cursor) -> Result<Self> {
-        let b: [u8; 40] = c.array()?;
-        let [px, py, pz, x, y, z, w, sx, sy, sz] = words::<10>(&b, c.endian());
+impl Word for PqsKey {
+    const SIZE: usize = 40;
+    #[inline(always)]
+    fn from_bytes(b: &[u8], endian: Endian) -> Self {
+        let [px, py, pz, x, y, z, w, sx, sy, sz] = <[F32; 10]>::from_bytes(b, endian);
         let position = Vec3f { x: px, y: py, z: pz };
-        Ok(PqsKey { position, rotation: Quat4 { x, y, z, w }, scale: Vec3f { x: sx, y: sy, z: sz } })
-    }
-
-    fn write(&self, w: &mut Writer) {
-        self.position.write(w);
-        self.rotation.write(w);
-        self.scale.write(w);
+        PqsKey { position, rotation: Quat4 { x, y, z, w }, scale: Vec3f { x: sx, y: sy, z: sz } }
     }
 }
 

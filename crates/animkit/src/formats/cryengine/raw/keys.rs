@@ -14,26 +14,69 @@ use crate::error::{Error, Result};
 use crate::raw_json::F32;
 use crate::record::Record;
 
-/// Rotation keys as stored, one variant per `ECompressionFormat` that has a codec.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "codec", content = "keys", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum RotationKeys {
+/// Declares [`RotationKeys`] from one list of its variants, each with its stored word and its
+/// `ECompressionFormat`: reading, the format, the key count and writing follow the list.
+macro_rules! rotation_keys {
+    ($($(#[$doc:meta])* $variant:ident($word:ty) = $format:literal,)*) => {
+        /// Rotation keys as stored, one variant per `ECompressionFormat` that has a codec.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "codec", content = "keys", rename_all = "snake_case")]
+        #[non_exhaustive]
+        pub enum RotationKeys {
+            $($(#[$doc])* $variant(Vec<$word>),)*
+        }
+
+        impl RotationKeys {
+            /// Reads `n` keys of rotation format `format`.
+            pub(crate) fn read(c: &mut Cursor, format: u8, n: usize) -> Result<RotationKeys> {
+                Ok(match format {
+                    $($format => RotationKeys::$variant(words(c, n, "rotation key")?),)*
+                    f => {
+                        let message = format!("rotation format {f} has no codec");
+                        return Err(Error::unsupported(message).within("rotation keys"));
+                    }
+                })
+            }
+
+            /// The `ECompressionFormat` of the keys.
+            pub fn format(&self) -> u8 {
+                match self {
+                    $(RotationKeys::$variant(_) => $format,)*
+                }
+            }
+
+            /// The number of keys.
+            pub fn len(&self) -> usize {
+                match self {
+                    $(RotationKeys::$variant(k) => k.len(),)*
+                }
+            }
+
+            pub(crate) fn write(&self, w: &mut Writer) {
+                match self {
+                    $(RotationKeys::$variant(k) => write_all(k, w),)*
+                }
+            }
+        }
+    };
+}
+
+rotation_keys! {
     /// Format 0 (NoCompress): `x, y, z, w`.
-    NoCompress(Vec<[F32; 4]>),
+    NoCompress([F32; 4]) = 0,
     /// Format 1 (NoCompressQuat): `x, y, z, w`.
-    NoCompressQuat(Vec<[F32; 4]>),
+    NoCompressQuat([F32; 4]) = 1,
     /// Format 3 (ShotInt3Quat): `x, y, z` × 32767; `w` from the unit length.
-    ShotInt3(Vec<[i16; 3]>),
+    ShotInt3([i16; 3]) = 3,
     /// Format 4 (SmallTreeDWORDQuat): smallest three, 10 bits each; the dropped index in bits 30–31.
-    Dword(Vec<u32>),
+    Dword(u32) = 4,
     /// Format 5 (SmallTree48BitQuat): smallest three, 15 bits each, in three `u16` (low first);
     /// the dropped index in bits 46–47.
-    St48(Vec<[u16; 3]>),
+    St48([u16; 3]) = 5,
     /// Format 6 (SmallTree64BitQuat): smallest three, 20 bits each; the index in bits 62–63.
-    St64(Vec<u64>),
+    St64(u64) = 6,
     /// Format 8 (SmallTree64BitExtQuat): 21, 21 and 20 bits; the index in bits 62–63.
-    St64Ext(Vec<u64>),
+    St64Ext(u64) = 8,
 }
 
 /// No keys.
@@ -131,58 +174,9 @@ fn write_all<T: Record>(keys: &[T], w: &mut Writer) {
 }
 
 impl RotationKeys {
-    /// Reads `n` keys of rotation format `format`.
-    pub(crate) fn read(c: &mut Cursor, format: u8, n: usize) -> Result<RotationKeys> {
-        let what = "rotation key";
-        Ok(match format {
-            0 => RotationKeys::NoCompress(words(c, n, what)?),
-            1 => RotationKeys::NoCompressQuat(words(c, n, what)?),
-            3 => RotationKeys::ShotInt3(words(c, n, what)?),
-            4 => RotationKeys::Dword(words(c, n, what)?),
-            5 => RotationKeys::St48(words(c, n, what)?),
-            6 => RotationKeys::St64(words(c, n, what)?),
-            8 => RotationKeys::St64Ext(words(c, n, what)?),
-            f => return Err(Error::unsupported(format!("rotation format {f} has no codec")).within("rotation keys")),
-        })
-    }
-
-    /// The `ECompressionFormat` of the keys.
-    pub fn format(&self) -> u8 {
-        match self {
-            RotationKeys::NoCompress(_) => 0,
-            RotationKeys::NoCompressQuat(_) => 1,
-            RotationKeys::ShotInt3(_) => 3,
-            RotationKeys::Dword(_) => 4,
-            RotationKeys::St48(_) => 5,
-            RotationKeys::St64(_) => 6,
-            RotationKeys::St64Ext(_) => 8,
-        }
-    }
-
-    /// The number of keys.
-    pub fn len(&self) -> usize {
-        match self {
-            RotationKeys::NoCompress(k) | RotationKeys::NoCompressQuat(k) => k.len(),
-            RotationKeys::ShotInt3(k) => k.len(),
-            RotationKeys::Dword(k) => k.len(),
-            RotationKeys::St48(k) => k.len(),
-            RotationKeys::St64(k) | RotationKeys::St64Ext(k) => k.len(),
-        }
-    }
-
     /// Whether there are no keys.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    pub(crate) fn write(&self, w: &mut Writer) {
-        match self {
-            RotationKeys::NoCompress(k) | RotationKeys::NoCompressQuat(k) => write_all(k, w),
-            RotationKeys::ShotInt3(k) => write_all(k, w),
-            RotationKeys::Dword(k) => write_all(k, w),
-            RotationKeys::St48(k) => write_all(k, w),
-            RotationKeys::St64(k) | RotationKeys::St64Ext(k) => write_all(k, w),
-        }
     }
 }
 

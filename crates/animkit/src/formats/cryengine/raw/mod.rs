@@ -176,7 +176,7 @@ impl Body {
             (kind::CONTROLLER, 0x827 | 0x830) => {
                 let [num_keys, controller_id] = [c.u32()?, c.u32()?];
                 let flags = if version == 0x830 { Some(c.u32()?) } else { None };
-                Body::PqLog { num_keys, controller_id, flags, keys: records(c, num_keys as usize, 28, "PQLog key")? }
+                Body::PqLog { num_keys, controller_id, flags, keys: words(c, num_keys as usize, "PQLog key")? }
             }
             // CE2 used 0x831 for `{numKeys, id}` and PQLog keys (§10 C11): told apart by size.
             (kind::CONTROLLER, 0x831) if is_ce2_pqlog(c) => return Body::decode(kind::CONTROLLER, 0x827, c),
@@ -196,7 +196,7 @@ impl Body {
             }
             (kind::CONTROLLER, 0x833) => {
                 let [num_keys, controller_id] = [c.u32()?, c.u32()?];
-                Body::Pqs { num_keys, controller_id, keys: records(c, num_keys as usize, 40, "PQS key")? }
+                Body::Pqs { num_keys, controller_id, keys: words(c, num_keys as usize, "PQS key")? }
             }
             (kind::IVO_ANIM_INFO, 0x901) => Body::IvoAnimInfo(Box::new(IvoAnimInfo::read(c)?)),
             _ => return Ok(None),
