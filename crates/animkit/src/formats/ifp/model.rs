@@ -316,6 +316,10 @@ trait Animation {
     fn bone(node: &Self::Node, index: usize, names: &mut Self::Names) -> BoneRef;
     /// A node's key count.
     fn key_count(node: &Self::Node) -> usize;
+    /// The bytes of a node's frames: at least [`Animation::MIN_FRAME`] per key.
+    fn frame_bytes(node: &Self::Node) -> usize;
+    /// The smallest frame, in bytes.
+    const MIN_FRAME: usize;
     /// The number of tracks a node yields: 0 when it animates nothing, else a rotation track and
     /// the translation and scale tracks it has.
     fn track_count(node: &Self::Node, options: ModelOptions) -> usize;
@@ -346,6 +350,12 @@ impl Animation for V2Animation {
     fn key_count(seq: &V2Sequence) -> usize {
         seq.frame_count()
     }
+    #[inline]
+    fn frame_bytes(seq: &V2Sequence) -> usize {
+        seq.frames.len
+    }
+    /// Type 3 (`RotCompressed`).
+    const MIN_FRAME: usize = 10;
     #[inline]
     fn track_count(seq: &V2Sequence, _: ModelOptions) -> usize {
         usize::from(seq.frames.len > 0) * (1 + usize::from(seq.frame_type.has_translation()))
@@ -382,6 +392,12 @@ impl Animation for AnpkAnimation {
     fn key_count(obj: &AnpkObject) -> usize {
         obj.frame_count()
     }
+    #[inline]
+    fn frame_bytes(obj: &AnpkObject) -> usize {
+        obj.key_len()
+    }
+    /// `KR00`.
+    const MIN_FRAME: usize = 20;
     #[inline]
     fn track_count(obj: &AnpkObject, options: ModelOptions) -> usize {
         obj.keys.as_ref().map_or(0, |k| 1 + usize::from(k.id != KeyKind::R) + usize::from(options.scale_of(k.id)))
@@ -423,17 +439,30 @@ pub(crate) fn to_model(file: &IfpFile, limits: &Limits, options: ModelOptions) -
 
 /// Decodes every animation into a clip, within the key limit.
 fn clips<A: Animation>(animations: &[A], limits: &Limits, options: ModelOptions) -> Result<Vec<Clip>> {
-    let total_keys: u64 = animations.iter().flat_map(|a| a.nodes()).map(|n| A::key_count(n) as u64).sum();
-    if total_keys > limits.max_keys {
-        let msg = format!("{total_keys} keys exceed the limit of {}", limits.max_keys);
-        return Err(Error::new(crate::ErrorKind::Limit, None, msg));
-    }
+    check_key_limit(animations, limits)?;
     let mut names = A::Names::default();
     let mut clips = Vec::with_capacity(animations.len());
     for (ai, anim) in animations.iter().enumerate() {
         clips.push(clip(anim, ai, &mut names, options, true)?);
     }
     Ok(clips)
+}
+
+/// Fails when the animations hold more keys than the limit. Their frame bytes bound the key count
+/// ([`Animation::MIN_FRAME`] bytes or more per key), so the common case sums lengths and never
+/// divides; the keys are counted only when that bound exceeds the limit.
+fn check_key_limit<A: Animation>(animations: &[A], limits: &Limits) -> Result<()> {
+    let nodes = || animations.iter().flat_map(|a| a.nodes());
+    let bytes: u64 = nodes().map(|n| A::frame_bytes(n) as u64).sum();
+    if bytes / A::MIN_FRAME as u64 <= limits.max_keys {
+        return Ok(());
+    }
+    let total_keys: u64 = nodes().map(|n| A::key_count(n) as u64).sum();
+    if total_keys > limits.max_keys {
+        let msg = format!("{total_keys} keys exceed the limit of {}", limits.max_keys);
+        return Err(Error::new(crate::ErrorKind::Limit, None, msg));
+    }
+    Ok(())
 }
 
 /// Animation `ai` as a clip; with `check`, its key times must be finite and never decrease.
@@ -488,6 +517,28 @@ mod tests {
         let h = std::f32::consts::FRAC_1_SQRT_2;
         assert!(Vec4::from(unit_keys.rotations[0]).abs_diff_eq(Vec4::new(h, 0.0, 0.0, h), 1e-7));
         assert_eq!(unit(Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)), Quat::IDENTITY);
+    }
+
+    #[test]
+    fn the_key_limit_counts_keys_exactly() {
+        // ANP3, one animation, two type 4 sequences (16-byte frames) of 1 and 2 keys: 48 frame
+        // bytes bound the count at 4 keys of the smallest frame; there are 3.
+        let mut bytes = b"ANP3".to_vec();
+        let word = |b: &mut Vec<u8>, v: u32| b.extend_from_slice(&v.to_le_bytes());
+        word(&mut bytes, 0);
+        bytes.extend_from_slice(&[0; 24]);
+        word(&mut bytes, 1);
+        bytes.extend_from_slice(&[0; 24]);
+        [2, 0, 0].iter().for_each(|&v| word(&mut bytes, v));
+        for keys in [1, 2] {
+            bytes.extend_from_slice(&[0; 24]);
+            [4, keys, 0].iter().for_each(|&v| word(&mut bytes, v));
+            bytes.extend(std::iter::repeat_n(0, 16 * keys as usize));
+        }
+        let file = IfpFile::read(&bytes::Bytes::from(bytes), false).unwrap();
+        let with_limit = |max_keys| to_model(&file, &Limits { max_keys, ..Default::default() }, Default::default());
+        assert!(with_limit(4).is_ok() && with_limit(3).is_ok());
+        assert!(with_limit(2).unwrap_err().to_string().contains("3 keys exceed the limit of 2"));
     }
 
     #[test]

@@ -587,9 +587,29 @@ impl V2Animation {
             V2Version::Anp2 => (0, 0),
         };
         let count = c.count(u64::from(num_sequences), V2_SEQUENCE_HEADER, "sequence")?;
-        let sequences =
-            Nodes::read(data, c, count, |c, base, i| V2Sequence::read(c, base).within(|| format!("sequence {i}")))?;
+        let sequences = Self::read_sequences(data, c, count)?;
         Ok(V2Animation { name, frame_data_size, flags, sequences })
+    }
+
+    /// Reads `count` sequences. Sound ones are taken straight from the bytes
+    /// ([`V2Sequence::parse`]); from the first that is not, the checked reader takes over and
+    /// says what is wrong, so a damaged file fails as it would sequence by sequence.
+    #[inline]
+    fn read_sequences(data: &Bytes, c: &mut Cursor, count: usize) -> Result<Nodes<V2Sequence>> {
+        let base = c.offset();
+        let bytes = c.rest();
+        let mut list = Vec::with_capacity(count);
+        let mut end = 0;
+        while list.len() < count {
+            let Some((seq, next)) = V2Sequence::parse(bytes, end) else { break };
+            list.push(seq);
+            end = next;
+        }
+        c.skip(end)?;
+        for i in list.len()..count {
+            list.push(V2Sequence::read(c, base).within(|| format!("sequence {i}"))?);
+        }
+        Ok(Nodes::of_input(list, data, base, c.offset()))
     }
 
     fn write(&self, w: &mut Writer, version: V2Version) {
@@ -638,6 +658,29 @@ impl V2Sequence {
         let kind = FrameType::try_from(frame_type).map_err(|m| Error::invalid(at + 24, m))?;
         let frames = Frames::read(c, base, kind, u64::from(frame_count))?;
         Ok(V2Sequence { name, bone_tag, frame_type: kind, frames })
+    }
+
+    /// The sequence whose header is at `at` in `bytes` (the animation's bytes) and the offset
+    /// after its frames; `None` unless the header is whole, its frame type known and its frames
+    /// within `bytes` (what [`V2Sequence::read`] checks, in one pass with no error to build).
+    #[inline(always)]
+    fn parse(bytes: &[u8], at: usize) -> Option<(Self, usize)> {
+        let header: &[u8; V2_SEQUENCE_HEADER] = bytes.get(at..)?.first_chunk()?;
+        let (name, fields) = header.split_first_chunk::<24>()?;
+        let [frame_type, frame_count, bone_tag] = *fields.as_chunks::<4>().0 else {
+            return None;
+        };
+        let kind = FrameType::from_u32(u32::from_le_bytes(frame_type))?;
+        let start = at + V2_SEQUENCE_HEADER;
+        let len = usize::try_from(u32::from_le_bytes(frame_count)).ok()?.checked_mul(kind.size())?;
+        let end = start.checked_add(len).filter(|&end| end <= bytes.len())?;
+        let seq = V2Sequence {
+            name: FixedName(*name),
+            bone_tag: i32::from_le_bytes(bone_tag),
+            frame_type: kind,
+            frames: Frames { start, len },
+        };
+        Some((seq, end))
     }
 
     /// Writes the sequence, with `frames`, the bytes of its frames.
@@ -689,12 +732,23 @@ impl From<FrameType> for u32 {
 impl TryFrom<u32> for FrameType {
     type Error = String;
     fn try_from(v: u32) -> Result<Self, String> {
-        let all = [FrameType::Rot, FrameType::RotTrans, FrameType::RotCompressed, FrameType::RotTransCompressed];
-        all.into_iter().find(|&t| t as u32 == v).ok_or_else(|| format!("unknown frame type {v} (expected 1 to 4)"))
+        FrameType::from_u32(v).ok_or_else(|| format!("unknown frame type {v} (expected 1 to 4)"))
     }
 }
 
 impl FrameType {
+    /// The frame type stored as `v`, if known.
+    #[inline]
+    fn from_u32(v: u32) -> Option<Self> {
+        match v {
+            1 => Some(FrameType::Rot),
+            2 => Some(FrameType::RotTrans),
+            3 => Some(FrameType::RotCompressed),
+            4 => Some(FrameType::RotTransCompressed),
+            _ => None,
+        }
+    }
+
     pub(crate) fn has_translation(self) -> bool {
         matches!(self, FrameType::RotTrans | FrameType::RotTransCompressed)
     }
@@ -767,8 +821,14 @@ impl<N: Node> Nodes<N> {
         for i in 0..count {
             list.push(parse(c, base, i)?);
         }
-        let bytes = data.get(base..c.offset()).unwrap_or_default();
-        Ok(Nodes { list, data: data.slice_ref(bytes) })
+        Ok(Nodes::of_input(list, data, base, c.offset()))
+    }
+
+    /// Nodes whose frames are ranges of the input `data` from offset `start` to `end`.
+    #[inline]
+    fn of_input(list: Vec<N>, data: &Bytes, start: usize, end: usize) -> Self {
+        let bytes = data.get(start..end).unwrap_or_default();
+        Nodes { list, data: data.slice_ref(bytes) }
     }
 
     /// The frame bytes of `node` (none without frames).
@@ -914,4 +974,43 @@ fn frame_bytes(kind: impl Layout, rows: &[Vec<serde_json::Value>]) -> Result<Vec
         }
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An ANP3 file with one animation of the given sequences (frame type, numFrames, frames).
+    fn anp3(sequences: &[(u32, u32, &[u8])]) -> Bytes {
+        let mut w = Writer::new(Endian::Little);
+        w.bytes(b"ANP3");
+        w.u32(0);
+        w.bytes(&[b'b'; 24]);
+        w.u32(1);
+        w.bytes(&[b'a'; 24]);
+        w.u32(sequences.len() as u32);
+        w.u32(0);
+        w.u32(1);
+        for &(frame_type, frame_count, frames) in sequences {
+            w.bytes(&[b's'; 24]);
+            w.u32(frame_type);
+            w.u32(frame_count);
+            w.i32(-1);
+            w.bytes(frames);
+        }
+        Bytes::from(w.into_vec())
+    }
+
+    #[test]
+    fn a_damaged_sequence_fails_where_it_is_with_the_checked_readers_message() {
+        let frame = [0u8; 10];
+        let ok = anp3(&[(3, 1, &frame), (3, 1, &frame)]);
+        assert_eq!(IfpFile::read(&ok, false).unwrap().write(), ok.to_vec());
+        let bad_type = anp3(&[(3, 1, &frame), (7, 1, &frame)]);
+        let e = IfpFile::read(&bad_type, false).unwrap_err().to_string();
+        assert!(e.contains("sequence 1") && e.contains("unknown frame type 7"), "{e}");
+        let short = anp3(&[(3, 1, &frame), (3, 2, &frame)]);
+        let e = IfpFile::read(&short, false).unwrap_err().to_string();
+        assert!(e.contains("sequence 1") && e.contains("frame count 2 needs at least 20 bytes"), "{e}");
+    }
 }
