@@ -523,19 +523,9 @@ mod tests {
     fn the_key_limit_counts_keys_exactly() {
         // ANP3, one animation, two type 4 sequences (16-byte frames) of 1 and 2 keys: 48 frame
         // bytes bound the count at 4 keys of the smallest frame; there are 3.
-        let mut bytes = b"ANP3".to_vec();
-        let word = |b: &mut Vec<u8>, v: u32| b.extend_from_slice(&v.to_le_bytes());
-        word(&mut bytes, 0);
-        bytes.extend_from_slice(&[0; 24]);
-        word(&mut bytes, 1);
-        bytes.extend_from_slice(&[0; 24]);
-        [2, 0, 0].iter().for_each(|&v| word(&mut bytes, v));
-        for keys in [1, 2] {
-            bytes.extend_from_slice(&[0; 24]);
-            [4, keys, 0].iter().for_each(|&v| word(&mut bytes, v));
-            bytes.extend(std::iter::repeat_n(0, 16 * keys as usize));
-        }
-        let file = IfpFile::read(&bytes::Bytes::from(bytes), false).unwrap();
+        let frames = [0u8; 32];
+        let bytes = crate::formats::ifp::raw::tests::anp3(&[(4, 1, &frames[..16]), (4, 2, &frames)]);
+        let file = IfpFile::read(&bytes, false).unwrap();
         let with_limit = |max_keys| to_model(&file, &Limits { max_keys, ..Default::default() }, Default::default());
         assert!(with_limit(4).is_ok() && with_limit(3).is_ok());
         assert!(with_limit(2).unwrap_err().to_string().contains("3 keys exceed the limit of 2"));

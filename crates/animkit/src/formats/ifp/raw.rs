@@ -977,11 +977,11 @@ fn frame_bytes(kind: impl Layout, rows: &[Vec<serde_json::Value>]) -> Result<Vec
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// An ANP3 file with one animation of the given sequences (frame type, numFrames, frames).
-    fn anp3(sequences: &[(u32, u32, &[u8])]) -> Bytes {
+    pub(crate) fn anp3(sequences: &[(u32, u32, &[u8])]) -> Bytes {
         let mut w = Writer::new(Endian::Little);
         w.bytes(b"ANP3");
         w.u32(0);
